@@ -1,0 +1,34 @@
+"""pdireval: information-retrieval evaluation and meta-evaluation for pandas.
+
+``import pdireval`` registers the ``DataFrame.ireval`` accessor.
+"""
+
+from __future__ import annotations
+
+from . import accessor as _accessor  # noqa: F401  (registers DataFrame.ireval)
+from . import datasets
+from .errors import MeasureError, PdirevalError, PdirevalWarning, SchemaError
+from .evaluate import evaluate
+from .io import read_qrels, read_run, read_svmlight, write_qrels, write_run
+from .measures import Measure, measures, parse_measure
+from .meta.aggregate import aggregate
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "PdirevalError",
+    "SchemaError",
+    "MeasureError",
+    "PdirevalWarning",
+    "Measure",
+    "parse_measure",
+    "measures",
+    "evaluate",
+    "aggregate",
+    "read_run",
+    "read_qrels",
+    "read_svmlight",
+    "write_run",
+    "write_qrels",
+    "datasets",
+]

@@ -1,0 +1,32 @@
+"""The ``DataFrame.ireval`` accessor: a stateless facade over pdireval's public functions.
+
+``__init__`` stores the frame and nothing else (pandas may rebuild the accessor on every
+attribute access); each method is one line calling the public function of the same name
+with the frame as its first argument. ``tests/test_accessor.py`` checks that every method's
+signature equals its function's minus that first argument.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from . import evaluate as _evaluate
+from .meta import aggregate as _aggregate
+
+
+@pd.api.extensions.register_dataframe_accessor("ireval")
+class IrevalAccessor:
+    """pdireval on a DataFrame: ``run.ireval.evaluate(...)``, ``scores.ireval.aggregate()``, ..."""
+
+    def __init__(self, frame: pd.DataFrame):
+        self._obj = frame
+
+    # -- core: run -> scores -----------------------------------------------------------
+    def evaluate(self, measures, *, qrels=None, missing="zero", columns=None, qrels_columns=None, order="score"):
+        """See :func:`pdireval.evaluate`."""
+        return _evaluate.evaluate(self._obj, measures, qrels=qrels, missing=missing, columns=columns, qrels_columns=qrels_columns, order=order)
+
+    # -- scores -> summaries ------------------------------------------------------------
+    def aggregate(self, *, wide=False):
+        """See :func:`pdireval.aggregate`."""
+        return _aggregate.aggregate(self._obj, wide=wide)

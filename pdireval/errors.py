@@ -1,0 +1,52 @@
+"""Errors and warnings raised by pdireval.
+
+Every user mistake raises a :class:`PdirevalError`. Schema problems (a bad frame or
+file) raise :class:`SchemaError`, bad measure strings or parameters :class:`MeasureError`;
+both are also :class:`ValueError` so generic handlers keep working.
+
+Messages follow one recipe: what is wrong (in the user's own column names), the
+evidence (a count and the first offending rows or file line), and the fix. The offending
+rows, when there are any, are attached as ``failure_cases`` (a DataFrame).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+__all__ = ["PdirevalError", "SchemaError", "MeasureError", "PdirevalWarning"]
+
+
+class PdirevalError(Exception):
+    """Base class of every error pdireval raises for a user mistake.
+
+    Parameters
+    ----------
+    message
+        The full message: problem, evidence, fix.
+    failure_cases
+        Optional DataFrame of the offending rows (shown in the message, kept here whole).
+    """
+
+    def __init__(self, message: str, failure_cases: pd.DataFrame | None = None):
+        super().__init__(message)
+        self.failure_cases = failure_cases
+
+
+class SchemaError(PdirevalError, ValueError):
+    """A run, qrels or scores frame (or a file) does not have the expected shape or content."""
+
+
+class MeasureError(PdirevalError, ValueError):
+    """A measure string or measure parameter is unknown or invalid."""
+
+
+class PdirevalWarning(UserWarning):
+    """Something worth knowing that does not stop the computation (e.g. dropped queries)."""
+
+
+def show_rows(rows: pd.DataFrame, limit: int = 5) -> str:
+    """Render the first ``limit`` offending rows for an error message."""
+    n = len(rows)
+    head = rows.head(limit).to_string()
+    more = f"\n... and {n - limit} more" if n > limit else ""
+    return "\n" + "\n".join("    " + line for line in head.splitlines()) + more

@@ -1,0 +1,42 @@
+"""Measures: values and parser (spec), segment structure, label views, kernels, registry."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from . import standard  # noqa: F401  (registers the standard measures)
+from .spec import REGISTRY, Measure, MeasureDef, Param, build_measure, parse_measure, parse_measures
+
+__all__ = ["Measure", "MeasureDef", "Param", "REGISTRY", "parse_measure", "parse_measures", "build_measure", "measures", "compute"]
+
+
+def compute(segments, measure: Measure):
+    """Per-segment values of ``measure`` (float64 array, one per segment)."""
+    return measure.definition.kernel(segments, measure)
+
+
+def measures() -> pd.DataFrame:
+    """The measure registry as a DataFrame, one row per measure.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``measure`` (canonical name), ``description``, ``cutoff`` (optional /
+        required / none), ``parameters`` (``name=default`` list), ``trec_eval`` (the
+        trec_eval name, empty if trec_eval lacks it), ``empty`` (value for a query the system
+        did not answer), ``citation``; sorted by name (case-insensitive).
+    """
+    rows = []
+    for d in sorted(REGISTRY.values(), key=lambda d: d.name.lower()):
+        rows.append(
+            {
+                "measure": d.name,
+                "description": d.description,
+                "cutoff": d.cutoff,
+                "parameters": ", ".join(f"{p.name}={p.default}" for p in d.params),
+                "trec_eval": d.trec_eval,
+                "empty": d.empty,
+                "citation": d.citation,
+            }
+        )
+    return pd.DataFrame(rows)

@@ -1,0 +1,382 @@
+"""Measure values, the measure-string grammar, and the registry.
+
+A measure is a value with one canonical string (design.md §4)::
+
+    Name(param=value,...)@cutoff      e.g.  nDCG@10   AP   RBP(p=0.8)   nDCG(gain=exp)@10
+
+Parsing is case-insensitive; the canonical spelling follows ir_measures, parameters are
+sorted and defaults are left out. trec_eval spellings (``map``, ``ndcg_cut_10``, ``P_10``,
+``recip_rank``, ``Rprec``, ...) are accepted as aliases. Parameter values may be numbers,
+bare words (``exp``), mappings (``gain={0:0,1:1,2:3}``) or vectors
+(``discount=[1,0.5,0.25]``).
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import MeasureError
+
+__all__ = ["Measure", "Param", "MeasureDef", "REGISTRY", "register", "parse_measure", "parse_measures"]
+
+
+# --------------------------------------------------------------------------- values
+
+
+def _freeze(value: Any) -> Any:
+    """Hashable, canonical form of a parameter value."""
+    if isinstance(value, Mapping):
+        return tuple(sorted((_freeze(k), _freeze(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple)):
+        return tuple(_freeze(v) for v in value)
+    if hasattr(value, "tolist") and not isinstance(value, str):  # numpy scalars / arrays
+        return _freeze(value.tolist())
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        return value  # keep floats as floats; rendering takes care of 2.0 vs 2
+    return value
+
+
+def _render(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, tuple) and value and all(isinstance(v, tuple) and len(v) == 2 for v in value):
+        return "{" + ",".join(f"{_render(k)}:{_render(v)}" for k, v in value) + "}"
+    if isinstance(value, tuple):
+        return "[" + ",".join(_render(v) for v in value) + "]"
+    if isinstance(value, float):
+        return repr(int(value)) if value.is_integer() else repr(value)
+    return str(value)
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One measure with its parameters and cut-off.
+
+    Build one from a string with :func:`parse_measure` (or ``Measure.parse``); ``str(m)``
+    gives the canonical spelling. ``params`` holds only non-default values.
+    """
+
+    name: str
+    params: tuple = ()
+    cutoff: int | None = None
+
+    def __str__(self) -> str:
+        text = self.name
+        if self.params:
+            text += "(" + ",".join(f"{k}={_render(v)}" for k, v in self.params) + ")"
+        if self.cutoff is not None:
+            text += f"@{self.cutoff}"
+        return text
+
+    def __repr__(self) -> str:
+        return f"Measure({str(self)!r})"
+
+    @property
+    def definition(self) -> MeasureDef:
+        return REGISTRY[self.name.lower()]
+
+    def get(self, name: str, default: Any = ...) -> Any:
+        """The value of parameter ``name`` (the declared default when not given).
+
+        ``default`` is returned when the measure does not declare ``name`` at all;
+        without it an undeclared name is a MeasureError.
+        """
+        for key, value in self.params:
+            if key == name:
+                return value
+        if default is not ... and not any(p.name == name for p in self.definition.params):
+            return default
+        return self.definition.param(name).default
+
+    def replace(self, **changes) -> Measure:
+        """A copy with some parameters (or ``cutoff``) changed, re-canonicalised."""
+        cutoff = changes.pop("cutoff", self.cutoff)
+        params = dict(self.params)
+        params.update(changes)
+        return build_measure(self.name, params, cutoff)
+
+    parse = staticmethod(lambda text: parse_measure(text))
+
+
+@dataclass(frozen=True)
+class Param:
+    """A declared measure parameter.
+
+    ``kind`` is one of ``int``, ``float``, ``bool``, ``choice``, ``gain`` (a choice or a
+    label->gain mapping), ``discount`` (a choice or a vector of weights), ``vector``.
+    """
+
+    name: str
+    kind: str
+    default: Any
+    description: str
+    choices: tuple = ()
+    check: Callable[[Any], str | None] | None = None  # returns an error text or None
+
+
+@dataclass
+class MeasureDef:
+    """A registry entry: how to compute a measure and what it accepts."""
+
+    name: str
+    kernel: Callable
+    description: str
+    params: tuple[Param, ...] = ()
+    cutoff: str = "optional"  # "optional" | "required" | "none"
+    needs_qrels: bool = True
+    empty: str = "0"
+    citation: str = ""
+    trec_eval: str = ""
+    aliases: tuple[str, ...] = ()
+    extra: dict = field(default_factory=dict)
+
+    def param(self, name: str) -> Param:
+        for p in self.params:
+            if p.name == name:
+                return p
+        known = ", ".join(p.name for p in self.params) or "none"
+        raise MeasureError(f"{self.name} has no parameter {name!r} (its parameters: {known}).")
+
+
+REGISTRY: dict[str, MeasureDef] = {}
+_ALIASES: dict[str, tuple[str, dict, int | None]] = {}
+_ALIAS_PATTERNS: list[tuple[re.Pattern, str, dict]] = []
+
+
+def register(definition: MeasureDef) -> MeasureDef:
+    """Add a measure to the registry (its canonical name and aliases)."""
+    key = definition.name.lower()
+    if key in REGISTRY:
+        raise RuntimeError(f"measure {definition.name} registered twice")
+    REGISTRY[key] = definition
+    for alias in definition.aliases:
+        _ALIASES[alias.lower()] = (definition.name, {}, None)
+    return definition
+
+
+def add_params(name: str, *params: Param) -> None:
+    """Declare extra parameters on an already-registered measure (used by extensions)."""
+    definition = REGISTRY[name.lower()]
+    known = {p.name for p in definition.params}
+    definition.params = definition.params + tuple(p for p in params if p.name not in known)
+
+
+def register_alias(alias: str, name: str, params: dict | None = None, cutoff: int | None = None):
+    """An exact alias, e.g. ``map`` -> AP."""
+    _ALIASES[alias.lower()] = (name, params or {}, cutoff)
+
+
+def register_alias_pattern(pattern: str, name: str, params: dict | None = None):
+    """A trec_eval-style alias with a numeric cut-off, e.g. ``ndcg_cut_(\\d+)`` -> nDCG@k."""
+    _ALIAS_PATTERNS.append((re.compile(pattern + r"$", re.IGNORECASE), name, params or {}))
+
+
+# --------------------------------------------------------------------------- parsing
+
+_SYNTAX = re.compile(
+    r"^\s*(?P<name>[A-Za-z_][A-Za-z0-9_.\-]*?)\s*(?:\((?P<params>.*)\))?\s*(?:@\s*(?P<cutoff>[^@()]+))?\s*$"
+)
+
+
+def _split_top_level(text: str) -> list[str]:
+    parts, depth, current = [], 0, []
+    for ch in text:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append("".join(current))
+            current = []
+        else:
+            current.append(ch)
+    if "".join(current).strip():
+        parts.append("".join(current))
+    return parts
+
+
+def _parse_value(raw: str, text: str) -> Any:
+    raw = raw.strip()
+    lowered = raw.lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    if lowered in ("inf", "infinity"):
+        return math.inf
+    try:
+        return ast.literal_eval(raw)
+    except (ValueError, SyntaxError):
+        pass
+    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_\-]*", raw):
+        return lowered
+    raise MeasureError(
+        f"cannot read the parameter value {raw!r} in measure {text!r}. Values are numbers, "
+        "words (gain=exp), mappings (gain={0:0,1:1,2:3}) or vectors (discount=[1,0.5])."
+    )
+
+
+def _did_you_mean(name: str) -> str:
+    names = sorted({d.name for d in REGISTRY.values()})
+    pool = {n.lower(): n for n in names}
+    pool.update({a: _ALIASES[a][0] for a in _ALIASES})
+    close = difflib.get_close_matches(name.lower(), list(pool), n=3, cutoff=0.6)
+    suggestion = ""
+    if close:
+        suggestion = " Did you mean " + " or ".join(repr(pool[c]) for c in dict.fromkeys(close)) + "?"
+    return f"{suggestion} Known measures: {', '.join(names)}."
+
+
+def parse_measure(text: str | Measure) -> Measure:
+    """Parse a measure string (or pass a :class:`Measure` through).
+
+    Raises
+    ------
+    MeasureError
+        Unknown name (with a did-you-mean), unknown parameter, invalid value or cut-off.
+    """
+    if isinstance(text, Measure):
+        return text
+    if not isinstance(text, str):
+        raise TypeError(f"a measure is a string such as 'nDCG@10', got {type(text).__name__}")
+    match = _SYNTAX.match(text)
+    if not match or not text.strip():
+        raise MeasureError(
+            f"cannot parse the measure {text!r}: the form is Name(param=value,...)@cutoff, "
+            "e.g. 'nDCG@10', 'AP', 'RBP(p=0.8)', 'nDCG(gain=exp)@10'."
+        )
+    name = match.group("name")
+    params: dict[str, Any] = {}
+    if match.group("params"):
+        for part in _split_top_level(match.group("params")):
+            if "=" not in part:
+                raise MeasureError(
+                    f"parameter {part.strip()!r} in measure {text!r} has no value: write "
+                    "name=value, e.g. 'RBP(p=0.8)'."
+                )
+            key, value = part.split("=", 1)
+            params[key.strip().lower()] = _parse_value(value, text)
+    cutoff = None
+    if match.group("cutoff") is not None:
+        raw = match.group("cutoff").strip()
+        if not re.fullmatch(r"\d+", raw):
+            raise MeasureError(
+                f"the cut-off {raw!r} in measure {text!r} must be a whole number >= 1, "
+                "e.g. 'nDCG@10'."
+            )
+        cutoff = int(raw)
+    lowered = name.lower()
+    if lowered not in REGISTRY:
+        if lowered in _ALIASES:
+            canonical, alias_params, alias_cutoff = _ALIASES[lowered]
+            name = canonical
+            params = {**alias_params, **params}
+            cutoff = alias_cutoff if cutoff is None else cutoff
+        else:
+            for pattern, canonical, alias_params in _ALIAS_PATTERNS:
+                found = pattern.match(name)
+                if found:
+                    if cutoff is not None:
+                        raise MeasureError(f"measure {text!r} gives the cut-off twice.")
+                    name, cutoff = canonical, int(found.group(1))
+                    params = {**alias_params, **params}
+                    break
+            else:
+                raise MeasureError(f"unknown measure {name!r} in {text!r}.{_did_you_mean(name)}")
+    return build_measure(name, params, cutoff, text=text)
+
+
+def build_measure(name: str, params: Mapping[str, Any] | None = None, cutoff: int | None = None, *, text: str | None = None) -> Measure:
+    """Build a canonical :class:`Measure` from a name, parameters and a cut-off."""
+    definition = REGISTRY.get(name.lower())
+    if definition is None:
+        raise MeasureError(f"unknown measure {name!r}.{_did_you_mean(name)}")
+    shown = text or name
+    declared = {p.name: p for p in definition.params}
+    kept = []
+    for key, value in (params or {}).items():
+        key = key.lower()
+        if key not in declared:
+            known = ", ".join(declared) or "none"
+            raise MeasureError(
+                f"{definition.name} has no parameter {key!r} (in {shown!r}); its parameters: {known}."
+            )
+        value = _coerce(declared[key], value, definition.name, shown)
+        if _freeze(value) != _freeze(declared[key].default):
+            kept.append((key, _freeze(value)))
+    if definition.cutoff == "none" and cutoff is not None:
+        raise MeasureError(f"{definition.name} takes no cut-off (in {shown!r}): write {definition.name!r}.")
+    if definition.cutoff == "required" and cutoff is None:
+        raise MeasureError(
+            f"{definition.name} needs a cut-off (in {shown!r}): write e.g. '{definition.name}@10'."
+        )
+    if cutoff is not None and (not isinstance(cutoff, int) or isinstance(cutoff, bool) or cutoff < 1):
+        raise MeasureError(f"the cut-off of {shown!r} must be a whole number >= 1, got {cutoff!r}.")
+    return Measure(definition.name, tuple(sorted(kept)), cutoff)
+
+
+def _coerce(param: Param, value: Any, name: str, shown: str) -> Any:
+    def fail(expected: str):
+        raise MeasureError(
+            f"parameter {param.name}={value!r} of {name} (in {shown!r}) is invalid: expected "
+            f"{expected}. {param.description}"
+        )
+
+    kind = param.kind
+    if kind == "int":
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or float(value) != int(value):
+            fail("a whole number")
+        value = int(value)
+    elif kind == "float":
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            fail("a number")
+        value = float(value)
+    elif kind == "bool":
+        if not isinstance(value, bool):
+            fail("true or false")
+    elif kind == "choice":
+        if not isinstance(value, str) or value.lower() not in param.choices:
+            fail("one of " + ", ".join(param.choices))
+        value = value.lower()
+    elif kind in ("gain", "discount"):
+        if isinstance(value, str):
+            if value.lower() not in param.choices:
+                what = "a mapping {label: gain}" if kind == "gain" else "a vector of weights"
+                fail("one of " + ", ".join(param.choices) + " or " + what)
+            value = value.lower()
+        elif kind == "gain" and isinstance(value, Mapping):
+            if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value.values()):
+                fail("numeric gains")
+            value = {float(k): float(v) for k, v in value.items()}
+        elif kind == "discount" and isinstance(value, Sequence) and not isinstance(value, str):
+            if len(value) == 0 or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
+                fail("a non-empty vector of numbers")
+            value = tuple(float(v) for v in value)
+        else:
+            fail("a name or " + ("a mapping" if kind == "gain" else "a vector"))
+    elif kind == "vector":
+        if not isinstance(value, Sequence) or isinstance(value, str):
+            fail("a vector of numbers")
+        value = tuple(float(v) for v in value)
+    if param.check is not None:
+        problem = param.check(value)
+        if problem:
+            fail(problem)
+    return value
+
+
+def parse_measures(measures) -> list[Measure]:
+    """Parse one measure or a list of them, keeping order and dropping repeats."""
+    if isinstance(measures, (str, Measure)):
+        measures = [measures]
+    try:
+        items = list(measures)
+    except TypeError:
+        raise TypeError("measures must be a string such as 'nDCG@10' or a list of them") from None
+    if not items:
+        raise MeasureError("no measure given: pass e.g. ['nDCG@10', 'AP'].")
+    return list(dict.fromkeys(parse_measure(m) for m in items))

@@ -1,0 +1,393 @@
+"""The standard measures: trec_eval's, ir_measures', and the seed papers' per-query measures.
+
+Each kernel takes a :class:`~pdireval.measures.view.View` and a
+:class:`~pdireval.measures.spec.Measure` and returns one float64 per segment. Notation:
+positions are 0-based (rank i = position + 1), k is the cut-off (None = whole list), R the
+number of judged relevant documents of the query (label >= ``rel``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .spec import MeasureDef, Param, register, register_alias, register_alias_pattern
+from .view import (
+    DISCOUNTS,
+    GAINS,
+    NEGATIVES,
+    View,
+    discount_weights,
+    gain_values,
+    seg_sum,
+    view_of,
+    within_segment_cumsum,
+)
+
+# --------------------------------------------------------------------------- parameters
+
+REL = Param("rel", "float", 1.0, "Minimum label counted as relevant (trec_eval -l).")
+GAIN = Param("gain", "gain", "linear", "Gain of a label: linear (= label), exp (2^label - 1), or a mapping {label: gain}.", choices=GAINS)
+DISCOUNT = Param("discount", "discount", "log2", "Weight of rank i: log2 = 1/log2(i+1), zipf = 1/i, linear = (k+1-i)/k, jk = 1/max(1, log2 i), or a vector of weights.", choices=DISCOUNTS)
+JUDGED_ONLY = Param("judged_only", "bool", False, "Condensed list (Sakai 2007): drop unjudged documents before computing; normalisers unchanged.")
+NEG = Param("negatives", "choice", "unjudged", "Reading of negative labels: unjudged (trec_eval: pooled but unjudged), nonrel (judged non-relevant, label 0), keep (a genuine negative gain).", choices=NEGATIVES)
+
+BINARY = (REL, JUDGED_ONLY, NEG)
+GRADED = (GAIN, DISCOUNT, JUDGED_ONLY, NEG)
+
+
+def _view(segments, m) -> View:
+    return view_of(segments, negatives=m.get("negatives", "unjudged"), judged_only=m.get("judged_only", False))
+
+
+def _in_cutoff(v: View, k: int | None) -> np.ndarray:
+    return np.ones(len(v.hit_pos), dtype=bool) if k is None else v.hit_pos < k
+
+
+def _relevant(v: View, rel: float) -> np.ndarray:
+    return v.hit_label >= rel  # NaN -> False
+
+
+def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    out = np.zeros(len(num), dtype=np.float64)
+    ok = den != 0
+    out[ok] = num[ok] / den[ok]
+    return out
+
+
+def _R(v: View, rel: float) -> np.ndarray:
+    """R per segment."""
+    return v.num_rel(rel)[v.seg_query]
+
+
+# --------------------------------------------------------------------------- binary measures
+
+
+def precision(segments, m):
+    """P@k = |relevant in the top k| / k (trec_eval ``P_k``: the divisor is k even for a
+    shorter list)."""
+    v, k = _view(segments, m), m.cutoff
+    hits = _relevant(v, m.get("rel")) & _in_cutoff(v, k)
+    return seg_sum(v.hit_seg[hits], 1.0, v.n_seg) / k
+
+
+def recall(segments, m):
+    """R@k = |relevant in the top k| / R; R = 0 -> 0 (trec_eval ``recall_k``)."""
+    v, k = _view(segments, m), m.cutoff
+    hits = _relevant(v, m.get("rel")) & _in_cutoff(v, k)
+    return _safe_div(seg_sum(v.hit_seg[hits], 1.0, v.n_seg), _R(v, m.get("rel")))
+
+
+def _sum_precision(v: View, rel: float, k: int | None) -> np.ndarray:
+    """SP@k = sum over relevant retrieved d at rank i <= k of Prec(i)."""
+    hits = _relevant(v, rel) & _in_cutoff(v, k)
+    seg = v.hit_seg[hits]
+    nth = within_segment_cumsum(seg, np.ones(len(seg)))  # 1 for the first relevant, ...
+    return seg_sum(seg, nth / (v.hit_pos[hits] + 1.0), v.n_seg)
+
+
+def average_precision(segments, m):
+    """AP@k = SP@k / R (trec_eval ``map`` and ``map_cut_k``): the sum over relevant retrieved
+    documents at rank i <= k of Prec(i), divided by R; R = 0 -> 0."""
+    v = _view(segments, m)
+    return _safe_div(_sum_precision(v, m.get("rel"), m.cutoff), _R(v, m.get("rel")))
+
+
+def sum_precision(segments, m):
+    """SP@k = sum_{i <= min(k, L)} Prec(i)·R_i, the un-normalised AP of seed 000 (eq. 3);
+    seed 000's AP@k is SP@k / k."""
+    v = _view(segments, m)
+    return _sum_precision(v, m.get("rel"), m.cutoff)
+
+
+def reciprocal_rank(segments, m):
+    """RR@k = 1 / rank of the first relevant document within the top k, 0 if none
+    (trec_eval ``recip_rank``)."""
+    v, k = _view(segments, m), m.cutoff
+    hits = _relevant(v, m.get("rel")) & _in_cutoff(v, k)
+    first = np.full(v.n_seg, np.inf)
+    np.minimum.at(first, v.hit_seg[hits], v.hit_pos[hits].astype(np.float64))
+    return np.where(np.isinf(first), 0.0, 1.0 / (first + 1.0))
+
+
+def r_precision(segments, m):
+    """Rprec = |relevant in the top R| / R; R = 0 -> 0 (trec_eval ``Rprec``)."""
+    v, rel = _view(segments, m), m.get("rel")
+    R = _R(v, rel)
+    hits = _relevant(v, rel)
+    hits &= v.hit_pos < R[v.hit_seg]
+    return _safe_div(seg_sum(v.hit_seg[hits], 1.0, v.n_seg), R)
+
+
+def success(segments, m):
+    """Success@k = 1 if a relevant document is in the top k, else 0."""
+    v, k = _view(segments, m), m.cutoff
+    hits = _relevant(v, m.get("rel")) & _in_cutoff(v, k)
+    return (seg_sum(v.hit_seg[hits], 1.0, v.n_seg) > 0).astype(np.float64)
+
+
+def num_ret(segments, m):
+    """NumRet@k = number of documents retrieved (within the top k)."""
+    v = _view(segments, m)
+    n = v.seg_len.astype(np.float64)
+    return n if m.cutoff is None else np.minimum(n, m.cutoff)
+
+
+def num_rel(segments, m):
+    """NumRel = R, the number of judged relevant documents of the query."""
+    v = _view(segments, m)
+    return _R(v, m.get("rel"))
+
+
+def num_rel_ret(segments, m):
+    """NumRelRet@k = number of relevant documents retrieved (within the top k)."""
+    v, k = _view(segments, m), m.cutoff
+    hits = _relevant(v, m.get("rel")) & _in_cutoff(v, k)
+    return seg_sum(v.hit_seg[hits], 1.0, v.n_seg)
+
+
+def judged(segments, m):
+    """Judged@k = fraction of the top min(k, L) documents that have a judgment (not NaN);
+    0 for an empty list."""
+    v, k = _view(segments, m), m.cutoff
+    hits = ~np.isnan(v.hit_label) & _in_cutoff(v, k)
+    depth = v.seg_len.astype(np.float64) if k is None else np.minimum(v.seg_len, k).astype(np.float64)
+    return _safe_div(seg_sum(v.hit_seg[hits], 1.0, v.n_seg), depth)
+
+
+def bpref(segments, m):
+    """bpref = (1/R)·Σ_{retrieved relevant r} [1 − min(n_r, R)/min(N, R)] (methods-spec §9.1).
+
+    n_r = judged non-relevant documents ranked above r (unjudged skipped), N = judged
+    non-relevant documents of the query; the term is 1 when n_r = 0; R = 0 -> 0. trec_eval
+    ``bpref`` (the 2005 correction).
+    """
+    v, rel = _view(segments, m), m.get("rel")
+    judged_hit = ~np.isnan(v.hit_label)
+    seg, lab = v.hit_seg[judged_hit], v.hit_label[judged_hit]
+    if m.cutoff is not None:
+        keep = v.hit_pos[judged_hit] < m.cutoff
+        seg, lab = seg[keep], lab[keep]
+    is_rel = lab >= rel
+    nonrel_above = within_segment_cumsum(seg, (~is_rel).astype(np.float64), inclusive=False)
+    R = v.num_rel(rel)[v.seg_query]
+    N = v.num_judged_nonrel(rel)[v.seg_query]
+    r_seg = seg[is_rel]
+    n_r = nonrel_above[is_rel]
+    denom = np.minimum(N, R)[r_seg]
+    term = np.ones(len(r_seg))
+    pos = n_r > 0
+    term[pos] = 1.0 - np.minimum(n_r[pos], R[r_seg][pos]) / denom[pos]
+    return _safe_div(seg_sum(r_seg, term, v.n_seg), R)
+
+
+INFAP_EPS = 1e-5
+
+
+def inferred_ap(segments, m):
+    """infAP (Yilmaz & Aslam 2006, trec_eval form; methods-spec §9.2).
+
+    For a judged relevant document at 0-based position j with r, nn, u judged relevant,
+    judged non-relevant and pooled-but-unjudged documents above it: 1 if j = 0, else
+    1/(j+1) + (j/(j+1))·((r+nn+u)/j)·((r+ε)/(r+nn+2ε)), ε = 1e-5. infAP = Σ / R; R = 0 -> 0.
+    Documents outside the qrels occupy positions but are not in the pool.
+    """
+    v, rel = _view(segments, m), m.get("rel")
+    seg, pos, lab = v.hit_seg, v.hit_pos, v.hit_label
+    if m.cutoff is not None:
+        keep = pos < m.cutoff
+        seg, pos, lab = seg[keep], pos[keep], lab[keep]
+    is_rel = lab >= rel
+    is_nonrel = ~np.isnan(lab) & ~is_rel
+    r = within_segment_cumsum(seg, is_rel.astype(np.float64), inclusive=False)
+    nn = within_segment_cumsum(seg, is_nonrel.astype(np.float64), inclusive=False)
+    pooled = within_segment_cumsum(seg, np.ones(len(seg)), inclusive=False)  # r + nn + u
+    j = pos.astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        term = 1.0 / (j + 1.0) + (j / (j + 1.0)) * (pooled / j) * (
+            (r + INFAP_EPS) / (r + nn + 2 * INFAP_EPS)
+        )
+    term = np.where(j == 0, 1.0, term)
+    return _safe_div(seg_sum(seg[is_rel], term[is_rel], v.n_seg), _R(v, rel))
+
+
+# --------------------------------------------------------------------------- graded measures
+
+
+def _dcg(v: View, m) -> np.ndarray:
+    k, discount = m.cutoff, m.get("discount")
+    inside = _in_cutoff(v, k)
+    gains = gain_values(v.hit_label[inside], m.get("gain"))
+    weights = discount_weights(v.hit_pos[inside], discount, k)
+    return seg_sum(v.hit_seg[inside], gains * weights, v.n_seg)
+
+
+def ordered_pool_dcg(v: View, m, *, descending: bool = True) -> np.ndarray:
+    """Per query: DCG@k of the judged pool's gains sorted descending (IDCG) or ascending
+    (WDCG, the worst ordering). Unjudged (NaN) pool entries are not documents of the pool."""
+    key = ("pool_dcg", descending, m.get("gain"), m.get("discount"), m.cutoff, v.negatives)
+    cache = v.segments.cache
+    if key in cache:
+        return cache[key]
+    judged_row = ~np.isnan(v.q_label)
+    rq = v.q_row_query[judged_row]
+    gains = gain_values(v.q_label[judged_row], m.get("gain"))
+    order = np.lexsort((-gains if descending else gains, rq))
+    rq, gains = rq[order], gains[order]
+    from .view import within_segment_rank
+
+    pos = within_segment_rank(rq)
+    inside = np.ones(len(pos), dtype=bool) if m.cutoff is None else pos < m.cutoff
+    weights = discount_weights(pos[inside], m.get("discount"), m.cutoff)
+    out = np.bincount(rq[inside], weights=gains[inside] * weights, minlength=v.n_queries)
+    cache[key] = out
+    return out
+
+
+def dcg(segments, m):
+    """DCG@k = Σ_{i=1}^{min(k,L)} gain(ℓ_i)·w_i (methods-spec §2.3); unjudged gain 0."""
+    return _dcg(_view(segments, m), m)
+
+
+def ndcg(segments, m):
+    """nDCG@k = DCG@k / IDCG@k, IDCG@k the DCG@k of the judged pool sorted by gain
+    descending; IDCG = 0 -> 0 (trec_eval ``ndcg`` / ``ndcg_cut_k`` with the default linear
+    gain and log2 discount). With negatives=keep this is seed 002's NDCG_org, with
+    negatives=nonrel its NDCG_0."""
+    v = _view(segments, m)
+    ideal = ordered_pool_dcg(v, m)[v.seg_query]
+    return _safe_div(_dcg(v, m), ideal)
+
+
+def _max_grade(v: View, m) -> float:
+    given = m.get("max_grade")
+    if given is not None:
+        return float(given)
+    labels = v.q_label[~np.isnan(v.q_label)]
+    return float(labels.max()) if len(labels) else 0.0
+
+
+def err(segments, m):
+    """ERR@k (Chapelle et al. 2009) = Σ_i (1/i)·R_i·Π_{j<i}(1 − R_j), R = (2^g − 1)/2^{g_max}.
+
+    g is the label (negative labels and unjudged documents stop nobody: R = 0); g_max is
+    ``max_grade`` or, by default, the largest label in the qrels.
+    """
+    v, k = _view(segments, m), m.cutoff
+    inside = _in_cutoff(v, k)
+    seg, pos, lab = v.hit_seg[inside], v.hit_pos[inside], v.hit_label[inside]
+    g = np.where(np.isnan(lab), 0.0, np.maximum(lab, 0.0))
+    gmax = _max_grade(v, m)
+    stop = (np.exp2(g) - 1.0) / np.exp2(gmax)
+    stop = np.clip(stop, 0.0, 1.0)
+    with np.errstate(divide="ignore"):
+        log_continue = np.log1p(-np.minimum(stop, 1.0 - 1e-300))
+    survive = np.exp(within_segment_cumsum(seg, log_continue, inclusive=False))
+    return seg_sum(seg, stop * survive / (pos + 1.0), v.n_seg)
+
+
+def rbp(segments, m):
+    """RBP(p)@k (Moffat & Zobel 2008) = (1 − p)·Σ_i rel_i·p^{i−1} with binary relevance
+    (label >= rel); unjudged documents count as non-relevant (see RBPResidual)."""
+    v, k, p = _view(segments, m), m.cutoff, m.get("p")
+    hits = _relevant(v, m.get("rel")) & _in_cutoff(v, k)
+    return seg_sum(v.hit_seg[hits], (1.0 - p) * np.power(p, v.hit_pos[hits]), v.n_seg)
+
+
+def rbp_residual(segments, m):
+    """RBP residual (Moffat & Zobel 2008): the most RBP could still grow if every unjudged
+    document in the (top k of the) list, and every document past its end, were relevant:
+    1 − (1 − p)·Σ_{judged i} p^{i−1}."""
+    v, k, p = _view(segments, m), m.cutoff, m.get("p")
+    hits = ~np.isnan(v.hit_label) & _in_cutoff(v, k)
+    judged_weight = seg_sum(v.hit_seg[hits], (1.0 - p) * np.power(p, v.hit_pos[hits]), v.n_seg)
+    return 1.0 - judged_weight
+
+
+def graded_ap(segments, m):
+    """GAP (Robertson, Kanoulas & Yilmaz 2010; methods-spec §9.4).
+
+    Grades 1..C (labels >= 1, rounded down) are relevant; g_c = probability that a user's
+    threshold is grade c (``probs``; default uniform over 1..C, C the largest label in the
+    qrels), G(c) = g_1 + ... + g_c. GAP = Σ_{n: i_n>0} (1/n)·Σ_{m<=n, i_m>0} G(min(i_m, i_n))
+    / Σ_{judged d with grade c >= 1} G(c); denominator 0 -> 0. With one grade GAP = AP.
+    """
+    v, k = _view(segments, m), m.cutoff
+    labels = v.q_label[~np.isnan(v.q_label)]
+    top = int(np.floor(labels.max())) if len(labels) else 0
+    probs = m.get("probs")
+    if probs is None:
+        probs = np.full(max(top, 1), 1.0 / max(top, 1))
+    probs = np.asarray(probs, dtype=np.float64)
+    C = len(probs)
+    G = np.cumsum(probs)
+
+    def grade(x):
+        return np.clip(np.floor(np.where(np.isnan(x), 0.0, x)), 0, C).astype(np.int64)
+
+    inside = _in_cutoff(v, k)
+    seg, pos, gr = v.hit_seg[inside], v.hit_pos[inside], grade(v.hit_label[inside])
+    rel = gr > 0
+    seg, pos, gr = seg[rel], pos[rel], gr[rel]
+    inner = np.zeros(len(seg))
+    for c in range(1, C + 1):  # loop over grades (a handful), vectorised over hits
+        at_least = (gr >= c).astype(np.float64)
+        count = within_segment_cumsum(seg, at_least)
+        inner += probs[c - 1] * at_least * count
+    num = seg_sum(seg, inner / (pos + 1.0), v.n_seg)
+    qg = grade(v.q_label)
+    qmask = qg > 0
+    den = np.bincount(v.q_row_query[qmask], weights=G[qg[qmask] - 1], minlength=v.n_queries)
+    return _safe_div(num, den[v.seg_query])
+
+
+# --------------------------------------------------------------------------- registry
+
+def _p_check(p):
+    return None if 0 < p < 1 else "a persistence 0 < p < 1"
+
+
+def _probs_check(value):
+    if value is None:
+        return None
+    arr = np.asarray(value, dtype=float)
+    if np.any(arr < 0) or abs(arr.sum() - 1) > 1e-9:
+        return "non-negative probabilities summing to 1"
+    return None
+
+
+P_PARAM = Param("p", "float", 0.8, "Persistence: probability of moving on to the next rank.", check=_p_check)
+
+_TREC = "trec_eval (Buckley, NIST)"
+
+register(MeasureDef("P", precision, "Precision at k.", BINARY, cutoff="required", citation=_TREC, trec_eval="P_k", aliases=("precision",)))
+register(MeasureDef("R", recall, "Recall (at k).", BINARY, citation=_TREC, trec_eval="recall_k", aliases=("recall",)))
+register(MeasureDef("AP", average_precision, "Average precision; @k = trec_eval map_cut_k (divides by R).", BINARY, citation="Harman 1993; " + _TREC, trec_eval="map, map_cut_k", aliases=("map",)))
+register(MeasureDef("SP", sum_precision, "Sum of precision at relevant ranks (un-normalised AP).", BINARY, citation="Karmaker & Feng 2022 (seed 000), eq. 3"))
+register(MeasureDef("RR", reciprocal_rank, "Reciprocal rank of the first relevant document.", BINARY, citation=_TREC, trec_eval="recip_rank", aliases=("mrr", "recip_rank")))
+register(MeasureDef("Rprec", r_precision, "Precision at rank R.", BINARY, cutoff="none", citation=_TREC, trec_eval="Rprec", aliases=("r-prec", "rprecision")))
+register(MeasureDef("Success", success, "1 if a relevant document is in the top k.", BINARY, cutoff="required", citation=_TREC, trec_eval="success_k"))
+register(MeasureDef("NumRet", num_ret, "Number of documents retrieved.", (JUDGED_ONLY, NEG), empty="0", citation=_TREC, trec_eval="num_ret", aliases=("num_ret",)))
+register(MeasureDef("NumRel", num_rel, "Number of judged relevant documents (R).", (REL, NEG), cutoff="none", empty="R", citation=_TREC, trec_eval="num_rel", aliases=("num_rel",)))
+register(MeasureDef("NumRelRet", num_rel_ret, "Number of relevant documents retrieved.", BINARY, citation=_TREC, trec_eval="num_rel_ret", aliases=("num_rel_ret",)))
+register(MeasureDef("Judged", judged, "Fraction of the top k that is judged.", (NEG,), citation="ir_measures (MacAvaney et al. 2022)"))
+register(MeasureDef("Bpref", bpref, "Binary preference (2005 trec_eval form).", BINARY, citation="Buckley & Voorhees 2004; " + _TREC, trec_eval="bpref", aliases=("bpref",)))
+register(MeasureDef("infAP", inferred_ap, "Inferred average precision.", (REL, NEG), cutoff="none", citation="Yilmaz & Aslam 2006; " + _TREC, trec_eval="infAP", aliases=("infap",)))
+register(MeasureDef("DCG", dcg, "Discounted cumulative gain.", GRADED, citation="Järvelin & Kekäläinen 2002"))
+register(MeasureDef("nDCG", ndcg, "Normalised DCG; ideal = judged pool sorted by gain.", GRADED, citation="Järvelin & Kekäläinen 2002; " + _TREC, trec_eval="ndcg, ndcg_cut_k", aliases=("ndcg",)))
+register(MeasureDef("ERR", err, "Expected reciprocal rank.", (Param("max_grade", "float", None, "g_max in R = (2^g - 1)/2^g_max; default the largest label in the qrels."), JUDGED_ONLY, NEG), citation="Chapelle, Metzler, Zhang & Grinspan 2009"))
+register(MeasureDef("RBP", rbp, "Rank-biased precision.", (P_PARAM,) + BINARY, citation="Moffat & Zobel 2008"))
+register(MeasureDef("RBPResidual", rbp_residual, "Residual of RBP: the weight of unjudged and unretrieved ranks.", (P_PARAM, JUDGED_ONLY, NEG), citation="Moffat & Zobel 2008"))
+register(MeasureDef("GAP", graded_ap, "Graded average precision.", (Param("probs", "vector", None, "Threshold probabilities g_1..g_C over relevant grades (sum 1); default uniform.", check=_probs_check), JUDGED_ONLY, NEG), citation="Robertson, Kanoulas & Yilmaz 2010"))
+
+# trec_eval spellings
+register_alias("ndcg_cut", "nDCG")
+register_alias_pattern(r"P_(\d+)", "P")
+register_alias_pattern(r"recall_(\d+)", "R")
+register_alias_pattern(r"map_cut_(\d+)", "AP")
+register_alias_pattern(r"ndcg_cut_(\d+)", "nDCG")
+register_alias_pattern(r"success_(\d+)", "Success")
+register_alias_pattern(r"ERR_(\d+)", "ERR")
+register_alias_pattern(r"err_cut_(\d+)", "ERR")
+register_alias("mrr", "RR")
+register_alias("bpref", "Bpref")
+register_alias("rbp_residual", "RBPResidual")

@@ -1,0 +1,193 @@
+"""Label readings shared by all kernels: negative labels, condensed lists, gains, discounts.
+
+A :class:`View` is a :class:`~pdireval.measures.segments.Segments` seen under one reading of
+the labels (``negatives=``) and optionally condensed (``judged_only=True``, Sakai 2007).
+Kernels take a view and a measure and return one float per segment.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import MeasureError
+from .segments import Segments
+
+__all__ = ["View", "view_of", "gain_values", "discount_weights", "seg_sum", "within_segment_cumsum"]
+
+NEGATIVES = ("unjudged", "nonrel", "keep")
+
+
+def read_negatives(labels: np.ndarray, negatives: str) -> np.ndarray:
+    """Apply a reading of negative labels (methods-spec header, design.md §4).
+
+    ``unjudged`` (default, trec_eval): a negative label counts as pooled but unjudged (NaN).
+    ``nonrel``: judged non-relevant (label 0). ``keep``: a genuine negative label.
+    """
+    if negatives == "keep" or not np.any(labels < 0):
+        return labels
+    out = labels.copy()
+    out[labels < 0] = np.nan if negatives == "unjudged" else 0.0
+    return out
+
+
+@dataclass
+class View:
+    """Hits and judgments under one label reading.
+
+    Attributes
+    ----------
+    n_seg, seg_query, seg_len
+        Segment count, query index per segment, list length per segment (condensed length
+        when ``judged_only``).
+    hit_seg, hit_pos, hit_label
+        Hits in segment / position order (positions closed up when ``judged_only``).
+    q_label, q_start
+        The qrels labels under the same reading, grouped by query.
+    """
+
+    segments: Segments
+    n_seg: int
+    seg_query: np.ndarray
+    seg_len: np.ndarray
+    hit_seg: np.ndarray
+    hit_pos: np.ndarray
+    hit_label: np.ndarray
+    q_label: np.ndarray
+    q_start: np.ndarray
+    negatives: str
+    judged_only: bool
+
+    @property
+    def n_queries(self) -> int:
+        return len(self.q_start) - 1
+
+    @property
+    def q_row_query(self) -> np.ndarray:
+        return self.segments.judgments.row_query
+
+    def per_query_count(self, mask: np.ndarray) -> np.ndarray:
+        """Count of qrels rows satisfying ``mask`` per query."""
+        return np.bincount(self.q_row_query[mask], minlength=self.n_queries).astype(np.float64)
+
+    def num_rel(self, rel: float) -> np.ndarray:
+        """R per query: judged documents with label >= rel."""
+        return self.per_query_count(self.q_label >= rel)
+
+    def num_judged_nonrel(self, rel: float) -> np.ndarray:
+        """Judged non-relevant documents per query (label < rel, not NaN)."""
+        return self.per_query_count(~np.isnan(self.q_label) & (self.q_label < rel))
+
+
+def view_of(segments: Segments, *, negatives: str = "unjudged", judged_only: bool = False) -> View:
+    """The (cached) view of ``segments`` under a reading of the labels."""
+    key = ("view", negatives, judged_only)
+    if key in segments.cache:
+        return segments.cache[key]
+    hit_label = read_negatives(segments.hit_label, negatives)
+    q_label = read_negatives(segments.judgments.label, negatives)
+    hit_seg, hit_pos, seg_len = segments.hit_seg, segments.hit_pos, segments.seg_len
+    if judged_only:
+        keep = ~np.isnan(hit_label)
+        hit_seg, hit_label = hit_seg[keep], hit_label[keep]
+        hit_pos = within_segment_rank(hit_seg)
+        seg_len = np.bincount(hit_seg, minlength=segments.n_segments).astype(np.int64)
+    view = View(
+        segments=segments,
+        n_seg=segments.n_segments,
+        seg_query=segments.seg_query,
+        seg_len=seg_len,
+        hit_seg=hit_seg,
+        hit_pos=hit_pos,
+        hit_label=hit_label,
+        q_label=q_label,
+        q_start=segments.judgments.start,
+        negatives=negatives,
+        judged_only=judged_only,
+    )
+    segments.cache[key] = view
+    return view
+
+
+# --------------------------------------------------------------------------- array helpers
+
+
+def seg_sum(seg: np.ndarray, values, n: int) -> np.ndarray:
+    """Sum of ``values`` per segment (0 for an empty segment)."""
+    return np.bincount(seg, weights=np.broadcast_to(values, seg.shape).astype(np.float64), minlength=n)
+
+
+def within_segment_rank(seg: np.ndarray) -> np.ndarray:
+    """0-based index of each element within its run of equal ``seg`` values (seg sorted)."""
+    n = len(seg)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    first = np.r_[True, seg[1:] != seg[:-1]]
+    starts = np.maximum.accumulate(np.where(first, np.arange(n), 0))
+    return np.arange(n) - starts
+
+
+def within_segment_cumsum(seg: np.ndarray, values: np.ndarray, inclusive: bool = True) -> np.ndarray:
+    """Cumulative sum of ``values`` within each run of equal ``seg`` (seg sorted)."""
+    values = np.asarray(values, dtype=np.float64)
+    if len(values) == 0:
+        return values
+    total = np.cumsum(values)
+    first = np.r_[True, seg[1:] != seg[:-1]]
+    starts = np.maximum.accumulate(np.where(first, np.arange(len(seg)), 0))
+    before = total[starts] - values[starts]
+    out = total - before
+    return out if inclusive else out - values
+
+
+# --------------------------------------------------------------------------- gains / discounts
+
+GAINS = ("linear", "exp")
+DISCOUNTS = ("log2", "zipf", "linear", "jk")
+
+
+def gain_values(labels: np.ndarray, gain) -> np.ndarray:
+    """Gain of each label: ``linear`` = label, ``exp`` = 2^label - 1, or a mapping.
+
+    NaN labels (unjudged) get gain 0; with a mapping, labels it does not list get 0.
+    """
+    labels = np.asarray(labels, dtype=np.float64)
+    if gain == "linear":
+        out = labels.copy()
+    elif gain == "exp":
+        out = np.exp2(labels) - 1.0
+    else:
+        mapping = dict(gain)
+        keys = np.array(sorted(mapping), dtype=np.float64)
+        vals = np.array([mapping[k] for k in sorted(mapping)], dtype=np.float64)
+        idx = np.clip(np.searchsorted(keys, labels), 0, max(len(keys) - 1, 0))
+        found = len(keys) > 0
+        out = np.where(found & (keys[idx] == labels), vals[idx], 0.0) if found else np.zeros_like(labels)
+    out[np.isnan(labels)] = 0.0
+    return out
+
+
+def discount_weights(positions: np.ndarray, discount, cutoff: int | None) -> np.ndarray:
+    """Weight of 0-based ``positions`` (rank i = position + 1), methods-spec §2.2.
+
+    ``log2``: 1/log2(i+1); ``zipf``: 1/i; ``jk``: 1/max(1, log2 i); ``linear``: (k+1-i)/k
+    (needs a cut-off); a vector: its i-th entry, 0 past its end.
+    """
+    ranks = np.asarray(positions, dtype=np.float64) + 1.0
+    if discount == "log2":
+        return 1.0 / np.log2(ranks + 1.0)
+    if discount == "zipf":
+        return 1.0 / ranks
+    if discount == "jk":
+        return 1.0 / np.maximum(1.0, np.log2(ranks))
+    if discount == "linear":
+        if cutoff is None:
+            raise MeasureError("discount=linear needs a cut-off: write e.g. 'nDCG(discount=linear)@10'.")
+        return np.maximum(cutoff + 1.0 - ranks, 0.0) / cutoff
+    weights = np.asarray(discount, dtype=np.float64)
+    pos = np.asarray(positions, dtype=np.int64)
+    out = np.zeros(len(pos), dtype=np.float64)
+    inside = pos < len(weights)
+    out[inside] = weights[pos[inside]]
+    return out

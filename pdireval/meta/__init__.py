@@ -1,0 +1,1 @@
+"""Meta-evaluation: functions on scores frames (system, query, measure, value + grouping keys)."""

@@ -1,0 +1,387 @@
+"""Canonical frame kinds and their validation.
+
+pdireval knows three frame kinds (design.md §2):
+
+========  =============================================  ======================  =================
+kind      required columns                               key                     optional
+========  =============================================  ======================  =================
+run       ``query, doc, system`` and ``rank`` or ``score``  (system, query, doc)  ``label``, ``score``
+qrels     ``query, doc, label``                          (query, doc)            --
+scores    ``system, query, measure, value``              (system, query, measure)  grouping columns
+========  =============================================  ======================  =================
+
+Every public entry point validates its frames once, here, into *canonical copies*:
+identifiers become strings (pandas' string dtype), numbers become float64 (``rank``
+int64), and the caller's frame is never modified. Users whose columns have other names
+pass ``columns={"query": "qid", "doc": "docno", ...}`` (canonical name -> their name).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from .errors import SchemaError, show_rows
+
+__all__ = [
+    "RUN_COLUMNS",
+    "QRELS_COLUMNS",
+    "SCORES_COLUMNS",
+    "canonical_run",
+    "canonical_qrels",
+    "canonical_scores",
+    "qrels_from_run",
+    "scores_groups",
+    "score_matrix",
+]
+
+RUN_COLUMNS = ("system", "query", "doc")
+QRELS_COLUMNS = ("query", "doc", "label")
+SCORES_COLUMNS = ("system", "query", "measure", "value")
+ID_DTYPE = "string[pyarrow]"
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _check_frame(frame, kind: str) -> None:
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"the {kind} must be a pandas DataFrame, got {type(frame).__name__}")
+
+
+def _rename(frame: pd.DataFrame, columns: Mapping[str, str] | None, kind: str) -> pd.DataFrame:
+    """Apply a ``columns={canonical: user_name}`` mapping, returning a shallow copy."""
+    if columns is None:
+        return frame.copy(deep=False)
+    if not isinstance(columns, Mapping):
+        raise TypeError("columns= must be a mapping {canonical_name: your_column_name}")
+    missing = [user for user in columns.values() if user not in frame.columns]
+    if missing:
+        raise SchemaError(
+            f"columns= maps to {missing!r}, which the {kind} frame does not have "
+            f"(it has {list(frame.columns)!r}). Fix the mapping: keys are pdireval's names "
+            f"(e.g. 'query'), values are your column names."
+        )
+    inverse = {user: canonical for canonical, user in columns.items()}
+    return frame.rename(columns=inverse)
+
+
+def _require(frame: pd.DataFrame, needed, kind: str, columns) -> None:
+    missing = [c for c in needed if c not in frame.columns]
+    if missing:
+        hint = (
+            " Pass columns={'query': 'your_name', ...} to map your names."
+            if columns is None
+            else " Check the columns= mapping."
+        )
+        raise SchemaError(
+            f"the {kind} frame has no column {', '.join(repr(c) for c in missing)} "
+            f"(it has {list(frame.columns)!r}).{hint}"
+        )
+
+
+def _require_nonempty(frame: pd.DataFrame, kind: str) -> None:
+    if len(frame) == 0:
+        raise SchemaError(f"the {kind} frame is empty: there is nothing to evaluate.")
+
+
+def _as_ids(series: pd.Series, name: str, kind: str) -> pd.Series:
+    """Identifiers are compared as strings (methods-spec §1.1); missing ids are an error."""
+    bad = series.isna()
+    if bad.any():
+        rows = series.index[bad.to_numpy()]
+        raise SchemaError(
+            f"the {kind} column '{name}' has {int(bad.sum())} missing value(s) (first at row "
+            f"{rows[0]!r}). Every row needs a {name} id: drop or fill those rows.",
+            failure_cases=series[bad].to_frame(),
+        )
+    if isinstance(series.dtype, pd.StringDtype) and series.dtype.storage == "pyarrow":
+        return series
+    if series.dtype.kind == "f":
+        # 1.0 -> "1": float ids usually come from a reader that saw NaN-free integers.
+        values = series.to_numpy()
+        if np.all(values == np.round(values)):
+            series = series.astype(np.int64)
+    return series.astype(str).astype(ID_DTYPE)
+
+
+def _as_float(series: pd.Series, name: str, kind: str, frame: pd.DataFrame) -> pd.Series:
+    if series.dtype.kind in "fiub":
+        return series.astype(np.float64)
+    converted = pd.to_numeric(series, errors="coerce")
+    bad = converted.isna() & series.notna()
+    if bad.any():
+        raise SchemaError(
+            f"the {kind} column '{name}' must be numeric, but {int(bad.sum())} value(s) are not "
+            f"(first: {series[bad].iloc[0]!r}):{show_rows(frame[bad.to_numpy()])}\n"
+            f"Convert '{name}' to numbers (e.g. pd.to_numeric) or fix those rows.",
+            failure_cases=frame[bad.to_numpy()],
+        )
+    return converted.astype(np.float64)
+
+
+def _check_duplicate_keys(frame: pd.DataFrame, key: list[str], kind: str, original) -> None:
+    dup = frame.duplicated(key, keep=False).to_numpy()
+    if dup.any():
+        rows = original[dup] if original is not None else frame[dup]
+        raise SchemaError(
+            f"the {kind} frame has {int(dup.sum())} rows sharing a ({', '.join(key)}) key:"
+            f"{show_rows(rows)}\nEach ({', '.join(key)}) may appear once: drop the duplicates "
+            f"(e.g. df.drop_duplicates({key!r})).",
+            failure_cases=rows,
+        )
+
+
+# --------------------------------------------------------------------------- run
+
+
+def canonical_run(
+    run: pd.DataFrame,
+    columns: Mapping[str, str] | None = None,
+    *,
+    check_duplicates: bool = True,
+) -> pd.DataFrame:
+    """Validate a run frame and return a canonical copy.
+
+    Parameters
+    ----------
+    run
+        One row per retrieved document per system: ``system, query, doc`` and ``score``
+        and/or ``rank``; optionally ``label`` (NaN = unjudged).
+    columns
+        Optional mapping ``{canonical name: your column name}``.
+    check_duplicates
+        Check that each (system, query, doc) occurs once (always on for public calls).
+
+    Returns
+    -------
+    DataFrame
+        Columns ``system, query, doc`` (string dtype), ``score`` (float64) if given, ``rank``
+        (int64) if given, ``label`` (float64) if given, in the caller's row order, with a
+        fresh RangeIndex. The caller's frame is not modified.
+
+    Raises
+    ------
+    SchemaError
+        Missing columns, empty frame, non-numeric or NaN score / rank, rank < 1 or not an
+        integer, non-numeric label, duplicate (system, query, doc).
+    """
+    _check_frame(run, "run")
+    frame = _rename(run, columns, "run")
+    _require(frame, RUN_COLUMNS, "run", columns)
+    if "score" not in frame.columns and "rank" not in frame.columns:
+        raise SchemaError(
+            "the run frame needs a 'score' or a 'rank' column to order documents "
+            f"(it has {list(frame.columns)!r}). Add one, or map yours with columns=."
+        )
+    _require_nonempty(frame, "run")
+    original = frame
+    out = {}
+    for name in RUN_COLUMNS:
+        out[name] = _as_ids(frame[name], name, "run")
+    if "score" in frame.columns:
+        score = _as_float(frame["score"], "score", "run", original)
+        bad = ~np.isfinite(score.to_numpy())
+        if bad.any():
+            raise SchemaError(
+                f"the run column 'score' has {int(bad.sum())} NaN or infinite value(s):"
+                f"{show_rows(original[bad])}\nEvery retrieved document needs a finite score: "
+                "drop those rows or give them a score.",
+                failure_cases=original[bad],
+            )
+        out["score"] = score
+    if "rank" in frame.columns:
+        rank = _as_float(frame["rank"], "rank", "run", original)
+        values = rank.to_numpy()
+        bad = ~np.isfinite(values) | (values < 1) | (values != np.round(values))
+        if bad.any():
+            raise SchemaError(
+                f"the run column 'rank' must hold whole numbers >= 1, but {int(bad.sum())} "
+                f"value(s) do not:{show_rows(original[bad])}\nFix those ranks (1 = top), or "
+                "drop the rank column and order by 'score'.",
+                failure_cases=original[bad],
+            )
+        out["rank"] = rank.astype(np.int64)
+    if "label" in frame.columns:
+        out["label"] = _as_float(frame["label"], "label", "run", original)
+    canonical = pd.DataFrame(out)
+    canonical.index = pd.RangeIndex(len(canonical))
+    if check_duplicates:
+        _check_duplicate_keys(
+            canonical, ["system", "query", "doc"], "run", original.reset_index(drop=True)
+        )
+    return canonical
+
+
+# --------------------------------------------------------------------------- qrels
+
+
+def canonical_qrels(qrels: pd.DataFrame, columns: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """Validate a qrels frame and return a canonical copy.
+
+    Parameters
+    ----------
+    qrels
+        One row per judged document: ``query, doc, label``. A NaN label means "in the pool
+        but not judged"; negative labels are genuine labels (their meaning is chosen per
+        measure with ``negatives=``).
+    columns
+        Optional mapping ``{canonical name: your column name}``.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``query, doc`` (string dtype) and ``label`` (float64), one row per
+        (query, doc): exact duplicate rows are merged. Sorted by query then doc.
+
+    Raises
+    ------
+    SchemaError
+        Missing columns, empty frame, non-numeric labels, or the same (query, doc) with
+        different labels.
+    """
+    _check_frame(qrels, "qrels")
+    frame = _rename(qrels, columns, "qrels")
+    _require(frame, QRELS_COLUMNS, "qrels", columns)
+    _require_nonempty(frame, "qrels")
+    out = pd.DataFrame(
+        {
+            "query": _as_ids(frame["query"], "query", "qrels"),
+            "doc": _as_ids(frame["doc"], "doc", "qrels"),
+            "label": _as_float(frame["label"], "label", "qrels", frame),
+        }
+    )
+    out.index = pd.RangeIndex(len(out))
+    out = _merge_duplicate_judgments(out, "qrels")
+    return out.sort_values(["query", "doc"], kind="stable", ignore_index=True)
+
+
+def _merge_duplicate_judgments(frame: pd.DataFrame, kind: str) -> pd.DataFrame:
+    """Drop exact duplicate (query, doc, label) rows; conflicting labels are an error."""
+    dup_key = frame.duplicated(["query", "doc"], keep=False)
+    if not dup_key.any():
+        return frame
+    dups = frame[dup_key.to_numpy()]
+    n_labels = dups.groupby(["query", "doc"], sort=False, observed=True)["label"].nunique(
+        dropna=False
+    )
+    conflicts = n_labels[n_labels > 1]
+    if len(conflicts):
+        keys = conflicts.index
+        rows = dups.set_index(["query", "doc"]).loc[keys].reset_index()
+        raise SchemaError(
+            f"the {kind} give {len(conflicts)} (query, doc) pair(s) more than one label:"
+            f"{show_rows(rows)}\nEach judged document needs exactly one label per query: "
+            "decide which label is right and drop the other rows.",
+            failure_cases=rows,
+        )
+    return frame.drop_duplicates(["query", "doc"], ignore_index=True)
+
+
+def qrels_from_run(run: pd.DataFrame) -> pd.DataFrame:
+    """Judgments taken from a canonical run that carries ``label`` (design.md §2).
+
+    The distinct (query, doc, label) rows of the table, NaN labels dropped (unjudged).
+    Conflicting labels for the same (query, doc) across systems are a SchemaError.
+    """
+    judged = run.loc[run["label"].notna().to_numpy(), ["query", "doc", "label"]]
+    if len(judged) == 0:
+        raise SchemaError(
+            "the run's 'label' column has no judged (non-NaN) row, so there are no judgments. "
+            "Pass qrels= or fill the labels."
+        )
+    judged = judged.drop_duplicates(ignore_index=True)
+    judged = _merge_duplicate_judgments(judged, "run's labels")
+    return judged.sort_values(["query", "doc"], kind="stable", ignore_index=True)
+
+
+# --------------------------------------------------------------------------- scores
+
+
+def canonical_scores(scores: pd.DataFrame, columns: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """Validate a scores frame (``system, query, measure, value`` + grouping columns).
+
+    Returns
+    -------
+    DataFrame
+        A copy with ``system, query, measure`` as strings, ``value`` float64 (NaN allowed:
+        an undefined per-query value), every other column kept as a grouping key, and a
+        fresh RangeIndex. Duplicate keys are a SchemaError.
+    """
+    _check_frame(scores, "scores")
+    frame = _rename(scores, columns, "scores")
+    _require(frame, SCORES_COLUMNS, "scores", columns)
+    _require_nonempty(frame, "scores")
+    out = frame.copy()
+    out.index = pd.RangeIndex(len(out))
+    for name in ("system", "query", "measure"):
+        out[name] = _as_ids(out[name], name, "scores")
+    out["value"] = _as_float(out["value"], "value", "scores", frame)
+    keys = [c for c in out.columns if c != "value"]
+    _check_duplicate_keys(out, keys, "scores", None)
+    return out
+
+
+def group_columns(scores: pd.DataFrame) -> list[str]:
+    """Grouping keys of a scores frame: every column but system, query and value."""
+    return [c for c in scores.columns if c not in ("system", "query", "value")]
+
+
+def scores_groups(scores: pd.DataFrame):
+    """Iterate ``(keys: dict, group: DataFrame)`` over the groups of a canonical scores frame.
+
+    Groups come in a deterministic order (sorted by the grouping keys, ``measure`` in
+    order of first appearance). This is the design's "groupby-style" convention: a
+    meta-evaluation function computes one result per group and carries ``keys`` into its
+    output.
+    """
+    keys = group_columns(scores)
+    if not keys:
+        yield {}, scores
+        return
+    order = {m: i for i, m in enumerate(pd.unique(scores["measure"]))}
+    grouped = scores.groupby(keys, sort=False, dropna=False, observed=True)
+    items = []
+    for key, group in grouped:
+        key = key if isinstance(key, tuple) else (key,)
+        items.append((dict(zip(keys, key)), group))
+
+    def sort_key(item):
+        d = item[0]
+        return tuple((order.get(d[k], 0), "") if k == "measure" else (0, str(d[k])) for k in keys)
+
+    items.sort(key=sort_key)
+    yield from items
+
+
+def score_matrix(
+    group: pd.DataFrame, *, what: str = "scores", allow_nan: bool = False
+) -> pd.DataFrame:
+    """Pivot one group of a scores frame to a query x system matrix (float64).
+
+    Systems are aligned on ``query`` explicitly, never by row order. Rows are sorted by
+    query, columns by system (both as strings). An incomplete matrix (a (system, query)
+    cell with no row, or a NaN value unless ``allow_nan``) is a SchemaError naming the
+    missing cells and the two ways out.
+    """
+    matrix = group.pivot(index="query", columns="system", values="value")
+    matrix = matrix.sort_index(axis=0).sort_index(axis=1)
+    values = matrix.to_numpy(dtype=np.float64)
+    missing = np.isnan(values)
+    if not allow_nan and missing.any():
+        q_idx, s_idx = np.nonzero(missing)
+        cells = pd.DataFrame(
+            {"system": matrix.columns[s_idx], "query": matrix.index[q_idx]}
+        )
+        raise SchemaError(
+            f"the {what} do not form a complete system x query matrix: {len(cells)} "
+            f"(system, query) cell(s) have no value:{show_rows(cells)}\n"
+            "Either drop those queries (e.g. keep only queries every system answered), or "
+            "evaluate with missing='zero' so unanswered queries score 0.",
+            failure_cases=cells,
+        )
+    matrix.columns.name = "system"
+    matrix.index.name = "query"
+    return matrix
