@@ -1,0 +1,49 @@
+"""Every ```python block of README.md and docs/*.md runs (design.md §8).
+
+The blocks of one file run in order in one namespace, from the repository root. A file that
+reads ``../shared`` is skipped with a reason when that folder is absent. A file holding the
+marker ``<!-- slow -->`` is marked slow.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import matplotlib
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+FILES = [ROOT / "README.md"] + sorted((ROOT / "docs").rglob("*.md"))
+BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
+
+
+def _params():
+    for path in FILES:
+        text = path.read_text(encoding="utf-8")
+        if not BLOCK.search(text):
+            continue
+        marks = [pytest.mark.slow] if "<!-- slow -->" in text else []
+        yield pytest.param(path, id=str(path.relative_to(ROOT)), marks=marks)
+
+
+@pytest.mark.parametrize("path", list(_params()))
+def test_code_blocks_run(path, monkeypatch, tmp_path):
+    text = path.read_text(encoding="utf-8")
+    if "../shared" in text and not (ROOT.parent / "shared").exists():
+        pytest.skip("this page reads ../shared, which is absent")
+    matplotlib.use("Agg")
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("PDIREVAL_DOCS_TMP", str(tmp_path))
+    namespace: dict = {"__name__": "__docs__"}
+    for number, match in enumerate(BLOCK.finditer(text), start=1):
+        code = match.group(1)
+        try:
+            exec(compile(code, f"{path.name}[block {number}]", "exec"), namespace)
+        except Exception as exc:  # pragma: no cover - the failure is the report
+            raise AssertionError(f"{path.name}, code block {number} failed: {exc!r}\n{code}") from exc
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+    assert os.getcwd() == str(ROOT)
