@@ -1,0 +1,152 @@
+"""``pdireval report``: the whole evaluation and meta-evaluation of a collection in one call.
+
+:func:`report` evaluates a run (or the built-in simulated collection) and runs every
+analysis the library has, then writes an Excel workbook (one sheet per table), PNG and SVG
+figures, and a self-contained HTML page. This package is presentation only: every number
+comes from the public functions of the other layers, unrounded.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from .excel import write_workbook
+from .html import Section, write_html
+from .sections import SECTIONS, Context
+
+__all__ = ["report", "Report", "DEFAULT_MEASURES"]
+
+DEFAULT_MEASURES = ("nDCG@10", "AP", "P@10", "RR", "Bpref")
+
+
+@dataclass
+class Report:
+    """What :func:`report` produced.
+
+    Attributes
+    ----------
+    tables
+        Table name -> tidy DataFrame (the sheets of the workbook, unrounded).
+    sections
+        The report's sections in page order.
+    directory, workbook, html
+        Output folder, the .xlsx file and the .html page.
+    figures
+        Figure name -> PNG path (an SVG twin sits beside each).
+    notes
+        Table name -> the explanation shown with it.
+    seconds
+        Wall time of the whole report.
+    """
+
+    tables: dict[str, pd.DataFrame]
+    sections: list[Section]
+    directory: Path
+    workbook: Path
+    html: Path
+    figures: dict[str, Path] = field(default_factory=dict)
+    notes: dict[str, str] = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+def report(
+    run: pd.DataFrame | None = None,
+    *,
+    qrels: pd.DataFrame | None = None,
+    measures=DEFAULT_MEASURES,
+    out="pdireval-report",
+    title: str | None = None,
+    n_resamples: int = 1000,
+    rng=0,
+    progress: bool | None = None,
+    columns=None,
+) -> Report:
+    """Evaluate a collection and write the full report (workbook, figures, HTML page).
+
+    Parameters
+    ----------
+    run
+        A run frame (see :func:`pdireval.evaluate`). None: the built-in simulated
+        collection (``pdireval.datasets.simulate(rng=0)``, 10 systems × 50 queries).
+    qrels
+        Judgments (or the run's ``label`` column when omitted).
+    measures
+        Measures of the per-system table and of every analysis.
+    out
+        Output folder (created): ``report.xlsx``, ``report.html``, ``figures/*.png|svg``.
+    title
+        Page title (default names the collection).
+    n_resamples
+        Bootstrap resamples / trials of the randomised analyses.
+    rng
+        Seed or Generator; a fixed seed gives an identical report.
+    progress
+        Show a progress bar (default: when stderr is a terminal).
+    columns
+        ``{canonical: yours}`` column mapping of the run.
+
+    Returns
+    -------
+    Report
+        The tables (tidy frames), sections, and paths of what was written.
+    """
+    import numpy as np
+
+    from .. import datasets
+
+    started = time.perf_counter()
+    if run is None:
+        if qrels is not None:
+            raise TypeError("qrels= was given without a run: pass the run too, or neither for the simulated collection")
+        run, qrels = datasets.simulate(rng=0)
+        title = title or "pdireval report — simulated collection (10 systems × 50 queries)"
+    out = Path(out)
+    (out / "figures").mkdir(parents=True, exist_ok=True)
+    ctx = Context(
+        run=run,
+        qrels=qrels,
+        measures=list(measures),
+        figures_dir=out / "figures",
+        n_resamples=n_resamples,
+        rng=np.random.default_rng(rng),
+        columns=columns,
+    )
+    ctx.prepare()
+    sections: list[Section] = []
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:  # pragma: no cover - tqdm is a core dependency
+        tqdm = None
+    show = progress if progress is not None else _stderr_is_tty()
+    steps = SECTIONS if tqdm is None else tqdm(SECTIONS, desc="pdireval report", disable=not show, unit="section")
+    for build in steps:
+        section = build(ctx)
+        if section is not None:
+            sections.append(section)
+    tables: dict[str, pd.DataFrame] = {}
+    notes: dict[str, str] = {}
+    figures: dict[str, Path] = {}
+    for s in sections:
+        for name, frame in s.tables.items():
+            tables[name] = frame
+            notes[name] = s.captions.get(name, s.title)
+        figures.update(s.figures)
+    workbook = out / "report.xlsx"
+    write_workbook(tables, workbook, notes=notes)
+    page = out / "report.html"
+    subtitle = (
+        f"{ctx.scores['system'].nunique()} systems × {ctx.scores['query'].nunique()} queries; "
+        f"measures: {', '.join(ctx.measure_names)}; seed {rng!r}"
+    )
+    write_html(sections, page, title=title or "pdireval report", subtitle=subtitle)
+    return Report(tables, sections, out, workbook, page, figures, notes, time.perf_counter() - started)
+
+
+def _stderr_is_tty() -> bool:
+    import sys
+
+    return hasattr(sys.stderr, "isatty") and sys.stderr.isatty()

@@ -1,0 +1,168 @@
+"""The Excel workbook of a report: one sheet per table, readable and unrounded.
+
+Values are written exactly as the frames hold them (no rounding: a test reads the workbook
+back and compares); readability comes from cell formats, frozen header rows, bold headers,
+fitted column widths and human column titles. Needs openpyxl (``pip install pdireval[excel]``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["write_workbook", "column_title", "require_openpyxl"]
+
+TITLES = {
+    "system": "System",
+    "query": "Query",
+    "measure": "Measure",
+    "value": "Value",
+    "mean": "Mean",
+    "std": "Std. dev.",
+    "n_queries": "Queries",
+    "n_systems": "Systems",
+    "system_a": "System A",
+    "system_b": "System B",
+    "mean_a": "Mean A",
+    "mean_b": "Mean B",
+    "mean_diff": "Mean difference",
+    "p_value": "p-value",
+    "ci_low": "CI low",
+    "ci_high": "CI high",
+    "n_pairs": "Pairs",
+    "n_significant": "Significant pairs",
+    "power": "Discriminative power",
+    "required_diff": "Difference required",
+    "measure_a": "Measure A",
+    "measure_b": "Measure B",
+    "phi": "Φ (dependability)",
+    "e_rho2": "Eρ² (generalizability)",
+    "queries_needed": "Queries needed",
+    "var_system": "σ² system",
+    "var_query": "σ² query",
+    "var_residual": "σ² residual",
+}
+
+# number formats by column name (first match wins); everything else by dtype
+FORMATS = (
+    (("p_value",), "0.0000"),
+    (("n_", "queries_needed", "rank"), "0"),
+)
+
+
+def column_title(name: str) -> str:
+    """Human title of a snake_case column ("mean_diff" -> "Mean difference")."""
+    if name in TITLES:
+        return TITLES[name]
+    text = str(name).replace("_", " ")
+    return text[:1].upper() + text[1:]
+
+
+def require_openpyxl():
+    try:
+        import openpyxl  # noqa: F401
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError("the Excel workbook needs openpyxl, an optional extra: pip install 'pdireval[excel]'") from exc
+
+
+def _number_format(name: str, series: pd.Series) -> str | None:
+    for prefixes, fmt in FORMATS:
+        if any(name == p or (p.endswith("_") and name.startswith(p)) for p in prefixes):
+            return fmt
+    if pd.api.types.is_integer_dtype(series.dtype):
+        return "0"
+    if pd.api.types.is_float_dtype(series.dtype):
+        return "0.0000"
+    return None
+
+
+def _sheet_name(name: str, used: set[str]) -> str:
+    base = "".join(c for c in name if c not in "[]:*?/\\")[:31] or "Sheet"
+    candidate, i = base, 2
+    while candidate.lower() in used:
+        suffix = f" ({i})"
+        candidate = base[: 31 - len(suffix)] + suffix
+        i += 1
+    used.add(candidate.lower())
+    return candidate
+
+
+def write_workbook(tables: dict[str, pd.DataFrame], path, *, notes: dict[str, str] | None = None) -> dict[str, str]:
+    """Write ``tables`` (sheet name -> frame) to an .xlsx file.
+
+    Each sheet: a bold, frozen header row of human column titles, then the frame's values
+    unrounded, with number formats (4 decimals for floats, integers plain) and fitted column
+    widths. Infinite values are written as the text "inf" (Excel has no infinity).
+    ``notes`` (sheet name -> text) are written in a final "Notes" sheet.
+
+    Returns
+    -------
+    dict
+        Frame name -> sheet name actually used (Excel limits names to 31 characters).
+    """
+    require_openpyxl()
+    from openpyxl import Workbook
+    from openpyxl.styles import Alignment, Font
+    from openpyxl.utils import get_column_letter
+
+    wb = Workbook()
+    wb.remove(wb.active)
+    used: set[str] = set()
+    names: dict[str, str] = {}
+    bold = Font(bold=True)
+    for name, frame in tables.items():
+        sheet = wb.create_sheet(_sheet_name(name, used))
+        names[name] = sheet.title
+        columns = [str(c) for c in frame.columns]
+        sheet.append([column_title(c) for c in columns])
+        for cell in sheet[1]:
+            cell.font = bold
+            cell.alignment = Alignment(wrap_text=True, vertical="top")
+        data = frame.astype(object).where(frame.notna(), None)
+        for row in data.itertuples(index=False, name=None):
+            sheet.append([_cell(v) for v in row])
+        for j, col in enumerate(columns, start=1):
+            letter = get_column_letter(j)
+            fmt = _number_format(col, frame[frame.columns[j - 1]])
+            if fmt:
+                for cell in sheet[letter][1:]:
+                    if isinstance(cell.value, (int, float)):
+                        cell.number_format = fmt
+            width = max([len(column_title(col))] + [len(_shown(v)) for v in frame.iloc[:200, j - 1]])
+            sheet.column_dimensions[letter].width = min(max(8, width + 2), 60)
+        sheet.freeze_panes = "A2"
+    if notes:
+        sheet = wb.create_sheet(_sheet_name("Notes", used))
+        sheet.append(["Sheet", "Note"])
+        for cell in sheet[1]:
+            cell.font = bold
+        for key, text in notes.items():
+            sheet.append([names.get(key, key), text])
+        sheet.column_dimensions["A"].width = 28
+        sheet.column_dimensions["B"].width = 110
+        sheet.freeze_panes = "A2"
+    wb.save(Path(path))
+    return names
+
+
+def _cell(value):
+    if isinstance(value, (np.floating, float)):
+        value = float(value)
+        if np.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        return value
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, (tuple, list)):
+        return ", ".join(map(str, value))
+    return value
+
+
+def _shown(value) -> str:
+    if isinstance(value, (float, np.floating)):
+        return f"{value:.4f}"
+    return str(value)
