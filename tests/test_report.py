@@ -30,7 +30,7 @@ def test_report_writes_workbook_html_and_figures(simulated_report):
 
 def test_workbook_holds_the_frames_numbers(simulated_report):
     openpyxl = pytest.importorskip("openpyxl")
-    wb = openpyxl.load_workbook(simulated_report.workbook, read_only=True)
+    wb = openpyxl.load_workbook(simulated_report.workbook)
     sheets = {ws.title: ws for ws in wb.worksheets}
     for name, frame in simulated_report.tables.items():
         ws = sheets[name[:31]]
