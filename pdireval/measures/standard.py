@@ -376,7 +376,7 @@ register(MeasureDef("DCG", dcg, "Discounted cumulative gain.", GRADED, citation=
 register(MeasureDef("nDCG", ndcg, "Normalised DCG; ideal = judged pool sorted by gain.", GRADED, citation="Järvelin & Kekäläinen 2002; " + _TREC, trec_eval="ndcg, ndcg_cut_k", aliases=("ndcg",)))
 register(MeasureDef("ERR", err, "Expected reciprocal rank.", (Param("max_grade", "float", None, "g_max in R = (2^g - 1)/2^g_max; default the largest label in the qrels."), JUDGED_ONLY, NEG), citation="Chapelle, Metzler, Zhang & Grinspan 2009"))
 register(MeasureDef("RBP", rbp, "Rank-biased precision.", (P_PARAM,) + BINARY, citation="Moffat & Zobel 2008"))
-register(MeasureDef("RBPResidual", rbp_residual, "Residual of RBP: the weight of unjudged and unretrieved ranks.", (P_PARAM, JUDGED_ONLY, NEG), citation="Moffat & Zobel 2008"))
+register(MeasureDef("RBPResidual", rbp_residual, "Residual of RBP: the weight of unjudged and unretrieved ranks.", (P_PARAM, JUDGED_ONLY, NEG), empty="1", citation="Moffat & Zobel 2008"))
 register(MeasureDef("GAP", graded_ap, "Graded average precision.", (Param("probs", "vector", None, "Threshold probabilities g_1..g_C over relevant grades (sum 1); default uniform.", check=_probs_check), JUDGED_ONLY, NEG), citation="Robertson, Kanoulas & Yilmaz 2010"))
 
 # trec_eval spellings

@@ -1,0 +1,58 @@
+"""Generate docs/measures.md from the registry: ``python -m pdireval.measures.docs > docs/measures.md``.
+
+``tests/test_docs_measures.py`` fails when the committed page differs from the registry.
+"""
+
+from __future__ import annotations
+
+from . import REGISTRY
+
+HEADER = """# Measures
+
+*Generated from the registry by `python -m pdireval.measures.docs > docs/measures.md`; do not
+edit by hand.* `pdireval.measures()` returns the same information as a DataFrame.
+
+Spelling: `Name(param=value,...)@cutoff`, case-insensitive; the canonical spelling (what
+`evaluate` writes in the `measure` column) sorts parameters and leaves defaults out. trec_eval
+spellings such as `map`, `P_10`, `ndcg_cut_10`, `recip_rank`, `recall_1000` are accepted.
+Every measure trec_eval has gives trec_eval's number with its default parameters.
+
+"""
+
+
+def _param_rows(definition) -> str:
+    if not definition.params:
+        return "No parameters.\n"
+    lines = ["| parameter | default | meaning |", "|---|---|---|"]
+    for p in definition.params:
+        default = "—" if p.default is None else f"`{p.default}`"
+        meaning = p.description
+        if p.choices:
+            meaning += " Choices: " + ", ".join(f"`{c}`" for c in p.choices) + "."
+        lines.append(f"| `{p.name}` | {default} | {meaning.replace('|', '/')} |")
+    return "\n".join(lines) + "\n"
+
+
+def measures_markdown() -> str:
+    """The measures page as Markdown."""
+    out = [HEADER]
+    out.append("| measure | cut-off | trec_eval | empty value | description |\n|---|---|---|---|---|\n")
+    defs = sorted(REGISTRY.values(), key=lambda d: d.name.lower())
+    for d in defs:
+        out.append(f"| [`{d.name}`](#{d.name.lower()}) | {d.cutoff} | {d.trec_eval or '—'} | {d.empty} | {d.description} |\n")
+    for d in defs:
+        doc = (d.kernel.__doc__ or "").strip()
+        out.append(f"\n## {d.name}\n\n{d.description}\n\n")
+        if doc:
+            out.append("```text\n" + "\n".join(line.strip() for line in doc.splitlines()) + "\n```\n\n")
+        out.append(f"Cut-off: {d.cutoff}. Empty value (query not answered): {d.empty}. ")
+        if d.trec_eval:
+            out.append(f"trec_eval: `{d.trec_eval}`. ")
+        if d.citation:
+            out.append(f"Source: {d.citation}.")
+        out.append("\n\n" + _param_rows(d))
+    return "".join(out)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    print(measures_markdown(), end="")
