@@ -12,6 +12,7 @@ from .evaluate import evaluate
 from .io import read_qrels, read_run, read_svmlight, write_qrels, write_run
 from .measures import Measure, measures, parse_measure
 from .meta.aggregate import aggregate
+from .meta.information import information_from_tau, information_tau, tau_from_information
 
 __version__ = "0.1.0"
 
@@ -31,4 +32,7 @@ __all__ = [
     "write_run",
     "write_qrels",
     "datasets",
+    "information_tau",
+    "information_from_tau",
+    "tau_from_information",
 ]

@@ -12,6 +12,7 @@ import pandas as pd
 
 from . import evaluate as _evaluate
 from .meta import aggregate as _aggregate
+from .meta import information as _information
 
 
 @pd.api.extensions.register_dataframe_accessor("ireval")
@@ -30,3 +31,8 @@ class IrevalAccessor:
     def aggregate(self, *, wide=False):
         """See :func:`pdireval.aggregate`."""
         return _aggregate.aggregate(self._obj, wide=wide)
+
+    # -- information theory (seed 001) ---------------------------------------------------
+    def information_tau(self, a, b, *, given=(), per_query=False, ties="drop"):
+        """See :func:`pdireval.information_tau`."""
+        return _information.information_tau(self._obj, a, b, given=given, per_query=per_query, ties=ties)
