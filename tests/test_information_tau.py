@@ -23,7 +23,6 @@ from pdireval.meta.information import (
     tau_from_information,
 )
 
-
 # --------------------------------------------------------------------------- oracle
 
 

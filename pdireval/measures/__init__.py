@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from . import standard  # noqa: F401  (registers the standard measures)
-from . import information  # noqa: F401  (registers RIC)
+from . import (
+    information,  # noqa: F401  (registers RIC)
+    standard,  # noqa: F401  (registers the standard measures)
+)
 from .spec import REGISTRY, Measure, MeasureDef, Param, build_measure, parse_measure, parse_measures
 
 __all__ = ["Measure", "MeasureDef", "Param", "REGISTRY", "parse_measure", "parse_measures", "build_measure", "measures", "compute"]

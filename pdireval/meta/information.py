@@ -245,8 +245,8 @@ def _given_sets(given) -> list[tuple[str, ...]]:
 def _resolve(name: str, available: list[str]) -> str:
     if name in available:
         return name
-    from ..measures import parse_measure
     from ..errors import MeasureError
+    from ..measures import parse_measure
 
     try:
         canonical = str(parse_measure(name))
