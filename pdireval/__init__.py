@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from . import accessor as _accessor  # noqa: F401  (registers DataFrame.ireval)
 from . import datasets
-from .errors import MeasureError, PdirevalError, PdirevalWarning, SchemaError
+from .errors import MeasureError, OptionError, PdirevalError, PdirevalWarning, SchemaError
 from .evaluate import evaluate
 from .io import read_qrels, read_run, read_svmlight, write_qrels, write_run
 from .measures import Measure, measures, parse_measure
@@ -20,6 +20,7 @@ __all__ = [
     "PdirevalError",
     "SchemaError",
     "MeasureError",
+    "OptionError",
     "PdirevalWarning",
     "Measure",
     "parse_measure",

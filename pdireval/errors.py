@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-__all__ = ["PdirevalError", "SchemaError", "MeasureError", "PdirevalWarning"]
+__all__ = ["PdirevalError", "SchemaError", "MeasureError", "OptionError", "PdirevalWarning", "check_option"]
 
 
 class PdirevalError(Exception):
@@ -38,6 +38,25 @@ class SchemaError(PdirevalError, ValueError):
 
 class MeasureError(PdirevalError, ValueError):
     """A measure string or measure parameter is unknown or invalid."""
+
+
+class OptionError(PdirevalError, ValueError):
+    """A keyword option has a value outside its allowed choices (e.g. ``missing="zeros"``)."""
+
+
+def check_option(name: str, value, choices) -> None:
+    """Raise :class:`OptionError` unless ``value`` is one of ``choices``.
+
+    The message names the option, the value given and the allowed values, e.g.
+    ``missing= must be one of 'zero', 'drop'; got 'zeros'``.
+    """
+    try:
+        ok = value in choices
+    except TypeError:  # unhashable value
+        ok = False
+    if not ok:
+        allowed = ", ".join(repr(c) for c in choices)
+        raise OptionError(f"{name}= must be one of {allowed}; got {value!r}.")
 
 
 class PdirevalWarning(UserWarning):

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from .errors import PdirevalWarning, SchemaError
+from .errors import PdirevalWarning, SchemaError, check_option
 from .measures import compute, parse_measures
 from .measures.segments import Segments, build_judgments, build_segments, natural_order
 from .schema import ID_DTYPE, canonical_qrels, canonical_run, qrels_from_run
@@ -61,10 +61,8 @@ def prepare(
 
     ``canonical=True`` skips validation of a run that is already canonical (internal use).
     """
-    if missing not in MISSING:
-        raise ValueError(f"missing= must be one of {MISSING}, got {missing!r}")
-    if order not in ORDERS:
-        raise ValueError(f"order= must be one of {ORDERS}, got {order!r}")
+    check_option("missing", missing, MISSING)
+    check_option("order", order, ORDERS)
     run = run if canonical else canonical_run(run, columns)
     if order == "score" and "score" not in run.columns:
         order = "rank"  # only a rank column: order by it (design.md §2)

@@ -1,65 +1,81 @@
 """Readers and writers for TREC run / qrels files and SVMlight (LETOR) files.
 
-All readers use pandas' C parser (no Python loop per line) and report the file and line
-number of a malformed line in a :class:`~pdireval.errors.SchemaError`.
+Readers parse with pyarrow's CSV reader or pandas' C parser (no Python loop per line on a
+well-formed file). A malformed line raises a :class:`~pdireval.errors.SchemaError` that
+names the file and the 1-based line number, says what is wrong and shows the expected
+format; only then is the file scanned line by line to find the culprit.
 """
 
 from __future__ import annotations
 
+import gzip
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pa_compute
+import pyarrow.csv as pa_csv
 
-from .errors import SchemaError
+from .errors import SchemaError, check_option
 from .schema import ID_DTYPE, canonical_qrels, canonical_run
 
 __all__ = ["read_run", "read_qrels", "read_svmlight", "write_run", "write_qrels"]
 
-RUN_FIELDS = ["query", "q0", "doc", "rank", "score", "system"]
-QRELS_FIELDS = ["query", "iteration", "doc", "label"]
+
+@dataclass(frozen=True)
+class _Format:
+    """A whitespace-separated text format: field names, numeric fields, an example line."""
+
+    kind: str
+    names: tuple[str, ...]
+    numeric: tuple[str, ...]  # parsed as float64; checked finite
+    whole: tuple[str, ...]  # numeric fields that must be whole numbers >= 0
+    example: str
+
+    def expect(self) -> str:
+        return f"each line needs {len(self.names)} fields: {self.example}"
 
 
-def _read_table(path: Path, names: list[str], kind: str, example: str) -> pd.DataFrame:
-    """Read a whitespace-separated file with exactly ``len(names)`` fields per line."""
+RUN_FORMAT = _Format(
+    "run",
+    ("query", "q0", "doc", "rank", "score", "system"),
+    ("rank", "score"),
+    ("rank",),
+    "'query Q0 doc rank score tag', e.g. '301 Q0 FBIS3-10082 1 12.5 myrun'",
+)
+QRELS_FORMAT = _Format(
+    "qrels",
+    ("query", "iteration", "doc", "label"),
+    ("label",),
+    (),
+    "'query iteration doc label', e.g. '301 0 FBIS3-10082 1'",
+)
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _path(path, what: str) -> Path:
     try:
-        frame = pd.read_csv(
-            path,
-            sep=r"\s+",
-            header=None,
-            names=names,
-            dtype=str,
-            comment=None,
-            engine="c",
-            skip_blank_lines=True,
-            keep_default_na=False,
-            na_filter=True,
-            na_values=[""],
-        )
-    except pd.errors.ParserError as exc:  # too many fields on some line
-        raise SchemaError(
-            f"{path}: malformed {kind} file ({exc}). Each line must have {len(names)} fields: "
-            f"{example}"
+        return Path(os.fspath(path))
+    except TypeError:
+        raise TypeError(
+            f"the {what} path must be a str or os.PathLike, got {type(path).__name__}"
         ) from None
-    except (UnicodeDecodeError, EOFError, OSError) as exc:
-        raise SchemaError(f"{path}: cannot read this {kind} file ({exc}).") from None
-    if len(frame) == 0:
-        raise SchemaError(f"{path}: the {kind} file is empty.")
-    short = frame[names[-1]].isna().to_numpy()
-    if short.any():
-        line = _line_number(path, int(np.flatnonzero(short)[0]))
-        raise SchemaError(
-            f"{path}, line {line}: too few fields ({int(short.sum())} such line(s)). Each line "
-            f"must have {len(names)} fields: {example}"
-        )
-    return frame
+
+
+def _open_text(path: Path):
+    if path.name.endswith(".gz"):
+        return gzip.open(path, "rt", encoding="utf-8", errors="replace")
+    return open(path, encoding="utf-8", errors="replace")
 
 
 def _line_number(path: Path, row: int) -> int:
-    """1-based file line of data row ``row`` (blank lines are skipped by the parser)."""
-    opener = _open_text(path)
-    with opener as fh:
+    """1-based file line of non-blank data row ``row`` (error path only)."""
+    with _open_text(path) as fh:
         seen = -1
         for number, line in enumerate(fh, start=1):
             if line.strip():
@@ -69,28 +85,122 @@ def _line_number(path: Path, row: int) -> int:
     return row + 1
 
 
-def _open_text(path: Path):
-    if str(path).endswith(".gz"):
-        import gzip
+def _field_problem(fmt: _Format, name: str, text: str) -> str | None:
+    """What is wrong with one numeric field's text, or None."""
+    try:
+        value = float(text)
+    except ValueError:
+        return f"the {name} field {text!r} is not a number"
+    if not np.isfinite(value):
+        return f"the {name} field {text!r} is not a finite number"
+    if name in fmt.whole and (value < 0 or not value.is_integer()):
+        return f"the {name} field {text!r} is not a whole number >= 0"
+    return None
 
-        return gzip.open(path, "rt", encoding="utf-8", errors="replace")
-    return open(path, encoding="utf-8", errors="replace")
+
+def _diagnose(path: Path, fmt: _Format, cause: str = "") -> SchemaError:
+    """Scan the file line by line (error path only) and describe its first malformed line."""
+    try:
+        with _open_text(path) as fh:
+            for number, line in enumerate(fh, start=1):
+                fields = line.split()
+                if not fields:
+                    continue
+                problem = None
+                if len(fields) != len(fmt.names):
+                    few = "few" if len(fields) < len(fmt.names) else "many"
+                    problem = f"too {few} fields ({len(fields)})"
+                else:
+                    for name in fmt.numeric:
+                        problem = _field_problem(fmt, name, fields[fmt.names.index(name)])
+                        if problem:
+                            break
+                if problem:
+                    return SchemaError(
+                        f"{path}, line {number}: malformed {fmt.kind} line: {problem}; "
+                        f"{fmt.expect()}. The line: {line.strip()[:200]!r}"
+                    )
+    except (OSError, EOFError, gzip.BadGzipFile) as exc:
+        return SchemaError(f"{path}: cannot read this {fmt.kind} file ({exc}).")
+    detail = f" ({cause})" if cause else ""
+    return SchemaError(f"{path}: cannot parse this {fmt.kind} file{detail}; {fmt.expect()}.")
 
 
-def _numeric(frame: pd.DataFrame, column: str, path: Path, kind: str, integer: bool) -> pd.Series:
-    values = pd.to_numeric(frame[column], errors="coerce")
-    bad = values.isna().to_numpy().copy()
-    if integer:
-        filled = values.fillna(0).to_numpy()
-        bad |= filled != np.round(filled)
-    if bad.any():
-        row = int(np.flatnonzero(bad)[0])
-        raise SchemaError(
-            f"{path}, line {_line_number(path, row)}: the {column} field {frame[column].iloc[row]!r} "
-            f"is not {'a whole number' if integer else 'a number'} ({int(bad.sum())} such line(s)) "
-            f"in this {kind} file."
+def _read_fast(path: Path, fmt: _Format) -> pd.DataFrame | None:
+    """pyarrow's reader with the delimiter of the first line (tab or space); None if that
+    does not fit the whole file (mixed or repeated whitespace, malformed lines...)."""
+    try:
+        with _open_text(path) as fh:
+            first = fh.readline()
+    except (OSError, EOFError, gzip.BadGzipFile):
+        return None
+    delimiter = "\t" if "\t" in first else " "
+    types = {n: (pa.float64() if n in fmt.numeric else pa.string()) for n in fmt.names}
+    try:
+        table = pa_csv.read_csv(
+            path,
+            read_options=pa_csv.ReadOptions(column_names=list(fmt.names)),
+            parse_options=pa_csv.ParseOptions(delimiter=delimiter, quote_char=False),
+            convert_options=pa_csv.ConvertOptions(
+                column_types=types, strings_can_be_null=False, quoted_strings_can_be_null=False
+            ),
         )
-    return values
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError, EOFError):
+        return None
+    mapping = {pa.string(): pd.StringDtype("pyarrow"), pa.large_string(): pd.StringDtype("pyarrow")}
+    return table.to_pandas(types_mapper=mapping.get)
+
+
+def _read_slow(path: Path, fmt: _Format) -> pd.DataFrame:
+    """pandas' C parser on any whitespace; row i of the result is line i + 1 of the file."""
+    try:
+        frame = pd.read_csv(
+            path,
+            sep=r"\s+",
+            header=None,
+            names=list(fmt.names),
+            dtype=str,
+            engine="c",
+            quoting=3,  # csv.QUOTE_NONE: quotes are part of ids
+            skip_blank_lines=False,
+            keep_default_na=False,
+            na_values=[""],
+            encoding_errors="replace",
+        )
+    except pd.errors.EmptyDataError:
+        raise SchemaError(f"{path}: the {fmt.kind} file is empty; {fmt.expect()}.") from None
+    except (pd.errors.ParserError, ValueError, OSError, EOFError) as exc:
+        raise _diagnose(path, fmt, str(exc).strip()) from None
+    frame = frame[frame[fmt.names[0]].notna().to_numpy()]
+    if frame[fmt.names[-1]].isna().any():  # a short line (a long one fails to parse)
+        raise _diagnose(path, fmt)
+    for name in fmt.numeric:
+        frame[name] = pd.to_numeric(frame[name], errors="coerce")
+    return frame
+
+
+def _read_table(path: Path, fmt: _Format) -> pd.DataFrame:
+    """Read a whitespace-separated file with exactly ``len(fmt.names)`` fields per line."""
+    if not path.is_file():
+        raise SchemaError(f"{path}: no such {fmt.kind} file.")
+    frame = _read_fast(path, fmt)
+    if frame is None:
+        frame = _read_slow(path, fmt)
+    if len(frame) == 0:
+        raise SchemaError(f"{path}: the {fmt.kind} file is empty; {fmt.expect()}.")
+    bad = np.zeros(len(frame), dtype=bool)
+    for name in fmt.numeric:
+        values = frame[name].to_numpy(dtype=np.float64, na_value=np.nan)
+        bad |= ~np.isfinite(values)
+        if name in fmt.whole:
+            with np.errstate(invalid="ignore"):
+                bad |= (values < 0) | (values != np.round(values))
+    if bad.any():
+        raise _diagnose(path, fmt)
+    for name in fmt.names:
+        if name not in fmt.numeric:
+            frame[name] = frame[name].astype(ID_DTYPE)
+    return frame.reset_index(drop=True)
 
 
 def _run_files(path: Path) -> list[Path]:
@@ -100,7 +210,7 @@ def _run_files(path: Path) -> list[Path]:
             raise SchemaError(f"{path}: the folder holds no run files.")
         return files
     if not path.exists():
-        raise SchemaError(f"{path}: no such file or folder.")
+        raise SchemaError(f"{path}: no such run file or folder.")
     return [path]
 
 
@@ -112,6 +222,9 @@ def _file_system_name(path: Path) -> str:
     return name
 
 
+# --------------------------------------------------------------------------- readers
+
+
 def read_run(path, *, system: str = "tag") -> pd.DataFrame:
     """Read a TREC run file, or every run file in a folder, into one run frame.
 
@@ -120,106 +233,280 @@ def read_run(path, *, system: str = "tag") -> pd.DataFrame:
 
     Parameters
     ----------
-    path
-        A run file or a folder of run files (hidden files skipped).
-    system
-        ``"tag"`` (default): the ``system`` column is each line's run tag. ``"filename"``:
-        the file's name without ``.gz`` / ``.txt`` / ``.run`` / ``.trec``.
+    path : str or os.PathLike
+        A run file, or a folder of run files (hidden files are skipped; files are read in
+        name order).
+    system : {"tag", "filename"}
+        ``"tag"`` (default): the ``system`` column is each line's run tag (the 6th field).
+        ``"filename"``: the file's name without ``.gz`` / ``.txt`` / ``.run`` / ``.trec``
+        (use it when several files share a run tag).
 
     Returns
     -------
     DataFrame
-        ``system, query, doc`` (str), ``rank`` (int64), ``score`` (float64), in file order.
-        The rank field is kept as written, except that a file whose ranks start at 0 is
-        shifted to 1-based ranks. (trec_eval ignores the field and orders by score; so does
-        :func:`pdireval.evaluate` unless ``order="rank"``.)
+        A canonical run frame in file order with a RangeIndex:
+
+        - ``system`` (str): run tag or file name;
+        - ``query``, ``doc`` (str): the query and document ids as written;
+        - ``score`` (float64): the 5th field;
+        - ``rank`` (int64): the 4th field, except that a file whose smallest rank is 0
+          (many TREC submissions, e.g. Robust 2003, count from 0) is shifted by one so that
+          ranks start at 1. trec_eval ignores this field and orders by score; so does
+          :func:`pdireval.evaluate` unless ``order="rank"``.
 
     Raises
     ------
     SchemaError
-        Missing file, malformed line (file and line number given), duplicate
-        (system, query, doc).
+        Missing or empty file or folder; a malformed line (too few or too many fields,
+        a rank that is not a whole number >= 0, a score that is not a finite number), named
+        by file and 1-based line number; a document listed twice for the same query and
+        run (file and lines given), or two files with the same run tag.
+
+    Examples
+    --------
+    >>> import pdireval, tempfile, os
+    >>> run, qrels = pdireval.datasets.simulate(n_systems=2, n_queries=2, depth=3, rng=0)
+    >>> path = os.path.join(tempfile.mkdtemp(), "runs.txt")
+    >>> pdireval.write_run(run, path)
+    >>> pdireval.read_run(path).shape
+    (12, 5)
     """
-    if system not in ("tag", "filename"):
-        raise ValueError(f"system= must be 'tag' or 'filename', got {system!r}")
-    frames = []
-    for file in _run_files(Path(os.fspath(path))):
-        raw = _read_table(file, RUN_FIELDS, "run", "query Q0 doc rank score tag")
-        rank = _numeric(raw, "rank", file, "run", integer=True).astype(np.int64)
-        if len(rank) and rank.min() == 0:
+    check_option("system", system, ("tag", "filename"))
+    frames, files = [], []
+    for file in _run_files(_path(path, "run")):
+        raw = _read_table(file, RUN_FORMAT)
+        rank = raw["rank"].to_numpy().astype(np.int64)
+        if rank.min() == 0:
             rank = rank + 1  # 0-based rank fields (common in TREC submissions)
-        frame = pd.DataFrame(
-            {
-                "system": raw["system"] if system == "tag" else _file_system_name(file),
-                "query": raw["query"],
-                "doc": raw["doc"],
-                "rank": rank,
-                "score": _numeric(raw, "score", file, "run", integer=False).astype(np.float64),
-            }
+        tag = raw["system"] if system == "tag" else pd.Series(
+            _file_system_name(file), index=raw.index, dtype=ID_DTYPE
         )
-        frames.append(frame)
+        frames.append(
+            pd.DataFrame(
+                {"system": tag, "query": raw["query"], "doc": raw["doc"],
+                 "score": raw["score"].to_numpy(dtype=np.float64), "rank": rank}
+            )
+        )
+        files.append(file)
     run = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
-    for col in ("system", "query", "doc"):
-        run[col] = run[col].astype(ID_DTYPE)
-    return canonical_run(run)
+    _check_run_duplicates(run, frames, files)
+    return canonical_run(run, check_duplicates=False)
+
+
+def _check_run_duplicates(run: pd.DataFrame, frames: list[pd.DataFrame], files: list[Path]) -> None:
+    dup = run.duplicated(["system", "query", "doc"], keep=False).to_numpy()
+    if not dup.any():
+        return
+    sizes = np.array([len(f) for f in frames])
+    file_of = np.repeat(np.arange(len(frames)), sizes)
+    first = int(np.flatnonzero(dup)[0])
+    key = run.loc[first, ["system", "query", "doc"]]
+    same = np.flatnonzero(
+        dup
+        & (run["system"] == key["system"]).to_numpy()
+        & (run["query"] == key["query"]).to_numpy()
+        & (run["doc"] == key["doc"]).to_numpy()
+    )
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    where = [(files[file_of[i]], _line_number(files[file_of[i]], int(i - offsets[file_of[i]]))) for i in same]
+    rows = run[dup]
+    n_files = len({f for f, _ in where})
+    fix = (
+        "Several files share the run tag: read them with system='filename'."
+        if n_files > 1
+        else "A run lists each document at most once per query: remove the repeated line."
+    )
+    places = ", ".join(f"{f}, line {n}" for f, n in where[:4])
+    raise SchemaError(
+        f"document {key['doc']!r} appears {len(same)} times for query {key['query']!r} of run "
+        f"{key['system']!r} ({places}); {int(dup.sum())} lines in all are repeats. {fix}",
+        failure_cases=rows.reset_index(drop=True),
+    )
 
 
 def read_qrels(path) -> pd.DataFrame:
     """Read a TREC qrels file (``query iteration doc label``; plain or ``.gz``).
 
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The qrels file. The iteration field is ignored.
+
     Returns
     -------
     DataFrame
-        ``query, doc`` (str), ``label`` (float64), one row per (query, doc), sorted.
+        A canonical qrels frame with a RangeIndex, one row per (query, doc), sorted by
+        query then doc:
+
+        - ``query``, ``doc`` (str);
+        - ``label`` (float64): the relevance label as written (negative labels kept).
+
+        A (query, doc) listed twice with the same label is kept once.
 
     Raises
     ------
     SchemaError
-        Missing file, malformed line (file and line number), conflicting labels.
+        Missing or empty file; a malformed line (too few or too many fields, a label that
+        is not a finite number), named by file and 1-based line number; a (query, doc) with
+        two different labels.
     """
-    file = Path(os.fspath(path))
-    if not file.is_file():
-        raise SchemaError(f"{file}: no such qrels file.")
-    raw = _read_table(file, QRELS_FIELDS, "qrels", "query iteration doc label")
-    labels = _numeric(raw, "label", file, "qrels", integer=False)
-    return canonical_qrels(pd.DataFrame({"query": raw["query"], "doc": raw["doc"], "label": labels}))
+    file = _path(path, "qrels")
+    raw = _read_table(file, QRELS_FORMAT)
+    frame = pd.DataFrame(
+        {"query": raw["query"], "doc": raw["doc"], "label": raw["label"].to_numpy(dtype=np.float64)}
+    )
+    try:
+        return canonical_qrels(frame)
+    except SchemaError as exc:
+        raise SchemaError(f"{file}: {exc}", failure_cases=exc.failure_cases) from None
+
+
+# --------------------------------------------------------------------------- writers
+
+
+def _check_writable_ids(frame: pd.DataFrame, names, kind: str) -> None:
+    for name in names:
+        text = frame[name]
+        bad = (text.str.contains(r"\s", regex=True) | (text.str.len() == 0)).to_numpy(dtype=bool)
+        if bad.any():
+            rows = frame[bad]
+            raise SchemaError(
+                f"cannot write this {kind} file: {int(bad.sum())} '{name}' id(s) are empty or "
+                f"contain whitespace, which a TREC file cannot hold (first: "
+                f"{text[bad].iloc[0]!r}). Replace the whitespace (e.g. with '_') first.",
+                failure_cases=rows,
+            )
 
 
 def write_run(run: pd.DataFrame, path, *, columns=None) -> None:
     """Write a run frame as a TREC run file (``query Q0 doc rank score tag``).
 
-    Documents are written in trec_eval's order (score descending, ties by doc descending;
-    by rank when the frame has no score); ranks are renumbered 1..n per (system, query).
-    A ``.gz`` path is compressed.
+    Parameters
+    ----------
+    run : DataFrame
+        A run frame (see :func:`pdireval.evaluate`).
+    path : str or os.PathLike
+        Output file; a name ending in ``.gz`` is gzip-compressed.
+    columns : mapping, optional
+        ``{canonical name: your column name}``.
+
+    Notes
+    -----
+    Lines are grouped by system and query and written in trec_eval's order (score
+    descending, ties by doc id descending); ranks are renumbered 1..n per (system, query).
+    A run with only ``rank`` is written in rank order with score ``n - rank + 1`` ... 1
+    (positive, decreasing), so trec_eval reads the same ranking. Scores are written with
+    full precision, so :func:`read_run` gives them back exactly.
+
+    Raises
+    ------
+    SchemaError
+        An invalid run frame, or ids that are empty or contain whitespace.
     """
     canonical = canonical_run(run, columns)
+    _check_writable_ids(canonical, ("system", "query", "doc"), "run")
     if "score" in canonical.columns:
-        ordered = canonical.sort_values(["system", "query", "score", "doc"], ascending=[True, True, False, False], kind="stable")
-        score = ordered["score"]
+        ordered = canonical.sort_values(
+            ["system", "query", "score", "doc"], ascending=[True, True, False, False], kind="stable"
+        )
     else:
         ordered = canonical.sort_values(["system", "query", "rank", "doc"], kind="stable")
-        score = -ordered["rank"].astype(np.float64)
-    rank = ordered.groupby(["system", "query"], sort=False, observed=True).cumcount() + 1
+    groups = ordered.groupby(["system", "query"], sort=False, observed=True)
+    rank = groups.cumcount().to_numpy() + 1
+    if "score" in ordered.columns:
+        score = ordered["score"].to_numpy()
+    else:
+        score = (groups["doc"].transform("size").to_numpy() - rank + 1).astype(np.float64)
     out = pd.DataFrame(
-        {"query": ordered["query"], "q0": "Q0", "doc": ordered["doc"], "rank": rank, "score": score.map(repr), "system": ordered["system"]}
+        {"query": ordered["query"].to_numpy(), "q0": "Q0", "doc": ordered["doc"].to_numpy(),
+         "rank": rank, "score": score, "system": ordered["system"].to_numpy()}
     )
-    out.to_csv(path, sep=" ", header=False, index=False)
+    out.to_csv(_path(path, "run"), sep=" ", header=False, index=False)
 
 
 def write_qrels(qrels: pd.DataFrame, path, *, columns=None) -> None:
-    """Write a qrels frame as a TREC qrels file (``query 0 doc label``); labels that are
-    whole numbers are written as integers. NaN labels cannot be written (TREC files have
-    no 'pooled but unjudged' marker) and raise a SchemaError."""
+    """Write a qrels frame as a TREC qrels file (``query 0 doc label``).
+
+    Parameters
+    ----------
+    qrels : DataFrame
+        A qrels frame: ``query, doc, label``.
+    path : str or os.PathLike
+        Output file; a name ending in ``.gz`` is gzip-compressed.
+    columns : mapping, optional
+        ``{canonical name: your column name}``.
+
+    Notes
+    -----
+    Rows are sorted by query then doc. Labels are written as integers when all are whole
+    numbers, else with full precision.
+
+    Raises
+    ------
+    SchemaError
+        An invalid qrels frame; ids that are empty or contain whitespace; NaN (pooled but
+        unjudged) labels, which a TREC qrels file cannot express.
+    """
     canonical = canonical_qrels(qrels, columns)
+    _check_writable_ids(canonical, ("query", "doc"), "qrels")
     labels = canonical["label"].to_numpy()
     if np.isnan(labels).any():
+        rows = canonical[np.isnan(labels)]
         raise SchemaError(
-            "the qrels hold NaN (pooled but unjudged) labels, which a TREC qrels file cannot "
-            "express. Drop those rows or give them a label before writing."
+            f"the qrels hold {len(rows)} NaN (pooled but unjudged) label(s), which a TREC qrels "
+            "file cannot express. Drop those rows or give them a label before writing.",
+            failure_cases=rows,
         )
-    text = [str(int(v)) if float(v).is_integer() else repr(float(v)) for v in labels]
-    out = pd.DataFrame({"query": canonical["query"], "it": "0", "doc": canonical["doc"], "label": text})
-    out.to_csv(path, sep=" ", header=False, index=False)
+    text = labels.astype(np.int64) if np.all(labels == np.round(labels)) else labels
+    out = pd.DataFrame(
+        {"query": canonical["query"].to_numpy(), "it": "0", "doc": canonical["doc"].to_numpy(), "label": text}
+    )
+    out.to_csv(_path(path, "qrels"), sep=" ", header=False, index=False)
+
+
+# --------------------------------------------------------------------------- SVMlight
+
+_SVM_EXAMPLE = "'label qid:Q 1:0.5 2:0.1 ... # comment', e.g. '2 qid:10 1:0.03 2:0.5'"
+
+
+def _svm_error(file: Path, line: int, problem: str, text: str) -> SchemaError:
+    return SchemaError(
+        f"{file}, line {line}: {problem}. SVMlight lines look like {_SVM_EXAMPLE}. "
+        f"The line: {text.strip()[:200]!r}"
+    )
+
+
+def _read_lines(file: Path) -> pd.Series:
+    """Every line of a text file (index = line number - 1), by pandas' C parser."""
+    try:
+        lines = pd.read_csv(
+            file, sep="\x01", header=None, names=["line"], dtype=str, engine="c", quoting=3,
+            skip_blank_lines=False, na_filter=False, encoding_errors="replace",
+        )["line"]
+    except pd.errors.EmptyDataError:
+        return pd.Series([], dtype=object)
+    except (pd.errors.ParserError, ValueError, OSError, EOFError) as exc:
+        raise SchemaError(f"{file}: cannot read this file as text lines ({str(exc).strip()}).") from None
+    lines.index = pd.RangeIndex(len(lines))
+    return lines
+
+
+def _group_sizes(qfile: Path) -> np.ndarray:
+    lines = _read_lines(qfile)
+    kept = lines.str.strip()
+    kept = kept[kept != ""]
+    values = pd.to_numeric(kept, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    with np.errstate(invalid="ignore"):
+        bad = ~np.isfinite(values) | (values < 1) | (values != np.round(values))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise SchemaError(
+            f"{qfile}, line {int(kept.index[i]) + 1}: {kept.iloc[i]!r} is not a group size (a "
+            "whole number >= 1). A .query file holds one group size per line, in file order."
+        )
+    if len(values) == 0:
+        raise SchemaError(f"{qfile}: the group file is empty.")
+    return values.astype(np.int64)
 
 
 def read_svmlight(path, *, query_file=None) -> pd.DataFrame:
@@ -227,76 +514,138 @@ def read_svmlight(path, *, query_file=None) -> pd.DataFrame:
 
     Parameters
     ----------
-    path
-        The file. Lines without ``qid:`` take their query from ``query_file``.
-    query_file
-        Group sizes, one integer per line, in file order (LightGBM's ``*.query`` files).
-        Default: ``path + ".query"`` when the lines have no ``qid:`` and that file exists.
+    path : str or os.PathLike
+        The file (plain or ``.gz``). Blank lines and lines holding only a ``#`` comment are
+        skipped. Lines without ``qid:`` (LightGBM's format) take their query from a group
+        file.
+    query_file : str or os.PathLike, optional
+        Group sizes, one whole number per line, in file order (LightGBM's ``*.query``
+        files): the first ``n1`` lines are query ``"1"``, the next ``n2`` query ``"2"``, ...
+        Default: ``path + ".query"`` when the lines have no ``qid:``. Not allowed when they do.
 
     Returns
     -------
     DataFrame
-        ``query`` (str), ``doc`` (str: ``"<query>-<i>"``, i the 0-based position of the line
-        within its query, or the ``docid = X`` of a LETOR comment when present), ``label``
-        (float64), then one float64 column per feature, ``f1``, ``f2``, ... (0 where a line
-        omits the feature, as SVMlight's sparse format means).
+        One row per line, in file order, with a RangeIndex:
+
+        - ``query`` (str): the ``qid:`` value, or the group number;
+        - ``doc`` (str): the ``docid = X`` of a LETOR comment when every line has one, else
+          ``"<query>-<i>"`` with ``i`` the 0-based position of the line within its query;
+        - ``label`` (float64): the first field;
+        - ``f1``, ``f2``, ... (float64): one column per feature id up to the largest id
+          used (``f0`` too when id 0 occurs); 0 where a line omits a feature, as the sparse
+          format means.
 
     Raises
     ------
     SchemaError
-        Malformed line (file and line number), missing group information, group sizes that
-        do not add up to the number of lines.
+        Missing or empty file; a malformed line (non-numeric label, bad or repeated
+        ``id:value`` token, a missing ``qid:`` when other lines have one), named by file and
+        1-based line number; a missing or malformed group file, or group sizes that do not
+        add up to the number of lines.
     """
-    file = Path(os.fspath(path))
+    file = _path(path, "SVMlight")
     if not file.is_file():
         raise SchemaError(f"{file}: no such SVMlight file.")
-    lines = pd.read_csv(file, sep="\x01", header=None, names=["line"], dtype=str, engine="c", skip_blank_lines=True, quoting=3)["line"]
-    if len(lines) == 0:
-        raise SchemaError(f"{file}: the SVMlight file is empty.")
-    body = lines.str.split("#", n=1).str[0].str.strip()
-    comment = lines.str.split("#", n=1).str[1]
-    tokens = body.str.split()
-    label = pd.to_numeric(tokens.str[0], errors="coerce")
-    if label.isna().any():
-        row = int(np.flatnonzero(label.isna().to_numpy())[0])
-        raise SchemaError(f"{file}, line {_line_number(file, row)}: the label {tokens.iloc[row][0] if tokens.iloc[row] else ''!r} is not a number.")
-    has_qid = tokens.str[1].fillna("").str.startswith("qid:")
+    lines = _read_lines(file)
+    split = lines.str.split("#", n=1)
+    body = split.str[0].str.strip()
+    keep = (body != "").to_numpy()
+    body, raw = body[keep], lines[keep]
+    if len(body) == 0:
+        raise SchemaError(f"{file}: the SVMlight file has no data line. Lines look like {_SVM_EXAMPLE}.")
+    line_no = body.index.to_numpy() + 1
+    lists = pa_compute.utf8_split_whitespace(pa.array(body.to_numpy(dtype=object), type=pa.string()))
+    lengths = pa_compute.list_value_length(lists).to_numpy(zero_copy_only=False).astype(np.int64)
+    flat = pa_compute.list_flatten(lists)
+    starts = np.cumsum(lengths) - lengths
+    first = pd.Series(flat.take(pa.array(starts)).to_numpy(zero_copy_only=False), dtype=object)
+    second_at = np.minimum(starts + 1, len(flat) - 1)
+    second = pd.Series(flat.take(pa.array(second_at)).to_numpy(zero_copy_only=False), dtype=object)
+    second[lengths < 2] = ""
+    label = pd.to_numeric(first, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    bad = ~np.isfinite(label)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise _svm_error(file, line_no[i], f"the label {first.iloc[i]!r} is not a finite number", raw.iloc[i])
+
+    has_qid = second.str.startswith("qid:").to_numpy(dtype=bool)
     if has_qid.all():
-        query = tokens.str[1].str.slice(4)
-        feats = tokens.str[2:]
+        if query_file is not None:
+            raise SchemaError(
+                f"{file}: the lines have 'qid:' fields, so query_file= is not used; drop it."
+            )
+        query = pd.Series(second.str.slice(4).to_numpy(), index=body.index)
+        empty = (query == "").to_numpy(dtype=bool)
+        if empty.any():
+            i = int(np.flatnonzero(empty)[0])
+            raise _svm_error(file, line_no[i], "the qid: field is empty", raw.iloc[i])
     elif not has_qid.any():
-        qfile = Path(query_file) if query_file is not None else Path(str(file) + ".query")
+        qfile = _path(query_file, "query") if query_file is not None else Path(str(file) + ".query")
         if not qfile.is_file():
             raise SchemaError(
                 f"{file}: the lines have no 'qid:' field and there is no group file {qfile}. "
-                "Pass query_file= (one group size per line)."
+                "Pass query_file= (one group size per line, as LightGBM's .query files), or "
+                "write 'qid:Q' after each label."
             )
-        sizes = pd.read_csv(qfile, header=None, names=["n"])["n"].to_numpy()
-        if sizes.sum() != len(lines):
-            raise SchemaError(f"{qfile}: the group sizes add up to {int(sizes.sum())}, but {file} has {len(lines)} lines.")
-        query = pd.Series(np.repeat(np.arange(1, len(sizes) + 1), sizes).astype(str))
-        feats = tokens.str[1:]
+        sizes = _group_sizes(qfile)
+        if sizes.sum() != len(body):
+            raise SchemaError(
+                f"{qfile}: the group sizes add up to {int(sizes.sum())} lines, but {file} has "
+                f"{len(body)} data lines. The group file must list, in order, how many lines "
+                "each query has."
+            )
+        query = pd.Series(np.repeat(np.arange(1, len(sizes) + 1), sizes).astype(str), index=body.index)
     else:
-        row = int(np.flatnonzero(~has_qid.to_numpy())[0])
-        raise SchemaError(f"{file}, line {_line_number(file, row)}: no 'qid:' field, while other lines have one.")
-    exploded = feats.explode().dropna()
-    parts = exploded.str.split(":", n=1, expand=True) if len(exploded) else pd.DataFrame({0: [], 1: []})
-    fid = pd.to_numeric(parts[0], errors="coerce")
-    fval = pd.to_numeric(parts[1], errors="coerce")
-    bad = (fid.isna() | fval.isna()).to_numpy()
+        i = int(np.flatnonzero(~has_qid)[0])
+        raise _svm_error(file, line_no[i], "no 'qid:' field, while other lines have one", raw.iloc[i])
+
+    # id:value tokens, parsed by pyarrow's compute kernels (no Python loop per token)
+    skip = 2 if has_qid.all() else 1
+    line_of = np.repeat(np.arange(len(body)), lengths)
+    within = np.arange(len(flat)) - np.repeat(starts, lengths)
+    take = np.flatnonzero(within >= skip)
+    tokens_f = flat.take(pa.array(take))
+    position = line_of[take]
+    parts = pa_compute.extract_regex(tokens_f, r"^(?P<id>[0-9]{1,9}):(?P<value>[^:]+)$")
+    matched = parts.is_valid().to_numpy(zero_copy_only=False)
+    fid = np.full(len(take), -1, dtype=np.int64)
+    fval = np.full(len(take), np.nan)
+    if matched.any():
+        ok = pa.array(np.flatnonzero(matched))
+        fid[matched] = pa_compute.cast(parts.field("id").take(ok), pa.int64()).to_numpy()
+        fval[matched] = pd.to_numeric(
+            pd.Series(parts.field("value").take(ok).to_numpy(zero_copy_only=False)), errors="coerce"
+        ).to_numpy(dtype=np.float64, na_value=np.nan)
+    bad = ~np.isfinite(fval)
     if bad.any():
-        row = int(exploded.index[np.flatnonzero(bad)[0]])
-        raise SchemaError(f"{file}, line {_line_number(file, row)}: the feature {exploded.iloc[np.flatnonzero(bad)[0]]!r} is not of the form id:value.")
-    query = query.astype(str).reset_index(drop=True)
-    position = query.groupby(query, sort=False).cumcount()
-    doc = query + "-" + position.astype(str)
-    docid = comment.str.extract(r"docid\s*=\s*(\S+)", expand=False)
+        j = int(np.flatnonzero(bad)[0])
+        raise _svm_error(
+            file, int(line_no[position[j]]),
+            f"the feature {tokens_f[j].as_py()!r} is not of the form id:value (a whole number "
+            ">= 0, a colon, a finite number)",
+            raw.iloc[position[j]],
+        )
+    pairs = pd.DataFrame({"row": position, "f": fid})
+    repeated = pairs.duplicated().to_numpy()
+    if repeated.any():
+        j = int(np.flatnonzero(repeated)[0])
+        raise _svm_error(
+            file, int(line_no[position[j]]), f"feature {fid[j]} is given twice", raw.iloc[position[j]]
+        )
+
+    query = query.astype(str)
+    docid = raw.str.extract(r"#.*?\bdocid\s*=\s*(\S+)", expand=False)
     if docid.notna().all():
-        doc = docid.reset_index(drop=True)
-    wide = pd.DataFrame({"row": exploded.index.to_numpy(), "f": fid.astype(np.int64).to_numpy(), "v": fval.to_numpy(dtype=np.float64)})
-    matrix = np.zeros((len(lines), int(wide["f"].max()) if len(wide) else 0), dtype=np.float64)
-    if len(wide):
-        matrix[wide["row"].to_numpy(), wide["f"].to_numpy() - 1] = wide["v"].to_numpy()
-    out = pd.DataFrame({"query": query.astype(ID_DTYPE), "doc": doc.astype(ID_DTYPE), "label": label.to_numpy(dtype=np.float64)})
-    features = pd.DataFrame(matrix, columns=[f"f{i + 1}" for i in range(matrix.shape[1])])
+        doc = docid
+    else:
+        doc = query + "-" + query.groupby(query, sort=False).cumcount().astype(str)
+    low = 0 if len(fid) and fid.min() == 0 else 1
+    width = int(fid.max()) - low + 1 if len(fid) else 0
+    matrix = np.zeros((len(body), width), dtype=np.float64)
+    matrix[position, fid - low] = fval
+    out = pd.DataFrame(
+        {"query": query.to_numpy(), "doc": doc.to_numpy(), "label": label}
+    ).astype({"query": ID_DTYPE, "doc": ID_DTYPE})
+    features = pd.DataFrame(matrix, columns=[f"f{i + low}" for i in range(width)])
     return pd.concat([out, features], axis=1)

@@ -51,21 +51,45 @@ def _check_frame(frame, kind: str) -> None:
         raise TypeError(f"the {kind} must be a pandas DataFrame, got {type(frame).__name__}")
 
 
-def _rename(frame: pd.DataFrame, columns: Mapping[str, str] | None, kind: str) -> pd.DataFrame:
+def _rename(
+    frame: pd.DataFrame, columns: Mapping[str, str] | None, kind: str, allowed=()
+) -> pd.DataFrame:
     """Apply a ``columns={canonical: user_name}`` mapping, returning a shallow copy."""
-    if columns is None:
-        return frame.copy(deep=False)
-    if not isinstance(columns, Mapping):
-        raise TypeError("columns= must be a mapping {canonical_name: your_column_name}")
-    missing = [user for user in columns.values() if user not in frame.columns]
-    if missing:
-        raise SchemaError(
-            f"columns= maps to {missing!r}, which the {kind} frame does not have "
-            f"(it has {list(frame.columns)!r}). Fix the mapping: keys are pdireval's names "
-            f"(e.g. 'query'), values are your column names."
+    if columns is not None:
+        if not isinstance(columns, Mapping):
+            raise TypeError(
+                "columns= must be a mapping {canonical_name: your_column_name}, got "
+                f"{type(columns).__name__}"
+            )
+        unknown = [key for key in columns if key not in allowed]
+        if unknown:
+            raise SchemaError(
+                f"columns= has key(s) {unknown!r}, which are not {kind} column names. Keys are "
+                f"pdireval's names ({', '.join(allowed)}), values your column names, e.g. "
+                "columns={'query': 'qid'}."
+            )
+        missing = [user for user in columns.values() if user not in frame.columns]
+        if missing:
+            raise SchemaError(
+                f"columns= maps to {missing!r}, which the {kind} frame does not have "
+                f"(it has {list(frame.columns)!r}). Fix the mapping: keys are pdireval's names "
+                f"(e.g. 'query'), values are your column names."
+            )
+        inverse = {user: canonical for canonical, user in columns.items()}
+        frame = frame.rename(columns=inverse)
+    else:
+        frame = frame.copy(deep=False)
+    names = pd.Index(frame.columns)
+    dup = names[names.duplicated()].unique().tolist()
+    if dup:
+        how = (
+            " after applying columns= (a mapped column and an existing one share a name: drop "
+            "or rename one of them)"
+            if columns is not None
+            else ": rename or drop the duplicates"
         )
-    inverse = {user: canonical for canonical, user in columns.items()}
-    return frame.rename(columns=inverse)
+        raise SchemaError(f"the {kind} frame has more than one column named {dup!r}{how}.")
+    return frame
 
 
 def _require(frame: pd.DataFrame, needed, kind: str, columns) -> None:
@@ -87,15 +111,15 @@ def _require_nonempty(frame: pd.DataFrame, kind: str) -> None:
         raise SchemaError(f"the {kind} frame is empty: there is nothing to evaluate.")
 
 
-def _as_ids(series: pd.Series, name: str, kind: str) -> pd.Series:
+def _as_ids(series: pd.Series, name: str, kind: str, frame: pd.DataFrame | None = None) -> pd.Series:
     """Identifiers are compared as strings (methods-spec §1.1); missing ids are an error."""
     bad = series.isna()
     if bad.any():
-        rows = series.index[bad.to_numpy()]
+        rows = frame[bad.to_numpy()] if frame is not None else series[bad].to_frame()
         raise SchemaError(
-            f"the {kind} column '{name}' has {int(bad.sum())} missing value(s) (first at row "
-            f"{rows[0]!r}). Every row needs a {name} id: drop or fill those rows.",
-            failure_cases=series[bad].to_frame(),
+            f"the {kind} column '{name}' has {int(bad.sum())} missing value(s):"
+            f"{show_rows(rows)}\nEvery row needs a {name} id: drop or fill those rows.",
+            failure_cases=rows,
         )
     if isinstance(series.dtype, pd.StringDtype) and series.dtype.storage == "pyarrow":
         return series
@@ -110,14 +134,24 @@ def _as_ids(series: pd.Series, name: str, kind: str) -> pd.Series:
 def _as_float(series: pd.Series, name: str, kind: str, frame: pd.DataFrame) -> pd.Series:
     if series.dtype.kind in "fiub":
         return series.astype(np.float64)
+    if series.dtype.kind in "cmM" or isinstance(series.dtype, pd.DatetimeTZDtype):
+        raise SchemaError(
+            f"the {kind} column '{name}' must hold real numbers, but its dtype is "
+            f"{series.dtype}. Convert '{name}' to float (or int) first."
+        )
     converted = pd.to_numeric(series, errors="coerce")
-    bad = converted.isna() & series.notna()
+    if converted.dtype.kind == "c":
+        raise SchemaError(
+            f"the {kind} column '{name}' holds complex numbers. Convert '{name}' to real "
+            "numbers first."
+        )
+    bad = (converted.isna() & series.notna()).to_numpy()
     if bad.any():
         raise SchemaError(
             f"the {kind} column '{name}' must be numeric, but {int(bad.sum())} value(s) are not "
-            f"(first: {series[bad].iloc[0]!r}):{show_rows(frame[bad.to_numpy()])}\n"
+            f"(first: {series[bad].iloc[0]!r}):{show_rows(frame[bad])}\n"
             f"Convert '{name}' to numbers (e.g. pd.to_numeric) or fix those rows.",
-            failure_cases=frame[bad.to_numpy()],
+            failure_cases=frame[bad],
         )
     return converted.astype(np.float64)
 
@@ -169,7 +203,7 @@ def canonical_run(
         integer, non-numeric label, duplicate (system, query, doc).
     """
     _check_frame(run, "run")
-    frame = _rename(run, columns, "run")
+    frame = _rename(run, columns, "run", RUN_COLUMNS + ("score", "rank", "label"))
     _require(frame, RUN_COLUMNS, "run", columns)
     if "score" not in frame.columns and "rank" not in frame.columns:
         raise SchemaError(
@@ -180,7 +214,7 @@ def canonical_run(
     original = frame
     out = {}
     for name in RUN_COLUMNS:
-        out[name] = _as_ids(frame[name], name, "run")
+        out[name] = _as_ids(frame[name], name, "run", frame)
     if "score" in frame.columns:
         score = _as_float(frame["score"], "score", "run", original)
         bad = ~np.isfinite(score.to_numpy())
@@ -195,7 +229,8 @@ def canonical_run(
     if "rank" in frame.columns:
         rank = _as_float(frame["rank"], "rank", "run", original)
         values = rank.to_numpy()
-        bad = ~np.isfinite(values) | (values < 1) | (values != np.round(values))
+        with np.errstate(invalid="ignore"):
+            bad = ~np.isfinite(values) | (values < 1) | (values > 2**53) | (values != np.round(values))
         if bad.any():
             raise SchemaError(
                 f"the run column 'rank' must hold whole numbers >= 1, but {int(bad.sum())} "
@@ -206,6 +241,7 @@ def canonical_run(
         out["rank"] = rank.astype(np.int64)
     if "label" in frame.columns:
         out["label"] = _as_float(frame["label"], "label", "run", original)
+        _check_finite_labels(out["label"], "run", original)
     canonical = pd.DataFrame(out)
     canonical.index = pd.RangeIndex(len(canonical))
     if check_duplicates:
@@ -213,6 +249,19 @@ def canonical_run(
             canonical, ["system", "query", "doc"], "run", original.reset_index(drop=True)
         )
     return canonical
+
+
+def _check_finite_labels(label: pd.Series, kind: str, frame: pd.DataFrame) -> None:
+    """Labels are finite numbers or NaN (= pooled but unjudged); +-inf is an error."""
+    bad = np.isinf(label.to_numpy())
+    if bad.any():
+        rows = frame[bad]
+        raise SchemaError(
+            f"the {kind} column 'label' has {int(bad.sum())} infinite value(s):"
+            f"{show_rows(rows)}\nLabels are finite relevance grades (NaN = pooled but "
+            "unjudged): fix those rows.",
+            failure_cases=rows,
+        )
 
 
 # --------------------------------------------------------------------------- qrels
@@ -243,17 +292,18 @@ def canonical_qrels(qrels: pd.DataFrame, columns: Mapping[str, str] | None = Non
         different labels.
     """
     _check_frame(qrels, "qrels")
-    frame = _rename(qrels, columns, "qrels")
+    frame = _rename(qrels, columns, "qrels", QRELS_COLUMNS)
     _require(frame, QRELS_COLUMNS, "qrels", columns)
     _require_nonempty(frame, "qrels")
     out = pd.DataFrame(
         {
-            "query": _as_ids(frame["query"], "query", "qrels"),
-            "doc": _as_ids(frame["doc"], "doc", "qrels"),
+            "query": _as_ids(frame["query"], "query", "qrels", frame),
+            "doc": _as_ids(frame["doc"], "doc", "qrels", frame),
             "label": _as_float(frame["label"], "label", "qrels", frame),
         }
     )
     out.index = pd.RangeIndex(len(out))
+    _check_finite_labels(out["label"], "qrels", frame)
     out = _merge_duplicate_judgments(out, "qrels")
     return out.sort_values(["query", "doc"], kind="stable", ignore_index=True)
 
@@ -311,13 +361,13 @@ def canonical_scores(scores: pd.DataFrame, columns: Mapping[str, str] | None = N
         fresh RangeIndex. Duplicate keys are a SchemaError.
     """
     _check_frame(scores, "scores")
-    frame = _rename(scores, columns, "scores")
+    frame = _rename(scores, columns, "scores", SCORES_COLUMNS)
     _require(frame, SCORES_COLUMNS, "scores", columns)
     _require_nonempty(frame, "scores")
     out = frame.copy()
     out.index = pd.RangeIndex(len(out))
     for name in ("system", "query", "measure"):
-        out[name] = _as_ids(out[name], name, "scores")
+        out[name] = _as_ids(out[name], name, "scores", frame)
     out["value"] = _as_float(out["value"], "value", "scores", frame)
     keys = [c for c in out.columns if c != "value"]
     _check_duplicate_keys(out, keys, "scores", None)
