@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -152,28 +153,36 @@ def _read_fast(path: Path, fmt: _Format) -> pd.DataFrame | None:
 
 
 def _read_slow(path: Path, fmt: _Format) -> pd.DataFrame:
-    """pandas' C parser on any whitespace; row i of the result is line i + 1 of the file."""
+    """pandas' C parser on any whitespace; row i of the result is line i + 1 of the file.
+
+    One spare column catches lines with too many fields (``index_col=False`` stops pandas
+    from silently turning a surplus first field into the index).
+    """
     try:
-        frame = pd.read_csv(
-            path,
-            sep=r"\s+",
-            header=None,
-            names=list(fmt.names),
-            dtype=str,
-            engine="c",
-            quoting=3,  # csv.QUOTE_NONE: quotes are part of ids
-            skip_blank_lines=False,
-            keep_default_na=False,
-            na_values=[""],
-            encoding_errors="replace",
-        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            frame = pd.read_csv(
+                path,
+                sep=r"\s+",
+                header=None,
+                names=[*fmt.names, "_surplus"],
+                index_col=False,
+                dtype=str,
+                engine="c",
+                quoting=3,  # csv.QUOTE_NONE: quotes are part of ids
+                skip_blank_lines=False,
+                keep_default_na=False,
+                na_values=[""],
+                encoding_errors="replace",
+            )
     except pd.errors.EmptyDataError:
         raise SchemaError(f"{path}: the {fmt.kind} file is empty; {fmt.expect()}.") from None
-    except (pd.errors.ParserError, ValueError, OSError, EOFError) as exc:
+    except (pd.errors.ParserError, pd.errors.ParserWarning, ValueError, OSError, EOFError) as exc:
         raise _diagnose(path, fmt, str(exc).strip()) from None
     frame = frame[frame[fmt.names[0]].notna().to_numpy()]
-    if frame[fmt.names[-1]].isna().any():  # a short line (a long one fails to parse)
+    if frame[fmt.names[-1]].isna().any() or frame["_surplus"].notna().any():
         raise _diagnose(path, fmt)
+    frame = frame.drop(columns="_surplus")
     for name in fmt.numeric:
         frame[name] = pd.to_numeric(frame[name], errors="coerce")
     return frame

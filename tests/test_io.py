@@ -338,7 +338,24 @@ def test_robust03_runs_and_qrels(robust03):
     assert run["rank"].min() == 1  # the files count from 0; shifted
     assert qrels["query"].nunique() == 100
     assert set(qrels["label"].unique()) == {0.0, 1.0, 2.0}
-    assert len(qrels) == sum(1 for line in shared_path("robust03", "qrels.txt").open() if line.strip())
-    first = gzip.open(shared_path("robust03", "runs", "input.Sel50.gz"), "rt").readline().split()
+    lines = shared_path("robust03", "qrels.txt").read_text().splitlines()
+    assert len(qrels) == sum(1 for line in lines if line.strip())
+    with gzip.open(shared_path("robust03", "runs", "input.Sel50.gz"), "rt") as fh:
+        first = fh.readline().split()
     row = run[(run["system"] == first[5]) & (run["query"] == first[0]) & (run["doc"] == first[2])]
     assert row["score"].item() == float(first[4]) and row["rank"].item() == int(first[3]) + 1
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "problem"),
+    [
+        ("1 Q0 d1 1 2.0\n", 1, "too many fields (5)"),  # pandas would make field 1 the index
+        ("1 0 d1 1\n1 0 d2 1 2\n", 2, "too many fields (5)"),
+        ("1  0 d1 1 x y z\n1 0 d2 1\n", 1, "too many fields (7)"),
+        ("1  0 d1 1\n1 0 d2\n", 2, "too few fields (3)"),
+    ],
+)
+def test_field_count_errors_on_the_slow_path(tmp_path, text, line, problem):
+    with pytest.raises(SchemaError) as info:
+        pdireval.read_qrels(write(tmp_path, "q.txt", text))
+    assert f"q.txt, line {line}: malformed qrels line: {problem}" in str(info.value)

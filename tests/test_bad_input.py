@@ -1,0 +1,258 @@
+"""Bad-input battery (design.md §6): every user mistake raises a pdireval error (or
+TypeError for a wrong argument type) whose message names the column, option or line and
+says how to fix it; offending rows are attached as ``failure_cases``. None leaks a bare
+KeyError / IndexError / numpy error, and the caller's frames are never modified."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import pdireval
+from pdireval import MeasureError, OptionError, PdirevalError, PdirevalWarning, SchemaError
+
+RUN = pd.DataFrame(
+    {
+        "system": ["a", "a", "a", "b", "b"],
+        "query": ["1", "1", "1", "1", "2"],
+        "doc": ["d1", "d2", "d3", "d1", "d4"],
+        "score": [3.0, 2.0, 1.0, 5.0, 1.0],
+    }
+)
+QRELS = pd.DataFrame({"query": ["1", "1", "2"], "doc": ["d1", "d3", "d4"], "label": [1, 2, 0]})
+
+
+def run_(**changes):
+    return RUN.assign(**changes)
+
+
+def expect(error, call, *fragments, rows=None):
+    """``call()`` raises ``error`` whose message holds every fragment; the inputs stay intact."""
+    run_before, qrels_before = RUN.copy(), QRELS.copy()
+    with pytest.raises(error) as info:
+        call()
+    message = str(info.value)
+    for fragment in fragments:
+        assert fragment in message, (fragment, message)
+    if rows is not None:
+        assert info.value.failure_cases is not None, message
+        assert len(info.value.failure_cases) == rows, info.value.failure_cases
+    pd.testing.assert_frame_equal(RUN, run_before)
+    pd.testing.assert_frame_equal(QRELS, qrels_before)
+    return info.value
+
+
+def ev(run=RUN, measures="AP", **kw):
+    kw.setdefault("qrels", QRELS)
+    return pdireval.evaluate(run, measures, **kw)
+
+
+# --------------------------------------------------------------------------- columns
+
+
+@pytest.mark.parametrize("column", ["system", "query", "doc"])
+def test_run_missing_column(column):
+    expect(SchemaError, lambda: ev(RUN.drop(columns=column)), f"no column '{column}'", "columns=")
+
+
+def test_run_without_score_or_rank():
+    expect(SchemaError, lambda: ev(RUN.drop(columns="score")), "'score' or a 'rank'")
+
+
+@pytest.mark.parametrize("column", ["query", "doc", "label"])
+def test_qrels_missing_column(column):
+    expect(SchemaError, lambda: ev(qrels=QRELS.drop(columns=column)), f"qrels frame has no column '{column}'")
+
+
+def test_duplicate_column_names():
+    doubled = pd.concat([RUN, RUN[["doc"]]], axis=1)
+    expect(SchemaError, lambda: ev(doubled), "more than one column named ['doc']")
+
+
+# --------------------------------------------------------------------------- values
+
+
+def test_non_numeric_score():
+    err = expect(SchemaError, lambda: ev(run_(score=["high", 2, 1, 5, 1])), "column 'score' must be numeric", "'high'", rows=1)
+    assert err.failure_cases["doc"].tolist() == ["d1"]
+
+
+def test_non_numeric_labels():
+    expect(SchemaError, lambda: ev(qrels=QRELS.assign(label=["rel", 1, 0])), "qrels column 'label' must be numeric", "'rel'", rows=1)
+
+
+def test_non_numeric_rank():
+    expect(SchemaError, lambda: ev(run_(rank=["1", "x", "3", "1", "1"])), "column 'rank' must be numeric", rows=1)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_nan_or_infinite_score(bad):
+    expect(SchemaError, lambda: ev(run_(score=[3.0, bad, 1.0, 5.0, 1.0])), "'score' has 1 NaN or infinite", rows=1)
+
+
+def test_nullable_missing_score():
+    score = pd.array([3, None, 1, 5, 1], dtype="Int64")
+    expect(SchemaError, lambda: ev(run_(score=score)), "'score' has 1 NaN", rows=1)
+
+
+@pytest.mark.parametrize("ranks", [[1, np.nan, 3, 1, 1], [0, 1, 2, 1, 1], [1, 2.5, 3, 1, 1], [1, -2, 3, 1, 1], [1, 2, 1e30, 1, 1]])
+def test_bad_rank(ranks):
+    run = RUN.drop(columns="score").assign(rank=ranks)
+    expect(SchemaError, lambda: ev(run), "'rank' must hold whole numbers >= 1", rows=1)
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [1j, 2, 3, 4, 5],
+        pd.date_range("2020-01-01", periods=5),
+        pd.to_timedelta([1, 2, 3, 4, 5], unit="s"),
+    ],
+)
+def test_score_of_a_non_real_dtype(values):
+    expect(SchemaError, lambda: ev(run_(score=values)), "'score'")
+
+
+def test_infinite_label():
+    expect(SchemaError, lambda: ev(qrels=QRELS.assign(label=[np.inf, 1, 0])), "'label' has 1 infinite", rows=1)
+
+
+@pytest.mark.parametrize("column", ["system", "query", "doc"])
+def test_missing_ids(column):
+    values = RUN[column].tolist()
+    values[2] = None
+    err = expect(SchemaError, lambda: ev(run_(**{column: values})), f"'{column}' has 1 missing value", rows=1)
+    assert err.failure_cases.index.tolist() == [2]
+
+
+# --------------------------------------------------------------------------- keys
+
+
+def test_duplicate_system_query_doc():
+    run = run_(doc=["d1", "d1", "d3", "d1", "d4"])
+    err = expect(SchemaError, lambda: ev(run), "2 rows sharing a (system, query, doc) key", "drop_duplicates", rows=2)
+    assert err.failure_cases["score"].tolist() == [3.0, 2.0]
+
+
+def test_duplicate_qrels_with_different_labels():
+    qrels = pd.concat([QRELS, QRELS.iloc[[0]].assign(label=0)])
+    err = expect(SchemaError, lambda: ev(qrels=qrels), "1 (query, doc) pair(s) more than one label", rows=2)
+    assert sorted(err.failure_cases["label"].tolist()) == [0.0, 1.0]
+
+
+def test_duplicate_qrels_with_equal_labels_are_merged():
+    qrels = pd.concat([QRELS, QRELS.iloc[[0]]])
+    pd.testing.assert_frame_equal(ev(qrels=qrels), ev())
+
+
+# --------------------------------------------------------------------------- emptiness and overlap
+
+
+def test_empty_run_and_qrels():
+    expect(SchemaError, lambda: ev(RUN.iloc[:0]), "run frame is empty")
+    expect(SchemaError, lambda: ev(qrels=QRELS.iloc[:0]), "qrels frame is empty")
+
+
+def test_run_sharing_no_query_with_qrels():
+    expect(SchemaError, lambda: ev(qrels=QRELS.assign(query="99")), "share nothing with the qrels", "compared as strings")
+
+
+def test_no_judgments_at_all():
+    expect(SchemaError, lambda: pdireval.evaluate(RUN, "AP"), "no judgments", "qrels=")
+    expect(SchemaError, lambda: pdireval.evaluate(run_(label=np.nan), "AP"), "no judged (non-NaN) row")
+
+
+def test_run_queries_without_judgments_dropped_with_one_warning():
+    qrels = QRELS[QRELS["query"] == "1"]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        scores = ev(qrels=qrels)
+    ours = [w for w in caught if issubclass(w.category, PdirevalWarning)]
+    assert len(ours) == 1 and len(caught) == 1
+    assert "1 run query has no judgments" in str(ours[0].message) and "'2'" in str(ours[0].message)
+    assert set(scores["query"]) == {"1"}
+
+
+# --------------------------------------------------------------------------- options and types
+
+
+def test_columns_mapping_works():
+    mine = RUN.rename(columns={"query": "qid", "doc": "docno", "system": "tag", "score": "sim"})
+    theirs = QRELS.rename(columns={"query": "topic", "label": "rel"})
+    scores = pdireval.evaluate(
+        mine, ["AP", "P@2"], qrels=theirs,
+        columns={"query": "qid", "doc": "docno", "system": "tag", "score": "sim"},
+        qrels_columns={"query": "topic", "label": "rel"},
+    )
+    pd.testing.assert_frame_equal(scores, ev(measures=["AP", "P@2"]))
+    assert list(mine.columns) == ["tag", "qid", "docno", "sim"]
+
+
+def test_wrong_columns_mapping():
+    expect(SchemaError, lambda: ev(columns={"query": "qid"}), "columns= maps to ['qid']", "does not have")
+    expect(SchemaError, lambda: ev(RUN.rename(columns={"query": "qid"}), columns={"qury": "qid"}), "key(s) ['qury']", "'query'")
+    expect(TypeError, lambda: ev(columns="qid"), "columns= must be a mapping")
+    both = RUN.assign(qid=RUN["query"])
+    expect(SchemaError, lambda: ev(both, columns={"query": "qid"}), "more than one column named ['query']", "columns=")
+
+
+@pytest.mark.parametrize(("option", "value"), [("missing", "zeros"), ("missing", None), ("order", "scores"), ("order", ["rank"])])
+def test_bad_options(option, value):
+    err = expect(OptionError, lambda: ev(**{option: value}), f"{option}= must be one of", repr(value))
+    assert isinstance(err, ValueError) and isinstance(err, PdirevalError)
+
+
+def test_order_rank_without_rank_column():
+    expect(SchemaError, lambda: ev(order="rank"), "order='rank' needs a 'rank' column")
+
+
+@pytest.mark.parametrize("bad", [None, [1, 2], {"query": ["1"]}, pd.Series([1.0]), np.zeros((2, 4))])
+def test_non_dataframe_inputs(bad):
+    expect(TypeError, lambda: ev(bad), "the run must be a pandas DataFrame")
+    if bad is not None:
+        expect(TypeError, lambda: ev(qrels=bad), "the qrels must be a pandas DataFrame")
+
+
+def test_unknown_measure_and_wrong_measure_types():
+    err = expect(MeasureError, lambda: ev(measures="nDGC@10"), "unknown measure 'nDGC'", "Did you mean 'nDCG'")
+    assert isinstance(err, ValueError)
+    expect(MeasureError, lambda: ev(measures=[]), "no measure given")
+    expect(TypeError, lambda: ev(measures=5), "measure")
+
+
+# --------------------------------------------------------------------------- judgments from the run
+
+
+def test_judgments_from_the_runs_label_column():
+    labelled = RUN.merge(QRELS, on=["query", "doc"], how="left")
+    scores = pdireval.evaluate(labelled, ["P@2", "NumRel"])
+    # NumRel counts only the judged documents the run itself holds (d1, d3 for query 1; d4 is 0)
+    numrel = scores[scores["measure"] == "NumRel"].set_index(["system", "query"])["value"]
+    assert numrel.to_dict() == {("a", "1"): 2.0, ("a", "2"): 0.0, ("b", "1"): 2.0, ("b", "2"): 0.0}
+    # the same as passing those judgments explicitly
+    explicit = pdireval.evaluate(RUN, ["P@2", "NumRel"], qrels=QRELS)
+    pd.testing.assert_frame_equal(scores, explicit)
+
+
+def test_conflicting_labels_in_the_run():
+    labelled = run_(label=[1, 0, 2, 0, 0])  # d1 of query 1: label 1 for system a, 0 for b
+    err = expect(SchemaError, lambda: pdireval.evaluate(labelled, "AP"), "run's labels give 1 (query, doc) pair(s) more than one label", rows=2)
+    assert set(err.failure_cases["doc"]) == {"d1"}
+
+
+def test_non_numeric_label_in_the_run():
+    expect(SchemaError, lambda: pdireval.evaluate(run_(label=["x", 0, 1, 0, 0]), "AP"), "run column 'label' must be numeric", rows=1)
+
+
+# --------------------------------------------------------------------------- readers
+
+
+def test_reader_errors_are_schema_errors(tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("1 Q0 d1 1 2.0\n")
+    expect(SchemaError, lambda: pdireval.read_run(bad), "bad.txt, line 1", "too few fields")
+    expect(SchemaError, lambda: pdireval.read_qrels(bad), "bad.txt, line 1", "too many fields")
+    expect(SchemaError, lambda: pdireval.read_svmlight(bad), "bad.txt", "no 'qid:' field", "query_file=")
