@@ -13,6 +13,7 @@ from .io import read_qrels, read_run, read_svmlight, write_qrels, write_run
 from .measures import Measure, measures, parse_measure
 from .meta.aggregate import aggregate
 from .meta.information import information_from_tau, information_tau, tau_from_information
+from .meta.reliability import d_study, reliability
 
 __version__ = "0.1.0"
 
@@ -27,6 +28,8 @@ __all__ = [
     "measures",
     "evaluate",
     "aggregate",
+    "reliability",
+    "d_study",
     "read_run",
     "read_qrels",
     "read_svmlight",

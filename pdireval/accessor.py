@@ -13,6 +13,7 @@ import pandas as pd
 from . import evaluate as _evaluate
 from .meta import aggregate as _aggregate
 from .meta import information as _information
+from .meta import reliability as _reliability
 
 
 @pd.api.extensions.register_dataframe_accessor("ireval")
@@ -36,3 +37,12 @@ class IrevalAccessor:
     def information_tau(self, a, b, *, given=(), per_query=False, ties="drop"):
         """See :func:`pdireval.information_tau`."""
         return _information.information_tau(self._obj, a, b, given=given, per_query=per_query, ties=ties)
+
+    # -- generalizability theory (meta/reliability.py) -----------------------------------
+    def reliability(self, *, n_queries=None, target=0.95, negative="clip", confidence_level=0.95):
+        """See :func:`pdireval.reliability`."""
+        return _reliability.reliability(self._obj, n_queries=n_queries, target=target, negative=negative, confidence_level=confidence_level)
+
+    def d_study(self, sizes, *, negative="clip", confidence_level=0.95):
+        """See :func:`pdireval.d_study`."""
+        return _reliability.d_study(self._obj, sizes, negative=negative, confidence_level=confidence_level)

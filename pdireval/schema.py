@@ -383,7 +383,7 @@ def scores_groups(scores: pd.DataFrame):
     """Iterate ``(keys: dict, group: DataFrame)`` over the groups of a canonical scores frame.
 
     Groups come in a deterministic order (sorted by the grouping keys, ``measure`` in
-    order of first appearance). This is the design's "groupby-style" convention: a
+    order of first appearance, numeric keys such as ``k`` numerically, others as strings). This is the design's "groupby-style" convention: a
     meta-evaluation function computes one result per group and carries ``keys`` into its
     output.
     """
@@ -398,9 +398,16 @@ def scores_groups(scores: pd.DataFrame):
         key = key if isinstance(key, tuple) else (key,)
         items.append((dict(zip(keys, key)), group))
 
+    numeric = {k for k in keys if k != "measure" and pd.api.types.is_numeric_dtype(scores[k])}
+
     def sort_key(item):
         d = item[0]
-        return tuple((order.get(d[k], 0), "") if k == "measure" else (0, str(d[k])) for k in keys)
+        return tuple(
+            (order.get(d[k], 0), 0.0, "") if k == "measure"
+            else (0, float(d[k]) if not pd.isna(d[k]) else np.inf, "") if k in numeric
+            else (0, 0.0, str(d[k]))
+            for k in keys
+        )
 
     items.sort(key=sort_key)
     yield from items

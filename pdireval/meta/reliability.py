@@ -1,0 +1,477 @@
+"""Generalizability theory on scores frames: G-study, D-study, topics needed (methods-spec §7).
+
+Design: systems s = 1..n_s crossed with topics t = 1..n_t, one score per cell,
+``x_st = mu + nu_s + nu_t + nu_st,e`` (Brennan 2001; Bodoff & Li 2007; seed 003 §2.1,
+seed 002 §3). Everything here is closed form on the query x system matrix of each group of
+a scores frame; groups of equal shape are stacked and computed at once.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..errors import SchemaError
+from ..schema import canonical_scores, group_columns, score_matrix, scores_groups
+
+__all__ = ["reliability", "d_study", "variance_components", "phi", "e_rho2", "queries_needed"]
+
+NEGATIVE = ("clip", "keep")
+
+
+# --------------------------------------------------------------------------- closed forms
+
+
+def anova_table(x: np.ndarray) -> dict[str, np.ndarray]:
+    """Additive two-way ANOVA without replication for a stack of topic x system matrices.
+
+    Parameters
+    ----------
+    x
+        float64 array ``(..., n_t, n_s)``: topics on the second-to-last axis, systems on the
+        last.
+
+    Returns
+    -------
+    dict of arrays (shape ``x.shape[:-2]``)
+        ``ss_system, ss_query, ss_residual`` (sums of squares), ``df_system = n_s - 1``,
+        ``df_query = n_t - 1``, ``df_residual = (n_s - 1)(n_t - 1)``, and the mean squares
+        ``ms_* = ss_* / df_*`` (methods-spec §7.1).
+    """
+    x = np.asarray(x, dtype=np.float64)
+    n_t, n_s = x.shape[-2], x.shape[-1]
+    grand = x.mean(axis=(-2, -1), keepdims=True)
+    sys_mean = x.mean(axis=-2, keepdims=True)
+    top_mean = x.mean(axis=-1, keepdims=True)
+    ss_s = n_t * np.square(sys_mean - grand).sum(axis=(-2, -1))
+    ss_t = n_s * np.square(top_mean - grand).sum(axis=(-2, -1))
+    ss_r = np.square(x - sys_mean - top_mean + grand).sum(axis=(-2, -1))
+    # Sums of squares at the level of floating rounding are exact zeros (e.g. identical
+    # systems give SS_s ~ 1e-33 instead of 0, which would turn Φ = 0 into Φ = 1e-31).
+    eps = np.finfo(np.float64).eps
+    scale = np.abs(x).max(axis=(-2, -1))
+    ss_tot = np.square(x - grand).sum(axis=(-2, -1))
+    tol = (16 * eps * scale) ** 2 * (n_t * n_s) + 16 * eps * ss_tot
+    ss_s, ss_t, ss_r = (np.where(ss <= tol, 0.0, ss) for ss in (ss_s, ss_t, ss_r))
+    df_s, df_t = n_s - 1, n_t - 1
+    df_r = df_s * df_t
+    shape = ss_s.shape
+    return {
+        "ss_system": ss_s,
+        "ss_query": ss_t,
+        "ss_residual": ss_r,
+        "df_system": np.full(shape, float(df_s)),
+        "df_query": np.full(shape, float(df_t)),
+        "df_residual": np.full(shape, float(df_r)),
+        "ms_system": ss_s / df_s,
+        "ms_query": ss_t / df_t,
+        "ms_residual": ss_r / df_r,
+    }
+
+
+def variance_components(ms_system, ms_query, ms_residual, n_systems, n_queries, *, negative="clip"):
+    """Variance components from the mean squares (methods-spec §7.2).
+
+    ``var_system = (MS_s - MS_res)/n_t``, ``var_query = (MS_t - MS_res)/n_s``,
+    ``var_residual = MS_res`` (interaction and error confounded). ``negative="clip"``
+    (default, Brennan's convention) sets negative estimates to 0; ``"keep"`` keeps them.
+    Returns ``(var_system, var_query, var_residual)`` as float64 arrays.
+    """
+    if negative not in NEGATIVE:
+        raise ValueError(f"negative= must be one of {NEGATIVE}, got {negative!r}")
+    ms_s, ms_t, ms_r = (np.asarray(a, dtype=np.float64) for a in (ms_system, ms_query, ms_residual))
+    var_s = (ms_s - ms_r) / n_queries
+    var_t = (ms_t - ms_r) / n_systems
+    var_r = ms_r.copy()
+    if negative == "clip":
+        var_s, var_t = np.maximum(var_s, 0.0), np.maximum(var_t, 0.0)
+    return var_s, var_t, var_r
+
+
+def _coefficient(var_s, error, n):
+    var_s, error, n = np.broadcast_arrays(*(np.asarray(a, dtype=np.float64) for a in (var_s, error, n)))
+    den = var_s + error / n
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(den != 0, var_s / np.where(den != 0, den, 1.0), np.nan)
+    out = np.where(var_s == 0, np.where(den != 0, 0.0, np.nan), out)
+    return out
+
+
+def phi(var_system, var_query, var_residual, n_queries):
+    """Dependability Φ(n′) = σ²_s / (σ²_s + (σ²_t + σ²_res)/n′) (seed 003 eq. 2; §7.3).
+
+    Zero denominator → NaN; σ²_s = 0 (with a non-zero denominator) → 0. Broadcasts.
+    """
+    return _coefficient(var_system, np.add(var_query, var_residual), n_queries)
+
+
+def e_rho2(var_system, var_residual, n_queries):
+    """Generalizability Eρ²(n′) = σ²_s / (σ²_s + σ²_res/n′) (methods-spec §7.3). Broadcasts."""
+    return _coefficient(var_system, var_residual, n_queries)
+
+
+def queries_needed(var_system, error, target):
+    """Smallest integer n′ ≥ 1 with σ²_s/(σ²_s + error/n′) ≥ ``target`` (methods-spec §7.4).
+
+    ``error`` is σ²_t + σ²_res for Φ and σ²_res for Eρ². The closed form
+    ⌈target·error / (σ²_s (1 − target))⌉ is corrected by ±1 against the coefficient itself,
+    so floating error at integers cannot give a wrong answer. σ²_s = 0 → inf; error = 0 (and
+    σ²_s > 0) → 1. Returns float64 (inf is a float).
+    """
+    var_s, error = np.broadcast_arrays(np.asarray(var_system, dtype=np.float64), np.asarray(error, dtype=np.float64))
+    out = np.full(var_s.shape, np.inf)
+    ok = var_s > 0
+    if not ok.any():
+        return out
+    vs, er = var_s[ok], error[ok]
+    n = np.maximum(np.ceil(target * er / (vs * (1.0 - target))), 1.0)
+
+    def reaches(m):
+        return m * vs * (1.0 - target) >= target * er * (1.0 - 1e-12)
+
+    # at most a step or two either way; loop over steps, vectorised over groups
+    for _ in range(3):
+        down = (n > 1) & reaches(np.maximum(n - 1, 1.0))
+        n = np.where(down, n - 1, n)
+    for _ in range(3):
+        n = np.where(reaches(n), n, n + 1)
+    out[ok] = n
+    return out
+
+
+def _f_ppf(q, d1, d2):
+    from ._adapters import f_ppf
+
+    return f_ppf(q, d1, d2)
+
+
+def coefficient_intervals(tab, n_s, n_t, n_prime, confidence_level):
+    """Confidence intervals for Eρ²(n′) and Φ(n′), from the mean squares.
+
+    Eρ²: exact under the normal random-effects model. F = MS_s/MS_res is distributed as
+    (1 + n_t θ)·F(df_s, df_res) with θ = σ²_s/σ²_res (Feldt 1965; McGraw & Wong 1996,
+    ICC(C, k)), so θ ∈ [(F/F_hi − 1)/n_t, (F/F_lo − 1)/n_t] and Eρ²(n′) = n′θ/(1 + n′θ)
+    is monotone in θ. Φ: the Satterthwaite interval of McGraw & Wong (1996, Table 7,
+    case 2A, ICC(A, 1)) for Φ(1), projected to n′ with the Spearman–Brown formula
+    Φ(n′) = n′Φ(1)/(1 + (n′ − 1)Φ(1)). Bounds are clipped to [0, 1]; both use the
+    unclipped variance components.
+    """
+    alpha = 1.0 - confidence_level
+    ms_s, ms_t, ms_r = tab["ms_system"], tab["ms_query"], tab["ms_residual"]
+    df_s, df_r = n_s - 1.0, (n_s - 1.0) * (n_t - 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        f_obs = ms_s / ms_r
+        theta_lo = (f_obs / _f_ppf(1 - alpha / 2, df_s, df_r) - 1.0) / n_t
+        theta_hi = (f_obs / _f_ppf(alpha / 2, df_s, df_r) - 1.0) / n_t
+        theta_lo, theta_hi = np.maximum(theta_lo, 0.0), np.maximum(theta_hi, 0.0)
+        e_lo = n_prime * theta_lo / (1.0 + n_prime * theta_lo)
+        e_hi = np.where(np.isinf(theta_hi), 1.0, n_prime * theta_hi / (1.0 + n_prime * theta_hi))
+
+        # Φ(1) = ICC(A,1): n = n_s targets (rows), k = n_t raters (columns)
+        n, k = n_s, n_t
+        rho = (ms_s - ms_r) / (ms_s + (k - 1.0) * ms_r + k * (ms_t - ms_r) / n)
+        a = k * rho / (n * (1.0 - rho))
+        b = 1.0 + k * rho * (n - 1.0) / (n * (1.0 - rho))
+        v = np.square(a * ms_t + b * ms_r) / (
+            np.square(a * ms_t) / (k - 1.0) + np.square(b * ms_r) / ((n - 1.0) * (k - 1.0))
+        )
+        f_star = _f_ppf(1 - alpha / 2, n - 1.0, v)
+        f_star2 = _f_ppf(1 - alpha / 2, v, n - 1.0)
+        common = k * ms_t + (k * n - k - n) * ms_r
+        p_lo = n * (ms_s - f_star * ms_r) / (f_star * common + n * ms_s)
+        p_hi = n * (f_star2 * ms_s - ms_r) / (common + n * f_star2 * ms_s)
+        p_lo, p_hi = np.clip(p_lo, 0.0, 1.0), np.clip(p_hi, 0.0, 1.0)
+        phi_lo = n_prime * p_lo / (1.0 + (n_prime - 1.0) * p_lo)
+        phi_hi = n_prime * p_hi / (1.0 + (n_prime - 1.0) * p_hi)
+    return (
+        np.clip(e_lo, 0.0, 1.0),
+        np.clip(e_hi, 0.0, 1.0),
+        np.clip(phi_lo, 0.0, 1.0),
+        np.clip(phi_hi, 0.0, 1.0),
+    )
+
+
+# --------------------------------------------------------------------------- frames -> stacks
+
+
+def _group_matrices(frame: pd.DataFrame):
+    """``(keys, matrix)`` per group: matrix float64 (n_t, n_s) of the group's complete
+    query x system table. Incomplete groups raise schema.score_matrix's error."""
+    sys_codes = pd.factorize(frame["system"])[0]
+    q_codes = pd.factorize(frame["query"])[0]
+    values = frame["value"].to_numpy(dtype=np.float64)
+    out = []
+    for keys, group in scores_groups(frame):
+        idx = group.index.to_numpy()
+        s_u, s_i = np.unique(sys_codes[idx], return_inverse=True)
+        q_u, q_i = np.unique(q_codes[idx], return_inverse=True)
+        v = values[idx]
+        if len(idx) != len(s_u) * len(q_u) or np.isnan(v).any():
+            score_matrix(group, what=_what(keys))  # raises, naming the missing cells
+        if len(s_u) < 2 or len(q_u) < 2:
+            raise SchemaError(
+                f"the scores of {_what(keys)} have {len(s_u)} system(s) and {len(q_u)} "
+                "query(ies): a generalizability study needs at least 2 systems and 2 queries "
+                "(methods-spec §7.1). Evaluate more systems or queries for this group, or "
+                "drop it."
+            )
+        m = np.empty((len(q_u), len(s_u)), dtype=np.float64)
+        m[q_i, s_i] = v
+        out.append((keys, m))
+    return out
+
+
+def _what(keys) -> str:
+    if not keys:
+        return "scores"
+    return "scores of " + ", ".join(f"{k}={v!r}" for k, v in keys.items())
+
+
+def _tables(frame: pd.DataFrame):
+    """Group keys and the ANOVA table of every group (stacked by shape, computed at once)."""
+    mats = _group_matrices(frame)
+    n = len(mats)
+    cols = ("ss_system", "ss_query", "ss_residual", "df_system", "df_query", "df_residual", "ms_system", "ms_query", "ms_residual")
+    tab = {c: np.empty(n) for c in cols}
+    n_s = np.empty(n)
+    n_t = np.empty(n)
+    by_shape: dict[tuple, list[int]] = {}
+    for i, (_, m) in enumerate(mats):
+        by_shape.setdefault(m.shape, []).append(i)
+    for shape, idx in by_shape.items():
+        part = anova_table(np.stack([mats[i][1] for i in idx]))
+        for c in cols:
+            tab[c][idx] = part[c]
+        n_t[idx], n_s[idx] = shape
+    return [k for k, _ in mats], tab, n_s, n_t
+
+
+def _check_target(target):
+    if not isinstance(target, (int, float, np.floating, np.integer)) or isinstance(target, bool) or not 0 < target < 1:
+        raise ValueError(f"target= must be a number strictly between 0 and 1 (e.g. 0.95), got {target!r}")
+    return float(target)
+
+
+def _check_sizes(sizes, name):
+    arr = np.atleast_1d(np.asarray(sizes, dtype=np.float64)) if not isinstance(sizes, str) else None
+    if arr is None or arr.ndim != 1 or len(arr) == 0 or not np.all(np.isfinite(arr)) or np.any(arr <= 0):
+        raise ValueError(f"{name} must be a positive number of queries or a non-empty list of them, got {sizes!r}")
+    return arr
+
+
+def _check_confidence(confidence_level):
+    if not 0 < confidence_level < 1:
+        raise ValueError(f"confidence_level= must be strictly between 0 and 1 (e.g. 0.95), got {confidence_level!r}")
+    return float(confidence_level)
+
+
+def _key_frame(keys_list, frame: pd.DataFrame, repeat: int = 1) -> dict:
+    """Grouping-key columns (in the scores frame's dtypes), each group repeated ``repeat`` times."""
+    out = {}
+    for c in group_columns(frame):
+        values = [k.get(c) for k in keys_list for _ in range(repeat)]
+        out[c] = pd.array(values, dtype=frame[c].dtype) if values else pd.array([], dtype=frame[c].dtype)
+    return out
+
+
+# --------------------------------------------------------------------------- public
+
+
+def reliability(
+    scores: pd.DataFrame,
+    *,
+    n_queries=None,
+    target: float = 0.95,
+    negative: str = "clip",
+    confidence_level: float = 0.95,
+) -> pd.DataFrame:
+    """Generalizability-theory reliability of each measure: variance components, Φ, Eρ².
+
+    For every group of ``scores`` (every column other than ``system``, ``query`` and
+    ``value`` is a grouping key, so ``measure`` and any extras such as ``k`` or
+    ``collection``), fits the additive two-way ANOVA without replication on the complete
+    query x system matrix (the G-study) and projects it to a topic-set size (the D-study),
+    methods-spec §7.1–7.4 (Brennan 2001; Bodoff & Li 2007; Kanoulas & Aslam 2009, seed 003;
+    Gienapp et al. 2020, seed 002):
+
+    .. math::
+
+        SS_s = n_t \\sum_s (\\bar x_{s\\cdot} - \\bar x)^2,\\quad
+        SS_t = n_s \\sum_t (\\bar x_{\\cdot t} - \\bar x)^2,\\quad
+        SS_{res} = \\sum_{s,t} (x_{st} - \\bar x_{s\\cdot} - \\bar x_{\\cdot t} + \\bar x)^2
+
+        \\sigma^2_s = \\frac{MS_s - MS_{res}}{n_t},\\quad
+        \\sigma^2_t = \\frac{MS_t - MS_{res}}{n_s},\\quad
+        \\sigma^2_{st,e} = MS_{res}
+
+        \\Phi(n') = \\frac{\\sigma^2_s}{\\sigma^2_s + (\\sigma^2_t + \\sigma^2_{st,e})/n'},\\quad
+        E\\rho^2(n') = \\frac{\\sigma^2_s}{\\sigma^2_s + \\sigma^2_{st,e}/n'}
+
+    Both coefficients *increase* with n′ and Eρ² ≥ Φ (equality iff σ²_t = 0 or σ²_s = 0);
+    seed 003 says they "decrease" and that Eρ² is "always larger" — slips (methods-spec
+    §7.3). Seed 002's authors' code fits a saturated model without intercept and does not
+    divide σ²_t by |T|; this is the paper's formula, not that code (methods-spec §7.7).
+
+    Parameters
+    ----------
+    scores
+        A scores frame (``system, query, measure, value`` + grouping columns), e.g. from
+        :func:`pdireval.evaluate`. Each group must form a complete system x query matrix.
+    n_queries
+        D-study topic-set size n′ for ``phi`` and ``e_rho2`` (default: each group's observed
+        number of queries). Need not be an integer.
+    target
+        Coefficient to reach for ``queries_needed`` (0 < target < 1; seed 003 uses 0.95).
+    negative
+        ``"clip"`` (default, Brennan): negative variance-component estimates are set to 0.
+        ``"keep"``: keep them (then Φ can fall outside [0, 1]).
+    confidence_level
+        Level of the ``*_ci_low``/``*_ci_high`` intervals.
+
+    Returns
+    -------
+    DataFrame
+        One row per group, in ``scores_groups`` order (measures in order of first
+        appearance), columns:
+
+        - grouping keys (``measure`` and any extra columns of ``scores``);
+        - ``n_systems``, ``n_queries_observed`` (int64): the matrix size;
+        - ``n_queries`` (float64): the D-study size n′ the coefficients refer to;
+        - ``var_system``, ``var_query``, ``var_residual``: σ²_s, σ²_t, σ²_st,e;
+        - ``share_system``, ``share_query``, ``share_residual``: each component over
+          their sum (NaN when all are 0);
+        - ``e_rho2``, ``phi``: Eρ²(n′) and Φ(n′) (NaN for a zero denominator; 0 when
+          σ²_s = 0);
+        - ``e_rho2_ci_low``, ``e_rho2_ci_high``: exact F interval for Eρ²(n′) (Feldt 1965;
+          McGraw & Wong 1996, ICC(C,k) generalised to n′);
+        - ``phi_ci_low``, ``phi_ci_high``: McGraw & Wong's (1996) Satterthwaite interval for
+          Φ(1) = ICC(A,1), projected to n′ by Spearman–Brown (approximate);
+        - ``queries_needed``: smallest integer n′ with Φ(n′) ≥ ``target`` (float64; inf when
+          σ²_s = 0); ``queries_needed_e_rho2`` the same for Eρ²;
+        - ``ss_system, ss_query, ss_residual, df_system, df_query, df_residual,
+          ms_system, ms_query, ms_residual``: the ANOVA table.
+
+    Raises
+    ------
+    SchemaError
+        A group is not a complete system x query matrix (the message names the missing
+        (system, query) cells and the two ways out: drop those queries, or evaluate with
+        ``missing="zero"``), or has fewer than 2 systems or 2 queries.
+
+    Examples
+    --------
+    >>> import pdireval
+    >>> run, qrels = pdireval.datasets.simulate(n_systems=8, n_queries=20, rng=1)
+    >>> scores = pdireval.evaluate(run, ["nDCG@10", "AP"], qrels=qrels)
+    >>> rel = pdireval.reliability(scores)
+    >>> list(rel["measure"])
+    ['nDCG@10', 'AP']
+    """
+    target = _check_target(target)
+    confidence_level = _check_confidence(confidence_level)
+    if negative not in NEGATIVE:
+        raise ValueError(f"negative= must be one of {NEGATIVE}, got {negative!r}")
+    frame = canonical_scores(scores)
+    keys_list, tab, n_s, n_t = _tables(frame)
+    if n_queries is None:
+        n_prime = n_t.copy()
+    else:
+        n_prime = _check_sizes(n_queries, "n_queries=")
+        if len(n_prime) != 1:
+            raise ValueError("n_queries= takes one size; use pdireval.d_study(scores, sizes) for several")
+        n_prime = np.full(len(n_t), n_prime[0])
+    var_s, var_t, var_r = variance_components(tab["ms_system"], tab["ms_query"], tab["ms_residual"], n_s, n_t, negative=negative)
+    total = var_s + var_t + var_r
+    with np.errstate(divide="ignore", invalid="ignore"):
+        shares = [np.where(total != 0, v / np.where(total != 0, total, 1.0), np.nan) for v in (var_s, var_t, var_r)]
+    e_lo, e_hi, p_lo, p_hi = coefficient_intervals(tab, n_s, n_t, n_prime, confidence_level)
+    out = _key_frame(keys_list, frame)
+    out.update(
+        {
+            "n_systems": n_s.astype(np.int64),
+            "n_queries": n_prime,
+            "n_queries_observed": n_t.astype(np.int64),
+            "var_system": var_s,
+            "var_query": var_t,
+            "var_residual": var_r,
+            "share_system": shares[0],
+            "share_query": shares[1],
+            "share_residual": shares[2],
+            "e_rho2": e_rho2(var_s, var_r, n_prime),
+            "e_rho2_ci_low": e_lo,
+            "e_rho2_ci_high": e_hi,
+            "phi": phi(var_s, var_t, var_r, n_prime),
+            "phi_ci_low": p_lo,
+            "phi_ci_high": p_hi,
+            "queries_needed": queries_needed(var_s, var_t + var_r, target),
+            "queries_needed_e_rho2": queries_needed(var_s, var_r, target),
+        }
+    )
+    out.update(tab)
+    return pd.DataFrame(out)
+
+
+def d_study(
+    scores: pd.DataFrame,
+    sizes,
+    *,
+    negative: str = "clip",
+    confidence_level: float = 0.95,
+) -> pd.DataFrame:
+    """D-study curves: Φ(n′) and Eρ²(n′) of each measure for several topic-set sizes.
+
+    The variance components are estimated once per group (as in :func:`reliability`, the
+    G-study on the observed matrix) and projected to every size in ``sizes`` (seed 003 §2.1:
+    the projected size need not equal, and may exceed, the observed one).
+
+    Parameters
+    ----------
+    scores
+        A scores frame; every group must be a complete system x query matrix.
+    sizes
+        Topic-set sizes n′ > 0 (a number or a list), e.g. ``range(1, 201)``.
+    negative, confidence_level
+        As in :func:`reliability`.
+
+    Returns
+    -------
+    DataFrame
+        One row per group and size (groups in ``scores_groups`` order, then sizes as given):
+        grouping keys, ``n_queries`` (float64, the size n′), ``phi``, ``phi_ci_low``,
+        ``phi_ci_high``, ``e_rho2``, ``e_rho2_ci_low``, ``e_rho2_ci_high`` (definitions and
+        intervals as in :func:`reliability`).
+
+    Examples
+    --------
+    >>> import pdireval
+    >>> run, qrels = pdireval.datasets.simulate(n_systems=8, n_queries=20, rng=1)
+    >>> scores = pdireval.evaluate(run, "AP", qrels=qrels)
+    >>> curve = pdireval.d_study(scores, [10, 50, 100])
+    >>> bool(curve["phi"].is_monotonic_increasing)
+    True
+    """
+    confidence_level = _check_confidence(confidence_level)
+    if negative not in NEGATIVE:
+        raise ValueError(f"negative= must be one of {NEGATIVE}, got {negative!r}")
+    size = _check_sizes(sizes, "sizes")
+    frame = canonical_scores(scores)
+    keys_list, tab, n_s, n_t = _tables(frame)
+    var_s, var_t, var_r = variance_components(tab["ms_system"], tab["ms_query"], tab["ms_residual"], n_s, n_t, negative=negative)
+    g = len(keys_list)
+    rep = lambda a: np.repeat(a, len(size))  # noqa: E731
+    big = {k: rep(v) for k, v in tab.items()}
+    n_prime = np.tile(size, g)
+    e_lo, e_hi, p_lo, p_hi = coefficient_intervals(big, rep(n_s), rep(n_t), n_prime, confidence_level)
+    out = _key_frame(keys_list, frame, repeat=len(size))
+    out.update(
+        {
+            "n_queries": n_prime,
+            "phi": phi(rep(var_s), rep(var_t), rep(var_r), n_prime),
+            "phi_ci_low": p_lo,
+            "phi_ci_high": p_hi,
+            "e_rho2": e_rho2(rep(var_s), rep(var_r), n_prime),
+            "e_rho2_ci_low": e_lo,
+            "e_rho2_ci_high": e_hi,
+        }
+    )
+    return pd.DataFrame(out)
