@@ -1,0 +1,181 @@
+"""The ``pdireval`` command line.
+
+``pdireval SUBCOMMAND ...``; ``pdireval --help`` lists the subcommands. Each subcommand is
+one ``add_<name>(subparsers)`` function that declares its arguments and sets
+``func=<handler>``; the handler takes the parsed arguments and returns an exit status. To
+add a subcommand, write those two functions and append ``add_<name>`` to
+:data:`SUBCOMMANDS`.
+
+Bad input (any :class:`~pdireval.errors.PdirevalError`, a missing or unreadable file)
+exits with status 1 and a one-line message on stderr; usage errors exit with status 2
+(argparse's convention).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+
+import pandas as pd
+
+from . import __version__
+from .errors import PdirevalError
+
+__all__ = ["main", "build_parser", "SUBCOMMANDS"]
+
+DEFAULT_MEASURES = ["AP", "nDCG@10", "P@10", "RR"]
+SIMULATED = {"n_systems": 5, "n_queries": 50, "depth": 100, "rng": 42}
+
+
+def note(message: str) -> None:
+    """A message for the user that is not part of the output (stderr)."""
+    print(f"pdireval: {message}", file=sys.stderr)
+
+
+# --------------------------------------------------------------------------- evaluate
+
+
+def add_evaluate(subparsers) -> None:
+    """``pdireval evaluate``: per-system (and per-query) measures, like trec_eval."""
+    p = subparsers.add_parser(
+        "evaluate",
+        help="evaluate TREC runs against qrels (trec_eval's numbers)",
+        description=(
+            "Evaluate TREC run files (or folders of them) against a qrels file and print "
+            "each measure per system, averaged over queries ('all'), optionally per query. "
+            "With no RUN and no --qrels, evaluates the built-in simulated collection "
+            f"(pdireval.datasets.simulate({', '.join(f'{k}={v}' for k, v in SIMULATED.items())}))."
+        ),
+        epilog=(
+            "examples:\n"
+            "  pdireval evaluate\n"
+            "  pdireval evaluate runs/ --qrels qrels.txt -m nDCG@10 -m AP\n"
+            "  pdireval evaluate run1.gz run2.gz --qrels qrels.txt -m P@10 --per-query "
+            "--format csv > scores.csv\n"
+            "measures: see pdireval.measures(); trec_eval names (map, ndcg_cut_10, P_10) work too."
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("runs", nargs="*", metavar="RUN_OR_DIR", help="TREC run file(s) or folder(s) of run files (plain or .gz)")
+    p.add_argument("--qrels", metavar="QRELS", help="TREC qrels file (plain or .gz)")
+    p.add_argument(
+        "-m", "--measure", action="append", dest="measures", metavar="MEASURE",
+        help=f"a measure such as nDCG@10, AP, 'RBP(p=0.8)'; repeat for more (default: {' '.join(DEFAULT_MEASURES)})",
+    )
+    p.add_argument("--per-query", action="store_true", help="also print one value per query")
+    p.add_argument(
+        "--format", choices=("table", "csv", "json"), default="table",
+        help="table: trec_eval-like lines, 4 decimals (default); csv / json: tidy rows, full precision",
+    )
+    p.add_argument(
+        "--missing", choices=("zero", "drop"), default="zero",
+        help="a judged query a run did not answer: scores 0 (zero, default) or is skipped (drop, trec_eval's default)",
+    )
+    p.add_argument(
+        "--system", choices=("tag", "filename"), default="tag",
+        help="name systems by the run tag in the file (default) or by the file name",
+    )
+    p.set_defaults(func=run_evaluate)
+
+
+def _load(args) -> tuple[pd.DataFrame, pd.DataFrame]:
+    from .datasets import simulate
+    from .io import read_qrels, read_run
+
+    if not args.runs and args.qrels is None:
+        note(
+            "no RUN or --qrels given: evaluating the built-in simulated collection "
+            f"(pdireval.datasets.simulate({', '.join(f'{k}={v}' for k, v in SIMULATED.items())}))."
+        )
+        return simulate(**SIMULATED)
+    if not args.runs:
+        raise PdirevalError("--qrels was given but no RUN: name at least one run file or folder.")
+    if args.qrels is None:
+        raise PdirevalError("no --qrels given: pass --qrels QRELS with the run file(s).")
+    runs = [read_run(path, system=args.system) for path in args.runs]
+    run = pd.concat(runs, ignore_index=True) if len(runs) > 1 else runs[0]
+    return run, read_qrels(args.qrels)
+
+
+def _table(scores: pd.DataFrame, summary: pd.DataFrame, per_query: bool) -> str:
+    """trec_eval's layout: ``measure <tab> query|all <tab> value``, one block per system."""
+    width = max([len("runid"), len("num_q")] + [len(m) for m in summary["measure"]]) + 1
+    lines = []
+    for system, block in summary.groupby("system", sort=False):
+        lines.append(f"{'runid':<{width}}\tall\t{system}")
+        n_q = int(block["n_queries"].max())
+        lines.append(f"{'num_q':<{width}}\tall\t{n_q}")
+        if per_query:
+            rows = scores[scores["system"] == system]
+            for measure, query, value in zip(rows["measure"], rows["query"], rows["value"]):
+                lines.append(f"{measure:<{width}}\t{query}\t{value:.4f}")
+        for measure, value in zip(block["measure"], block["mean"]):
+            lines.append(f"{measure:<{width}}\tall\t{value:.4f}")
+    return "\n".join(lines) + "\n"
+
+
+def run_evaluate(args) -> int:
+    from .evaluate import evaluate
+    from .measures import parse_measures
+    from .meta.aggregate import aggregate
+
+    measures = parse_measures(args.measures or DEFAULT_MEASURES)  # bad measures fail first
+    run, qrels = _load(args)
+    scores = evaluate(run, measures, qrels=qrels, missing=args.missing)
+    summary = aggregate(scores).sort_values("system", kind="stable", ignore_index=True)
+    if args.format == "table":  # scores come by system, query (natural order), measure
+        sys.stdout.write(_table(scores, summary, args.per_query))
+        return 0
+    frame = scores if args.per_query else summary
+    if args.format == "csv":
+        sys.stdout.write(frame.to_csv(index=False))
+    else:
+        sys.stdout.write(frame.to_json(orient="records", double_precision=15) + "\n")
+    return 0
+
+
+# --------------------------------------------------------------------------- driver
+
+SUBCOMMANDS: list[Callable] = [add_evaluate]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``pdireval`` argument parser with every subcommand of :data:`SUBCOMMANDS`."""
+    parser = argparse.ArgumentParser(
+        prog="pdireval",
+        description=(
+            "Information-retrieval evaluation and meta-evaluation on pandas. "
+            "Run 'pdireval SUBCOMMAND --help' for a subcommand's options."
+        ),
+    )
+    parser.add_argument("--version", action="version", version=f"pdireval {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="SUBCOMMAND", required=True)
+    for add in SUBCOMMANDS:
+        add(subparsers)
+    return parser
+
+
+def one_line(error: BaseException) -> str:
+    """An error message on one line: its first line, plus its last (the fix) when longer."""
+    lines = [line.strip() for line in str(error).strip().splitlines() if line.strip()]
+    if not lines:
+        return type(error).__name__
+    return lines[0] if len(lines) == 1 else f"{lines[0]} ... {lines[-1]}"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status (0 ok, 1 bad input, 2 usage)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except BrokenPipeError:  # e.g. `pdireval evaluate | head`
+        return 0
+    except (PdirevalError, OSError) as exc:
+        print(f"pdireval: error: {one_line(exc)}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

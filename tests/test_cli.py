@@ -1,0 +1,209 @@
+"""The ``pdireval`` command line, in-process through ``main([...])`` and once as a process."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import shared_path
+
+import pdireval
+from pdireval.cli import DEFAULT_MEASURES, SIMULATED, build_parser, main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def files(tmp_path):
+    run, qrels = pdireval.datasets.simulate(n_systems=3, n_queries=6, depth=20, rng=5)
+    pdireval.write_run(run, tmp_path / "all.txt")
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    for system, part in run.groupby("system"):
+        pdireval.write_run(part, folder / f"{system}.gz")
+    pdireval.write_qrels(qrels, tmp_path / "qrels.txt")
+    return {"run": run, "qrels": qrels, "file": tmp_path / "all.txt", "folder": folder, "qrels_file": tmp_path / "qrels.txt"}
+
+
+def call(capsys, *argv):
+    status = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def parse_table(text):
+    """trec_eval-like lines -> {system: {(measure, query): value}}."""
+    result, system = {}, None
+    for line in text.splitlines():
+        measure, query, value = (part.strip() for part in line.split("\t"))
+        if measure == "runid":
+            system = value
+            result[system] = {}
+        else:
+            result[system][(measure, query)] = float(value)
+    return result
+
+
+def test_table_matches_evaluate(files, capsys):
+    status, out, err = call(capsys, "evaluate", files["file"], "--qrels", files["qrels_file"], "-m", "nDCG@10", "-m", "map")
+    assert status == 0 and err == ""
+    table = parse_table(out)
+    expected = pdireval.aggregate(pdireval.evaluate(files["run"], ["nDCG@10", "AP"], qrels=files["qrels"]))
+    assert sorted(table) == ["sys01", "sys02", "sys03"]
+    for row in expected.itertuples():
+        assert table[row.system][(row.measure, "all")] == pytest.approx(row.mean, abs=5e-5)
+        assert table[row.system][("num_q", "all")] == 6
+    # trec_eval's alias 'map' is printed canonically; 4 decimals
+    assert "\nAP " in out and all(len(line.split("\t")[2].split(".")[-1]) == 4 for line in out.splitlines() if line.split("\t")[0].strip() in ("AP", "nDCG@10"))
+
+
+def test_folder_per_query_and_csv(files, capsys):
+    status, out, _ = call(capsys, "evaluate", files["folder"], "--qrels", files["qrels_file"], "-m", "P@5", "--per-query", "--format", "csv", "--system", "filename")
+    assert status == 0
+    frame = pd.read_csv(io.StringIO(out), dtype={"query": str})
+    expected = pdireval.evaluate(files["run"], "P@5", qrels=files["qrels"])
+    assert list(frame.columns) == ["system", "query", "measure", "value"]
+    assert frame["system"].tolist() == expected["system"].tolist()  # file names sys01.gz -> sys01
+    np.testing.assert_array_equal(frame["value"].to_numpy(), expected["value"].to_numpy())  # full precision
+
+
+def test_per_query_table_lists_queries_then_all(files, capsys):
+    _, out, _ = call(capsys, "evaluate", files["file"], "--qrels", files["qrels_file"], "-m", "RR", "--per-query")
+    block = [line.split("\t") for line in out.splitlines()][:9]
+    assert [q for _, q, _ in block] == ["all", "all", "1", "2", "3", "4", "5", "6", "all"]
+    assert [m.strip() for m, _, _ in block][2:] == ["RR"] * 7
+
+
+def test_json_summary_and_several_run_files(files, tmp_path, capsys):
+    one, two = tmp_path / "one.txt", tmp_path / "two.txt"
+    run = files["run"]
+    pdireval.write_run(run[run["system"] == "sys01"], one)
+    pdireval.write_run(run[run["system"] == "sys02"], two)
+    status, out, _ = call(capsys, "evaluate", one, two, "--qrels", files["qrels_file"], "-m", "AP", "--format", "json")
+    assert status == 0
+    records = json.loads(out)
+    assert [r["system"] for r in records] == ["sys01", "sys02"]
+    assert set(records[0]) == {"system", "measure", "mean", "std", "n_queries"}
+    expected = pdireval.aggregate(pdireval.evaluate(run[run["system"] != "sys03"], "AP", qrels=files["qrels"]))
+    assert [r["mean"] for r in records] == pytest.approx(expected["mean"].tolist(), rel=1e-14)
+
+
+def test_missing_drop(tmp_path, capsys):
+    run = pd.DataFrame({"system": "s", "query": "1", "doc": ["a", "b"], "score": [2.0, 1.0]})
+    qrels = pd.DataFrame({"query": ["1", "2"], "doc": ["a", "c"], "label": [1, 1]})
+    pdireval.write_run(run, tmp_path / "r.txt")
+    pdireval.write_qrels(qrels, tmp_path / "q.txt")
+    args = ["evaluate", tmp_path / "r.txt", "--qrels", tmp_path / "q.txt", "-m", "AP"]
+    zero = parse_table(call(capsys, *args)[1])["s"]
+    drop = parse_table(call(capsys, *args, "--missing", "drop")[1])["s"]
+    assert zero[("AP", "all")] == 0.5 and zero[("num_q", "all")] == 2
+    assert drop[("AP", "all")] == 1.0 and drop[("num_q", "all")] == 1
+
+
+def test_simulated_collection_when_no_input(capsys):
+    status, out, err = call(capsys, "evaluate")
+    assert status == 0
+    assert "simulated collection" in err and "rng=42" in err
+    table = parse_table(out)
+    assert len(table) == SIMULATED["n_systems"]
+    assert [m for m, q in next(iter(table.values())) if q == "all"] == ["num_q", *DEFAULT_MEASURES]
+    run, qrels = pdireval.datasets.simulate(**SIMULATED)
+    expected = pdireval.aggregate(pdireval.evaluate(run, DEFAULT_MEASURES, qrels=qrels))
+    for row in expected.itertuples():
+        assert table[row.system][(row.measure, "all")] == pytest.approx(row.mean, abs=5e-5)
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        (["evaluate", "nope.txt", "--qrels", "nope.qrels"], "nope.txt: no such run file or folder"),
+        (["evaluate", "{file}"], "no --qrels given"),
+        (["evaluate", "--qrels", "{qrels}"], "no RUN"),
+        (["evaluate", "{file}", "--qrels", "{file}"], "line 1: malformed qrels line: too many fields (6)"),
+        (["evaluate", "{file}", "--qrels", "{qrels}", "-m", "nDGC@10"], "unknown measure 'nDGC'"),
+        (["evaluate", "-m", "P@0"], "cut-off"),
+    ],
+)
+def test_bad_input_exits_1_with_one_line(files, capsys, argv, fragment):
+    argv = [a.format(file=files["file"], qrels=files["qrels_file"]) for a in argv]
+    status, out, err = call(capsys, *argv)
+    assert status == 1 and out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("pdireval: error: "), err
+    assert fragment in lines[0]
+
+
+def test_multi_line_errors_keep_first_and_last_line(tmp_path, capsys):
+    (tmp_path / "r.txt").write_text("1 Q0 a 1 2 t\n")
+    (tmp_path / "q.txt").write_text("1 0 a 1\n1 0 a 2\n")
+    status, _, err = call(capsys, "evaluate", tmp_path / "r.txt", "--qrels", tmp_path / "q.txt")
+    assert status == 1 and len(err.strip().splitlines()) == 1
+    assert "more than one label" in err and "decide which label is right" in err
+
+
+def test_usage_errors_exit_2(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["evaluate", "--format", "xml"])
+    assert info.value.code == 2
+    with pytest.raises(SystemExit) as info:
+        main([])
+    assert info.value.code == 2
+    assert "SUBCOMMAND" in capsys.readouterr().err
+
+
+def test_help_is_useful(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["evaluate", "--help"])
+    assert info.value.code == 0
+    text = capsys.readouterr().out
+    for fragment in ("RUN_OR_DIR", "--qrels", "--measure", "--per-query", "--format", "--missing", "simulated", "examples:"):
+        assert fragment in text
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert "evaluate" in capsys.readouterr().out
+
+
+def test_adding_a_subcommand_is_one_function(monkeypatch, capsys):
+    from pdireval import cli
+
+    def add_hello(subparsers):
+        p = subparsers.add_parser("hello", help="say hello")
+        p.add_argument("name")
+        p.set_defaults(func=lambda args: print(f"hello {args.name}") or 0)
+
+    monkeypatch.setattr(cli, "SUBCOMMANDS", [*cli.SUBCOMMANDS, add_hello])
+    assert main(["hello", "world"]) == 0
+    assert capsys.readouterr().out == "hello world\n"
+    assert "evaluate" in build_parser().format_help()
+
+
+def test_robust03_first_run(capsys):
+    runs = shared_path("robust03", "runs")
+    status, out, _ = call(capsys, "evaluate", runs / "input.Sel50.gz", "--qrels", runs.parent / "qrels.txt", "-m", "map", "--missing", "drop")
+    assert status == 0
+    table = parse_table(out)["Sel50"]
+    assert table[("num_q", "all")] == 100
+    assert 0 < table[("AP", "all")] < 1
+
+
+def test_python_dash_m_in_a_subprocess(files):
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    ok = subprocess.run(
+        [sys.executable, "-m", "pdireval.cli", "evaluate", str(files["file"]), "--qrels", str(files["qrels_file"]), "-m", "P@10"],
+        capture_output=True, text=True, env=env, cwd=ROOT, timeout=120,
+    )
+    assert ok.returncode == 0, ok.stderr
+    assert ok.stdout.splitlines()[0].split("\t")[2] == "sys01"
+    bad = subprocess.run(
+        [sys.executable, "-m", "pdireval.cli", "evaluate", "missing.txt", "--qrels", "missing.txt"],
+        capture_output=True, text=True, env=env, cwd=ROOT, timeout=120,
+    )
+    assert bad.returncode == 1 and bad.stdout == ""
+    assert bad.stderr.strip().splitlines() == ["pdireval: error: missing.txt: no such run file or folder."]
