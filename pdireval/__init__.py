@@ -14,6 +14,9 @@ from .measures import Measure, measures, parse_measure
 from .meta.aggregate import aggregate
 from .meta.information import information_from_tau, information_tau, tau_from_information
 from .meta.reliability import d_study, reliability
+from .meta.correlation import correlate
+from .meta.power import asl_curve, conflicts, discriminative_power
+from .meta.significance import compare
 
 __version__ = "0.1.0"
 
@@ -30,6 +33,11 @@ __all__ = [
     "aggregate",
     "reliability",
     "d_study",
+    "compare",
+    "discriminative_power",
+    "asl_curve",
+    "conflicts",
+    "correlate",
     "read_run",
     "read_qrels",
     "read_svmlight",

@@ -14,6 +14,9 @@ from . import evaluate as _evaluate
 from .meta import aggregate as _aggregate
 from .meta import information as _information
 from .meta import reliability as _reliability
+from .meta import correlation as _correlation
+from .meta import power as _power
+from .meta import significance as _significance
 
 
 @pd.api.extensions.register_dataframe_accessor("ireval")
@@ -46,3 +49,24 @@ class IrevalAccessor:
     def d_study(self, sizes, *, negative="clip", confidence_level=0.95):
         """See :func:`pdireval.d_study`."""
         return _reliability.d_study(self._obj, sizes, negative=negative, confidence_level=confidence_level)
+
+    # -- scores -> significance, discriminative power, correlation ------------------------
+    def compare(self, *, method="bootstrap", n_resamples=None, rng=None, correction=None, baseline=None, family="group", confidence_level=0.95, progress=None):
+        """See :func:`pdireval.compare`."""
+        return _significance.compare(self._obj, method=method, n_resamples=n_resamples, rng=rng, correction=correction, baseline=baseline, family=family, confidence_level=confidence_level, progress=progress)
+
+    def discriminative_power(self, *, method="bootstrap", alpha=0.05, n_resamples=1000, rng=None, progress=None):
+        """See :func:`pdireval.discriminative_power`."""
+        return _power.discriminative_power(self._obj, method=method, alpha=alpha, n_resamples=n_resamples, rng=rng, progress=progress)
+
+    def asl_curve(self, *, method="bootstrap", n_resamples=1000, rng=None, progress=None):
+        """See :func:`pdireval.asl_curve`."""
+        return _power.asl_curve(self._obj, method=method, n_resamples=n_resamples, rng=rng, progress=progress)
+
+    def conflicts(self, *, method="bootstrap", alpha=0.05, n_resamples=1000, rng=None, progress=None):
+        """See :func:`pdireval.conflicts`."""
+        return _power.conflicts(self._obj, method=method, alpha=alpha, n_resamples=n_resamples, rng=rng, progress=progress)
+
+    def correlate(self, other=None, *, method="kendall_b"):
+        """See :func:`pdireval.correlate`."""
+        return _correlation.correlate(self._obj, other, method=method)

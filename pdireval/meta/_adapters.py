@@ -1,13 +1,121 @@
-"""The one door to third-party statistics (scipy.stats, pingouin), design.md §3.
+"""The one door to third-party statistics (scipy.stats, pingouin).
 
-Their conventions (rounding, column names, warnings, NaN policies) stop here: every function
-returns plain float64 numbers or arrays in pdireval's vocabulary.
+Everything pdireval takes from scipy or pingouin goes through this module, so their
+conventions never leak into our results: results are plain float64 numpy arrays (never
+rounded — pingouin's rounding is switched off in every call), warnings the libraries raise
+for inputs we have already handled are silenced *inside* the call only (the caller's warning
+filters are untouched), and degenerate inputs get pdireval's documented conventions instead
+of a NaN plus a RuntimeWarning.
 """
 
 from __future__ import annotations
 
-import numpy as np
+import warnings
+from contextlib import contextmanager
 
+import numpy as np
+from scipy import stats as _stats
+
+__all__ = [
+    "f_ppf",
+    "kendall_tau",
+    "t_sf",
+    "t_ppf",
+    "binom_two_sided",
+    "wilcoxon_columns",
+    "kendalltau_b",
+    "spearman",
+    "pearson",
+]
+
+
+@contextmanager
+def _scoped():
+    """Silence numerical warnings of the wrapped call only (inputs are pre-checked)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        warnings.simplefilter("ignore", UserWarning)
+        with np.errstate(all="ignore"):
+            yield
+
+
+def t_sf(t, df):
+    """Survival function of Student's t distribution (scipy.stats.t.sf), float64."""
+    with _scoped():
+        return np.asarray(_stats.t.sf(t, df), dtype=np.float64)
+
+
+def t_ppf(q, df):
+    """Quantile function of Student's t distribution (scipy.stats.t.ppf), float64."""
+    with _scoped():
+        return np.asarray(_stats.t.ppf(q, df), dtype=np.float64)
+
+
+def binom_two_sided(n_greater, n_less):
+    """Exact two-sided sign-test p-value for counts ``a = n_greater``, ``b = n_less``.
+
+    p = min(1, 2·P(X ≥ max(a, b))), X ~ Binomial(a + b, 1/2) (methods-spec §8.7); a + b = 0
+    gives 1. Equals ``scipy.stats.binomtest(a, a + b).pvalue`` (checked in the tests), but works
+    on whole arrays of counts at once.
+    """
+    a = np.asarray(n_greater, dtype=np.int64)
+    b = np.asarray(n_less, dtype=np.int64)
+    n = a + b
+    k = np.maximum(a, b)
+    with _scoped():
+        p = 2.0 * _stats.binom.sf(k - 1, n, 0.5)
+    p = np.where(n == 0, 1.0, np.minimum(1.0, p))
+    return np.asarray(p, dtype=np.float64)
+
+
+def wilcoxon_columns(diff):
+    """Wilcoxon signed-rank test of every column of ``diff`` (n × P) against zero.
+
+    scipy.stats.wilcoxon with its defaults (two-sided, ``zero_method="wilcox"`` — zero
+    differences are dropped — and ``method="auto"``: exact null distribution for up to 50
+    non-zero differences without ties, normal approximation otherwise). Columns whose
+    differences are all zero get statistic 0 and p-value 1 (scipy returns NaN for them).
+
+    Returns
+    -------
+    (statistic, p_value)
+        float64 arrays of length P; the statistic is scipy's min(W+, W−).
+    """
+    diff = np.asarray(diff, dtype=np.float64)
+    stat = np.zeros(diff.shape[1])
+    p = np.ones(diff.shape[1])
+    live = (diff != 0).any(axis=0)
+    if live.any():
+        with _scoped():
+            res = _stats.wilcoxon(diff[:, live], axis=0)
+        stat[live] = res.statistic
+        p[live] = res.pvalue
+    return stat, p
+
+
+def kendalltau_b(x, y):
+    """Kendall's τ_b and its p-value (scipy.stats.kendalltau); NaN when undefined."""
+    with _scoped():
+        res = _stats.kendalltau(x, y)
+    return float(res.statistic), float(res.pvalue)
+
+
+def spearman(x, y):
+    """Spearman's ρ and its p-value (scipy.stats.spearmanr); NaN when undefined."""
+    with _scoped():
+        res = _stats.spearmanr(x, y)
+    return float(res.statistic), float(res.pvalue)
+
+
+def pearson(x, y):
+    """Pearson's r and its p-value (scipy.stats.pearsonr); NaN when undefined (constant input)."""
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    if len(x) < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return float("nan"), float("nan")
+    with _scoped():
+        res = _stats.pearsonr(x, y)
+    return float(res.statistic), float(res.pvalue)
 
 def f_ppf(q, dfn, dfd) -> np.ndarray:
     """Quantile of the F(dfn, dfd) distribution (scipy.stats.f.ppf), float64, broadcasting.

@@ -1,0 +1,190 @@
+"""Discriminative power (Sakai 2006), ASL curves, and conflicts between two measures."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..schema import canonical_scores, group_columns
+from ._common import ParameterError
+from .significance import _check_common, _iter_tests, compare
+
+__all__ = ["discriminative_power", "asl_curve", "conflicts"]
+
+
+def _check_alpha(alpha):
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
+        raise ParameterError(f"alpha must be in (0, 1), got {alpha!r}")
+
+
+def discriminative_power(
+    scores: pd.DataFrame,
+    *,
+    method: str = "bootstrap",
+    alpha: float = 0.05,
+    n_resamples: int = 1000,
+    rng=None,
+    progress: bool | None = None,
+) -> pd.DataFrame:
+    r"""Discriminative power of each measure: how many system pairs a test separates.
+
+    For every group (measure and any extra grouping column) every unordered pair of systems
+    is tested with ``method`` (see :func:`pdireval.compare`; the default is Sakai's
+    studentised paired bootstrap with one index matrix shared by all pairs, methods-spec
+    §8.2). A pair is significant iff its p-value (ASL) is strictly below ``alpha``.
+
+    Sakai's *estimated performance difference required* (§8.3): for each pair, sort the
+    bootstrap replicates by t*_b descending and take the one at 1-based position ⌈α·B⌉ (among
+    replicates sharing that t*, the smallest b); its |w̄*_b|. The estimate is the maximum over
+    all pairs. For ``method="tukey"`` the analogue is reported: the HSD critical value, the
+    ⌈α·B⌉-th largest hsd_b (a mean difference at least this large is significant).
+
+    Parameters
+    ----------
+    scores
+        Scores frame.
+    method
+        A method of :func:`pdireval.compare`.
+    alpha
+        Significance level.
+    n_resamples
+        Resamples of the resampling methods (B).
+    rng
+        Seed or Generator (an integer seed restarts the protocol for every group).
+    progress
+        tqdm progress bars (None: when stderr is a terminal).
+
+    Returns
+    -------
+    DataFrame
+        One row per group: the grouping keys (``measure``, extras), ``method``, ``n_pairs``
+        (m(m − 1)/2), ``n_significant`` (pairs with p < alpha), ``power``
+        (n_significant / n_pairs), ``required_diff`` (Sakai's estimate for ``"bootstrap"``, the
+        HSD critical value for ``"tukey"``, NaN for the other methods).
+
+    References
+    ----------
+    Sakai, T. (2006). Evaluating evaluation metrics based on the bootstrap. SIGIR.
+    """
+    frame = canonical_scores(scores)
+    _check_common(method, 0.95)
+    _check_alpha(alpha)
+    keys_cols = group_columns(frame)
+    rows = []
+    want_required = alpha if method in ("bootstrap", "tukey") else None
+    for keys, _systems, _n, _means, pi, _pj, cols in _iter_tests(
+        frame, method, n_resamples=n_resamples, rng=rng, alpha=want_required, progress=progress
+    ):
+        p = cols["p_value"]
+        n_pairs = len(pi)
+        n_sig = int(np.sum(p < alpha))
+        req = cols["required"]
+        required = float(np.max(req)) if (want_required is not None and n_pairs and not np.isnan(req).all()) else np.nan
+        row = {k: keys[k] for k in keys_cols}
+        row.update(method=method, n_pairs=n_pairs, n_significant=n_sig,
+                   power=n_sig / n_pairs if n_pairs else np.nan, required_diff=required)
+        rows.append(row)
+    out = pd.DataFrame(rows, columns=[*keys_cols, "method", "n_pairs", "n_significant", "power", "required_diff"])
+    out["n_pairs"] = out["n_pairs"].astype(np.int64)
+    out["n_significant"] = out["n_significant"].astype(np.int64)
+    out["power"] = out["power"].astype(np.float64)
+    out["required_diff"] = out["required_diff"].astype(np.float64)
+    return out
+
+
+def asl_curve(
+    scores: pd.DataFrame,
+    *,
+    method: str = "bootstrap",
+    n_resamples: int = 1000,
+    rng=None,
+    progress: bool | None = None,
+) -> pd.DataFrame:
+    """ASL curve data: every pair's p-value (ASL), sorted increasingly, per measure (Sakai 2006).
+
+    Plotting ``p_value`` against ``rank`` for several measures gives Sakai's ASL curves: the
+    lower and flatter a measure's curve, the more pairs it separates at any significance level
+    (see :func:`pdireval.plot.asl_curves`). Same tests and draws as
+    :func:`discriminative_power` with the same arguments.
+
+    Returns
+    -------
+    DataFrame
+        One row per (group, pair): grouping keys, ``method``, ``rank`` (1-based position in
+        increasing p-value order; ties keep system-pair order), ``system_a``, ``system_b``,
+        ``p_value``.
+    """
+    res = compare(scores, method=method, n_resamples=n_resamples, rng=rng, progress=progress)
+    frame_keys = [c for c in res.columns[: list(res.columns).index("system_a")]]
+    parts = []
+    for _, group in _groups_in_order(res, frame_keys):
+        g = group.iloc[np.argsort(group["p_value"].to_numpy(), kind="stable")].copy()
+        g["rank"] = np.arange(1, len(g) + 1, dtype=np.int64)
+        parts.append(g[[*frame_keys, "method", "rank", "system_a", "system_b", "p_value"]])
+    return pd.concat(parts, ignore_index=True)
+
+
+def _groups_in_order(res, keys):
+    """Groups of a compare() result in the order they appear."""
+    if not keys:
+        yield (), res
+        return
+    codes = res.groupby(keys, sort=False, dropna=False).ngroup().to_numpy()
+    for code in pd.unique(codes):
+        yield code, res[codes == code]
+
+
+def conflicts(
+    scores: pd.DataFrame,
+    *,
+    method: str = "bootstrap",
+    alpha: float = 0.05,
+    n_resamples: int = 1000,
+    rng=None,
+    progress: bool | None = None,
+) -> pd.DataFrame:
+    """Pairs of systems on which two measures reach different significance decisions.
+
+    Every pair of systems is tested under every measure (:func:`pdireval.compare`); then, for
+    every unordered pair of measures (order of first appearance; per value of any extra
+    grouping column), a system pair is a *conflict* iff it is significant (p < alpha) under one
+    measure and not under the other (methods-spec §4.6; seed 000 Tables 7 and 17). Pairs
+    significant under both measures but in opposite directions are counted separately
+    (``n_opposite``; Sakai's stricter notion of a conflict).
+
+    Returns
+    -------
+    DataFrame
+        ``measure_a``, ``measure_b``, the other grouping keys, ``method``, ``n_pairs``,
+        ``n_significant_a``, ``n_significant_b``, ``n_both`` (significant under both),
+        ``n_conflicts`` (decisions differ), ``n_opposite`` (both significant, opposite signs of
+        the mean difference), ``conflict_rate`` (n_conflicts / n_pairs).
+    """
+    _check_alpha(alpha)
+    res = compare(scores, method=method, n_resamples=n_resamples, rng=rng, progress=progress)
+    extra = [c for c in res.columns[: list(res.columns).index("system_a")] if c != "measure"]
+    rows = []
+    for key, group in _groups_in_order(res, extra):
+        measures = list(pd.unique(group["measure"]))
+        by = {m: group[group["measure"] == m].set_index(["system_a", "system_b"]) for m in measures}
+        key_values = {c: group[c].iloc[0] for c in extra}
+        for i, ma in enumerate(measures):
+            for mb in measures[i + 1:]:
+                a, b = by[ma].align(by[mb], join="inner", axis=0)
+                sa = a["p_value"].to_numpy() < alpha
+                sb = b["p_value"].to_numpy() < alpha
+                opposite = sa & sb & (np.sign(a["mean_diff"].to_numpy()) != np.sign(b["mean_diff"].to_numpy()))
+                n_pairs = len(a)
+                row = {"measure_a": ma, "measure_b": mb, **key_values, "method": method,
+                       "n_pairs": n_pairs, "n_significant_a": int(sa.sum()),
+                       "n_significant_b": int(sb.sum()), "n_both": int((sa & sb).sum()),
+                       "n_conflicts": int((sa != sb).sum()), "n_opposite": int(opposite.sum()),
+                       "conflict_rate": (sa != sb).sum() / n_pairs if n_pairs else np.nan}
+                rows.append(row)
+    cols = ["measure_a", "measure_b", *extra, "method", "n_pairs", "n_significant_a", "n_significant_b",
+            "n_both", "n_conflicts", "n_opposite", "conflict_rate"]
+    out = pd.DataFrame(rows, columns=cols)
+    for c in cols[len(extra) + 3:-1]:
+        out[c] = out[c].astype(np.int64)
+    out["conflict_rate"] = out["conflict_rate"].astype(np.float64)
+    return out

@@ -1,0 +1,152 @@
+"""Rank correlations: worked examples, scipy oracles, brute-force references, frame API."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.stats as st
+from hypothesis import given, settings
+from hypothesis import strategies as hs
+
+import pdireval
+from pdireval.errors import PdirevalError, SchemaError
+from pdireval.meta.correlation import kendall_tau, rank_correlation, tau_ap
+
+
+def brute_counts(x, y):
+    c = d = n1 = n2 = 0
+    for i, j in itertools.combinations(range(len(x)), 2):
+        sx = np.sign(x[i] - x[j])
+        sy = np.sign(y[i] - y[j])
+        c += sx * sy > 0
+        d += sx * sy < 0
+        n1 += sx == 0
+        n2 += sy == 0
+    return c, d, n1, n2, len(x) * (len(x) - 1) // 2
+
+
+def test_worked_example_tau():
+    assert kendall_tau([1, 2, 3, 4, 5], [2, 1, 4, 3, 5]) == pytest.approx(0.6)
+    for v in ("a", "b", "gamma"):
+        assert kendall_tau([1, 2, 3, 4, 5], [2, 1, 4, 3, 5], variant=v) == pytest.approx(0.6)
+
+
+def test_worked_example_tau_ap():
+    x = [5, 4, 3, 2, 1]
+    assert tau_ap(x, [4, 5, 3, 2, 1]) == pytest.approx(0.5)
+    assert tau_ap(x, [5, 4, 3, 1, 2]) == pytest.approx(0.875)
+    assert kendall_tau(x, [4, 5, 3, 2, 1]) == pytest.approx(0.8)
+
+
+def brute_tau_ap(x, y):
+    order = sorted(range(len(x)), key=lambda i: -x[i])
+    total = 0.0
+    for pos in range(1, len(order)):
+        item = order[pos]
+        c = sum(y[order[k]] > y[item] for k in range(pos))
+        total += c / pos
+    return 2 / (len(x) - 1) * total - 1
+
+
+@settings(max_examples=50, deadline=None)
+@given(hs.integers(2, 15), hs.integers(0, 2**16))
+def test_tau_ap_matches_brute_force_and_identity(n, seed):
+    rng = np.random.default_rng(seed)
+    x, y = rng.permutation(n).astype(float), rng.permutation(n).astype(float)
+    assert tau_ap(x, y) == pytest.approx(brute_tau_ap(x, y))
+    assert tau_ap(x, x) == pytest.approx(1.0)
+    assert tau_ap(x, y, symmetric=True) == pytest.approx((brute_tau_ap(x, y) + brute_tau_ap(y, x)) / 2)
+
+
+def test_tau_ap_ties_are_an_error():
+    with pytest.raises(PdirevalError, match="ties"):
+        tau_ap([1, 1, 2], [1, 2, 3])
+
+
+@settings(max_examples=60, deadline=None)
+@given(hs.integers(2, 20), hs.integers(0, 2**16))
+def test_kendall_variants_match_definitions_and_scipy(n, seed):
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, 5, n).astype(float)
+    y = rng.integers(0, 5, n).astype(float)
+    c, d, n1, n2, n0 = brute_counts(x, y)
+    tau_a = kendall_tau(x, y, "a")
+    assert tau_a == pytest.approx((c - d) / n0)
+    gamma = kendall_tau(x, y, "gamma")
+    if c + d:
+        assert gamma == pytest.approx((c - d) / (c + d))
+    else:
+        assert np.isnan(gamma)
+    tau_b = kendall_tau(x, y, "b")
+    ref = st.kendalltau(x, y).statistic if (n0 - n1) and (n0 - n2) else np.nan
+    if np.isnan(ref):
+        assert np.isnan(tau_b)
+    else:
+        assert tau_b == pytest.approx(ref, abs=1e-12)
+
+
+def test_rank_correlation_p_values_match_scipy():
+    rng = np.random.default_rng(0)
+    x, y = rng.random(12), rng.random(12)
+    assert rank_correlation(x, y, "kendall_b") == pytest.approx(tuple(st.kendalltau(x, y)))
+    assert rank_correlation(x, y, "spearman") == pytest.approx(tuple(st.spearmanr(x, y)))
+    assert rank_correlation(x, y, "pearson") == pytest.approx(tuple(st.pearsonr(x, y)))
+    stat, p = rank_correlation(x, y, "kendall_a")  # no ties: tau_a = tau_b
+    assert (stat, p) == pytest.approx(tuple(st.kendalltau(x, y)))
+    assert np.isnan(rank_correlation(x, y, "gamma")[1])
+
+
+def _scores(means, measure, n_queries=3, seed=0):
+    rng = np.random.default_rng(seed)
+    rows = []
+    for s, mu in means.items():
+        noise = rng.normal(0, 0.01, n_queries)
+        noise -= noise.mean()
+        for q in range(n_queries):
+            rows.append((s, f"q{q}", measure, mu + noise[q]))
+    return pd.DataFrame(rows, columns=["system", "query", "measure", "value"])
+
+
+def test_correlate_frame():
+    a = {"s1": 0.1, "s2": 0.2, "s3": 0.3, "s4": 0.4, "s5": 0.5}
+    b = {"s1": 0.2, "s2": 0.1, "s3": 0.4, "s4": 0.3, "s5": 0.5}
+    scores = pd.concat([_scores(a, "AP"), _scores(b, "P@10", seed=1), _scores(a, "nDCG@10", seed=2)])
+    res = pdireval.correlate(scores)
+    assert list(res.columns) == ["measure_a", "measure_b", "method", "statistic", "p_value", "n_systems"]
+    assert list(zip(res.measure_a, res.measure_b)) == [("AP", "P@10"), ("AP", "nDCG@10"), ("P@10", "nDCG@10")]
+    np.testing.assert_allclose(res.statistic, [0.6, 1.0, 0.6])
+    assert (res.n_systems == 5).all()
+    multi = scores.ireval.correlate(method=["kendall_b", "tau_ap", "spearman"])
+    assert len(multi) == 9
+    row = multi[(multi.measure_a == "AP") & (multi.method == "tau_ap") & (multi.measure_b == "P@10")]
+    xa = np.array(list(a.values()))
+    xb = np.array(list(b.values()))
+    assert row.statistic.item() == pytest.approx(tau_ap(xa, xb))
+
+
+def test_correlate_two_frames_and_groups():
+    a = {"s1": 0.1, "s2": 0.2, "s3": 0.3}
+    b = {"s1": 0.3, "s2": 0.2, "s3": 0.1}
+    left = _scores(a, "AP")
+    right = _scores(b, "AP")
+    res = pdireval.correlate(left, right)
+    assert res.statistic.item() == pytest.approx(-1.0)
+    left["collection"] = "x"
+    with pytest.raises(SchemaError, match="grouping columns"):
+        pdireval.correlate(left, right)
+    right["collection"] = "x"
+    assert pdireval.correlate(left, right).collection.item() == "x"
+    with pytest.raises(SchemaError, match="different systems"):
+        pdireval.correlate(left, right[right.system != "s1"])
+
+
+def test_correlate_errors():
+    scores = _scores({"s1": 0.1, "s2": 0.2}, "AP")
+    with pytest.raises(ValueError, match="method="):
+        pdireval.correlate(scores, method="kendall")
+    other = _scores({"s1": 0.1}, "P@5")
+    with pytest.raises(SchemaError, match="every system a mean"):
+        pdireval.correlate(pd.concat([scores, other]))
