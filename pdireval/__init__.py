@@ -17,6 +17,7 @@ from .meta.reliability import d_study, reliability
 from .meta.correlation import correlate
 from .meta.power import asl_curve, conflicts, discriminative_power
 from .meta.significance import compare
+from .meta.incomplete import evaluate_variants, subsample_qrels
 
 __version__ = "0.1.0"
 
@@ -38,6 +39,8 @@ __all__ = [
     "asl_curve",
     "conflicts",
     "correlate",
+    "subsample_qrels",
+    "evaluate_variants",
     "read_run",
     "read_qrels",
     "read_svmlight",

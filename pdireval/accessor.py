@@ -18,6 +18,8 @@ from .meta import correlation as _correlation
 from .meta import power as _power
 from .meta import significance as _significance
 
+from .meta import incomplete as _incomplete
+
 
 @pd.api.extensions.register_dataframe_accessor("ireval")
 class IrevalAccessor:
@@ -70,3 +72,12 @@ class IrevalAccessor:
     def correlate(self, other=None, *, method="kendall_b"):
         """See :func:`pdireval.correlate`."""
         return _correlation.correlate(self._obj, other, method=method)
+
+    # -- incomplete judgments (seed 004) -------------------------------------------------
+    def subsample_qrels(self, *, levels=_incomplete.DEFAULT_LEVELS, repeats=10, rng=None, nested=False, mode="drop", min_relevant=1, rel=1.0, columns=None):
+        """See :func:`pdireval.subsample_qrels`."""
+        return _incomplete.subsample_qrels(self._obj, levels=levels, repeats=repeats, rng=rng, nested=nested, mode=mode, min_relevant=min_relevant, rel=rel, columns=columns)
+
+    def evaluate_variants(self, measures, qrels_variants, *, missing="zero", columns=None, qrels_columns=None, order="score"):
+        """See :func:`pdireval.evaluate_variants`."""
+        return _incomplete.evaluate_variants(self._obj, measures, qrels_variants, missing=missing, columns=columns, qrels_columns=qrels_columns, order=order)
