@@ -8,6 +8,7 @@ from __future__ import annotations
 from . import accessor as _accessor  # noqa: F401  (registers DataFrame.ireval)
 from . import datasets
 from .errors import MeasureError, OptionError, PdirevalError, PdirevalWarning, SchemaError
+from .bounds_frame import bounds
 from .evaluate import evaluate
 from .io import read_qrels, read_run, read_svmlight, write_qrels, write_run
 from .measures import Measure, measures, parse_measure
@@ -31,6 +32,7 @@ __all__ = [
     "parse_measure",
     "measures",
     "evaluate",
+    "bounds",
     "aggregate",
     "reliability",
     "d_study",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from . import bounds_frame as _bounds_frame
 from . import evaluate as _evaluate
 from .meta import aggregate as _aggregate
 from .meta import information as _information
@@ -32,6 +33,10 @@ class IrevalAccessor:
     def evaluate(self, measures, *, qrels=None, missing="zero", columns=None, qrels_columns=None, order="score"):
         """See :func:`pdireval.evaluate`."""
         return _evaluate.evaluate(self._obj, measures, qrels=qrels, missing=missing, columns=columns, qrels_columns=qrels_columns, order=order)
+
+    def bounds(self, measures, *, qrels=None, lb=None, rlb_pool=None, n_resamples=None, rng=None, missing="zero", columns=None, qrels_columns=None, order="score"):
+        """See :func:`pdireval.bounds`."""
+        return _bounds_frame.bounds(self._obj, measures, qrels=qrels, lb=lb, rlb_pool=rlb_pool, n_resamples=n_resamples, rng=rng, missing=missing, columns=columns, qrels_columns=qrels_columns, order=order)
 
     # -- scores -> summaries ------------------------------------------------------------
     def aggregate(self, *, wide=False):

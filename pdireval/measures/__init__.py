@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from . import (
+    bounds,  # noqa: F401  (bound parameters on the standard measures; imports standard)
     information,  # noqa: F401  (registers RIC)
     standard,  # noqa: F401  (registers the standard measures)
 )

@@ -42,6 +42,13 @@ def _freeze(value: Any) -> Any:
     return value
 
 
+def _thaw(value: Any) -> Any:
+    """Inverse of :func:`_freeze` for re-parsing: a frozen mapping becomes a dict again."""
+    if isinstance(value, tuple) and value and all(isinstance(v, tuple) and len(v) == 2 for v in value):
+        return {k: _thaw(v) for k, v in value}
+    return value
+
+
 def _render(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -97,7 +104,7 @@ class Measure:
     def replace(self, **changes) -> Measure:
         """A copy with some parameters (or ``cutoff``) changed, re-canonicalised."""
         cutoff = changes.pop("cutoff", self.cutoff)
-        params = dict(self.params)
+        params = {k: _thaw(v) for k, v in self.params}
         params.update(changes)
         return build_measure(self.name, params, cutoff)
 

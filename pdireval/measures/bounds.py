@@ -1,0 +1,536 @@
+"""Bounds of a measure per query, and bound-normalised measures (seeds 000 and 002).
+
+For a measure A@k and a query, three reference values (methods-spec §2.4, §3, §4):
+
+* **IUB** (ideal upper bound): A of the ideal ranking of the judged pool (labels or gains
+  sorted descending) — IDCG@k for DCG, ``min(k, Np)`` for SP@k (seed 000 writes k, which is
+  right only when Np >= k; methods-spec §3.2).
+* **WLB** (worst lower bound): A of the worst ranking (sorted ascending) — WDCG@k for DCG
+  (seed 002), the all-non-relevant-first ranking for SP.
+* **RLB** (random lower bound): the expectation of A under a uniformly random permutation of
+  the pool — exactly where a closed form exists (E[DCG@k], E[SP@k], Bestgen's E[AP]), as
+  published (seed 000, ``lb=paper``), or by a vectorized Monte-Carlo estimate for any
+  registered measure (``lb=mc``).
+
+Every measure that supports bounds takes the parameters ``bounds`` (``max`` = the ordinary
+measure, ``minmax`` = seed 002's NDCG_min, ``ul1`` / ``ul2`` = seed 000's V1 / V2), ``lb``
+(``exact`` / ``paper`` / ``mc``), ``lower`` (``paper`` / ``worst``, V2's lower branch),
+``rlb_pool`` (``qrels`` / ``run``), ``mc_samples`` and ``mc_seed``.
+
+Units: the DCG family is normalised in DCG units (A = DCG@k, IUB = IDCG@k, RLB = E[DCG@k],
+WLB = WDCG@k), the AP family in SP units (AP@k = SP@k / R). Every normalisation here is
+invariant to a positive rescaling of (A, IUB, RLB, WLB), so ``nDCG(bounds=ul2)@10`` equals
+``DCG(bounds=ul2)@10`` and ``AP(bounds=ul1)@10`` equals ``SP(bounds=ul1)@10`` (for R > 0).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy.special import digamma
+
+from ..errors import MeasureError
+from .segments import Segments
+from .spec import REGISTRY, Measure, Param, _thaw, add_params, build_measure
+from .standard import _dcg, _relevant, _view, ordered_pool_dcg
+from .view import View, discount_weights, gain_values, read_negatives
+
+__all__ = [
+    "BOUNDS",
+    "LB",
+    "LOWER",
+    "RLB_POOLS",
+    "Bounds",
+    "measure_bounds",
+    "normalise",
+    "expected_dcg",
+    "expected_sp",
+    "expected_sp_paper",
+    "expected_ap",
+    "worst_sp",
+    "monte_carlo",
+]
+
+BOUNDS = ("max", "minmax", "ul1", "ul2")
+LB = ("exact", "paper", "mc")
+LOWER = ("paper", "worst")
+RLB_POOLS = ("qrels", "run")
+
+#: relative tolerance of the degenerate row of methods-spec §4.3 (IUB - RLB <= TOL·max(1, |IUB|))
+TOL = 1e-12
+
+_BOUND_PARAM_NAMES = ("bounds", "lb", "lower", "rlb_pool", "mc_samples", "mc_seed")
+
+
+def _at_least(n):
+    return lambda v: None if v >= n else f"a whole number >= {n}"
+
+
+BOUND_PARAMS = (
+    Param("bounds", "choice", "max", "Bound normalisation: max (the ordinary measure), minmax ((A - WLB)/(IUB - WLB), seed 002's NDCG_min), ul1 / ul2 (seed 000's V1 / V2 with the random lower bound).", choices=BOUNDS),
+    Param("lb", "choice", "exact", "Random lower bound (RLB, expectation under a random ranking): exact closed form, paper (seed 000's published formula), or mc (Monte-Carlo).", choices=LB),
+    Param("lower", "choice", "paper", "V2's branch below the random level: paper ((A - RLB)/RLB) or worst ((A - RLB)/(RLB - WLB), maps the worst ranking to -1).", choices=LOWER),
+    Param("rlb_pool", "choice", "qrels", "What a random ranking permutes: qrels (the judged pool of the query) or run (the documents the run ranks, unjudged ones with gain 0).", choices=RLB_POOLS),
+    Param("mc_samples", "int", 1000, "Monte-Carlo permutations per query (lb=mc).", check=_at_least(2)),
+    Param("mc_seed", "int", 0, "Seed of the Monte-Carlo permutations (lb=mc).", check=_at_least(0)),
+)
+
+#: measures whose RLB has a closed form (exact) and a published form (paper)
+CLOSED_FORM = {"DCG", "nDCG", "SP", "AP", "P", "R"}
+PAPER_FORM = {"DCG", "nDCG", "SP", "AP"}
+#: measures given the bound parameters
+BOUNDED = ("DCG", "nDCG", "SP", "AP", "P", "R", "RR", "Rprec", "Success", "ERR", "RBP", "GAP")
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _harmonic(n: np.ndarray) -> np.ndarray:
+    """H_n = sum_{i=1}^{n} 1/i for real n >= 0 (H_0 = 0), via the digamma function."""
+    n = np.asarray(n, dtype=np.float64)
+    return digamma(n + 1.0) + np.euler_gamma
+
+
+def _div(num, den) -> np.ndarray:
+    """num / den, 0 where den == 0 (the measures' own convention, e.g. nDCG with IDCG = 0)."""
+    num, den = np.broadcast_arrays(np.asarray(num, dtype=np.float64), np.asarray(den, dtype=np.float64))
+    out = np.zeros(num.shape, dtype=np.float64)
+    ok = den != 0
+    out[ok] = num[ok] / den[ok]
+    return out
+
+
+def _base_name(m: Measure) -> str:
+    """The measure whose units the bounds live in: DCG for nDCG, SP for AP."""
+    return {"nDCG": "DCG", "AP": "SP"}.get(m.name, m.name)
+
+
+def _plain(m: Measure, name: str | None = None) -> Measure:
+    """``m`` (or its base measure) without bound parameters: the ordinary measure."""
+    params = {k: _thaw(v) for k, v in m.params if k not in _BOUND_PARAM_NAMES}
+    definition = REGISTRY[(name or m.name).lower()]
+    declared = {p.name for p in definition.params}
+    return build_measure(definition.name, {k: v for k, v in params.items() if k in declared}, m.cutoff)
+
+
+@dataclass
+class PoolStats:
+    """Per query (pool ``qrels``) or per segment (pool ``run``): size and gain statistics."""
+
+    n: np.ndarray  # pool size
+    per_segment: bool
+
+
+def _judged_q(v: View) -> np.ndarray:
+    """Mask of qrels rows that are in the judged pool under the view's label reading."""
+    return ~np.isnan(v.q_label)
+
+
+def _pool_counts(v: View, m: Measure, pool: str):
+    """(N, Np) per segment: pool size and relevant documents (label >= rel) in it."""
+    rel = m.get("rel", 1.0)
+    if pool == "qrels":
+        judged = _judged_q(v)
+        N = v.per_query_count(judged)[v.seg_query]
+        Np = v.num_rel(rel)[v.seg_query]
+    else:
+        N = v.seg_len.astype(np.float64)
+        Np = np.bincount(v.hit_seg[_relevant(v, rel)], minlength=v.n_seg).astype(np.float64)
+    return N, Np
+
+
+def _discount_table(m: Measure, upto: int) -> np.ndarray:
+    """W[j] = sum_{i=1}^{j} w_i for j = 0..upto (the discount of the measure)."""
+    w = discount_weights(np.arange(max(upto, 0)), m.get("discount"), m.cutoff)
+    return np.concatenate([[0.0], np.cumsum(w)])
+
+
+# --------------------------------------------------------------------------- closed forms
+
+
+def expected_dcg(v: View, m: Measure, *, pool: str = "qrels", paper: bool = False) -> np.ndarray:
+    """E[DCG@k] of a uniformly random ranking, per segment (methods-spec §3.1).
+
+    Exactly, for any gain and discount (negative gains too): every position i <= n holds a
+    uniformly random document of the pool, so
+
+        E[DCG@k] = ḡ · Σ_{i=1}^{min(k, n)} w_i,    ḡ = (1/n) Σ_{d in pool} gain(ℓ_d),
+
+    and 0 for an empty pool. ``paper=True`` gives seed 000's eq. 7 literally, which sums the
+    discounts to k even when k > n and then overstates the expectation (methods-spec §3.1,
+    §10 #2); for k <= n both agree. ``pool="qrels"``: the judged documents of the query
+    (n = |D(q)|); ``pool="run"``: the documents the run ranks (n = list length, unjudged
+    documents with gain 0).
+    """
+    gain = m.get("gain")
+    if pool == "qrels":
+        judged = _judged_q(v)
+        rq = v.q_row_query[judged]
+        gsum = np.bincount(rq, weights=gain_values(v.q_label[judged], gain), minlength=v.n_queries)
+        n = np.bincount(rq, minlength=v.n_queries).astype(np.int64)
+        gsum, n = gsum[v.seg_query], n[v.seg_query]
+    else:
+        gsum = np.bincount(v.hit_seg, weights=gain_values(v.hit_label, gain), minlength=v.n_seg)
+        n = v.seg_len.astype(np.int64)
+    k = m.cutoff
+    depth = n if k is None else (np.full_like(n, k) if paper else np.minimum(n, k))
+    table = _discount_table(m, int(depth.max()) if len(depth) else 0)
+    return _div(gsum, n) * table[depth]
+
+
+def expected_sp(N, Np, k) -> np.ndarray:
+    """Exact E[SP@k] of a random permutation of N documents, Np relevant (methods-spec §3.3).
+
+    With p = Np/N and m = min(k, N) (k = None: m = N)::
+
+        E[SP@k] = p · Σ_{i=1}^{m} [1 + (i − 1)(Np − 1)/(N − 1)] / i
+                = p · [H_m (N − Np)/(N − 1) + m (Np − 1)/(N − 1)]      (N >= 2)
+
+    p for N = 1, 0 for N = 0. Seed 000 (§4.5.1) assumes Prec(i) and R_i independent and gets
+    k p², which underestimates the baseline for every k < N (see :func:`expected_sp_paper`).
+    """
+    N = np.asarray(N, dtype=np.float64)
+    Np = np.asarray(Np, dtype=np.float64)
+    m = N if k is None else np.minimum(N, float(k))
+    p = _div(Np, N)
+    safe = np.where(N >= 2, N - 1.0, 1.0)
+    many = p * (_harmonic(m) * (N - Np) / safe + m * (Np - 1.0) / safe)
+    return np.where(N >= 2, many, np.where(N == 1, p, 0.0))
+
+
+def expected_sp_paper(N, Np, k) -> np.ndarray:
+    """Seed 000's published E[SP@k] ≈ k·(Np/N)² (§4.5.1; k = None reads as k = N).
+
+    It rests on the false assumption that Prec(i) and R_i are independent; the gap to the
+    exact value is E[SP@k] − k p² = p·Nn/(N − 1)·(H_k − k/N) >= 0 for k <= N (methods-spec
+    §3.3), and for k > N the literal k p² keeps growing while the truth stops at m = N.
+    """
+    N = np.asarray(N, dtype=np.float64)
+    p = _div(Np, N)
+    kk = N if k is None else float(k)
+    return kk * p * p
+
+
+def expected_ap(N, Np) -> np.ndarray:
+    """Exact E[AP] (full depth, divided by Np) of a random ranking (Bestgen 2015;
+    methods-spec §3.4): E[SP@N]/Np = (N − Np)·H_N/(N(N − 1)) + (Np − 1)/(N − 1); NaN for
+    Np = 0. The folk value Np/N is only an approximation."""
+    N = np.asarray(N, dtype=np.float64)
+    Np = np.asarray(Np, dtype=np.float64)
+    out = np.full(N.shape, np.nan)
+    ok = Np > 0
+    out[ok] = expected_sp(N[ok], Np[ok], None) / Np[ok]
+    return out
+
+
+def worst_sp(N, Np, k) -> np.ndarray:
+    """WLB[SP@k]: SP@k of the ranking that puts every non-relevant document first.
+
+    With Nn = N − Np and c = max(0, min(k, N) − Nn) relevant documents inside the top k,
+    WLB = Σ_{j=1}^{c} j/(Nn + j) = c − Nn·(H_{Nn+c} − H_{Nn}).
+    """
+    N = np.asarray(N, dtype=np.float64)
+    Np = np.asarray(Np, dtype=np.float64)
+    Nn = N - Np
+    m = N if k is None else np.minimum(N, float(k))
+    c = np.maximum(0.0, m - Nn)
+    return np.where(c > 0, c - Nn * (_harmonic(Nn + c) - _harmonic(Nn)), 0.0)
+
+
+def _expected_precision(N, Np, k):
+    """E[P@k] = (Np/N)·min(k, N)/k: each of the first min(k, N) positions is relevant with
+    probability Np/N (trec_eval's P@k divides by k even when the list is shorter)."""
+    return _div(Np, N) * np.minimum(N, float(k)) / float(k)
+
+
+def _expected_recall(N, Np, k):
+    """E[R@k] = min(k, N)/N when Np > 0 (each relevant document is in the top k with
+    probability min(k, N)/N), 0 when Np = 0 (trec_eval's convention)."""
+    m = N if k is None else np.minimum(N, float(k))
+    return np.where(Np > 0, _div(m, N), 0.0)
+
+
+# --------------------------------------------------------------------------- synthetic rankings
+
+
+def _pool_rows(v: View, pool: str):
+    """The documents a random ranking permutes, grouped: (group of each document, raw label
+    of each document or NaN for an unjudged filler, is-hit mask, group starts, group query)."""
+    segments = v.segments
+    raw_q = segments.judgments.label
+    if pool == "qrels":
+        judged = _judged_q(v)
+        grp = v.q_row_query[judged]
+        lab = raw_q[judged]
+        hit = np.ones(len(grp), dtype=bool)
+        counts = np.bincount(grp, minlength=v.n_queries)
+        gq = np.arange(v.n_queries)
+    else:
+        if v.judged_only:
+            keep = ~np.isnan(read_negatives(segments.hit_label, v.negatives))
+            hseg, hlab = segments.hit_seg[keep], segments.hit_label[keep]
+        else:
+            hseg, hlab = segments.hit_seg, segments.hit_label
+        n_hits = np.bincount(hseg, minlength=v.n_seg)
+        fill = np.maximum(v.seg_len - n_hits, 0)
+        grp = np.concatenate([hseg, np.repeat(np.arange(v.n_seg), fill)])
+        lab = np.concatenate([hlab, np.full(int(fill.sum()), np.nan)])
+        hit = np.concatenate([np.ones(len(hseg), bool), np.zeros(int(fill.sum()), bool)])
+        o = np.argsort(grp, kind="stable")
+        grp, lab, hit = grp[o], lab[o], hit[o]
+        counts = np.bincount(grp, minlength=v.n_seg)
+        gq = v.seg_query
+    start = np.concatenate([[0], np.cumsum(counts)])
+    return grp, lab, hit, start, gq
+
+
+def _synthetic(segments: Segments, gq, glen, hit_seg, hit_pos, hit_label) -> Segments:
+    n = len(gq)
+    return Segments(
+        systems=pd.Index(["_"], name="system"),
+        seg_system=np.zeros(n, dtype=np.int64),
+        seg_query=np.asarray(gq, dtype=np.int64),
+        seg_len=np.asarray(glen, dtype=np.int64),
+        hit_seg=hit_seg.astype(np.int64),
+        hit_pos=hit_pos.astype(np.int64),
+        hit_label=hit_label,
+        judgments=segments.judgments,
+    )
+
+
+def _ordered_value(v: View, m: Measure, descending: bool) -> np.ndarray:
+    """A generic ideal / worst value per segment: ``m`` on the judged pool sorted by label
+    (descending = ideal, ascending = worst), for measures without a dedicated form."""
+    grp, lab, hit, start, gq = _pool_rows(v, "qrels")
+    shown = read_negatives(lab, v.negatives)
+    o = np.lexsort((-shown if descending else shown, grp))
+    pos = np.arange(len(grp)) - start[grp]
+    seg = _synthetic(v.segments, gq, np.diff(start), grp, pos, lab[o])
+    values = REGISTRY[m.name.lower()].extra["plain_kernel"](seg, m)
+    return values[v.seg_query]
+
+
+def monte_carlo(v: View, m: Measure, *, pool: str = "qrels", n_samples: int = 1000, seed=0, max_cells: int = 4_000_000):
+    """Monte-Carlo estimate of E[m] under a uniformly random ranking, per segment.
+
+    Draw protocol (so that a seed reproduces the numbers): ``rng = default_rng(seed)``;
+    permutations are drawn in chunks of B (B·(pool documents) <= ``max_cells``); for each
+    chunk, ``rng.integers(0, 2**31, size=(B, n_docs))`` gives every pool document a key and
+    each permutation orders the documents of a query (pool ``qrels``) or of a segment (pool
+    ``run``) by key. The measure's own kernel then scores all B × groups synthetic rankings
+    at once. Returns ``(mean, standard error)`` per segment, the standard error being the
+    sample standard deviation (ddof 1) over √B.
+    """
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    kernel = REGISTRY[m.name.lower()].extra["plain_kernel"]
+    grp, lab, hit, start, gq = _pool_rows(v, pool)
+    n_docs, n_grp = len(grp), len(gq)
+    glen = np.diff(start)
+    total = np.zeros(n_grp)
+    total_sq = np.zeros(n_grp)
+    chunk = max(1, min(n_samples, max_cells // max(n_docs, 1)))
+    offset = grp.astype(np.int64) << 31
+    pos_sorted = np.arange(n_docs) - start[grp]
+    k = m.cutoff
+    keep_pos = np.ones(n_docs, bool) if k is None else pos_sorted < k
+    done = 0
+    while done < n_samples:
+        b = min(chunk, n_samples - done)
+        keys = rng.integers(0, 2**31, size=(b, n_docs), dtype=np.int64) + offset
+        order = np.argsort(keys, axis=1, kind="stable")
+        # element at sorted index j of permutation r is document order[r, j]; it is in
+        # group grp[j] (groups stay contiguous) at position j - start[grp[j]]
+        is_hit = hit[order] & keep_pos
+        r_idx, j_idx = np.nonzero(is_hit)
+        hit_seg = r_idx * n_grp + grp[j_idx]
+        hit_pos = pos_sorted[j_idx]
+        hit_label = lab[order[r_idx, j_idx]]
+        seg = _synthetic(v.segments, np.tile(gq, b), np.tile(glen, b), hit_seg, hit_pos, hit_label)
+        values = kernel(seg, m).reshape(b, n_grp)
+        total += values.sum(axis=0)
+        total_sq += (values * values).sum(axis=0)
+        done += b
+    mean = total / n_samples
+    var = np.maximum(total_sq - n_samples * mean * mean, 0.0) / (n_samples - 1)
+    se = np.sqrt(var / n_samples)
+    if pool == "qrels":
+        return mean[v.seg_query], se[v.seg_query]
+    return mean, se
+
+
+# --------------------------------------------------------------------------- bounds per segment
+
+
+@dataclass
+class Bounds:
+    """Per segment, in the units of the measure's base (DCG for nDCG, SP for AP):
+    ``value`` A, ``ideal`` IUB, ``random`` RLB (``random_se`` its Monte-Carlo standard error,
+    0 for a closed form), ``worst`` WLB, and ``scale`` (multiply to get the measure's own
+    units: 1/IDCG for nDCG, 1/R for AP, else 1; 0 where the measure divides by 0)."""
+
+    value: np.ndarray
+    ideal: np.ndarray
+    random: np.ndarray
+    random_se: np.ndarray
+    worst: np.ndarray
+    scale: np.ndarray
+
+
+def measure_bounds(segments: Segments, m: Measure) -> Bounds:
+    """Value, IUB, RLB and WLB of ``m`` per segment (see :class:`Bounds`)."""
+    name = m.name
+    if name not in BOUNDED:
+        raise MeasureError(f"{name} has no bounds; measures with bounds: {', '.join(BOUNDED)}.")
+    key = ("bounds", m.replace(bounds="max", lower="paper"))
+    if key in segments.cache:
+        return segments.cache[key]
+    v = _view(segments, m)
+    base = _plain(m, _base_name(m))
+    lb, pool = m.get("lb"), m.get("rlb_pool")
+    if lb == "exact" and name not in CLOSED_FORM:
+        raise MeasureError(
+            f"{name} has no closed-form random lower bound (in {str(m)!r}): estimate it by "
+            f"Monte-Carlo with lb=mc, e.g. '{str(m.replace(lb='mc'))}'. Closed forms exist for "
+            f"{', '.join(sorted(CLOSED_FORM))}."
+        )
+    if lb == "paper" and name not in PAPER_FORM:
+        raise MeasureError(
+            f"seed 000 publishes a random lower bound only for DCG/nDCG and SP/AP, not for {name} "
+            f"(in {str(m)!r}): use lb=exact or lb=mc."
+        )
+    n = v.n_seg
+    se = np.zeros(n)
+    if name in ("DCG", "nDCG"):
+        value = _dcg(v, base)
+        ideal = ordered_pool_dcg(v, base)[v.seg_query]
+        worst = ordered_pool_dcg(v, base, descending=False)[v.seg_query]
+        scale = _div(1.0, ideal) if name == "nDCG" else np.ones(n)
+        if lb == "mc":
+            random, se = monte_carlo(v, base, pool=pool, n_samples=m.get("mc_samples"), seed=m.get("mc_seed"))
+        else:
+            random = expected_dcg(v, base, pool=pool, paper=lb == "paper")
+    elif name in ("SP", "AP"):
+        k, rel = m.cutoff, m.get("rel")
+        value = REGISTRY["sp"].extra["plain_kernel"](segments, base)
+        N, Np = _pool_counts(v, m, "qrels")
+        ideal = Np if k is None else np.minimum(Np, float(k))
+        worst = worst_sp(N, Np, k)
+        scale = _div(1.0, v.num_rel(rel)[v.seg_query]) if name == "AP" else np.ones(n)
+        if lb == "mc":
+            random, se = monte_carlo(v, base, pool=pool, n_samples=m.get("mc_samples"), seed=m.get("mc_seed"))
+        else:
+            rN, rNp = (N, Np) if pool == "qrels" else _pool_counts(v, m, "run")
+            random = (expected_sp_paper if lb == "paper" else expected_sp)(rN, rNp, k)
+            if name == "AP":
+                random = np.where(Np > 0, random, np.nan)  # Bestgen: E[AP] undefined for Np = 0
+    else:
+        plain = _plain(m)
+        value = REGISTRY[name.lower()].extra["plain_kernel"](segments, plain)
+        ideal = _ordered_value(v, plain, descending=True)
+        worst = _ordered_value(v, plain, descending=False)
+        scale = np.ones(n)
+        if lb == "mc":
+            random, se = monte_carlo(v, plain, pool=pool, n_samples=m.get("mc_samples"), seed=m.get("mc_seed"))
+        else:
+            N, Np = _pool_counts(v, m, pool)
+            random = (_expected_precision if name == "P" else _expected_recall)(N, Np, m.cutoff)
+    out = Bounds(value, ideal, random, se, worst, scale)
+    segments.cache[key] = out
+    return out
+
+
+def normalise(A, iub, rlb, wlb, bounds: str, *, lower: str = "paper") -> np.ndarray:
+    """Bound-normalise values A given IUB, RLB and WLB (all arrays of one shape).
+
+    ``minmax`` (seed 002's NDCG_min, methods-spec §2.4)::
+
+        (A − WLB) / (IUB − WLB),  NaN when IUB − WLB <= 1e−12·max(1, |IUB|)
+
+    ``ul1`` (seed 000's V1, methods-spec §4.1)::
+
+        V1 = (A / IUB) · (A / (A + RLB))
+
+    Its true range is [0, IUB/(IUB + RLB)], not the claimed [0, 1] (methods-spec §4.2).
+
+    ``ul2`` (seed 000's V2)::
+
+        V2 = (A − RLB)/(IUB − RLB)  if A >= RLB,  else (A − RLB)/RLB   (lower="paper")
+                                                       (A − RLB)/(RLB − WLB) (lower="worst")
+
+    Edge cases follow methods-spec §4.3 exactly: V1 is NaN when IUB <= 0 or A < 0 or RLB < 0,
+    0 when A = 0 (and RLB = 0), 0.5 when every permutation scores the same
+    (IUB − RLB <= 1e−12·max(1, |IUB|)); V2 is NaN in that degenerate case (which includes
+    IUB = RLB = 0), and NaN below the random level when RLB <= 0 (``lower="paper"``) or
+    RLB − WLB is degenerate (``lower="worst"``).
+    """
+    A, iub, rlb, wlb = (np.asarray(x, dtype=np.float64) for x in np.broadcast_arrays(A, iub, rlb, wlb))
+    tol = TOL * np.maximum(1.0, np.abs(iub))
+    out = np.full(A.shape, np.nan)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if bounds == "minmax":
+            den = iub - wlb
+            ok = den > tol
+            out[ok] = (A[ok] - wlb[ok]) / den[ok]
+        elif bounds == "ul1":
+            ok = (iub > 0) & (A >= 0) & (rlb >= 0)
+            degenerate = ok & (iub - rlb <= tol)
+            zero = ok & ~degenerate & (A == 0)
+            rest = ok & ~degenerate & ~zero
+            out[degenerate] = 0.5
+            out[zero] = 0.0
+            out[rest] = (A[rest] / iub[rest]) * (A[rest] / (A[rest] + rlb[rest]))
+        elif bounds == "ul2":
+            live = iub - rlb > tol
+            up = live & (A >= rlb)
+            out[up] = (A[up] - rlb[up]) / (iub[up] - rlb[up])
+            down = live & (A < rlb)
+            if lower == "paper":
+                d = down & (rlb > 0)
+                out[d] = (A[d] - rlb[d]) / rlb[d]
+            else:
+                den = rlb - wlb
+                d = down & (den > TOL * np.maximum(1.0, np.abs(rlb)))
+                out[d] = (A[d] - rlb[d]) / den[d]
+        elif bounds == "max":
+            return A.copy()
+        else:  # pragma: no cover - the parser checks choices
+            raise MeasureError(f"unknown bounds={bounds!r}; choose one of {', '.join(BOUNDS)}")
+    return out
+
+
+def _check_combination(m: Measure) -> None:
+    bounds = m.get("bounds")
+    if m.get("lower") == "worst" and bounds != "ul2":
+        raise MeasureError(
+            f"lower=worst chooses V2's branch below the random level, so it needs bounds=ul2 "
+            f"(in {str(m)!r}): write '{str(m.replace(bounds='ul2'))}' or drop lower=worst."
+        )
+
+
+def _wrap(plain_kernel):
+    def kernel(segments, m):
+        _check_combination(m)
+        bounds = m.get("bounds")
+        if bounds == "max":
+            return plain_kernel(segments, m)
+        b = measure_bounds(segments, m)
+        return normalise(b.value, b.ideal, b.random, b.worst, bounds, lower=m.get("lower"))
+
+    kernel.__doc__ = (plain_kernel.__doc__ or "") + "\n\nWith bounds= other than max: see pdireval.measures.bounds.normalise."
+    kernel.__name__ = getattr(plain_kernel, "__name__", "kernel")
+    return kernel
+
+
+def _install() -> None:
+    for name in BOUNDED:
+        definition = REGISTRY[name.lower()]
+        if "plain_kernel" in definition.extra:
+            continue
+        definition.extra["plain_kernel"] = definition.kernel
+        add_params(name, *BOUND_PARAMS)
+        definition.kernel = _wrap(definition.kernel)
+
+
+_install()
