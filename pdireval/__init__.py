@@ -14,6 +14,7 @@ from .io import read_qrels, read_run, read_svmlight, write_qrels, write_run
 from .measures import Measure, measures, parse_measure
 from .meta.aggregate import aggregate
 from .meta.information import information_from_tau, information_tau, tau_from_information
+from .meta.optimize import optimize
 from .meta.reliability import d_study, reliability
 from .meta.correlation import correlate
 from .meta.power import asl_curve, conflicts, discriminative_power
@@ -43,6 +44,7 @@ __all__ = [
     "correlate",
     "subsample_qrels",
     "evaluate_variants",
+    "optimize",
     "read_run",
     "read_qrels",
     "read_svmlight",

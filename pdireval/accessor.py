@@ -14,6 +14,7 @@ from . import bounds_frame as _bounds_frame
 from . import evaluate as _evaluate
 from .meta import aggregate as _aggregate
 from .meta import information as _information
+from .meta import optimize as _optimize
 from .meta import reliability as _reliability
 from .meta import correlation as _correlation
 from .meta import power as _power
@@ -86,3 +87,7 @@ class IrevalAccessor:
     def evaluate_variants(self, measures, qrels_variants, *, missing="zero", columns=None, qrels_columns=None, order="score"):
         """See :func:`pdireval.evaluate_variants`."""
         return _incomplete.evaluate_variants(self._obj, measures, qrels_variants, missing=missing, columns=columns, qrels_columns=qrels_columns, order=order)
+
+    def optimize(self, *, qrels=None, k=20, what="discount", gain="linear", discount="log2", monotone=True, by=None, n_queries=None, target=0.95, maxiter=200, ftol=1e-10):
+        """See :func:`pdireval.optimize`."""
+        return _optimize.optimize(self._obj, qrels=qrels, k=k, what=what, gain=gain, discount=discount, monotone=monotone, by=by, n_queries=n_queries, target=target, maxiter=maxiter, ftol=ftol)
