@@ -41,7 +41,8 @@ class MeasureError(PdirevalError, ValueError):
 
 
 class OptionError(PdirevalError, ValueError):
-    """A keyword option has a value outside its allowed choices (e.g. ``missing="zeros"``)."""
+    """A keyword option has an invalid value: not one of its choices (``missing="zeros"``)
+    or out of its range (``n_queries=0``)."""
 
 
 def check_option(name: str, value, choices) -> None:
