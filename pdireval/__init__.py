@@ -10,6 +10,7 @@ from . import datasets
 from .errors import MeasureError, OptionError, PdirevalError, PdirevalWarning, SchemaError
 from .bounds_frame import bounds
 from .evaluate import evaluate
+from .information import information_difference, joint_ric
 from .io import read_qrels, read_run, read_svmlight, write_qrels, write_run
 from .measures import Measure, measures, parse_measure
 from .meta.aggregate import aggregate
@@ -54,4 +55,6 @@ __all__ = [
     "information_tau",
     "information_from_tau",
     "tau_from_information",
+    "joint_ric",
+    "information_difference",
 ]

@@ -12,6 +12,7 @@ import pandas as pd
 
 from . import bounds_frame as _bounds_frame
 from . import evaluate as _evaluate
+from . import information as _run_information
 from .meta import aggregate as _aggregate
 from .meta import information as _information
 from .meta import optimize as _optimize
@@ -91,3 +92,12 @@ class IrevalAccessor:
     def optimize(self, *, qrels=None, k=20, what="discount", gain="linear", discount="log2", monotone=True, by=None, n_queries=None, target=0.95, maxiter=200, ftol=1e-10):
         """See :func:`pdireval.optimize`."""
         return _optimize.optimize(self._obj, qrels=qrels, k=k, what=what, gain=gain, discount=discount, monotone=monotone, by=by, n_queries=n_queries, target=target, maxiter=maxiter, ftol=ftol)
+
+    # -- information theory on runs (seed 001) -------------------------------------------
+    def joint_ric(self, *, qrels=None, systems=None, rel=1.0, negatives="unjudged"):
+        """See :func:`pdireval.joint_ric`."""
+        return _run_information.joint_ric(self._obj, qrels=qrels, systems=systems, rel=rel, negatives=negatives)
+
+    def information_difference(self, *, qrels=None, systems=None, rank=False, rel=1.0, negatives="unjudged"):
+        """See :func:`pdireval.information_difference`."""
+        return _run_information.information_difference(self._obj, qrels=qrels, systems=systems, rank=rank, rel=rel, negatives=negatives)

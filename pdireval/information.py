@@ -1,0 +1,548 @@
+"""Joint RIC and information difference (Golbus & Aslam 2013, seed 001 §6–7; methods-spec §6.3–6.4).
+
+Both are mutual informations between the qrels variable Q and the *joint* outcome of several
+systems' ranked-list variables on the same sample space as RIC: the ordered pairs of judged
+documents of a query with different labels (methods-spec §6.1), each list condensed to
+judged documents and truncated after its last relevant one.
+
+Counting scheme (no enumeration of the pairs that need none)
+------------------------------------------------------------
+For an unordered different-label pair {x higher, y lower} let t be the tuple of the
+systems' outcomes on the ordered pair (x, y), t_s ∈ {+1, 0, −1}; the reversed pair (y, x)
+has −t and the other Q. With N(t) the number of unordered pairs with tuple t and N the
+number of different-label pairs, the plug-in estimate is
+
+    I(R_1..R_n; Q) = Σ_t (N(t) + N(−t)) / (2N) · (1 − H2(N(t) / (N(t) + N(−t)))),
+
+summed over the observed tuples (the all-zero tuple contributes 0). N(t) is counted in
+three parts per query, with U the union of the systems' truncated lists:
+
+1. both documents outside U: the all-zero tuple — counted, not enumerated;
+2. one document x in U, the other outside U: t_s = ±1 for the systems retrieving x and 0
+   for the others, so such pairs are grouped by x's retrieval signature and counted with
+   per-label counts of the documents outside U;
+3. both documents in U: enumerated, in chunks of at most ``CHUNK_PAIRS`` pairs (bounded
+   memory), as x × {documents of U with a lower label} — never same-label pairs.
+
+Only part 3 costs per pair: about |relevant in U| × |U| per query.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .errors import PdirevalError, SchemaError
+from .evaluate import prepare
+from .measures.information import binary_entropy, truncated_condensed
+from .measures.segments import natural_order
+from .measures.view import NEGATIVES, read_negatives, within_segment_rank
+from .schema import ID_DTYPE
+
+__all__ = ["joint_ric", "information_difference", "judged_lists", "JudgedLists"]
+
+CHUNK_PAIRS = 1 << 20  # pairs per chunk: ~1M pairs x systems (int32 ranks, int8 signs)
+BIG = np.int32(1 << 30)  # rank of a document a list does not hold
+
+
+class JudgedLists:
+    """Each (system, query) list condensed to judged documents and truncated after its last
+    relevant one, as flat arrays sorted by system, query, condensed rank.
+
+    Attributes
+    ----------
+    systems, queries
+        Names (sorted systems; judged queries in natural order).
+    sys, query, doc, rank
+        Per kept row: system index, query index, document index (into the qrels rows of
+        ``labels``), 0-based condensed rank.
+    labels, doc_query
+        Label of every qrels row under the ``negatives`` reading (NaN = unjudged) and its
+        query index.
+    """
+
+    def __init__(self, systems, queries, sys, query, doc, rank, labels, doc_query):
+        self.systems = systems
+        self.queries = queries
+        self.sys = sys
+        self.query = query
+        self.doc = doc
+        self.rank = rank
+        self.labels = labels
+        self.doc_query = doc_query
+
+    @property
+    def n_queries(self) -> int:
+        return len(self.queries)
+
+    def level_counts(self):
+        """(levels, per-query judged documents per label level [n_q × K], n_pairs per query)."""
+        judged = ~np.isnan(self.labels)
+        levels = np.unique(self.labels[judged])
+        K = len(levels)
+        code = np.searchsorted(levels, self.labels[judged])
+        per_level = np.bincount(self.doc_query[judged] * K + code, minlength=self.n_queries * K)
+        per_level = per_level.reshape(self.n_queries, K).astype(np.float64)
+        total = per_level.sum(axis=1)
+        return levels, per_level, (total**2 - (per_level**2).sum(axis=1)) / 2.0
+
+
+def judged_lists(run, *, qrels=None, rel: float = 1.0, negatives: str = "unjudged") -> JudgedLists:
+    """Validate ``run`` / ``qrels`` and build the condensed, truncated lists of every system.
+
+    Order follows trec_eval (score descending, ties by doc id descending; a run with only
+    ``rank`` is ordered by rank, ties by doc id ascending), as in :func:`pdireval.evaluate`.
+    """
+    if negatives not in NEGATIVES:
+        raise ValueError(f"negatives= must be one of {NEGATIVES}, got {negatives!r}")
+    prepared = prepare(run, qrels=qrels, missing="drop")
+    run = prepared.run
+    judgments = prepared.segments.judgments
+    systems = prepared.segments.systems
+    # rows of the run that are in the qrels: membership prefilter, then an exact join
+    docs = run["doc"].array
+    native = getattr(docs, "_pa_array", None)
+    docs = native if native is not None else pa.array(run["doc"].to_numpy(dtype=object))
+    maybe = np.asarray(pc.is_in(docs, value_set=pa.array(pd.unique(judgments.doc).astype(object), pa.string())).to_numpy(zero_copy_only=False), dtype=bool)
+    rows = np.flatnonzero(maybe)
+    cand = pd.DataFrame({"query": run["query"].to_numpy(dtype=object)[rows], "doc": run["doc"].to_numpy(dtype=object)[rows], "row": rows})
+    qr = pd.DataFrame({"query": judgments.frame["query"].to_numpy(dtype=object), "doc": judgments.doc.astype(object), "qrow": np.arange(len(judgments.doc))})
+    joined = cand.merge(qr, on=["query", "doc"], how="inner")
+    row = joined["row"].to_numpy(dtype=np.int64)
+    qrow = joined["qrow"].to_numpy(dtype=np.int64)
+    labels = read_negatives(judgments.label, negatives)
+    keep = ~np.isnan(labels[qrow])
+    row, qrow = row[keep], qrow[keep]
+    sys_code = systems.get_indexer(run["system"].to_numpy(dtype=object)[row]).astype(np.int64)
+    q_code = judgments.row_query[qrow]
+    # qrels rows are sorted by doc id within a query, so qrow orders doc ids
+    if "score" in run.columns:
+        key = -run["score"].to_numpy(dtype=np.float64)[row].astype(np.float32).astype(np.float64)
+        tie = -qrow
+    else:
+        key = run["rank"].to_numpy(dtype=np.float64)[row]
+        tie = qrow
+    order = np.lexsort((tie, key, q_code, sys_code))
+    sys_code, q_code, qrow = sys_code[order], q_code[order], qrow[order]
+    seg = np.r_[0, np.cumsum((np.diff(sys_code) != 0) | (np.diff(q_code) != 0))] if len(order) else np.zeros(0, dtype=np.int64)
+    lab = labels[qrow]
+    kept = truncated_condensed(seg, lab, rel)
+    seg, sys_code, q_code, qrow = seg[kept], sys_code[kept], q_code[kept], qrow[kept]
+    rank = within_segment_rank(seg)
+    return JudgedLists(systems, judgments.queries, sys_code, q_code, qrow, rank, labels, judgments.row_query)
+
+
+# --------------------------------------------------------------------------- the pair engine
+
+
+class _Union:
+    """The union U of the selected systems' truncated lists, per query, with each document's
+    condensed rank in every system (BIG = not retrieved), and the pair-count bookkeeping."""
+
+    def __init__(self, lists: JudgedLists, selected: np.ndarray):
+        take = np.isin(lists.sys, selected)
+        col = np.searchsorted(selected, lists.sys[take])
+        doc = lists.doc[take]
+        uniq, inverse = np.unique(doc, return_inverse=True)  # qrels rows: grouped by query
+        n_sel = len(selected)
+        pos = np.full((len(uniq), n_sel), BIG, dtype=np.int32)
+        pos[inverse, col] = lists.rank[take]
+        levels, per_level, n_pairs = lists.level_counts()
+        K = len(levels)
+        q = lists.doc_query[uniq]
+        code = np.searchsorted(levels, lists.labels[uniq])
+        # order U by query, then label descending
+        o = np.lexsort((-code, q))
+        self.q, self.code, self.pos = q[o], code[o], pos[o]
+        self.n_sel, self.K, self.n_q = n_sel, K, lists.n_queries
+        self.n_pairs = n_pairs
+        in_u = np.bincount(self.q * K + self.code, minlength=self.n_q * K).reshape(self.n_q, K).astype(np.float64)
+        outside = per_level - in_u
+        # per document of U: documents outside U with a lower / higher label
+        below = np.cumsum(outside, axis=1) - outside
+        above = outside.sum(axis=1, keepdims=True) - np.cumsum(outside, axis=1)
+        self.w_below = below[self.q, self.code]
+        self.w_above = above[self.q, self.code]
+        # partners of document k: U-documents of the same query with a lower label
+        n = len(self.q)
+        idx = np.arange(n)
+        group_change = np.r_[True, (self.q[1:] != self.q[:-1]) | (self.code[1:] != self.code[:-1]), True] if n else np.array([True])
+        group_end = np.flatnonzero(group_change[1:]) + 1 if n else np.zeros(0, dtype=np.int64)
+        grp = np.cumsum(group_change[:-1]) - 1 if n else np.zeros(0, dtype=np.int64)
+        q_change = np.r_[True, self.q[1:] != self.q[:-1], True] if n else np.array([True])
+        q_end = np.flatnonzero(q_change[1:]) + 1 if n else np.zeros(0, dtype=np.int64)
+        qgrp = np.cumsum(q_change[:-1]) - 1 if n else np.zeros(0, dtype=np.int64)
+        self.lower_start = group_end[grp] if n else idx
+        self.partner_end = q_end[qgrp] if n else idx
+        self.n_partners = (self.partner_end - self.lower_start).astype(np.int64)
+
+    def chunks(self):
+        """Yield (x, y) index arrays of the enumerated pairs (x higher-labelled), in chunks of
+        at most CHUNK_PAIRS pairs (a single document with more partners is its own chunk)."""
+        counts = self.n_partners
+        if counts.sum() == 0:
+            return
+        cum = np.cumsum(counts)
+        start = 0
+        n = len(counts)
+        while start < n:
+            base = cum[start - 1] if start else 0
+            stop = int(np.searchsorted(cum, base + CHUNK_PAIRS, side="right"))
+            stop = max(stop, start + 1)
+            xs = np.arange(start, stop)
+            c = counts[start:stop]
+            x = np.repeat(xs, c)
+            offsets = np.arange(len(x)) - np.repeat(np.cumsum(c) - c, c)
+            y = np.repeat(self.lower_start[start:stop], c) + offsets
+            if len(x):
+                yield x, y
+            start = stop
+
+    def signs(self, x, y) -> np.ndarray:
+        """Outcome t_s ∈ {−1, 0, +1} (int8, pairs × systems) of the ordered pair (x, y)."""
+        py, px = self.pos[y], self.pos[x]
+        return (py > px).view(np.int8) - (py < px).view(np.int8)
+
+
+def _ric_terms(a, b, n):
+    """(a + b)/(2n)·(1 − H2(a/(a + b))) elementwise; 0 where a + b = 0."""
+    s = a + b
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = np.where(s > 0, a / np.where(s > 0, s, 1.0), 0.5)
+        out = np.where(s > 0, s / (2.0 * n) * (1.0 - binary_entropy(share)), 0.0)
+    return out
+
+
+def _joint_ric_values(lists: JudgedLists, selected: np.ndarray) -> np.ndarray:
+    """Per query joint RIC of the selected systems (array over lists.queries)."""
+    u = _Union(lists, selected)
+    n_sel = u.n_sel
+    if n_sel > 30 or u.n_q * 3.0**n_sel >= 2.0**62:
+        raise PdirevalError(
+            f"joint RIC of {n_sel} systems at once is not supported: its outcome tuples "
+            "(3^n values) are coded in 64 bits, so at most 30 systems (fewer with very many "
+            "queries). The plug-in estimate of a 3^n-valued variable on a finite pair sample "
+            "is biased upwards long before that (methods-spec §6.3): use smaller groups."
+        )
+    powers = 3 ** np.arange(n_sel, dtype=np.int64)
+    full = int(3**n_sel - 1)
+    q_parts, c_parts, w_parts = [], [], []
+    enumerated = np.zeros(u.n_q)
+    for x, y in u.chunks():
+        t = u.signs(x, y)
+        codes = (t.astype(np.int64) + 1) @ powers
+        key = u.q[x] * (full + 1) + codes
+        uk, cnt = np.unique(key, return_counts=True)
+        q_parts.append(uk // (full + 1))
+        c_parts.append(uk % (full + 1))
+        w_parts.append(cnt.astype(np.float64))
+        enumerated += np.bincount(u.q[x], minlength=u.n_q)
+    retrieved = (u.pos < BIG).astype(np.int64)
+    plus = (1 + retrieved) @ powers  # x in U above a lower-labelled document outside U
+    minus = (1 - retrieved) @ powers  # x in U above a higher-labelled document outside U
+    q_parts += [u.q, u.q]
+    c_parts += [plus, minus]
+    w_parts += [u.w_below, u.w_above]
+    signature = np.bincount(u.q, weights=u.w_below + u.w_above, minlength=u.n_q)
+    zero = u.n_pairs - enumerated - signature
+    q_parts.append(np.arange(u.n_q))
+    c_parts.append(np.full(u.n_q, full // 2, dtype=np.int64))  # the all-zero tuple
+    w_parts.append(zero)
+    qq = np.concatenate(q_parts).astype(np.int64)
+    cc = np.concatenate(c_parts).astype(np.int64)
+    ww = np.concatenate(w_parts)
+    key = qq * (full + 1) + cc
+    uk, inv = np.unique(key, return_inverse=True)
+    w = np.bincount(inv.reshape(-1), weights=ww, minlength=len(uk))
+    uq, uc = uk // (full + 1), uk % (full + 1)
+    neg_key = uq * (full + 1) + (full - uc)
+    at = np.searchsorted(uk, neg_key)
+    at_c = np.minimum(at, len(uk) - 1)
+    found = uk[at_c] == neg_key
+    w_neg = np.where(found, w[at_c], 0.0)
+    n = u.n_pairs[uq]
+    # each orbit {t, −t} is visited from both ends when both are observed, else once
+    terms = _ric_terms(w, w_neg, np.where(n > 0, n, 1.0)) * np.where(found, 1.0, 2.0)
+    out = np.bincount(uq, weights=terms, minlength=u.n_q)
+    return np.where(u.n_pairs > 0, out, np.nan)
+
+
+def _select(lists: JudgedLists, systems) -> list[np.ndarray]:
+    """systems: None (all), a list of names (one group) or a list of lists (several)."""
+    names = lists.systems
+    if systems is None:
+        groups = [list(names)]
+    elif isinstance(systems, str):
+        groups = [[systems]]
+    elif isinstance(systems, Sequence) or isinstance(systems, (pd.Index, np.ndarray)):
+        items = list(systems)
+        if items and all(isinstance(s, str) for s in items):
+            groups = [items]
+        elif items and all(not isinstance(s, str) and isinstance(s, (Sequence, pd.Index, np.ndarray)) for s in items):
+            groups = [list(g) for g in items]
+        else:
+            raise TypeError("systems= must be None, a list of system names, or a list of such lists")
+    else:
+        raise TypeError("systems= must be None, a list of system names, or a list of such lists")
+    out = []
+    for g in groups:
+        if not g:
+            raise SchemaError("systems= holds an empty group: every group needs at least one system.")
+        idx = names.get_indexer([str(s) for s in g])
+        if (idx < 0).any():
+            unknown = [s for s, i in zip(g, idx) if i < 0]
+            raise SchemaError(
+                f"systems= names {len(unknown)} system(s) the run does not have (first: "
+                f"{unknown[0]!r}); the run's systems are {list(names[:10])}"
+                f"{' ...' if len(names) > 10 else ''}. Fix the names."
+            )
+        if len(set(idx)) != len(idx):
+            raise SchemaError(f"systems= repeats a system in the group {list(g)!r}: list each system once.")
+        out.append(np.sort(idx))
+    return out
+
+
+def _with_mean_rows(frame: pd.DataFrame, keys: list[str], values: list[str], count: str | None) -> pd.DataFrame:
+    """Append, per key group, a row with query 'all' holding the mean over queries (NaN skipped)."""
+    agg = frame.groupby(keys, sort=False, observed=True)[values].mean()
+    mean = agg.reset_index()
+    if count is not None:
+        mean[count] = frame.groupby(keys, sort=False, observed=True)[count].sum().to_numpy()
+    mean["query"] = "all"
+    out = pd.concat([frame, mean[frame.columns]], ignore_index=True)
+    group_id = out.groupby(keys, sort=False, observed=True).ngroup()
+    is_all = (out["query"] == "all").to_numpy()
+    o = np.lexsort((is_all, group_id.to_numpy()))
+    out = out.iloc[o].reset_index(drop=True)
+    out["query"] = out["query"].astype(ID_DTYPE)
+    return out
+
+
+def joint_ric(run: pd.DataFrame, *, qrels: pd.DataFrame | None = None, systems=None, rel: float = 1.0, negatives: str = "unjudged") -> pd.DataFrame:
+    """Joint relevance information correlation of a set of systems, per query and mean.
+
+    RIC(S_1..S_n) = I((R_S1, …, R_Sn); Q) in bits (seed 001 eq. 19; methods-spec §6.3): the
+    mutual information between the qrels variable and the *tuple* of the systems' ranked-list
+    variables, each list condensed and truncated on its own, on RIC's sample space (ordered
+    different-label pairs of judged documents). It is ≥ every single system's RIC and ≤ 1;
+    seed 001 uses it as an upper bound on metasearch. With many systems the plug-in estimate
+    of a 3^n-valued variable is biased upwards (seed 001 §5 notes the MLE needs many
+    observations); ``n_pairs`` reports the sample size.
+
+    Computed without enumerating the pairs that need none (module docstring): pairs with at
+    most one document in the union of the truncated lists are counted by retrieval
+    signature; pairs inside the union are enumerated in bounded chunks.
+
+    Parameters
+    ----------
+    run
+        Run frame (``system, query, doc`` and ``score`` and/or ``rank``).
+    qrels
+        Judgments (``query, doc, label``); default: the run's ``label`` column.
+    systems
+        ``None`` (all systems of the run, jointly), a list of system names (one group), or a
+        list of such lists (one result per group, e.g. random groups of 10).
+    rel
+        Minimum label counted as relevant, for the truncation (as in ``RIC(rel=...)``).
+    negatives
+        Reading of negative labels, as in ``RIC(negatives=...)``.
+
+    Returns
+    -------
+    DataFrame
+        ``systems`` (str: the group's system names, sorted, joined by ``","``), ``query``
+        (str; per judged query in natural order, then ``"all"``: the mean over queries, NaN
+        skipped, trec_eval's convention), ``joint_ric`` (float64 bits; NaN for a query
+        without a different-label pair) and ``n_pairs`` (float64: ordered pairs in the
+        sample, 2 × the different-label unordered pairs; summed on the ``"all"`` row).
+        Groups in the order given.
+
+    Raises
+    ------
+    SchemaError
+        Unknown or repeated system names, or a malformed run / qrels.
+    PdirevalError
+        More than 30 systems in one group.
+
+    Examples
+    --------
+    >>> import pdireval
+    >>> run, qrels = pdireval.datasets.simulate(n_systems=4, n_queries=3, depth=20, rng=1)
+    >>> table = pdireval.joint_ric(run, qrels=qrels)
+    >>> list(table.columns), table["query"].iloc[-1]
+    (['systems', 'query', 'joint_ric', 'n_pairs'], 'all')
+    """
+    lists = judged_lists(run, qrels=qrels, rel=rel, negatives=negatives)
+    groups = _select(lists, systems)
+    _, _, n_pairs = lists.level_counts()
+    q_order = natural_order(lists.queries)
+    frames = []
+    for g in groups:  # loop over groups of systems (each fully vectorised)
+        values = _joint_ric_values(lists, g)
+        frames.append(
+            pd.DataFrame(
+                {
+                    "systems": ",".join(lists.systems[g]),
+                    "query": lists.queries.to_numpy()[q_order],
+                    "joint_ric": values[q_order],
+                    "n_pairs": 2.0 * n_pairs[q_order],
+                }
+            )
+        )
+    frame = pd.concat(frames, ignore_index=True)
+    out = _with_mean_rows(frame, ["systems"], ["joint_ric"], "n_pairs")
+    out["systems"] = out["systems"].astype(ID_DTYPE)
+    return out
+
+
+def _pairwise_counts(lists: JudgedLists, selected: np.ndarray):
+    """Per query and system pair, the 2 × 2 co-occurrence counts of {+1, −1} outcomes over
+    all different-label unordered pairs (oriented higher label first), and the per-system
+    marginals: PP, PM, MM [n_q × S × S], NP, NM [n_q × S]."""
+    u = _Union(lists, selected)
+    S, n_q = u.n_sel, u.n_q
+    PP = np.zeros((n_q, S, S))
+    PM = np.zeros((n_q, S, S))
+    MM = np.zeros((n_q, S, S))
+    NP = np.zeros((n_q, S))
+    NM = np.zeros((n_q, S))
+    for x, y in u.chunks():
+        t = u.signs(x, y)
+        X = np.concatenate([t > 0, t < 0], axis=1).astype(np.float64)  # [P M] indicators
+        qx = u.q[x]
+        bounds = np.flatnonzero(np.r_[True, qx[1:] != qx[:-1], True])
+        for lo, hi in zip(bounds[:-1], bounds[1:]):  # the queries of a chunk: one GEMM each
+            q = qx[lo]
+            block = X[lo:hi]
+            G = block.T @ block
+            PP[q] += G[:S, :S]
+            PM[q] += G[:S, S:]
+            MM[q] += G[S:, S:]
+        sums = _rows_by_query(qx, X, n_q)
+        NP += sums[:, :S]
+        NM += sums[:, S:]
+    # documents of U against documents outside U: grouped by retrieval signature
+    A = (u.pos < BIG).astype(np.float64)
+    for s in range(S):  # loop over systems, vectorised over documents and queries
+        PP[:, s, :] += _rows_by_query(u.q, A * (A[:, s] * u.w_below)[:, None], n_q)
+        MM[:, s, :] += _rows_by_query(u.q, A * (A[:, s] * u.w_above)[:, None], n_q)
+    NP += _rows_by_query(u.q, A * u.w_below[:, None], n_q)
+    NM += _rows_by_query(u.q, A * u.w_above[:, None], n_q)
+    return PP, PM, MM, NP, NM, u.n_pairs
+
+
+def _rows_by_query(q, values, n_q):
+    """Sum of the rows of ``values`` per query; ``q`` is sorted (contiguous queries)."""
+    out = np.zeros((n_q, values.shape[1]))
+    if len(q) == 0:
+        return out
+    starts = np.flatnonzero(np.r_[True, q[1:] != q[:-1]])
+    out[q[starts]] = np.add.reduceat(np.asarray(values, dtype=np.float64), starts, axis=0)
+    return out
+
+
+def information_difference(
+    run: pd.DataFrame,
+    *,
+    qrels: pd.DataFrame | None = None,
+    systems=None,
+    rank: bool = False,
+    rel: float = 1.0,
+    negatives: str = "unjudged",
+) -> pd.DataFrame:
+    """Information difference of every pair of systems, per query and mean.
+
+    id(S1, S2) = I(R_S1; Q | R_S2) + I(R_S2; Q | R_S1) = 2·RIC(S1, S2) − RIC(S1) − RIC(S2)
+    (seed 001 eq. 20; methods-spec §6.4, chain rule), all on RIC's pair sample: how much the
+    two systems differ in what they say about the judged documents, as opposed to how much
+    their effectiveness differs. id(S, S) = 0; 0 ≤ id ≤ 2 − RIC(S1) − RIC(S2).
+
+    For all pairs at once the joint outcome counts come from per-query matrix products of
+    the {+1}/{−1} outcome indicators over the enumerated pairs inside the union of all
+    lists, plus retrieval-signature counts for the rest (module docstring).
+
+    Parameters
+    ----------
+    run
+        Run frame with two or more systems.
+    qrels
+        Judgments; default: the run's ``label`` column.
+    systems
+        ``None`` (all) or a list of system names to compare pairwise.
+    rank
+        ``False`` (default): per-query rows and the mean rows. ``True``: only the mean rows,
+        sorted by information difference ascending (the most similar pair first; seed 001
+        Table 4), with a ``rank`` column.
+    rel, negatives
+        As in ``RIC``.
+
+    Returns
+    -------
+    DataFrame
+        ``system_a``, ``system_b`` (str, system_a < system_b), ``query`` (str; judged queries
+        in natural order, then ``"all"`` = the mean over queries, NaN skipped),
+        ``information_difference`` (float64 bits; round-off below 0 clipped), ``joint_ric``
+        (RIC(S_a, S_b)), ``ric_a``, ``ric_b`` (each system's RIC). Pairs in system order.
+        With ``rank=True``: ``rank`` (int64, 1 = smallest difference), ``system_a``,
+        ``system_b``, ``information_difference``, ``joint_ric``, ``ric_a``, ``ric_b``.
+
+    Raises
+    ------
+    SchemaError
+        Fewer than two systems, unknown system names, or a malformed run / qrels.
+
+    Examples
+    --------
+    >>> import pdireval
+    >>> run, qrels = pdireval.datasets.simulate(n_systems=3, n_queries=2, depth=20, rng=1)
+    >>> table = pdireval.information_difference(run, qrels=qrels, rank=True)
+    >>> len(table)
+    3
+    """
+    lists = judged_lists(run, qrels=qrels, rel=rel, negatives=negatives)
+    (selected,) = _select(lists, systems)
+    if len(selected) < 2:
+        raise SchemaError("information_difference compares systems pairwise: give two or more systems.")
+    PP, PM, MM, NP, NM, n_pairs = _pairwise_counts(lists, selected)
+    S = len(selected)
+    ia, ib = np.triu_indices(S, 1)
+    n = np.where(n_pairs > 0, n_pairs, 1.0)[:, None]
+    pp, pm, mm = PP[:, ia, ib], PM[:, ia, ib], MM[:, ia, ib]
+    mp = PM[:, ib, ia]  # a = −1, b = +1
+    pz = NP[:, ia] - pp - pm
+    mz = NM[:, ia] - mp - mm
+    zp = NP[:, ib] - pp - mp
+    zm = NM[:, ib] - pm - mm
+    joint = 2.0 * (_ric_terms(pp, mm, n) + _ric_terms(pm, mp, n) + _ric_terms(pz, mz, n) + _ric_terms(zp, zm, n))
+    single = 2.0 * _ric_terms(NP, NM, n)
+    ric_a, ric_b = single[:, ia], single[:, ib]
+    diff = np.maximum(2.0 * joint - ric_a - ric_b, 0.0)
+    undefined = (n_pairs <= 0)[:, None]
+    joint, ric_a, ric_b, diff = (np.where(undefined, np.nan, v) for v in (joint, ric_a, ric_b, diff))
+    q_order = natural_order(lists.queries)
+    n_q, n_pp = len(q_order), len(ia)
+    names = lists.systems[selected].to_numpy()
+    frame = pd.DataFrame(
+        {
+            "system_a": np.repeat(names[ia], n_q),
+            "system_b": np.repeat(names[ib], n_q),
+            "query": np.tile(lists.queries.to_numpy()[q_order], n_pp),
+            "information_difference": diff[q_order].T.reshape(-1),
+            "joint_ric": joint[q_order].T.reshape(-1),
+            "ric_a": ric_a[q_order].T.reshape(-1),
+            "ric_b": ric_b[q_order].T.reshape(-1),
+        }
+    )
+    out = _with_mean_rows(frame, ["system_a", "system_b"], ["information_difference", "joint_ric", "ric_a", "ric_b"], None)
+    for c in ("system_a", "system_b"):
+        out[c] = out[c].astype(ID_DTYPE)
+    if rank:
+        means = out[out["query"] == "all"].drop(columns="query")
+        means = means.sort_values(["information_difference", "system_a", "system_b"], kind="stable").reset_index(drop=True)
+        means.insert(0, "rank", np.arange(1, len(means) + 1, dtype=np.int64))
+        return means
+    return out
