@@ -18,7 +18,6 @@ from scipy import stats as _stats
 
 __all__ = [
     "f_ppf",
-    "kendall_tau",
     "t_sf",
     "t_ppf",
     "binom_two_sided",
@@ -117,31 +116,17 @@ def pearson(x, y):
         res = _stats.pearsonr(x, y)
     return float(res.statistic), float(res.pvalue)
 
+
+
 def f_ppf(q, dfn, dfd) -> np.ndarray:
     """Quantile of the F(dfn, dfd) distribution (scipy.stats.f.ppf), float64, broadcasting.
 
     Non-finite or non-positive degrees of freedom give NaN instead of scipy's warnings.
     """
-    from scipy.stats import f
-
     q, dfn, dfd = np.broadcast_arrays(*(np.asarray(a, dtype=np.float64) for a in (q, dfn, dfd)))
     out = np.full(q.shape, np.nan)
     ok = np.isfinite(dfn) & np.isfinite(dfd) & (dfn > 0) & (dfd > 0) & np.isfinite(q)
     if ok.any():
-        with np.errstate(all="ignore"):
-            out[ok] = f.ppf(q[ok], dfn[ok], dfd[ok])
+        with _scoped():
+            out[ok] = _stats.f.ppf(q[ok], dfn[ok], dfd[ok])
     return out if out.ndim else float(out)
-
-
-def kendall_tau(x, y) -> float:
-    """Kendall's τ_b between two score vectors (scipy.stats.kendalltau, no p-value).
-
-    NaN when either vector is constant (τ undefined) or has fewer than 2 entries.
-    """
-    from scipy.stats import kendalltau
-
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    if len(x) < 2 or np.all(x == x[0]) or np.all(y == y[0]):
-        return float("nan")
-    return float(kendalltau(x, y).statistic)

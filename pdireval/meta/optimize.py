@@ -95,7 +95,7 @@ class _Collection:
     queries: pd.Index
     seg_system: np.ndarray
     seg_query: np.ndarray
-    H: np.ndarray  # (n_seg, C, K): 1 where rank r holds a document of grade c
+    H: np.ndarray  # (C, n_seg, K): 1 where rank r of the segment holds a document of grade c
     counts: np.ndarray  # (n_q, C): the pool's documents of each grade
 
     @property
@@ -119,12 +119,12 @@ def _reduce(prepared: Prepared, grades: np.ndarray, K: int, name) -> _Collection
         )
     v = view_of(seg)  # trec_eval reading: negative labels are pooled but unjudged (gain 0)
     C = len(grades)
-    H = np.zeros((v.n_seg, C, K), dtype=np.float64)
+    H = np.zeros((C, v.n_seg, K), dtype=np.float64)
     lab = v.hit_label
     gidx = np.searchsorted(grades, lab)
     keep = (v.hit_pos < K) & (lab > 0)  # NaN -> False
     gidx = gidx[keep]
-    H[v.hit_seg[keep], gidx, v.hit_pos[keep]] = 1.0
+    H[gidx, v.hit_seg[keep], v.hit_pos[keep]] = 1.0
     qlab = v.q_label
     judged = qlab > 0
     counts = np.zeros((v.n_queries, C), dtype=np.float64)
@@ -155,6 +155,7 @@ class _Model:
         self.n_prime = n_prime
         self.negative = negative
         self.n_evaluations = 0
+        self.seconds = 0.0  # time spent evaluating Φ
 
     def matrices(self, g, d):
         """Per objective the query x system matrix of nDCG@k."""
@@ -163,7 +164,8 @@ class _Model:
         order = np.lexsort((-np.arange(len(g)), -g))  # gain descending (ties: higher grade first)
         out = []
         for col in self.collections:
-            A = np.tensordot(col.H, g, axes=([1], [0]))  # (n_seg, K)
+            C, n_seg, K = col.H.shape
+            A = (g @ col.H.reshape(C, n_seg * K)).reshape(n_seg, K)  # Σ_c g_c H[c]
             cnt = col.counts[:, order]
             ends = np.cumsum(cnt, axis=1)
             starts = ends - cnt
@@ -192,11 +194,14 @@ class _Model:
         return rows
 
     def phis(self, g, d) -> np.ndarray:
-        self.n_evaluations += 1
+        t0 = time.perf_counter()
         out = []
         for (vs, vt, vr, _, n_t), npr in zip(self.components(g, d), self._n_primes()):
             out.append(phi(vs, vt, vr, npr))
-        return np.nan_to_num(np.array(out, dtype=np.float64), nan=0.0)
+        out = np.nan_to_num(np.array(out, dtype=np.float64), nan=0.0)
+        self.n_evaluations += 1
+        self.seconds += time.perf_counter() - t0
+        return out
 
     def _n_primes(self):
         return [float(c.shape[0]) if self.n_prime is None else float(self.n_prime) for c, _ in self.objectives]
@@ -228,8 +233,9 @@ class OptimizeResult:
         ``queries_needed`` (smallest n′ with Φ ≥ target), ``gain_ratio_start``,
         ``gain_ratio`` (gain of the highest grade over the lowest relevant grade; inf
         when the latter is 0), and the solver's ``success``, ``message``, ``n_evaluations``
-        (Φ evaluations, all objectives counted once), ``seconds`` and
-        ``seconds_per_evaluation``.
+        (Φ evaluations, all objectives counted once), ``seconds`` (the whole optimisation)
+        and ``seconds_per_evaluation`` (mean time of one Φ evaluation: the nDCG matrices
+        of every objective for a new vector, and their ANOVA).
     comparison
         One row per objective and function: ``collection`` (if any), ``k``, ``gain`` and
         ``discount`` (the function names; ``optimal`` for the optimum), ``var_system``,
@@ -527,9 +533,10 @@ def optimize(
         message += " (the start was better and is returned)"
     seconds = time.perf_counter() - t0
     n_eval = model.n_evaluations
+    per_eval = model.seconds / max(n_eval, 1)
 
     names = (gain if isinstance(gain, str) else "custom", discount if isinstance(discount, str) else "custom")
-    return _result(model, what, grades, g0, d0, g, d, success, message, n_eval, seconds, target, by, names)
+    return _result(model, what, grades, g0, d0, g, d, success, message, (n_eval, seconds, per_eval), target, by, names)
 
 
 def _cutoffs(k) -> list[int]:
@@ -551,7 +558,8 @@ def _gain_ratio(g):
     return np.inf if g[0] == 0 else float(g[-1] / g[0])
 
 
-def _result(model: _Model, what, grades, g0, d0, g, d, success, message, n_eval, seconds, target, by, names):
+def _result(model: _Model, what, grades, g0, d0, g, d, success, message, timing, target, by, names):
+    n_eval, seconds, per_eval = timing
     K = model.K
     gains = pd.DataFrame({"grade": grades.astype(np.float64), "gain": g, "gain_start": g0, "linear": standard_gain("linear", grades), "exp": standard_gain("exp", grades)})
     discounts = pd.DataFrame({"rank": np.arange(1, K + 1, dtype=np.int64), "discount": d, "discount_start": d0})
@@ -587,7 +595,7 @@ def _result(model: _Model, what, grades, g0, d0, g, d, success, message, n_eval,
                 "message": message,
                 "n_evaluations": n_eval,
                 "seconds": seconds,
-                "seconds_per_evaluation": seconds / max(n_eval, 1),
+                "seconds_per_evaluation": per_eval,
             }
         )
     summary = pd.DataFrame(rows)
@@ -640,12 +648,12 @@ def _result(model: _Model, what, grades, g0, d0, g, d, success, message, n_eval,
             )
             for s, m in zip(c.systems, means):
                 mean_rows.append(keys(c, k) | {"gain": gname, "discount": dname, "system": s, "mean": float(m)})
-    from ._adapters import kendall_tau
+    from .correlation import kendall_tau
 
     opt_means = {r["_obj"]: r["_means"] for r in comp_rows[: len(model.objectives)]}
     for r in comp_rows:
         ref = opt_means[r["_obj"]]
-        r["kendall_tau"] = kendall_tau(r["_means"], ref)
+        r["kendall_tau"] = kendall_tau(r["_means"], ref, variant="b")
         r["rmse"] = float(np.sqrt(np.mean(np.square(r["_means"] - ref))))
         del r["_means"], r["_obj"]
     comparison = pd.DataFrame(comp_rows)

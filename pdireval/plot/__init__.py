@@ -8,5 +8,6 @@ Figure (or draws on ``ax=`` and returns that Axes). Topic modules live beside th
 from __future__ import annotations
 
 from ._base import require_matplotlib
+from .reliability import d_study_curve, optimal_discounts, optimal_gains, stability_curves
 
-__all__ = ["require_matplotlib"]
+__all__ = ["require_matplotlib", "d_study_curve", "optimal_discounts", "optimal_gains", "stability_curves"]

@@ -1,0 +1,152 @@
+"""Figures for generalizability theory and stability-optimal nDCG (seed 003 Figures 2–4).
+
+* :func:`d_study_curve` — Φ(n′) or Eρ²(n′) against the number of topics, from
+  :func:`pdireval.d_study`, one line (and confidence band) per measure.
+* :func:`optimal_discounts` — the optimal discount factors beside the log2, zipf and linear
+  discounts normalised to sum 1 (seed 003 Figures 2 and 3), from :func:`pdireval.optimize`.
+* :func:`optimal_gains` — the optimal gains per relevance grade beside linear and exp.
+* :func:`stability_curves` — Φ(n′) of nDCG under the optimal and the standard functions
+  against the number of topics (seed 003 Figure 4).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ._base import new_axes
+
+__all__ = ["d_study_curve", "optimal_discounts", "optimal_gains", "stability_curves"]
+
+_KEYS_SKIP = {"n_queries", "phi", "phi_ci_low", "phi_ci_high", "e_rho2", "e_rho2_ci_low", "e_rho2_ci_high"}
+
+
+def _finish(fig, ax, given):
+    return ax if given is not None else fig
+
+
+def d_study_curve(curve: pd.DataFrame, *, coefficient: str = "phi", band: bool = True, target: float | None = None, ax=None):
+    """Plot Φ(n′) (or Eρ²(n′)) against the topic-set size n′ for each measure.
+
+    Parameters
+    ----------
+    curve
+        The frame of :func:`pdireval.d_study` (grouping keys, ``n_queries``, ``phi``, ...).
+    coefficient
+        ``"phi"`` or ``"e_rho2"``.
+    band
+        Shade the confidence interval (``*_ci_low`` to ``*_ci_high``).
+    target
+        Draw a horizontal line at this coefficient (e.g. 0.95).
+    ax
+        Axes to draw on (default: a new figure).
+
+    Returns
+    -------
+    Figure, or ``ax`` when given.
+    """
+    if coefficient not in ("phi", "e_rho2"):
+        raise ValueError(f"coefficient= must be 'phi' or 'e_rho2', got {coefficient!r}")
+    fig, axes = new_axes(ax)
+    keys = [c for c in curve.columns if c not in _KEYS_SKIP]
+    groups = curve.groupby(keys, sort=False, dropna=False) if keys else [((), curve)]
+    for key, part in groups:
+        key = key if isinstance(key, tuple) else (key,)
+        label = ", ".join(str(k) for k in key) or coefficient
+        part = part.sort_values("n_queries")
+        (line,) = axes.plot(part["n_queries"], part[coefficient], label=label)
+        if band and f"{coefficient}_ci_low" in part:
+            axes.fill_between(part["n_queries"], part[f"{coefficient}_ci_low"], part[f"{coefficient}_ci_high"], color=line.get_color(), alpha=0.15, linewidth=0)
+    if target is not None:
+        axes.axhline(target, color="grey", linestyle=":", linewidth=1)
+    axes.set_xlabel("number of topics n′")
+    axes.set_ylabel("Φ (dependability)" if coefficient == "phi" else "Eρ² (generalizability)")
+    axes.set_ylim(0, 1.02)
+    axes.legend(fontsize="small")
+    return _finish(fig, axes, ax)
+
+
+def optimal_discounts(result, *, ax=None, title: str | None = None):
+    """The optimal discount factors of :func:`pdireval.optimize` beside the log2
+    (1/log2(r+1)), zipf (1/r) and linear ((K+1−r)/K) discounts, all normalised to sum 1
+    over ranks 1..K (seed 003 Figures 2–3; markers as in the paper).
+
+    Returns
+    -------
+    Figure, or ``ax`` when given.
+    """
+    fig, axes = new_axes(ax)
+    d = result.discounts
+    axes.plot(d["rank"], d["discount"], "o-", label="optimal", color="tab:blue")
+    axes.plot(d["rank"], d["log2"], "^-", label="log2", color="navy", markersize=4)
+    axes.plot(d["rank"], d["zipf"], "+-", label="zipf", color="tab:green")
+    axes.plot(d["rank"], d["linear"], "x-", label="linear", color="m")
+    axes.set_xlabel("rank")
+    axes.set_ylabel("discount factor (sum 1)")
+    if title:
+        axes.set_title(title)
+    axes.legend(fontsize="small")
+    return _finish(fig, axes, ax)
+
+
+def optimal_gains(result, *, ax=None, title: str | None = None):
+    """Gains per relevance grade (normalised to sum 1): optimal, linear and exp, as bars,
+    with the optimal ratio gain(highest)/gain(lowest relevant) in the legend.
+
+    Returns
+    -------
+    Figure, or ``ax`` when given.
+    """
+    fig, axes = new_axes(ax)
+    g = result.gains
+    x = np.arange(len(g))
+    width = 0.27
+    ratio = result.summary["gain_ratio"].iloc[0]
+    axes.bar(x - width, g["gain"], width, label=f"optimal (ratio {ratio:.2f})")
+    axes.bar(x, g["linear"], width, label="linear (ratio 2)" if len(g) == 2 else "linear")
+    axes.bar(x + width, g["exp"], width, label="exp (ratio 3)" if len(g) == 2 else "exp")
+    axes.set_xticks(x, [f"grade {gr:g}" for gr in g["grade"]])
+    axes.set_ylabel("gain (sum 1)")
+    if title:
+        axes.set_title(title)
+    axes.legend(fontsize="small")
+    return _finish(fig, axes, ax)
+
+
+def stability_curves(result, sizes=None, *, objective: int = 0, target: float | None = 0.95, ax=None):
+    """Φ(n′) of nDCG under the optimal and the standard gain/discount functions against the
+    number of topics (seed 003 Figure 4), from ``result.comparison``'s variance components.
+
+    Parameters
+    ----------
+    result
+        An :class:`~pdireval.meta.optimize.OptimizeResult`.
+    sizes
+        Topic-set sizes (default 1..2·observed).
+    objective
+        Which objective (row block of ``result.summary``) to draw, when there are several.
+    target
+        Horizontal reference line (None: none).
+
+    Returns
+    -------
+    Figure, or ``ax`` when given.
+    """
+    from ..meta.reliability import phi
+
+    fig, axes = new_axes(ax)
+    comp = result.comparison
+    n_funcs = len(comp) // len(result.summary)
+    block = comp.iloc[objective * n_funcs : (objective + 1) * n_funcs]
+    if sizes is None:
+        sizes = np.arange(1, 2 * int(block["n_queries_observed"].iloc[0]) + 1)
+    sizes = np.asarray(sizes, dtype=np.float64)
+    for _, row in block.iterrows():
+        label = row["discount"] if result.what == "discount" else row["gain"] if result.what == "gain" else f"{row['gain']} / {row['discount']}"
+        axes.plot(sizes, phi(row["var_system"], row["var_query"], row["var_residual"], sizes), label=str(label), linewidth=2 if "optimal" in str(label) else 1)
+    if target is not None:
+        axes.axhline(target, color="grey", linestyle=":", linewidth=1)
+    axes.set_xlabel("number of topics n′")
+    axes.set_ylabel("Φ")
+    axes.legend(fontsize="small")
+    return _finish(fig, axes, ax)
