@@ -21,6 +21,7 @@ from .meta.correlation import correlate
 from .meta.power import asl_curve, conflicts, discriminative_power
 from .meta.significance import compare
 from .meta.incomplete import evaluate_variants, subsample_qrels
+from .meta.stability import error_rate, swap_difference, swap_rate
 
 __version__ = "0.1.0"
 
@@ -46,6 +47,9 @@ __all__ = [
     "subsample_qrels",
     "evaluate_variants",
     "optimize",
+    "swap_rate",
+    "swap_difference",
+    "error_rate",
     "read_run",
     "read_qrels",
     "read_svmlight",

@@ -20,6 +20,7 @@ from .meta import reliability as _reliability
 from .meta import correlation as _correlation
 from .meta import power as _power
 from .meta import significance as _significance
+from .meta import stability as _stability
 
 from .meta import incomplete as _incomplete
 
@@ -101,3 +102,15 @@ class IrevalAccessor:
     def information_difference(self, *, qrels=None, systems=None, rank=False, rel=1.0, negatives="unjudged"):
         """See :func:`pdireval.information_difference`."""
         return _run_information.information_difference(self._obj, qrels=qrels, systems=systems, rank=rank, rel=rel, negatives=negatives)
+
+    def swap_rate(self, other=None, *, sizes=None, n_trials=100, sampling="split", bin_width=0.01, n_bins=21, ties="include", rng=None, progress=None):
+        """See :func:`pdireval.swap_rate`."""
+        return _stability.swap_rate(self._obj, other, sizes=sizes, n_trials=n_trials, sampling=sampling, bin_width=bin_width, n_bins=n_bins, ties=ties, rng=rng, progress=progress)
+
+    def swap_difference(self, *, max_rate=0.05):
+        """See :func:`pdireval.swap_difference`."""
+        return _stability.swap_difference(self._obj, max_rate=max_rate)
+
+    def error_rate(self, *, fuzziness=0.05, n_trials=200, sizes=None, unit="topic_set", rng=None, progress=None):
+        """See :func:`pdireval.error_rate`."""
+        return _stability.error_rate(self._obj, fuzziness=fuzziness, n_trials=n_trials, sizes=sizes, unit=unit, rng=rng, progress=progress)

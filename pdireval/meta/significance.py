@@ -156,30 +156,52 @@ def _bootstrap_kernel(d, counts, *, confidence_level=None, alpha=None):
         t_signed = zbar / (sd / math.sqrt(n))
     t_signed = np.where(const, _signed_inf(zbar), t_signed)
     t_obs = np.abs(t_signed)
-    w = d - zbar
-    s1 = counts @ w  # B x P replicate sums of w*
-    s2 = counts @ (w * w)  # B x P replicate sums of squares
-    mean_star = s1 / n
-    var_star = (s2 - s1 * s1 / n) / (n - 1)
+    # Work in pairs x resamples layout so every per-pair reduction runs over contiguous memory.
+    wt = np.ascontiguousarray((d - zbar).T)  # P x n, the centred differences w
+    ct = np.ascontiguousarray(counts.T)  # n x B
+    s1 = wt @ ct  # P x B: replicate sums of w*  (mean* = s1 / n)
+    s2 = (wt * wt) @ ct  # P x B: replicate sums of squares
+    ss = s1 * s1
+    ss /= n
+    np.subtract(s2, ss, out=ss)  # (n - 1) * var*
     # A replicate whose n sampled values are all equal has s = 0 exactly; in floating point the
     # sum-of-squares formula leaves a rounding residue of order eps * s2, which we zero out.
-    degenerate = var_star <= (8.0 * n * _EPS) * s2 / (n - 1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t_star = np.abs(mean_star) / np.sqrt(var_star / n)
-    t_star = np.where(degenerate, np.where(mean_star != 0, np.inf, 0.0), t_star)
-    asl = (t_star >= t_obs).sum(axis=0) / n_res
+    s2 *= 8.0 * n * _EPS
+    ss[ss <= s2] = 0.0
+    del s2
+    # t*_b >= t_obs  <=>  (n - 1) s1^2 >= n * ss * t_obs^2   (no division, no square root);
+    # s1 = 0 means t* = 0, which reaches t_obs only when t_obs = 0.
+    t2 = np.where(const, 0.0, t_obs * t_obs)
+    lhs = s1 * s1
+    lhs *= n - 1
+    hit = lhs >= ss * (n * t2)[:, None]
+    hit &= (s1 != 0) | (t2 == 0)[:, None]
+    asl = hit.sum(axis=1) / n_res
+    del hit
     asl = np.where(const, np.where(zbar == 0, 1.0, 0.0), asl)
     out["statistic"] = t_signed
     out["p_value"] = asl
-    if confidence_level is not None:
-        tail = (1.0 - confidence_level) / 2.0
-        q = np.quantile(zbar + mean_star, [tail, 1.0 - tail], axis=0)
-        out["ci_low"], out["ci_high"] = q[0], q[1]
     if alpha is not None:
         k = _required_position(alpha, n_res)
-        kth = np.partition(t_star, n_res - k, axis=0)[n_res - k]
-        first = np.argmax(t_star == kth, axis=0)
-        out["required"] = np.abs(mean_star[first, np.arange(p_count)])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t_sq = lhs / (n * ss)  # t*^2: inf for a degenerate replicate with mean != 0
+        t_sq[s1 == 0] = 0.0
+        kth = np.partition(t_sq, n_res - k, axis=1)[:, n_res - k]
+        first = np.argmax(t_sq == kth[:, None], axis=1)
+        out["required"] = np.abs(s1[np.arange(p_count), first]) / n
+    if confidence_level is not None:
+        # Percentile interval of the replicate means z̄ + w̄*_b (numpy's "linear" quantile); the
+        # order statistics come from one in-place partition of the replicate sums.
+        tail = (1.0 - confidence_level) / 2.0
+        pos = np.array([tail, 1.0 - tail]) * (n_res - 1)
+        lo = np.floor(pos).astype(np.int64)
+        hi = np.minimum(lo + 1, n_res - 1)
+        s1.partition(np.unique(np.r_[lo, hi]), axis=1)
+        frac = pos - lo
+        for name, j in (("ci_low", 0), ("ci_high", 1)):
+            a = s1[:, lo[j]] / n
+            b = s1[:, hi[j]] / n
+            out[name] = zbar + (a + frac[j] * (b - a))
     return out
 
 

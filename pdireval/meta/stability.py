@@ -1,0 +1,331 @@
+"""Stability of system rankings: swap rates (methods-spec §8.6) and the Buckley–Voorhees error rate
+with fuzziness (§8.5), vectorized over trials and system pairs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..errors import SchemaError
+from ..schema import canonical_scores, group_columns, score_matrix, scores_groups
+from ._common import ParameterError, check_choice, group_rng, pair_indices, progress_bar
+
+__all__ = ["swap_rate", "swap_difference", "error_rate"]
+
+
+def _check_sizes(sizes, n_topics, limit, what):
+    sizes = np.atleast_1d(np.asarray(sizes))
+    if sizes.size == 0 or not np.issubdtype(sizes.dtype, np.integer):
+        raise ParameterError(f"sizes= must be a non-empty list of integers, got {sizes.tolist()!r}")
+    bad = sizes[(sizes < 1) | (sizes > limit)]
+    if bad.size:
+        raise ParameterError(
+            f"topic-set size {int(bad[0])} is impossible with {n_topics} topics: {what} needs "
+            f"1 <= size <= {limit}; pass smaller sizes="
+        )
+    return [int(c) for c in sizes]
+
+
+def _check_positive_int(name, value):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ParameterError(f"{name}= must be a positive integer, got {value!r}")
+    return int(value)
+
+
+# ------------------------------------------------------------------------- swap rates
+
+
+def _means_by_group(frame, what):
+    out = {}
+    for keys, group in scores_groups(frame):
+        means = group.groupby("system", sort=True)["value"].mean()
+        out[tuple(keys.items())] = means
+    return out
+
+
+def _swaps_between(scores, other, ties):
+    frame_a = canonical_scores(scores)
+    frame_b = canonical_scores(other)
+    keys_a, keys_b = group_columns(frame_a), group_columns(frame_b)
+    if sorted(keys_a) != sorted(keys_b):
+        raise SchemaError(
+            f"scores and other have different grouping columns ({keys_a} vs {keys_b}); give both "
+            "frames the same ones (e.g. drop a column only one of them has)"
+        )
+    left = _means_by_group(frame_a, "scores")
+    right = {tuple(sorted(k)): v for k, v in _means_by_group(frame_b, "other").items()}
+    rows = []
+    for key, a in left.items():
+        b = right.get(tuple(sorted(key)))
+        if b is None:
+            continue
+        if set(a.index) != set(b.index):
+            only = sorted(set(a.index) ^ set(b.index))
+            raise SchemaError(
+                f"the two experiments have different systems for {dict(key)} ({len(only)} only in "
+                f"one, e.g. {only[:3]}); keep the systems they share in both frames"
+            )
+        b = b.loc[a.index]
+        av, bv = a.to_numpy(dtype=np.float64), b.to_numpy(dtype=np.float64)
+        i, j = pair_indices(len(av))
+        da, db = av[i] - av[j], bv[i] - bv[j]
+        swaps = int(np.sum(da * db < 0))
+        tied = (da == 0) | (db == 0)
+        n_pairs = int(len(i) - tied.sum()) if ties == "exclude" else len(i)
+        row = dict(key)
+        row.update(n_systems=len(av), n_pairs=n_pairs, n_swaps=swaps,
+                   swap_rate=swaps / n_pairs if n_pairs else np.nan)
+        rows.append(row)
+    cols = keys_a + ["n_systems", "n_pairs", "n_swaps", "swap_rate"]
+    out = pd.DataFrame(rows, columns=cols)
+    for c in ("n_systems", "n_pairs", "n_swaps"):
+        out[c] = out[c].astype(np.int64)
+    out["swap_rate"] = out["swap_rate"].astype(np.float64)
+    return out
+
+
+def swap_rate(
+    scores: pd.DataFrame,
+    other: pd.DataFrame | None = None,
+    *,
+    sizes=None,
+    n_trials: int = 100,
+    sampling: str = "split",
+    bin_width: float = 0.01,
+    n_bins: int = 21,
+    ties: str = "include",
+    rng=None,
+    progress: bool | None = None,
+) -> pd.DataFrame:
+    r"""Swap rates (methods-spec §8.6): between two experiments, or Voorhees–Buckley topic splits.
+
+    **Between two experiments** (``other`` given; seed 000's usage): per group, the mean score of
+    each system in ``scores`` (a_i) and in ``other`` (b_i) over the same systems. A pair swaps iff
+    (a_i − a_j)(b_i − b_j) < 0; rate = swaps / C(m, 2). Pairs tied in either experiment are not
+    swaps and stay in the denominator (``ties="exclude"`` removes them). Without ties the rate
+    is (1 − τ)/2.
+
+    **Voorhees & Buckley (2002) swap method** (``other=None``): for each topic-set size c and
+    trial, ``perm = rng.permutation(n_topics)``, T1 = perm[:c], T2 = perm[c:2c] (drawn as one
+    ``rng.permuted`` call on stacked ranges, which consumes the stream exactly as successive
+    ``permutation`` calls; sizes in the order given, trials in order). For every system pair,
+    d1, d2 are the differences of the mean scores on T1 and T2; the comparison falls in bin
+    ⌊|d1| / bin_width⌋ capped at ``n_bins − 1``, and is a swap iff d1·d2 < 0.
+    ``sampling="replacement"`` draws T1 and T2 with ``rng.integers(0, n_topics, c)`` each (one
+    call of shape (n_trials, 2, c), the same stream), an option the seeds do not define.
+    See :func:`swap_difference` for the difference needed for a 5 % swap rate.
+
+    Parameters
+    ----------
+    scores, other
+        Scores frames (``other`` only for the between-experiments rate).
+    sizes
+        Topic-set sizes c (default 5, 10, ... up to n_topics // 2; c ≤ n_topics // 2 for
+        ``"split"``).
+    n_trials
+        Trials per size.
+    sampling
+        ``"split"`` (disjoint halves, default) or ``"replacement"``.
+    bin_width, n_bins
+        Bins of |d1| (default 0.01 wide, 21 bins, the last one open).
+    ties
+        ``"include"`` (default) or ``"exclude"`` tied pairs from the between-experiments
+        denominator.
+    rng
+        Seed or Generator (an integer seed restarts the protocol for every group).
+    progress
+        tqdm progress bar over sizes (None: when stderr is a terminal).
+
+    Returns
+    -------
+    DataFrame
+        Between experiments: the grouping keys, ``n_systems``, ``n_pairs`` (the denominator),
+        ``n_swaps``, ``swap_rate``. Topic splits: one row per (group, size, bin) with the
+        grouping keys, ``size``, ``bin`` (0-based), ``diff_low`` (lower edge of the bin),
+        ``n_comparisons``, ``n_swaps``, ``swap_rate`` (NaN for an empty bin).
+
+    References
+    ----------
+    Voorhees, E. M., Buckley, C. (2002). The effect of topic set size on retrieval experiment
+    error. SIGIR.
+    """
+    check_choice("ties", ties, ("include", "exclude"))
+    if other is not None:
+        return _swaps_between(scores, other, ties)
+    check_choice("sampling", sampling, ("split", "replacement"))
+    n_trials = _check_positive_int("n_trials", n_trials)
+    n_bins = _check_positive_int("n_bins", n_bins)
+    if not (isinstance(bin_width, (int, float)) and bin_width > 0):
+        raise ParameterError(f"bin_width= must be a positive number, got {bin_width!r}")
+    frame = canonical_scores(scores)
+    keys_cols = group_columns(frame)
+    make_rng = group_rng(rng)
+    parts = []
+    for keys, group in scores_groups(frame):
+        x = score_matrix(group).to_numpy(dtype=np.float64)
+        n, m = x.shape
+        limit = n // 2 if sampling == "split" else n
+        cs = _check_sizes(sizes if sizes is not None else (list(range(5, n // 2 + 1, 5)) or [max(1, n // 2)]),
+                          n, max(limit, 0), "the swap method" if sampling == "split" else "sampling")
+        gen = make_rng()
+        pi, pj = pair_indices(m)
+        for c in progress_bar(cs, desc="swap rate", progress=progress):
+            if sampling == "split":
+                perm = gen.permuted(np.broadcast_to(np.arange(n), (n_trials, n)), axis=1)
+                t1, t2 = perm[:, :c], perm[:, c:2 * c]
+            else:
+                draw = gen.integers(0, n, size=(n_trials, 2, c))
+                t1, t2 = draw[:, 0], draw[:, 1]
+            mean1 = _subset_means(x, t1)
+            mean2 = _subset_means(x, t2)
+            d1 = mean1[:, pi] - mean1[:, pj]
+            d2 = mean2[:, pi] - mean2[:, pj]
+            bins = np.minimum(np.floor(np.abs(d1) / bin_width), n_bins - 1).astype(np.int64).ravel()
+            comparisons = np.bincount(bins, minlength=n_bins)
+            swaps = np.bincount(bins, weights=(d1 * d2 < 0).ravel(), minlength=n_bins).astype(np.int64)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                rate = np.where(comparisons > 0, swaps / np.maximum(comparisons, 1), np.nan)
+            part = {k: [keys[k]] * n_bins for k in keys_cols}
+            part.update(size=np.full(n_bins, c, dtype=np.int64), bin=np.arange(n_bins, dtype=np.int64),
+                        diff_low=np.arange(n_bins) * float(bin_width),
+                        n_comparisons=comparisons.astype(np.int64), n_swaps=swaps, swap_rate=rate)
+            parts.append(pd.DataFrame(part))
+    return pd.concat(parts, ignore_index=True)
+
+
+def _subset_means(x, idx):
+    """Means over the topics idx[t] (trials x c, repeats allowed) for every trial: trials x systems."""
+    n_trials, c = idx.shape
+    n = x.shape[0]
+    flat = idx + (np.arange(n_trials) * n)[:, None]
+    counts = np.bincount(flat.ravel(), minlength=n_trials * n).reshape(n_trials, n)
+    return (counts @ x) / c
+
+
+def swap_difference(swaps: pd.DataFrame, *, max_rate: float = 0.05) -> pd.DataFrame:
+    """The difference needed for a swap rate of at most ``max_rate`` (Voorhees & Buckley 2002).
+
+    From a :func:`swap_rate` topic-split frame: per group and size, the lower edge of the first
+    non-empty bin (in increasing difference) whose swap rate is ≤ ``max_rate`` (methods-spec
+    §8.6).
+
+    Returns
+    -------
+    DataFrame
+        The grouping keys, ``size``, ``diff_needed`` (NaN when no bin qualifies).
+    """
+    need = {"size", "bin", "diff_low", "n_comparisons", "swap_rate"}
+    if not isinstance(swaps, pd.DataFrame) or not need <= set(swaps.columns):
+        raise SchemaError(
+            "swap_difference needs the frame returned by swap_rate(scores) without other= "
+            f"(columns {sorted(need)}); got columns {list(getattr(swaps, 'columns', []))}"
+        )
+    keys = list(swaps.columns[: list(swaps.columns).index("size")])
+    rows = []
+    for key, group in swaps.groupby(keys + ["size"], sort=False, dropna=False):
+        key = key if isinstance(key, tuple) else (key,)
+        g = group.sort_values("bin")
+        ok = (g["n_comparisons"] > 0) & (g["swap_rate"] <= max_rate)
+        rows.append(list(key) + [float(g.loc[ok, "diff_low"].iloc[0]) if ok.any() else np.nan])
+    out = pd.DataFrame(rows, columns=keys + ["size", "diff_needed"])
+    out["size"] = out["size"].astype(np.int64)
+    return out
+
+
+# ------------------------------------------------------------------------- error rate
+
+
+def error_rate(
+    scores: pd.DataFrame,
+    *,
+    fuzziness: float = 0.05,
+    n_trials: int = 200,
+    sizes=None,
+    unit: str = "topic_set",
+    rng=None,
+    progress: bool | None = None,
+) -> pd.DataFrame:
+    r"""Buckley–Voorhees error rate with fuzziness, as a curve over topic-set sizes (§8.5).
+
+    For each size c (in the order given) and trial (in order),
+    T_c = ``rng.choice(n_topics, size=c, replace=False)`` (the protocol's per-trial calls;
+    everything after the draw is vectorized over trials and pairs). With
+    ``unit="topic_set"`` (default; Buckley & Voorhees 2000) the systems' **mean** scores over
+    T_c are compared, one comparison per pair per trial; with ``unit="topic"`` (seed 002) the
+    scores on each topic of T_c, c comparisons per pair per trial. A comparison of a and b is a
+    tie iff |a − b| ≤ f·max(|a|, |b|). Accumulating |A>B|, |A<B|, |A=B| per pair over all trials:
+
+    .. math:: \mathrm{ErrorRate} = \frac{\sum_{pairs} \min(|A>B|, |A<B|)}
+                                        {\sum_{pairs} (|A>B| + |A<B| + |A=B|)},
+              \qquad \mathrm{TieRate} = \frac{\sum_{pairs} |A=B|}{\text{same}} .
+
+    Parameters
+    ----------
+    scores
+        Scores frame (a complete query × system matrix per group).
+    fuzziness
+        f ≥ 0 (default 0.05).
+    n_trials
+        Trials per size (default 200, as in seed 002).
+    sizes
+        Topic-set sizes (default 5, 10, ..., n_topics).
+    unit
+        ``"topic_set"`` or ``"topic"``.
+    rng
+        Seed or Generator (an integer seed restarts the protocol for every group).
+    progress
+        tqdm bar over sizes (None: when stderr is a terminal).
+
+    Returns
+    -------
+    DataFrame
+        One row per (group, size): the grouping keys, ``size``, ``unit``, ``fuzziness``,
+        ``n_trials``, ``n_comparisons`` (the denominator), ``error_rate``, ``tie_rate``.
+
+    References
+    ----------
+    Buckley, C., Voorhees, E. M. (2000). Evaluating evaluation measure stability. SIGIR.
+    """
+    check_choice("unit", unit, ("topic_set", "topic"))
+    n_trials = _check_positive_int("n_trials", n_trials)
+    if isinstance(fuzziness, bool) or not isinstance(fuzziness, (int, float)) or not fuzziness >= 0:
+        raise ParameterError(f"fuzziness= must be a number >= 0, got {fuzziness!r}")
+    frame = canonical_scores(scores)
+    keys_cols = group_columns(frame)
+    make_rng = group_rng(rng)
+    rows = []
+    for keys, group in scores_groups(frame):
+        x = score_matrix(group).to_numpy(dtype=np.float64)
+        n, m = x.shape
+        cs = _check_sizes(sizes if sizes is not None else (list(range(5, n + 1, 5)) or [n]), n, n, "sampling")
+        gen = make_rng()
+        pi, pj = pair_indices(m)
+        if unit == "topic":
+            gt_t, lt_t, eq_t = _outcomes(x[:, pi], x[:, pj], fuzziness)  # n x P
+        for c in progress_bar(cs, desc="error rate", progress=progress):
+            idx = np.stack([gen.choice(n, size=c, replace=False) for _ in range(n_trials)])
+            if unit == "topic_set":
+                means = _subset_means(x, idx)
+                gt, lt, eq = (o.sum(axis=0) for o in _outcomes(means[:, pi], means[:, pj], fuzziness))
+            else:
+                k = np.bincount(idx.ravel(), minlength=n).astype(np.float64)
+                gt, lt, eq = (k @ o for o in (gt_t, lt_t, eq_t))
+            total = float(np.sum(gt + lt + eq))
+            row = {k: keys[k] for k in keys_cols}
+            row.update(size=c, unit=unit, fuzziness=float(fuzziness), n_trials=n_trials,
+                       n_comparisons=int(total),
+                       error_rate=float(np.sum(np.minimum(gt, lt)) / total) if total else np.nan,
+                       tie_rate=float(np.sum(eq) / total) if total else np.nan)
+            rows.append(row)
+    out = pd.DataFrame(rows, columns=keys_cols + ["size", "unit", "fuzziness", "n_trials", "n_comparisons",
+                                                  "error_rate", "tie_rate"])
+    for c in ("size", "n_trials", "n_comparisons"):
+        out[c] = out[c].astype(np.int64)
+    return out
+
+
+def _outcomes(a, b, f):
+    """(a > b, a < b, tie) as float arrays, tie iff |a - b| <= f * max(|a|, |b|)."""
+    tie = np.abs(a - b) <= f * np.maximum(np.abs(a), np.abs(b))
+    return ((a > b) & ~tie).astype(np.float64), ((a < b) & ~tie).astype(np.float64), tie.astype(np.float64)

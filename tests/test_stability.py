@@ -1,0 +1,151 @@
+"""Swap rates and the Buckley–Voorhees error rate: loop references on the same draws, properties."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hs
+
+import pdireval
+from pdireval.errors import PdirevalError, SchemaError
+from pdireval.meta.correlation import kendall_tau
+from tests.test_significance import random_matrix, scores_from_matrix
+
+
+def loop_vb_swaps(x, sizes, n_trials, seed, sampling="split", width=0.01, n_bins=21):
+    rng = np.random.default_rng(seed)
+    n, m = x.shape
+    out = {}
+    for c in sizes:
+        comps = np.zeros(n_bins, int)
+        swaps = np.zeros(n_bins, int)
+        for _ in range(n_trials):
+            if sampling == "split":
+                perm = rng.permutation(n)
+                t1, t2 = perm[:c], perm[c:2 * c]
+            else:
+                t1 = rng.integers(0, n, c)
+                t2 = rng.integers(0, n, c)
+            for i, j in itertools.combinations(range(m), 2):
+                d1 = x[t1, i].mean() - x[t1, j].mean()
+                d2 = x[t2, i].mean() - x[t2, j].mean()
+                b = min(int(np.floor(abs(d1) / width)), n_bins - 1)
+                comps[b] += 1
+                swaps[b] += d1 * d2 < 0
+        out[c] = (comps, swaps)
+    return out
+
+
+@pytest.mark.parametrize("sampling", ["split", "replacement"])
+def test_vb_swap_rate_equals_loop_on_same_draws(sampling):
+    x = random_matrix(n=30, m=5, seed=2, ties=False)
+    res = pdireval.swap_rate(scores_from_matrix(x), sizes=[5, 10, 15], n_trials=40, rng=7, sampling=sampling)
+    ref = loop_vb_swaps(x, [5, 10, 15], 40, 7, sampling)
+    assert list(res.columns) == ["measure", "size", "bin", "diff_low", "n_comparisons", "n_swaps", "swap_rate"]
+    for c, (comps, swaps) in ref.items():
+        r = res[res["size"] == c]
+        np.testing.assert_array_equal(r.n_comparisons, comps)
+        np.testing.assert_array_equal(r.n_swaps, swaps)
+        assert r.n_comparisons.sum() == 40 * 10
+    need = pdireval.swap_difference(res)
+    for c, (comps, swaps) in ref.items():
+        ok = [b for b in range(21) if comps[b] and swaps[b] / comps[b] <= 0.05]
+        got = need.loc[need["size"] == c, "diff_needed"].item()
+        assert (np.isnan(got) and not ok) or got == pytest.approx(ok[0] * 0.01)
+
+
+def test_swap_rate_sizes_validated():
+    scores = scores_from_matrix(random_matrix(n=10, m=3))
+    with pytest.raises(PdirevalError, match="size 6 is impossible"):
+        pdireval.swap_rate(scores, sizes=[6])
+    with pytest.raises(ValueError, match="sampling="):
+        pdireval.swap_rate(scores, sampling="bootstrap")
+
+
+def test_swap_rate_between_experiments():
+    x = random_matrix(n=12, m=8, seed=1, ties=False)
+    a = scores_from_matrix(x)
+    assert pdireval.swap_rate(a, a).swap_rate.item() == 0.0
+    rng = np.random.default_rng(3)
+    b = scores_from_matrix(x + rng.normal(0, 0.05, x.shape))
+    res = a.ireval.swap_rate(b)
+    tau = kendall_tau(x.mean(axis=0), pdireval.aggregate(b)["mean"].to_numpy(), "a")
+    assert res.swap_rate.item() == pytest.approx((1 - tau) / 2)
+    assert res.n_pairs.item() == 28
+
+
+@settings(max_examples=30, deadline=None)
+@given(hs.integers(2, 9), hs.integers(0, 2**16))
+def test_property_swap_rate_is_one_minus_tau_over_two(m, seed):
+    rng = np.random.default_rng(seed)
+    x = rng.random((4, m))
+    y = rng.random((4, m))
+    res = pdireval.swap_rate(scores_from_matrix(x), scores_from_matrix(y))
+    ma, mb = x.mean(axis=0), y.mean(axis=0)
+    if len(np.unique(ma)) == m and len(np.unique(mb)) == m:
+        assert res.swap_rate.item() == pytest.approx((1 - kendall_tau(ma, mb)) / 2)
+
+
+def test_swap_rate_ties_option():
+    a = scores_from_matrix(np.array([[0.1, 0.1, 0.3]]))
+    b = scores_from_matrix(np.array([[0.2, 0.1, 0.3]]))
+    assert pdireval.swap_rate(a, b).n_pairs.item() == 3
+    assert pdireval.swap_rate(a, b, ties="exclude").n_pairs.item() == 2
+    with pytest.raises(SchemaError, match="different systems"):
+        pdireval.swap_rate(a, scores_from_matrix(np.array([[0.2, 0.1]])))
+
+
+def loop_error_rate(x, sizes, n_trials, f, seed, unit):
+    rng = np.random.default_rng(seed)
+    n, m = x.shape
+    out = {}
+    for c in sizes:
+        acc = {p: [0, 0, 0] for p in itertools.combinations(range(m), 2)}
+        for _ in range(n_trials):
+            topics = rng.choice(n, size=c, replace=False)
+            for i, j in acc:
+                pairs = [(x[topics, i].mean(), x[topics, j].mean())] if unit == "topic_set" else [
+                    (x[t, i], x[t, j]) for t in topics]
+                for a, b in pairs:
+                    if abs(a - b) <= f * max(abs(a), abs(b)):
+                        acc[(i, j)][2] += 1
+                    elif a > b:
+                        acc[(i, j)][0] += 1
+                    else:
+                        acc[(i, j)][1] += 1
+        total = sum(sum(v) for v in acc.values())
+        out[c] = (sum(min(v[0], v[1]) for v in acc.values()) / total, sum(v[2] for v in acc.values()) / total)
+    return out
+
+
+@pytest.mark.parametrize("unit", ["topic_set", "topic"])
+def test_error_rate_equals_loop_on_same_draws(unit):
+    x = random_matrix(n=25, m=5, seed=4)
+    res = pdireval.error_rate(scores_from_matrix(x), sizes=[3, 10, 25], n_trials=30, rng=11, unit=unit)
+    ref = loop_error_rate(x, [3, 10, 25], 30, 0.05, 11, unit)
+    assert list(res["size"]) == [3, 10, 25]
+    for row in res.itertuples():
+        assert row.error_rate == pytest.approx(ref[row.size][0])
+        assert row.tie_rate == pytest.approx(ref[row.size][1])
+        assert row.n_comparisons == 30 * 10 * (row.size if unit == "topic" else 1)
+
+
+def test_error_rate_defaults_groups_and_reproducibility():
+    x = random_matrix(n=20, m=4, seed=1)
+    scores = pd.concat([scores_from_matrix(x, "AP"), scores_from_matrix(x ** 2, "P@5")], ignore_index=True)
+    a = pdireval.error_rate(scores, n_trials=20, rng=3)
+    b = scores.ireval.error_rate(n_trials=20, rng=3)
+    pd.testing.assert_frame_equal(a, b)
+    assert list(a["size"]) == [5, 10, 15, 20] * 2
+    assert list(a.measure) == ["AP"] * 4 + ["P@5"] * 4
+    assert a.error_rate.between(0, 0.5).all() and a.tie_rate.between(0, 1).all()
+    # all topics: every trial sees the same means, so no pair ever flips
+    assert a.loc[a["size"] == 20, "error_rate"].eq(0).all()
+    with pytest.raises(ValueError, match="fuzziness"):
+        pdireval.error_rate(scores, fuzziness=-1)
+    with pytest.raises(PdirevalError, match="size 21 is impossible"):
+        pdireval.error_rate(scores, sizes=[21])
