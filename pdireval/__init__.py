@@ -14,6 +14,7 @@ from .information import information_difference, joint_ric
 from .io import read_qrels, read_run, read_svmlight, write_qrels, write_run
 from .measures import Measure, measures, parse_measure
 from .meta.aggregate import aggregate
+from .meta.querysets import pad, query_sets
 from .meta.information import information_from_tau, information_tau, tau_from_information
 from .meta.optimize import optimize
 from .meta.reliability import d_study, reliability
@@ -36,6 +37,8 @@ __all__ = [
     "measures",
     "evaluate",
     "bounds",
+    "query_sets",
+    "pad",
     "aggregate",
     "reliability",
     "d_study",

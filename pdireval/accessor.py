@@ -14,6 +14,7 @@ from . import bounds_frame as _bounds_frame
 from . import evaluate as _evaluate
 from . import information as _run_information
 from .meta import aggregate as _aggregate
+from .meta import querysets as _querysets
 from .meta import information as _information
 from .meta import optimize as _optimize
 from .meta import reliability as _reliability
@@ -40,6 +41,14 @@ class IrevalAccessor:
     def bounds(self, measures, *, qrels=None, lb=None, rlb_pool=None, n_resamples=None, rng=None, missing="zero", columns=None, qrels_columns=None, order="score"):
         """See :func:`pdireval.bounds`."""
         return _bounds_frame.bounds(self._obj, measures, qrels=qrels, lb=lb, rlb_pool=rlb_pool, n_resamples=n_resamples, rng=rng, missing=missing, columns=columns, qrels_columns=qrels_columns, order=order)
+
+    def query_sets(self, expected, *, size, absolute=False):
+        """See :func:`pdireval.query_sets`."""
+        return _querysets.query_sets(self._obj, expected, size=size, absolute=absolute)
+
+    def pad(self, *, denominator="max", cutoffs="average", pairs=False):
+        """See :func:`pdireval.pad`."""
+        return _querysets.pad(self._obj, denominator=denominator, cutoffs=cutoffs, pairs=pairs)
 
     # -- scores -> summaries ------------------------------------------------------------
     def aggregate(self, *, wide=False):

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from .errors import MeasureError
+from .errors import MeasureError, OptionError, check_option
 from .evaluate import prepare, scores_frame
 from .measures import compute, parse_measures
 from .measures.bounds import BOUNDED, LB, RLB_POOLS, measure_bounds, normalise
@@ -99,6 +99,8 @@ def bounds(
 
     Raises
     ------
+    OptionError
+        An invalid ``lb``, ``rlb_pool`` or ``n_resamples``.
     MeasureError
         A measure without bounds, ``lb="exact"`` for a measure without a closed form (use
         ``"mc"``), ``lb="paper"`` outside DCG/nDCG/SP/AP.
@@ -111,12 +113,12 @@ def bounds(
     >>> list(frame.columns)
     ['system', 'query', 'measure', 'value', 'ideal', 'random', 'random_se', 'worst']
     """
-    if lb is not None and lb not in LB:
-        raise ValueError(f"lb= must be one of {LB}, got {lb!r}")
-    if rlb_pool is not None and rlb_pool not in RLB_POOLS:
-        raise ValueError(f"rlb_pool= must be one of {RLB_POOLS}, got {rlb_pool!r}")
+    if lb is not None:
+        check_option("lb", lb, LB)
+    if rlb_pool is not None:
+        check_option("rlb_pool", rlb_pool, RLB_POOLS)
     if n_resamples is not None and (isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 2):
-        raise ValueError(f"n_resamples= must be a whole number >= 2, got {n_resamples!r}")
+        raise OptionError(f"n_resamples= must be a whole number >= 2 (Monte-Carlo permutations per query); got {n_resamples!r}.")
     seed = None
     if isinstance(rng, np.random.Generator):
         seed = int(rng.integers(0, 2**31))

@@ -8,6 +8,7 @@ Figure (or draws on ``ax=`` and returns that Axes). Topic modules live beside th
 from __future__ import annotations
 
 from ._base import require_matplotlib
+from .bounds import expected_histogram
 from .reliability import d_study_curve, optimal_discounts, optimal_gains, stability_curves
 
-__all__ = ["require_matplotlib", "d_study_curve", "optimal_discounts", "optimal_gains", "stability_curves"]
+__all__ = ["require_matplotlib", "expected_histogram", "d_study_curve", "optimal_discounts", "optimal_gains", "stability_curves"]
