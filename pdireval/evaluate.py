@@ -36,6 +36,10 @@ class Prepared:
         return compute(self.segments, measure)
 
 
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
 def _resolve_judgments(run: pd.DataFrame, qrels, qrels_columns) -> pd.DataFrame:
     if qrels is not None:
         return canonical_qrels(qrels, qrels_columns)
@@ -77,8 +81,8 @@ def prepare(
         run_q = pd.unique(run["query"])[:5].tolist()
         raise SchemaError(
             f"the run's queries share nothing with the qrels: the run has "
-            f"{run['query'].nunique()} queries (e.g. {run_q}), the qrels {len(judged)} (e.g. "
-            f"{judged[:5].tolist()}). Check that both come from the same collection, and that "
+            f"{_count(run['query'].nunique(), 'query', 'queries')} (e.g. {run_q}), the qrels "
+            f"{len(judged)} (e.g. {judged[:5].tolist()}). Check that both come from the same collection, and that "
             "query ids are spelled alike (they are compared as strings)."
         )
     if not in_qrels.all():
