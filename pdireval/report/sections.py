@@ -15,9 +15,18 @@ import pandas as pd
 
 from ..evaluate import evaluate
 from ..meta.aggregate import aggregate
+from ..bounds_frame import bounds
+from ..information import information_difference, joint_ric
+from ..meta.correlation import correlate
+from ..meta.information import information_tau
+from ..meta.power import asl_curve, conflicts, discriminative_power
+from ..meta.reliability import d_study, reliability
+from ..meta.significance import compare
 from .html import Section
 
 __all__ = ["Context", "SECTIONS"]
+
+ALPHA = 0.05
 
 
 @dataclass
@@ -54,9 +63,29 @@ class Context:
 
 
 def systems_section(ctx: Context) -> Section:
-    """Per-system means, one column per measure, best system first."""
+    """Per-system means with significance against the best system of each measure."""
     summary = aggregate(ctx.scores)
+    rows = []
+    for measure in ctx.measure_names:
+        part = summary[summary["measure"] == measure]
+        best = part.sort_values(["mean", "system"], ascending=[False, True])["system"].iloc[0]
+        tests = compare(
+            ctx.scores[ctx.scores["measure"] == measure], method="bootstrap", baseline=best,
+            correction="holm", n_resamples=ctx.n_resamples, rng=ctx.seed(), progress=False,
+        )
+        against = tests.assign(system=np.where(tests["system_a"] == best, tests["system_b"], tests["system_a"]))
+        rows.append(
+            part.merge(against[["system", "p_value"]], on="system", how="left").assign(best=best)
+        )
+    summary = pd.concat(rows, ignore_index=True)
+    summary["rank"] = summary.groupby("measure", sort=False)["mean"].rank(ascending=False, method="min").astype(np.int64)
+    summary["worse_than_best"] = summary["p_value"].lt(ALPHA)
+    summary = summary.rename(columns={"p_value": "p_vs_best"})
     wide = summary.pivot(index="system", columns="measure", values="mean")[ctx.measure_names]
+    marks = summary.pivot(index="system", columns="measure", values="worse_than_best")[ctx.measure_names]
+    for measure in ctx.measure_names:
+        wide[f"{measure} vs best"] = np.where(marks[measure].astype(bool), "▼", "")
+    wide = wide[[c for m in ctx.measure_names for c in (m, f"{m} vs best")]]
     wide = wide.sort_values(ctx.measure_names[0], ascending=False)
     wide.columns.name = None
     wide = wide.reset_index()
@@ -64,13 +93,15 @@ def systems_section(ctx: Context) -> Section:
         key="systems",
         title="Systems",
         text=(
-            "Mean over queries of each measure (queries a system did not answer score 0). "
-            f"Systems are sorted by {ctx.measure_names[0]}."
+            "Mean over queries of each measure (queries a system did not answer score 0), "
+            f"sorted by {ctx.measure_names[0]}. ▼ marks a system significantly worse than the "
+            f"best system of that measure (Sakai's paired bootstrap test, {ctx.n_resamples} "
+            f"resamples, Holm-corrected over the comparisons with the best, α = {ALPHA})."
         ),
         tables={"systems": wide, "summary": summary},
         captions={
-            "systems": "Mean per system and measure",
-            "summary": "Mean, standard deviation and number of queries per system and measure (tidy)",
+            "systems": "Mean per system and measure; ▼ = significantly worse than the best",
+            "summary": "Per system and measure: mean, std, queries, rank, p-value against the best (Holm)",
         },
     )
 
@@ -87,4 +118,194 @@ def per_query_section(ctx: Context) -> Section:
     )
 
 
-SECTIONS = [systems_section, per_query_section]
+BOUND_MEASURES = {
+    "nDCG(gain=exp)@10": "nDCG@10 (exp gain)",
+    "nDCG(bounds=ul1,gain=exp)@10": "DCG-UL V1",
+    "nDCG(bounds=ul2,gain=exp)@10": "DCG-UL V2",
+    "SP@10": "SP@10",
+    "SP(bounds=ul1)@10": "SP-UL V1",
+    "SP(bounds=ul2)@10": "SP-UL V2",
+    "nDCG(negatives=keep)@10": "NDCG_org",
+    "nDCG(negatives=nonrel)@10": "NDCG_0",
+    "nDCG(bounds=minmax,negatives=keep)@10": "NDCG_min",
+}
+
+
+def bounds_section(ctx: Context) -> Section:
+    """Bound-normalised measures (seeds 000 and 002) and the random baseline per query."""
+    variants = evaluate(ctx.run, list(BOUND_MEASURES), qrels=ctx.qrels, columns=ctx.columns)
+    means = aggregate(variants)
+    wide = means.pivot(index="system", columns="measure", values="mean")
+    wide = wide[[m for m in pd.unique(variants["measure"])]].reset_index()
+    wide.columns.name = None
+    corr = correlate(variants, method="kendall_b")
+    base = {"nDCG(bounds=ul1,gain=exp)@10": "nDCG(gain=exp)@10", "nDCG(bounds=ul2,gain=exp)@10": "nDCG(gain=exp)@10",
+            "SP(bounds=ul1)@10": "SP@10", "SP(bounds=ul2)@10": "SP@10",
+            "nDCG(bounds=minmax,negatives=keep)@10": "nDCG(negatives=keep)@10", "nDCG(negatives=nonrel)@10": "nDCG(negatives=keep)@10"}
+    keep = [(corr["measure_a"] == a) & (corr["measure_b"] == b) | (corr["measure_a"] == b) & (corr["measure_b"] == a) for a, b in base.items()]
+    corr = corr[np.logical_or.reduce(keep)].reset_index(drop=True)
+    expected = bounds(ctx.run, ["nDCG(gain=exp)@10", "SP@10"], qrels=ctx.qrels, columns=ctx.columns)
+    per_query = (
+        expected.groupby(["measure", "query"], sort=False)[["value", "ideal", "random", "worst"]]
+        .agg({"value": "mean", "ideal": "first", "random": "first", "worst": "first"})
+        .reset_index()
+        .rename(columns={"value": "mean_value"})
+    )
+    figures, captions = {}, {}
+    plot = _plot_module("bounds")
+    if plot is not None and hasattr(plot, "expected_histogram"):
+        figures["expected_ndcg"] = ctx.save(_figure(plot.expected_histogram(expected)), "expected_ndcg")
+        captions["expected_ndcg"] = "Expected value of each measure under a random ranking, per query"
+    captions.update({
+        "bound_means": "Mean per system of each bound-normalised variant",
+        "bound_tau": "Kendall τ_b between the system rankings of a measure and its normalised variant",
+        "random_baseline": "Per query: mean value over systems, ideal (IUB), random expectation (RLB), worst (WLB)",
+    })
+    return Section(
+        key="bounds",
+        title="Bound-normalised measures",
+        text=(
+            "Seed 000's joint upper/lower-bound normalisation (V1, V2) with the exact expected "
+            "value under a random ranking, and seed 002's readings of negative labels "
+            "(NDCG_org keeps negative gains, NDCG_0 zeroes them, NDCG_min normalises between "
+            "the worst and the ideal ranking)."
+        ),
+        tables={"bound_means": wide, "bound_tau": corr, "random_baseline": per_query},
+        figures=figures,
+        captions=captions,
+    )
+
+
+def power_section(ctx: Context) -> Section:
+    """Discriminative power (Sakai 2006), ASL curves and significance conflicts."""
+    seed = ctx.seed()
+    power = discriminative_power(ctx.scores, n_resamples=ctx.n_resamples, rng=seed, progress=False)
+    curve = asl_curve(ctx.scores, n_resamples=ctx.n_resamples, rng=seed, progress=False)
+    clash = conflicts(ctx.scores, n_resamples=ctx.n_resamples, rng=seed, progress=False)
+    figures, captions = {}, {}
+    plot = _plot_module("significance")
+    if plot is not None and hasattr(plot, "asl_curves"):
+        figures["asl_curves"] = ctx.save(_figure(plot.asl_curves(curve)), "asl_curves")
+        captions["asl_curves"] = "Achieved significance level of every system pair, sorted (ASL curves)"
+    captions.update({
+        "power": f"Discriminative power: share of system pairs with ASL < {ALPHA} (paired bootstrap, B = {ctx.n_resamples})",
+        "asl_curve": "Sorted ASL of every system pair per measure",
+        "conflicts": "Pairs whose significance decision differs between two measures",
+    })
+    return Section(
+        key="power",
+        title="Discriminative power",
+        text=(
+            "How many system pairs each measure tells apart, by Sakai's studentised paired "
+            "bootstrap test with one set of resamples shared by all pairs; 'required_diff' is "
+            "Sakai's estimate of the difference in means needed for significance."
+        ),
+        tables={"power": power, "asl_curve": curve, "conflicts": clash},
+        figures=figures,
+        captions=captions,
+    )
+
+
+def correlation_section(ctx: Context) -> Section:
+    """Rank correlations between the system rankings induced by the measures."""
+    corr = correlate(ctx.scores, method=["kendall_b", "tau_ap_sym", "spearman"])
+    info = information_tau(ctx.scores, ctx.measure_names, ctx.measure_names) if len(ctx.measure_names) > 1 else None
+    tables = {"correlations": corr}
+    captions = {"correlations": "Correlation between system rankings (means over queries) of every pair of measures"}
+    if info is not None:
+        info = info[info["measure_a"] < info["measure_b"]].reset_index(drop=True)
+        tables["information_tau"] = info
+        captions["information_tau"] = "Information τ (bits) between the per-query system orderings of two measures (seed 001)"
+    figures = {}
+    plot = _plot_module("significance")
+    if plot is not None and hasattr(plot, "measure_scatter") and len(ctx.measure_names) > 1:
+        a, b = ctx.measure_names[:2]
+        figures["measure_scatter"] = ctx.save(_figure(plot.measure_scatter(ctx.scores, a, b)), "measure_scatter")
+        captions["measure_scatter"] = f"System means: {a} against {b}, with Kendall's τ"
+    return Section(
+        key="correlations",
+        title="Correlations between measures",
+        text="Do the measures rank the systems alike? Kendall's τ_b, the symmetric AP correlation τ_AP and Spearman's ρ over system means.",
+        tables=tables,
+        figures=figures,
+        captions=captions,
+    )
+
+
+def reliability_section(ctx: Context) -> Section:
+    """Generalizability theory: variance components, Φ, Eρ², queries needed, D-study curve."""
+    rel = reliability(ctx.scores)
+    n_obs = ctx.scores["query"].nunique()
+    sizes = sorted({1, 5, 10, 25, 50, 100, 200, n_obs})
+    curve = d_study(ctx.scores, sizes)
+    figures, captions = {}, {}
+    plot = _plot_module("reliability")
+    if plot is not None and hasattr(plot, "d_study_curves"):
+        figures["d_study"] = ctx.save(_figure(plot.d_study_curves(curve)), "d_study")
+        captions["d_study"] = "Dependability Φ and generalizability Eρ² against the number of queries"
+    captions.update({
+        "reliability": "Variance components, Φ and Eρ² at the observed number of queries, queries needed for Φ = 0.95",
+        "d_study": "D-study: Φ and Eρ² (with confidence intervals) for other numbers of queries",
+    })
+    return Section(
+        key="reliability",
+        title="Reliability (generalizability theory)",
+        text=(
+            "Two-way ANOVA of system × query scores (Brennan): how much of the variance is due "
+            "to systems rather than queries, and how many queries a stable comparison needs."
+        ),
+        tables={"reliability": rel, "d_study": curve},
+        figures=figures,
+        captions=captions,
+    )
+
+
+def information_section(ctx: Context) -> Section:
+    """Relevance information correlation, joint RIC and information difference (seed 001)."""
+    ric = evaluate(ctx.run, ["RIC"], qrels=ctx.qrels, columns=ctx.columns)
+    ric_means = aggregate(ric)
+    joint = joint_ric(ctx.run, qrels=ctx.qrels)
+    joint = joint[joint["query"] == "all"].reset_index(drop=True)
+    diff = information_difference(ctx.run, qrels=ctx.qrels, rank=True)
+    return Section(
+        key="information",
+        title="Information-theoretic analysis",
+        text=(
+            "RIC is the mutual information (bits) between a system's condensed, truncated ranking "
+            "and the qrels over ordered document pairs; joint RIC of all systems bounds what "
+            "metasearch could reach; the information difference says how differently two "
+            "systems rank (smallest first)."
+        ),
+        tables={"ric": ric_means, "joint_ric": joint, "information_difference": diff.head(50)},
+        captions={
+            "ric": "Mean RIC per system",
+            "joint_ric": "Joint RIC of all systems (mean over queries)",
+            "information_difference": "System pairs by information difference, smallest first (top 50)",
+        },
+    )
+
+
+def _plot_module(name: str):
+    """The plot module ``pdireval.plot.<name>``, or None when it or matplotlib is missing."""
+    import importlib
+
+    try:
+        return importlib.import_module(f"pdireval.plot.{name}")
+    except ImportError:
+        return None
+
+
+def _figure(result):
+    """A Figure from what a plot function returns (a Figure or an Axes)."""
+    return getattr(result, "figure", result)
+
+
+SECTIONS = [
+    systems_section,
+    per_query_section,
+    bounds_section,
+    power_section,
+    correlation_section,
+    reliability_section,
+    information_section,
+]
