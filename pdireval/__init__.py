@@ -23,6 +23,7 @@ from .meta.power import asl_curve, conflicts, discriminative_power
 from .meta.significance import compare
 from .meta.incomplete import evaluate_variants, subsample_qrels
 from .meta.stability import error_rate, swap_difference, swap_rate
+from .reporting import report
 
 __version__ = "0.1.0"
 
@@ -59,6 +60,7 @@ __all__ = [
     "write_run",
     "write_qrels",
     "datasets",
+    "report",
     "information_tau",
     "information_from_tau",
     "tau_from_information",

@@ -24,6 +24,7 @@ from .meta import significance as _significance
 from .meta import stability as _stability
 
 from .meta import incomplete as _incomplete
+from . import reporting as _reporting
 
 
 @pd.api.extensions.register_dataframe_accessor("ireval")
@@ -123,3 +124,8 @@ class IrevalAccessor:
     def error_rate(self, *, fuzziness=0.05, n_trials=200, sizes=None, unit="topic_set", rng=None, progress=None):
         """See :func:`pdireval.error_rate`."""
         return _stability.error_rate(self._obj, fuzziness=fuzziness, n_trials=n_trials, sizes=sizes, unit=unit, rng=rng, progress=progress)
+
+    # -- the whole job: report (reporting/) ------------------------------------------------
+    def report(self, *, qrels=None, measures=_reporting.DEFAULT_MEASURES, out="pdireval-report", title=None, n_resamples=1000, rng=0, progress=None, columns=None):
+        """See :func:`pdireval.report`."""
+        return _reporting.report(self._obj, qrels=qrels, measures=measures, out=out, title=title, n_resamples=n_resamples, rng=rng, progress=progress, columns=columns)

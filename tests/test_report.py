@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import pdireval
-from pdireval.report import report
+from pdireval.reporting import report
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +46,7 @@ def test_workbook_holds_the_frames_numbers(simulated_report):
                 # Excel stores 15-16 significant digits: equal to that precision
                 np.testing.assert_allclose(val, exp, rtol=1e-14, atol=0, err_msg=f"{name}.{col}")
             else:
-                assert [("" if v is None else str(v)) for v in got] == [("" if pd.isna(v) else str(v)) for v in expected], f"{name}.{col}"
+                assert [("" if v is None or (isinstance(v, float) and np.isnan(v)) else str(v)) for v in got.astype(object)] == [("" if pd.isna(v) else str(v)) for v in expected], f"{name}.{col}"
         assert ws.freeze_panes == "A2"
     wb.close()
 
@@ -95,3 +95,22 @@ def test_html_page_in_headless_browser(simulated_report):
     decoded = re.search(r'data-figures-decoded="(\d+)"', dom)
     assert decoded is not None, "the page's load script did not run"
     assert int(decoded.group(1)) == len(simulated_report.figures)
+
+
+def test_cli_report_on_simulated_collection(tmp_path, capsys):
+    from pdireval.cli import main
+
+    assert main(["report", "--out", str(tmp_path / "r"), "--resamples", "100", "--no-progress"]) == 0
+    out = capsys.readouterr()
+    assert "simulated collection" in out.err
+    assert (tmp_path / "r" / "report.xlsx").is_file() and (tmp_path / "r" / "report.html").is_file()
+
+
+def test_cli_report_bad_input_exits_1_with_one_line(tmp_path, capsys):
+    from pdireval.cli import main
+
+    assert main(["report", str(tmp_path / "missing.run"), "--qrels", str(tmp_path / "q.txt"), "--out", str(tmp_path / "r")]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("pdireval: error:")
+    assert main(["report", "-m", "nDGC@10", "--out", str(tmp_path / "r")]) == 1
+    assert "Did you mean" in capsys.readouterr().err
