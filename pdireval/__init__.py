@@ -21,9 +21,11 @@ from .meta.reliability import d_study, reliability
 from .meta.correlation import correlate
 from .meta.power import asl_curve, conflicts, discriminative_power
 from .meta.significance import compare
-from .meta.incomplete import evaluate_variants, subsample_qrels
 from .meta.stability import error_rate, swap_difference, swap_rate
 from .reporting import report
+from .meta.incomplete import completeness_correlation, evaluate_variants, subsample_qrels
+from .meta.training import stability_sign_test, train_test, training_stability
+from . import retrieval
 
 __version__ = "0.1.0"
 
@@ -54,6 +56,11 @@ __all__ = [
     "swap_rate",
     "swap_difference",
     "error_rate",
+    "completeness_correlation",
+    "train_test",
+    "training_stability",
+    "stability_sign_test",
+    "retrieval",
     "read_run",
     "read_qrels",
     "read_svmlight",

@@ -25,6 +25,7 @@ from .meta import stability as _stability
 
 from .meta import incomplete as _incomplete
 from . import reporting as _reporting
+from .meta import training as _training
 
 
 @pd.api.extensions.register_dataframe_accessor("ireval")
@@ -129,3 +130,19 @@ class IrevalAccessor:
     def report(self, *, qrels=None, measures=_reporting.DEFAULT_MEASURES, out="pdireval-report", title=None, n_resamples=1000, rng=0, progress=None, columns=None):
         """See :func:`pdireval.report`."""
         return _reporting.report(self._obj, qrels=qrels, measures=measures, out=out, title=title, n_resamples=n_resamples, rng=rng, progress=progress, columns=columns)
+
+    def completeness_correlation(self, reference, *, method=("kendall_b", "spearman")):
+        """See :func:`pdireval.completeness_correlation`."""
+        return _incomplete.completeness_correlation(self._obj, reference, method=method)
+
+    def train_test(self, *, train, test, baseline="AP", params=None, train_scores=None, swap=True):
+        """See :func:`pdireval.train_test`."""
+        return _training.train_test(self._obj, train=train, test=test, baseline=baseline, params=params, train_scores=train_scores, swap=swap)
+
+    def training_stability(self, params, *, over="repeat", baseline="AP", ddof=1):
+        """See :func:`pdireval.training_stability`."""
+        return _training.training_stability(self._obj, params, over=over, baseline=baseline, ddof=ddof)
+
+    def stability_sign_test(self, *, level="level", ranges=((0, 10), (10, 100)), by=()):
+        """See :func:`pdireval.stability_sign_test`."""
+        return _training.stability_sign_test(self._obj, level=level, ranges=ranges, by=by)

@@ -278,3 +278,28 @@ def test_robust03_variants_and_trec_eval(robust03):
     mine = got[(got["level"] == 3) & (got["repeat"] == 1) & (got["system"] == one["system"].iloc[0]) & (got["measure"] == "infAP")]
     for q, v in zip(mine["query"].astype(str), mine["value"]):
         assert v == pytest.approx(ref[q]["infAP"], abs=1e-4)
+
+
+def test_completeness_correlation_against_scipy(small):
+    from scipy import stats
+
+    run, qrels = small
+    sub = pdireval.subsample_qrels(qrels, levels=(5, 40), repeats=2, rng=6)
+    var = pdireval.evaluate_variants(run, ["AP", "Bpref"], sub)
+    full = pdireval.evaluate(run, ["AP", "Bpref"], qrels=qrels)
+    out = pdireval.completeness_correlation(var, full)
+    assert list(out.columns) == ["measure", "level", "repeat", "method", "statistic", "p_value", "n_systems"]
+    assert len(out) == 2 * 2 * 2 * 2 and out["measure"].tolist()[:8] == ["AP"] * 8
+    ref = full.groupby(["measure", "system"])["value"].mean()
+    for row in out.itertuples():
+        x = var[(var["measure"] == row.measure) & (var["level"] == row.level) & (var["repeat"] == row.repeat)]
+        x = x.groupby("system")["value"].mean().sort_index()
+        y = ref.loc[row.measure].loc[x.index]
+        fn = stats.kendalltau if row.method == "kendall_b" else stats.spearmanr
+        want = fn(x.to_numpy(), y.to_numpy())
+        assert row.statistic == pytest.approx(want[0]) and row.p_value == pytest.approx(want[1])
+    with pytest.raises(SchemaError, match="lack measure"):
+        pdireval.completeness_correlation(var, full[full["measure"] == "AP"])
+    with pytest.raises(ValueError, match="method="):
+        pdireval.completeness_correlation(var, full, method="tau_x")
+    pd.testing.assert_frame_equal(var.ireval.completeness_correlation(full), out)

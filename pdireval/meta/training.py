@@ -1,0 +1,405 @@
+"""Measure selection under training (seed 004 §4–5, methods-spec §9.6).
+
+Systems are parameter settings of one retrieval model. A *training measure* M picks the
+best setting on training topics; that setting is evaluated on test topics with each
+*evaluation measure* X, giving X(M); folds are swapped. Under subsampled training
+judgments (qrels variants, see :mod:`pdireval.meta.incomplete`) the stability over repeats
+of the chosen setting (1/σ_opt) and of the test difference to training by MAP (1/σ_diff)
+is compared between M and MAP with the sign test (seed 004 Tables 4–5).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..errors import SchemaError, show_rows
+from ..schema import canonical_scores, group_columns, score_matrix
+from .significance import sign_test, wilcoxon
+
+__all__ = ["train_test", "training_stability", "stability_sign_test"]
+
+_RESULT_COLUMNS = ("train_measure", "eval_measure", "system", "value", "baseline_system",
+                   "baseline_value", "statistic", "p_value", "n_test_queries")
+
+
+def _query_set(values, name: str, known: set) -> list[str]:
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise TypeError(f"{name}= must be a list of query ids, got {type(values).__name__}")
+    out = list(dict.fromkeys(str(v) for v in values))
+    if not out:
+        raise ValueError(f"{name}= is empty: give the query ids of that topic set.")
+    unknown = [q for q in out if q not in known]
+    if unknown:
+        raise SchemaError(
+            f"{len(unknown)} {name} quer{'y is' if len(unknown) == 1 else 'ies are'} not in the "
+            f"scores (e.g. {unknown[:5]}); query ids are compared as strings."
+        )
+    return out
+
+
+def _params_frame(params, systems) -> pd.DataFrame | None:
+    """Parameter settings as a frame ``system`` + one float column per parameter."""
+    if params is None:
+        return None
+    if isinstance(params, pd.DataFrame):
+        if "system" not in params.columns:
+            raise SchemaError("params= as a DataFrame needs a 'system' column and one column per parameter.")
+        frame = params.drop_duplicates().copy()
+    elif isinstance(params, Mapping):
+        rows = []
+        for system, value in params.items():
+            if isinstance(value, Mapping):
+                rows.append({"system": system, **value})
+            else:
+                rows.append({"system": system, "param": value})
+        frame = pd.DataFrame(rows)
+    else:
+        raise TypeError("params= must be a DataFrame (system + parameter columns) or a mapping {system: value}")
+    frame["system"] = frame["system"].astype(str)
+    dup = frame["system"].duplicated(keep=False)
+    if dup.any():
+        raise SchemaError(f"params= gives some systems more than one setting:{show_rows(frame[dup])}",
+                          failure_cases=frame[dup])
+    missing = sorted(set(systems) - set(frame["system"]))
+    if missing:
+        raise SchemaError(f"params= lacks the setting of {len(missing)} system(s), e.g. {missing[:5]}.")
+    cols = [c for c in frame.columns if c != "system"]
+    for c in cols:
+        try:
+            frame[c] = frame[c].astype(np.float64)
+        except (TypeError, ValueError):
+            raise SchemaError(f"parameter column {c!r} must be numeric (1/σ_opt needs numbers).") from None
+    return frame.reset_index(drop=True)
+
+
+def train_test(
+    scores: pd.DataFrame,
+    *,
+    train,
+    test,
+    baseline: str = "AP",
+    params=None,
+    train_scores: pd.DataFrame | None = None,
+    swap: bool = True,
+) -> pd.DataFrame:
+    r"""Train a parameter on one topic set by each measure, test on another (seed 004 §4.1).
+
+    For a fold (training topics T, test topics T′) and each training measure M, the chosen
+    setting is
+
+    .. math:: \hat s_M = \arg\max_s \frac{1}{|T|} \sum_{q \in T} M(s, q)
+
+    (ties: the first system in sorted order), and for each evaluation measure X,
+    :math:`X(M) = \frac{1}{|T'|}\sum_{q \in T'} X(\hat s_M, q)`. X(M) is compared with
+    X(``baseline``) (seed 004: MAP) by the two-sided Wilcoxon signed-rank test over the test
+    topics (:func:`pdireval.meta.significance.wilcoxon`; methods-spec §8.7). ``swap=True``
+    adds the fold with the roles of the two topic sets exchanged.
+
+    With ``train_scores`` (e.g. :func:`pdireval.evaluate_variants` on subsampled training
+    qrels), training reads those scores — once per value of their extra grouping columns
+    (``level``, ``repeat``) — while the test evaluation always reads ``scores`` (the full
+    judgments), as in seed 004 §5.1.
+
+    Parameters
+    ----------
+    scores
+        Scores of every setting (system) on all topics under the full judgments. Extra
+        grouping columns other than ``measure`` (e.g. ``model``) are separate experiments;
+        systems compete only within one.
+    train, test
+        Query ids of the two topic sets (disjoint).
+    baseline
+        The reference training measure (canonical spelling; default ``"AP"``, i.e. MAP).
+    params
+        Optional parameter value of each system: a DataFrame ``system`` + one numeric column
+        per parameter (e.g. ``run[["system", "b"]].drop_duplicates()`` from
+        :func:`pdireval.retrieval.grid_run`), or a mapping ``{system: value}`` (column
+        ``param``). Their values for the chosen system are added to each row.
+    train_scores
+        Scores used for training (default ``scores``); may carry variant columns.
+    swap
+        Also train on ``test`` and test on ``train`` (fold 1).
+
+    Returns
+    -------
+    DataFrame
+        ``fold`` (int64: 0 trains on ``train``, 1 on ``test``), the experiment and variant
+        grouping columns (e.g. ``level``, ``repeat``), ``train_measure`` (M),
+        ``eval_measure`` (X), ``system`` (the setting chosen by M), the parameter columns,
+        ``value`` (X(M), mean over test topics), ``baseline_system``, ``baseline_value``
+        (X(baseline)), ``statistic`` and ``p_value`` (Wilcoxon of X(M) against
+        X(baseline) over the test topics; 0 and 1 when both chose the same setting),
+        ``n_test_queries``. Ordered by fold, grouping keys, training measure, then
+        evaluation measure (measures in order of first appearance).
+
+    Raises
+    ------
+    SchemaError
+        Unknown or overlapping topics, a baseline the training scores lack, incomplete
+        test matrices, missing parameter settings.
+
+    References
+    ----------
+    He, Macdonald & Ounis, "Retrieval Sensitivity Under Training Using Different Measures",
+    SIGIR 2008 (seed 004), §4.1 and §5.1; Wilcoxon (1945).
+    """
+    full = canonical_scores(scores)
+    tr = full if train_scores is None else canonical_scores(train_scores)
+    exp_keys = [k for k in group_columns(full) if k != "measure"]
+    lacking = [k for k in exp_keys if k not in tr.columns]
+    if lacking:
+        raise SchemaError(f"train_scores lack the grouping column(s) {lacking} of scores; add them.")
+    var_keys = [k for k in group_columns(tr) if k not in exp_keys and k != "measure"]
+    known = set(full["query"])
+    train_q = _query_set(train, "train", known)
+    test_q = _query_set(test, "test", known)
+    overlap = sorted(set(train_q) & set(test_q))
+    if overlap:
+        raise SchemaError(
+            f"train and test share {len(overlap)} quer{'y' if len(overlap) == 1 else 'ies'} "
+            f"(e.g. {overlap[:5]}); the topic sets must be disjoint."
+        )
+    if baseline not in set(tr["measure"]):
+        raise SchemaError(
+            f"the training scores lack the baseline measure {baseline!r}; they hold "
+            f"{list(pd.unique(tr['measure']))}. Evaluate it too, or pass baseline= one of those."
+        )
+    pframe = _params_frame(params, set(full["system"]))
+    param_cols = [] if pframe is None else [c for c in pframe.columns if c != "system"]
+    m_rank = {m: i for i, m in enumerate(pd.unique(tr["measure"]))}
+    x_rank = {m: i for i, m in enumerate(pd.unique(full["measure"]))}
+
+    folds = [(0, train_q, test_q)] + ([(1, test_q, train_q)] if swap else [])
+    pieces = []
+    for fold, t_train, t_test in folds:
+        # ---- training: best system per (experiment, variant, measure)
+        part = tr[tr["query"].isin(t_train).to_numpy()]
+        keys = exp_keys + var_keys + ["measure"]
+        means = part.groupby(keys + ["system"], sort=False, observed=True, dropna=False)["value"].mean().reset_index()
+        means = means.sort_values(keys + ["value", "system"], ascending=[True] * len(keys) + [False, True],
+                                  kind="stable", na_position="last")
+        best = means.drop_duplicates(keys).rename(columns={"measure": "train_measure"})[
+            exp_keys + var_keys + ["train_measure", "system"]]
+        base = best[best["train_measure"] == baseline][exp_keys + var_keys + ["system"]].rename(
+            columns={"system": "baseline_system"})
+        chosen = best.merge(base, on=exp_keys + var_keys, how="left") if exp_keys + var_keys else best.assign(
+            baseline_system=base["baseline_system"].iloc[0])
+        # ---- test: per (experiment, eval measure) a query x system matrix on the test topics
+        test_part = full[full["query"].isin(t_test).to_numpy()]
+        rows = []
+        grouped = test_part.groupby(exp_keys + ["measure"], sort=False, observed=True, dropna=False)
+        for gkey, group in grouped:
+            gkey = gkey if isinstance(gkey, tuple) else (gkey,)
+            gd = dict(zip(exp_keys + ["measure"], gkey))
+            matrix = score_matrix(group, what=f"test scores of {gd}", allow_nan=False)
+            sel = chosen
+            for k in exp_keys:
+                sel = sel[sel[k] == gd[k]]
+            if len(sel) == 0:
+                continue
+            col = matrix.columns.get_indexer(sel["system"])
+            bcol = matrix.columns.get_indexer(sel["baseline_system"])
+            if (col < 0).any() or (bcol < 0).any():
+                absent = sorted(set(sel["system"][col < 0]) | set(sel["baseline_system"][bcol < 0]))
+                raise SchemaError(f"the test scores of {gd} lack system(s) {absent[:5]} chosen in training.")
+            values = matrix.to_numpy(dtype=np.float64)
+            a, b = values[:, col], values[:, bcol]
+            stat = np.zeros(len(col))
+            pval = np.ones(len(col))
+            differ = col != bcol
+            if differ.any():
+                res = wilcoxon(a[:, differ], b[:, differ])
+                stat[differ] = res.statistic
+                pval[differ] = res.p_value
+            out = sel.copy()
+            out.insert(0, "fold", fold)
+            out["eval_measure"] = gd["measure"]
+            out["value"] = a.mean(axis=0)
+            out["baseline_value"] = b.mean(axis=0)
+            out["statistic"] = stat
+            out["p_value"] = pval
+            out["n_test_queries"] = values.shape[0]
+            rows.append(out)
+        pieces.append(pd.concat(rows, ignore_index=True))
+    res = pd.concat(pieces, ignore_index=True)
+    if pframe is not None:
+        res = res.merge(pframe, on="system", how="left")
+    res["_m"] = res["train_measure"].map(m_rank)
+    res["_x"] = res["eval_measure"].map(x_rank)
+    res = res.sort_values(["fold", *exp_keys, *var_keys, "_m", "_x"], kind="stable").drop(columns=["_m", "_x"])
+    columns = ["fold", *exp_keys, *var_keys, "train_measure", "eval_measure", "system", *param_cols,
+               "value", "baseline_system", "baseline_value", "statistic", "p_value", "n_test_queries"]
+    res = res[columns].reset_index(drop=True)
+    res["fold"] = res["fold"].astype(np.int64)
+    res["n_test_queries"] = res["n_test_queries"].astype(np.int64)
+    for c in ("value", "baseline_value", "statistic", "p_value"):
+        res[c] = res[c].astype(np.float64)
+    return res
+
+
+def _inv_sd(values: pd.Series, ddof: int) -> float:
+    v = values.to_numpy(dtype=np.float64)
+    v = v[~np.isnan(v)]
+    if len(v) <= ddof:
+        return float("nan")
+    sd = float(np.std(v, ddof=ddof))
+    return float("inf") if sd == 0 else 1.0 / sd
+
+
+def training_stability(
+    results: pd.DataFrame,
+    params: str | Sequence[str],
+    *,
+    over: str = "repeat",
+    baseline: str = "AP",
+    ddof: int = 1,
+) -> pd.DataFrame:
+    r"""1/σ_opt and 1/σ_diff over repeated training on subsampled judgments (seed 004 §5.1).
+
+    For each group of :func:`train_test` results (fold, level, ... — every column except
+    the per-row ones, the parameters and ``over``) and each training measure M other than
+    the baseline (MAP):
+
+    .. math::
+        1/\sigma_{opt}(X) = 1 / \mathrm{sd}_r\, \theta_X(x, r), \qquad
+        1/\sigma_{diff}(M) = 1 / \mathrm{sd}_r\, |M(\mathrm{MAP}) - M(M)|, \qquad
+        1/\sigma_{diff}(\mathrm{MAP}) = 1 / \mathrm{sd}_r\, |\mathrm{MAP}(\mathrm{MAP}) - \mathrm{MAP}(M)|
+
+    θ_X is the parameter value chosen by training measure X, r runs over ``over``
+    (repetitions), sd is the sample standard deviation (``ddof=1``; seed 004 does not say
+    which, methods-spec §9.6). An sd of 0 (the same setting every time — common with a
+    discrete grid) gives 1/σ = ∞; fewer than ddof + 1 repetitions give NaN.
+
+    Caveat (methods-spec §9.6): 1/σ_diff measures how *stable* the difference is across
+    repetitions, not how *small* it is.
+
+    Parameters
+    ----------
+    results
+        Output of :func:`train_test` with ``train_scores`` holding variant columns.
+    params
+        The parameter column(s) of ``results`` (e.g. ``"b"``).
+    over
+        The column that indexes repetitions (default ``"repeat"``).
+    baseline
+        The reference measure (default ``"AP"``).
+    ddof
+        Delta degrees of freedom of the standard deviation (default 1).
+
+    Returns
+    -------
+    DataFrame
+        The grouping columns (e.g. ``fold``, ``level``), ``measure`` (M), ``parameter``,
+        ``inv_sigma_opt`` (1/σ_opt(M) of that parameter), ``inv_sigma_opt_baseline``
+        (1/σ_opt(MAP)), ``inv_sigma_diff`` (1/σ_diff(M), evaluated by M),
+        ``inv_sigma_diff_baseline`` (1/σ_diff(MAP), evaluated by MAP), ``n_repeats``. One
+        row per group, M and parameter, in the order of ``results``.
+    """
+    params = [params] if isinstance(params, str) else list(params)
+    needed = [over, "train_measure", "eval_measure", "value", "baseline_value", *params]
+    missing = [c for c in needed if c not in results.columns]
+    if missing:
+        raise SchemaError(
+            f"results lack column(s) {missing}: pass the output of pdireval.train_test with "
+            "params= and train_scores carrying a repetition column (e.g. from subsample_qrels)."
+        )
+    per_row = set(_RESULT_COLUMNS) | set(params) | {over}
+    keys = [c for c in results.columns if c not in per_row]
+    measures = [m for m in pd.unique(results["train_measure"]) if m != baseline]
+    if baseline not in set(results["train_measure"]):
+        raise SchemaError(f"results have no rows trained by the baseline {baseline!r}.")
+    rows = []
+    grouped = results.groupby(keys, sort=False, dropna=False) if keys else [((), results)]
+    for gkey, g in grouped:
+        gkey = gkey if isinstance(gkey, tuple) else (gkey,)
+        gd = dict(zip(keys, gkey))
+        theta = g.drop_duplicates([over, "train_measure"]).set_index(["train_measure", over])[params]
+        for m in measures:
+            if m not in theta.index.get_level_values(0):
+                continue
+            # X = M: |M(MAP) - M(M)| ; X = MAP: |MAP(MAP) - MAP(M)|
+            by_m = g[(g["train_measure"] == m) & (g["eval_measure"] == m)]
+            by_map = g[(g["train_measure"] == m) & (g["eval_measure"] == baseline)]
+            diff_m = _inv_sd((by_m["baseline_value"] - by_m["value"]).abs(), ddof)
+            diff_map = _inv_sd((by_map["baseline_value"] - by_map["value"]).abs(), ddof)
+            for p in params:
+                rows.append({
+                    **gd,
+                    "measure": m,
+                    "parameter": p,
+                    "inv_sigma_opt": _inv_sd(theta.loc[m][p], ddof),
+                    "inv_sigma_opt_baseline": _inv_sd(theta.loc[baseline][p], ddof),
+                    "inv_sigma_diff": diff_m if len(by_m) else float("nan"),
+                    "inv_sigma_diff_baseline": diff_map if len(by_map) else float("nan"),
+                    "n_repeats": int(theta.loc[m].shape[0]),
+                })
+    out = pd.DataFrame(rows, columns=[*keys, "measure", "parameter", "inv_sigma_opt", "inv_sigma_opt_baseline",
+                                      "inv_sigma_diff", "inv_sigma_diff_baseline", "n_repeats"])
+    out["n_repeats"] = out["n_repeats"].astype(np.int64)
+    return out
+
+
+def stability_sign_test(
+    stability: pd.DataFrame,
+    *,
+    level: str = "level",
+    ranges=((0, 10), (10, 100)),
+    by=(),
+) -> pd.DataFrame:
+    r"""Sign-test counts a/b of seed 004 Tables 4 (1/σ_opt) and 5 (1/σ_diff).
+
+    Over the cases of ``stability`` (training tasks × completeness levels), a = #cases with
+    1/σ(M) > 1/σ(MAP), b = #cases with <; ties (including ∞ = ∞) and NaN are dropped; the
+    two-sided exact sign test gives p = min(1, 2·P(X ≥ max(a, b))), X ~ Binomial(a + b, ½)
+    (:func:`pdireval.meta.significance.sign_test`, methods-spec §8.7). Seed 004 marks
+    p < 0.05 with > and p < 0.01 with ≫.
+
+    Parameters
+    ----------
+    stability
+        Output of :func:`training_stability`.
+    level
+        The completeness column (default ``"level"``).
+    ranges
+        Level ranges (lo, hi] counted separately besides "all" (seed 004: x ≤ 10 and
+        x > 10; its Table 5 header "≥ x > 10" is a typo for x > 10, methods-spec §9.6).
+    by
+        Extra columns kept apart (e.g. ``"model"``); ``measure`` and ``parameter`` always are.
+
+    Returns
+    -------
+    DataFrame
+        ``by`` columns, ``measure``, ``parameter``, ``quantity`` (``"sigma_opt"`` or
+        ``"sigma_diff"``), ``levels`` (``"all"`` or ``"lo<x<=hi"``), ``n_cases``,
+        ``n_greater`` (a), ``n_less`` (b), ``p_value``.
+    """
+    by = [by] if isinstance(by, str) else list(by)
+    needed = [level, "measure", "parameter", "inv_sigma_opt", "inv_sigma_opt_baseline", "inv_sigma_diff",
+              "inv_sigma_diff_baseline", *by]
+    missing = [c for c in needed if c not in stability.columns]
+    if missing:
+        raise SchemaError(f"stability lacks column(s) {missing}: pass the output of pdireval.training_stability.")
+    windows = [("all", -np.inf, np.inf)] + [(f"{lo:g}<x<={hi:g}", lo, hi) for lo, hi in ranges]
+    rows = []
+    for gkey, g in stability.groupby([*by, "measure", "parameter"], sort=False, dropna=False):
+        gkey = gkey if isinstance(gkey, tuple) else (gkey,)
+        gd = dict(zip([*by, "measure", "parameter"], gkey))
+        x = g[level].to_numpy(dtype=np.float64)
+        for quantity, a_col, b_col in (("sigma_opt", "inv_sigma_opt", "inv_sigma_opt_baseline"),
+                                       ("sigma_diff", "inv_sigma_diff", "inv_sigma_diff_baseline")):
+            for name, lo, hi in windows:
+                sel = (x > lo) & (x <= hi)
+                a = g[a_col].to_numpy(dtype=np.float64)[sel]
+                b = g[b_col].to_numpy(dtype=np.float64)[sel]
+                res = sign_test(a, b)
+                rows.append({**gd, "quantity": quantity, "levels": name, "n_cases": int(sel.sum()),
+                             "n_greater": int(res.n_greater), "n_less": int(res.n_less),
+                             "p_value": float(res.p_value)})
+    out = pd.DataFrame(rows, columns=[*by, "measure", "parameter", "quantity", "levels", "n_cases",
+                                      "n_greater", "n_less", "p_value"])
+    for c in ("n_cases", "n_greater", "n_less"):
+        out[c] = out[c].astype(np.int64)
+    return out
