@@ -11,7 +11,8 @@ import pandas as pd
 from .errors import PdirevalWarning, SchemaError, check_option
 from .measures import compute, parse_measures
 from .measures.segments import Segments, build_judgments, build_segments, natural_order
-from .schema import ID_DTYPE, canonical_qrels, canonical_run, qrels_from_run
+from ._keys import run_keys
+from .schema import ID_DTYPE, canonical_qrels, canonical_run_keys, qrels_from_run
 
 __all__ = ["evaluate", "prepare", "Prepared", "scores_frame"]
 
@@ -67,7 +68,9 @@ def prepare(
     """
     check_option("missing", missing, MISSING)
     check_option("order", order, ORDERS)
-    run = run if canonical else canonical_run(run, columns)
+    keys = None
+    if not canonical:
+        run, keys = canonical_run_keys(run, columns)
     if order == "score" and "score" not in run.columns:
         order = "rank"  # only a rank column: order by it (design.md §2)
     if order == "rank" and "rank" not in run.columns:
@@ -76,7 +79,11 @@ def prepare(
     judgments = build_judgments(judgments_frame)
 
     judged = judgments.queries
-    in_qrels = run["query"].isin(judged).to_numpy()
+    if keys is None:
+        keys = run_keys(run)
+    # per distinct run query, then per row: no string comparison of the rows
+    query_judged = judged.get_indexer(keys.queries) >= 0
+    in_qrels = query_judged[keys.seg_query[keys.seg]]
     if not in_qrels.any():
         run_q = pd.unique(run["query"])[:5].tolist()
         raise SchemaError(
@@ -94,8 +101,10 @@ def prepare(
             PdirevalWarning,
             stacklevel=3,
         )
-        run = run.loc[in_qrels].reset_index(drop=True)
-    segments = build_segments(run, judgments, order=order)
+        rows = np.flatnonzero(in_qrels)
+        run = run.iloc[rows].reset_index(drop=True)
+        keys = keys.take(rows)
+    segments = build_segments(run, judgments, order=order, keys=keys)
     if missing == "zero":
         segments = segments.with_empty_segments()
     return Prepared(segments, run, judgments_frame, missing)

@@ -23,6 +23,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from ._keys import RunKeys, run_keys
 from .errors import SchemaError, show_rows
 
 __all__ = [
@@ -202,6 +203,19 @@ def canonical_run(
         Missing columns, empty frame, non-numeric or NaN score / rank, rank < 1 or not an
         integer, non-numeric label, duplicate (system, query, doc).
     """
+    return canonical_run_keys(run, columns, check_duplicates=check_duplicates)[0]
+
+
+def canonical_run_keys(
+    run: pd.DataFrame,
+    columns: Mapping[str, str] | None = None,
+    *,
+    check_duplicates: bool = True,
+) -> tuple[pd.DataFrame, RunKeys | None]:
+    """:func:`canonical_run`, also returning the run's :class:`~pdireval._keys.RunKeys`
+    (computed for the duplicate check; None when ``check_duplicates`` is False), which
+    :func:`pdireval.evaluate.prepare` hands on so that no string column is factorized twice.
+    """
     _check_frame(run, "run")
     frame = _rename(run, columns, "run", RUN_COLUMNS + ("score", "rank", "label"))
     _require(frame, RUN_COLUMNS, "run", columns)
@@ -244,11 +258,20 @@ def canonical_run(
         _check_finite_labels(out["label"], "run", original)
     canonical = pd.DataFrame(out)
     canonical.index = pd.RangeIndex(len(canonical))
+    keys = None
     if check_duplicates:
-        _check_duplicate_keys(
-            canonical, ["system", "query", "doc"], "run", original.reset_index(drop=True)
-        )
-    return canonical
+        keys = run_keys(canonical)
+        dup = keys.duplicated_rows()
+        if len(dup):
+            rows = original.iloc[dup]
+            key = ["system", "query", "doc"]
+            raise SchemaError(
+                f"the run frame has {len(dup)} rows sharing a ({', '.join(key)}) key:"
+                f"{show_rows(rows)}\nEach ({', '.join(key)}) may appear once: drop the "
+                f"duplicates (e.g. df.drop_duplicates({key!r})).",
+                failure_cases=rows,
+            )
+    return canonical, keys
 
 
 def _check_finite_labels(label: pd.Series, kind: str, frame: pd.DataFrame) -> None:

@@ -27,6 +27,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .._hashing import arrow_strings, hash_strings, mix, sorted_unique, take, to_numpy_bool
+from .._keys import RunKeys, run_keys
+
 __all__ = ["Judgments", "Segments", "build_judgments", "build_segments", "natural_order"]
 
 
@@ -144,13 +147,68 @@ class Segments:
         )
 
 
-def _string_array(series: pd.Series) -> pa.ChunkedArray | pa.Array:
-    array = series.array
-    native = getattr(array, "_pa_array", None)
-    return native if native is not None else pa.array(series.to_numpy(dtype=object))
+def _order_bits(run: pd.DataFrame, order: str) -> np.ndarray:
+    """uint64 in [0, 2**32) that sorts rows into trec_eval order within a segment (before
+    doc-id tie-breaking): score descending compared at float32 precision, or rank ascending."""
+    if order == "score":
+        # trec_eval stores scores as C floats, so scores equal at single precision are ties
+        f = run["score"].to_numpy(dtype=np.float64).astype(np.float32)
+        f = -f + np.float32(0.0)  # negate (descending); + 0.0 turns -0.0 into +0.0
+        bits = f.view(np.uint32)
+        # IEEE-754 bits -> unsigned integers with the same order as the floats
+        neg = bits >= np.uint32(0x80000000)
+        bits = np.where(neg, ~bits, bits | np.uint32(0x80000000))
+        return bits.astype(np.uint64)
+    rank = run["rank"].to_numpy(dtype=np.int64)
+    if len(rank) and int(rank.max()) >= 2**32:  # compress huge ranks, keeping their order
+        rank = np.unique(rank, return_inverse=True)[1].reshape(-1)
+    return rank.astype(np.uint64)
 
 
-def build_segments(run: pd.DataFrame, judgments: Judgments, *, order: str = "score") -> Segments:
+def _find_hits(keys: RunKeys, row_query: np.ndarray, judgments: Judgments):
+    """Rows whose (query, doc) is in the qrels, and the qrels row of each (exact).
+
+    Both sides are keyed by a uint64 hash of (judged query, doc); one hash lookup finds each
+    row's only possible qrels row, which is then verified on the strings, so a collision
+    can neither invent nor hide a hit (qrels keys are checked to be distinct first).
+    """
+    q_doc = judgments.cache.get("doc_arrow")
+    if q_doc is None:
+        q_doc = arrow_strings(judgments.frame["doc"])
+        judgments.cache["doc_arrow"] = q_doc
+        judgments.cache["qkey"] = mix(hash_strings(q_doc), judgments.row_query)
+    qkey = judgments.cache["qkey"]
+    if len(sorted_unique(qkey)) != len(qkey):  # pragma: no cover - 2**-64 per pair
+        return _find_hits_exact(keys, row_query, judgments)
+    rkey = mix(keys.doc_hash, row_query)
+    idx = pc.index_in(pa.array(rkey), value_set=pa.array(qkey))
+    idx = idx.to_numpy(zero_copy_only=False) if idx.null_count == 0 else idx.fill_null(-1).to_numpy()
+    hit_rows = np.flatnonzero(idx >= 0)
+    qrow = idx[hit_rows].astype(np.int64)
+    same = judgments.row_query[qrow] == row_query[hit_rows]
+    same &= to_numpy_bool(pc.equal(take(keys.doc, hit_rows), q_doc.take(pa.array(qrow))))
+    return hit_rows[same], qrow[same]
+
+
+def _find_hits_exact(keys: RunKeys, row_query: np.ndarray, judgments: Judgments):
+    """Slow exact join on the strings (used only if two qrels keys share a hash)."""
+    cand = pd.DataFrame(
+        {"q": row_query, "doc": keys.doc.to_numpy(zero_copy_only=False), "row": np.arange(len(row_query))}
+    )
+    qr = pd.DataFrame(
+        {
+            "q": judgments.row_query,
+            "doc": judgments.frame["doc"].to_numpy(dtype=object),
+            "qrow": np.arange(len(judgments.row_query)),
+        }
+    )
+    joined = cand.merge(qr, on=["q", "doc"], how="inner").sort_values("row")
+    return joined["row"].to_numpy(dtype=np.int64), joined["qrow"].to_numpy(dtype=np.int64)
+
+
+def build_segments(
+    run: pd.DataFrame, judgments: Judgments, *, order: str = "score", keys: RunKeys | None = None
+) -> Segments:
     """Reduce a canonical run (only queries present in ``judgments``) to :class:`Segments`.
 
     Parameters
@@ -162,139 +220,135 @@ def build_segments(run: pd.DataFrame, judgments: Judgments, *, order: str = "sco
     order
         ``"score"``: score descending, ties by doc descending (trec_eval). ``"rank"``: rank
         ascending, ties by doc ascending.
+    keys
+        The run's :class:`~pdireval._keys.RunKeys` when already computed.
+
+    Notes
+    -----
+    Every row gets a uint64 sort key ``segment << 32 | order bits``. A grouped, ordered run
+    (the usual file order) is recognised in O(n) and not sorted; otherwise only the keys
+    are sorted (``np.sort``, no permutation), and each hit's position is found by binary
+    search. Ties are broken by doc id only inside tie groups that hold a hit.
     """
     n = len(run)
-    sys_codes, systems = pd.factorize(run["system"], sort=True)
-    q_codes, run_queries = pd.factorize(run["query"], sort=False)
-    q_to_judged = judgments.queries.get_indexer(run_queries)
-    if (q_to_judged < 0).any():  # pragma: no cover - evaluate() filters first
+    if keys is None:
+        keys = run_keys(run)
+    n_seg = keys.n_segments
+    if n_seg >= 2**31:  # pragma: no cover
+        raise ValueError("too many (system, query) segments")
+    q_to_judged = judgments.queries.get_indexer(keys.queries)
+    if (q_to_judged[keys.seg_query] < 0).any():  # pragma: no cover - evaluate() filters first
         raise RuntimeError("build_segments needs a run restricted to judged queries")
-    n_run_q = len(run_queries)
-    seg_key = sys_codes.astype(np.int64) * n_run_q + q_codes
+    sys_order = np.argsort(keys.systems.to_numpy(dtype=object), kind="stable")
+    sys_rank = np.empty(len(sys_order), dtype=np.int64)
+    sys_rank[sys_order] = np.arange(len(sys_order))
+    seg_system = sys_rank[keys.seg_system]
+    seg_query = q_to_judged[keys.seg_query].astype(np.int64)
+    seg = keys.seg
 
-    if order == "score":
-        # trec_eval stores scores as C floats, so scores equal at single precision are ties
-        key = -run["score"].to_numpy(dtype=np.float64).astype(np.float32)
-        doc_descending = True
-    else:
-        key = run["rank"].to_numpy(dtype=np.float64)
-        doc_descending = False
+    packed = seg.astype(np.uint64) << np.uint64(32)
+    packed |= _order_bits(run, order)
+    ordered = keys.contiguous and bool(np.all(packed[1:] >= packed[:-1]))
+    sorted_packed = packed if ordered else np.sort(packed)
+    seg_len = np.bincount(seg, minlength=n_seg).astype(np.int64)
+    seg_start = np.concatenate([[0], np.cumsum(seg_len)[:-1]]).astype(np.int64)
 
-    # ---- group rows into contiguous segments, ordered by key; skip the sort when possible
-    change = np.empty(n, dtype=bool)
-    change[0] = True
-    np.not_equal(seg_key[1:], seg_key[:-1], out=change[1:])
-    contiguous = len(np.unique(seg_key[change])) == int(change.sum())
-    ordered = contiguous and bool(np.all((key[1:] >= key[:-1]) | change[1:]))
+    # ---- hits: rows whose (query, doc) is in the qrels
+    row_query = seg_query[seg]
+    hit_rows, hit_qrow = _find_hits(keys, row_query, judgments)
+    hit_seg = seg[hit_rows]
+    hit_key = packed[hit_rows]
+    # index in the sorted order of the first row sharing the hit's key, and of the row past it
     if ordered:
-        perm = None
-        sorted_seg = seg_key
-        sorted_key = key
+        lo = hit_rows.copy()
+        same_prev = np.zeros(len(hit_rows), dtype=bool)
+        has = hit_rows > 0
+        same_prev[has] = packed[hit_rows[has] - 1] == hit_key[has]
+        same_next = np.zeros(len(hit_rows), dtype=bool)
+        has = hit_rows < n - 1
+        same_next[has] = packed[hit_rows[has] + 1] == hit_key[has]
+        tied = same_prev | same_next
+        if tied.any():
+            lo[tied] = np.searchsorted(sorted_packed, hit_key[tied], side="left")
     else:
-        perm = np.lexsort((key, seg_key))
-        sorted_seg = seg_key[perm]
-        sorted_key = key[perm]
-        np.not_equal(sorted_seg[1:], sorted_seg[:-1], out=change[1:])
-    seg_starts = np.flatnonzero(change)
-    seg_len = np.diff(np.append(seg_starts, n)).astype(np.int64)
-    seg_of_sorted_row = np.cumsum(change) - 1
-    seg_keys = sorted_seg[seg_starts]
-    seg_system = (seg_keys // n_run_q).astype(np.int64)
-    seg_query = q_to_judged[seg_keys % n_run_q].astype(np.int64)
-
-    # ---- hits: rows whose (query, doc) is in the qrels (membership test, then exact join)
-    docs = _string_array(run["doc"])
-    maybe = pc.is_in(docs, value_set=pa.array(pd.unique(judgments.doc).astype(object), pa.string()))
-    maybe = np.asarray(maybe.to_numpy(zero_copy_only=False), dtype=bool)
-    cand_rows = np.flatnonzero(maybe)  # original row numbers
-    if len(cand_rows):
-        cand = pd.DataFrame(
-            {
-                "query": run["query"].iloc[cand_rows].to_numpy(dtype=object),
-                "doc": run["doc"].iloc[cand_rows].to_numpy(dtype=object),
-                "row": cand_rows,
-            }
-        )
-        qr = judgments.frame[["query", "doc"]].copy()
-        qr["qrow"] = np.arange(len(qr))
-        qr["query"] = qr["query"].to_numpy(dtype=object)
-        qr["doc"] = qr["doc"].to_numpy(dtype=object)
-        joined = cand.merge(qr, on=["query", "doc"], how="inner")
-        hit_rows = joined["row"].to_numpy(dtype=np.int64)
-        hit_qrow = joined["qrow"].to_numpy(dtype=np.int64)
-    else:
-        hit_rows = np.zeros(0, dtype=np.int64)
-        hit_qrow = np.zeros(0, dtype=np.int64)
-
-    # sorted position of each hit row
-    if perm is None:
-        hit_sorted = hit_rows
-    else:
-        inverse = np.empty(n, dtype=np.int64)
-        inverse[perm] = np.arange(n)
-        hit_sorted = inverse[hit_rows]
-    hit_seg = seg_of_sorted_row[hit_sorted]
-    hit_pos = hit_sorted - seg_starts[hit_seg]
-
-    # ---- ties that touch a hit: order the tie group by doc id
-    if len(hit_sorted):
-        hit_pos = _break_ties(
-            hit_sorted, hit_pos, sorted_seg, sorted_key, perm, run["doc"], doc_descending
-        )
-
+        lo = np.searchsorted(sorted_packed, hit_key, side="left")
+        hi = np.searchsorted(sorted_packed, hit_key, side="right")
+        tied = (hi - lo) > 1
+    hit_pos = lo - seg_start[hit_seg]
     hit_label = judgments.label[hit_qrow]
-    o = np.lexsort((hit_pos, hit_seg))
+
+    if tied.any():
+        hit_pos, order_of_hits = _break_ties(
+            tied, hit_rows, hit_pos, hit_key, packed, keys.doc, ordered, n, order == "score"
+        )
+    else:
+        order_of_hits = None
+    if ordered:
+        # rows are in sorted order, so hits are, except that tied hits move within their tie
+        # group; _break_ties returned that order
+        if order_of_hits is not None:
+            hit_seg, hit_pos, hit_label = hit_seg[order_of_hits], hit_pos[order_of_hits], hit_label[order_of_hits]
+    else:
+        o = np.argsort((hit_seg.astype(np.uint64) << np.uint64(32)) | hit_pos.astype(np.uint64))
+        hit_seg, hit_pos, hit_label = hit_seg[o], hit_pos[o], hit_label[o]
     return Segments(
-        systems=pd.Index(systems, name="system"),
+        systems=pd.Index(keys.systems.to_numpy(dtype=object)[sys_order], name="system"),
         seg_system=seg_system,
         seg_query=seg_query,
         seg_len=seg_len,
-        hit_seg=hit_seg[o].astype(np.int64),
-        hit_pos=hit_pos[o].astype(np.int64),
-        hit_label=hit_label[o],
+        hit_seg=hit_seg.astype(np.int64),
+        hit_pos=hit_pos.astype(np.int64),
+        hit_label=hit_label,
         judgments=judgments,
     )
 
 
-def _break_ties(hit_sorted, hit_pos, sorted_seg, sorted_key, perm, doc_series, doc_descending):
-    """Reposition hits that share their key with other rows of the same segment."""
-    n = len(sorted_seg)
-    prev_same = np.zeros(len(hit_sorted), dtype=bool)
-    next_same = np.zeros(len(hit_sorted), dtype=bool)
-    h = hit_sorted
-    has_prev = h > 0
-    hp = h[has_prev]
-    prev_same[has_prev] = (sorted_seg[hp - 1] == sorted_seg[hp]) & (sorted_key[hp - 1] == sorted_key[hp])
-    has_next = h < n - 1
-    hn = h[has_next]
-    next_same[has_next] = (sorted_seg[hn + 1] == sorted_seg[hn]) & (sorted_key[hn + 1] == sorted_key[hn])
-    tied = prev_same | next_same
-    if not tied.any():
-        return hit_pos
-    # Tie groups over all rows (cheap elementwise pass), then only the groups holding a hit.
-    same_as_prev = np.zeros(n, dtype=bool)
-    same_as_prev[1:] = (sorted_seg[1:] == sorted_seg[:-1]) & (sorted_key[1:] == sorted_key[:-1])
-    group_of_row = np.cumsum(~same_as_prev) - 1
-    group_start = np.flatnonzero(~same_as_prev)
-    hit_groups = np.unique(group_of_row[h[tied]])
-    in_group = np.isin(group_of_row, hit_groups)
-    rows_sorted = np.flatnonzero(in_group)
-    rows_orig = rows_sorted if perm is None else perm[rows_sorted]
-    docs = doc_series.iloc[rows_orig].to_numpy(dtype=object)
-    groups = group_of_row[rows_sorted]
-    # order inside each group by doc (descending for score order, ascending for rank order)
-    doc_codes, _ = pd.factorize(docs, sort=True)
-    doc_key = -doc_codes if doc_descending else doc_codes
-    o = np.lexsort((doc_key, groups))
-    new_sorted_pos = np.empty(len(rows_sorted), dtype=np.int64)
-    # position within group after sorting
-    sorted_groups = groups[o]
-    first = np.r_[True, sorted_groups[1:] != sorted_groups[:-1]]
-    idx_in_group = np.arange(len(o)) - np.maximum.accumulate(np.where(first, np.arange(len(o)), 0))
-    new_sorted_pos[o] = group_start[sorted_groups] + idx_in_group
-    # map each tied hit to its new global sorted index, then to a segment position
-    lookup = pd.Index(rows_sorted).get_indexer(h[tied])
-    shift = new_sorted_pos[lookup] - h[tied]
+def _break_ties(tied, hit_rows, hit_pos, hit_key, packed, doc, ordered, n, doc_descending):
+    """Order tie groups (rows sharing segment and order key) that hold a hit by doc id.
+
+    Returns the hits' corrected positions and, for an ordered run, the permutation that
+    puts the hits in (segment, position) order (None when no reordering is needed).
+    """
+    t_rows = hit_rows[tied]
+    t_keys = hit_key[tied]
+    # members: every row of a tie group holding a hit
+    if ordered:
+        group_keys = sorted_unique(t_keys, presorted=True)  # hits are in row = key order
+        lo = np.searchsorted(packed, group_keys, side="left")
+        hi = np.searchsorted(packed, group_keys, side="right")
+        size = hi - lo
+        offsets = np.cumsum(size) - size
+        members = np.arange(int(size.sum()), dtype=np.int64) - np.repeat(offsets, size) + np.repeat(lo, size)
+    else:
+        group_keys = sorted_unique(t_keys)
+        members = np.flatnonzero(
+            to_numpy_bool(pc.is_in(pa.array(packed), value_set=pa.array(group_keys)))
+        )
+    table = pa.table({"g": pa.array(packed[members]), "doc": take(doc, members)})
+    direction = "descending" if doc_descending else "ascending"
+    o = pc.sort_indices(table, sort_keys=[("g", "ascending"), ("doc", direction)]).to_numpy()
+    sorted_g = packed[members][o]
+    first = np.empty(len(o), dtype=bool)
+    first[0] = True
+    np.not_equal(sorted_g[1:], sorted_g[:-1], out=first[1:])
+    idx = np.arange(len(o))
+    within = idx - np.maximum.accumulate(np.where(first, idx, 0))
+    # rank within its tie group of every member row, then of each tied hit
+    member_rank = np.empty(len(o), dtype=np.int64)
+    member_rank[o] = within
+    where = np.searchsorted(members, t_rows)  # members are sorted row numbers
     hit_pos = hit_pos.copy()
-    hit_pos[tied] = hit_pos[tied] + shift
-    return hit_pos
+    hit_pos[tied] += member_rank[where]
+    if not ordered:
+        return hit_pos, None
+    # The hits of a tie group fill consecutive slots of the hit array (rows are in order);
+    # those slots get the group's hits in doc order: the order in which they appear in the
+    # sorted member table.
+    slots = np.flatnonzero(tied)
+    hit_of_member = np.full(len(members), -1, dtype=np.int64)
+    hit_of_member[where] = np.arange(len(slots))
+    seq = hit_of_member[o]
+    seq = seq[seq >= 0]
+    perm = np.arange(len(hit_rows))
+    perm[slots] = slots[seq]
+    return hit_pos, perm

@@ -1,0 +1,150 @@
+"""Integer keys of a canonical run: (system, query) segments and doc-id hashes.
+
+Computed once per evaluation (by the run validation, which needs them for the duplicate
+check) and handed on to :func:`pdireval.measures.segments.build_segments`, so no string
+column of a large run is factorized or joined more than once. See ``_hashing`` for why
+strings are hashed rather than factorized.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ._hashing import arrow_strings, duplicated_rows, hash_strings, take, to_numpy_bool
+
+__all__ = ["RunKeys", "run_keys"]
+
+
+@dataclass
+class RunKeys:
+    """Keys of the rows of a canonical run.
+
+    Attributes
+    ----------
+    seg
+        int64 segment number of every row; segments are the distinct (system, query)
+        pairs, numbered in order of first appearance.
+    seg_system, seg_query
+        Per segment: index into ``systems`` and into ``queries``.
+    systems, queries
+        Distinct system names / query ids (strings), in order of first appearance.
+    contiguous
+        True when every segment's rows are contiguous (the run is grouped), so that
+        ``seg`` is non-decreasing along the rows.
+    doc
+        The doc column as a pyarrow string array; ``doc_hash`` its uint64 hashes.
+    """
+
+    seg: np.ndarray
+    seg_system: np.ndarray
+    seg_query: np.ndarray
+    systems: pd.Index
+    queries: pd.Index
+    contiguous: bool
+    doc: pa.ChunkedArray
+    doc_hash: np.ndarray
+
+    @property
+    def n_segments(self) -> int:
+        return len(self.seg_system)
+
+    def take(self, rows: np.ndarray) -> RunKeys:
+        """Keys of a subset of rows (``rows``: sorted row numbers); segments renumbered."""
+        kept = np.zeros(self.n_segments, dtype=bool)
+        seg = self.seg[rows]
+        kept[seg] = True
+        renumber = np.cumsum(kept) - 1  # keeps the segments' relative order
+        used = np.flatnonzero(kept)
+        return RunKeys(
+            seg=renumber[seg].astype(np.int64),
+            seg_system=self.seg_system[used],
+            seg_query=self.seg_query[used],
+            systems=self.systems,
+            queries=self.queries,
+            contiguous=self.contiguous,
+            doc=pa.chunked_array([take(self.doc, rows)]),
+            doc_hash=self.doc_hash[rows],
+        )
+
+    def duplicated_rows(self) -> np.ndarray:
+        """Sorted row numbers of every row whose (system, query, doc) occurs more than once."""
+        return duplicated_rows(self.seg, self.doc, self.doc_hash)
+
+
+def _change_points(values: pa.ChunkedArray) -> np.ndarray:
+    """Boolean: row i differs from row i - 1 (row 0: True)."""
+    n = len(values)
+    change = np.ones(n, dtype=bool)
+    if n > 1:
+        change[1:] = to_numpy_bool(pc.not_equal(values.slice(1), values.slice(0, n - 1)))
+    return change
+
+
+def _factorize(values) -> tuple[np.ndarray, pd.Index]:
+    codes, uniques = pd.factorize(values, sort=False)
+    return codes.astype(np.int64), pd.Index(uniques)
+
+
+def run_keys(run: pd.DataFrame) -> RunKeys:
+    """Compute :class:`RunKeys` of a canonical run (string ``system, query, doc``).
+
+    A run is nearly always grouped by (system, query) (files are written that way), so
+    the segments are found from the rows where system or query changes — one string
+    comparison of neighbouring rows — and only those rows' values are factorized. A
+    shuffled run falls back to factorizing the two columns.
+    """
+    n = len(run)
+    system = arrow_strings(run["system"])
+    query = arrow_strings(run["query"])
+    change = _change_points(query)
+    change |= _change_points(system)
+    starts = np.flatnonzero(change)
+    if len(starts) <= max(1, n // 4):
+        # one entry per run of equal (system, query): factorize the runs, not the rows
+        s_codes, systems = _factorize(take(system, starts).to_numpy(zero_copy_only=False))
+        q_codes, queries = _factorize(take(query, starts).to_numpy(zero_copy_only=False))
+        pair = s_codes * len(queries) + q_codes
+        run_seg, first = _first_appearance_codes(pair)
+        contiguous = len(first) == len(starts)
+        lengths = np.diff(np.append(starts, n))
+        seg = np.repeat(run_seg, lengths)
+        seg_system, seg_query = s_codes[first], q_codes[first]
+    else:
+        s_codes_all, systems = _factorize(run["system"])
+        q_codes_all, queries = _factorize(run["query"])
+        pair = s_codes_all * len(queries) + q_codes_all
+        seg, first = _first_appearance_codes(pair)
+        seg_change = np.ones(n, dtype=bool)
+        seg_change[1:] = seg[1:] != seg[:-1]
+        contiguous = int(seg_change.sum()) == len(first)
+        seg_system, seg_query = s_codes_all[first], q_codes_all[first]
+    doc = arrow_strings(run["doc"])
+    return RunKeys(
+        seg=seg,
+        seg_system=seg_system,
+        seg_query=seg_query,
+        systems=pd.Index(systems.astype(object), dtype=object),
+        queries=pd.Index(queries.astype(object), dtype=object),
+        contiguous=contiguous,
+        doc=doc,
+        doc_hash=hash_strings(doc),
+    )
+
+
+def _first_appearance_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Codes of int64 ``values`` numbered by first appearance, and the first row of each."""
+    codes, _ = pd.factorize(values, sort=False)
+    codes = codes.astype(np.int64)
+    # codes appear in the order 0, 1, 2, ...: a code's first row is where the running max grows
+    if len(codes) == 0:
+        return codes, np.zeros(0, dtype=np.int64)
+    running = np.maximum.accumulate(codes)
+    grows = np.empty(len(codes), dtype=bool)
+    grows[0] = True
+    np.greater(running[1:], running[:-1], out=grows[1:])
+    return codes, np.flatnonzero(grows)
