@@ -15,6 +15,7 @@ import pandas as pd
 
 from ..evaluate import evaluate
 from ..meta.aggregate import aggregate
+from .. import plot
 from ..bounds_frame import bounds
 from ..information import information_difference, joint_ric
 from ..meta.correlation import correlate
@@ -22,6 +23,7 @@ from ..meta.information import information_tau
 from ..meta.power import asl_curve, conflicts, discriminative_power
 from ..meta.reliability import d_study, reliability
 from ..meta.significance import compare
+from ..meta.stability import error_rate, swap_difference, swap_rate
 from .html import Section
 
 __all__ = ["Context", "SECTIONS"]
@@ -152,10 +154,9 @@ def bounds_section(ctx: Context) -> Section:
         .rename(columns={"value": "mean_value"})
     )
     figures, captions = {}, {}
-    plot = _plot_module("bounds")
-    if plot is not None and hasattr(plot, "expected_histogram"):
-        figures["expected_ndcg"] = ctx.save(_figure(plot.expected_histogram(expected)), "expected_ndcg")
-        captions["expected_ndcg"] = "Expected value of each measure under a random ranking, per query"
+    ndcg_bounds = expected[expected["measure"] == "nDCG(gain=exp)@10"]
+    figures["expected_ndcg"] = ctx.save(_figure(plot.expected_histogram(ndcg_bounds)), "expected_ndcg")
+    captions["expected_ndcg"] = "Expected nDCG@10 (exp gain) under a random ranking of the judged pool, per query"
     captions.update({
         "bound_means": "Mean per system of each bound-normalised variant",
         "bound_tau": "Kendall τ_b between the system rankings of a measure and its normalised variant",
@@ -183,8 +184,7 @@ def power_section(ctx: Context) -> Section:
     curve = asl_curve(ctx.scores, n_resamples=ctx.n_resamples, rng=seed, progress=False)
     clash = conflicts(ctx.scores, n_resamples=ctx.n_resamples, rng=seed, progress=False)
     figures, captions = {}, {}
-    plot = _plot_module("significance")
-    if plot is not None and hasattr(plot, "asl_curves"):
+    if hasattr(plot, "asl_curves"):
         figures["asl_curves"] = ctx.save(_figure(plot.asl_curves(curve)), "asl_curves")
         captions["asl_curves"] = "Achieved significance level of every system pair, sorted (ASL curves)"
     captions.update({
@@ -217,8 +217,7 @@ def correlation_section(ctx: Context) -> Section:
         tables["information_tau"] = info
         captions["information_tau"] = "Information τ (bits) between the per-query system orderings of two measures (seed 001)"
     figures = {}
-    plot = _plot_module("significance")
-    if plot is not None and hasattr(plot, "measure_scatter") and len(ctx.measure_names) > 1:
+    if hasattr(plot, "measure_scatter") and len(ctx.measure_names) > 1:
         a, b = ctx.measure_names[:2]
         figures["measure_scatter"] = ctx.save(_figure(plot.measure_scatter(ctx.scores, a, b)), "measure_scatter")
         captions["measure_scatter"] = f"System means: {a} against {b}, with Kendall's τ"
@@ -239,10 +238,8 @@ def reliability_section(ctx: Context) -> Section:
     sizes = sorted({1, 5, 10, 25, 50, 100, 200, n_obs})
     curve = d_study(ctx.scores, sizes)
     figures, captions = {}, {}
-    plot = _plot_module("reliability")
-    if plot is not None and hasattr(plot, "d_study_curves"):
-        figures["d_study"] = ctx.save(_figure(plot.d_study_curves(curve)), "d_study")
-        captions["d_study"] = "Dependability Φ and generalizability Eρ² against the number of queries"
+    figures["d_study"] = ctx.save(_figure(plot.d_study_curve(curve, target=0.95)), "d_study")
+    captions["d_study"] = "Dependability Φ against the number of queries (D-study), with confidence bands"
     captions.update({
         "reliability": "Variance components, Φ and Eρ² at the observed number of queries, queries needed for Φ = 0.95",
         "d_study": "D-study: Φ and Eρ² (with confidence intervals) for other numbers of queries",
@@ -285,14 +282,34 @@ def information_section(ctx: Context) -> Section:
     )
 
 
-def _plot_module(name: str):
-    """The plot module ``pdireval.plot.<name>``, or None when it or matplotlib is missing."""
-    import importlib
-
-    try:
-        return importlib.import_module(f"pdireval.plot.{name}")
-    except ImportError:
-        return None
+def stability_section(ctx: Context) -> Section:
+    """Swap rates (Voorhees & Buckley 2002) and error rates (Buckley & Voorhees 2000)."""
+    n_queries = ctx.scores["query"].nunique()
+    trials = min(ctx.n_resamples, 200)
+    half = n_queries // 2
+    swap_sizes = sorted({s for s in (5, 10, 25, half) if 2 <= s <= half})
+    tables, captions = {}, {}
+    if swap_sizes:
+        swaps = swap_rate(ctx.scores, sizes=swap_sizes, n_trials=trials, rng=ctx.seed(), progress=False)
+        tables["swap_rate"] = swaps
+        tables["swap_difference"] = swap_difference(swaps)
+        captions["swap_rate"] = f"Swap rate by difference in means, topic splits of each size ({trials} trials)"
+        captions["swap_difference"] = "Difference in means needed for a swap rate of at most 5%"
+    err_sizes = sorted({s for s in (5, 10, 15, 20, 25, 30, 40, 50, 75, 100, n_queries) if 2 <= s <= n_queries})
+    errors = error_rate(ctx.scores, sizes=err_sizes, n_trials=trials, rng=ctx.seed(), progress=False)
+    tables["error_rate"] = errors
+    captions["error_rate"] = f"Buckley–Voorhees error rate (fuzziness 5%) by number of queries ({trials} trials)"
+    return Section(
+        key="stability",
+        title="Stability: swap and error rates",
+        text=(
+            "How often would a comparison of two systems flip on another set of queries? "
+            "Swap rates split the queries into two disjoint halves; error rates draw query "
+            "subsets of each size and count minority decisions."
+        ),
+        tables=tables,
+        captions=captions,
+    )
 
 
 def _figure(result):
@@ -307,5 +324,6 @@ SECTIONS = [
     power_section,
     correlation_section,
     reliability_section,
+    stability_section,
     information_section,
 ]
