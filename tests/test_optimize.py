@@ -207,3 +207,21 @@ def test_errors(sim):
     with pytest.raises(SchemaError, match="2 relevant grades"):
         pdireval.optimize(run, qrels=binary, k=3, what="gain")
     assert not pdireval.optimize(run, qrels=binary, k=3).gains.empty
+
+
+@pytest.mark.slow
+def test_robust03_twenty_rank_discount(robust03):
+    """Seed 003's setting on real data: the optimum is at least as stable as log2, feasible,
+    and its Φ is the engine's Φ of the returned measure."""
+    run, qrels = robust03
+    graded = qrels[qrels["query"].astype(int) >= 601]
+    run = run[run["query"].isin(graded["query"].unique())]
+    p = prepare(run, qrels=graded)
+    res = pdireval.optimize(p, k=20, what="discount")
+    row = res.summary.iloc[0]
+    assert row["n_systems"] == 17 and row["n_queries_observed"] == 50
+    assert row["phi"] >= row["phi_start"]
+    assert row["phi_start"] == pytest.approx(engine_phi(run, graded, "nDCG@20"), rel=1e-10)
+    assert row["phi"] == pytest.approx(engine_phi(run, graded, res.measure()), rel=1e-9)
+    d = res.discount
+    assert abs(d.sum() - 1) < 1e-9 and (np.diff(d) <= 1e-12).all() and (d >= 0).all()

@@ -81,6 +81,9 @@ def optimal_discounts(result, *, ax=None, title: str | None = None):
     axes.plot(d["rank"], d["log2"], "^-", label="log2", color="navy", markersize=4)
     axes.plot(d["rank"], d["zipf"], "+-", label="zipf", color="tab:green")
     axes.plot(d["rank"], d["linear"], "x-", label="linear", color="m")
+    from matplotlib.ticker import MaxNLocator
+
+    axes.xaxis.set_major_locator(MaxNLocator(integer=True))
     axes.set_xlabel("rank")
     axes.set_ylabel("discount factor (sum 1)")
     if title:
