@@ -52,6 +52,8 @@ def run_dicts(run: pd.DataFrame) -> dict:
     return out
 
 
+# NB pytrec_eval-terrier 0.5.x segfaults on a query whose qrels labels are all negative:
+# callers must not pass one (tests/strategies.py: collections(require_judged=True)).
 def pytrec_scores(run, qrels, measures, *, relevance_level: int = 1, judged_docs_only: bool = False,
                   rename: dict | None = None) -> pd.DataFrame:
     """pytrec_eval's per-query values as ``system, query, measure, value`` (trec_eval's
@@ -59,22 +61,15 @@ def pytrec_scores(run, qrels, measures, *, relevance_level: int = 1, judged_docs
     (pdireval name, pytrec_eval spec, output key); ``rename`` maps our name to the name
     expected in pdireval's output (e.g. 'AP' -> 'AP(rel=2)')."""
     rename = rename or {}
-    qd, runs = qrels_dict(qrels), run_dicts(run)
-    # pytrec_eval-terrier 0.5.x segfaults when bpref shares an evaluator with num_ret and a
-    # query has no judged document (e.g. only negative labels): give bpref its own evaluator.
-    groups = [[m for m in measures if m[1] == "bpref"], [m for m in measures if m[1] != "bpref"]]
+    evaluator = pytrec_eval.RelevanceEvaluator(
+        qrels_dict(qrels), {spec for _, spec, _ in measures},
+        relevance_level=relevance_level, judged_docs_only_flag=judged_docs_only,
+    )
     rows = []
-    for group in groups:
-        if not group:
-            continue
-        evaluator = pytrec_eval.RelevanceEvaluator(
-            qd, {spec for _, spec, _ in group},
-            relevance_level=relevance_level, judged_docs_only_flag=judged_docs_only,
-        )
-        for system, sys_run in runs.items():
-            for query, values in evaluator.evaluate(sys_run).items():
-                for ours, _, key in group:
-                    rows.append((system, query, rename.get(ours, ours), values[key]))
+    for system, sys_run in run_dicts(run).items():
+        for query, values in evaluator.evaluate(sys_run).items():
+            for ours, _, key in measures:
+                rows.append((system, query, rename.get(ours, ours), values[key]))
     return pd.DataFrame(rows, columns=["system", "query", "measure", "value"])
 
 

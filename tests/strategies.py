@@ -29,19 +29,24 @@ def collections(
     max_queries: int = 4,
     max_depth: int = 10,
     with_rank: bool = False,
+    require_judged: bool = False,
 ):
     """A (run, qrels) pair of small frames (see the module docstring).
 
     Every system answers at least one judged query; qrels labels are ints (pytrec_eval needs
     them). With ``with_rank`` the run also has a ``rank`` column (a permutation of 1..L per
-    segment, independent of the score).
+    segment, independent of the score). With ``require_judged`` every query has at least one
+    label >= 0: pytrec_eval-terrier 0.5.x crashes (segfault) on a query whose qrels labels are
+    all negative, so the oracle tests need it (that case is tested by hand instead).
     """
     queries = draw(st.lists(st.sampled_from(QUERY_POOL), min_size=1, max_size=max_queries, unique=True))
     qrows = []
     for q in queries:
         docs = draw(st.lists(st.sampled_from(DOC_POOL), min_size=1, max_size=8, unique=True))
-        for d in docs:
-            qrows.append((q, d, draw(labels)))
+        drawn = [draw(labels) for _ in docs]
+        if require_judged and all(lab < 0 for lab in drawn):
+            drawn[0] = draw(st.integers(min_value=0, max_value=3))
+        qrows.extend((q, d, lab) for d, lab in zip(docs, drawn))
     qrels = pd.DataFrame(qrows, columns=["query", "doc", "label"])
 
     systems = draw(st.lists(st.sampled_from(SYSTEM_POOL), min_size=1, max_size=max_systems, unique=True))
