@@ -225,3 +225,23 @@ def test_robust03_twenty_rank_discount(robust03):
     assert row["phi"] == pytest.approx(engine_phi(run, graded, res.measure()), rel=1e-9)
     d = res.discount
     assert abs(d.sum() - 1) < 1e-9 and (np.diff(d) <= 1e-12).all() and (d >= 0).all()
+
+
+def test_incomplete_prepared_run_names_cells_and_fixes():
+    run, qrels = pdireval.datasets.simulate(n_systems=4, n_queries=6, depth=20, rng=3)
+    gone = (run["system"] == run["system"].iloc[0]) & (run["query"] == run["query"].iloc[0])
+    p = prepare(run[~gone], qrels=qrels, missing="drop")
+    with pytest.raises(SchemaError, match="missing='zero'") as err:
+        pdireval.optimize(p, k=5)
+    assert len(err.value.failure_cases) == 1
+    assert err.value.failure_cases.iloc[0].tolist() == [run["system"].iloc[0], run["query"].iloc[0]]
+
+
+def test_by_with_shared_qrels(sim):
+    run, qrels = sim
+    systems = sorted(run["system"].unique())
+    split = run.assign(collection=np.where(run["system"].isin(systems[:4]), "first", "second"))
+    res = pdireval.optimize(split, qrels=qrels, k=5, by="collection")
+    assert list(res.summary["collection"]) == ["first", "second"]
+    assert list(res.summary["n_systems"]) == [4, 3]
+    assert res.summary["phi"].min() >= res.summary["phi_start"].min() - 1e-12

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..errors import MeasureError, SchemaError
+from ..errors import MeasureError, OptionError, SchemaError, check_option
 from ..evaluate import Prepared, prepare
 from ..measures.view import view_of
 from .reliability import anova_table, e_rho2, phi, queries_needed, variance_components
@@ -487,13 +487,12 @@ def optimize(
     >>> bool(res.summary["phi"].iloc[0] >= res.summary["phi_start"].iloc[0])
     True
     """
-    if what not in WHAT:
-        raise ValueError(f"what= must be one of {WHAT}, got {what!r}")
+    check_option("what", what, WHAT)
     cutoffs = _cutoffs(k)
     if not 0 < target < 1:
-        raise ValueError(f"target= must be strictly between 0 and 1, got {target!r}")
+        raise OptionError(f"target= must be strictly between 0 and 1, got {target!r}")
     if n_queries is not None and not n_queries > 0:
-        raise ValueError(f"n_queries= must be positive, got {n_queries!r}")
+        raise OptionError(f"n_queries= must be positive, got {n_queries!r}")
     K = max(cutoffs)
 
     if isinstance(run, Prepared):
@@ -540,7 +539,7 @@ def optimize(
 
 
 def _cutoffs(k) -> list[int]:
-    bad = ValueError(f"k= must be a whole-number cut-off >= 1 or a list of them, got {k!r}")
+    bad = OptionError(f"k= must be a whole-number cut-off >= 1 or a list of them, got {k!r}")
     if isinstance(k, (str, bool)):
         raise bad
     try:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..errors import SchemaError
+from ..errors import OptionError, SchemaError, check_option
 from ..schema import canonical_scores, group_columns, score_matrix, scores_groups
 
 __all__ = ["reliability", "d_study", "variance_components", "phi", "e_rho2", "queries_needed"]
@@ -77,8 +77,7 @@ def variance_components(ms_system, ms_query, ms_residual, n_systems, n_queries, 
     (default, Brennan's convention) sets negative estimates to 0; ``"keep"`` keeps them.
     Returns ``(var_system, var_query, var_residual)`` as float64 arrays.
     """
-    if negative not in NEGATIVE:
-        raise ValueError(f"negative= must be one of {NEGATIVE}, got {negative!r}")
+    check_option("negative", negative, NEGATIVE)
     ms_s, ms_t, ms_r = (np.asarray(a, dtype=np.float64) for a in (ms_system, ms_query, ms_residual))
     var_s = (ms_s - ms_r) / n_queries
     var_t = (ms_t - ms_r) / n_systems
@@ -248,20 +247,20 @@ def _tables(frame: pd.DataFrame):
 
 def _check_target(target):
     if not isinstance(target, (int, float, np.floating, np.integer)) or isinstance(target, bool) or not 0 < target < 1:
-        raise ValueError(f"target= must be a number strictly between 0 and 1 (e.g. 0.95), got {target!r}")
+        raise OptionError(f"target= must be a number strictly between 0 and 1 (e.g. 0.95), got {target!r}")
     return float(target)
 
 
 def _check_sizes(sizes, name):
     arr = np.atleast_1d(np.asarray(sizes, dtype=np.float64)) if not isinstance(sizes, str) else None
     if arr is None or arr.ndim != 1 or len(arr) == 0 or not np.all(np.isfinite(arr)) or np.any(arr <= 0):
-        raise ValueError(f"{name} must be a positive number of queries or a non-empty list of them, got {sizes!r}")
+        raise OptionError(f"{name} must be a positive number of queries or a non-empty list of them, got {sizes!r}")
     return arr
 
 
 def _check_confidence(confidence_level):
     if not 0 < confidence_level < 1:
-        raise ValueError(f"confidence_level= must be strictly between 0 and 1 (e.g. 0.95), got {confidence_level!r}")
+        raise OptionError(f"confidence_level= must be strictly between 0 and 1 (e.g. 0.95), got {confidence_level!r}")
     return float(confidence_level)
 
 
@@ -369,8 +368,7 @@ def reliability(
     """
     target = _check_target(target)
     confidence_level = _check_confidence(confidence_level)
-    if negative not in NEGATIVE:
-        raise ValueError(f"negative= must be one of {NEGATIVE}, got {negative!r}")
+    check_option("negative", negative, NEGATIVE)
     frame = canonical_scores(scores)
     keys_list, tab, n_s, n_t = _tables(frame)
     if n_queries is None:
@@ -378,7 +376,7 @@ def reliability(
     else:
         n_prime = _check_sizes(n_queries, "n_queries=")
         if len(n_prime) != 1:
-            raise ValueError("n_queries= takes one size; use pdireval.d_study(scores, sizes) for several")
+            raise OptionError("n_queries= takes one size; use pdireval.d_study(scores, sizes) for several")
         n_prime = np.full(len(n_t), n_prime[0])
     var_s, var_t, var_r = variance_components(tab["ms_system"], tab["ms_query"], tab["ms_residual"], n_s, n_t, negative=negative)
     total = var_s + var_t + var_r
@@ -451,8 +449,7 @@ def d_study(
     True
     """
     confidence_level = _check_confidence(confidence_level)
-    if negative not in NEGATIVE:
-        raise ValueError(f"negative= must be one of {NEGATIVE}, got {negative!r}")
+    check_option("negative", negative, NEGATIVE)
     size = _check_sizes(sizes, "sizes")
     frame = canonical_scores(scores)
     keys_list, tab, n_s, n_t = _tables(frame)
