@@ -10,6 +10,7 @@ from . import datasets
 from .errors import MeasureError, OptionError, PdirevalError, PdirevalWarning, SchemaError
 from .bounds_frame import bounds
 from .evaluate import evaluate
+from .fusion import fuse
 from .information import information_difference, joint_ric
 from .io import read_qrels, read_run, read_svmlight, write_qrels, write_run
 from .measures import Measure, measures, parse_measure
@@ -73,4 +74,5 @@ __all__ = [
     "tau_from_information",
     "joint_ric",
     "information_difference",
+    "fuse",
 ]

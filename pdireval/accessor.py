@@ -12,6 +12,7 @@ import pandas as pd
 
 from . import bounds_frame as _bounds_frame
 from . import evaluate as _evaluate
+from . import fusion as _fusion
 from . import information as _run_information
 from .meta import aggregate as _aggregate
 from .meta import querysets as _querysets
@@ -113,6 +114,10 @@ class IrevalAccessor:
     def information_difference(self, *, qrels=None, systems=None, rank=False, rel=1.0, negatives="unjudged"):
         """See :func:`pdireval.information_difference`."""
         return _run_information.information_difference(self._obj, qrels=qrels, systems=systems, rank=rank, rel=rel, negatives=negatives)
+
+    def fuse(self, method="combmnz", *, qrels=None, systems=None, name=None):
+        """See :func:`pdireval.fuse`."""
+        return _fusion.fuse(self._obj, method, qrels=qrels, systems=systems, name=name)
 
     def swap_rate(self, other=None, *, sizes=None, n_trials=100, sampling="split", bin_width=0.01, n_bins=21, ties="include", rng=None, progress=None):
         """See :func:`pdireval.swap_rate`."""

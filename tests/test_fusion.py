@@ -1,0 +1,182 @@
+"""Metasearch (methods-spec §6.5): hand-computed examples and an independent oracle of the
+comparator sorts (plain Python dictionaries and functools.cmp_to_key)."""
+
+from __future__ import annotations
+
+from functools import cmp_to_key
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import pdireval
+from pdireval.errors import SchemaError
+
+
+def ranked(lists: dict, query="1"):
+    return pd.DataFrame(
+        [{"system": s, "query": query, "doc": d, "rank": i + 1} for s, docs in lists.items() for i, d in enumerate(docs)]
+    )
+
+
+def scored(lists: dict, query="1"):
+    return pd.DataFrame(
+        [{"system": s, "query": query, "doc": d, "score": v} for s, docs in lists.items() for d, v in docs.items()]
+    )
+
+
+def qrels_of(labels: dict, query="1"):
+    return pd.DataFrame({"query": query, "doc": list(labels), "label": list(labels.values())})
+
+
+def order(fused, query="1"):
+    part = fused[fused["query"] == query]
+    assert part["rank"].tolist() == list(range(1, len(part) + 1))
+    return part["doc"].tolist()
+
+
+SCORES = {"A": {"d1": 3.0, "d2": 2.0, "d3": 1.0}, "B": {"d2": 10.0, "d4": 5.0, "d1": 0.0}, "C": {"d3": 1.0}}
+
+
+def test_comb_family_hand_computed():
+    run = scored(SCORES)
+    # normalised: A d1 1, d2 .5, d3 0; B d2 1, d4 .5, d1 0; C d3 1 (max = min -> 1)
+    s = pdireval.fuse(run, "combsum")
+    assert order(s) == ["d2", "d3", "d1", "d4"]  # d3 and d1 tie at 1.0: doc id descending
+    assert s["score"].tolist() == [1.5, 1.0, 1.0, 0.5]
+    assert s["system"].unique().tolist() == ["CombSUM"]
+    m = pdireval.fuse(run, "CombMNZ")
+    assert order(m) == ["d2", "d3", "d1", "d4"] and m["score"].tolist() == [3.0, 2.0, 2.0, 0.5]
+    a = pdireval.fuse(run, "combanz", name="anz")
+    assert order(a) == ["d2", "d4", "d3", "d1"] and a["score"].tolist() == [0.75, 0.5, 0.5, 0.5]
+    assert a["system"].iloc[0] == "anz"
+
+
+CONDORCET = {"A": ["a", "b", "c"], "B": ["b", "a", "c"], "C": ["a", "c", "b", "d"]}
+LABELS = {"a": 2, "b": 0, "c": 1, "d": 3}
+
+
+def test_comparator_methods_hand_computed():
+    run, qrels = ranked(CONDORCET), qrels_of(LABELS)
+    assert order(pdireval.fuse(run, "condorcet")) == ["a", "b", "c", "d"]
+    assert order(pdireval.fuse(run, "majoritarian", qrels=qrels)) == ["a", "b", "c", "d"]
+    # pareto: a-b and b-c are not unanimous -> relevance decides; d is below everything
+    assert order(pdireval.fuse(run, "pareto", qrels=qrels)) == ["a", "c", "b", "d"]
+    assert order(pdireval.fuse(run, "naive", qrels=qrels)) == ["d", "a", "c", "b"]
+
+
+def test_even_split_falls_back_to_relevance_or_ties():
+    run, qrels = ranked({"A": ["x", "y"], "B": ["y", "x"]}), qrels_of({"x": 0, "y": 1})
+    assert order(pdireval.fuse(run, "majoritarian", qrels=qrels)) == ["y", "x"]
+    assert order(pdireval.fuse(run, "pareto", qrels=qrels)) == ["y", "x"]
+    assert order(pdireval.fuse(run, "condorcet")) == ["x", "y"]  # equal: initial doc-id order
+
+
+def test_unjudged_compares_like_zero_and_score_is_m_minus_position():
+    run = ranked({"A": ["u", "r", "n"]})
+    qrels = qrels_of({"r": 1, "n": 0})
+    fused = pdireval.fuse(run, "naive", qrels=qrels)
+    assert order(fused) == ["r", "n", "u"]  # u (unjudged) ties with n (0): doc ids ascending
+    assert fused["score"].tolist() == [3.0, 2.0, 1.0]
+
+
+# --------------------------------------------------------------------------- oracle
+
+
+def oracle(lists: dict, labels: dict, method: str, systems=None):
+    """A system of the run without a list for this query abstains on every pair."""
+    systems = list(lists) if systems is None else systems
+    rank = {s: {d: i for i, d in enumerate(lists.get(s, []))} for s in systems}
+    universe = sorted({d for docs in lists.values() for d in docs})
+    inf = float("inf")
+    rel = {d: labels.get(d, 0) for d in universe}
+
+    def votes(d1, d2):
+        return sum(rank[s].get(d1, inf) < rank[s].get(d2, inf) for s in systems)
+
+    def by_rel(d1, d2):
+        return -1 if rel[d1] > rel[d2] else (1 if rel[d2] > rel[d1] else 0)
+
+    def cmp(d1, d2):
+        v12, v21, n = votes(d1, d2), votes(d2, d1), len(systems)
+        if method == "condorcet":
+            return -1 if v12 > v21 else (1 if v21 > v12 else 0)
+        if method == "pareto":
+            if v12 == n:
+                return -1
+            if v21 == n:
+                return 1
+            return by_rel(d1, d2)
+        if method == "majoritarian":
+            if v12 >= n / 2 and v12 > v21:
+                return -1
+            if v21 >= n / 2 and v21 > v12:
+                return 1
+            return by_rel(d1, d2)
+        return by_rel(d1, d2)
+
+    return sorted(universe, key=cmp_to_key(cmp))
+
+
+@pytest.mark.parametrize("method", ["condorcet", "pareto", "majoritarian", "naive"])
+def test_comparator_methods_match_independent_oracle(method):
+    rng = np.random.default_rng(hash(method) % 2**32)
+    runs, qrels, cases = [], [], {}
+    for q in range(30):
+        pool = [f"d{i:02d}" for i in range(int(rng.integers(3, 25)))]
+        n_sys = int(rng.integers(1, 6))
+        lists = {f"s{s}": list(rng.permutation(pool)[: int(rng.integers(1, len(pool) + 1))]) for s in range(n_sys)}
+        labels = {d: int(rng.integers(0, 3)) for d in pool if rng.random() < 0.7}
+        runs.append(ranked(lists, str(q)))
+        qrels.append(qrels_of(labels, str(q)))
+        cases[str(q)] = (lists, labels)
+    run = pd.concat(runs, ignore_index=True)
+    fused = pdireval.fuse(run, method, qrels=pd.concat(qrels, ignore_index=True))
+    everyone = sorted(run["system"].unique())
+    for q, (lists, labels) in cases.items():
+        assert order(fused, q) == oracle(lists, labels, method, everyone), q
+
+
+def test_comb_matches_pandas_oracle_on_simulated_runs():
+    run, _ = pdireval.datasets.simulate(n_systems=4, n_queries=3, depth=15, rng=4)
+    fused = pdireval.fuse(run, "combmnz")
+    r = run.copy()
+    g = r.groupby(["system", "query"])["score"]
+    span = g.transform("max") - g.transform("min")
+    r["n"] = np.where(span > 0, (r["score"] - g.transform("min")) / span.where(span > 0, 1.0), 1.0)
+    expected = r.groupby(["query", "doc"])["n"].agg(lambda v: v.sum() * len(v))
+    got = fused.set_index(["query", "doc"])["score"]
+    for key, value in expected.items():
+        assert got[(str(key[0]), str(key[1]))] == pytest.approx(value, abs=1e-12)
+
+
+def test_fused_runs_evaluate_like_any_run():
+    run, qrels = pdireval.datasets.simulate(n_systems=4, n_queries=5, depth=20, rng=9)
+    fused = pd.concat([pdireval.fuse(run, m, qrels=qrels) for m in ("combsum", "condorcet", "naive")], ignore_index=True)
+    scores = pdireval.evaluate(fused, ["AP", "RIC"], qrels=qrels)
+    assert set(scores["system"]) == {"CombSUM", "CondorcetFuse", "Naive"}
+    # the naive bound puts every retrieved relevant document first: AP >= any input's AP
+    base = pdireval.evaluate(run, "AP", qrels=qrels).groupby("query")["value"].max()
+    naive = scores[(scores.system == "Naive") & (scores.measure == "AP")].set_index("query")["value"]
+    assert (naive >= base.loc[naive.index] - 1e-12).all()
+    both = pd.concat([run, pdireval.fuse(run, "combmnz")], ignore_index=True)  # concatenates with inputs
+    assert "CombMNZ" in set(pdireval.evaluate(both, "AP", qrels=qrels)["system"])
+
+
+def test_fusion_errors():
+    run = ranked(CONDORCET)
+    with pytest.raises(ValueError, match="method= must be one of"):
+        pdireval.fuse(run, "borda")
+    with pytest.raises(SchemaError, match="only a 'rank' column"):
+        pdireval.fuse(run, "combsum")
+    with pytest.raises(SchemaError, match="pass qrels="):
+        pdireval.fuse(run, "pareto")
+    with pytest.raises(SchemaError, match="does not have"):
+        pdireval.fuse(run, "condorcet", systems=["A", "Z"])
+    sub = pdireval.fuse(run, "condorcet", systems=["A", "B"])
+    assert order(sub) == ["a", "b", "c"]  # a vs b: 1-1 tie, stays in doc-id order
+
+
+def test_accessor_mirror():
+    run = scored(SCORES)
+    pd.testing.assert_frame_equal(run.ireval.fuse("combsum"), pdireval.fuse(run, "combsum"))
