@@ -415,3 +415,18 @@ def test_property_p_values_in_unit_interval_and_self_never_significant(n, m, see
     assert res.p_value.between(0, 1).all()
     self_row = res[(res.system_a == "s00") & (res.system_b == f"s{m - 1:02d}")]
     assert (self_row.p_value == 1.0).all()
+
+
+def test_compare_edge_cases_and_progress(capsys):
+    one_system = scores_from_matrix(random_matrix(n=5, m=1))
+    for method in ("bootstrap", "t", "wilcoxon", "sign", "randomization", "tukey"):
+        res = pdireval.compare(one_system, method=method, n_resamples=20, rng=1)
+        assert len(res) == 0 and "p_value" in res.columns
+    one_query = scores_from_matrix(random_matrix(n=1, m=3))
+    res = pdireval.compare(one_query, method="t")
+    assert res.p_value.isna().all() and (res.n_queries == 1).all()
+    # progress bars: shown on request, no warnings, same numbers
+    scores = scores_from_matrix(random_matrix(n=8, m=4))
+    shown = pdireval.compare(scores, method="tukey", n_resamples=50, rng=2, progress=True)
+    assert "Tukey HSD" in capsys.readouterr().err
+    pd.testing.assert_frame_equal(shown, pdireval.compare(scores, method="tukey", n_resamples=50, rng=2))
