@@ -455,12 +455,27 @@ def score_matrix(
         cells = pd.DataFrame(
             {"system": matrix.columns[s_idx], "query": matrix.index[q_idx]}
         )
+        present = group.loc[group["value"].isna(), ["system", "query"]]
+        nan_keys = set(zip(present["system"], present["query"]))
+        is_nan = np.array([(s, q) in nan_keys for s, q in zip(cells["system"], cells["query"])], dtype=bool)
+        cells["cause"] = np.where(is_nan, "value is NaN", "no row")
+        n_nan, n_absent = int(is_nan.sum()), int((~is_nan).sum())
+        fixes = []
+        if n_absent:
+            fixes.append(
+                "for absent rows, evaluate with missing='zero' so unanswered queries score 0, "
+                "or drop the queries some system did not answer"
+            )
+        if n_nan:
+            fixes.append(
+                "for NaN values (the measure is undefined there, e.g. a normalisation by 0), "
+                "drop those queries, e.g. scores[~scores['query'].isin(bad_queries)], or fill them"
+            )
         raise SchemaError(
             f"the {what} do not form a complete system x query matrix: {len(cells)} "
-            f"(system, query) cell(s) have no value:{show_rows(cells)}\n"
-            "Either drop those queries (e.g. keep only queries every system answered), or "
-            "evaluate with missing='zero' so unanswered queries score 0.",
-            failure_cases=cells,
+            f"(system, query) cell(s) have no usable value ({n_absent} without a row, "
+            f"{n_nan} NaN):{show_rows(cells)}\nFix: " + "; ".join(fixes) + ".",
+            failure_cases=cells[["system", "query"]],
         )
     matrix.columns.name = "system"
     matrix.index.name = "query"
