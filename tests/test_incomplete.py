@@ -303,3 +303,29 @@ def test_completeness_correlation_against_scipy(small):
     with pytest.raises(ValueError, match="method="):
         pdireval.completeness_correlation(var, full, method="tau_x")
     pd.testing.assert_frame_equal(var.ireval.completeness_correlation(full), out)
+
+
+def test_plots(small):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from pdireval import plot
+
+    run, qrels = small
+    sub = pdireval.subsample_qrels(qrels, levels=(5, 40), repeats=2, rng=6)
+    var = pdireval.evaluate_variants(run, ["AP", "Bpref"], sub)
+    corr = pdireval.completeness_correlation(var, pdireval.evaluate(run, ["AP", "Bpref"], qrels=qrels))
+    fig = plot.completeness_curves(corr)
+    assert len(fig.axes[0].lines) == 2
+    with pytest.raises(SchemaError, match="completeness_correlation"):
+        plot.completeness_curves(var)
+    with pytest.raises(SchemaError, match="method="):
+        plot.completeness_curves(corr, method="pearson")
+    full = pdireval.evaluate(run, ["AP", "Bpref"], qrels=qrels)
+    queries = sorted(full["query"].unique())
+    res = pdireval.train_test(full, train=queries[:4], test=queries[4:], train_scores=var)
+    fig2 = plot.training_curves(res, eval_measure="AP")
+    assert len(fig2.axes[0].lines) == 2
+    plt.close("all")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ._base import require_matplotlib
 from .bounds import expected_histogram
+from .incomplete import completeness_curves, training_curves
 from .reliability import d_study_curve, optimal_discounts, optimal_gains, stability_curves
 from .significance import (
     asl_curves,
@@ -20,4 +21,4 @@ from .significance import (
 
 __all__ = ["require_matplotlib", "expected_histogram", "d_study_curve", "optimal_discounts", "optimal_gains", "stability_curves",
            "asl_curves", "discriminative_power_bars", "error_rate_curves", "swap_rate_curves",
-           "measure_scatter"]
+           "measure_scatter", "completeness_curves", "training_curves"]
