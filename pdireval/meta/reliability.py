@@ -320,7 +320,8 @@ def reliability(
         D-study topic-set size n′ for ``phi`` and ``e_rho2`` (default: each group's observed
         number of queries). Need not be an integer.
     target
-        Coefficient to reach for ``queries_needed`` (0 < target < 1; seed 003 uses 0.95).
+        Coefficient to reach for ``queries_needed`` (0 < target < 1). Seed 003's tables use
+        0.95 (its text once says 0.9 for Table 1, whose caption says 0.95; methods-spec §7.4).
     negative
         ``"clip"`` (default, Brennan): negative variance-component estimates are set to 0.
         ``"keep"``: keep them (then Φ can fall outside [0, 1]).
