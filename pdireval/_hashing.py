@@ -19,7 +19,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["arrow_strings", "hash_strings", "mix", "take", "sorted_unique", "duplicated_rows", "to_numpy_bool"]
+__all__ = ["arrow_strings", "hash_strings", "mix", "mix_select", "take", "sorted_unique", "duplicated_rows", "to_numpy_bool"]
 
 _U64 = np.uint64
 _MUL = _U64(0x9E3779B97F4A7C15)  # golden-ratio multiplier
@@ -28,7 +28,7 @@ _M2 = _U64(0x94D049BB133111EB)
 # _MASK[k] keeps the low k bytes of a little-endian word (k = 0..8)
 _MASK = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
 _MAX_PAD = 64  # widest id (bytes) hashed from a padded copy
-_BLOCK = 1 << 22  # strings per padded copy: bounds its memory
+_BLOCK = 1 << 20  # strings per padded copy: bounds its memory
 _STEP = 1 << 15  # strings per numpy step: temporaries stay in cache
 
 
@@ -58,6 +58,39 @@ def mix(h: np.ndarray, codes: np.ndarray) -> np.ndarray:
         o ^= h[a : a + _STEP]
         _mix(o, tmp)
     return out
+
+
+def mix_select(h: np.ndarray, codes: np.ndarray, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rows whose :func:`mix` (``h``, ``codes``) may be in ``targets``, with those hashes.
+
+    A bitmap of the targets' low bits (about 16 bits per target, so it stays in cache)
+    rejects most other rows without a hash-table lookup; what passes is a superset of the
+    rows whose hash is in ``targets`` (callers look those up exactly)."""
+    n = len(h)
+    bits = int(np.clip(np.ceil(np.log2(max(len(targets), 1) * 16)), 10, 26))
+    mask = _U64((1 << bits) - 1)
+    bitmap = np.zeros(1 << bits, dtype=bool)
+    bitmap[(targets & mask).astype(np.intp)] = True
+    codes = np.ascontiguousarray(codes, dtype=np.int64).view(np.uint64)
+    step = min(n, _STEP) or 1
+    o = np.empty(step, dtype=np.uint64)
+    tmp = np.empty(step, dtype=np.uint64)
+    low = np.empty(step, dtype=np.intp)
+    rows, keys = [], []
+    for a in range(0, n, _STEP):  # cache-sized blocks: the full hash column never exists
+        m = min(n, a + _STEP) - a
+        ob = o[:m]
+        np.multiply(codes[a : a + m], _M1, out=ob)
+        ob ^= h[a : a + m]
+        _mix(ob, tmp)
+        np.bitwise_and(ob, mask, out=tmp[:m])
+        low[:m] = tmp[:m]
+        sel = np.flatnonzero(bitmap[low[:m]])
+        rows.append(sel + a)
+        keys.append(ob[sel])
+    if not rows:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint64)
+    return np.concatenate(rows).astype(np.int64), np.concatenate(keys)
 
 
 def take(values: pa.ChunkedArray, rows: np.ndarray) -> pa.Array:
@@ -225,12 +258,14 @@ def duplicated_rows(codes: np.ndarray, strings: pa.ChunkedArray, hashes: np.ndar
     hash collision can never report a false duplicate, and distinct hashes prove distinct
     pairs. Returns the sorted row numbers of every row in a duplicate group.
     """
-    key = mix(hashes, codes)
-    s = np.sort(key)
+    s = mix(hashes, codes)
+    s.sort()  # in place: one n-sized temporary only
     equal = s[1:] == s[:-1]
     if not equal.any():
         return np.zeros(0, dtype=np.int64)
     cand_key = sorted_unique(s[1:][equal])
+    del s
+    key = mix(hashes, codes)
     cand = np.flatnonzero(
         to_numpy_bool(pc.is_in(pa.array(key), value_set=pa.array(cand_key)))
     )

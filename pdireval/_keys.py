@@ -27,7 +27,7 @@ class RunKeys:
     Attributes
     ----------
     seg
-        int64 segment number of every row; segments are the distinct (system, query)
+        Segment number of every row (int32, or int64 past 2**31 segments); segments are the distinct (system, query)
         pairs, numbered in order of first appearance.
     seg_system, seg_query
         Per segment: index into ``systems`` and into ``queries``.
@@ -61,7 +61,7 @@ class RunKeys:
         renumber = np.cumsum(kept) - 1  # keeps the segments' relative order
         used = np.flatnonzero(kept)
         return RunKeys(
-            seg=renumber[seg].astype(np.int64),
+            seg=renumber[seg].astype(self.seg.dtype),
             seg_system=self.seg_system[used],
             seg_query=self.seg_query[used],
             systems=self.systems,
@@ -125,7 +125,7 @@ def run_keys(run: pd.DataFrame) -> RunKeys:
         seg_system, seg_query = s_codes_all[first], q_codes_all[first]
     doc = arrow_strings(run["doc"])
     return RunKeys(
-        seg=seg,
+        seg=seg.astype(np.int32) if len(seg_system) < 2**31 else seg,
         seg_system=seg_system,
         seg_query=seg_query,
         systems=pd.Index(systems.astype(object), dtype=object),

@@ -82,9 +82,9 @@ def prepare(
     if keys is None:
         keys = run_keys(run)
     # per distinct run query, then per row: no string comparison of the rows
-    query_judged = judged.get_indexer(keys.queries) >= 0
-    in_qrels = query_judged[keys.seg_query[keys.seg]]
-    if not in_qrels.any():
+    seg_judged = (judged.get_indexer(keys.queries) >= 0)[keys.seg_query]
+    in_qrels = None if seg_judged.all() else seg_judged[keys.seg]
+    if in_qrels is not None and not in_qrels.any():
         run_q = pd.unique(run["query"])[:5].tolist()
         raise SchemaError(
             f"the run's queries share nothing with the qrels: the run has "
@@ -92,7 +92,7 @@ def prepare(
             f"{len(judged)} (e.g. {judged[:5].tolist()}). Check that both come from the same collection, and that "
             "query ids are spelled alike (they are compared as strings)."
         )
-    if not in_qrels.all():
+    if in_qrels is not None:
         dropped = pd.unique(run["query"][~in_qrels])
         warnings.warn(
             f"{len(dropped)} run quer{'y has' if len(dropped) == 1 else 'ies have'} no "

@@ -241,10 +241,15 @@ def canonical_run_keys(
             )
         out["score"] = score
     if "rank" in frame.columns:
-        rank = _as_float(frame["rank"], "rank", "run", original)
-        values = rank.to_numpy()
-        with np.errstate(invalid="ignore"):
-            bad = ~np.isfinite(values) | (values < 1) | (values > 2**53) | (values != np.round(values))
+        if frame["rank"].dtype.kind in "iu":  # integers: only the range needs checking (no copy)
+            rank = frame["rank"]
+            values = rank.to_numpy()
+            bad = (values < 1) | (values > 2**53)
+        else:
+            rank = _as_float(frame["rank"], "rank", "run", original)
+            values = rank.to_numpy()
+            with np.errstate(invalid="ignore"):
+                bad = ~np.isfinite(values) | (values < 1) | (values > 2**53) | (values != np.round(values))
         if bad.any():
             raise SchemaError(
                 f"the run column 'rank' must hold whole numbers >= 1, but {int(bad.sum())} "
@@ -256,7 +261,9 @@ def canonical_run_keys(
     if "label" in frame.columns:
         out["label"] = _as_float(frame["label"], "label", "run", original)
         _check_finite_labels(out["label"], "run", original)
-    canonical = pd.DataFrame(out)
+    # copy=False: the canonical frame shares unchanged columns with the caller's frame
+    # (copy-on-write keeps the caller's frame safe) instead of copying millions of rows
+    canonical = pd.DataFrame(out, copy=False)
     canonical.index = pd.RangeIndex(len(canonical))
     keys = None
     if check_duplicates:

@@ -27,7 +27,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .._hashing import arrow_strings, hash_strings, mix, sorted_unique, take, to_numpy_bool
+from .._hashing import arrow_strings, hash_strings, mix, mix_select, sorted_unique, take, to_numpy_bool
 from .._keys import RunKeys, run_keys
 
 __all__ = ["Judgments", "Segments", "build_judgments", "build_segments", "natural_order"]
@@ -148,17 +148,21 @@ class Segments:
 
 
 def _order_bits(run: pd.DataFrame, order: str) -> np.ndarray:
-    """uint64 in [0, 2**32) that sorts rows into trec_eval order within a segment (before
-    doc-id tie-breaking): score descending compared at float32 precision, or rank ascending."""
+    """uint32 (or uint64 below 2**32) keys that sort rows into trec_eval order within a
+    segment (before doc-id tie-breaking): score descending compared at float32 precision,
+    or rank ascending."""
     if order == "score":
         # trec_eval stores scores as C floats, so scores equal at single precision are ties
         f = run["score"].to_numpy(dtype=np.float64).astype(np.float32)
-        f = -f + np.float32(0.0)  # negate (descending); + 0.0 turns -0.0 into +0.0
+        np.negative(f, out=f)  # descending
+        f += np.float32(0.0)  # -0.0 -> +0.0
         bits = f.view(np.uint32)
-        # IEEE-754 bits -> unsigned integers with the same order as the floats
+        # IEEE-754 bits -> unsigned integers with the same order as the floats:
+        # negative floats flip all bits, non-negative ones set the sign bit
         neg = bits >= np.uint32(0x80000000)
-        bits = np.where(neg, ~bits, bits | np.uint32(0x80000000))
-        return bits.astype(np.uint64)
+        np.invert(bits, out=bits, where=neg)
+        np.bitwise_or(bits, np.uint32(0x80000000), out=bits, where=~neg)
+        return bits
     rank = run["rank"].to_numpy(dtype=np.int64)
     if len(rank) and int(rank.max()) >= 2**32:  # compress huge ranks, keeping their order
         rank = np.unique(rank, return_inverse=True)[1].reshape(-1)
@@ -180,11 +184,13 @@ def _find_hits(keys: RunKeys, row_query: np.ndarray, judgments: Judgments):
     qkey = judgments.cache["qkey"]
     if len(sorted_unique(qkey)) != len(qkey):  # pragma: no cover - 2**-64 per pair
         return _find_hits_exact(keys, row_query, judgments)
-    rkey = mix(keys.doc_hash, row_query)
-    idx = pc.index_in(pa.array(rkey), value_set=pa.array(qkey))
+    cand, ckey = mix_select(keys.doc_hash, row_query, qkey)
+    idx = pc.index_in(pa.array(ckey), value_set=pa.array(qkey))
     idx = idx.to_numpy(zero_copy_only=False) if idx.null_count == 0 else idx.fill_null(-1).to_numpy()
-    hit_rows = np.flatnonzero(idx >= 0)
-    qrow = idx[hit_rows].astype(np.int64)
+    found = np.flatnonzero(idx >= 0)
+    hit_rows = cand[found]
+    qrow = idx[found].astype(np.int64)
+    del idx, cand, ckey
     same = judgments.row_query[qrow] == row_query[hit_rows]
     same &= to_numpy_bool(pc.equal(take(keys.doc, hit_rows), q_doc.take(pa.array(qrow))))
     return hit_rows[same], qrow[same]
@@ -246,7 +252,8 @@ def build_segments(
     seg_query = q_to_judged[keys.seg_query].astype(np.int64)
     seg = keys.seg
 
-    packed = seg.astype(np.uint64) << np.uint64(32)
+    packed = seg.astype(np.uint64)
+    packed <<= np.uint64(32)
     packed |= _order_bits(run, order)
     ordered = keys.contiguous and bool(np.all(packed[1:] >= packed[:-1]))
     sorted_packed = packed if ordered else np.sort(packed)
@@ -254,8 +261,9 @@ def build_segments(
     seg_start = np.concatenate([[0], np.cumsum(seg_len)[:-1]]).astype(np.int64)
 
     # ---- hits: rows whose (query, doc) is in the qrels
-    row_query = seg_query[seg]
+    row_query = seg_query.astype(np.int32)[seg]
     hit_rows, hit_qrow = _find_hits(keys, row_query, judgments)
+    del row_query
     hit_seg = seg[hit_rows]
     hit_key = packed[hit_rows]
     # index in the sorted order of the first row sharing the hit's key, and of the row past it
@@ -267,9 +275,7 @@ def build_segments(
         same_next = np.zeros(len(hit_rows), dtype=bool)
         has = hit_rows < n - 1
         same_next[has] = packed[hit_rows[has] + 1] == hit_key[has]
-        tied = same_prev | same_next
-        if tied.any():
-            lo[tied] = np.searchsorted(sorted_packed, hit_key[tied], side="left")
+        tied = same_prev | same_next  # (the tie group's first row is found in _break_ties)
     else:
         lo = np.searchsorted(sorted_packed, hit_key, side="left")
         hi = np.searchsorted(sorted_packed, hit_key, side="right")
@@ -311,14 +317,22 @@ def _break_ties(tied, hit_rows, hit_pos, hit_key, packed, doc, ordered, n, doc_d
     """
     t_rows = hit_rows[tied]
     t_keys = hit_key[tied]
+    hit_pos = hit_pos.copy()
     # members: every row of a tie group holding a hit
     if ordered:
-        group_keys = sorted_unique(t_keys, presorted=True)  # hits are in row = key order
+        # hits are in row order = key order: their tie groups are runs of equal t_keys
+        new_group = np.empty(len(t_keys), dtype=bool)
+        new_group[0] = True
+        np.not_equal(t_keys[1:], t_keys[:-1], out=new_group[1:])
+        group_keys = t_keys[new_group]
+        group_of_hit = np.cumsum(new_group) - 1
         lo = np.searchsorted(packed, group_keys, side="left")
         hi = np.searchsorted(packed, group_keys, side="right")
+        # a tied hit's position so far is its own row's; move it to its group's first row
+        hit_pos[tied] -= t_rows - lo[group_of_hit]
         size = hi - lo
         offsets = np.cumsum(size) - size
-        members = np.arange(int(size.sum()), dtype=np.int64) - np.repeat(offsets, size) + np.repeat(lo, size)
+        members = np.arange(int(size.sum()), dtype=np.int64) - np.repeat(offsets - lo, size)
     else:
         group_keys = sorted_unique(t_keys)
         members = np.flatnonzero(
@@ -337,7 +351,6 @@ def _break_ties(tied, hit_rows, hit_pos, hit_key, packed, doc, ordered, n, doc_d
     member_rank = np.empty(len(o), dtype=np.int64)
     member_rank[o] = within
     where = np.searchsorted(members, t_rows)  # members are sorted row numbers
-    hit_pos = hit_pos.copy()
     hit_pos[tied] += member_rank[where]
     if not ordered:
         return hit_pos, None
