@@ -140,6 +140,23 @@ def test_bootstrap_vectorized_equals_loop_on_same_draws(seed):
     assert res.loc[(res.system_a == "s01") & (res.system_b == "s02"), "p_value"].item() == 0.0
 
 
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_bootstrap_equals_loop_with_many_degenerate_replicates(n):
+    # with very few topics many replicates draw one topic n times (s* = 0, t* = inf or 0)
+    x = np.round(random_matrix(n=n, m=6, seed=n, ties=False), 2)
+    B = 500
+    res = pdireval.compare(scores_from_matrix(x), n_resamples=B, rng=n)
+    disc = pdireval.discriminative_power(scores_from_matrix(x), n_resamples=B, rng=n, alpha=0.1)
+    idx = np.random.default_rng(n).integers(0, n, size=(B, n))
+    refs = []
+    for row in res.itertuples():
+        i, j = int(row.system_a[1:]), int(row.system_b[1:])
+        ref = loop_bootstrap(x[:, i] - x[:, j], idx, alpha=0.1)
+        refs.append(ref["required"])
+        assert row.p_value == ref["asl"], (i, j)
+    assert disc.required_diff.item() == pytest.approx(max(refs), rel=1e-12)
+
+
 def test_discriminative_power_required_diff_equals_loop():
     x = random_matrix(n=12, m=5, seed=7)
     scores = scores_from_matrix(x)

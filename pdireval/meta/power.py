@@ -164,7 +164,7 @@ def conflicts(
     res = compare(scores, method=method, n_resamples=n_resamples, rng=rng, progress=progress)
     extra = [c for c in res.columns[: list(res.columns).index("system_a")] if c != "measure"]
     rows = []
-    for key, group in _groups_in_order(res, extra):
+    for _key, group in _groups_in_order(res, extra):
         measures = list(pd.unique(group["measure"]))
         by = {m: group[group["measure"] == m].set_index(["system_a", "system_b"]) for m in measures}
         key_values = {c: group[c].iloc[0] for c in extra}
