@@ -13,6 +13,7 @@ import pandas as pd
 from . import bounds_frame as _bounds_frame
 from . import evaluate as _evaluate
 from . import fusion as _fusion
+from . import io as _io
 from . import information as _run_information
 from .meta import aggregate as _aggregate
 from .meta import querysets as _querysets
@@ -151,3 +152,12 @@ class IrevalAccessor:
     def stability_sign_test(self, *, level="level", ranges=((0, 10), (10, 100)), by=()):
         """See :func:`pdireval.stability_sign_test`."""
         return _training.stability_sign_test(self._obj, level=level, ranges=ranges, by=by)
+
+    # -- I/O: frames -> TREC files -----------------------------------------------------
+    def write_run(self, path, *, columns=None):
+        """See :func:`pdireval.write_run`."""
+        return _io.write_run(self._obj, path, columns=columns)
+
+    def write_qrels(self, path, *, columns=None):
+        """See :func:`pdireval.write_qrels`."""
+        return _io.write_qrels(self._obj, path, columns=columns)

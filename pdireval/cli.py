@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 
 import pandas as pd
 
 from . import __version__
-from .errors import PdirevalError
+from .errors import PdirevalError, PdirevalWarning
 
 __all__ = ["main", "build_parser", "SUBCOMMANDS"]
 
@@ -220,12 +221,21 @@ def one_line(error: BaseException) -> str:
     return lines[0] if len(lines) == 1 else f"{lines[0]} ... {lines[-1]}"
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    name = "warning" if issubclass(category, PdirevalWarning) else category.__name__
+    print(f"pdireval: {name}: {one_line(message)}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (0 ok, 1 bad input, 2 usage)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return args.func(args)
+        with warnings.catch_warnings():
+            # our warnings are shown as one line on stderr, never raised or repeated
+            warnings.simplefilter("always", PdirevalWarning)
+            warnings.showwarning = _show_warning
+            return args.func(args)
     except BrokenPipeError:  # e.g. `pdireval evaluate | head`
         return 0
     except (PdirevalError, OSError) as exc:

@@ -8,6 +8,7 @@ format; only then is the file scanned line by line to find the culprit.
 
 from __future__ import annotations
 
+import csv
 import gzip
 import os
 import warnings
@@ -430,7 +431,7 @@ def write_run(run: pd.DataFrame, path, *, columns=None) -> None:
         {"query": ordered["query"].to_numpy(), "q0": "Q0", "doc": ordered["doc"].to_numpy(),
          "rank": rank, "score": score, "system": ordered["system"].to_numpy()}
     )
-    out.to_csv(_path(path, "run"), sep=" ", header=False, index=False)
+    out.to_csv(_path(path, "run"), sep=" ", header=False, index=False, quoting=csv.QUOTE_NONE)
 
 
 def write_qrels(qrels: pd.DataFrame, path, *, columns=None) -> None:
@@ -466,11 +467,12 @@ def write_qrels(qrels: pd.DataFrame, path, *, columns=None) -> None:
             "file cannot express. Drop those rows or give them a label before writing.",
             failure_cases=rows,
         )
-    text = labels.astype(np.int64) if np.all(labels == np.round(labels)) else labels
+    whole = np.all(labels == np.round(labels)) and np.all(np.abs(labels) < 2**53)
+    text = labels.astype(np.int64) if whole else labels
     out = pd.DataFrame(
         {"query": canonical["query"].to_numpy(), "it": "0", "doc": canonical["doc"].to_numpy(), "label": text}
     )
-    out.to_csv(_path(path, "qrels"), sep=" ", header=False, index=False)
+    out.to_csv(_path(path, "qrels"), sep=" ", header=False, index=False, quoting=csv.QUOTE_NONE)
 
 
 # --------------------------------------------------------------------------- SVMlight

@@ -207,3 +207,11 @@ def test_python_dash_m_in_a_subprocess(files):
     )
     assert bad.returncode == 1 and bad.stdout == ""
     assert bad.stderr.strip().splitlines() == ["pdireval: error: missing.txt: no such run file or folder."]
+
+
+def test_warnings_are_one_line_on_stderr(files, tmp_path, capsys):
+    qrels = files["qrels"]
+    pdireval.write_qrels(qrels[qrels["query"] != "6"], tmp_path / "fewer.txt")
+    status, out, err = call(capsys, "evaluate", files["file"], "--qrels", tmp_path / "fewer.txt", "-m", "AP")
+    assert status == 0 and "runid" in out
+    assert err.strip().splitlines() == ["pdireval: warning: 1 run query has no judgments and is not evaluated (e.g. ['6'])."]

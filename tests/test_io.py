@@ -359,3 +359,52 @@ def test_field_count_errors_on_the_slow_path(tmp_path, text, line, problem):
     with pytest.raises(SchemaError) as info:
         pdireval.read_qrels(write(tmp_path, "q.txt", text))
     assert f"q.txt, line {line}: malformed qrels line: {problem}" in str(info.value)
+
+
+def test_accessor_writers(tmp_path):
+    run, qrels = pdireval.datasets.simulate(n_systems=2, n_queries=2, depth=5, rng=1)
+    run.ireval.write_run(tmp_path / "a.txt")
+    pdireval.write_run(run, tmp_path / "b.txt")
+    qrels.ireval.write_qrels(tmp_path / "q.txt")
+    assert (tmp_path / "a.txt").read_text() == (tmp_path / "b.txt").read_text()
+    expected = qrels.sort_values(["query", "doc"], ignore_index=True)
+    pd.testing.assert_frame_equal(pdireval.read_qrels(tmp_path / "q.txt"), expected, check_dtype=False)
+
+
+# --------------------------------------------------------------------------- property tests
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_ID = st.text(
+    alphabet=st.characters(min_codepoint=33, max_codepoint=0x2FF, blacklist_categories=("Cc", "Cs", "Zs", "Zl", "Zp")),
+    min_size=1, max_size=6,
+)
+_SCORE = st.floats(allow_nan=False, allow_infinity=False, width=64)
+
+
+@settings(max_examples=30, deadline=None)
+@given(rows=st.lists(st.tuples(_ID, _ID, _ID, _SCORE), min_size=1, max_size=25))
+def test_write_then_read_run_round_trips(tmp_path_factory, rows):
+    run = pd.DataFrame(rows, columns=["system", "query", "doc", "score"]).drop_duplicates(["system", "query", "doc"])
+    path = tmp_path_factory.mktemp("rt") / "run.txt"
+    pdireval.write_run(run, path)
+    back = pdireval.read_run(path)
+    expected = run.sort_values(["system", "query", "score", "doc"], ascending=[True, True, False, False], kind="stable")
+    assert back["system"].tolist() == expected["system"].tolist()
+    assert back["query"].tolist() == expected["query"].tolist()
+    assert back["doc"].tolist() == expected["doc"].tolist()
+    assert back["score"].tolist() == expected["score"].tolist()  # bit for bit
+
+
+@settings(max_examples=30, deadline=None)
+@given(rows=st.lists(st.tuples(_ID, _ID, st.integers(-5, 5) | _SCORE), min_size=1, max_size=25))
+def test_write_then_read_qrels_round_trips(tmp_path_factory, rows):
+    qrels = pd.DataFrame(rows, columns=["query", "doc", "label"]).drop_duplicates(["query", "doc"])
+    path = tmp_path_factory.mktemp("rt") / "qrels.txt"
+    pdireval.write_qrels(qrels, path)
+    back = pdireval.read_qrels(path)
+    expected = qrels.astype({"label": float}).sort_values(["query", "doc"], ignore_index=True)
+    assert back["query"].tolist() == expected["query"].tolist()
+    assert back["doc"].tolist() == expected["doc"].tolist()
+    assert back["label"].tolist() == expected["label"].tolist()
