@@ -134,6 +134,10 @@ def test_worked_example_ul_normalisation():
     assert f.loc["SP(bounds=ul1)@3", "value"] == pytest.approx(0.5518763797, abs=1e-9)
     assert f.loc["SP(bounds=ul2)@3", "value"] == pytest.approx(0.7101449275, abs=1e-9)
     assert f.loc["SP(bounds=ul2,lb=paper)@3", "value"] == pytest.approx(0.7807017544, abs=1e-9)
+    # the V2 kernel skips the WLB; the bound frame still reports it (SP: no relevant document
+    # in the top 3 of the worst ranking -> WLB 0 -> V2 = -1)
+    assert f.loc["SP(bounds=ul2)@3", "worst"] == pytest.approx(-1.0, abs=1e-12)
+    assert f.loc["DCG(gain=exp)@3", "worst"] == 0.0
 
 
 def test_dcg_and_ndcg_share_the_normalisation():
@@ -439,3 +443,16 @@ def test_bound_frame_rejects_measures_without_bounds():
         pdireval.bounds(run, "NumRet", qrels=qrels)
     with pytest.raises(ValueError, match="lb="):
         pdireval.bounds(run, "SP@3", qrels=qrels, lb="approx")
+
+
+def test_monte_carlo_deep_lists_use_the_key_sort_path_and_agree():
+    """More than 64 positions: the whole-group shuffle by sorted keys (full-depth AP, SP@100)."""
+    rng = np.random.default_rng(4)
+    labels = (rng.random(90) < 0.2).astype(int).tolist()
+    docs = [f"d{i:02d}" for i in range(90)]
+    run, qrels = one_query(labels, docs, docs=docs)
+    for m in ("AP", "SP@100"):
+        exact = pdireval.bounds(run, m, qrels=qrels).iloc[0]
+        mc = pdireval.bounds(run, m, qrels=qrels, lb="mc", n_resamples=4000, rng=2).iloc[0]
+        assert mc["random_se"] > 0
+        assert abs(mc["random"] - exact["random"]) < 4 * mc["random_se"]

@@ -312,42 +312,68 @@ def _ordered_value(v: View, m: Measure, descending: bool) -> np.ndarray:
     return values[v.seg_query]
 
 
+#: above this many drawn positions the Monte-Carlo shuffle sorts random keys instead
+FISHER_YATES_MAX = 64
+
+
 def monte_carlo(v: View, m: Measure, *, pool: str = "qrels", n_samples: int = 1000, seed=0, max_cells: int = 4_000_000):
     """Monte-Carlo estimate of E[m] under a uniformly random ranking, per segment.
 
     Draw protocol (so that a seed reproduces the numbers): ``rng = default_rng(seed)``;
-    permutations are drawn in chunks of B (B·(pool documents) <= ``max_cells``); for each
-    chunk, ``rng.integers(0, 2**31, size=(B, n_docs))`` gives every pool document a key and
-    each permutation orders the documents of a query (pool ``qrels``) or of a segment (pool
-    ``run``) by key. The measure's own kernel then scores all B × groups synthetic rankings
-    at once. Returns ``(mean, standard error)`` per segment, the standard error being the
-    sample standard deviation (ddof 1) over √B.
+    permutations are drawn in chunks of B = min(n_samples, max(1, max_cells // D)) (D = pool
+    documents over all groups; a group is a query for pool ``qrels``, a segment for pool
+    ``run``). Within a chunk, every group's documents are shuffled by a partial Fisher–Yates
+    pass over the first m = min(k, n_g) positions (all n_g without a cut-off): for
+    j = 0, 1, ..., ``u = rng.random((B, G))`` and position j of group g swaps with position
+    j + floor(u·(n_g − j)) (groups with n_g <= j are left alone). When more than
+    ``FISHER_YATES_MAX`` (64) positions are needed (deep cut-offs, full-depth measures), the
+    chunk is instead shuffled at once: ``keys = rng.random((B, D)) + group index`` and each
+    row is ordered by ``argsort`` (groups stay contiguous). The measure's own kernel
+    then scores all B × G synthetic rankings at once. Returns ``(mean, standard error)`` per
+    segment, the standard error being the sample standard deviation (ddof 1) over √B.
     """
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     kernel = REGISTRY[m.name.lower()].extra["plain_kernel"]
     grp, lab, hit, start, gq = _pool_rows(v, pool)
     n_docs, n_grp = len(grp), len(gq)
     glen = np.diff(start)
+    first = start[:-1]
+    k = m.cutoff
+    depth = glen if k is None else np.minimum(glen, k)
+    # the columns that end up in the evaluated top: group g's positions 0..depth_g - 1
+    top_grp = np.repeat(np.arange(n_grp), depth)
+    top_pos = np.arange(len(top_grp)) - np.repeat(np.cumsum(depth) - depth, depth)
+    top_col = first[top_grp] + top_pos
+    steps = int(depth.max()) if n_grp else 0
     total = np.zeros(n_grp)
     total_sq = np.zeros(n_grp)
     chunk = max(1, min(n_samples, max_cells // max(n_docs, 1)))
-    offset = grp.astype(np.int64) << 31
-    pos_sorted = np.arange(n_docs) - start[grp]
-    k = m.cutoff
-    keep_pos = np.ones(n_docs, bool) if k is None else pos_sorted < k
     done = 0
     while done < n_samples:
         b = min(chunk, n_samples - done)
-        keys = rng.integers(0, 2**31, size=(b, n_docs), dtype=np.int64) + offset
-        order = np.argsort(keys, axis=1, kind="stable")
-        # element at sorted index j of permutation r is document order[r, j]; it is in
-        # group grp[j] (groups stay contiguous) at position j - start[grp[j]]
-        is_hit = hit[order] & keep_pos
-        r_idx, j_idx = np.nonzero(is_hit)
-        hit_seg = r_idx * n_grp + grp[j_idx]
-        hit_pos = pos_sorted[j_idx]
-        hit_label = lab[order[r_idx, j_idx]]
-        seg = _synthetic(v.segments, np.tile(gq, b), np.tile(glen, b), hit_seg, hit_pos, hit_label)
+        if steps > FISHER_YATES_MAX:  # deep lists: shuffle whole groups by sorting keys
+            arr = np.argsort(rng.random((b, n_docs)) + grp, axis=1)
+        else:
+            arr = np.broadcast_to(np.arange(n_docs, dtype=np.int64), (b, n_docs)).copy()
+            rows = np.arange(b)[:, None]
+            for j in range(steps):  # a loop over rank positions (<= the cut-off), vectorized over permutations and groups
+                u = rng.random((b, n_grp))
+                live = glen > j
+                p = first[live] + j
+                q = p + np.floor(u[:, live] * (glen[live] - j)).astype(np.int64)
+                a = arr[rows, p]
+                arr[rows, p] = arr[rows, q]
+                arr[rows, q] = a
+        sub = arr[:, top_col]
+        r_idx, c_idx = np.nonzero(hit[sub])
+        seg = _synthetic(
+            v.segments,
+            np.tile(gq, b),
+            np.tile(glen, b),
+            r_idx * n_grp + top_grp[c_idx],
+            top_pos[c_idx],
+            lab[sub[r_idx, c_idx]],
+        )
         values = kernel(seg, m).reshape(b, n_grp)
         total += values.sum(axis=0)
         total_sq += (values * values).sum(axis=0)
@@ -378,14 +404,20 @@ class Bounds:
     scale: np.ndarray
 
 
-def measure_bounds(segments: Segments, m: Measure) -> Bounds:
-    """Value, IUB, RLB and WLB of ``m`` per segment (see :class:`Bounds`)."""
+def measure_bounds(segments: Segments, m: Measure, *, worst: bool = True) -> Bounds:
+    """Value, IUB, RLB and WLB of ``m`` per segment (see :class:`Bounds`).
+
+    ``worst=False`` skips the WLB (NaN), which only ``bounds=minmax`` and ``lower=worst``
+    need: for the DCG family it costs a second sort of the pool.
+    """
     name = m.name
     if name not in BOUNDED:
         raise MeasureError(f"{name} has no bounds; measures with bounds: {', '.join(BOUNDED)}.")
     key = ("bounds", m.replace(bounds="max", lower="paper"))
-    if key in segments.cache:
-        return segments.cache[key]
+    cached = segments.cache.get(key)
+    if cached is not None and (cached[1] or not worst):
+        return cached[0]
+    want_worst = worst
     v = _view(segments, m)
     base = _plain(m, _base_name(m))
     lb, pool = m.get("lb"), m.get("rlb_pool")
@@ -405,7 +437,7 @@ def measure_bounds(segments: Segments, m: Measure) -> Bounds:
     if name in ("DCG", "nDCG"):
         value = _dcg(v, base)
         ideal = ordered_pool_dcg(v, base)[v.seg_query]
-        worst = ordered_pool_dcg(v, base, descending=False)[v.seg_query]
+        worst = ordered_pool_dcg(v, base, descending=False)[v.seg_query] if want_worst else np.full(n, np.nan)
         scale = _div(1.0, ideal) if name == "nDCG" else np.ones(n)
         if lb == "mc":
             random, se = monte_carlo(v, base, pool=pool, n_samples=m.get("mc_samples"), seed=m.get("mc_seed"))
@@ -416,7 +448,7 @@ def measure_bounds(segments: Segments, m: Measure) -> Bounds:
         value = REGISTRY["sp"].extra["plain_kernel"](segments, base)
         N, Np = _pool_counts(v, m, "qrels")
         ideal = Np if k is None else np.minimum(Np, float(k))
-        worst = worst_sp(N, Np, k)
+        worst = worst_sp(N, Np, k) if want_worst else np.full(n, np.nan)
         scale = _div(1.0, v.num_rel(rel)[v.seg_query]) if name == "AP" else np.ones(n)
         if lb == "mc":
             random, se = monte_carlo(v, base, pool=pool, n_samples=m.get("mc_samples"), seed=m.get("mc_seed"))
@@ -429,7 +461,7 @@ def measure_bounds(segments: Segments, m: Measure) -> Bounds:
         plain = _plain(m)
         value = REGISTRY[name.lower()].extra["plain_kernel"](segments, plain)
         ideal = _ordered_value(v, plain, descending=True)
-        worst = _ordered_value(v, plain, descending=False)
+        worst = _ordered_value(v, plain, descending=False) if want_worst else np.full(n, np.nan)
         scale = np.ones(n)
         if lb == "mc":
             random, se = monte_carlo(v, plain, pool=pool, n_samples=m.get("mc_samples"), seed=m.get("mc_seed"))
@@ -437,7 +469,7 @@ def measure_bounds(segments: Segments, m: Measure) -> Bounds:
             N, Np = _pool_counts(v, m, pool)
             random = (_expected_precision if name == "P" else _expected_recall)(N, Np, m.cutoff)
     out = Bounds(value, ideal, random, se, worst, scale)
-    segments.cache[key] = out
+    segments.cache[key] = (out, want_worst)
     return out
 
 
@@ -515,7 +547,7 @@ def _wrap(plain_kernel):
         bounds = m.get("bounds")
         if bounds == "max":
             return plain_kernel(segments, m)
-        b = measure_bounds(segments, m)
+        b = measure_bounds(segments, m, worst=bounds == "minmax" or m.get("lower") == "worst")
         return normalise(b.value, b.ideal, b.random, b.worst, bounds, lower=m.get("lower"))
 
     kernel.__doc__ = (plain_kernel.__doc__ or "") + "\n\nWith bounds= other than max: see pdireval.measures.bounds.normalise."
