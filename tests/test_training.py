@@ -217,3 +217,21 @@ def test_cranfield_end_to_end(cranfield):
     st = pdireval.training_stability(res, "b")
     assert len(st) == 2 * 2 * 2
     assert (pdireval.stability_sign_test(st)["n_cases"] <= 4).all()
+
+
+def test_identical_settings_give_infinite_inverse_sigma():
+    """Ten times b = 0.3 has a floating-point sd of ~6e-17; 1/σ must still be ∞ (a tie)."""
+    rows = []
+    for rep in range(10):
+        for m, b in (("AP", 0.3 if rep else 0.7), ("Bpref", 0.3)):
+            for x in ("AP", "Bpref"):
+                rows.append({"fold": 0, "level": 5, "repeat": rep, "train_measure": m, "eval_measure": x,
+                             "system": f"s{b}", "b": b, "value": 0.3, "baseline_system": "s", "baseline_value": 0.3,
+                             "statistic": 0.0, "p_value": 1.0, "n_test_queries": 3})
+    st = pdireval.training_stability(pd.DataFrame(rows), "b")
+    row = st.iloc[0]
+    assert row["inv_sigma_opt"] == math.inf
+    assert row["inv_sigma_opt_baseline"] == pytest.approx(1 / np.std([0.7] + [0.3] * 9, ddof=1))
+    assert row["inv_sigma_diff"] == math.inf and row["inv_sigma_diff_baseline"] == math.inf
+    one = pdireval.training_stability(pd.DataFrame(rows)[lambda f: f["repeat"] == 0], "b")
+    assert np.isnan(one["inv_sigma_opt"].iloc[0])  # one repeat: sd undefined

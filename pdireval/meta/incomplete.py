@@ -186,8 +186,8 @@ def subsample_qrels(
     >>> import pdireval
     >>> _, qrels = pdireval.datasets.simulate(n_systems=2, n_queries=3, rng=1)
     >>> sub = pdireval.subsample_qrels(qrels, levels=(10, 50), repeats=2, rng=7)
-    >>> sorted(sub.groupby(["level", "repeat"]).groups)
-    [(10, 0), (10, 1), (50, 0), (50, 1)]
+    >>> sub[["level", "repeat"]].drop_duplicates().to_numpy().tolist()
+    [[10, 0], [10, 1], [50, 0], [50, 1]]
     """
     if mode not in MODES:
         raise ValueError(f"mode= must be one of {MODES}, got {mode!r}")

@@ -153,7 +153,7 @@ def train_test(
     if lacking:
         raise SchemaError(f"train_scores lack the grouping column(s) {lacking} of scores; add them.")
     var_keys = [k for k in group_columns(tr) if k not in exp_keys and k != "measure"]
-    known = set(full["query"])
+    known = set(pd.unique(full["query"]))
     train_q = _query_set(train, "train", known)
     test_q = _query_set(test, "test", known)
     overlap = sorted(set(train_q) & set(test_q))
@@ -162,12 +162,12 @@ def train_test(
             f"train and test share {len(overlap)} quer{'y' if len(overlap) == 1 else 'ies'} "
             f"(e.g. {overlap[:5]}); the topic sets must be disjoint."
         )
-    if baseline not in set(tr["measure"]):
+    if baseline not in set(pd.unique(tr["measure"])):
         raise SchemaError(
             f"the training scores lack the baseline measure {baseline!r}; they hold "
             f"{list(pd.unique(tr['measure']))}. Evaluate it too, or pass baseline= one of those."
         )
-    pframe = _params_frame(params, set(full["system"]))
+    pframe = _params_frame(params, set(pd.unique(full["system"])))
     param_cols = [] if pframe is None else [c for c in pframe.columns if c != "system"]
     m_rank = {m: i for i, m in enumerate(pd.unique(tr["measure"]))}
     x_rank = {m: i for i, m in enumerate(pd.unique(full["measure"]))}
@@ -240,13 +240,18 @@ def train_test(
     return res
 
 
-def _inv_sd(values: pd.Series, ddof: int) -> float:
-    v = values.to_numpy(dtype=np.float64)
-    v = v[~np.isnan(v)]
-    if len(v) <= ddof:
-        return float("nan")
-    sd = float(np.std(v, ddof=ddof))
-    return float("inf") if sd == 0 else 1.0 / sd
+def _inv_sd(frame: pd.DataFrame, keys: list[str], column: str, ddof: int) -> pd.Series:
+    """1/sd (ddof) of ``column`` per group of ``keys``; identical values -> inf exactly (a
+    floating-point sd of equal values, e.g. ten times 0.3, is ~1e-17, not 0); fewer than
+    ddof + 1 values -> NaN."""
+    g = frame.groupby(keys, sort=False, dropna=False)[column]
+    sd = g.std(ddof=ddof)
+    n = g.count()
+    constant = (g.max() == g.min()) & (n > ddof)
+    inv = 1.0 / sd.where(~constant, 0.0).replace(0.0, np.nan)
+    inv[constant] = np.inf
+    inv[n <= ddof] = np.nan
+    return inv.astype(np.float64)
 
 
 def training_stability(
@@ -270,11 +275,13 @@ def training_stability(
 
     θ_X is the parameter value chosen by training measure X, r runs over ``over``
     (repetitions), sd is the sample standard deviation (``ddof=1``; seed 004 does not say
-    which, methods-spec §9.6). An sd of 0 (the same setting every time — common with a
-    discrete grid) gives 1/σ = ∞; fewer than ddof + 1 repetitions give NaN.
+    which, methods-spec §9.6). Identical values over the repetitions (the same setting every
+    time — common with a discrete grid) give 1/σ = ∞ exactly; fewer than ddof + 1
+    repetitions give NaN.
 
     Caveat (methods-spec §9.6): 1/σ_diff measures how *stable* the difference is across
-    repetitions, not how *small* it is.
+    repetitions, not how *small* it is; and 1/σ_diff(M), 1/σ_diff(MAP) are in the units of
+    different measures.
 
     Parameters
     ----------
@@ -296,7 +303,8 @@ def training_stability(
         ``inv_sigma_opt`` (1/σ_opt(M) of that parameter), ``inv_sigma_opt_baseline``
         (1/σ_opt(MAP)), ``inv_sigma_diff`` (1/σ_diff(M), evaluated by M),
         ``inv_sigma_diff_baseline`` (1/σ_diff(MAP), evaluated by MAP), ``n_repeats``. One
-        row per group, M and parameter, in the order of ``results``.
+        row per group, M and parameter, in the order of ``results`` (groups, then measures
+        in order of first appearance, then parameters as given).
     """
     params = [params] if isinstance(params, str) else list(params)
     needed = [over, "train_measure", "eval_measure", "value", "baseline_value", *params]
@@ -306,39 +314,43 @@ def training_stability(
             f"results lack column(s) {missing}: pass the output of pdireval.train_test with "
             "params= and train_scores carrying a repetition column (e.g. from subsample_qrels)."
         )
+    if baseline not in set(pd.unique(results["train_measure"])):
+        raise SchemaError(f"results have no rows trained by the baseline {baseline!r}.")
     per_row = set(_RESULT_COLUMNS) | set(params) | {over}
     keys = [c for c in results.columns if c not in per_row]
-    measures = [m for m in pd.unique(results["train_measure"]) if m != baseline]
-    if baseline not in set(results["train_measure"]):
-        raise SchemaError(f"results have no rows trained by the baseline {baseline!r}.")
-    rows = []
-    grouped = results.groupby(keys, sort=False, dropna=False) if keys else [((), results)]
-    for gkey, g in grouped:
-        gkey = gkey if isinstance(gkey, tuple) else (gkey,)
-        gd = dict(zip(keys, gkey))
-        theta = g.drop_duplicates([over, "train_measure"]).set_index(["train_measure", over])[params]
-        for m in measures:
-            if m not in theta.index.get_level_values(0):
-                continue
-            # X = M: |M(MAP) - M(M)| ; X = MAP: |MAP(MAP) - MAP(M)|
-            by_m = g[(g["train_measure"] == m) & (g["eval_measure"] == m)]
-            by_map = g[(g["train_measure"] == m) & (g["eval_measure"] == baseline)]
-            diff_m = _inv_sd((by_m["baseline_value"] - by_m["value"]).abs(), ddof)
-            diff_map = _inv_sd((by_map["baseline_value"] - by_map["value"]).abs(), ddof)
-            for p in params:
-                rows.append({
-                    **gd,
-                    "measure": m,
-                    "parameter": p,
-                    "inv_sigma_opt": _inv_sd(theta.loc[m][p], ddof),
-                    "inv_sigma_opt_baseline": _inv_sd(theta.loc[baseline][p], ddof),
-                    "inv_sigma_diff": diff_m if len(by_m) else float("nan"),
-                    "inv_sigma_diff_baseline": diff_map if len(by_map) else float("nan"),
-                    "n_repeats": int(theta.loc[m].shape[0]),
-                })
-    out = pd.DataFrame(rows, columns=[*keys, "measure", "parameter", "inv_sigma_opt", "inv_sigma_opt_baseline",
-                                      "inv_sigma_diff", "inv_sigma_diff_baseline", "n_repeats"])
+    gk = keys + ["train_measure"]
+    theta = results.drop_duplicates(keys + [over, "train_measure"])
+    n_rep = theta.groupby(gk, sort=False, dropna=False)[over].count().rename("n_repeats")
+    opt = pd.concat({p: _inv_sd(theta, gk, p, ddof) for p in params}, names=["parameter"])
+    opt = opt.rename("inv_sigma_opt").reset_index()
+    same = results[results["eval_measure"] == results["train_measure"]].assign(
+        d=lambda f: (f["baseline_value"] - f["value"]).abs())
+    by_map = results[results["eval_measure"] == baseline].assign(
+        d=lambda f: (f["baseline_value"] - f["value"]).abs())
+    diff_m = _inv_sd(same, gk, "d", ddof).rename("inv_sigma_diff").reset_index()
+    diff_map = _inv_sd(by_map, gk, "d", ddof).rename("inv_sigma_diff_baseline").reset_index()
+    base_opt = opt[opt["train_measure"] == baseline].drop(columns="train_measure").rename(
+        columns={"inv_sigma_opt": "inv_sigma_opt_baseline"})
+    out = opt[opt["train_measure"] != baseline]
+    out = out.merge(base_opt, on=["parameter", *keys], how="left")
+    out = out.merge(diff_m, on=gk, how="left").merge(diff_map, on=gk, how="left")
+    out = out.merge(n_rep.reset_index(), on=gk, how="left")
+    # deterministic order: groups and measures as in results, parameters as given
+    group_order = results[keys].drop_duplicates().reset_index(drop=True).reset_index().rename(columns={"index": "_g"}) if keys else None
+    m_order = {m: i for i, m in enumerate(pd.unique(results["train_measure"]))}
+    out["_m"] = out["train_measure"].map(m_order)
+    out["_p"] = out["parameter"].map({p: i for i, p in enumerate(params)})
+    if group_order is not None:
+        out = out.merge(group_order, on=keys, how="left")
+        out = out.sort_values(["_g", "_m", "_p"], kind="stable")
+    else:
+        out = out.sort_values(["_m", "_p"], kind="stable")
+    out = out.rename(columns={"train_measure": "measure"})
+    out = out[[*keys, "measure", "parameter", "inv_sigma_opt", "inv_sigma_opt_baseline", "inv_sigma_diff",
+               "inv_sigma_diff_baseline", "n_repeats"]].reset_index(drop=True)
     out["n_repeats"] = out["n_repeats"].astype(np.int64)
+    for c in ("inv_sigma_opt", "inv_sigma_opt_baseline", "inv_sigma_diff", "inv_sigma_diff_baseline"):
+        out[c] = out[c].astype(np.float64)
     return out
 
 
