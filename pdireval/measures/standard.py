@@ -270,18 +270,26 @@ def err(segments, m):
     """ERR@k (Chapelle et al. 2009) = Σ_i (1/i)·R_i·Π_{j<i}(1 − R_j), R = (2^g − 1)/2^{g_max}.
 
     g is the label (negative labels and unjudged documents stop nobody: R = 0); g_max is
-    ``max_grade`` or, by default, the largest label in the qrels.
+    ``max_grade`` or, by default, the largest label in the qrels (under the ``negatives``
+    reading); a label above ``max_grade`` has R = 1.
+
+    Differs from ir_measures' ``ERR@k`` (gdeval), which fixes g_max = 4 whatever the labels:
+    ``ERR(max_grade=4)@k`` gives gdeval's number (on runs without score ties; gdeval prints 5
+    decimals). Chapelle et al. define g_max as the top grade of the label scale, which the
+    qrels' largest label estimates when the scale is not given.
     """
     v, k = _view(segments, m), m.cutoff
     inside = _in_cutoff(v, k)
     seg, pos, lab = v.hit_seg[inside], v.hit_pos[inside], v.hit_label[inside]
     g = np.where(np.isnan(lab), 0.0, np.maximum(lab, 0.0))
     gmax = _max_grade(v, m)
-    stop = (np.exp2(g) - 1.0) / np.exp2(gmax)
-    stop = np.clip(stop, 0.0, 1.0)
-    with np.errstate(divide="ignore"):
-        log_continue = np.log1p(-np.minimum(stop, 1.0 - 1e-300))
-    survive = np.exp(within_segment_cumsum(seg, log_continue, inclusive=False))
+    stop = np.clip((np.exp2(g) - 1.0) / np.exp2(gmax), 0.0, 1.0)  # label > max_grade: R = 1
+    # Π_{j<i}(1 − R_j) as exp(Σ log(1 − R_j)); a certain stop (R_j = 1) above i makes it 0.
+    # (Its log would be −inf, and −inf − −inf poisons the segmented cumulative sums.)
+    certain = stop >= 1.0
+    log_continue = np.log1p(-np.where(certain, 0.0, stop))
+    blocked = within_segment_cumsum(seg, certain.astype(np.float64), inclusive=False) > 0
+    survive = np.where(blocked, 0.0, np.exp(within_segment_cumsum(seg, log_continue, inclusive=False)))
     return seg_sum(seg, stop * survive / (pos + 1.0), v.n_seg)
 
 
