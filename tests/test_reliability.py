@@ -199,6 +199,8 @@ def test_phi_is_one_when_topics_explain_nothing_and_systems_differ():
         row = pdireval.reliability(frame_of(x)).iloc[0]
         assert row["var_query"] == 0 and row["var_residual"] == 0
         assert row["phi"] == 1.0 and row["e_rho2"] == 1.0
+        for c in ("phi_ci_low", "phi_ci_high", "e_rho2_ci_low", "e_rho2_ci_high"):
+            assert row[c] == 1.0
         assert row["queries_needed"] == 1
         assert (pdireval.d_study(frame_of(x), [1, 3])["phi"] == 1.0).all()
 
@@ -219,6 +221,15 @@ def test_no_system_variance_gives_zero_and_infinite_topics():
 def test_constant_matrix_gives_nan():
     row = pdireval.reliability(frame_of(np.full((3, 4), 0.5))).iloc[0]
     assert np.isnan(row["phi"]) and np.isnan(row["e_rho2"]) and np.isnan(row["share_system"])
+
+
+def test_intervals_without_residual_variance():
+    """Additive scores (no interaction): Eρ² = 1 with a degenerate interval [1, 1]; Φ < 1
+    because topics differ, with a finite interval around it."""
+    x = np.array([[0.125], [0.5], [0.75], [0.25]]) + np.array([[0.0, 0.25, 0.5, 0.0, 0.25, 0.5]])
+    row = pdireval.reliability(frame_of(x)).iloc[0]
+    assert row["e_rho2"] == 1.0 and row["e_rho2_ci_low"] == 1.0 and row["e_rho2_ci_high"] == 1.0
+    assert 0 < row["phi_ci_low"] <= row["phi"] <= row["phi_ci_high"] <= 1
 
 
 def test_negative_components_clipped_or_kept():

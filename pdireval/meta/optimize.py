@@ -196,7 +196,7 @@ class _Model:
     def phis(self, g, d) -> np.ndarray:
         t0 = time.perf_counter()
         out = []
-        for (vs, vt, vr, _, n_t), npr in zip(self.components(g, d), self._n_primes()):
+        for (vs, vt, vr, _, _), npr in zip(self.components(g, d), self._n_primes()):
             out.append(phi(vs, vt, vr, npr))
         out = np.nan_to_num(np.array(out, dtype=np.float64), nan=0.0)
         self.n_evaluations += 1

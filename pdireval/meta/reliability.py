@@ -163,7 +163,8 @@ def coefficient_intervals(tab, n_s, n_t, n_prime, confidence_level):
         theta_lo = (f_obs / _f_ppf(1 - alpha / 2, df_s, df_r) - 1.0) / n_t
         theta_hi = (f_obs / _f_ppf(alpha / 2, df_s, df_r) - 1.0) / n_t
         theta_lo, theta_hi = np.maximum(theta_lo, 0.0), np.maximum(theta_hi, 0.0)
-        e_lo = n_prime * theta_lo / (1.0 + n_prime * theta_lo)
+        # θ = inf (no residual variance, systems differ): Eρ² = 1 exactly
+        e_lo = np.where(np.isinf(theta_lo), 1.0, n_prime * theta_lo / (1.0 + n_prime * theta_lo))
         e_hi = np.where(np.isinf(theta_hi), 1.0, n_prime * theta_hi / (1.0 + n_prime * theta_hi))
 
         # Φ(1) = ICC(A,1): n = n_s targets (rows), k = n_t raters (columns)
@@ -179,6 +180,9 @@ def coefficient_intervals(tab, n_s, n_t, n_prime, confidence_level):
         common = k * ms_t + (k * n - k - n) * ms_r
         p_lo = n * (ms_s - f_star * ms_r) / (f_star * common + n * ms_s)
         p_hi = n * (f_star2 * ms_s - ms_r) / (common + n * f_star2 * ms_s)
+        # no topic and no residual variance while systems differ: Φ = 1 exactly
+        exact = (ms_r == 0) & (ms_t == 0) & (ms_s > 0)
+        p_lo, p_hi = np.where(exact, 1.0, p_lo), np.where(exact, 1.0, p_hi)
         p_lo, p_hi = np.clip(p_lo, 0.0, 1.0), np.clip(p_hi, 0.0, 1.0)
         phi_lo = n_prime * p_lo / (1.0 + (n_prime - 1.0) * p_lo)
         phi_hi = n_prime * p_hi / (1.0 + (n_prime - 1.0) * p_hi)
