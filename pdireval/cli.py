@@ -184,6 +184,7 @@ def run_report(args) -> int:
         run, qrels = None, None
     else:
         run, qrels = _load(args)
+        args.title = args.title or f"pdireval report — {', '.join(args.runs)} against {args.qrels}"
     result = report(
         run, qrels=qrels, measures=measures, out=args.out, title=args.title,
         n_resamples=args.resamples, rng=args.seed, progress=False if args.no_progress else None,

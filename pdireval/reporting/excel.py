@@ -7,6 +7,7 @@ fitted column widths and human column titles. Needs openpyxl (``pip install pdir
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -43,6 +44,14 @@ TITLES = {
     "var_system": "σ² system",
     "var_query": "σ² query",
     "var_residual": "σ² residual",
+    "p_vs_best": "p-value vs best",
+    "worse_than_best": "Worse than best",
+    "information_tau": "Information τ (bits)",
+    "joint_ric": "Joint RIC (bits)",
+    "information_difference": "Information difference (bits)",
+    "swap_rate": "Swap rate",
+    "error_rate": "Error rate",
+    "tie_rate": "Tie rate",
 }
 
 # number formats by column name (first match wins); everything else by dtype
@@ -56,6 +65,8 @@ def column_title(name: str) -> str:
     """Human title of a snake_case column ("mean_diff" -> "Mean difference")."""
     if name in TITLES:
         return TITLES[name]
+    if not re.fullmatch(r"[a-z][a-z0-9_]*", str(name)):
+        return str(name)  # a measure name such as nDCG@10 or a user's column: keep as is
     text = str(name).replace("_", " ")
     return text[:1].upper() + text[1:]
 

@@ -20,6 +20,9 @@ from .excel import column_title
 
 __all__ = ["Section", "write_html"]
 
+#: Tables longer than this are folded in a <details> element.
+FOLD_ROWS = 25
+
 CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;max-width:72rem;color:#222;line-height:1.45}
 h1{font-size:1.7rem;margin-bottom:.2rem} h2{border-bottom:2px solid #ddd;padding-bottom:.2rem;margin-top:2.5rem}
@@ -69,10 +72,13 @@ def _table_html(table_id: str, caption: str, frame: pd.DataFrame, limit: int) ->
     more = ""
     if len(frame) > limit:
         more = f'<p class="note">First {limit} of {len(frame)} rows; the workbook has them all.</p>'
-    return (
+    table = (
         f'<table id="tab-{html.escape(table_id)}"><caption>{html.escape(caption)}</caption>'
         f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>{more}"
     )
+    if len(frame) > FOLD_ROWS:  # long tables fold away; still in the page (and the DOM)
+        return f"<details><summary>{html.escape(caption)} ({len(frame)} rows)</summary>{table}</details>"
+    return table
 
 
 def _figure_html(fig_id: str, path: Path, caption: str) -> str:
