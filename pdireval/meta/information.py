@@ -12,6 +12,7 @@ Theorem 1 (seed 001): for total orders, I(X_R; X_S) = ((1+τ)/2)·log2(1+τ) +
 ((1−τ)/2)·log2(1−τ) = 1 − H2((1 − τ)/2). With ``ties="drop"`` (every ordered pair tied in
 any ranking involved is discarded) it holds exactly for γ = (c − d)/(c + d), the statistic
 seed 001 calls τ (its footnote's "τ_A" is Goodman–Kruskal's γ; methods-spec §5.1, §10 #9).
+Kendall's τ_a / τ_b / γ themselves are :func:`pdireval.meta.correlation.kendall_tau`.
 """
 
 from __future__ import annotations
@@ -30,7 +31,6 @@ __all__ = [
     "information_from_tau",
     "tau_from_information",
     "pair_signs",
-    "kendall_counts",
     "plugin_mutual_information",
     "plugin_conditional_mutual_information",
     "pair_information",
@@ -172,18 +172,6 @@ def pair_valid(values) -> np.ndarray:
     n = v.shape[-1]
     i, j = np.nonzero(~np.eye(n, dtype=bool))
     return ~(np.isnan(v[..., i]) | np.isnan(v[..., j]))
-
-
-def kendall_counts(x, y):
-    """(c, d, n1, n2, n0) of methods-spec §5.1 over unordered pairs: concordant, discordant,
-    tied in x, tied in y (a pair tied in both counts in both), and n(n−1)/2."""
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    i, j = np.triu_indices(len(x), 1)
-    sx = np.sign(x[i] - x[j])
-    sy = np.sign(y[i] - y[j])
-    prod = sx * sy
-    return int((prod > 0).sum()), int((prod < 0).sum()), int((sx == 0).sum()), int((sy == 0).sum()), len(i)
 
 
 def pair_information(x, y, given: Sequence = (), *, ties: str = "drop"):

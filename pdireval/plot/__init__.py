@@ -10,6 +10,7 @@ from __future__ import annotations
 from ._base import require_matplotlib
 from .bounds import expected_histogram
 from .incomplete import completeness_curves, training_curves
+from .information import fusion_scatter, information_tau_per_query, ric_scatter
 from .reliability import d_study_curve, optimal_discounts, optimal_gains, stability_curves
 from .significance import (
     asl_curves,
@@ -21,4 +22,5 @@ from .significance import (
 
 __all__ = ["require_matplotlib", "expected_histogram", "d_study_curve", "optimal_discounts", "optimal_gains", "stability_curves",
            "asl_curves", "discriminative_power_bars", "error_rate_curves", "swap_rate_curves",
-           "measure_scatter", "completeness_curves", "training_curves"]
+           "measure_scatter", "completeness_curves", "training_curves",
+           "information_tau_per_query", "ric_scatter", "fusion_scatter"]
