@@ -34,8 +34,8 @@ class RunKeys:
     systems, queries
         Distinct system names / query ids (strings), in order of first appearance.
     contiguous
-        True when every segment's rows are contiguous (the run is grouped), so that
-        ``seg`` is non-decreasing along the rows.
+        True when ``seg`` is non-decreasing along the rows (so every segment's rows are
+        contiguous: the run is grouped).
     doc
         The doc column as a pyarrow string array; ``doc_hash`` its uint64 hashes.
     """
@@ -117,12 +117,20 @@ def run_keys(run: pd.DataFrame) -> RunKeys:
     else:
         s_codes_all, systems = _factorize(run["system"])
         q_codes_all, queries = _factorize(run["query"])
-        pair = s_codes_all * len(queries) + q_codes_all
-        seg, first = _first_appearance_codes(pair)
-        seg_change = np.ones(n, dtype=bool)
-        seg_change[1:] = seg[1:] != seg[:-1]
-        contiguous = int(seg_change.sum()) == len(first)
-        seg_system, seg_query = s_codes_all[first], q_codes_all[first]
+        n_q = len(queries)
+        pair = s_codes_all * n_q + q_codes_all
+        if len(systems) * n_q <= 4 * n + 1024:
+            # dense table of (system, query) pairs: segments numbered in pair order
+            used = np.zeros(len(systems) * n_q, dtype=bool)
+            used[pair] = True
+            renumber = np.cumsum(used) - 1
+            seg = renumber[pair]
+            pairs = np.flatnonzero(used)
+            seg_system, seg_query = pairs // n_q, pairs % n_q
+        else:
+            seg, first = _first_appearance_codes(pair)
+            seg_system, seg_query = s_codes_all[first], q_codes_all[first]
+        contiguous = bool(np.all(seg[1:] >= seg[:-1]))
     doc = arrow_strings(run["doc"])
     return RunKeys(
         seg=seg.astype(np.int32) if len(seg_system) < 2**31 else seg,
