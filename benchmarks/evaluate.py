@@ -8,7 +8,9 @@ query, starting from the same pandas DataFrames (run: system, query, doc, rank, 
 qrels: query, doc, label) and including whatever conversion the tool needs:
 
 * pdireval: ``pdireval.evaluate(run, measures, qrels=qrels)`` (validation included:
-  column types, NaN / infinite scores, ranks, duplicate (system, query, doc) rows).
+  column types, NaN / infinite scores, ranks, duplicate (system, query, doc) rows);
+  "pdireval_shuffled" is the same call on the run's rows in random order (the shuffle is
+  not timed), which takes the engine's sorting path instead of its ordered-run path.
 * pytrec_eval: DataFrame -> ``{query: {doc: score}}`` dicts (per system), then
   ``RelevanceEvaluator(qrels_dict, measures).evaluate(run_dict)``.
 * ranx: ``Qrels.from_df`` + ``Run.from_df`` (per system) + ``evaluate(..., return_mean=False)``;
@@ -47,7 +49,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 MEASURES = ["nDCG@10", "AP", "RR", "P@10", "R@1000", "Rprec"]
-TOOLS = ["pdireval", "pytrec_eval", "ranx", "ir_measures"]
+TOOLS = ["pdireval", "pdireval_shuffled", "pytrec_eval", "ranx", "ir_measures"]
 
 
 # --------------------------------------------------------------------------- the tools
@@ -57,6 +59,37 @@ def run_pdireval(run, qrels):
     import pdireval
 
     return pdireval.evaluate(run, MEASURES, qrels=qrels)
+
+
+run_pdireval_shuffled = run_pdireval  # the same call on the rows shuffled (see child())
+
+
+def phases(run, qrels, repeat):
+    """pdireval's time split (internal API): validation + keys (incl. duplicate check),
+    qrels + segments (lookup, positions, ties), measures + scores frame."""
+    from pdireval.evaluate import scores_frame
+    from pdireval.measures import compute, parse_measures
+    from pdireval.measures.segments import build_judgments, build_segments
+    from pdireval.schema import canonical_qrels, canonical_run_keys
+
+    parsed = parse_measures(MEASURES)
+    best = {}
+    for _ in range(repeat + 1):
+        t = [time.perf_counter()]
+        canonical, keys = canonical_run_keys(run)
+        t.append(time.perf_counter())
+        judgments = build_judgments(canonical_qrels(qrels))
+        segments = build_segments(canonical, judgments, keys=keys).with_empty_segments()
+        t.append(time.perf_counter())
+        scores_frame(segments, parsed, [compute(segments, m) for m in parsed])
+        t.append(time.perf_counter())
+        for label, a, b in zip(PHASES, t[:-1], t[1:]):
+            best[label] = min(best.get(label, float("inf")), b - a)
+        best["hits"] = len(segments.hit_seg)
+    return best
+
+
+PHASES = ["validate + keys + duplicate check", "qrels lookup + positions + ties", "measures + scores frame"]
 
 
 def _nested(frame, value):
@@ -131,8 +164,13 @@ def child(tool: str, folder: str, name: str, repeat: int) -> None:
 
     run = pd.read_parquet(Path(folder) / f"{name}_run.parquet")
     qrels = pd.read_parquet(Path(folder) / f"{name}_qrels.parquet")
+    if tool == "phases":
+        print(json.dumps({"tool": tool, "data": name, "phases": phases(run, qrels, repeat)}))
+        return
+    if tool == "pdireval_shuffled":
+        run = run.sample(frac=1, random_state=0).reset_index(drop=True)
     fn = globals()[f"run_{tool}"]
-    __import__({"pdireval": "pdireval", "pytrec_eval": "pytrec_eval", "ranx": "ranx", "ir_measures": "ir_measures"}[tool])
+    __import__(tool.split("_shuffled")[0])
     input_bytes = int(run.memory_usage(deep=True).sum() + qrels.memory_usage(deep=True).sum())
     calls = []
     for i in range(repeat + 1):
@@ -256,7 +294,7 @@ def main(argv=None) -> int:
             run.to_parquet(Path(folder) / f"{name}_run.parquet")
             qrels.to_parquet(Path(folder) / f"{name}_qrels.parquet")
             del run, qrels
-            for tool in tools:
+            for tool in tools + (["phases"] if "pdireval" in tools else []):
                 print(f"{name}: {tool} ...", file=sys.stderr, flush=True)
                 res = subprocess.run(
                     [sys.executable, __file__, "--child", tool, folder, name, "--repeat", str(args.repeat)],
@@ -319,6 +357,15 @@ def _report(results, shapes, tools, robust, started, load_before, load_after, ar
             )
         if base:
             lines += ["", f"Input frames (run + qrels, deep): {_fmt_bytes(base['input_bytes'])}.", ""]
+        ph = results.get((name, "phases"))
+        if ph:
+            p = ph["phases"]
+            lines += [
+                f"pdireval's split (best of {args.repeat + 1} calls, wall s; {p['hits']:,} judged hits): "
+                + "; ".join(f"{k} {p[k]:.2f}" for k in PHASES)
+                + ".",
+                "",
+            ]
     if robust:
         lines += [
             "## Reading the 17 Robust 2003 runs (1.5M lines, gzipped)",
