@@ -96,11 +96,15 @@ def _rename(
 def _require(frame: pd.DataFrame, needed, kind: str, columns) -> None:
     missing = [c for c in needed if c not in frame.columns]
     if missing:
-        hint = (
-            " Pass columns={'query': 'your_name', ...} to map your names."
-            if columns is None
-            else " Check the columns= mapping."
-        )
+        if columns is not None:
+            hint = " Check the columns= mapping."
+        elif kind == "scores":
+            hint = (
+                " Rename yours first, e.g. df.rename(columns={'score': 'value'}); a scores "
+                "frame has one row per (system, query, measure)."
+            )
+        else:
+            hint = " Pass columns={'query': 'your_name', ...} to map your names."
         raise SchemaError(
             f"the {kind} frame has no column {', '.join(repr(c) for c in missing)} "
             f"(it has {list(frame.columns)!r}).{hint}"
@@ -399,6 +403,15 @@ def canonical_scores(scores: pd.DataFrame, columns: Mapping[str, str] | None = N
     for name in ("system", "query", "measure"):
         out[name] = _as_ids(out[name], name, "scores", frame)
     out["value"] = _as_float(out["value"], "value", "scores", frame)
+    infinite = np.isinf(out["value"].to_numpy())
+    if infinite.any():
+        rows = frame[infinite]
+        raise SchemaError(
+            f"the scores column 'value' has {int(infinite.sum())} infinite value(s):"
+            f"{show_rows(rows)}\nPer-query values must be finite (NaN marks an undefined "
+            "value): fix or drop those rows.",
+            failure_cases=rows,
+        )
     keys = [c for c in out.columns if c != "value"]
     _check_duplicate_keys(out, keys, "scores", None)
     return out

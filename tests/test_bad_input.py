@@ -256,3 +256,30 @@ def test_reader_errors_are_schema_errors(tmp_path):
     expect(SchemaError, lambda: pdireval.read_run(bad), "bad.txt, line 1", "too few fields")
     expect(SchemaError, lambda: pdireval.read_qrels(bad), "bad.txt, line 1", "too many fields")
     expect(SchemaError, lambda: pdireval.read_svmlight(bad), "bad.txt", "no 'qid:' field", "query_file=")
+
+
+# --------------------------------------------------------------------------- scores frames
+
+SCORES = pd.DataFrame({"system": ["a", "a", "b", "b"], "query": ["1", "2", "1", "2"], "measure": "AP", "value": [0.1, 0.2, 0.3, 0.4]})
+
+
+def test_scores_frame_problems():
+    before = SCORES.copy()
+    with pytest.raises(SchemaError, match=r"no column 'value'.*df\.rename") as info:
+        pdireval.aggregate(SCORES.drop(columns="value"))
+    assert "Pass columns=" not in str(info.value)  # aggregate has no columns= to point at
+    with pytest.raises(SchemaError, match="'value' must be numeric") as info:
+        pdireval.aggregate(SCORES.assign(value=["x", 1, 2, 3]))
+    assert len(info.value.failure_cases) == 1
+    with pytest.raises(SchemaError, match="'value' has 1 infinite") as info:
+        pdireval.aggregate(SCORES.assign(value=[np.inf, 1, 2, 3]))
+    assert info.value.failure_cases["system"].tolist() == ["a"]
+    with pytest.raises(SchemaError, match=r"2 rows sharing a \(system, query, measure\) key"):
+        pdireval.aggregate(pd.concat([SCORES, SCORES.iloc[[0]]]))
+    with pytest.raises(SchemaError, match="scores frame is empty"):
+        pdireval.aggregate(SCORES.iloc[:0])
+    with pytest.raises(TypeError, match="scores must be a pandas DataFrame"):
+        pdireval.aggregate(SCORES.to_dict())
+    pd.testing.assert_frame_equal(SCORES, before)
+    # NaN marks an undefined value and is allowed
+    assert pdireval.aggregate(SCORES.assign(value=[np.nan, 0.2, 0.3, 0.4]))["n_queries"].tolist() == [1, 2]
