@@ -456,3 +456,29 @@ def test_monte_carlo_deep_lists_use_the_key_sort_path_and_agree():
         mc = pdireval.bounds(run, m, qrels=qrels, lb="mc", n_resamples=4000, rng=2).iloc[0]
         assert mc["random_se"] > 0
         assert abs(mc["random"] - exact["random"]) < 4 * mc["random_se"]
+
+
+def test_ndcg_min_leaves_the_unit_interval_with_a_short_list_and_clip_option():
+    """methods-spec §2.4: D = {+3, -2}, k = 2, linear gains; the list [-2 doc] alone has
+    DCG = -2 while WDCG = -2 + 3/log2 3 ≈ -0.107, so NDCG_min < 0 (not clipped). With
+    IDCG = 3 - 2/log2 3 the definition gives -1.0257; the spec's printed "≈ -0.77" does not
+    follow from its own formula (reported on the issue)."""
+    run, qrels = one_query([3, -2], "b")
+    f = frame_for(run, qrels, ["DCG(negatives=keep)@2", "nDCG(bounds=minmax,negatives=keep)@2", "nDCG(bounds=minmax,clip=true,negatives=keep)@2"])
+    assert f.loc["DCG(negatives=keep)@2", "worst"] == pytest.approx(-2 + 3 / np.log2(3), abs=1e-12)
+    idcg, wdcg = 3 - 2 / np.log2(3), -2 + 3 / np.log2(3)
+    assert f.loc["DCG(negatives=keep)@2", "ideal"] == pytest.approx(idcg, abs=1e-12)
+    assert f["value"].iloc[1] == pytest.approx((-2 - wdcg) / (idcg - wdcg), abs=1e-12)
+    assert f["value"].iloc[1] < 0
+    assert f["value"].iloc[2] == 0.0
+    with pytest.raises(MeasureError, match="bounds=minmax"):
+        pdireval.evaluate(run, "nDCG(bounds=ul2,clip=true)@2", qrels=qrels)
+
+
+def test_bound_frame_rng_generator_is_reproducible():
+    run, qrels = one_query([2, 1, 0, 0, 1], "abcde")
+    a = pdireval.bounds(run, "RR", qrels=qrels, lb="mc", n_resamples=100, rng=np.random.default_rng(9))
+    b = pdireval.bounds(run, "RR", qrels=qrels, lb="mc", n_resamples=100, rng=np.random.default_rng(9))
+    pd.testing.assert_frame_equal(a, b)
+    with pytest.raises(TypeError, match="rng="):
+        pdireval.bounds(run, "RR", qrels=qrels, lb="mc", rng="seven")

@@ -15,7 +15,8 @@ For a measure A@k and a query, three reference values (methods-spec §2.4, §3, 
 Every measure that supports bounds takes the parameters ``bounds`` (``max`` = the ordinary
 measure, ``minmax`` = seed 002's NDCG_min, ``ul1`` / ``ul2`` = seed 000's V1 / V2), ``lb``
 (``exact`` / ``paper`` / ``mc``), ``lower`` (``paper`` / ``worst``, V2's lower branch),
-``rlb_pool`` (``qrels`` / ``run``), ``mc_samples`` and ``mc_seed``.
+``rlb_pool`` (``qrels`` / ``run``), ``mc_samples`` and ``mc_seed``, and ``clip`` (NDCG_min
+clipped to [0, 1]; off by default, methods-spec §2.4).
 
 Units: the DCG family is normalised in DCG units (A = DCG@k, IUB = IDCG@k, RLB = E[DCG@k],
 WLB = WDCG@k), the AP family in SP units (AP@k = SP@k / R). Every normalisation here is
@@ -61,7 +62,7 @@ RLB_POOLS = ("qrels", "run")
 #: relative tolerance of the degenerate row of methods-spec §4.3 (IUB - RLB <= TOL·max(1, |IUB|))
 TOL = 1e-12
 
-_BOUND_PARAM_NAMES = ("bounds", "lb", "lower", "rlb_pool", "mc_samples", "mc_seed")
+_BOUND_PARAM_NAMES = ("bounds", "lb", "lower", "rlb_pool", "mc_samples", "mc_seed", "clip")
 
 
 def _at_least(n):
@@ -75,6 +76,7 @@ BOUND_PARAMS = (
     Param("rlb_pool", "choice", "qrels", "What a random ranking permutes: qrels (the judged pool of the query) or run (the documents the run ranks, unjudged ones with gain 0).", choices=RLB_POOLS),
     Param("mc_samples", "int", 1000, "Monte-Carlo permutations per query (lb=mc).", check=_at_least(2)),
     Param("mc_seed", "int", 0, "Seed of the Monte-Carlo permutations (lb=mc).", check=_at_least(0)),
+    Param("clip", "bool", False, "bounds=minmax only: clip to [0, 1] (NDCG_min leaves [0, 1] when unjudged documents or a short list sit where the worst ranking puts negative ones; methods-spec §2.4)."),
 )
 
 #: measures whose RLB has a closed form (exact) and a published form (paper)
@@ -413,7 +415,7 @@ def measure_bounds(segments: Segments, m: Measure, *, worst: bool = True) -> Bou
     name = m.name
     if name not in BOUNDED:
         raise MeasureError(f"{name} has no bounds; measures with bounds: {', '.join(BOUNDED)}.")
-    key = ("bounds", m.replace(bounds="max", lower="paper"))
+    key = ("bounds", m.replace(bounds="max", lower="paper", clip=False))
     cached = segments.cache.get(key)
     if cached is not None and (cached[1] or not worst):
         return cached[0]
@@ -534,6 +536,11 @@ def normalise(A, iub, rlb, wlb, bounds: str, *, lower: str = "paper") -> np.ndar
 
 def _check_combination(m: Measure) -> None:
     bounds = m.get("bounds")
+    if m.get("clip") and bounds != "minmax":
+        raise MeasureError(
+            f"clip=true clips seed 002's NDCG_min to [0, 1], so it needs bounds=minmax (in "
+            f"{str(m)!r}): write '{str(m.replace(bounds='minmax'))}' or drop clip=true."
+        )
     if m.get("lower") == "worst" and bounds != "ul2":
         raise MeasureError(
             f"lower=worst chooses V2's branch below the random level, so it needs bounds=ul2 "
@@ -548,7 +555,8 @@ def _wrap(plain_kernel):
         if bounds == "max":
             return plain_kernel(segments, m)
         b = measure_bounds(segments, m, worst=bounds == "minmax" or m.get("lower") == "worst")
-        return normalise(b.value, b.ideal, b.random, b.worst, bounds, lower=m.get("lower"))
+        out = normalise(b.value, b.ideal, b.random, b.worst, bounds, lower=m.get("lower"))
+        return np.clip(out, 0.0, 1.0) if m.get("clip") else out
 
     kernel.__doc__ = (plain_kernel.__doc__ or "") + "\n\nWith bounds= other than max: see pdireval.measures.bounds.normalise."
     kernel.__name__ = getattr(plain_kernel, "__name__", "kernel")
