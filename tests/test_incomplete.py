@@ -329,3 +329,38 @@ def test_plots(small):
     fig2 = plot.training_curves(res, eval_measure="AP")
     assert len(fig2.axes[0].lines) == 2
     plt.close("all")
+
+
+def test_property_variants_equal_evaluate():
+    """Random collections, levels, modes and seeds: evaluate_variants == evaluate per variant."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    @settings(max_examples=12, deadline=None)
+    @given(
+        seed=st.integers(0, 10_000),
+        levels=st.lists(st.sampled_from([1, 3, 10, 25, 50, 75, 100]), min_size=1, max_size=3, unique=True),
+        mode=st.sampled_from(["drop", "unjudged"]),
+        nested=st.booleans(),
+        min_relevant=st.integers(0, 2),
+    )
+    def check(seed, levels, mode, nested, min_relevant):
+        run, qrels = pdireval.datasets.simulate(n_systems=3, n_queries=4, depth=25, rng=seed)
+        sub = pdireval.subsample_qrels(qrels, levels=levels, repeats=2, rng=seed, mode=mode, nested=nested,
+                                       min_relevant=min_relevant)
+        measures = ["AP", "infAP", "Bpref", "nDCG@10", "AP(judged_only=true)", "ERR@10"]
+        if sub.empty:  # min_relevant=0 at a tiny level can remove every judgment
+            with pytest.raises(SchemaError, match="empty"):
+                pdireval.evaluate_variants(run, measures, sub)
+            return
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PdirevalWarning)  # queries absent from every variant
+            got = pdireval.evaluate_variants(run, measures, sub)
+        for (x, r), g in sub.groupby(["level", "repeat"]):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", PdirevalWarning)
+                want = pdireval.evaluate(run, measures, qrels=g[["query", "doc", "label"]])
+            part = got[(got["level"] == x) & (got["repeat"] == r)].drop(columns=["level", "repeat"])
+            pd.testing.assert_frame_equal(part.reset_index(drop=True), want)
+
+    check()

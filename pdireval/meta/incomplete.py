@@ -418,12 +418,19 @@ def _variant_segments(full: Segments, hit_base: np.ndarray, base_pos: np.ndarray
     position of each base row in the full judgments; ``base_query``: its query index.
     """
     n_base = len(base_pos)
-    present = np.zeros(n_base, dtype=bool)
-    present[rows] = True
+    every_row = len(rows) == n_base  # rows are distinct (checked), e.g. mode="unjudged"
+    present = None
+    if not every_row:
+        present = np.zeros(n_base, dtype=bool)
+        present[rows] = True
     vlabel = np.full(n_base, np.nan)
     vlabel[rows] = labels
     # judgments of the variant, grouped by query in the full judgments' (natural) order
-    rows_sorted = rows[np.argsort(base_pos[rows], kind="stable")]
+    pos = base_pos[rows]
+    if len(pos) < 2 or bool(np.all(pos[1:] > pos[:-1])):
+        rows_sorted = rows  # already in that order (the usual case): no sort
+    else:
+        rows_sorted = rows[np.argsort(pos, kind="stable")]
     rq = base_query[rows_sorted]
     n_q_full = len(base_query_ids)
     counts = np.bincount(rq, minlength=n_q_full)
@@ -439,6 +446,17 @@ def _variant_segments(full: Segments, hit_base: np.ndarray, base_pos: np.ndarray
         doc=base_doc[rows_sorted],
         frame=None,
     )
+    if has.all() and every_row:  # same documents, new labels: only relabel the hits
+        return Segments(
+            systems=full.systems,
+            seg_system=full.seg_system,
+            seg_query=full.seg_query,
+            seg_len=full.seg_len,
+            hit_seg=full.hit_seg,
+            hit_pos=full.hit_pos,
+            hit_label=vlabel[hit_base],
+            judgments=judgments,
+        ), qmap
     if has.all():  # every query survives: segments unchanged, hits masked
         hit_keep = present[hit_base]
         return Segments(
@@ -453,7 +471,7 @@ def _variant_segments(full: Segments, hit_base: np.ndarray, base_pos: np.ndarray
         ), qmap
     seg_keep = qmap[full.seg_query] >= 0
     new_seg = np.cumsum(seg_keep) - 1
-    hit_keep = present[hit_base] & seg_keep[full.hit_seg]
+    hit_keep = seg_keep[full.hit_seg] if every_row else present[hit_base] & seg_keep[full.hit_seg]
     return Segments(
         systems=full.systems,
         seg_system=full.seg_system[seg_keep],
