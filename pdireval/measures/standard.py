@@ -147,7 +147,12 @@ def num_rel_ret(segments, m):
 
 def judged(segments, m):
     """Judged@k = fraction of the top min(k, L) documents that have a judgment (not NaN);
-    0 for an empty list."""
+    0 for an empty list (ir_measures' Judged, MacAvaney et al. 2022).
+
+    Under the default ``negatives="unjudged"`` (trec_eval's reading) a negatively labelled
+    document counts as unjudged; ir_measures counts every qrels entry as judged, which is
+    ``Judged(negatives=nonrel)@k`` (identical values, tested against it).
+    """
     v, k = _view(segments, m), m.cutoff
     hits = ~np.isnan(v.hit_label) & _in_cutoff(v, k)
     depth = v.seg_len.astype(np.float64) if k is None else np.minimum(v.seg_len, k).astype(np.float64)
@@ -252,7 +257,12 @@ def ndcg(segments, m):
     """nDCG@k = DCG@k / IDCG@k, IDCG@k the DCG@k of the judged pool sorted by gain
     descending; IDCG = 0 -> 0 (trec_eval ``ndcg`` / ``ndcg_cut_k`` with the default linear
     gain and log2 discount). With negatives=keep this is seed 002's NDCG_org, with
-    negatives=nonrel its NDCG_0."""
+    negatives=nonrel its NDCG_0.
+
+    With a gain mapping, labels the mapping does not list get gain 0 (methods-spec §2.1);
+    ir_measures' ``nDCG(gains=...)`` keeps an unlisted label as its own gain, so the two
+    agree only when the mapping lists every label (tested so).
+    """
     v = _view(segments, m)
     ideal = ordered_pool_dcg(v, m)[v.seg_query]
     return _safe_div(_dcg(v, m), ideal)
@@ -295,7 +305,10 @@ def err(segments, m):
 
 def rbp(segments, m):
     """RBP(p)@k (Moffat & Zobel 2008) = (1 − p)·Σ_i rel_i·p^{i−1} with binary relevance
-    (label >= rel); unjudged documents count as non-relevant (see RBPResidual)."""
+    (label >= rel); unjudged documents count as non-relevant (see RBPResidual). This is Moffat
+    & Zobel's binary form, ir_measures' ``RBP(rel=1)``; ir_measures' ``RBP`` without ``rel``
+    uses graded gains instead. A cut-off truncates the sum (no extrapolation).
+    """
     v, k, p = _view(segments, m), m.cutoff, m.get("p")
     hits = _relevant(v, m.get("rel")) & _in_cutoff(v, k)
     return seg_sum(v.hit_seg[hits], (1.0 - p) * np.power(p, v.hit_pos[hits]), v.n_seg)
