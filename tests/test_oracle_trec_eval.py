@@ -26,7 +26,7 @@ MEASURES = trec_measures(CUTOFFS)
 NAMES = [ours for ours, _, _ in MEASURES]
 
 # ~0.1 s per example (generation, both evaluations, comparison): these run a few seconds each
-SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def unanswered_rows(run: pd.DataFrame, qrels: pd.DataFrame, names, rel: float = 1) -> pd.DataFrame:
