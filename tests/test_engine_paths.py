@@ -188,3 +188,21 @@ def test_caller_frame_unchanged():
     pdireval.evaluate(run, MEASURES, qrels=qrels)
     pd.testing.assert_frame_equal(run, before_run)
     pd.testing.assert_frame_equal(qrels, before_qrels)
+
+
+def test_sparse_system_query_pairs_shuffled():
+    """Many systems x many queries with few pairs used: the shuffled-run path that numbers
+    segments by first appearance (no dense pair table) gives the same numbers."""
+    rng = np.random.default_rng(11)
+    rows = []
+    for s in range(150):
+        for q in rng.choice(150, 2, replace=False):
+            for d in range(3):
+                rows.append((f"s{s}", str(q), f"d{rng.integers(0, 8)}-{d}", float(rng.integers(0, 4))))
+    run = pd.DataFrame(rows, columns=["system", "query", "doc", "score"])
+    qrels = run[["query", "doc"]].drop_duplicates().assign(label=1.0).iloc[::2]
+    base = pdireval.evaluate(run, MEASURES, qrels=qrels, missing="drop")
+    shuffled = pdireval.evaluate(run.sample(frac=1, random_state=3), MEASURES, qrels=qrels, missing="drop")
+    pd.testing.assert_frame_equal(base, shuffled)
+    keys = _keys.run_keys(pdireval.schema.canonical_run(run.sample(frac=1, random_state=3)))
+    assert len(keys.seg_system) == 300 and not keys.contiguous
