@@ -277,9 +277,15 @@ def build_segments(
         same_next[has] = packed[hit_rows[has] + 1] == hit_key[has]
         tied = same_prev | same_next  # (the tie group's first row is found in _break_ties)
     else:
-        lo = np.searchsorted(sorted_packed, hit_key, side="left")
-        hi = np.searchsorted(sorted_packed, hit_key, side="right")
-        tied = (hi - lo) > 1
+        # binary search with sorted needles (numpy is many times faster on sorted needles)
+        by_key = np.argsort(hit_key)
+        lo = np.empty(len(hit_key), dtype=np.int64)
+        lo[by_key] = np.searchsorted(sorted_packed, hit_key[by_key], side="left")
+        del by_key
+        # lo is the first row with the hit's key: the group is larger than the hit alone
+        # iff the next sorted key is the same
+        nxt = np.minimum(lo + 1, n - 1)
+        tied = (nxt > lo) & (sorted_packed[nxt] == hit_key)
     hit_pos = lo - seg_start[hit_seg]
     hit_label = judgments.label[hit_qrow]
 
@@ -350,7 +356,13 @@ def _break_ties(tied, hit_rows, hit_pos, hit_key, packed, doc, ordered, n, doc_d
     # rank within its tie group of every member row, then of each tied hit
     member_rank = np.empty(len(o), dtype=np.int64)
     member_rank[o] = within
-    where = np.searchsorted(members, t_rows)  # members are sorted row numbers
+    if ordered:  # members are sorted row numbers, and so are t_rows
+        where = np.searchsorted(members, t_rows)
+    else:  # t_rows in any order: a dense row -> member table
+        member_of_row = np.full(n, -1, dtype=np.int64)
+        member_of_row[members] = np.arange(len(members))
+        where = member_of_row[t_rows]
+        del member_of_row
     hit_pos[tied] += member_rank[where]
     if not ordered:
         return hit_pos, None
