@@ -183,10 +183,14 @@ def power_section(ctx: Context) -> Section:
     power = discriminative_power(ctx.scores, n_resamples=ctx.n_resamples, rng=seed, progress=False)
     curve = asl_curve(ctx.scores, n_resamples=ctx.n_resamples, rng=seed, progress=False)
     clash = conflicts(ctx.scores, n_resamples=ctx.n_resamples, rng=seed, progress=False)
-    figures, captions = {}, {}
-    if hasattr(plot, "asl_curves"):
-        figures["asl_curves"] = ctx.save(_figure(plot.asl_curves(curve)), "asl_curves")
-        captions["asl_curves"] = "Achieved significance level of every system pair, sorted (ASL curves)"
+    figures = {
+        "asl_curves": ctx.save(_figure(plot.asl_curves(curve)), "asl_curves"),
+        "discriminative_power": ctx.save(_figure(plot.discriminative_power_bars(power)), "discriminative_power"),
+    }
+    captions = {
+        "asl_curves": "Achieved significance level of every system pair, sorted (ASL curves)",
+        "discriminative_power": f"Share of system pairs significant at α = {ALPHA}",
+    }
     captions.update({
         "power": f"Discriminative power: share of system pairs with ASL < {ALPHA} (paired bootstrap, B = {ctx.n_resamples})",
         "asl_curve": "Sorted ASL of every system pair per measure",
@@ -217,10 +221,13 @@ def correlation_section(ctx: Context) -> Section:
         tables["information_tau"] = info
         captions["information_tau"] = "Information τ (bits) between the per-query system orderings of two measures (seed 001)"
     figures = {}
-    if hasattr(plot, "measure_scatter") and len(ctx.measure_names) > 1:
+    if len(ctx.measure_names) > 1:
         a, b = ctx.measure_names[:2]
         figures["measure_scatter"] = ctx.save(_figure(plot.measure_scatter(ctx.scores, a, b)), "measure_scatter")
         captions["measure_scatter"] = f"System means: {a} against {b}, with Kendall's τ"
+        per_query = information_tau(ctx.scores, a, b, per_query=True)
+        figures["information_tau_per_query"] = ctx.save(_figure(plot.information_tau_per_query(per_query)), "information_tau_per_query")
+        captions["information_tau_per_query"] = f"Information τ between the system orderings of {a} and {b} on each query (seed 001 Figure 1)"
     return Section(
         key="correlations",
         title="Correlations between measures",
@@ -264,6 +271,8 @@ def information_section(ctx: Context) -> Section:
     joint = joint_ric(ctx.run, qrels=ctx.qrels)
     joint = joint[joint["query"] == "all"].reset_index(drop=True)
     diff = information_difference(ctx.run, qrels=ctx.qrels, rank=True)
+    both = pd.concat([ctx.scores[ctx.scores["measure"] == ctx.measure_names[0]], ric], ignore_index=True)
+    figures = {"ric_scatter": ctx.save(_figure(plot.ric_scatter(both, ctx.measure_names[0])), "ric_scatter")}
     return Section(
         key="information",
         title="Information-theoretic analysis",
@@ -274,7 +283,9 @@ def information_section(ctx: Context) -> Section:
             "systems rank (smallest first)."
         ),
         tables={"ric": ric_means, "joint_ric": joint, "information_difference": diff.head(50)},
+        figures=figures,
         captions={
+            "ric_scatter": f"Mean RIC against mean {ctx.measure_names[0]} per system, with Kendall's τ (seed 001 Figure 2)",
             "ric": "Mean RIC per system",
             "joint_ric": "Joint RIC of all systems (mean over queries)",
             "information_difference": "System pairs by information difference, smallest first (top 50)",
@@ -299,6 +310,9 @@ def stability_section(ctx: Context) -> Section:
     errors = error_rate(ctx.scores, sizes=err_sizes, n_trials=trials, rng=ctx.seed(), progress=False)
     tables["error_rate"] = errors
     captions["error_rate"] = f"Buckley–Voorhees error rate (fuzziness 5%) by number of queries ({trials} trials)"
+    figures = {"error_rate": ctx.save(_figure(plot.error_rate_curves(errors)), "error_rate")}
+    if swap_sizes:
+        figures["swap_rate"] = ctx.save(_figure(plot.swap_rate_curves(swaps, size=max(swap_sizes))), "swap_rate")
     return Section(
         key="stability",
         title="Stability: swap and error rates",
@@ -308,7 +322,8 @@ def stability_section(ctx: Context) -> Section:
             "subsets of each size and count minority decisions."
         ),
         tables=tables,
-        captions=captions,
+        figures=figures,
+        captions=captions,  # a table and its figure share a name, hence a caption
     )
 
 
