@@ -20,11 +20,14 @@ SYSTEM_POOL = ("bm25", "BM25+rm3", "sys_2", "Z")
 SCORE_POOL = (-1.5, 0.0, 0.25, 1.0, 1.0 + 1e-9, 2.0, 3.5, 1e6)
 
 
+LABELS = st.integers(min_value=-2, max_value=3)
+
+
 @st.composite
 def collections(
     draw,
     *,
-    labels=st.integers(min_value=-2, max_value=3),
+    labels=LABELS,
     max_systems: int = 3,
     max_queries: int = 4,
     max_depth: int = 10,

@@ -14,12 +14,12 @@ import math
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pdireval
 from tests.strategies import collections
-
 
 # --------------------------------------------------------------------------- the reference
 
@@ -219,3 +219,24 @@ def test_kernels_match_the_reference(data):
     diff = np.abs(merged["value_x"] - merged["value_y"])
     bad = merged[~(diff <= 1e-9)]
     assert bad.empty, bad.to_string()
+
+
+@pytest.mark.slow
+def test_kernels_match_the_reference_on_robust03(robust03):
+    """The same comparison on 20 (run, topic) rankings of Robust 2003 (1000 documents each),
+    where long rankings and many segments would expose accumulated rounding."""
+    run, qrels = robust03
+    run = run.astype({"system": str, "query": str, "doc": str})
+    qrels = qrels.astype({"query": str, "doc": str})
+    ours = pdireval.evaluate(run, [text for text, _, _ in CASES], qrels=qrels, missing="drop")
+    value = ours.astype({"system": str, "query": str, "measure": str}).set_index(["system", "query", "measure"])["value"]
+    all_labels = list(qrels["label"])
+    by_query = {q: dict(zip(g["doc"], g["label"])) for q, g in qrels.groupby("query")}
+    pairs = run[["system", "query"]].drop_duplicates().sample(20, random_state=7)
+    worst = 0.0
+    for system, query in pairs.itertuples(index=False):
+        docs = ranking(run[(run["system"] == system) & (run["query"] == query)])
+        for text, name, params in CASES:
+            expected = reference(name, docs, by_query[query], all_labels, params)
+            worst = max(worst, abs(value[(system, query, CANONICAL[text])] - expected))
+    assert worst <= 1e-9
