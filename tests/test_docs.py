@@ -1,12 +1,16 @@
-"""Every ```python block of README.md and docs/*.md runs (design.md §8).
+"""Every ```python block of README.md and docs/*.md runs, and prints what the page shows.
 
-The blocks of one file run in order in one namespace, from the repository root. A file that
-reads ``../shared`` is skipped with a reason when that folder is absent. A file holding the
-marker ``<!-- slow -->`` is marked slow.
+The blocks of one file run in order in one namespace, from the repository root. A python
+block followed directly by a ```text block must print exactly that text (trailing
+whitespace aside), so the outputs pasted in the docs stay true. A file that reads
+``../shared`` is skipped with a reason when that folder is absent. A file holding the marker
+``<!-- slow -->`` is marked slow.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import re
 from pathlib import Path
@@ -16,7 +20,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 FILES = [ROOT / "README.md"] + sorted((ROOT / "docs").rglob("*.md"))
-BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
+BLOCK = re.compile(r"^```python\n(.*?)^```\s*\n+(?:```text\n(.*?)^```)?", re.S | re.M)
 
 
 def _params():
@@ -29,7 +33,7 @@ def _params():
 
 
 @pytest.mark.parametrize("path", list(_params()))
-def test_code_blocks_run(path, monkeypatch, tmp_path):
+def test_code_blocks_run_and_print_what_the_page_shows(path, monkeypatch, tmp_path):
     text = path.read_text(encoding="utf-8")
     if "../shared" in text and not (ROOT.parent / "shared").exists():
         pytest.skip("this page reads ../shared, which is absent")
@@ -38,11 +42,17 @@ def test_code_blocks_run(path, monkeypatch, tmp_path):
     monkeypatch.setenv("PDIREVAL_DOCS_TMP", str(tmp_path))
     namespace: dict = {"__name__": "__docs__"}
     for number, match in enumerate(BLOCK.finditer(text), start=1):
-        code = match.group(1)
+        code, shown = match.group(1), match.group(2)
+        printed = io.StringIO()
         try:
-            exec(compile(code, f"{path.name}[block {number}]", "exec"), namespace)
+            with contextlib.redirect_stdout(printed):
+                exec(compile(code, f"{path.name}[block {number}]", "exec"), namespace)
         except Exception as exc:  # pragma: no cover - the failure is the report
             raise AssertionError(f"{path.name}, code block {number} failed: {exc!r}\n{code}") from exc
+        if shown is not None:
+            got = "\n".join(line.rstrip() for line in printed.getvalue().rstrip().splitlines())
+            want = "\n".join(line.rstrip() for line in shown.rstrip().splitlines())
+            assert got == want, f"{path.name}, code block {number} printed something else than the page shows"
     import matplotlib.pyplot as plt
 
     plt.close("all")
