@@ -34,6 +34,7 @@ SUBSET = 8  # variants timed for the per-variant baselines
 
 
 def main() -> None:
+    load = os.getloadavg()
     root = Path(__file__).resolve().parents[1]
     shared = root.parent / "shared" / "data" / "robust03"
     run = pdireval.read_run(shared / "runs")
@@ -46,6 +47,12 @@ def main() -> None:
     t0, c0 = time.perf_counter(), time.process_time()
     scores = pdireval.evaluate_variants(run, MEASURES, sub)
     t_var, c_var = time.perf_counter() - t0, time.process_time() - c0
+
+    sub_drop = pdireval.subsample_qrels(qrels, repeats=10, rng=2008, mode="drop")
+    t0, c0 = time.perf_counter(), time.process_time()
+    pdireval.evaluate_variants(run, MEASURES, sub_drop)
+    t_drop, c_drop = time.perf_counter() - t0, time.process_time() - c0
+    del sub_drop
 
     t0 = time.perf_counter()
     full = pdireval.evaluate(run, MEASURES, qrels=qrels)
@@ -100,7 +107,8 @@ def main() -> None:
         f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
         f"Python {platform.python_version()}, numpy {np.__version__}, pandas {pd.__version__}"
         + (f", pytrec_eval-terrier {getattr(pytrec_eval, '__version__', '?')}" if "pytrec_eval" in dir() else "")
-        + f". Date: {time.strftime('%Y-%m-%d')}. Shared machine (other jobs running): expect ±30%.",
+        + f". Date: {time.strftime('%Y-%m-%d')}. Load average at the start: "
+        + f"{load[0]:.2f}, {load[1]:.2f}, {load[2]:.2f} (shared machine: other jobs running).",
         "",
         f"Work: {run['system'].nunique()} runs ({len(run):,} rows), {qrels['query'].nunique()} topics, "
         f"{len(qrels):,} judgments; 16 levels x 10 repeats = {len(keys)} qrels variants "
@@ -111,6 +119,7 @@ def main() -> None:
         "|---|---:|---:|",
         f"| `subsample_qrels` (160 variants, §9.5 protocol) | {t_sub:.1f} | {c_sub:.1f} |",
         f"| `evaluate_variants` — one call, all 160 variants | {t_var:.1f} | {c_var:.1f} |",
+        f"| `evaluate_variants` on the same draws with `mode=\"drop\"` (kept hits only; infAP = AP) | {t_drop:.1f} | {c_drop:.1f} |",
         f"| `evaluate` on full qrels + `completeness_correlation` (τ_b, ρ) | {t_corr:.1f} | |",
         f"| naive: `pdireval.evaluate` once per variant (extrapolated from {SUBSET}) | {t_naive:.1f} | {c_naive:.1f} |",
         f"| pytrec_eval once per variant, 4 measures (map, bpref, infAP, ndcg; extrapolated from {SUBSET}) | {t_trec:.1f} | {c_trec:.1f} |",
