@@ -213,7 +213,7 @@ def _group_matrices(frame: pd.DataFrame):
             score_matrix(group, what=_what(keys))  # raises, naming the missing cells
         if len(s_u) < 2 or len(q_u) < 2:
             raise SchemaError(
-                f"the scores of {_what(keys)} have {len(s_u)} system(s) and {len(q_u)} "
+                f"the {_what(keys)} have {len(s_u)} system(s) and {len(q_u)} "
                 "query(ies): a generalizability study needs at least 2 systems and 2 queries "
                 "(methods-spec §7.1). Evaluate more systems or queries for this group, or "
                 "drop it."
