@@ -113,9 +113,9 @@ def main():
         base = parse_measure("DCG(gain=exp)@10") if m.name == "nDCG" else m
         view = view_of(segments)
 
-        def rlb_only(m=m, base=base):
+        def rlb_only(m=m, base=base, view=view):
             if m.name == "nDCG":
-                return expected_dcg(view_of(segments), base)
+                return expected_dcg(view, base)
             N = view.per_query_count(~np.isnan(view.q_label))[view.seg_query]
             Np = view.num_rel(1.0)[view.seg_query]
             return expected_sp(N, Np, m.cutoff)
@@ -178,7 +178,7 @@ def main():
             f"| `{normalised}`: {fmt(kn)} ({fmt(kn_med)}) | {fmt(kb)} ({fmt(kb_med)}) |"
         )
     extra = []
-    for (name, normalised, ev, *_), (_, _, km, _, kr, _, kn, _, kb, _) in zip(rows, kernel_rows):
+    for (name, _normalised, ev, *_), (_, _, km, _, _kr, _, kn, _, kb, _) in zip(rows, kernel_rows):
         extra.append(
             f"{name}: the V2-normalised measure costs {1000 * (kn - km):.1f} ms more than the measure "
             f"at kernel level, {100 * (kn - km) / ev:.1f}% of evaluating the measure end to end "

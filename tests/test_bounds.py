@@ -346,18 +346,18 @@ def test_v2_is_one_for_the_ideal_ranking_and_v1_below_its_true_maximum(labels, k
     docs = [chr(ord("a") + i) for i in range(len(labels))]
     ideal = [docs[i] for i in np.argsort(-np.asarray(labels), kind="stable")]
     run, qrels = one_query(labels, ideal)
-    f = frame_for(run, qrels, ["nDCG(gain=exp,bounds=ul2)@%d" % k, "DCG(gain=exp)@%d" % k, "SP(bounds=ul2)@%d" % k])
-    dcg = f.loc["DCG(gain=exp)@%d" % k]
+    f = frame_for(run, qrels, [f"nDCG(gain=exp,bounds=ul2)@{k}", f"DCG(gain=exp)@{k}", f"SP(bounds=ul2)@{k}"])
+    dcg = f.loc[f"DCG(gain=exp)@{k}"]
     live = dcg["ideal"] - dcg["random"] > 1e-9
     if live:
         assert f["value"].iloc[0] == pytest.approx(1.0, abs=1e-12)
     if (np.asarray(labels) >= 1).any() and (np.asarray(labels) < 1).any():
-        assert f.loc["SP(bounds=ul2)@%d" % k, "value"] == pytest.approx(1.0, abs=1e-12)
+        assert f.loc[f"SP(bounds=ul2)@{k}", "value"] == pytest.approx(1.0, abs=1e-12)
     # V1 <= IUB/(IUB + RLB) for any ranking of the pool
     order = np.random.default_rng(seed).permutation(len(labels))
     run, qrels = one_query(labels, [docs[i] for i in order])
-    g = frame_for(run, qrels, ["nDCG(gain=exp,bounds=ul1)@%d" % k, "DCG(gain=exp)@%d" % k, "SP(bounds=ul1)@%d" % k, "SP@%d" % k])
-    for v1, base in (("nDCG(bounds=ul1,gain=exp)@%d" % k, "DCG(gain=exp)@%d" % k), ("SP(bounds=ul1)@%d" % k, "SP@%d" % k)):
+    g = frame_for(run, qrels, [f"nDCG(gain=exp,bounds=ul1)@{k}", f"DCG(gain=exp)@{k}", f"SP(bounds=ul1)@{k}", f"SP@{k}"])
+    for v1, base in ((f"nDCG(bounds=ul1,gain=exp)@{k}", f"DCG(gain=exp)@{k}"), (f"SP(bounds=ul1)@{k}", f"SP@{k}")):
         b = g.loc[base]
         if b["ideal"] > 0 and b["ideal"] - b["random"] > 1e-9:
             assert g.loc[v1, "value"] <= b["ideal"] / (b["ideal"] + b["random"]) + 1e-12

@@ -117,14 +117,6 @@ def _plain(m: Measure, name: str | None = None) -> Measure:
     return build_measure(definition.name, {k: v for k, v in params.items() if k in declared}, m.cutoff)
 
 
-@dataclass
-class PoolStats:
-    """Per query (pool ``qrels``) or per segment (pool ``run``): size and gain statistics."""
-
-    n: np.ndarray  # pool size
-    per_segment: bool
-
-
 def _judged_q(v: View) -> np.ndarray:
     """Mask of qrels rows that are in the judged pool under the view's label reading."""
     return ~np.isnan(v.q_label)
