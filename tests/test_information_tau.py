@@ -266,3 +266,15 @@ def test_information_tau_on_evaluated_scores_matches_canonical_spelling():
     out = pdireval.information_tau(scores, "map", "ndcg_cut_10", given="RIC")
     assert out["measure_a"].iloc[0] == "map"
     assert 0.0 <= out["information_tau"].iloc[0] <= 1.0
+
+
+def test_kendall_tau_is_the_expectation_of_the_pair_product():
+    """τ_a = E[X_R·X_S] over the uniform ordered pairs, ties valued 0 (methods-spec §5.2)."""
+    from pdireval.meta.information import pair_signs
+
+    rng = np.random.default_rng(17)
+    for _ in range(20):
+        n = int(rng.integers(2, 15))
+        x, y = rng.integers(0, 5, n), rng.integers(0, 5, n)
+        signs = pair_signs(np.vstack([x, y]).astype(float)).astype(float)
+        assert (signs[0] * signs[1]).mean() == pytest.approx(kendall_tau(x, y, "a"), abs=1e-12)
