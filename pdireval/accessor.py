@@ -13,20 +13,19 @@ import pandas as pd
 from . import bounds_frame as _bounds_frame
 from . import evaluate as _evaluate
 from . import fusion as _fusion
-from . import io as _io
 from . import information as _run_information
+from . import io as _io
+from . import reporting as _reporting
 from .meta import aggregate as _aggregate
-from .meta import querysets as _querysets
+from .meta import correlation as _correlation
+from .meta import incomplete as _incomplete
 from .meta import information as _information
 from .meta import optimize as _optimize
-from .meta import reliability as _reliability
-from .meta import correlation as _correlation
 from .meta import power as _power
+from .meta import querysets as _querysets
+from .meta import reliability as _reliability
 from .meta import significance as _significance
 from .meta import stability as _stability
-
-from .meta import incomplete as _incomplete
-from . import reporting as _reporting
 from .meta import training as _training
 
 

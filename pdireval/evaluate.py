@@ -8,10 +8,10 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from ._keys import run_keys
 from .errors import PdirevalWarning, SchemaError, check_option
 from .measures import compute, parse_measures
 from .measures.segments import Segments, build_judgments, build_segments, natural_order
-from ._keys import run_keys
 from .schema import ID_DTYPE, canonical_qrels, canonical_run_keys, qrels_from_run
 
 __all__ = ["evaluate", "prepare", "Prepared", "scores_frame"]

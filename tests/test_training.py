@@ -85,7 +85,7 @@ def _variant_results():
     systems = {"s0": 0.0, "s1": 0.5, "s2": 1.0}
     for level in (5, 50):
         for rep in range(4):
-            for s, theta in systems.items():
+            for s, _theta in systems.items():
                 for q in range(4):
                     ap = 1.0 if s == ["s0", "s1", "s2", "s1"][rep] else 0.2
                     bp = 1.0 if s == "s2" else 0.1

@@ -27,7 +27,15 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .._hashing import arrow_strings, hash_strings, mix, mix_select, sorted_unique, take, to_numpy_bool
+from .._hashing import (
+    arrow_strings,
+    hash_strings,
+    mix,
+    mix_select,
+    sorted_unique,
+    take,
+    to_numpy_bool,
+)
 from .._keys import RunKeys, run_keys
 
 __all__ = ["Judgments", "Segments", "build_judgments", "build_segments", "natural_order"]

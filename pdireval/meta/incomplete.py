@@ -25,7 +25,17 @@ import pandas as pd
 from ..errors import PdirevalWarning, SchemaError, show_rows
 from ..measures import parse_measures
 from ..measures.segments import Judgments, Segments, build_judgments, build_segments
-from ..schema import ID_DTYPE, _as_float, _as_ids, _check_frame, _rename, canonical_qrels, canonical_run, canonical_scores, group_columns
+from ..schema import (
+    ID_DTYPE,
+    _as_float,
+    _as_ids,
+    _check_frame,
+    _rename,
+    canonical_qrels,
+    canonical_run,
+    canonical_scores,
+    group_columns,
+)
 
 __all__ = [
     "DEFAULT_LEVELS",
@@ -550,7 +560,7 @@ def evaluate_variants(
     >>> list(scores.columns)
     ['level', 'repeat', 'system', 'query', 'measure', 'value']
     """
-    from ..evaluate import MISSING, ORDERS, scores_frame
+    from ..evaluate import MISSING, ORDERS
 
     if missing not in MISSING:
         raise ValueError(f"missing= must be one of {MISSING}, got {missing!r}")

@@ -13,11 +13,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..evaluate import evaluate
-from ..meta.aggregate import aggregate
 from .. import plot
 from ..bounds_frame import bounds
+from ..evaluate import evaluate
 from ..information import information_difference, joint_ric
+from ..meta.aggregate import aggregate
 from ..meta.correlation import correlate
 from ..meta.information import information_tau
 from ..meta.power import asl_curve, conflicts, discriminative_power
