@@ -560,12 +560,11 @@ def evaluate_variants(
     >>> list(scores.columns)
     ['level', 'repeat', 'system', 'query', 'measure', 'value']
     """
+    from ..errors import check_option
     from ..evaluate import MISSING, ORDERS
 
-    if missing not in MISSING:
-        raise ValueError(f"missing= must be one of {MISSING}, got {missing!r}")
-    if order not in ORDERS:
-        raise ValueError(f"order= must be one of {ORDERS}, got {order!r}")
+    check_option("missing", missing, MISSING)
+    check_option("order", order, ORDERS)
     parsed = parse_measures(measures)
     variants_frame, key_cols = _canonical_variants(qrels_variants, qrels_columns)
     run = canonical_run(run, columns)
