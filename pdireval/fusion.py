@@ -41,7 +41,7 @@ from operator import lt
 import numpy as np
 import pandas as pd
 
-from .errors import SchemaError
+from .errors import OptionError, SchemaError
 from .measures.segments import natural_order
 from .measures.view import read_negatives
 from .schema import ID_DTYPE, canonical_qrels, canonical_run, qrels_from_run
@@ -243,7 +243,7 @@ def fuse(run: pd.DataFrame, method: str = "combmnz", *, qrels: pd.DataFrame | No
     M. Montague. Metasearch: Data Fusion for Document Retrieval. PhD thesis, Dartmouth, 2002.
     """
     if not isinstance(method, str) or method.lower() not in FUSION_METHODS:
-        raise ValueError(f"method= must be one of {FUSION_METHODS}, got {method!r}")
+        raise OptionError(f"method= must be one of {FUSION_METHODS}, got {method!r}")
     method = method.lower()
     canonical = canonical_run(run)
     if systems is not None:

@@ -36,7 +36,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .errors import PdirevalError, SchemaError
+from .errors import OptionError, PdirevalError, SchemaError
 from .evaluate import prepare
 from .measures.information import binary_entropy, truncated_condensed
 from .measures.segments import natural_order
@@ -98,7 +98,7 @@ def judged_lists(run, *, qrels=None, rel: float = 1.0, negatives: str = "unjudge
     ``rank`` is ordered by rank, ties by doc id ascending), as in :func:`pdireval.evaluate`.
     """
     if negatives not in NEGATIVES:
-        raise ValueError(f"negatives= must be one of {NEGATIVES}, got {negatives!r}")
+        raise OptionError(f"negatives= must be one of {NEGATIVES}, got {negatives!r}")
     prepared = prepare(run, qrels=qrels, missing="drop")
     run = prepared.run
     judgments = prepared.segments.judgments

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from .errors import SchemaError
+from .errors import OptionError, SchemaError
 from .schema import ID_DTYPE, canonical_qrels, canonical_run
 
 __all__ = ["read_cranfield", "TermIndex", "grid_run", "pooled_qrels", "STOPWORDS", "MODELS"]
@@ -305,14 +305,14 @@ def grid_run(
         query order, then rank.
     """
     if model not in MODELS:
-        raise ValueError(f"model= must be one of {MODELS}, got {model!r}")
+        raise OptionError(f"model= must be one of {MODELS}, got {model!r}")
     defaults = {"bm25": {"k1": 1.2, "b": 0.75}, "lm": {"mu": 1000.0}}[model]
     params = dict(params or {})
     unknown = sorted(set(params) - set(defaults))
     if unknown:
-        raise ValueError(f"unknown parameter(s) {unknown} for model={model!r}; it has {sorted(defaults)}")
+        raise OptionError(f"unknown parameter(s) {unknown} for model={model!r}; it has {sorted(defaults)}")
     if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1:
-        raise ValueError(f"depth= must be a positive integer, got {depth!r}")
+        raise OptionError(f"depth= must be a positive integer, got {depth!r}")
     settings = _grid({**{k: [v] for k, v in defaults.items()}, **params})
     Q = index.queries(queries, text)
     q_ids = queries["query"].astype(str).to_numpy(dtype=object)
@@ -373,7 +373,7 @@ def pooled_qrels(run: pd.DataFrame, qrels: pd.DataFrame, *, depth: int = 50) -> 
         query then doc.
     """
     if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1:
-        raise ValueError(f"depth= must be a positive integer, got {depth!r}")
+        raise OptionError(f"depth= must be a positive integer, got {depth!r}")
     q = canonical_qrels(qrels)
     r = canonical_run(run)
     if "score" in r.columns:

@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ..errors import PdirevalWarning, SchemaError, show_rows
+from ..errors import OptionError, PdirevalWarning, SchemaError, show_rows
 from ..measures import parse_measures
 from ..measures.segments import Judgments, Segments, build_judgments, build_segments
 from ..schema import (
@@ -58,7 +58,7 @@ def _base_seed(rng, repeats: int) -> int:
         raise TypeError("rng= must be an int seed, a numpy Generator or None, not a bool")
     if isinstance(rng, numbers.Integral):
         if rng < 0:
-            raise ValueError(f"rng= as a seed must be >= 0, got {rng}")
+            raise OptionError(f"rng= as a seed must be >= 0, got {rng}")
         return int(rng)
     if rng is None or isinstance(rng, np.random.Generator):
         gen = np.random.default_rng(rng)
@@ -74,14 +74,14 @@ def _check_levels(levels) -> np.ndarray:
             raise TypeError("levels= must be a number or a sequence of numbers, e.g. (1, 5, 10, 50)")
     arr = np.asarray(list(levels), dtype=np.float64) if len(levels) else np.zeros(0)
     if len(arr) == 0:
-        raise ValueError("levels= is empty: give at least one completeness level in (0, 100], e.g. levels=(10, 50).")
+        raise OptionError("levels= is empty: give at least one completeness level in (0, 100], e.g. levels=(10, 50).")
     bad = arr[~((arr > 0) & (arr <= 100))]
     if len(bad):
-        raise ValueError(
+        raise OptionError(
             f"levels= must be percentages in (0, 100]; got {bad.tolist()}. Write 10 for 10%, not 0.1."
         )
     if len(np.unique(arr)) != len(arr):
-        raise ValueError(f"levels= repeats a level: {arr.tolist()}. Give each level once.")
+        raise OptionError(f"levels= repeats a level: {arr.tolist()}. Give each level once.")
     return arr
 
 
@@ -200,11 +200,11 @@ def subsample_qrels(
     [[10, 0], [10, 1], [50, 0], [50, 1]]
     """
     if mode not in MODES:
-        raise ValueError(f"mode= must be one of {MODES}, got {mode!r}")
+        raise OptionError(f"mode= must be one of {MODES}, got {mode!r}")
     if isinstance(repeats, bool) or not isinstance(repeats, numbers.Integral) or repeats < 1:
-        raise ValueError(f"repeats= must be a positive integer, got {repeats!r}")
+        raise OptionError(f"repeats= must be a positive integer, got {repeats!r}")
     if isinstance(min_relevant, bool) or not isinstance(min_relevant, numbers.Integral) or min_relevant < 0:
-        raise ValueError(f"min_relevant= must be a non-negative integer, got {min_relevant!r}")
+        raise OptionError(f"min_relevant= must be a non-negative integer, got {min_relevant!r}")
     if not isinstance(nested, (bool, np.bool_)):
         raise TypeError(f"nested= must be True or False, got {nested!r}")
     level_arr = _check_levels(levels)
@@ -698,10 +698,10 @@ def completeness_correlation(
 
     methods = [method] if isinstance(method, str) else list(method)
     if not methods:
-        raise ValueError("method= is empty: pass e.g. 'kendall_b' or ['kendall_b', 'spearman'].")
+        raise OptionError("method= is empty: pass e.g. 'kendall_b' or ['kendall_b', 'spearman'].")
     for m in methods:
         if m not in CORRELATION_METHODS:
-            raise ValueError(f"method= must be among {CORRELATION_METHODS}, got {m!r}")
+            raise OptionError(f"method= must be among {CORRELATION_METHODS}, got {m!r}")
     frame = canonical_scores(scores)
     ref = canonical_scores(reference)
     keys = group_columns(frame)

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from ..errors import SchemaError
+from ..errors import OptionError, SchemaError
 from ..measures.information import binary_entropy
 from ..schema import canonical_scores, score_matrix
 
@@ -65,7 +65,7 @@ def information_from_tau(tau):
     """
     t = np.asarray(tau, dtype=np.float64)
     if np.any(np.abs(t[~np.isnan(t)]) > 1.0 + 1e-12):
-        raise ValueError("information_from_tau needs τ in [−1, 1]; a rank correlation outside it is not a τ.")
+        raise OptionError("information_from_tau needs τ in [−1, 1]; a rank correlation outside it is not a τ.")
     t = np.clip(t, -1.0, 1.0)
     out = 1.0 - binary_entropy((1.0 - t) / 2.0)
     out = np.where(np.isnan(t), np.nan, out)
@@ -88,7 +88,7 @@ def tau_from_information(bits):
     """
     info = np.asarray(bits, dtype=np.float64)
     if np.any((info[~np.isnan(info)] < -1e-12) | (info[~np.isnan(info)] > 1.0 + 1e-12)):
-        raise ValueError("tau_from_information needs information in [0, 1] bits.")
+        raise OptionError("tau_from_information needs information in [0, 1] bits.")
     target = 1.0 - np.clip(info, 0.0, 1.0)  # H2(p) with p in [0, 1/2], H2 increasing there
     lo = np.zeros_like(target)
     hi = np.full_like(target, 0.5)
@@ -181,7 +181,7 @@ def pair_information(x, y, given: Sequence = (), *, ties: str = "drop"):
     Returns ``(information_tau, n_pairs)``; n_pairs = ordered pairs used; no pair → NaN.
     """
     if ties not in TIES:
-        raise ValueError(f"ties= must be one of {TIES}, got {ties!r}")
+        raise OptionError(f"ties= must be one of {TIES}, got {ties!r}")
     stack = np.vstack([np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)] + [np.asarray(z, dtype=np.float64) for z in given])
     signs = pair_signs(stack)
     keep = pair_valid(stack).all(axis=0)
@@ -324,7 +324,7 @@ def information_tau(
     information retrieval systems. SIGIR 2013.
     """
     if ties not in TIES:
-        raise ValueError(f"ties= must be one of {TIES}, got {ties!r}")
+        raise OptionError(f"ties= must be one of {TIES}, got {ties!r}")
     if not isinstance(per_query, (bool, np.bool_)):
         raise TypeError("per_query= must be True or False")
     frame = canonical_scores(scores)

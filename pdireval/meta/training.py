@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ..errors import SchemaError, show_rows
+from ..errors import OptionError, SchemaError, show_rows
 from ..schema import canonical_scores, group_columns, score_matrix
 from .significance import sign_test, wilcoxon
 
@@ -30,7 +30,7 @@ def _query_set(values, name: str, known: set) -> list[str]:
         raise TypeError(f"{name}= must be a list of query ids, got {type(values).__name__}")
     out = list(dict.fromkeys(str(v) for v in values))
     if not out:
-        raise ValueError(f"{name}= is empty: give the query ids of that topic set.")
+        raise OptionError(f"{name}= is empty: give the query ids of that topic set.")
     unknown = [q for q in out if q not in known]
     if unknown:
         raise SchemaError(

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..errors import OptionError
 from ._base import new_axes
 
 __all__ = ["d_study_curve", "optimal_discounts", "optimal_gains", "stability_curves"]
@@ -46,7 +47,7 @@ def d_study_curve(curve: pd.DataFrame, *, coefficient: str = "phi", band: bool =
     Figure, or ``ax`` when given.
     """
     if coefficient not in ("phi", "e_rho2"):
-        raise ValueError(f"coefficient= must be 'phi' or 'e_rho2', got {coefficient!r}")
+        raise OptionError(f"coefficient= must be 'phi' or 'e_rho2', got {coefficient!r}")
     fig, axes = new_axes(ax)
     keys = [c for c in curve.columns if c not in _KEYS_SKIP]
     groups = curve.groupby(keys, sort=False, dropna=False) if keys else [((), curve)]
