@@ -191,7 +191,6 @@ def _hash_padded(chunk: pa.Array, width: int) -> np.ndarray | None:
 
 def _hash_unpadded(chunk: pa.Array) -> np.ndarray:
     """Hash word by word from the unpadded buffer (for very long ids)."""
-    n = len(chunk)
     offsets = _offsets(chunk)
     lo, hi = int(offsets[0]), int(offsets[-1])
     data = np.zeros(hi - lo + 8, dtype=np.uint8)  # 8 bytes of padding for the last word
