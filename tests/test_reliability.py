@@ -339,3 +339,11 @@ def test_on_evaluated_scores():
     matrix = scores[scores["measure"] == "AP"].pivot(index="system", columns="query", values="value").to_numpy()
     tab = anova_table(matrix.T)
     assert rel["ms_system"].iloc[1] == pytest.approx(float(tab["ms_system"]), rel=1e-12)
+
+
+def test_phi_interval_defined_when_the_sample_icc_is_not_positive():
+    # found by hypothesis: MS_system < MS_residual made Satterthwaite's df undefined (NaN limit)
+    x = np.array([[-0.68913986, 0.70350229], [0.06209422, -0.25641229], [0.06016865, -0.01210417]])
+    row = pdireval.reliability(frame_of(x)).iloc[0]
+    assert row["phi"] == 0.0
+    assert row["phi_ci_low"] == 0.0 and 0.0 <= row["phi_ci_high"] <= 1.0

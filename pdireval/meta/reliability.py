@@ -170,6 +170,9 @@ def coefficient_intervals(tab, n_s, n_t, n_prime, confidence_level):
         # Φ(1) = ICC(A,1): n = n_s targets (rows), k = n_t raters (columns)
         n, k = n_s, n_t
         rho = (ms_s - ms_r) / (ms_s + (k - 1.0) * ms_r + k * (ms_t - ms_r) / n)
+        # Satterthwaite's df need ρ̂ > 0; at ρ̂ <= 0 use the limit ρ̂ -> 0+ (a = 0, b = 1,
+        # v = the residual df): the lower limit then clips to 0 instead of becoming NaN
+        rho = np.maximum(rho, 0.0)
         a = k * rho / (n * (1.0 - rho))
         b = 1.0 + k * rho * (n - 1.0) / (n * (1.0 - rho))
         v = np.square(a * ms_t + b * ms_r) / (
