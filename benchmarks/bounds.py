@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import pdireval  # noqa: E402
-from pdireval.evaluate import prepare  # noqa: E402
+from pdireval.evaluation import prepare  # noqa: E402
 from pdireval.measures import compute, parse_measure  # noqa: E402
 from pdireval.measures.bounds import expected_dcg, expected_sp, measure_bounds  # noqa: E402
 from pdireval.measures.view import view_of  # noqa: E402

@@ -67,10 +67,10 @@ run_pdireval_shuffled = run_pdireval  # the same call on the rows shuffled (see 
 def phases(run, qrels, repeat):
     """pdireval's time split (internal API): validation + keys (incl. duplicate check),
     qrels + segments (lookup, positions, ties), measures + scores frame."""
-    from pdireval.evaluate import scores_frame
+    from pdireval.core.schema import canonical_qrels, canonical_run_keys
+    from pdireval.core.segments import build_judgments, build_segments
+    from pdireval.evaluation import scores_frame
     from pdireval.measures import compute, parse_measures
-    from pdireval.measures.segments import build_judgments, build_segments
-    from pdireval.schema import canonical_qrels, canonical_run_keys
 
     parsed = parse_measures(MEASURES)
     best = {}

@@ -37,8 +37,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import pdireval  # noqa: E402
-import pdireval.information as info  # noqa: E402
-from pdireval.evaluate import prepare  # noqa: E402
+import pdireval.runs.joint_ric as info  # noqa: E402
+from pdireval.evaluation import prepare  # noqa: E402
 from pdireval.measures import compute, parse_measure  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data" / "robust03"
@@ -119,7 +119,7 @@ def main():
     diff, t_diff, t_diff_med = timed(lambda: pdireval.information_difference(run, qrels=qrels), repeat=2)
     union17 = info._Union(lists, np.arange(len(systems)))
     fusion_times = {}
-    for method in pdireval.fusion.FUSION_METHODS:
+    for method in pdireval.runs.fusion.FUSION_METHODS:
         _, t, _ = timed(lambda m=method: pdireval.fuse(run, m, qrels=qrels, systems=group), repeat=1)
         fusion_times[method] = t
 

@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import pdireval  # noqa: E402
-from pdireval.evaluate import prepare  # noqa: E402
+from pdireval.evaluation import prepare  # noqa: E402
 
 MEASURES = [
     "nDCG@5", "nDCG@10", "nDCG@20", "nDCG@100", "nDCG", "P@5", "P@10", "P@20", "P@100",
@@ -120,7 +120,7 @@ def bench_optimize(repeat=3):
     row = res.summary.iloc[0]
 
     # the naive Φ evaluation: recompute nDCG@20 from the prepared run, then reliability
-    from pdireval.evaluate import scores_frame
+    from pdireval.evaluation import scores_frame
 
     measure = pdireval.parse_measure(res.measure(20))
 

@@ -112,7 +112,7 @@ def main():
     # ---------------------------------------------------------------- workload 1
     run, qrels = pdireval.datasets.simulate(n_systems=100, n_queries=50, depth=100, rng=SEED)
     scores = pdireval.evaluate(run, ["nDCG@10"], qrels=qrels)
-    matrix = pdireval.schema.score_matrix(scores)
+    matrix = pdireval.core.groups.score_matrix(scores)
     n_pairs = 100 * 99 // 2
 
     t_boot, res = best_of(lambda: pdireval.compare(scores, method="bootstrap", n_resamples=B, rng=SEED))
@@ -176,7 +176,7 @@ def main():
     say("")
     say(f"Peak memory of one `compare(method=\"bootstrap\")` call (tracemalloc): {mem_boot / 2**20:.0f} MiB — "
         "pairs are processed in chunks of about 4 Mi float64 cells per array "
-        "(`pdireval.meta._common.CHUNK_CELLS`), so memory does not grow with the number of pairs.")
+        "(`pdireval.core.chunking.CHUNK_CELLS`), so memory does not grow with the number of pairs.")
     say(f"The naive loop draws its resamples differently, so its ASLs differ from ours by Monte Carlo noise "
         f"(largest |difference| on the timed pairs: {max_dev:.3f}); the vectorized kernel equals a loop "
         "on the *same* draws exactly (tests/test_significance.py). ranx's Fisher p-values vs ours "
@@ -189,7 +189,7 @@ def main():
     # ---------------------------------------------------------------- workload 2
     run2, qrels2 = pdireval.datasets.simulate(n_systems=17, n_queries=100, depth=100, rng=SEED)
     scores2 = pdireval.evaluate(run2, ["AP"], qrels=qrels2)
-    x2 = pdireval.schema.score_matrix(scores2).to_numpy()
+    x2 = pdireval.core.groups.score_matrix(scores2).to_numpy()
     sizes = list(range(5, 101, 5))
     t_err, err = best_of(lambda: pdireval.error_rate(scores2, n_trials=200, sizes=sizes, rng=SEED), repeat=3)
     t_err_topic, _ = best_of(lambda: pdireval.error_rate(scores2, n_trials=200, sizes=sizes, unit="topic", rng=SEED), repeat=3)

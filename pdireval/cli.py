@@ -20,8 +20,8 @@ from collections.abc import Callable, Sequence
 
 import pandas as pd
 
-from . import __version__
-from .errors import PdirevalError, PdirevalWarning
+from pdireval import __version__
+from pdireval.errors import PdirevalError, PdirevalWarning
 
 __all__ = ["main", "build_parser", "SUBCOMMANDS"]
 
@@ -81,8 +81,8 @@ def add_evaluate(subparsers) -> None:
 
 
 def _load(args) -> tuple[pd.DataFrame, pd.DataFrame]:
-    from .datasets import simulate
-    from .io import read_qrels, read_run
+    from pdireval.datasets import simulate
+    from pdireval.io import read_qrels, read_run
 
     if not args.runs and args.qrels is None:
         note(
@@ -117,9 +117,9 @@ def _table(scores: pd.DataFrame, summary: pd.DataFrame, per_query: bool) -> str:
 
 
 def run_evaluate(args) -> int:
-    from .evaluate import evaluate
-    from .measures import parse_measures
-    from .meta.aggregate import aggregate
+    from pdireval.evaluation import evaluate
+    from pdireval.measures import parse_measures
+    from pdireval.meta.aggregate import aggregate
 
     measures = parse_measures(args.measures or DEFAULT_MEASURES)  # bad measures fail first
     run, qrels = _load(args)
@@ -174,9 +174,9 @@ def add_report(subparsers) -> None:
 
 
 def run_report(args) -> int:
-    from .measures import parse_measures
-    from .reporting import DEFAULT_MEASURES as REPORT_MEASURES
-    from .reporting import report
+    from pdireval.measures import parse_measures
+    from pdireval.reporting import DEFAULT_MEASURES as REPORT_MEASURES
+    from pdireval.reporting import report
 
     measures = parse_measures(args.measures or list(REPORT_MEASURES))  # bad measures fail first
     if not args.runs and args.qrels is None:

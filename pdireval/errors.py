@@ -11,6 +11,7 @@ rows, when there are any, are attached as ``failure_cases`` (a DataFrame).
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 __all__ = ["PdirevalError", "SchemaError", "MeasureError", "OptionError", "PdirevalWarning", "check_option"]
@@ -70,3 +71,18 @@ def show_rows(rows: pd.DataFrame, limit: int = 5) -> str:
     head = rows.head(limit).to_string()
     more = f"\n... and {n - limit} more" if n > limit else ""
     return "\n" + "\n".join("    " + line for line in head.splitlines()) + more
+
+
+def group_rng(rng):
+    """Return a factory giving the Generator for each group of a scores frame.
+
+    An integer seed (or None, or a SeedSequence) starts a fresh ``default_rng(rng)`` for every
+    group, so each group's numbers are those of the methods-spec draw protocol with that seed
+    (and a result does not depend on which other measures are in the frame). A Generator is
+    shared: successive groups continue its stream.
+    """
+    if isinstance(rng, np.random.Generator):
+        return lambda: rng
+    if rng is not None and not isinstance(rng, (int, np.integer, np.random.SeedSequence)):
+        raise TypeError(f"rng= must be None, an integer seed or a numpy Generator, got {type(rng).__name__}")
+    return lambda: np.random.default_rng(rng)

@@ -21,9 +21,9 @@ import pyarrow as pa
 import pyarrow.compute as pa_compute
 import pyarrow.csv as pa_csv
 
-from ._keys import run_keys
-from .errors import SchemaError, check_option
-from .schema import ID_DTYPE, canonical_qrels, canonical_run
+from pdireval.core.keys import run_keys
+from pdireval.core.schema import ID_DTYPE, canonical_qrels, canonical_run
+from pdireval.errors import SchemaError, check_option
 
 __all__ = ["read_run", "read_qrels", "read_svmlight", "write_run", "write_qrels"]
 
@@ -305,7 +305,7 @@ def read_run(path, *, system: str = "tag") -> pd.DataFrame:
 
 
 def _check_run_duplicates(run: pd.DataFrame, frames: list[pd.DataFrame], files: list[Path]) -> None:
-    # exact hash-based check (see pdireval._hashing): ~10x faster than DataFrame.duplicated
+    # exact hash-based check (see pdireval.core.hashing): ~10x faster than DataFrame.duplicated
     dup_rows = run_keys(run).duplicated_rows()
     if not len(dup_rows):
         return

@@ -1,28 +1,34 @@
-"""The accessor mirrors the public functions one to one."""
+"""The accessor is generated from the public functions: same signature, same docstring."""
 
 import inspect
+import pydoc
 
 import pandas as pd
+import pytest
 
 import pdireval
-from pdireval.accessor import IrevalAccessor
+from pdireval.public import EXPORTS, FRAME_FUNCTIONS
 
 
-def _public_methods():
-    return [name for name, _ in inspect.getmembers(IrevalAccessor, inspect.isfunction) if not name.startswith("_")]
-
-
-def test_every_accessor_method_mirrors_a_public_function():
-    names = _public_methods()
-    assert "evaluate" in names and "aggregate" in names
-    for name in names:
+def test_every_frame_function_is_an_accessor_method_with_its_signature_and_docstring():
+    frame = pd.DataFrame({"a": [1]})
+    assert {"evaluate", "aggregate", "compare"} <= set(FRAME_FUNCTIONS)
+    for name in FRAME_FUNCTIONS:
         func = getattr(pdireval, name)
-        method = getattr(IrevalAccessor, name)
+        method = getattr(frame.ireval, name)
         f_params = list(inspect.signature(func).parameters.values())[1:]
-        m_params = list(inspect.signature(method).parameters.values())[1:]
+        m_params = list(inspect.signature(method).parameters.values())
         assert [(p.name, p.kind, p.default) for p in f_params] == [
             (p.name, p.kind, p.default) for p in m_params
         ], name
+        assert method.__doc__ == func.__doc__ and len(func.__doc__) > 200, name
+        assert name in dir(frame.ireval)
+
+
+def test_help_shows_the_function_documentation():
+    frame = pd.DataFrame({"a": [1]})
+    text = pydoc.render_doc(frame.ireval.compare, renderer=pydoc.plaintext)
+    assert "Paired significance test" in text and "n_resamples" in text
 
 
 def test_accessor_calls_the_function():
@@ -31,3 +37,28 @@ def test_accessor_calls_the_function():
     b = pdireval.evaluate(run, ["AP", "nDCG@5"], qrels=qrels)
     pd.testing.assert_frame_equal(a, b)
     pd.testing.assert_frame_equal(a.ireval.aggregate(), pdireval.aggregate(a))
+
+
+def test_unknown_accessor_method_names_the_methods():
+    with pytest.raises(AttributeError, match="evaluate"):
+        pd.DataFrame({"a": [1]}).ireval.evalute  # noqa: B018
+
+
+def test_every_public_name_resolves_and_no_function_hides_a_module():
+    import importlib
+    import pkgutil
+
+    for name in EXPORTS:
+        assert getattr(pdireval, name) is not None
+    top_level = {m.name for m in pkgutil.iter_modules(pdireval.__path__)}
+    assert not (set(EXPORTS) & top_level), set(EXPORTS) & top_level
+    importlib.import_module("pdireval.measures.bounds")
+    assert isinstance(pdireval.measures(), pd.DataFrame)
+
+
+def test_no_two_modules_outside_plot_share_a_file_name():
+    from pathlib import Path
+
+    root = Path(pdireval.__file__).parent
+    names = [p.name for p in root.rglob("*.py") if p.name != "__init__.py" and "plot" not in p.parts]
+    assert len(names) == len(set(names)), sorted(n for n in names if names.count(n) > 1)

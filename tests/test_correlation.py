@@ -13,7 +13,7 @@ from hypothesis import strategies as hs
 
 import pdireval
 from pdireval.errors import PdirevalError, SchemaError
-from pdireval.meta.correlation import kendall_tau, rank_correlation, tau_ap
+from pdireval.stats.rank_correlation import kendall_tau, rank_correlation, tau_ap
 
 
 def brute_counts(x, y):

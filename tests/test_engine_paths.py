@@ -10,10 +10,11 @@ import pyarrow as pa
 import pytest
 
 import pdireval
-from pdireval import _hashing, _keys
+from pdireval.core import hashing as _hashing
+from pdireval.core import keys as _keys
 from pdireval.errors import SchemaError
-from pdireval.evaluate import prepare
-from pdireval.measures import segments as seg_mod
+from pdireval.evaluation import prepare
+from pdireval.core import segments as seg_mod
 
 MEASURES = ["AP", "nDCG@10", "P@10", "RR", "R@50", "Rprec", "Bpref", "NumRelRet"]
 
@@ -67,23 +68,23 @@ def test_duplicate_check_reports_exact_rows(monkeypatch):
     run, _ = _run()
     dup = pd.concat([run, run.iloc[[5, 77]]], ignore_index=True).sample(frac=1, random_state=1)
     with pytest.raises(SchemaError, match="4 rows sharing a \\(system, query, doc\\) key") as err:
-        pdireval.schema.canonical_run(dup)
+        pdireval.core.schema.canonical_run(dup)
     want = dup[dup.duplicated(["system", "query", "doc"], keep=False)]
     got = err.value.failure_cases
     assert sorted(got.index) == sorted(want.index)
     # with a hash that collides everywhere the answer is the same, and a clean run passes
     monkeypatch.setattr(_keys, "hash_strings", lambda values: np.zeros(len(values), dtype=np.uint64))
     with pytest.raises(SchemaError) as err2:
-        pdireval.schema.canonical_run(dup)
+        pdireval.core.schema.canonical_run(dup)
     assert sorted(err2.value.failure_cases.index) == sorted(want.index)
-    pdireval.schema.canonical_run(run)
+    pdireval.core.schema.canonical_run(run)
 
 
 def test_same_doc_in_other_segment_is_not_a_duplicate():
     run = pd.DataFrame(
         {"system": ["a", "a", "b", "b"], "query": ["1", "2", "1", "1"], "doc": ["x", "x", "x", "y"], "score": [1.0, 2, 3, 4]}
     )
-    pdireval.schema.canonical_run(run)
+    pdireval.core.schema.canonical_run(run)
 
 
 # --------------------------------------------------------------------------- order
@@ -204,5 +205,5 @@ def test_sparse_system_query_pairs_shuffled():
     base = pdireval.evaluate(run, MEASURES, qrels=qrels, missing="drop")
     shuffled = pdireval.evaluate(run.sample(frac=1, random_state=3), MEASURES, qrels=qrels, missing="drop")
     pd.testing.assert_frame_equal(base, shuffled)
-    keys = _keys.run_keys(pdireval.schema.canonical_run(run.sample(frac=1, random_state=3)))
+    keys = _keys.run_keys(pdireval.core.schema.canonical_run(run.sample(frac=1, random_state=3)))
     assert len(keys.seg_system) == 300 and not keys.contiguous

@@ -16,12 +16,12 @@ import pytest
 
 import pdireval
 from pdireval.errors import SchemaError
-from pdireval.meta.correlation import kendall_tau
-from pdireval.meta.information import (
+from pdireval.stats.information_theory import (
     information_from_tau,
     pair_information,
     tau_from_information,
 )
+from pdireval.stats.rank_correlation import kendall_tau
 
 
 def kendall_counts(x, y):
@@ -270,7 +270,7 @@ def test_information_tau_on_evaluated_scores_matches_canonical_spelling():
 
 def test_kendall_tau_is_the_expectation_of_the_pair_product():
     """τ_a = E[X_R·X_S] over the uniform ordered pairs, ties valued 0 (methods-spec §5.2)."""
-    from pdireval.meta.information import pair_signs
+    from pdireval.stats.information_theory import pair_signs
 
     rng = np.random.default_rng(17)
     for _ in range(20):

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import pdireval
-import pdireval.information as info
+import pdireval.runs.joint_ric as info
 from pdireval.errors import PdirevalError, SchemaError
 from tests.test_ric import EXAMPLE, _random_case, direct_joint_ric, direct_ric, frames
 

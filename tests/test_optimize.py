@@ -8,8 +8,8 @@ import pytest
 
 import pdireval
 from pdireval.errors import MeasureError, SchemaError
-from pdireval.evaluate import prepare
-from pdireval.meta.optimize import _grades_of, _Model, _reduce, standard_discount, standard_gain
+from pdireval.evaluation import prepare
+from pdireval.runs.optimize import _grades_of, _Model, _reduce, standard_discount, standard_gain
 
 
 def engine_phi(run, qrels, measure):

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import pdireval
 from pdireval.errors import SchemaError
-from pdireval.meta.reliability import anova_table, phi, queries_needed
+from pdireval.stats.gtheory import anova_table, phi, queries_needed
 
 WORKED = np.array([[0.2, 0.3, 0.5, 0.4], [0.25, 0.35, 0.45, 0.5], [0.1, 0.2, 0.3, 0.2]])
 
@@ -156,7 +156,7 @@ def test_e_rho2_interval_covers_at_nominal_rate():
         + rng.normal(0, np.sqrt(vt), (reps, n_t, 1))
         + rng.normal(0, np.sqrt(vr), (reps, n_t, n_s))
     )
-    from pdireval.meta.reliability import coefficient_intervals
+    from pdireval.stats.gtheory import coefficient_intervals
 
     tab = anova_table(x)
     e_lo, e_hi, p_lo, p_hi = coefficient_intervals(tab, float(n_s), float(n_t), float(n_t), 0.9)

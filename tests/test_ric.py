@@ -186,7 +186,7 @@ def test_registered_and_listed():
 def test_simulated_collection_matches_oracle():
     run, qrels = pdireval.datasets.simulate(n_systems=3, n_queries=3, depth=15, rng=5)
     scores = pdireval.evaluate(run, "RIC", qrels=qrels)
-    from pdireval.evaluate import prepare
+    from pdireval.evaluation import prepare
 
     prepared = prepare(run, qrels=qrels)
     canonical = prepared.run

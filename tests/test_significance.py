@@ -14,8 +14,8 @@ from hypothesis import strategies as hs
 
 import pdireval
 from pdireval.errors import PdirevalError, SchemaError
-from pdireval.meta.significance import (
-    adjust_pvalues,
+from pdireval.stats.corrections import adjust_pvalues
+from pdireval.stats.paired_tests import (
     bootstrap_test,
     paired_t,
     randomization_test,
@@ -172,7 +172,7 @@ def test_discriminative_power_required_diff_equals_loop():
 
 def test_bootstrap_many_pairs_chunked(monkeypatch):
     # chunking over pairs does not change the numbers
-    import pdireval.meta._common as common
+    import pdireval.core.chunking as common
 
     x = random_matrix(n=10, m=12, seed=5)
     scores = scores_from_matrix(x)

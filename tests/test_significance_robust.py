@@ -9,7 +9,7 @@ import pytest
 import scipy.stats as st
 
 import pdireval
-from pdireval.meta.correlation import kendall_tau
+from pdireval.stats.rank_correlation import kendall_tau
 
 pytestmark = pytest.mark.slow
 
@@ -22,7 +22,7 @@ def robust_scores(robust03):
 
 def test_all_pairs_match_scipy_on_robust03(robust_scores):
     ap = robust_scores[robust_scores.measure == "AP"]
-    x = pdireval.schema.score_matrix(ap)
+    x = pdireval.core.groups.score_matrix(ap)
     t = pdireval.compare(ap, method="t")
     w = pdireval.compare(ap, method="wilcoxon")
     s = pdireval.compare(ap, method="sign")

@@ -12,7 +12,7 @@ from hypothesis import strategies as hs
 
 import pdireval
 from pdireval.errors import PdirevalError, SchemaError
-from pdireval.meta.correlation import kendall_tau
+from pdireval.stats.rank_correlation import kendall_tau
 from tests.test_significance import random_matrix, scores_from_matrix
 
 

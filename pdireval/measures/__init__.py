@@ -1,17 +1,33 @@
-"""Measures: values and parser (spec), segment structure, label views, kernels, registry."""
+"""Measures: the registry and parser, label views, kernels, bound normalisation, RIC.
+
+The module itself is callable: ``pdireval.measures()`` returns the registry as a DataFrame
+(see :func:`registry_frame`), while ``import pdireval.measures.bounds`` reaches the
+subpackage's modules.
+"""
 
 from __future__ import annotations
 
+import sys
+import types
+
 import pandas as pd
 
-from . import (
+from pdireval.measures import (
     bounds,  # noqa: F401  (bound parameters on the standard measures; imports standard)
-    information,  # noqa: F401  (registers RIC)
+    ric,  # noqa: F401  (registers RIC)
     standard,  # noqa: F401  (registers the standard measures)
 )
-from .spec import REGISTRY, Measure, MeasureDef, Param, build_measure, parse_measure, parse_measures
+from pdireval.measures.registry import (
+    REGISTRY,
+    Measure,
+    MeasureDef,
+    Param,
+    build_measure,
+    parse_measure,
+    parse_measures,
+)
 
-__all__ = ["Measure", "MeasureDef", "Param", "REGISTRY", "parse_measure", "parse_measures", "build_measure", "measures", "compute"]
+__all__ = ["Measure", "MeasureDef", "Param", "REGISTRY", "parse_measure", "parse_measures", "build_measure", "registry_frame", "compute"]
 
 
 def compute(segments, measure: Measure):
@@ -19,7 +35,7 @@ def compute(segments, measure: Measure):
     return measure.definition.kernel(segments, measure)
 
 
-def measures() -> pd.DataFrame:
+def registry_frame() -> pd.DataFrame:
     """The measure registry as a DataFrame, one row per measure.
 
     Returns
@@ -44,3 +60,13 @@ def measures() -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
+
+
+class _CallableModule(types.ModuleType):
+    """``pdireval.measures`` is both this subpackage and a function returning the registry."""
+
+    def __call__(self) -> pd.DataFrame:
+        return registry_frame()
+
+
+sys.modules[__name__].__class__ = _CallableModule

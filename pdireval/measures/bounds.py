@@ -32,11 +32,11 @@ import numpy as np
 import pandas as pd
 from scipy.special import digamma
 
-from ..errors import MeasureError
-from .segments import Segments
-from .spec import REGISTRY, Measure, Param, _thaw, add_params, build_measure
-from .standard import _dcg, _relevant, _view, ordered_pool_dcg
-from .view import View, discount_weights, gain_values, read_negatives
+from pdireval.core.segments import Segments
+from pdireval.errors import MeasureError
+from pdireval.measures.registry import REGISTRY, Measure, Param, _thaw, add_params, build_measure
+from pdireval.measures.standard import _dcg, _relevant, _view, ordered_pool_dcg
+from pdireval.measures.view import View, discount_weights, gain_values, read_negatives
 
 __all__ = [
     "BOUNDS",

@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from . import REGISTRY
+from pdireval.measures import REGISTRY
 
 HEADER = """# Measures
 

@@ -1,7 +1,7 @@
 """The standard measures: trec_eval's, ir_measures', and the seed papers' per-query measures.
 
 Each kernel takes a :class:`~pdireval.measures.view.View` and a
-:class:`~pdireval.measures.spec.Measure` and returns one float64 per segment. Notation:
+:class:`~pdireval.measures.registry.Measure` and returns one float64 per segment. Notation:
 positions are 0-based (rank i = position + 1), k is the cut-off (None = whole list), R the
 number of judged relevant documents of the query (label >= ``rel``).
 """
@@ -10,8 +10,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .spec import MeasureDef, Param, register, register_alias, register_alias_pattern
-from .view import (
+from pdireval.measures.registry import (
+    MeasureDef,
+    Param,
+    register,
+    register_alias,
+    register_alias_pattern,
+)
+from pdireval.measures.view import (
     DISCOUNTS,
     GAINS,
     NEGATIVES,
@@ -238,7 +244,7 @@ def ordered_pool_dcg(v: View, m, *, descending: bool = True) -> np.ndarray:
     gains = gain_values(v.q_label[judged_row], m.get("gain"))
     order = np.lexsort((-gains if descending else gains, rq))
     rq, gains = rq[order], gains[order]
-    from .view import within_segment_rank
+    from pdireval.measures.view import within_segment_rank
 
     pos = within_segment_rank(rq)
     inside = np.ones(len(pos), dtype=bool) if m.cutoff is None else pos < m.cutoff

@@ -1,6 +1,6 @@
 """Label readings shared by all kernels: negative labels, condensed lists, gains, discounts.
 
-A :class:`View` is a :class:`~pdireval.measures.segments.Segments` seen under one reading of
+A :class:`View` is a :class:`~pdireval.core.segments.Segments` seen under one reading of
 the labels (``negatives=``) and optionally condensed (``judged_only=True``, Sakai 2007).
 Kernels take a view and a measure and return one float per segment.
 """
@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import MeasureError
-from .segments import Segments
+from pdireval.core.segments import Segments
+from pdireval.errors import MeasureError
 
 __all__ = ["View", "view_of", "gain_values", "discount_weights", "seg_sum", "within_segment_cumsum"]
 

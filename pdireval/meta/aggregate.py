@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..schema import canonical_scores, group_columns
+from pdireval.core.groups import group_columns
+from pdireval.core.schema import canonical_scores
 
 __all__ = ["aggregate"]
 

@@ -5,16 +5,17 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..schema import canonical_scores, group_columns
-from ._common import ParameterError
-from .significance import _check_common, _iter_tests, compare
+from pdireval.core.groups import group_columns
+from pdireval.core.schema import canonical_scores
+from pdireval.errors import OptionError
+from pdireval.meta.significance import _check_common, _iter_tests, compare
 
 __all__ = ["discriminative_power", "asl_curve", "conflicts"]
 
 
 def _check_alpha(alpha):
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
-        raise ParameterError(f"alpha must be in (0, 1), got {alpha!r}")
+        raise OptionError(f"alpha must be in (0, 1), got {alpha!r}")
 
 
 def discriminative_power(

@@ -14,10 +14,10 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from ..errors import PdirevalWarning, SchemaError, check_option, show_rows
-from ..measures.segments import natural_order
-from ..schema import ID_DTYPE, canonical_scores, group_columns, score_matrix
-from ._common import pair_indices
+from pdireval.core.groups import group_columns, pair_indices, score_matrix
+from pdireval.core.schema import ID_DTYPE, canonical_scores
+from pdireval.core.segments import natural_order
+from pdireval.errors import PdirevalWarning, SchemaError, check_option, show_rows
 
 __all__ = ["query_sets", "pad"]
 
@@ -135,7 +135,7 @@ def query_sets(
         table = table.loc[~bad].reset_index(drop=True)
     n = len(table)
     if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or not 1 <= size <= n:
-        from ..errors import OptionError
+        from pdireval.errors import OptionError
 
         raise OptionError(
             f"size= must be a whole number from 1 to {n} (the queries with a difference); got "

@@ -7,9 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..errors import SchemaError
-from ..schema import canonical_scores, group_columns, score_matrix, scores_groups
-from ._common import ParameterError, check_choice, group_rng, pair_indices, progress_bar
+from pdireval.core.chunking import progress_bar
+from pdireval.core.groups import group_columns, pair_indices, score_matrix, scores_groups
+from pdireval.core.schema import canonical_scores
+from pdireval.errors import OptionError, SchemaError, check_option, group_rng
 
 __all__ = ["swap_rate", "swap_difference", "error_rate"]
 
@@ -17,10 +18,10 @@ __all__ = ["swap_rate", "swap_difference", "error_rate"]
 def _check_sizes(sizes, n_topics, limit, what):
     sizes = np.atleast_1d(np.asarray(sizes))
     if sizes.size == 0 or not np.issubdtype(sizes.dtype, np.integer):
-        raise ParameterError(f"sizes= must be a non-empty list of integers, got {sizes.tolist()!r}")
+        raise OptionError(f"sizes= must be a non-empty list of integers, got {sizes.tolist()!r}")
     bad = sizes[(sizes < 1) | (sizes > limit)]
     if bad.size:
-        raise ParameterError(
+        raise OptionError(
             f"topic-set size {int(bad[0])} is impossible with {n_topics} topics: {what} needs "
             f"1 <= size <= {limit}; pass smaller sizes="
         )
@@ -29,7 +30,7 @@ def _check_sizes(sizes, n_topics, limit, what):
 
 def _check_positive_int(name, value):
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ParameterError(f"{name}= must be a positive integer, got {value!r}")
+        raise OptionError(f"{name}= must be a positive integer, got {value!r}")
     return int(value)
 
 
@@ -150,14 +151,14 @@ def swap_rate(
     Voorhees, E. M., Buckley, C. (2002). The effect of topic set size on retrieval experiment
     error. SIGIR.
     """
-    check_choice("ties", ties, ("include", "exclude"))
+    check_option("ties", ties, ("include", "exclude"))
     if other is not None:
         return _swaps_between(scores, other, ties)
-    check_choice("sampling", sampling, ("split", "replacement"))
+    check_option("sampling", sampling, ("split", "replacement"))
     n_trials = _check_positive_int("n_trials", n_trials)
     n_bins = _check_positive_int("n_bins", n_bins)
     if not (isinstance(bin_width, (int, float)) and bin_width > 0):
-        raise ParameterError(f"bin_width= must be a positive number, got {bin_width!r}")
+        raise OptionError(f"bin_width= must be a positive number, got {bin_width!r}")
     frame = canonical_scores(scores)
     keys_cols = group_columns(frame)
     make_rng = group_rng(rng)
@@ -287,10 +288,10 @@ def error_rate(
     ----------
     Buckley, C., Voorhees, E. M. (2000). Evaluating evaluation measure stability. SIGIR.
     """
-    check_choice("unit", unit, ("topic_set", "topic"))
+    check_option("unit", unit, ("topic_set", "topic"))
     n_trials = _check_positive_int("n_trials", n_trials)
     if isinstance(fuzziness, bool) or not isinstance(fuzziness, (int, float)) or not fuzziness >= 0:
-        raise ParameterError(f"fuzziness= must be a number >= 0, got {fuzziness!r}")
+        raise OptionError(f"fuzziness= must be a number >= 0, got {fuzziness!r}")
     frame = canonical_scores(scores)
     keys_cols = group_columns(frame)
     make_rng = group_rng(rng)

@@ -3,7 +3,7 @@
 Systems are parameter settings of one retrieval model. A *training measure* M picks the
 best setting on training topics; that setting is evaluated on test topics with each
 *evaluation measure* X, giving X(M); folds are swapped. Under subsampled training
-judgments (qrels variants, see :mod:`pdireval.meta.incomplete`) the stability over repeats
+judgments (qrels variants, see :mod:`pdireval.runs.variants`) the stability over repeats
 of the chosen setting (1/σ_opt) and of the test difference to training by MAP (1/σ_diff)
 is compared between M and MAP with the sign test (seed 004 Tables 4–5).
 """
@@ -15,9 +15,10 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ..errors import OptionError, SchemaError, show_rows
-from ..schema import canonical_scores, group_columns, score_matrix
-from .significance import sign_test, wilcoxon
+from pdireval.core.groups import group_columns, score_matrix
+from pdireval.core.schema import canonical_scores
+from pdireval.errors import OptionError, SchemaError, show_rows
+from pdireval.stats.paired_tests import sign_test, wilcoxon
 
 __all__ = ["train_test", "training_stability", "stability_sign_test"]
 
@@ -116,7 +117,7 @@ def train_test(
     params
         Optional parameter value of each system: a DataFrame ``system`` + one numeric column
         per parameter (e.g. ``run[["system", "b"]].drop_duplicates()`` from
-        :func:`pdireval.retrieval.grid_run`), or a mapping ``{system: value}`` (column
+        ``grid_run`` in ``examples/cranfield_grid.py``), or a mapping ``{system: value}`` (column
         ``param``). Their values for the chosen system are added to each row.
     train_scores
         Scores used for training (default ``scores``); may carry variant columns.

@@ -7,12 +7,17 @@ Figure (or draws on ``ax=`` and returns that Axes). Topic modules live beside th
 
 from __future__ import annotations
 
-from ._base import require_matplotlib
-from .bounds import expected_histogram
-from .incomplete import completeness_curves, training_curves
-from .information import fusion_scatter, information_tau_per_query, ric_scatter
-from .reliability import d_study_curve, optimal_discounts, optimal_gains, stability_curves
-from .significance import (
+from pdireval.plot._base import require_matplotlib
+from pdireval.plot.bounds import expected_histogram
+from pdireval.plot.incomplete import completeness_curves, training_curves
+from pdireval.plot.information import fusion_scatter, information_tau_per_query, ric_scatter
+from pdireval.plot.reliability import (
+    d_study_curve,
+    optimal_discounts,
+    optimal_gains,
+    stability_curves,
+)
+from pdireval.plot.significance import (
     asl_curves,
     discriminative_power_bars,
     error_rate_curves,

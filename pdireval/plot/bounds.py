@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..errors import SchemaError
-from ._base import new_axes
+from pdireval.errors import SchemaError
+from pdireval.plot._base import new_axes
 
 __all__ = ["expected_histogram"]
 

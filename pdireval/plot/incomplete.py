@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..errors import SchemaError
-from ._base import new_axes
+from pdireval.errors import SchemaError
+from pdireval.plot._base import new_axes
 
 __all__ = ["completeness_curves", "training_curves"]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..errors import SchemaError
-from ._base import new_axes
+from pdireval.errors import SchemaError
+from pdireval.plot._base import new_axes
 
 __all__ = ["information_tau_per_query", "ric_scatter", "fusion_scatter"]
 
@@ -66,7 +66,7 @@ def ric_scatter(scores: pd.DataFrame, measure: str = "AP", *, ric: str = "RIC", 
     -------
     Figure, or ``ax`` when given.
     """
-    from .significance import measure_scatter
+    from pdireval.plot.significance import measure_scatter
 
     return measure_scatter(scores, measure, ric, ax=ax)
 

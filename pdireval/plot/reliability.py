@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..errors import OptionError
-from ._base import new_axes
+from pdireval.errors import OptionError
+from pdireval.plot._base import new_axes
 
 __all__ = ["d_study_curve", "optimal_discounts", "optimal_gains", "stability_curves"]
 
@@ -124,7 +124,7 @@ def stability_curves(result, sizes=None, *, objective: int = 0, target: float | 
     Parameters
     ----------
     result
-        An :class:`~pdireval.meta.optimize.OptimizeResult`.
+        An :class:`~pdireval.runs.optimize.OptimizeResult`.
     sizes
         Topic-set sizes (default 1..2·observed).
     objective
@@ -136,7 +136,7 @@ def stability_curves(result, sizes=None, *, objective: int = 0, target: float | 
     -------
     Figure, or ``ax`` when given.
     """
-    from ..meta.reliability import phi
+    from pdireval.stats.gtheory import phi
 
     fig, axes = new_axes(ax)
     comp = result.comparison

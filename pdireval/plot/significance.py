@@ -17,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..errors import SchemaError
-from ._base import new_axes
+from pdireval.errors import SchemaError
+from pdireval.plot._base import new_axes
 
 __all__ = ["asl_curves", "discriminative_power_bars", "error_rate_curves", "swap_rate_curves", "measure_scatter"]
 
@@ -185,8 +185,8 @@ def measure_scatter(scores: pd.DataFrame, measure_a: str, measure_b: str, *, ax=
     -------
     Figure, or ``ax`` when given.
     """
-    from ..meta.correlation import kendall_tau
-    from ..schema import canonical_scores
+    from pdireval.core.schema import canonical_scores
+    from pdireval.stats.rank_correlation import kendall_tau
 
     frame = canonical_scores(scores)
     means = frame.groupby(["measure", "system"], sort=True)["value"].mean().unstack("measure")

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from .excel import write_workbook
-from .html import Section, write_html
-from .sections import SECTIONS, Context
+from pdireval.reporting.excel import write_workbook
+from pdireval.reporting.html import Section, write_html
+from pdireval.reporting.sections import SECTIONS, Context
 
 __all__ = ["report", "Report", "DEFAULT_MEASURES"]
 
@@ -96,7 +96,7 @@ def report(
     """
     import numpy as np
 
-    from .. import datasets
+    from pdireval import datasets
 
     started = time.perf_counter()
     if run is None:

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .excel import column_title
+from pdireval.reporting.excel import column_title
 
 __all__ = ["Section", "write_html"]
 

@@ -13,18 +13,17 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .. import plot
-from ..bounds_frame import bounds
-from ..evaluate import evaluate
-from ..information import information_difference, joint_ric
-from ..meta.aggregate import aggregate
-from ..meta.correlation import correlate
-from ..meta.information import information_tau
-from ..meta.power import asl_curve, conflicts, discriminative_power
-from ..meta.reliability import d_study, reliability
-from ..meta.significance import compare
-from ..meta.stability import error_rate, swap_difference, swap_rate
-from .html import Section
+from pdireval import plot
+from pdireval.evaluation import bounds, evaluate
+from pdireval.meta.aggregate import aggregate
+from pdireval.meta.correlation import correlate
+from pdireval.meta.information_tau import information_tau
+from pdireval.meta.power import asl_curve, conflicts, discriminative_power
+from pdireval.meta.reliability import d_study, reliability
+from pdireval.meta.significance import compare
+from pdireval.meta.stability import error_rate, swap_difference, swap_rate
+from pdireval.reporting.html import Section
+from pdireval.runs.joint_ric import information_difference, joint_ric
 
 __all__ = ["Context", "SECTIONS"]
 

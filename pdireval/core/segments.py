@@ -27,7 +27,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .._hashing import (
+from pdireval.core.hashing import (
     arrow_strings,
     hash_strings,
     mix,
@@ -36,7 +36,7 @@ from .._hashing import (
     take,
     to_numpy_bool,
 )
-from .._keys import RunKeys, run_keys
+from pdireval.core.keys import RunKeys, run_keys
 
 __all__ = ["Judgments", "Segments", "build_judgments", "build_segments", "natural_order"]
 
@@ -235,7 +235,7 @@ def build_segments(
         ``"score"``: score descending, ties by doc descending (trec_eval). ``"rank"``: rank
         ascending, ties by doc ascending.
     keys
-        The run's :class:`~pdireval._keys.RunKeys` when already computed.
+        The run's :class:`~pdireval.core.keys.RunKeys` when already computed.
 
     Notes
     -----

@@ -23,20 +23,10 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from ._keys import RunKeys, run_keys
-from .errors import SchemaError, show_rows
+from pdireval.core.keys import RunKeys, run_keys
+from pdireval.errors import SchemaError, show_rows
 
-__all__ = [
-    "RUN_COLUMNS",
-    "QRELS_COLUMNS",
-    "SCORES_COLUMNS",
-    "canonical_run",
-    "canonical_qrels",
-    "canonical_scores",
-    "qrels_from_run",
-    "scores_groups",
-    "score_matrix",
-]
+__all__ = ["RUN_COLUMNS", "QRELS_COLUMNS", "SCORES_COLUMNS", "canonical_run", "canonical_qrels", "canonical_scores", "qrels_from_run"]
 
 RUN_COLUMNS = ("system", "query", "doc")
 QRELS_COLUMNS = ("query", "doc", "label")
@@ -216,9 +206,9 @@ def canonical_run_keys(
     *,
     check_duplicates: bool = True,
 ) -> tuple[pd.DataFrame, RunKeys | None]:
-    """:func:`canonical_run`, also returning the run's :class:`~pdireval._keys.RunKeys`
+    """:func:`canonical_run`, also returning the run's :class:`~pdireval.core.keys.RunKeys`
     (computed for the duplicate check; None when ``check_duplicates`` is False), which
-    :func:`pdireval.evaluate.prepare` hands on so that no string column is factorized twice.
+    :func:`pdireval.evaluation.prepare` hands on so that no string column is factorized twice.
     """
     _check_frame(run, "run")
     frame = _rename(run, columns, "run", RUN_COLUMNS + ("score", "rank", "label"))
@@ -417,86 +407,7 @@ def canonical_scores(scores: pd.DataFrame, columns: Mapping[str, str] | None = N
     return out
 
 
-def group_columns(scores: pd.DataFrame) -> list[str]:
-    """Grouping keys of a scores frame: every column but system, query and value."""
-    return [c for c in scores.columns if c not in ("system", "query", "value")]
 
 
-def scores_groups(scores: pd.DataFrame):
-    """Iterate ``(keys: dict, group: DataFrame)`` over the groups of a canonical scores frame.
-
-    Groups come in a deterministic order (sorted by the grouping keys, ``measure`` in
-    order of first appearance, numeric keys such as ``k`` numerically, others as strings). This is the design's "groupby-style" convention: a
-    meta-evaluation function computes one result per group and carries ``keys`` into its
-    output.
-    """
-    keys = group_columns(scores)
-    if not keys:
-        yield {}, scores
-        return
-    order = {m: i for i, m in enumerate(pd.unique(scores["measure"]))}
-    grouped = scores.groupby(keys, sort=False, dropna=False, observed=True)
-    items = []
-    for key, group in grouped:
-        key = key if isinstance(key, tuple) else (key,)
-        items.append((dict(zip(keys, key)), group))
-
-    numeric = {k for k in keys if k != "measure" and pd.api.types.is_numeric_dtype(scores[k])}
-
-    def sort_key(item):
-        d = item[0]
-        return tuple(
-            (order.get(d[k], 0), 0.0, "") if k == "measure"
-            else (0, float(d[k]) if not pd.isna(d[k]) else np.inf, "") if k in numeric
-            else (0, 0.0, str(d[k]))
-            for k in keys
-        )
-
-    items.sort(key=sort_key)
-    yield from items
 
 
-def score_matrix(
-    group: pd.DataFrame, *, what: str = "scores", allow_nan: bool = False
-) -> pd.DataFrame:
-    """Pivot one group of a scores frame to a query x system matrix (float64).
-
-    Systems are aligned on ``query`` explicitly, never by row order. Rows are sorted by
-    query, columns by system (both as strings). An incomplete matrix (a (system, query)
-    cell with no row, or a NaN value unless ``allow_nan``) is a SchemaError naming the
-    missing cells and the two ways out.
-    """
-    matrix = group.pivot(index="query", columns="system", values="value")
-    matrix = matrix.sort_index(axis=0).sort_index(axis=1)
-    values = matrix.to_numpy(dtype=np.float64)
-    missing = np.isnan(values)
-    if not allow_nan and missing.any():
-        q_idx, s_idx = np.nonzero(missing)
-        cells = pd.DataFrame(
-            {"system": matrix.columns[s_idx], "query": matrix.index[q_idx]}
-        )
-        present = group.loc[group["value"].isna(), ["system", "query"]]
-        nan_keys = set(zip(present["system"], present["query"]))
-        is_nan = np.array([(s, q) in nan_keys for s, q in zip(cells["system"], cells["query"])], dtype=bool)
-        cells["cause"] = np.where(is_nan, "value is NaN", "no row")
-        n_nan, n_absent = int(is_nan.sum()), int((~is_nan).sum())
-        fixes = []
-        if n_absent:
-            fixes.append(
-                "for absent rows, evaluate with missing='zero' so unanswered queries score 0, "
-                "or drop the queries some system did not answer"
-            )
-        if n_nan:
-            fixes.append(
-                "for NaN values (the measure is undefined there, e.g. a normalisation by 0), "
-                "drop those queries, e.g. scores[~scores['query'].isin(bad_queries)], or fill them"
-            )
-        raise SchemaError(
-            f"the {what} do not form a complete system x query matrix: {len(cells)} "
-            f"(system, query) cell(s) have no usable value ({n_absent} without a row, "
-            f"{n_nan} NaN):{show_rows(cells)}\nFix: " + "; ".join(fixes) + ".",
-            failure_cases=cells[["system", "query"]],
-        )
-    matrix.columns.name = "system"
-    matrix.index.name = "query"
-    return matrix

@@ -36,12 +36,12 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .errors import OptionError, PdirevalError, SchemaError
-from .evaluate import prepare
-from .measures.information import binary_entropy, truncated_condensed
-from .measures.segments import natural_order
-from .measures.view import NEGATIVES, read_negatives, within_segment_rank
-from .schema import ID_DTYPE
+from pdireval.core.schema import ID_DTYPE
+from pdireval.core.segments import natural_order
+from pdireval.errors import OptionError, PdirevalError, SchemaError
+from pdireval.evaluation import prepare
+from pdireval.measures.ric import binary_entropy, truncated_condensed
+from pdireval.measures.view import NEGATIVES, read_negatives, within_segment_rank
 
 __all__ = ["joint_ric", "information_difference", "judged_lists", "JudgedLists"]
 

@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .spec import MeasureDef, Param, register
-from .view import NEGATIVES, view_of, within_segment_cumsum
+from pdireval.measures.registry import MeasureDef, Param, register
+from pdireval.measures.view import NEGATIVES, view_of, within_segment_cumsum
 
 __all__ = ["ric", "ric_counts", "binary_entropy", "truncated_condensed"]
 

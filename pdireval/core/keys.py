@@ -1,7 +1,7 @@
 """Integer keys of a canonical run: (system, query) segments and doc-id hashes.
 
 Computed once per evaluation (by the run validation, which needs them for the duplicate
-check) and handed on to :func:`pdireval.measures.segments.build_segments`, so no string
+check) and handed on to :func:`pdireval.core.segments.build_segments`, so no string
 column of a large run is factorized or joined more than once. See ``_hashing`` for why
 strings are hashed rather than factorized.
 """
@@ -15,7 +15,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ._hashing import arrow_strings, duplicated_rows, hash_strings, take, to_numpy_bool
+from pdireval.core.hashing import arrow_strings, duplicated_rows, hash_strings, take, to_numpy_bool
 
 __all__ = ["RunKeys", "run_keys"]
 

@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import MeasureError
+from pdireval.errors import MeasureError
 
 __all__ = ["Measure", "Param", "MeasureDef", "REGISTRY", "register", "parse_measure", "parse_measures"]
 

@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..errors import MeasureError, OptionError, SchemaError, check_option
-from ..evaluate import Prepared, prepare
-from ..measures.view import view_of
-from .reliability import anova_table, e_rho2, phi, queries_needed, variance_components
+from pdireval.errors import MeasureError, OptionError, SchemaError, check_option
+from pdireval.evaluation import Prepared, prepare
+from pdireval.measures.view import view_of
+from pdireval.stats.gtheory import anova_table, e_rho2, phi, queries_needed, variance_components
 
 __all__ = ["optimize", "OptimizeResult", "standard_discount", "standard_gain"]
 
@@ -430,7 +430,7 @@ def optimize(
     ----------
     run
         A run frame (see :func:`pdireval.evaluate`), or a
-        :class:`pdireval.evaluate.Prepared` from ``pdireval.evaluate.prepare(run,
+        :class:`pdireval.evaluation.Prepared` from ``pdireval.evaluation.prepare(run,
         qrels=...)`` to reuse one preparation across calls (``qrels`` and ``by`` are then
         ignored). Queries a system did not answer score 0 (``missing="zero"``).
     qrels
@@ -647,7 +647,7 @@ def _result(model: _Model, what, grades, g0, d0, g, d, success, message, timing,
             )
             for s, m in zip(c.systems, means):
                 mean_rows.append(keys(c, k) | {"gain": gname, "discount": dname, "system": s, "mean": float(m)})
-    from .correlation import kendall_tau
+    from pdireval.stats.rank_correlation import kendall_tau
 
     opt_means = {r["_obj"]: r["_means"] for r in comp_rows[: len(model.objectives)]}
     for r in comp_rows:

@@ -14,10 +14,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .errors import OptionError
-from .schema import ID_DTYPE
+from pdireval.core.schema import ID_DTYPE
+from pdireval.errors import OptionError
 
-__all__ = ["simulate"]
+__all__ = ["simulate", "read_cranfield"]
 
 
 def _whole(name: str, value, low: int) -> None:
@@ -206,3 +206,6 @@ def simulate(
     )
     run.attrs["quality"] = dict(zip(system_names.tolist(), quality.tolist()))
     return run, qrels
+
+
+from pdireval.datasets.cranfield import read_cranfield  # noqa: E402  (public: pdireval.datasets.read_cranfield)

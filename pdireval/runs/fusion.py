@@ -41,10 +41,10 @@ from operator import lt
 import numpy as np
 import pandas as pd
 
-from .errors import OptionError, SchemaError
-from .measures.segments import natural_order
-from .measures.view import read_negatives
-from .schema import ID_DTYPE, canonical_qrels, canonical_run, qrels_from_run
+from pdireval.core.schema import ID_DTYPE, canonical_qrels, canonical_run, qrels_from_run
+from pdireval.core.segments import natural_order
+from pdireval.errors import OptionError, SchemaError
+from pdireval.measures.view import read_negatives
 
 __all__ = ["fuse", "FUSION_METHODS"]
 

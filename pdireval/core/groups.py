@@ -1,0 +1,108 @@
+"""Scores frames as groups: the grouping keys, the per-group query x system matrices, system means, system pairs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from pdireval.errors import SchemaError, show_rows
+
+__all__ = ["group_columns", "scores_groups", "score_matrix", "pair_indices"]
+
+
+def group_columns(scores: pd.DataFrame) -> list[str]:
+    """Grouping keys of a scores frame: every column but system, query and value."""
+    return [c for c in scores.columns if c not in ("system", "query", "value")]
+
+
+def scores_groups(scores: pd.DataFrame):
+    """Iterate ``(keys: dict, group: DataFrame)`` over the groups of a canonical scores frame.
+
+    Groups come in a deterministic order (sorted by the grouping keys, ``measure`` in
+    order of first appearance, numeric keys such as ``k`` numerically, others as strings). This is the design's "groupby-style" convention: a
+    meta-evaluation function computes one result per group and carries ``keys`` into its
+    output.
+    """
+    keys = group_columns(scores)
+    if not keys:
+        yield {}, scores
+        return
+    order = {m: i for i, m in enumerate(pd.unique(scores["measure"]))}
+    grouped = scores.groupby(keys, sort=False, dropna=False, observed=True)
+    items = []
+    for key, group in grouped:
+        key = key if isinstance(key, tuple) else (key,)
+        items.append((dict(zip(keys, key)), group))
+
+    numeric = {k for k in keys if k != "measure" and pd.api.types.is_numeric_dtype(scores[k])}
+
+    def sort_key(item):
+        d = item[0]
+        return tuple(
+            (order.get(d[k], 0), 0.0, "") if k == "measure"
+            else (0, float(d[k]) if not pd.isna(d[k]) else np.inf, "") if k in numeric
+            else (0, 0.0, str(d[k]))
+            for k in keys
+        )
+
+    items.sort(key=sort_key)
+    yield from items
+
+
+def score_matrix(
+    group: pd.DataFrame, *, what: str = "scores", allow_nan: bool = False
+) -> pd.DataFrame:
+    """Pivot one group of a scores frame to a query x system matrix (float64).
+
+    Systems are aligned on ``query`` explicitly, never by row order. Rows are sorted by
+    query, columns by system (both as strings). An incomplete matrix (a (system, query)
+    cell with no row, or a NaN value unless ``allow_nan``) is a SchemaError naming the
+    missing cells and the two ways out.
+    """
+    matrix = group.pivot(index="query", columns="system", values="value")
+    matrix = matrix.sort_index(axis=0).sort_index(axis=1)
+    values = matrix.to_numpy(dtype=np.float64)
+    missing = np.isnan(values)
+    if not allow_nan and missing.any():
+        q_idx, s_idx = np.nonzero(missing)
+        cells = pd.DataFrame(
+            {"system": matrix.columns[s_idx], "query": matrix.index[q_idx]}
+        )
+        present = group.loc[group["value"].isna(), ["system", "query"]]
+        nan_keys = set(zip(present["system"], present["query"]))
+        is_nan = np.array([(s, q) in nan_keys for s, q in zip(cells["system"], cells["query"])], dtype=bool)
+        cells["cause"] = np.where(is_nan, "value is NaN", "no row")
+        n_nan, n_absent = int(is_nan.sum()), int((~is_nan).sum())
+        fixes = []
+        if n_absent:
+            fixes.append(
+                "for absent rows, evaluate with missing='zero' so unanswered queries score 0, "
+                "or drop the queries some system did not answer"
+            )
+        if n_nan:
+            fixes.append(
+                "for NaN values (the measure is undefined there, e.g. a normalisation by 0), "
+                "drop those queries, e.g. scores[~scores['query'].isin(bad_queries)], or fill them"
+            )
+        raise SchemaError(
+            f"the {what} do not form a complete system x query matrix: {len(cells)} "
+            f"(system, query) cell(s) have no usable value ({n_absent} without a row, "
+            f"{n_nan} NaN):{show_rows(cells)}\nFix: " + "; ".join(fixes) + ".",
+            failure_cases=cells[["system", "query"]],
+        )
+    matrix.columns.name = "system"
+    matrix.index.name = "query"
+    return matrix
+
+
+def pair_indices(n_systems: int, baseline: int | None = None):
+    """Column indices (I, J) of the system pairs: all i < j, or every system against a baseline.
+
+    All pairs come in row-major order (0,1), (0,2), ..., (1,2), ...; with a baseline b the
+    pairs are (k, b) for every k != b in column order.
+    """
+    if baseline is None:
+        i, j = np.triu_indices(n_systems, 1)
+        return i.astype(np.int64), j.astype(np.int64)
+    i = np.array([k for k in range(n_systems) if k != baseline], dtype=np.int64)
+    return i, np.full(len(i), baseline, dtype=np.int64)

@@ -1,0 +1,100 @@
+"""The list of pdireval's public names: where each is defined, and which become accessor methods.
+
+``pdireval/__init__.py`` loads each name lazily from the module given here on first use, the
+``DataFrame.ireval`` accessor is generated from :data:`FRAME_FUNCTIONS`, and ``docs/api.md``
+is generated from both (``python -m pdireval.apidoc``). To add a public function, add one line
+to :data:`EXPORTS` (and its name to :data:`FRAME_FUNCTIONS` when its first argument is a frame).
+This module imports nothing, so reading it costs nothing.
+"""
+
+from __future__ import annotations
+
+#: public name -> the module that defines it (functions, classes and submodules).
+EXPORTS: dict[str, str] = {
+    # errors and warnings
+    "PdirevalError": "pdireval.errors",
+    "SchemaError": "pdireval.errors",
+    "MeasureError": "pdireval.errors",
+    "OptionError": "pdireval.errors",
+    "PdirevalWarning": "pdireval.errors",
+    # measures
+    "Measure": "pdireval.measures.registry",
+    "parse_measure": "pdireval.measures.registry",
+    # files
+    "read_run": "pdireval.io",
+    "read_qrels": "pdireval.io",
+    "read_svmlight": "pdireval.io",
+    "write_run": "pdireval.io",
+    "write_qrels": "pdireval.io",
+    # run (+ qrels) -> scores
+    "evaluate": "pdireval.evaluation",
+    "bounds": "pdireval.evaluation",
+    # scores -> meta-evaluation
+    "aggregate": "pdireval.meta.aggregate",
+    "compare": "pdireval.meta.significance",
+    "discriminative_power": "pdireval.meta.power",
+    "asl_curve": "pdireval.meta.power",
+    "conflicts": "pdireval.meta.power",
+    "correlate": "pdireval.meta.correlation",
+    "reliability": "pdireval.meta.reliability",
+    "d_study": "pdireval.meta.reliability",
+    "swap_rate": "pdireval.meta.stability",
+    "swap_difference": "pdireval.meta.stability",
+    "error_rate": "pdireval.meta.stability",
+    "query_sets": "pdireval.meta.querysets",
+    "pad": "pdireval.meta.querysets",
+    "information_tau": "pdireval.meta.information_tau",
+    "completeness_correlation": "pdireval.meta.completeness",
+    "train_test": "pdireval.meta.training",
+    "training_stability": "pdireval.meta.training",
+    "stability_sign_test": "pdireval.meta.training",
+    # information theory on arrays
+    "information_from_tau": "pdireval.stats.information_theory",
+    "tau_from_information": "pdireval.stats.information_theory",
+    # runs and qrels -> analyses
+    "subsample_qrels": "pdireval.runs.subsampling",
+    "evaluate_variants": "pdireval.runs.variants",
+    "fuse": "pdireval.runs.fusion",
+    "joint_ric": "pdireval.runs.joint_ric",
+    "information_difference": "pdireval.runs.joint_ric",
+    "optimize": "pdireval.runs.optimize",
+    # presentation
+    "report": "pdireval.reporting",
+}
+
+#: Public subpackages, importable as attributes of ``pdireval`` (``pdireval.datasets.simulate``).
+SUBMODULES: tuple[str, ...] = ("datasets", "measures", "plot", "stats")
+
+#: Public functions whose first argument is a frame: each becomes a ``DataFrame.ireval`` method
+#: with the same signature minus that argument, and the same docstring.
+FRAME_FUNCTIONS: tuple[str, ...] = (
+    "evaluate",
+    "bounds",
+    "aggregate",
+    "compare",
+    "discriminative_power",
+    "asl_curve",
+    "conflicts",
+    "correlate",
+    "reliability",
+    "d_study",
+    "swap_rate",
+    "swap_difference",
+    "error_rate",
+    "query_sets",
+    "pad",
+    "information_tau",
+    "completeness_correlation",
+    "train_test",
+    "training_stability",
+    "stability_sign_test",
+    "subsample_qrels",
+    "evaluate_variants",
+    "fuse",
+    "joint_ric",
+    "information_difference",
+    "optimize",
+    "report",
+    "write_run",
+    "write_qrels",
+)

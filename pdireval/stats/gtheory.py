@@ -1,0 +1,186 @@
+"""Generalizability theory in closed form on stacks of query x system matrices: ANOVA table, variance components, Phi, E rho^2, queries needed, confidence intervals."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pdireval.errors import check_option
+
+__all__ = ["anova_table", "variance_components", "phi", "e_rho2", "queries_needed", "coefficient_intervals", "NEGATIVE"]
+
+NEGATIVE = ("clip", "keep")
+
+
+def anova_table(x: np.ndarray) -> dict[str, np.ndarray]:
+    """Additive two-way ANOVA without replication for a stack of topic x system matrices.
+
+    Parameters
+    ----------
+    x
+        float64 array ``(..., n_t, n_s)``: topics on the second-to-last axis, systems on the
+        last.
+
+    Returns
+    -------
+    dict of arrays (shape ``x.shape[:-2]``)
+        ``ss_system, ss_query, ss_residual`` (sums of squares), ``df_system = n_s - 1``,
+        ``df_query = n_t - 1``, ``df_residual = (n_s - 1)(n_t - 1)``, and the mean squares
+        ``ms_* = ss_* / df_*`` (methods-spec §7.1).
+    """
+    x = np.asarray(x, dtype=np.float64)
+    n_t, n_s = x.shape[-2], x.shape[-1]
+    grand = x.mean(axis=(-2, -1), keepdims=True)
+    sys_mean = x.mean(axis=-2, keepdims=True)
+    top_mean = x.mean(axis=-1, keepdims=True)
+    ss_s = n_t * np.square(sys_mean - grand).sum(axis=(-2, -1))
+    ss_t = n_s * np.square(top_mean - grand).sum(axis=(-2, -1))
+    ss_r = np.square(x - sys_mean - top_mean + grand).sum(axis=(-2, -1))
+    # Sums of squares at the level of floating rounding are exact zeros (e.g. identical
+    # systems give SS_s ~ 1e-33 instead of 0, which would turn Φ = 0 into Φ = 1e-31).
+    eps = np.finfo(np.float64).eps
+    scale = np.abs(x).max(axis=(-2, -1))
+    ss_tot = np.square(x - grand).sum(axis=(-2, -1))
+    tol = (16 * eps * scale) ** 2 * (n_t * n_s) + 16 * eps * ss_tot
+    ss_s, ss_t, ss_r = (np.where(ss <= tol, 0.0, ss) for ss in (ss_s, ss_t, ss_r))
+    df_s, df_t = n_s - 1, n_t - 1
+    df_r = df_s * df_t
+    shape = ss_s.shape
+    return {
+        "ss_system": ss_s,
+        "ss_query": ss_t,
+        "ss_residual": ss_r,
+        "df_system": np.full(shape, float(df_s)),
+        "df_query": np.full(shape, float(df_t)),
+        "df_residual": np.full(shape, float(df_r)),
+        "ms_system": ss_s / df_s,
+        "ms_query": ss_t / df_t,
+        "ms_residual": ss_r / df_r,
+    }
+
+
+def variance_components(ms_system, ms_query, ms_residual, n_systems, n_queries, *, negative="clip"):
+    """Variance components from the mean squares (methods-spec §7.2).
+
+    ``var_system = (MS_s - MS_res)/n_t``, ``var_query = (MS_t - MS_res)/n_s``,
+    ``var_residual = MS_res`` (interaction and error confounded). ``negative="clip"``
+    (default, Brennan's convention) sets negative estimates to 0; ``"keep"`` keeps them.
+    Returns ``(var_system, var_query, var_residual)`` as float64 arrays.
+    """
+    check_option("negative", negative, NEGATIVE)
+    ms_s, ms_t, ms_r = (np.asarray(a, dtype=np.float64) for a in (ms_system, ms_query, ms_residual))
+    var_s = (ms_s - ms_r) / n_queries
+    var_t = (ms_t - ms_r) / n_systems
+    var_r = ms_r.copy()
+    if negative == "clip":
+        var_s, var_t = np.maximum(var_s, 0.0), np.maximum(var_t, 0.0)
+    return var_s, var_t, var_r
+
+
+def _coefficient(var_s, error, n):
+    var_s, error, n = np.broadcast_arrays(*(np.asarray(a, dtype=np.float64) for a in (var_s, error, n)))
+    den = var_s + error / n
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(den != 0, var_s / np.where(den != 0, den, 1.0), np.nan)
+    out = np.where(var_s == 0, np.where(den != 0, 0.0, np.nan), out)
+    return out
+
+
+def phi(var_system, var_query, var_residual, n_queries):
+    """Dependability Φ(n′) = σ²_s / (σ²_s + (σ²_t + σ²_res)/n′) (seed 003 eq. 2; §7.3).
+
+    Zero denominator → NaN; σ²_s = 0 (with a non-zero denominator) → 0. Broadcasts.
+    """
+    return _coefficient(var_system, np.add(var_query, var_residual), n_queries)
+
+
+def e_rho2(var_system, var_residual, n_queries):
+    """Generalizability Eρ²(n′) = σ²_s / (σ²_s + σ²_res/n′) (methods-spec §7.3). Broadcasts."""
+    return _coefficient(var_system, var_residual, n_queries)
+
+
+def queries_needed(var_system, error, target):
+    """Smallest integer n′ ≥ 1 with σ²_s/(σ²_s + error/n′) ≥ ``target`` (methods-spec §7.4).
+
+    ``error`` is σ²_t + σ²_res for Φ and σ²_res for Eρ². The closed form
+    ⌈target·error / (σ²_s (1 − target))⌉ is corrected by ±1 against the coefficient itself,
+    so floating error at integers cannot give a wrong answer. σ²_s = 0 → inf; error = 0 (and
+    σ²_s > 0) → 1. Returns float64 (inf is a float).
+    """
+    var_s, error = np.broadcast_arrays(np.asarray(var_system, dtype=np.float64), np.asarray(error, dtype=np.float64))
+    out = np.full(var_s.shape, np.inf)
+    ok = var_s > 0
+    if not ok.any():
+        return out
+    vs, er = var_s[ok], error[ok]
+    n = np.maximum(np.ceil(target * er / (vs * (1.0 - target))), 1.0)
+
+    def reaches(m):
+        return m * vs * (1.0 - target) >= target * er * (1.0 - 1e-12)
+
+    # at most a step or two either way; loop over steps, vectorised over groups
+    for _ in range(3):
+        down = (n > 1) & reaches(np.maximum(n - 1, 1.0))
+        n = np.where(down, n - 1, n)
+    for _ in range(3):
+        n = np.where(reaches(n), n, n + 1)
+    out[ok] = n
+    return out
+
+
+def _f_ppf(q, d1, d2):
+    from pdireval.stats.adapters import f_ppf
+
+    return f_ppf(q, d1, d2)
+
+
+def coefficient_intervals(tab, n_s, n_t, n_prime, confidence_level):
+    """Confidence intervals for Eρ²(n′) and Φ(n′), from the mean squares.
+
+    Eρ²: exact under the normal random-effects model. F = MS_s/MS_res is distributed as
+    (1 + n_t θ)·F(df_s, df_res) with θ = σ²_s/σ²_res (Feldt 1965; McGraw & Wong 1996,
+    ICC(C, k)), so θ ∈ [(F/F_hi − 1)/n_t, (F/F_lo − 1)/n_t] and Eρ²(n′) = n′θ/(1 + n′θ)
+    is monotone in θ. Φ: the Satterthwaite interval of McGraw & Wong (1996, Table 7,
+    case 2A, ICC(A, 1)) for Φ(1), projected to n′ with the Spearman–Brown formula
+    Φ(n′) = n′Φ(1)/(1 + (n′ − 1)Φ(1)). Bounds are clipped to [0, 1]; both use the
+    unclipped variance components.
+    """
+    alpha = 1.0 - confidence_level
+    ms_s, ms_t, ms_r = tab["ms_system"], tab["ms_query"], tab["ms_residual"]
+    df_s, df_r = n_s - 1.0, (n_s - 1.0) * (n_t - 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        f_obs = ms_s / ms_r
+        theta_lo = (f_obs / _f_ppf(1 - alpha / 2, df_s, df_r) - 1.0) / n_t
+        theta_hi = (f_obs / _f_ppf(alpha / 2, df_s, df_r) - 1.0) / n_t
+        theta_lo, theta_hi = np.maximum(theta_lo, 0.0), np.maximum(theta_hi, 0.0)
+        # θ = inf (no residual variance, systems differ): Eρ² = 1 exactly
+        e_lo = np.where(np.isinf(theta_lo), 1.0, n_prime * theta_lo / (1.0 + n_prime * theta_lo))
+        e_hi = np.where(np.isinf(theta_hi), 1.0, n_prime * theta_hi / (1.0 + n_prime * theta_hi))
+
+        # Φ(1) = ICC(A,1): n = n_s targets (rows), k = n_t raters (columns)
+        n, k = n_s, n_t
+        rho = (ms_s - ms_r) / (ms_s + (k - 1.0) * ms_r + k * (ms_t - ms_r) / n)
+        # Satterthwaite's df need ρ̂ > 0; at ρ̂ <= 0 use the limit ρ̂ -> 0+ (a = 0, b = 1,
+        # v = the residual df): the lower limit then clips to 0 instead of becoming NaN
+        rho = np.maximum(rho, 0.0)
+        a = k * rho / (n * (1.0 - rho))
+        b = 1.0 + k * rho * (n - 1.0) / (n * (1.0 - rho))
+        v = np.square(a * ms_t + b * ms_r) / (
+            np.square(a * ms_t) / (k - 1.0) + np.square(b * ms_r) / ((n - 1.0) * (k - 1.0))
+        )
+        f_star = _f_ppf(1 - alpha / 2, n - 1.0, v)
+        f_star2 = _f_ppf(1 - alpha / 2, v, n - 1.0)
+        common = k * ms_t + (k * n - k - n) * ms_r
+        p_lo = n * (ms_s - f_star * ms_r) / (f_star * common + n * ms_s)
+        p_hi = n * (f_star2 * ms_s - ms_r) / (common + n * f_star2 * ms_s)
+        # no topic and no residual variance while systems differ: Φ = 1 exactly
+        exact = (ms_r == 0) & (ms_t == 0) & (ms_s > 0)
+        p_lo, p_hi = np.where(exact, 1.0, p_lo), np.where(exact, 1.0, p_hi)
+        p_lo, p_hi = np.clip(p_lo, 0.0, 1.0), np.clip(p_hi, 0.0, 1.0)
+        phi_lo = n_prime * p_lo / (1.0 + (n_prime - 1.0) * p_lo)
+        phi_hi = n_prime * p_hi / (1.0 + (n_prime - 1.0) * p_hi)
+    return (
+        np.clip(e_lo, 0.0, 1.0),
+        np.clip(e_hi, 0.0, 1.0),
+        np.clip(phi_lo, 0.0, 1.0),
+        np.clip(phi_hi, 0.0, 1.0),
+    )

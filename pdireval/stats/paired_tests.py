@@ -1,0 +1,379 @@
+"""Paired significance tests on arrays, vectorised over pairs and resamples."""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from pdireval.core.chunking import chunks, progress_bar
+from pdireval.errors import OptionError
+from pdireval.stats import adapters as _adapters
+
+__all__ = ["TestResult", "SignTestResult", "signed_inf", "constant", "t_kernel", "sign_kernel", "bootstrap_kernel", "required_position", "bootstrap_counts", "randomization_signs", "randomization_kernel", "tukey_null", "tukey_p", "paired_t", "wilcoxon", "sign_test", "randomization_test", "bootstrap_test", "tukey_hsd", "DEFAULT_RESAMPLES"]
+
+#: Default number of resamples per method (``n_resamples=None``).
+DEFAULT_RESAMPLES = {"bootstrap": 1000, "randomization": 10000, "tukey": 5000}
+
+
+_EPS = np.finfo(np.float64).eps
+
+
+#: Relative tolerance under which two sums that are equal in exact arithmetic count as equal
+#: (randomisation test and Tukey HSD compare resampled statistics with the observed one).
+_TIE_RTOL = 1e-10
+
+
+class TestResult(NamedTuple):
+    """Result of a paired test: the statistic and the two-sided p-value."""
+
+    statistic: float | np.ndarray
+    p_value: float | np.ndarray
+
+
+class SignTestResult(NamedTuple):
+    """Result of the sign test: ``statistic`` = n_greater, counts, and the two-sided p-value."""
+
+    statistic: int | np.ndarray
+    p_value: float | np.ndarray
+    n_greater: int | np.ndarray
+    n_less: int | np.ndarray
+
+
+def _paired(a, b):
+    """(a, b) as float64 arrays of the same shape, 1-D or 2-D (columns = pairs).
+
+    For 1-D input, positions where either value is NaN are dropped (methods-spec §8.1:
+    topics where both are defined). 2-D input must be complete.
+    """
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    if a.shape != b.shape:
+        raise OptionError(f"paired samples must have the same shape, got {a.shape} and {b.shape}")
+    if a.ndim == 1:
+        keep = ~(np.isnan(a) | np.isnan(b))
+        return a[keep], b[keep], True
+    if a.ndim != 2:
+        raise OptionError("paired samples must be 1-D arrays (or 2-D: topics x pairs)")
+    if np.isnan(a).any() or np.isnan(b).any():
+        raise OptionError("2-D paired samples must not hold NaN; drop the incomplete topics first")
+    return a, b, False
+
+
+def _out(value, scalar):
+    value = np.asarray(value)
+    return value.item() if scalar else value
+
+
+def signed_inf(v):
+    """+inf / -inf / 0 by the sign of v (for differences that are constant across topics)."""
+    return np.where(v > 0, np.inf, np.where(v < 0, -np.inf, 0.0))
+
+
+def constant(d):
+    """Columns of d whose values are all equal (exactly)."""
+    return (d == d[:1]).all(axis=0)
+
+
+def t_kernel(d):
+    n = d.shape[0]
+    mean = d.mean(axis=0)
+    if n < 2:
+        nan = np.full(d.shape[1], np.nan)
+        return nan, nan.copy()
+    sd = d.std(axis=0, ddof=1)
+    const = constant(d)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = mean / (sd / math.sqrt(n))
+    t = np.where(const, signed_inf(mean), t)
+    p = 2.0 * _adapters.t_sf(np.abs(t), n - 1)
+    p = np.where(const, np.where(mean == 0, 1.0, 0.0), np.minimum(p, 1.0))
+    return t, p
+
+
+def sign_kernel(a, b):
+    gt = (a > b).sum(axis=0)
+    lt = (a < b).sum(axis=0)
+    return gt, lt, _adapters.binom_two_sided(gt, lt)
+
+
+def bootstrap_kernel(d, counts, *, confidence_level=None, alpha=None):
+    """Sakai's studentised paired bootstrap (methods-spec §8.1) for the columns of d.
+
+    ``counts`` (B x n, float64): how often topic t occurs in bootstrap sample b, i.e. the
+    bincount of each row of the §8.1 index matrix. Returns t_obs (signed), ASL, and optionally
+    the percentile CI of the mean difference and Sakai's required difference (§8.3).
+    """
+    n = d.shape[0]
+    n_res = counts.shape[0]
+    p_count = d.shape[1]
+    out = {}
+    if n < 2:
+        nan = np.full(p_count, np.nan)
+        out.update(statistic=nan, p_value=nan.copy(), ci_low=nan.copy(), ci_high=nan.copy(),
+                   required=nan.copy())
+        return out
+    zbar = d.mean(axis=0)
+    sd = d.std(axis=0, ddof=1)
+    const = constant(d)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t_signed = zbar / (sd / math.sqrt(n))
+    t_signed = np.where(const, signed_inf(zbar), t_signed)
+    t_obs = np.abs(t_signed)
+    # Work in pairs x resamples layout so every per-pair reduction runs over contiguous memory.
+    wt = np.ascontiguousarray((d - zbar).T)  # P x n, the centred differences w
+    ct = np.ascontiguousarray(counts.T)  # n x B
+    s1 = wt @ ct  # P x B: replicate sums of w*  (mean* = s1 / n)
+    s2 = (wt * wt) @ ct  # P x B: replicate sums of squares
+    ss = s1 * s1
+    ss /= n
+    np.subtract(s2, ss, out=ss)  # (n - 1) * var*
+    # A replicate whose n sampled values are all equal has s = 0 exactly; in floating point the
+    # sum-of-squares formula leaves a rounding residue of order eps * s2, which we zero out.
+    s2 *= 8.0 * n * _EPS
+    ss[ss <= s2] = 0.0
+    del s2
+    # t*_b >= t_obs  <=>  (n - 1) s1^2 >= n * ss * t_obs^2   (no division, no square root);
+    # s1 = 0 means t* = 0, which reaches t_obs only when t_obs = 0.
+    t2 = np.where(const, 0.0, t_obs * t_obs)
+    lhs = s1 * s1
+    lhs *= n - 1
+    hit = lhs >= ss * (n * t2)[:, None]
+    hit &= (s1 != 0) | (t2 == 0)[:, None]
+    asl = hit.sum(axis=1) / n_res
+    del hit
+    asl = np.where(const, np.where(zbar == 0, 1.0, 0.0), asl)
+    out["statistic"] = t_signed
+    out["p_value"] = asl
+    if alpha is not None:
+        k = required_position(alpha, n_res)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t_sq = lhs / (n * ss)  # t*^2: inf for a degenerate replicate with mean != 0
+        t_sq[s1 == 0] = 0.0
+        kth = np.partition(t_sq, n_res - k, axis=1)[:, n_res - k]
+        first = np.argmax(t_sq == kth[:, None], axis=1)
+        out["required"] = np.abs(s1[np.arange(p_count), first]) / n
+    if confidence_level is not None:
+        # Percentile interval of the replicate means z̄ + w̄*_b (numpy's "linear" quantile); the
+        # order statistics come from one in-place partition of the replicate sums.
+        tail = (1.0 - confidence_level) / 2.0
+        pos = np.array([tail, 1.0 - tail]) * (n_res - 1)
+        lo = np.floor(pos).astype(np.int64)
+        hi = np.minimum(lo + 1, n_res - 1)
+        s1.partition(np.unique(np.r_[lo, hi]), axis=1)
+        frac = pos - lo
+        for name, j in (("ci_low", 0), ("ci_high", 1)):
+            a = s1[:, lo[j]] / n
+            b = s1[:, hi[j]] / n
+            out[name] = zbar + (a + frac[j] * (b - a))
+    return out
+
+
+def required_position(alpha, n_res):
+    k = math.ceil(alpha * n_res - 1e-9)
+    if k < 1:
+        raise OptionError(
+            f"Sakai's required difference needs alpha * n_resamples >= 1 (got {alpha} * {n_res}); "
+            "raise n_resamples"
+        )
+    return k
+
+
+def bootstrap_counts(rng, n, n_res):
+    """Draw the §8.1 index matrix (one call) and turn it into the B x n counts matrix."""
+    idx = rng.integers(0, n, size=(n_res, n))
+    flat = idx + (np.arange(n_res) * n)[:, None]
+    return np.bincount(flat.ravel(), minlength=n_res * n).reshape(n_res, n).astype(np.float64)
+
+
+def randomization_signs(rng, n, n_res):
+    """±1 sign matrix: all 2^n sign vectors when 2^n <= n_res (exact test), else B random rows."""
+    if n <= 30 and 2**n <= n_res:
+        bits = (np.arange(2**n)[:, None] >> np.arange(n)[None, :]) & 1
+        return 1.0 - 2.0 * bits, True
+    bits = rng.integers(0, 2, size=(n_res, n))
+    return 2.0 * bits - 1.0, False
+
+
+def randomization_kernel(d, signs, exact):
+    obs = d.sum(axis=0)
+    rep = signs @ d
+    tol = _TIE_RTOL * np.abs(d).sum(axis=0)
+    count = (np.abs(rep) >= np.abs(obs) - tol).sum(axis=0)
+    n_res = signs.shape[0]
+    p = count / n_res if exact else (count + 1.0) / (n_res + 1.0)
+    return d.mean(axis=0), np.minimum(p, 1.0)
+
+
+def tukey_null(x, rng, n_res, progress=None):
+    """HSD null distribution: max - min of system means over B row-permuted matrices (§8.4)."""
+    n, m = x.shape
+    hsd = np.empty(n_res)
+    # rng.permuted on a stack of B copies consumes the stream exactly as B calls
+    # rng.permuted(X, axis=1) in turn, so chunking over B keeps the §8.4 draws.
+    parts = chunks(n_res, n * m)
+    for part in progress_bar(parts, desc="Tukey HSD", progress=progress):
+        stack = np.broadcast_to(x, (part.stop - part.start, n, m))
+        means = rng.permuted(stack, axis=2).mean(axis=1)
+        hsd[part] = means.max(axis=1) - means.min(axis=1)
+    return np.sort(hsd)
+
+
+def tukey_p(hsd_sorted, diff, scale):
+    """#{b : hsd_b >= |diff|} / B with the documented tie tolerance."""
+    thr = np.abs(diff) - _TIE_RTOL * scale
+    return (len(hsd_sorted) - np.searchsorted(hsd_sorted, thr, side="left")) / len(hsd_sorted)
+
+
+def paired_t(a, b) -> TestResult:
+    r"""Student's paired t-test (two-sided) of a against b.
+
+    .. math:: t = \bar z / (s_z / \sqrt n), \quad z_t = a_t - b_t, \quad
+              p = 2\,P(T_{n-1} \ge |t|)
+
+    with s_z the sample standard deviation (ddof = 1). Equals ``scipy.stats.ttest_rel``;
+    differences that are all equal give t = ±inf and p = 0 (all zero: t = 0, p = 1).
+
+    Parameters
+    ----------
+    a, b
+        Paired per-topic scores: 1-D (NaN pairs dropped) or 2-D topics × pairs.
+
+    Returns
+    -------
+    TestResult
+        ``statistic`` (t) and ``p_value``: floats for 1-D input, arrays for 2-D.
+    """
+    a, b, scalar = _paired(a, b)
+    d = (a - b).reshape(len(a), -1)
+    t, p = t_kernel(d)
+    return TestResult(_out(t if not scalar else t[0], scalar), _out(p if not scalar else p[0], scalar))
+
+
+def wilcoxon(a, b) -> TestResult:
+    """Wilcoxon signed-rank test (two-sided) of a against b, scipy's conventions.
+
+    scipy.stats.wilcoxon with its defaults (zero differences dropped, exact null distribution up
+    to 50 non-zero differences without ties, normal approximation otherwise; Wilcoxon 1945).
+    All differences zero gives statistic 0 and p = 1. This is the test seed 004 uses for
+    per-topic comparisons (methods-spec §8.7).
+
+    Parameters
+    ----------
+    a, b
+        Paired per-topic scores: 1-D (NaN pairs dropped) or 2-D topics × pairs.
+
+    Returns
+    -------
+    TestResult
+        ``statistic`` (min(W+, W−)) and ``p_value``.
+    """
+    a, b, scalar = _paired(a, b)
+    d = (a - b).reshape(len(a), -1)
+    stat, p = _adapters.wilcoxon_columns(d)
+    return TestResult(_out(stat[0] if scalar else stat, scalar), _out(p[0] if scalar else p, scalar))
+
+
+def sign_test(a, b) -> SignTestResult:
+    r"""Exact two-sided sign test (methods-spec §8.7).
+
+    a = #{t : a_t > b_t}, b = #{t : a_t < b_t}; equal cases (including inf = inf) are
+    discarded. p = min(1, 2·P(X ≥ max(a, b))), X ~ Binomial(a + b, 1/2); a + b = 0 gives 1.
+    Equals ``scipy.stats.binomtest(a, a + b).pvalue`` and reproduces every significance mark
+    of seed 004's Tables 4 and 5.
+
+    Parameters
+    ----------
+    a, b
+        Paired values: 1-D (NaN pairs dropped) or 2-D (columns tested separately).
+
+    Returns
+    -------
+    SignTestResult
+        ``statistic`` (= ``n_greater``), ``p_value``, ``n_greater``, ``n_less``.
+    """
+    a, b, scalar = _paired(a, b)
+    a2 = a.reshape(len(a), -1)
+    b2 = b.reshape(len(b), -1)
+    gt, lt, p = sign_kernel(a2, b2)
+    if scalar:
+        return SignTestResult(int(gt[0]), float(p[0]), int(gt[0]), int(lt[0]))
+    return SignTestResult(gt, p, gt, lt)
+
+
+def randomization_test(a, b, *, n_resamples: int = 10000, rng=None) -> TestResult:
+    r"""Paired (Fisher) randomisation test of the mean difference, two-sided.
+
+    Under H0 each per-topic difference z_t is equally likely to have either sign. With
+    2^n ≤ ``n_resamples`` all 2^n sign vectors are enumerated (exact test, p = share of them
+    with |Σ s_t z_t| ≥ |Σ z_t|, identical to ``scipy.stats.permutation_test`` with
+    ``permutation_type="samples"``); otherwise ``signs = 2 * rng.integers(0, 2, size=(B, n))
+    - 1`` is drawn in one call and p = (1 + #{b : |Σ s_bt z_t| ≥ |Σ z_t|}) / (B + 1), the
+    add-one estimate also used by ranx. Sums equal up to a relative 1e-10 of Σ|z_t| count as
+    equal (Fisher 1935; Smucker, Allan & Carterette 2007).
+
+    Returns
+    -------
+    TestResult
+        ``statistic`` (the mean difference) and ``p_value``.
+    """
+    a, b, scalar = _paired(a, b)
+    d = (a - b).reshape(len(a), -1)
+    signs, exact = randomization_signs(np.random.default_rng(rng), d.shape[0], int(n_resamples))
+    stat, p = randomization_kernel(d, signs, exact)
+    return TestResult(_out(stat[0] if scalar else stat, scalar), _out(p[0] if scalar else p, scalar))
+
+
+def bootstrap_test(a, b, *, n_resamples: int = 1000, rng=None) -> TestResult:
+    r"""Sakai's (2006) studentised paired bootstrap test; the p-value is the ASL.
+
+    Protocol of methods-spec §8.1: z_t = a_t − b_t, t_obs = |z̄| / (s_z/√n), w_t = z_t − z̄;
+    ``idx = rng.integers(0, n, size=(B, n))`` in one call; t*_b = |w̄*_b| / (s_{w*_b}/√n);
+    ASL = #{b : t*_b ≥ t_obs} / B. All z = 0 gives ASL 1; s_z = 0 with z̄ ≠ 0 gives 0; a
+    replicate whose sampled values are all equal has t* = ∞ if its mean ≠ 0, else 0.
+
+    Returns
+    -------
+    TestResult
+        ``statistic`` (the signed studentised statistic z̄/(s_z/√n)) and ``p_value`` (ASL).
+    """
+    a, b, scalar = _paired(a, b)
+    d = (a - b).reshape(len(a), -1)
+    n_res = int(n_resamples)
+    if d.shape[0] < 2:
+        nan = np.full(d.shape[1], np.nan)
+        return TestResult(_out(nan[0] if scalar else nan, scalar), _out(nan[0] if scalar else nan, scalar))
+    counts = bootstrap_counts(np.random.default_rng(rng), d.shape[0], n_res)
+    res = bootstrap_kernel(d, counts)
+    s, p = res["statistic"], res["p_value"]
+    return TestResult(_out(s[0] if scalar else s, scalar), _out(p[0] if scalar else p, scalar))
+
+
+def tukey_hsd(matrix, *, n_resamples: int = 5000, rng=None) -> np.ndarray:
+    r"""Randomised Tukey HSD p-values for every pair of columns (methods-spec §8.4).
+
+    For b = 1..B, X_b = ``rng.permuted(X, axis=1)`` (each topic's row shuffled independently;
+    drawn in chunks of stacked copies, which consumes the stream exactly as B successive
+    calls); hsd_b = max_s mean_t X_b − min_s mean_t X_b;
+    p(i, j) = #{b : hsd_b ≥ |x̄_i − x̄_j|} / B (Carterette 2012; Sakai 2012). Controls the
+    family-wise error over all pairs.
+
+    Parameters
+    ----------
+    matrix
+        Topics × systems array (complete).
+
+    Returns
+    -------
+    ndarray
+        Systems × systems matrix of p-values (diagonal 1).
+    """
+    x = np.asarray(matrix, dtype=np.float64)
+    if x.ndim != 2 or np.isnan(x).any():
+        raise OptionError("tukey_hsd needs a complete 2-D topics x systems matrix")
+    hsd = tukey_null(x, np.random.default_rng(rng), int(n_resamples))
+    means = x.mean(axis=0)
+    diff = means[:, None] - means[None, :]
+    scale = np.abs(x).mean(axis=0)
+    return tukey_p(hsd, diff, scale[:, None] + scale[None, :])
