@@ -12,9 +12,9 @@ import pytest
 import pdireval
 from pdireval.core import hashing as _hashing
 from pdireval.core import keys as _keys
+from pdireval.core import segments as seg_mod
 from pdireval.errors import SchemaError
 from pdireval.evaluation import prepare
-from pdireval.core import segments as seg_mod
 
 MEASURES = ["AP", "nDCG@10", "P@10", "RR", "R@50", "Rprec", "Bpref", "NumRelRet"]
 

@@ -7,11 +7,11 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from examples.cranfield_grid import TermIndex, grid_run, pooled_qrels, tokenize
-from pdireval.datasets import read_cranfield
 from scipy import stats
 
 import pdireval
+from examples.cranfield_grid import TermIndex, grid_run, pooled_qrels, tokenize
+from pdireval.datasets import read_cranfield
 from pdireval.errors import SchemaError
 
 
