@@ -241,6 +241,18 @@ def _did_you_mean(name: str) -> str:
 def parse_measure(text: str | Measure) -> Measure:
     """Parse a measure string (or pass a :class:`Measure` through).
 
+    Parameters
+    ----------
+    text : str or Measure
+        ``Name(param=value,...)@cutoff`` in any case, or a trec_eval / ir_measures alias
+        (``map``, ``ndcg_cut_10``, ``P_10``, ``recip_rank``).
+
+    Returns
+    -------
+    Measure
+        The measure, whose ``str()`` is its canonical spelling (parameters sorted, defaults
+        left out).
+
     Raises
     ------
     MeasureError

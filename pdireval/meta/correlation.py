@@ -74,6 +74,15 @@ def correlate(
     against measure_b's as the truth) and ``"tau_ap_sym"``; see :func:`kendall_tau`,
     :func:`tau_ap`, :func:`rank_correlation`.
 
+    Parameters
+    ----------
+    scores : DataFrame
+        Scores frame (``system, query, measure, value`` + grouping keys).
+    other : DataFrame, optional
+        A second scores frame whose system rankings are compared with those of ``scores``.
+    method : str or list of str
+        One or several of the methods above.
+
     Returns
     -------
     DataFrame

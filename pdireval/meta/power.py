@@ -108,6 +108,20 @@ def asl_curve(
     (see :func:`pdireval.plot.asl_curves`). Same tests and draws as
     :func:`discriminative_power` with the same arguments.
 
+    Parameters
+    ----------
+    scores : DataFrame
+        Scores frame (``system, query, measure, value`` + grouping keys), a complete query ×
+        system matrix per group.
+    method : str
+        The paired test, as in :func:`pdireval.compare` (default ``"bootstrap"``).
+    n_resamples : int
+        Resamples of the resampling tests.
+    rng : None, int, SeedSequence or Generator
+        Seed of the resamples.
+    progress : bool or None
+        Show a progress bar (None: only when standard error is a terminal).
+
     Returns
     -------
     DataFrame
@@ -152,6 +166,21 @@ def conflicts(
     measure and not under the other (methods-spec §4.6; seed 000 Tables 7 and 17). Pairs
     significant under both measures but in opposite directions are counted separately
     (``n_opposite``; Sakai's stricter notion of a conflict).
+
+    Parameters
+    ----------
+    scores : DataFrame
+        Scores frame with at least two measures, a complete query × system matrix per group.
+    method : str
+        The paired test, as in :func:`pdireval.compare` (default ``"bootstrap"``).
+    alpha : float
+        Significance level of a decision.
+    n_resamples : int
+        Resamples of the resampling tests.
+    rng : None, int, SeedSequence or Generator
+        Seed of the resamples.
+    progress : bool or None
+        Show a progress bar (None: only when standard error is a terminal).
 
     Returns
     -------

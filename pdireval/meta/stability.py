@@ -211,6 +211,13 @@ def swap_difference(swaps: pd.DataFrame, *, max_rate: float = 0.05) -> pd.DataFr
     non-empty bin (in increasing difference) whose swap rate is ≤ ``max_rate`` (methods-spec
     §8.6).
 
+    Parameters
+    ----------
+    swaps : DataFrame
+        The result of :func:`swap_rate` with ``sampling="split"``.
+    max_rate : float
+        The largest acceptable swap rate, in (0, 1).
+
     Returns
     -------
     DataFrame
