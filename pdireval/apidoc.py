@@ -57,7 +57,7 @@ def _entry(title: str, function) -> list[str]:
     sections = numpydoc_sections(function.__doc__)
     signature = str(inspect.signature(function))
     first_paragraph = sections["summary"].split("\n\n")[0].replace("\n", " ")
-    lines = [f"### `{title}`", "", "```python", f"{title}{signature}", "```", "", first_paragraph, ""]
+    lines = [f"### `{title}`", "", "```py", f"{title}{signature}", "```", "", first_paragraph, ""]
     if sections.get("Parameters"):
         lines += ["**Parameters**", "", *_parameters(sections["Parameters"]), ""]
     if sections.get("Returns"):
