@@ -16,6 +16,7 @@ from pdireval.measures import (
     bounds,  # noqa: F401  (bound parameters on the standard measures; imports standard)
     ric,  # noqa: F401  (registers RIC)
     standard,  # noqa: F401  (registers the standard measures)
+    trec_eval_set,  # noqa: F401  (registers the rest of trec_eval's all_trec set)
 )
 from pdireval.measures.registry import (
     REGISTRY,

@@ -78,7 +78,7 @@ class Measure:
         if self.params:
             text += "(" + ",".join(f"{k}={_render(v)}" for k, v in self.params) + ")"
         if self.cutoff is not None:
-            text += f"@{self.cutoff}"
+            text += f"@{_render(self.cutoff)}"
         return text
 
     def __repr__(self) -> str:
@@ -127,21 +127,41 @@ class Param:
     check: Callable[[Any], str | None] | None = None  # returns an error text or None
 
 
+SUMMARIES = ("mean", "sum", "gm")
+
+
 @dataclass
 class MeasureDef:
-    """A registry entry: how to compute a measure and what it accepts."""
+    """A registry entry: how to compute a measure and what it accepts.
+
+    Attributes
+    ----------
+    cutoff
+        ``"optional"``, ``"required"``, ``"none"``, or ``"real"`` (required, a real number
+        >= 0 such as a recall level: ``IPrec@0.1``).
+    empty
+        The value for a query the system did not answer (text, for the docs).
+    trec_eval
+        trec_eval's name for the measure (``k`` / ``x`` stand for the cut-off), "" if none.
+    summary
+        How trec_eval summarises the per-query values over queries: ``"mean"`` (the
+        arithmetic mean), ``"sum"`` (counts such as ``NumRet``, ``NumQ``), or ``"gm"`` (the
+        per-query values are natural logarithms, ``ln(max(x, 1e-5))``, and the summary is
+        ``exp(mean)``, trec_eval's geometric mean, e.g. ``gm_map``).
+    """
 
     name: str
     kernel: Callable
     description: str
     params: tuple[Param, ...] = ()
-    cutoff: str = "optional"  # "optional" | "required" | "none"
+    cutoff: str = "optional"  # "optional" | "required" | "none" | "real"
     needs_qrels: bool = True
     empty: str = "0"
     citation: str = ""
     trec_eval: str = ""
     aliases: tuple[str, ...] = ()
     extra: dict = field(default_factory=dict)
+    summary: str = "mean"
 
     def param(self, name: str) -> Param:
         for p in self.params:
@@ -161,6 +181,8 @@ def register(definition: MeasureDef) -> MeasureDef:
     key = definition.name.lower()
     if key in REGISTRY:
         raise RuntimeError(f"measure {definition.name} registered twice")
+    if definition.summary not in SUMMARIES:
+        raise ValueError(f"summary must be one of {SUMMARIES}, got {definition.summary!r}")
     REGISTRY[key] = definition
     for alias in definition.aliases:
         _ALIASES[alias.lower()] = (definition.name, {}, None)
@@ -187,7 +209,7 @@ def register_alias_pattern(pattern: str, name: str, params: dict | None = None):
 # --------------------------------------------------------------------------- parsing
 
 _SYNTAX = re.compile(
-    r"^\s*(?P<name>[A-Za-z_][A-Za-z0-9_.\-]*?)\s*(?:\((?P<params>.*)\))?\s*(?:@\s*(?P<cutoff>[^@()]+))?\s*$"
+    r"^\s*(?P<name>[A-Za-z0-9_][A-Za-z0-9_.\-]*?)\s*(?:\((?P<params>.*)\))?\s*(?:@\s*(?P<cutoff>[^@()]+))?\s*$"
 )
 
 
@@ -282,12 +304,15 @@ def parse_measure(text: str | Measure) -> Measure:
     cutoff = None
     if match.group("cutoff") is not None:
         raw = match.group("cutoff").strip()
-        if not re.fullmatch(r"\d+", raw):
+        if re.fullmatch(r"\d+", raw):
+            cutoff = int(raw)
+        elif re.fullmatch(r"\d*\.\d+|\d+\.\d*", raw):
+            cutoff = float(raw)  # a real cut-off (IPrec@0.1); build_measure checks the measure takes one
+        else:
             raise MeasureError(
                 f"the cut-off {raw!r} in measure {text!r} must be a whole number >= 1, "
-                "e.g. 'nDCG@10'."
+                "e.g. 'nDCG@10' (or a real number for IPrec@0.1 and Rprec_mult@0.2)."
             )
-        cutoff = int(raw)
     lowered = name.lower()
     if lowered not in REGISTRY:
         if lowered in _ALIASES:
@@ -301,7 +326,7 @@ def parse_measure(text: str | Measure) -> Measure:
                 if found:
                     if cutoff is not None:
                         raise MeasureError(f"measure {text!r} gives the cut-off twice.")
-                    name, cutoff = canonical, int(found.group(1))
+                    name, cutoff = canonical, float(found.group(1)) if "." in found.group(1) else int(found.group(1))
                     params = {**alias_params, **params}
                     break
             else:
@@ -333,7 +358,15 @@ def build_measure(name: str, params: Mapping[str, Any] | None = None, cutoff: in
         raise MeasureError(
             f"{definition.name} needs a cut-off (in {shown!r}): write e.g. '{definition.name}@10'."
         )
-    if cutoff is not None and (not isinstance(cutoff, int) or isinstance(cutoff, bool) or cutoff < 1):
+    if definition.cutoff == "real":
+        if cutoff is None:
+            raise MeasureError(
+                f"{definition.name} needs a cut-off (in {shown!r}): write e.g. '{definition.name}@0.5'."
+            )
+        if isinstance(cutoff, bool) or not isinstance(cutoff, (int, float)) or not 0 <= cutoff < math.inf:
+            raise MeasureError(f"the cut-off of {shown!r} must be a real number >= 0, got {cutoff!r}.")
+        cutoff = float(cutoff)
+    elif cutoff is not None and (not isinstance(cutoff, int) or isinstance(cutoff, bool) or cutoff < 1):
         raise MeasureError(f"the cut-off of {shown!r} must be a whole number >= 1, got {cutoff!r}.")
     return Measure(definition.name, tuple(sorted(kept)), cutoff)
 

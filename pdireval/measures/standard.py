@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from pdireval.errors import MeasureError
 from pdireval.measures.registry import (
     MeasureDef,
     Param,
@@ -267,8 +268,19 @@ def ndcg(segments, m):
 
     With a gain mapping, labels the mapping does not list get gain 0 (methods-spec §2.1);
     ir_measures' ``nDCG(gains=...)`` keeps an unlisted label as its own gain, so the two
-    agree only when the mapping lists every label (tested so).
+    agree only when the mapping lists every label (tested so). ``gains=`` gives trec_eval's
+    and ir_measures' reading (unlisted labels keep their label as gain; see
+    :func:`pdireval.measures.trec_eval_set.trec_ndcg`).
     """
+    if m.get("gains", None) is not None:  # trec_eval's gain levels (declared by trec_eval_set)
+        from pdireval.measures.trec_eval_set import trec_ndcg
+
+        if m.get("gain") != "linear" or m.get("discount") != "log2":
+            raise MeasureError(
+                f"{m}: gains= (trec_eval's gain levels) replaces gain= and uses the log2 "
+                "discount; give one of gain= and gains=, without discount=."
+            )
+        return trec_ndcg(segments, m)
     v = _view(segments, m)
     ideal = ordered_pool_dcg(v, m)[v.seg_query]
     return _safe_div(_dcg(v, m), ideal)
@@ -393,9 +405,9 @@ register(MeasureDef("SP", sum_precision, "Sum of precision at relevant ranks (un
 register(MeasureDef("RR", reciprocal_rank, "Reciprocal rank of the first relevant document.", BINARY, citation=_TREC, trec_eval="recip_rank", aliases=("mrr", "recip_rank")))
 register(MeasureDef("Rprec", r_precision, "Precision at rank R.", BINARY, cutoff="none", citation=_TREC, trec_eval="Rprec", aliases=("r-prec", "rprecision")))
 register(MeasureDef("Success", success, "1 if a relevant document is in the top k.", BINARY, cutoff="required", citation=_TREC, trec_eval="success_k"))
-register(MeasureDef("NumRet", num_ret, "Number of documents retrieved.", (JUDGED_ONLY, NEG), empty="0", citation=_TREC, trec_eval="num_ret", aliases=("num_ret",)))
-register(MeasureDef("NumRel", num_rel, "Number of judged relevant documents (R).", (REL, NEG), cutoff="none", empty="R", citation=_TREC, trec_eval="num_rel", aliases=("num_rel",)))
-register(MeasureDef("NumRelRet", num_rel_ret, "Number of relevant documents retrieved.", BINARY, citation=_TREC, trec_eval="num_rel_ret", aliases=("num_rel_ret",)))
+register(MeasureDef("NumRet", num_ret, "Number of documents retrieved.", (JUDGED_ONLY, NEG), empty="0", citation=_TREC, trec_eval="num_ret", aliases=("num_ret",), summary="sum"))
+register(MeasureDef("NumRel", num_rel, "Number of judged relevant documents (R).", (REL, NEG), cutoff="none", empty="R", citation=_TREC, trec_eval="num_rel", aliases=("num_rel",), summary="sum"))
+register(MeasureDef("NumRelRet", num_rel_ret, "Number of relevant documents retrieved.", BINARY, citation=_TREC, trec_eval="num_rel_ret", aliases=("num_rel_ret",), summary="sum"))
 register(MeasureDef("Judged", judged, "Fraction of the top k that is judged.", (NEG,), citation="ir_measures (MacAvaney et al. 2022)"))
 register(MeasureDef("Bpref", bpref, "Binary preference (2005 trec_eval form).", BINARY, citation="Buckley & Voorhees 2004; " + _TREC, trec_eval="bpref", aliases=("bpref",)))
 register(MeasureDef("infAP", inferred_ap, "Inferred average precision.", (REL, NEG), cutoff="none", citation="Yilmaz & Aslam 2006; " + _TREC, trec_eval="infAP", aliases=("infap",)))

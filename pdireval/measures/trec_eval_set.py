@@ -1,0 +1,482 @@
+"""The rest of trec_eval's ``all_trec`` set, exact to trec_eval 9.0.8.
+
+Interpolated precision (``iprec_at_recall``, ``11pt_avg``), precision at multiples of R
+(``Rprec_mult``), ``relative_P``, the set measures (``set_P``, ``set_recall``, ``set_F``,
+``set_map``, ``set_relative_P``, ``utility``), the geometric-mean measures (``gm_map``,
+``gm_bpref``), the gain-based measures with trec_eval's gain levels (``ndcg_rel``, ``Rndcg``,
+``G``, ``binG``, ``ndcg_p``), and the counts ``num_nonrel_judged_ret`` and ``num_q``.
+
+Each kernel takes segments and a :class:`~pdireval.measures.registry.Measure` and returns one
+float64 per (system, query) segment, vectorised over segments (no loop per query). Notation:
+positions are 0-based (rank i = position + 1), L is the list length, R the number of judged
+documents with label >= ``rel``, "relevant retrieved" counts retrieved documents with label >=
+``rel``.
+
+**trec_eval gain levels** (``gains=``; ``ndcg_rel``, ``Rndcg``, ``G``, ``nDCG(gains=...)``): the gain of
+a judged label is the label itself unless ``gains`` maps it to another value (trec_eval's
+``-m G.1=3.5,2=9``: levels the mapping does not list keep their own label as gain, unlike the
+``gain=`` mapping of ``nDCG``, where unlisted labels get 0). Unjudged documents have gain 0.
+The ideal ranking holds the judged documents with a positive gain, sorted by gain descending.
+trec_eval sorts gain levels with a comparator that truncates gain differences to integers, so
+with fractional gains that differ by less than 1 its ideal ranking can be out of order;
+pdireval always sorts exactly (identical whenever distinct gains differ by at least 1).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from pdireval.measures.registry import MeasureDef, Param, add_params, register, register_alias_pattern
+from pdireval.measures.standard import BINARY, JUDGED_ONLY, NEG, REL, _R, _relevant, _safe_div, _view, average_precision, bpref
+from pdireval.measures.view import View, seg_sum, within_segment_cumsum, within_segment_rank
+
+__all__ = [
+    "MIN_GEO_MEAN",
+    "iprec_at_recall",
+    "eleven_point_average",
+    "rprec_mult",
+    "relative_precision",
+    "set_precision",
+    "set_recall",
+    "set_f",
+    "set_ap",
+    "set_relative_precision",
+    "utility",
+    "gm_map",
+    "gm_bpref",
+    "num_q",
+    "num_nonrel_judged_ret",
+    "bin_g",
+    "trec_ndcg",
+    "GAINS",
+    "ndcg_rel",
+    "r_ndcg",
+    "g_measure",
+]
+
+#: trec_eval's floor for the geometric-mean measures (``MIN_GEO_MEAN`` in trec_eval.h)
+MIN_GEO_MEAN = 1e-5
+
+_TREC = "trec_eval 9.0.8 (Buckley, NIST)"
+
+
+# --------------------------------------------------------------------------- shared pieces
+
+
+def _rel_hits(v: View, rel: float):
+    """(segment, position, nth) of the relevant retrieved documents; nth is 1-based."""
+    hits = _relevant(v, rel)
+    seg, pos = v.hit_seg[hits], v.hit_pos[hits]
+    return seg, pos, within_segment_rank(seg) + 1
+
+
+def _rel_ret(v: View, rel: float) -> np.ndarray:
+    """Relevant retrieved documents per segment."""
+    return seg_sum(v.hit_seg[_relevant(v, rel)], 1.0, v.n_seg)
+
+
+def _rel_ret_before(v: View, rel: float, depth: np.ndarray) -> np.ndarray:
+    """Per segment: relevant retrieved documents at positions < depth[segment]."""
+    hits = _relevant(v, rel)
+    seg = v.hit_seg[hits]
+    inside = v.hit_pos[hits] < depth[seg]
+    return seg_sum(seg[inside], 1.0, v.n_seg)
+
+
+def _suffix_max(seg: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """max(values[j] for j >= i in i's segment), for each i (seg sorted)."""
+    if len(values) == 0:
+        return values
+    rev = pd.Series(values[::-1]).groupby(seg[::-1], sort=False).cummax().to_numpy()
+    return rev[::-1]
+
+
+def _recall_cut(fraction: float, R: np.ndarray) -> np.ndarray:
+    """trec_eval's conversion of a fraction of R to a number of documents: (long)(x·R + 0.9)."""
+    return np.floor(fraction * R + 0.9)
+
+
+# --------------------------------------------------------------------------- interpolated precision
+
+
+def _interpolated(v: View, rel: float):
+    """Per relevant retrieved hit: (segment, nth, max precision at this rank or deeper)."""
+    key = ("iprec_table", v.negatives, v.judged_only, rel)
+    cache = v.segments.cache
+    if key not in cache:
+        seg, pos, nth = _rel_hits(v, rel)
+        best = _suffix_max(seg, nth / (pos + 1.0))
+        cache[key] = (seg, nth, best)
+    return cache[key]
+
+
+def _iprec(v: View, rel: float, fraction: float) -> np.ndarray:
+    seg, nth, best = _interpolated(v, rel)
+    R = _R(v, rel)
+    want = np.maximum(_recall_cut(fraction, R), 1.0)  # a cut of 0 documents reads at the first
+    pick = nth == want[seg]
+    out = np.zeros(v.n_seg)
+    out[seg[pick]] = best[pick]
+    return out
+
+
+def iprec_at_recall(segments, m):
+    """IPrec@x: interpolated precision at recall level x (trec_eval ``iprec_at_recall_x``).
+
+    With c = ⌊x·R + 0.9⌋ relevant documents (trec_eval's rounding), IPrec@x = max over ranks
+    i at or below the c-th relevant retrieved document of Prec(i) = (relevant in the top i)/i;
+    c = 0 reads at the first relevant document; 0 if fewer than c relevant documents are
+    retrieved (or R = 0).
+    """
+    v = _view(segments, m)
+    return _iprec(v, m.get("rel"), float(m.cutoff))
+
+
+def eleven_point_average(segments, m):
+    """11pt_avg = mean of IPrec@x over the recall levels x in ``levels`` (trec_eval
+    ``11pt_avg``; default 0, 0.1, ..., 1)."""
+    v = _view(segments, m)
+    levels = m.get("levels")
+    total = np.zeros(v.n_seg)
+    for x in levels:  # a handful of levels, each vectorised over segments
+        total += _iprec(v, m.get("rel"), float(x))
+    return total / len(levels)
+
+
+def rprec_mult(segments, m):
+    """Rprec_mult@x: precision at c = ⌊x·R + 0.9⌋ documents, (relevant in the top c)/c; 0 when
+    c = 0 (trec_eval ``Rprec_mult_x``; a list shorter than c still divides by c)."""
+    v, rel = _view(segments, m), m.get("rel")
+    c = _recall_cut(float(m.cutoff), _R(v, rel))
+    return _safe_div(_rel_ret_before(v, rel, c), c)
+
+
+def relative_precision(segments, m):
+    """relative_P@k = (relevant in the top k) / min(k, R); R = 0 -> 0 (trec_eval
+    ``relative_P_k``: precision up to R, recall after)."""
+    v, rel, k = _view(segments, m), m.get("rel"), m.cutoff
+    R = _R(v, rel)
+    depth = np.full(v.n_seg, float(k))
+    return _safe_div(_rel_ret_before(v, rel, depth), np.minimum(k, R))
+
+
+# --------------------------------------------------------------------------- set measures
+
+
+def set_precision(segments, m):
+    """SetP = (relevant retrieved) / L, the precision of the whole retrieved set; L = 0 -> 0
+    (trec_eval ``set_P``)."""
+    v, rel = _view(segments, m), m.get("rel")
+    return _safe_div(_rel_ret(v, rel), v.seg_len.astype(np.float64))
+
+
+def set_recall(segments, m):
+    """SetR = (relevant retrieved) / R; R = 0 -> 0 (trec_eval ``set_recall``)."""
+    v, rel = _view(segments, m), m.get("rel")
+    return _safe_div(_rel_ret(v, rel), _R(v, rel))
+
+
+def set_f(segments, m):
+    """SetF = (β + 1)·P·R' / (β·P + R') with P = SetP, R' = SetR; 0 when nothing relevant is
+    retrieved (trec_eval ``set_F``; note β, not β², weighs precision, as in trec_eval)."""
+    v, rel, beta = _view(segments, m), m.get("rel"), m.get("beta")
+    rr = _rel_ret(v, rel)
+    P = _safe_div(rr, v.seg_len.astype(np.float64))
+    Rc = _safe_div(rr, _R(v, rel))
+    return _safe_div((beta + 1.0) * P * Rc, np.where(rr > 0, beta * P + Rc, 0.0))
+
+
+def set_ap(segments, m):
+    """SetAP = (relevant retrieved)² / (L·R); 0 when L = 0 or R = 0 (trec_eval ``set_map``)."""
+    v, rel = _view(segments, m), m.get("rel")
+    rr = _rel_ret(v, rel)
+    return _safe_div(rr * rr, v.seg_len.astype(np.float64) * _R(v, rel))
+
+
+def set_relative_precision(segments, m):
+    """SetRelP = (relevant retrieved) / min(L, R); 0 when L = 0 or R = 0 (trec_eval
+    ``set_relative_P``)."""
+    v, rel = _view(segments, m), m.get("rel")
+    return _safe_div(_rel_ret(v, rel), np.minimum(v.seg_len.astype(np.float64), _R(v, rel)))
+
+
+def utility(segments, m):
+    """utility = a·RR + b·(L − RR) + c·(R − RR) + d·(N + RR − L − R), RR = relevant retrieved,
+    N = ``num_docs`` (trec_eval ``utility`` with coefficients a, b, c, d and ``-N``)."""
+    v, rel = _view(segments, m), m.get("rel")
+    rr, R, L = _rel_ret(v, rel), _R(v, rel), v.seg_len.astype(np.float64)
+    a, b, c, d = (m.get(x) for x in "abcd")
+    return a * rr + b * (L - rr) + c * (R - rr) + d * (m.get("num_docs") + rr - L - R)
+
+
+# --------------------------------------------------------------------------- geometric means and counts
+
+
+def gm_map(segments, m):
+    """gm_map per query = ln(max(AP, 10⁻⁵)); the summary over queries is exp(mean), trec_eval's
+    geometric mean (``summary = "gm"``). trec_eval prints only that summary."""
+    return np.log(np.maximum(average_precision(segments, m), MIN_GEO_MEAN))
+
+
+def gm_bpref(segments, m):
+    """gm_bpref per query = ln(max(bpref, 10⁻⁵)); summary exp(mean) (trec_eval ``gm_bpref``)."""
+    return np.log(np.maximum(bpref(segments, m), MIN_GEO_MEAN))
+
+
+def num_q(segments, m):
+    """NumQ = 1 per evaluated query; the summary is the sum, the number of queries (trec_eval
+    ``num_q``)."""
+    return np.ones(segments.n_segments)
+
+
+def num_nonrel_judged_ret(segments, m):
+    """Judged non-relevant documents retrieved: label < rel and judged (trec_eval
+    ``num_nonrel_judged_ret``; summary = sum)."""
+    v, rel = _view(segments, m), m.get("rel")
+    nonrel = ~np.isnan(v.hit_label) & (v.hit_label < rel)
+    return seg_sum(v.hit_seg[nonrel], 1.0, v.n_seg)
+
+
+def bin_g(segments, m):
+    """binG = (1/R)·Σ_{relevant retrieved d} 1/log2(2 + n_d), n_d = documents above d that are
+    not relevant (trec_eval ``binG``); R = 0 or nothing relevant retrieved -> 0."""
+    v, rel = _view(segments, m), m.get("rel")
+    seg, pos, nth = _rel_hits(v, rel)
+    total = seg_sum(seg, 1.0 / np.log2(3.0 + pos - nth), v.n_seg)
+    return _safe_div(total, _R(v, rel))
+
+
+# --------------------------------------------------------------------------- trec_eval gain levels
+
+
+def trec_gain(labels: np.ndarray, gains) -> np.ndarray:
+    """Gain of each label under trec_eval's levels: the label itself, or ``gains[label]`` when
+    the mapping lists it; unjudged (NaN) -> 0."""
+    labels = np.asarray(labels, dtype=np.float64)
+    out = labels.copy()
+    if gains is not None:
+        for level, value in dict(gains).items():  # a handful of levels
+            out[labels == level] = value
+    out[np.isnan(labels)] = 0.0
+    return out
+
+
+class _Ideal:
+    """Per query, the positive gains of the judged documents sorted descending (trec_eval's
+    ideal ranking), with cumulative sums for lookups at any depth."""
+
+    def __init__(self, v: View, gains):
+        judged = ~np.isnan(v.q_label)
+        g = trec_gain(v.q_label[judged], gains)
+        rq = v.q_row_query[judged]
+        keep = g > 0
+        g, rq = g[keep], rq[keep]
+        order = np.lexsort((-g, rq))
+        self.gain, self.query = g[order], rq[order]
+        self.rank = within_segment_rank(self.query)  # 0-based position in the ideal list
+        self.npos = np.bincount(self.query, minlength=v.n_queries).astype(np.int64)
+        self.start = np.concatenate([[0], np.cumsum(self.npos)]).astype(np.int64)
+
+    def cumulative(self, values: np.ndarray) -> np.ndarray:
+        return within_segment_cumsum(self.query, values)
+
+    def at(self, cum: np.ndarray, query: np.ndarray, depth: np.ndarray) -> np.ndarray:
+        """cum summed over the first min(depth, npos) ideal positions of ``query``."""
+        d = np.minimum(depth, self.npos[query])
+        out = np.zeros(len(query))
+        ok = d > 0
+        out[ok] = cum[self.start[query[ok]] + d[ok] - 1]
+        return out
+
+
+def _ideal(v: View, gains) -> _Ideal:
+    from pdireval.measures.registry import _freeze
+
+    key = ("trec_ideal", v.negatives, _freeze(gains))
+    cache = v.segments.cache
+    if key not in cache:
+        cache[key] = _Ideal(v, gains)
+    return cache[key]
+
+
+def _ideal_dcg(v: View, gains):
+    key = ("trec_ideal_dcg", v.negatives, tuple(sorted(dict(gains or {}).items())))
+    cache = v.segments.cache
+    if key not in cache:
+        ideal = _ideal(v, gains)
+        cache[key] = ideal.cumulative(ideal.gain / np.log2(ideal.rank + 2.0))
+    return cache[key]
+
+
+def _hit_dcg(v: View, gains):
+    """Per hit: gain, and the DCG of its segment down to and including it (log2 discount)."""
+    g = trec_gain(v.hit_label, gains)
+    contrib = np.where(g != 0, g / np.log2(v.hit_pos + 2.0), 0.0)
+    return g, within_segment_cumsum(v.hit_seg, contrib), contrib
+
+
+def trec_ndcg(segments, m):
+    """``nDCG(gains={...})@k``: nDCG with trec_eval gain levels, DCG@k / IDCG@k with
+    DCG@k = Σ_{i<=k} gain_i / log2(i + 1) and IDCG@k the same over the ideal ranking (its
+    positive gains only); IDCG = 0 -> 0. Without a cut-off this is trec_eval's ``ndcg`` with
+    gain parameters (``-m ndcg.1=g1,2=g2``), with one it is ``ndcg_cut`` on relabelled qrels."""
+    v, gains, k = _view(segments, m), m.get("gains"), m.cutoff
+    ideal = _ideal(v, gains)
+    cum = _ideal_dcg(v, gains)
+    _, _, contrib = _hit_dcg(v, gains)
+    seg = v.hit_seg
+    if k is not None:
+        inside = v.hit_pos < k
+        seg, contrib = seg[inside], contrib[inside]
+    dcg = seg_sum(seg, contrib, v.n_seg)
+    depth = np.full(v.n_seg, np.iinfo(np.int64).max if k is None else k)
+    return _safe_div(dcg, ideal.at(cum, v.seg_query, depth))
+
+
+def ndcg_rel(segments, m):
+    """ndcg_rel: nDCG averaged over the positive-gain documents (trec_eval ``ndcg_rel``).
+
+    With n⁺ = judged documents with a positive gain: (1/n⁺)·[Σ_{retrieved d, gain > 0}
+    DCG@r_d / IDCG@r_d + (n⁺ − retrieved positive-gain documents)·DCG / IDCG], r_d the rank of
+    d, DCG and IDCG over the whole lists; 0 when n⁺ = 0 or the sum is not positive.
+    """
+    v, gains = _view(segments, m), m.get("gains")
+    ideal = _ideal(v, gains)
+    cum = _ideal_dcg(v, gains)
+    g, dcg_at, contrib = _hit_dcg(v, gains)
+    q_hit = v.seg_query[v.hit_seg]
+    pos_hit = g > 0
+    ratio = _safe_div(dcg_at[pos_hit], ideal.at(cum, q_hit[pos_hit], v.hit_pos[pos_hit] + 1))
+    total = seg_sum(v.hit_seg[pos_hit], ratio, v.n_seg)
+    n_ret = seg_sum(v.hit_seg[pos_hit], 1.0, v.n_seg)
+    npos = ideal.npos[v.seg_query].astype(np.float64)
+    dcg = seg_sum(v.hit_seg, contrib, v.n_seg)
+    idcg = ideal.at(cum, v.seg_query, np.full(v.n_seg, np.iinfo(np.int64).max))
+    total = total + (npos - n_ret) * _safe_div(dcg, idcg)
+    return np.where(total > 0, _safe_div(total, npos), 0.0)
+
+
+def _dcg_before(v: View, contrib: np.ndarray, seg: np.ndarray, depth: np.ndarray) -> np.ndarray:
+    """DCG of segment seg[j] over positions < depth[j] (vectorised binary search)."""
+    prefix = np.concatenate([[0.0], np.cumsum(contrib)])
+    key_hits = (v.hit_seg.astype(np.int64) << 32) | v.hit_pos.astype(np.int64)
+    seg_first = np.searchsorted(v.hit_seg, np.arange(v.n_seg))
+    d = np.minimum(depth, np.int64(2**31 - 1)).astype(np.int64)
+    end = np.searchsorted(key_hits, (seg.astype(np.int64) << 32) | d, side="left")
+    return prefix[end] - prefix[seg_first[seg]]
+
+
+def r_ndcg(segments, m):
+    """Rndcg: nDCG averaged at the R-levels (trec_eval ``Rndcg``).
+
+    The R-levels of a query are the depths b at which the ideal gain changes (the ends of the
+    runs of equal gain in the ideal ranking, the last being n⁺, the number of positive-gain
+    judged documents), plus L when L >= n⁺ + 2 (trec_eval's loop skips L = n⁺ + 1). Rndcg = mean over those depths
+    of DCG@b / IDCG@b (log2 discount, trec_eval gain levels). R = 0 (label >= ``rel``) -> 0;
+    n⁺ = 0 -> 0 (trec_eval divides 0 by 0 there).
+    """
+    v, gains, rel = _view(segments, m), m.get("gains"), m.get("rel")
+    ideal = _ideal(v, gains)
+    cum = _ideal_dcg(v, gains)
+    _, _, contrib = _hit_dcg(v, gains)
+    # boundaries per query: b = rank + 1 where the next ideal gain differs (or the list ends)
+    nxt = np.r_[ideal.gain[1:], -np.inf]
+    last = np.r_[ideal.query[1:] != ideal.query[:-1], True] if len(ideal.query) else np.zeros(0, bool)
+    is_b = last | (nxt != ideal.gain)
+    bq, bdepth = ideal.query[is_b], ideal.rank[is_b] + 1
+    nb = np.bincount(bq, minlength=v.n_queries)
+    bstart = np.concatenate([[0], np.cumsum(nb)])
+    per_seg = nb[v.seg_query]
+    pair_seg = np.repeat(np.arange(v.n_seg), per_seg)
+    within = within_segment_rank(pair_seg)
+    depth = bdepth[bstart[v.seg_query[pair_seg]] + within].astype(np.int64)
+    ratio = _safe_div(
+        _dcg_before(v, contrib, pair_seg, depth), ideal.at(cum, v.seg_query[pair_seg], depth)
+    )
+    total = seg_sum(pair_seg, ratio, v.n_seg)
+    count = per_seg.astype(np.float64)
+    npos = ideal.npos[v.seg_query]
+    longer = (v.seg_len > npos + 1) & (npos > 0)  # trec_eval's loop: not when L = n⁺ + 1
+    dcg = seg_sum(v.hit_seg, contrib, v.n_seg)
+    idcg = ideal.at(cum, v.seg_query, np.full(v.n_seg, np.iinfo(np.int64).max))
+    total = total + np.where(longer, _safe_div(dcg, idcg), 0.0)
+    count = count + longer
+    out = _safe_div(total, count)
+    return np.where(_R(v, rel) > 0, out, 0.0)
+
+
+def g_measure(segments, m):
+    """G, trec_eval's normalised gain (``G``).
+
+    With S_i = Σ_{j<=i} gain_j the cumulative gain of the list and C_i = Σ_{j<=i} max(ig_j, 1)
+    the cumulative cost of the ideal ranking (ig_j = the j-th ideal gain, 0 past its end):
+    G = Σ_{i: gain_i != 0} gain_i / log2(2 + C_i − S_i) / Σ_j ig_j; 0 when the ideal gains sum
+    to 0.
+    """
+    v, gains = _view(segments, m), m.get("gains")
+    ideal = _ideal(v, gains)
+    key = ("trec_ideal_cost", v.negatives, tuple(sorted(dict(gains or {}).items())))
+    cache = v.segments.cache
+    if key not in cache:
+        cache[key] = (ideal.cumulative(np.maximum(ideal.gain, 1.0)), ideal.cumulative(ideal.gain))
+    cost_cum, gain_cum = cache[key]
+    g = trec_gain(v.hit_label, gains)
+    nz = g != 0
+    seg, pos, g = v.hit_seg[nz], v.hit_pos[nz], g[nz]
+    q = v.seg_query[seg]
+    sum_results = within_segment_cumsum(seg, g)
+    depth = pos + 1
+    cost = ideal.at(cost_cum, q, depth) + np.maximum(depth - ideal.npos[q], 0)
+    total = seg_sum(seg, g / np.log2(2.0 + cost - sum_results), v.n_seg)
+    ideal_sum = ideal.at(gain_cum, v.seg_query, np.full(v.n_seg, np.iinfo(np.int64).max))
+    return _safe_div(total, ideal_sum)
+
+
+# --------------------------------------------------------------------------- registry
+
+
+def _levels_check(value):
+    if len(value) == 0 or any(not 0 <= x <= 1 for x in value):
+        return "a non-empty vector of recall levels in [0, 1]"
+    return None
+
+
+def _beta_check(value):
+    return None if value >= 0 else "beta >= 0"
+
+
+LEVELS = Param("levels", "vector", (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0), "Recall levels averaged over (trec_eval's 11pt_avg parameters).", check=_levels_check)
+GAINS = Param("gains", "gain", None, "trec_eval gain levels {label: gain}; labels not listed keep their label as gain (trec_eval -m G.1=3.5,2=9).")
+BETA = Param("beta", "float", 1.0, "Weight of precision in (β+1)PR/(βP+R) (trec_eval set_F's parameter).", check=_beta_check)
+TREC_GRADED = (GAINS, REL, JUDGED_ONLY, NEG)
+
+register(MeasureDef("IPrec", iprec_at_recall, "Interpolated precision at recall level x (the cut-off, 0 <= x <= 1): max Prec(i) over ranks i at or below the ⌊x·R+0.9⌋-th relevant document.", BINARY, cutoff="real", citation=_TREC, trec_eval="iprec_at_recall_x", aliases=("iprec_at_recall",)))
+register(MeasureDef("11pt_avg", eleven_point_average, "Mean interpolated precision over recall levels: (1/|levels|)·Σ_x IPrec@x.", (LEVELS,) + BINARY, cutoff="none", citation="Salton & McGill 1983; " + _TREC, trec_eval="11pt_avg", aliases=("11-pt_avg", "iprec11")))
+register(MeasureDef("Rprec_mult", rprec_mult, "Precision at c = ⌊x·R+0.9⌋ documents, x the cut-off (a multiple of R): |relevant in top c| / c.", BINARY, cutoff="real", citation=_TREC, trec_eval="Rprec_mult_x"))
+register(MeasureDef("relative_P", relative_precision, "Relative precision at k: |relevant in top k| / min(k, R).", BINARY, cutoff="required", citation=_TREC, trec_eval="relative_P_k", aliases=("relP", "relative_precision")))
+register(MeasureDef("SetP", set_precision, "Set precision: relevant retrieved / retrieved.", BINARY, cutoff="none", citation=_TREC, trec_eval="set_P", aliases=("set_p",)))
+register(MeasureDef("SetR", set_recall, "Set recall: relevant retrieved / R.", BINARY, cutoff="none", citation=_TREC, trec_eval="set_recall", aliases=("set_recall",)))
+register(MeasureDef("SetF", set_f, "Set F: (β+1)·P·R / (β·P + R) of SetP and SetR.", (BETA,) + BINARY, cutoff="none", citation="van Rijsbergen 1979; " + _TREC, trec_eval="set_F", aliases=("set_f",)))
+register(MeasureDef("SetAP", set_ap, "Set AP: relevant retrieved² / (retrieved · R).", BINARY, cutoff="none", citation=_TREC, trec_eval="set_map", aliases=("set_map",)))
+register(MeasureDef("SetRelP", set_relative_precision, "Set relative precision: relevant retrieved / min(retrieved, R).", BINARY, cutoff="none", citation=_TREC, trec_eval="set_relative_P", aliases=("set_relative_p",)))
+register(MeasureDef(
+    "utility", utility, "Linear set utility a·RR + b·(L−RR) + c·(R−RR) + d·(N+RR−L−R) (RR relevant retrieved, L retrieved, N num_docs).",
+    (Param("a", "float", 1.0, "Gain per relevant retrieved document."), Param("b", "float", -1.0, "Gain per non-relevant retrieved document."),
+     Param("c", "float", 0.0, "Gain per relevant document not retrieved."), Param("d", "float", 0.0, "Gain per non-relevant document not retrieved."),
+     Param("num_docs", "float", 0.0, "Number of documents in the collection (trec_eval -N).")) + BINARY,
+    cutoff="none", citation="Lewis 1995; " + _TREC, trec_eval="utility",
+))
+register(MeasureDef("gm_map", gm_map, "Per query ln(max(AP, 1e-5)); summary exp(mean): the geometric mean of AP.", BINARY, cutoff="none", empty="ln(1e-5)", citation="Robertson 2006; " + _TREC, trec_eval="gm_map", aliases=("gmap",), summary="gm"))
+register(MeasureDef("gm_bpref", gm_bpref, "Per query ln(max(bpref, 1e-5)); summary exp(mean): the geometric mean of bpref.", BINARY, cutoff="none", empty="ln(1e-5)", citation="Buckley & Voorhees 2004; " + _TREC, trec_eval="gm_bpref", summary="gm"))
+register(MeasureDef("NumQ", num_q, "1 per evaluated query; summary: the sum (the number of queries).", (), cutoff="none", empty="1", citation=_TREC, trec_eval="num_q", aliases=("num_q",), summary="sum"))
+register(MeasureDef("NumNonRelJudgedRet", num_nonrel_judged_ret, "Number of judged non-relevant documents retrieved.", BINARY, cutoff="none", citation=_TREC, trec_eval="num_nonrel_judged_ret", aliases=("num_nonrel_judged_ret",), summary="sum"))
+register(MeasureDef("binG", bin_g, "Binary G: (1/R)·Σ_{relevant retrieved d} 1/log2(2 + non-relevant documents above d).", BINARY, cutoff="none", citation=_TREC, trec_eval="binG"))
+register(MeasureDef("G", g_measure, "trec_eval's normalised gain: Σ gain_i / log2(2 + C_i − S_i) / Σ ideal gains.", TREC_GRADED, cutoff="none", citation=_TREC, trec_eval="G"))
+register(MeasureDef("ndcg_rel", ndcg_rel, "nDCG averaged over the positive-gain documents (unretrieved ones at the final nDCG).", TREC_GRADED, cutoff="none", citation="Järvelin & Kekäläinen 2002; " + _TREC, trec_eval="ndcg_rel"))
+register(MeasureDef("Rndcg", r_ndcg, "nDCG averaged at the R-levels (depths where the ideal gain changes, and the list end).", TREC_GRADED, cutoff="none", citation="Järvelin & Kekäläinen 2002; " + _TREC, trec_eval="Rndcg"))
+add_params("nDCG", GAINS)  # nDCG(gains={...}): trec_eval's ndcg with gain parameters (see trec_ndcg)
+
+register_alias_pattern(r"iprec_at_recall_([0-9]*\.?[0-9]+)", "IPrec")
+register_alias_pattern(r"Rprec_mult_([0-9]*\.?[0-9]+)", "Rprec_mult")
+register_alias_pattern(r"relative_P_(\d+)", "relative_P")
