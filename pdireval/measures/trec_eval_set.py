@@ -127,7 +127,8 @@ def iprec_at_recall(segments, m):
     With c = ⌊x·R + 0.9⌋ relevant documents (trec_eval's rounding), IPrec@x = max over ranks
     i at or below the c-th relevant retrieved document of Prec(i) = (relevant in the top i)/i;
     c = 0 reads at the first relevant document; 0 if fewer than c relevant documents are
-    retrieved (or R = 0).
+    retrieved (or R = 0), and 0 for an empty list (trec_eval divides 0 by 0 when ``-J``
+    leaves a list empty).
     """
     v = _view(segments, m)
     return _iprec(v, m.get("rel"), float(m.cutoff))
