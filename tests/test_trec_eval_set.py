@@ -23,7 +23,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import pdireval
-from pdireval.measures.spec import REGISTRY, parse_measure
+from pdireval.measures.registry import REGISTRY, parse_measure
 from tests.conftest import SHARED
 from tests.oracle import assert_same_scores, pytrec_scores
 from tests.strategies import collections

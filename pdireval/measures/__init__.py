@@ -45,7 +45,9 @@ def registry_frame() -> pd.DataFrame:
         Columns ``measure`` (canonical name), ``description``, ``cutoff`` (optional /
         required / none), ``parameters`` (``name=default`` list), ``trec_eval`` (the
         trec_eval name, empty if trec_eval lacks it), ``empty`` (value for a query the system
-        did not answer), ``citation``; sorted by name (case-insensitive).
+        did not answer), ``summary`` (how trec_eval summarises it over queries: ``mean``,
+        ``sum`` or ``gm``, see :class:`~pdireval.measures.registry.MeasureDef`), ``citation``;
+        sorted by name (case-insensitive).
     """
     rows = []
     for d in sorted(REGISTRY.values(), key=lambda d: d.name.lower()):
@@ -57,6 +59,7 @@ def registry_frame() -> pd.DataFrame:
                 "parameters": ", ".join(f"{p.name}={p.default}" for p in d.params),
                 "trec_eval": d.trec_eval,
                 "empty": d.empty,
+                "summary": d.summary,
                 "citation": d.citation,
             }
         )

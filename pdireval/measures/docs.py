@@ -16,6 +16,9 @@ Spelling: `Name(param=value,...)@cutoff`, case-insensitive; the canonical spelli
 `evaluate` writes in the `measure` column) sorts parameters and leaves defaults out. trec_eval
 spellings such as `map`, `P_10`, `ndcg_cut_10`, `recip_rank`, `recall_1000` are accepted.
 Every measure trec_eval has gives trec_eval's number with its default parameters.
+The summary column says how trec_eval summarises a measure over queries: `mean`, `sum`
+(counts), or `gm` (the per-query values are ln(max(x, 1e-5)) and the summary is exp(mean), the
+geometric mean).
 
 """
 
@@ -36,16 +39,16 @@ def _param_rows(definition) -> str:
 def measures_markdown() -> str:
     """The measures page as Markdown."""
     out = [HEADER]
-    out.append("| measure | cut-off | trec_eval | empty value | description |\n|---|---|---|---|---|\n")
+    out.append("| measure | cut-off | trec_eval | empty value | summary | description |\n|---|---|---|---|---|---|\n")
     defs = sorted(REGISTRY.values(), key=lambda d: d.name.lower())
     for d in defs:
-        out.append(f"| [`{d.name}`](#{d.name.lower()}) | {d.cutoff} | {d.trec_eval or '—'} | {d.empty} | {d.description} |\n")
+        out.append(f"| [`{d.name}`](#{d.name.lower()}) | {d.cutoff} | {d.trec_eval or '—'} | {d.empty} | {d.summary} | {d.description} |\n")
     for d in defs:
         doc = (d.kernel.__doc__ or "").strip()
         out.append(f"\n## {d.name}\n\n{d.description}\n\n")
         if doc:
             out.append("```text\n" + "\n".join(line.strip() for line in doc.splitlines()) + "\n```\n\n")
-        out.append(f"Cut-off: {d.cutoff}. Empty value (query not answered): {d.empty}. ")
+        out.append(f"Cut-off: {d.cutoff}. Empty value (query not answered): {d.empty}. Summary over queries: {d.summary}. ")
         if d.trec_eval:
             out.append(f"trec_eval: `{d.trec_eval}`. ")
         if d.citation:
