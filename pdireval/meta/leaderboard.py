@@ -1,0 +1,280 @@
+"""Do two sets of judgments (or two measures) rank the systems alike? One call, one table.
+
+:func:`leaderboard_agreement` compares the leaderboards two scores frames induce — e.g. the
+same runs evaluated with human and with LLM qrels — by rank correlation (Kendall's τ_b,
+τ_AP), rank-biased overlap, top-k overlap, the largest rank change, the per-query score
+correlation, and how often the two frames reach the same significance decision on a pair of
+systems.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from ..core.chunking import chunks
+from ..core.groups import group_columns, score_matrix
+from ..core.schema import canonical_scores
+from ..errors import OptionError, SchemaError, check_int, check_real
+from ..stats import adapters
+from ..stats.rank_correlation import kendall_tau, tau_ap
+from ..stats.rank_overlap import rbo_ext, sequence_tau, top_k_overlap
+
+__all__ = ["leaderboard_agreement", "LEADERBOARD_STATISTICS", "leaderboard_positions"]
+
+#: the ``statistic`` values of :func:`leaderboard_agreement`, in output order
+LEADERBOARD_STATISTICS = (
+    "kendall_tau_b",
+    "tau_ap",
+    "rbo",
+    "top_k_overlap",
+    "max_rank_change",
+    "score_pearson",
+    "query_kendall_mean",
+    "sig_agreement",
+    "sig_both_same",
+    "sig_both_flipped",
+    "sig_only_scores",
+    "sig_only_other",
+    "sig_neither",
+)
+
+
+def leaderboard_positions(means: np.ndarray, systems) -> np.ndarray:
+    """0-based leaderboard position of each system: mean descending, ties by system name."""
+    names = np.asarray(systems, dtype=object).astype(str)
+    order = np.lexsort((names, -np.asarray(means, dtype=np.float64)))
+    pos = np.empty(len(order), dtype=np.int64)
+    pos[order] = np.arange(len(order))
+    return pos
+
+
+def _paired_t_pvalues(x: np.ndarray, i: np.ndarray, j: np.ndarray):
+    """Two-sided paired t-test p-value and mean difference of columns i − j of x [Q, S]."""
+    n = x.shape[0]
+    p = np.empty(len(i))
+    mean = np.empty(len(i))
+    for sl in chunks(len(i), n):  # chunks of system pairs, memory-bounded
+        d = x[:, i[sl]] - x[:, j[sl]]
+        m = d.mean(axis=0)
+        sd = d.std(axis=0, ddof=1) if n > 1 else np.zeros(len(m))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            t = m / (sd / np.sqrt(n))
+        pv = 2.0 * adapters.t_sf(np.abs(t), n - 1)
+        # a constant difference: p = 1 when it is 0, else 0 (the t statistic is ±inf)
+        pv = np.where(sd > 0, pv, np.where(m == 0, 1.0, 0.0))
+        p[sl] = np.minimum(pv, 1.0)
+        mean[sl] = m
+    return p, mean
+
+
+def _group_rows(xa, xb, systems, *, p, k, alpha):
+    """Statistic values (in LEADERBOARD_STATISTICS order) and the per-system table."""
+    n_s = xa.shape[1]
+    mean_a = xa.mean(axis=0)
+    mean_b = xb.mean(axis=0)
+    pos_a = leaderboard_positions(mean_a, systems)
+    pos_b = leaderboard_positions(mean_b, systems)
+    values = {}
+    values["kendall_tau_b"] = kendall_tau(mean_a, mean_b, variant="b")
+    tied = len(np.unique(mean_a)) < n_s or len(np.unique(mean_b)) < n_s
+    values["tau_ap"] = np.nan if tied or n_s < 2 else tau_ap(mean_b, mean_a)
+    values["rbo"] = float(rbo_ext(pos_a[None], pos_b[None], p)[0])
+    values["top_k_overlap"] = float(top_k_overlap(pos_a[None], pos_b[None], min(k, n_s))[0])
+    values["max_rank_change"] = float(np.abs(pos_a - pos_b).max())
+    a, b = xa.ravel(), xb.ravel()
+    values["score_pearson"] = adapters.pearson(a, b)[0]
+    per_query = sequence_tau(xa, xb, np.full(xa.shape[0], n_s))
+    values["query_kendall_mean"] = float(np.nanmean(per_query)) if np.isfinite(per_query).any() else np.nan
+    i, j = np.triu_indices(n_s, 1)
+    if len(i):
+        p_a, d_a = _paired_t_pvalues(xa, i, j)
+        p_b, d_b = _paired_t_pvalues(xb, i, j)
+        sig_a, sig_b = p_a < alpha, p_b < alpha
+        same_dir = np.sign(d_a) == np.sign(d_b)
+        both = sig_a & sig_b
+        values["sig_both_same"] = float(np.mean(both & same_dir))
+        values["sig_both_flipped"] = float(np.mean(both & ~same_dir))
+        values["sig_only_scores"] = float(np.mean(sig_a & ~sig_b))
+        values["sig_only_other"] = float(np.mean(~sig_a & sig_b))
+        values["sig_neither"] = float(np.mean(~sig_a & ~sig_b))
+        values["sig_agreement"] = values["sig_both_same"] + values["sig_neither"]
+    else:
+        for name in LEADERBOARD_STATISTICS:
+            if name.startswith("sig_"):
+                values[name] = np.nan
+    table = pd.DataFrame({
+        "system": list(systems),
+        "mean_a": mean_a,
+        "mean_b": mean_b,
+        "rank_a": pos_a + 1,
+        "rank_b": pos_b + 1,
+        "rank_change": pos_a - pos_b,
+    })
+    return [float(values[s]) for s in LEADERBOARD_STATISTICS], table
+
+
+def _matrices(frame_a, frame_b, keys_a, keys_b, what):
+    """Query × system matrices of the two groups on the queries they share, same systems."""
+    ma = score_matrix(frame_a, what="scores")
+    mb = score_matrix(frame_b, what="other scores")
+    if list(ma.columns) != list(mb.columns):
+        only = sorted(set(ma.columns) ^ set(mb.columns))
+        raise SchemaError(
+            f"scores and other rank different systems{what}: {len(only)} system(s) are in only "
+            f"one of them, e.g. {only[:3]}.\nA leaderboard comparison needs the same systems: "
+            "keep the systems both frames evaluate."
+        )
+    shared = ma.index.intersection(mb.index)
+    if len(shared) == 0:
+        raise SchemaError(
+            f"scores and other share no query{what} (e.g. {list(ma.index[:3])} vs "
+            f"{list(mb.index[:3])}).\nCheck that the query ids are spelled alike in both frames."
+        )
+    return ma.loc[shared].to_numpy(np.float64), mb.loc[shared].to_numpy(np.float64), list(ma.columns)
+
+
+def leaderboard_agreement(
+    scores: pd.DataFrame,
+    other: pd.DataFrame | None = None,
+    *,
+    p: float = 0.9,
+    k: int = 10,
+    alpha: float = 0.05,
+    per_system: bool = False,
+    columns: Mapping[str, str] | None = None,
+) -> pd.DataFrame:
+    r"""How alike two scores frames rank the same systems (e.g. human vs LLM qrels).
+
+    Systems are ranked by their mean over the queries both frames share (position 1 = best;
+    equal means ordered by system name). With ``other``, each measure of ``scores`` is
+    compared with the same measure of ``other`` (extra grouping columns matched too);
+    without it, every pair of measures of ``scores`` is compared (two measures, one qrels).
+
+    Statistics (``statistic`` column, in this order):
+
+    * ``kendall_tau_b`` — Kendall's τ_b between the system means;
+    * ``tau_ap`` — AP correlation of ``other``'s leaderboard against ``scores``'s as the
+      truth (Yilmaz, Aslam & Robertson 2008); NaN when a frame has tied means;
+    * ``rbo`` — extrapolated rank-biased overlap with persistence ``p`` (Webber, Moffat &
+      Zobel 2010, eq. 32), RBO = A_n pⁿ + (1 − p)/p Σ_{d=1}^{n} A_d p^d, A_d the overlap of
+      the two top-d sets divided by d;
+    * ``top_k_overlap`` — |top-k ∩ top-k| / k (k capped at the number of systems);
+    * ``max_rank_change`` — the largest |position in scores − position in other|;
+    * ``score_pearson`` — Pearson's r over all (system, query) scores;
+    * ``query_kendall_mean`` — the mean over queries of Kendall's τ_b between the systems'
+      scores on that query (queries where it is undefined skipped);
+    * significance decisions of a two-sided paired t-test at ``alpha`` on every pair of
+      systems, as fractions of the n(n − 1)/2 pairs: ``sig_both_same`` (significant in
+      both, same direction), ``sig_both_flipped`` (significant in both, opposite
+      directions), ``sig_only_scores``, ``sig_only_other``, ``sig_neither``, and
+      ``sig_agreement`` = ``sig_both_same`` + ``sig_neither`` (the same conclusion).
+
+    Parameters
+    ----------
+    scores, other
+        Scores frames (``system, query, measure, value`` + grouping columns), complete
+        system × query matrices on the shared queries.
+    p
+        RBO persistence, 0 < p < 1 (0.9 weighs the top ten positions most).
+    k
+        Depth of the top-k overlap.
+    alpha
+        Significance level of the paired t-tests.
+    per_system
+        Return the leaderboard table instead: ``measure_a, measure_b, [keys], system,
+        mean_a, mean_b, rank_a, rank_b, rank_change`` (rank_a − rank_b; positive = the
+        system moved up in ``other``), systems in ``scores``'s leaderboard order.
+    columns
+        ``{canonical name: your column name}``, applied to both frames.
+
+    Returns
+    -------
+    DataFrame
+        ``measure_a``, ``measure_b``, the other grouping keys, ``statistic``, ``value``
+        (float64), ``n_systems``, ``n_queries`` (queries both frames share). Rows by group,
+        then statistic in the order above.
+
+    References
+    ----------
+    Kendall, M. G. (1938). A new measure of rank correlation. Biometrika.
+    Yilmaz, E., Aslam, J. A., Robertson, S. (2008). A new rank correlation coefficient for
+    information retrieval. SIGIR.
+    Webber, W., Moffat, A., Zobel, J. (2010). A similarity measure for indefinite rankings.
+    ACM TOIS.
+    Voorhees, E. M. (2000). Variations in relevance judgments and the measurement of
+    retrieval effectiveness. Information Processing & Management.
+    """
+    p = check_real("p", p, low=0.0, high=1.0, inclusive=False)
+    k = check_int("k", k, minimum=1)
+    alpha = check_real("alpha", alpha, low=0.0, high=1.0, inclusive=False)
+    if not isinstance(per_system, bool):
+        raise TypeError(f"per_system= must be True or False, got {per_system!r}")
+    frame_a = canonical_scores(scores, columns)
+    extra = [c for c in group_columns(frame_a) if c != "measure"]
+    if other is None:
+        frame_b = frame_a
+    else:
+        frame_b = canonical_scores(other, columns)
+        extra_b = [c for c in group_columns(frame_b) if c != "measure"]
+        if sorted(extra_b) != sorted(extra):
+            raise SchemaError(
+                f"scores and other have different grouping columns ({extra} vs {extra_b}); "
+                "drop or add columns so both frames have the same ones."
+            )
+    keys = ["measure", *extra]
+    grouped_a = {kk if isinstance(kk, tuple) else (kk,): g
+                 for kk, g in frame_a.groupby(keys, sort=False, dropna=False)}
+    grouped_b = grouped_a if other is None else {
+        kk if isinstance(kk, tuple) else (kk,): g for kk, g in frame_b.groupby(keys, sort=False, dropna=False)}
+    combos = []
+    if other is None:
+        extras = list(dict.fromkeys(kk[1:] for kk in grouped_a))
+        measures = list(pd.unique(frame_a["measure"]))
+        for ex in extras:
+            present = [m for m in measures if (m, *ex) in grouped_a]
+            for ia, ma in enumerate(present):
+                for mb in present[ia + 1:]:
+                    combos.append(((ma, *ex), (mb, *ex)))
+        if not combos:
+            raise OptionError(
+                "leaderboard_agreement without other= compares pairs of measures, but the "
+                "scores hold one measure per group.\nPass other= (the same runs evaluated "
+                "with the other qrels), or evaluate two measures."
+            )
+    else:
+        for kk in grouped_a:
+            if kk in grouped_b:
+                combos.append((kk, kk))
+        if not combos:
+            raise SchemaError(
+                "scores and other share no measure (and grouping key values): "
+                f"{sorted(map(str, grouped_a))[:3]} vs {sorted(map(str, grouped_b))[:3]}.\n"
+                "Evaluate both with the same measure strings."
+            )
+    blocks = []
+    for ka, kb in combos:
+        where = "" if not extra else " (" + ", ".join(f"{c}={v!r}" for c, v in zip(extra, ka[1:])) + ")"
+        xa, xb, systems = _matrices(grouped_a[ka], grouped_b[kb], ka, kb, where)
+        values, table = _group_rows(xa, xb, systems, p=p, k=k, alpha=alpha)
+        if per_system:
+            block = table.iloc[np.argsort(table["rank_a"].to_numpy(), kind="stable")].reset_index(drop=True)
+        else:
+            block = pd.DataFrame({"statistic": list(LEADERBOARD_STATISTICS), "value": values,
+                                  "n_systems": len(systems), "n_queries": xa.shape[0]})
+        for c, v in reversed(list(zip(extra, ka[1:]))):
+            block.insert(0, c, v)
+        block.insert(0, "measure_b", kb[0])
+        block.insert(0, "measure_a", ka[0])
+        blocks.append(block)
+    out = pd.concat(blocks, ignore_index=True)
+    if per_system:
+        for c in ("rank_a", "rank_b", "rank_change"):
+            out[c] = out[c].astype(np.int64)
+    else:
+        out["value"] = out["value"].astype(np.float64)
+        out["n_systems"] = out["n_systems"].astype(np.int64)
+        out["n_queries"] = out["n_queries"].astype(np.int64)
+    return out

@@ -1,0 +1,221 @@
+"""How many queries does a test collection need? Sakai (2016)'s topic set size design.
+
+:func:`topic_set_size` takes the variance of a measure from an existing scores frame (the
+residual mean square of the two-way system × query ANOVA, as Sakai does) and returns the
+number of queries at which a paired t-test, a one-way ANOVA or a repeated-measures ANOVA
+reaches a given power for a minimum detectable difference, or at which the expected width
+of the confidence interval of a paired difference drops below a cap. Power comes from
+pingouin (``power_ttest``, ``power_anova``, ``power_rm_anova``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..core.groups import scores_groups, score_matrix
+from ..core.schema import canonical_scores
+from ..errors import OptionError, check_int, check_option, check_real
+from ..stats import adapters
+from ..stats.gtheory import anova_table
+
+__all__ = ["topic_set_size", "SET_SIZE_METHODS"]
+
+SET_SIZE_METHODS = ("ttest", "anova", "rm_anova", "ci")
+
+#: the largest query count searched; designs needing more report this bound's excess as NaN
+MAX_QUERIES = 10_000_000
+
+
+def _power(method: str, effect: float, n: float, m: int, alpha: float) -> float:
+    """Power at n queries (float n accepted); ``effect`` is d (ttest) or f² (ANOVAs)."""
+    if method == "ttest":
+        return adapters.power_ttest_paired(effect, n, alpha)
+    eta2 = effect / (1.0 + effect)
+    if method == "anova":
+        return adapters.power_anova(eta2, m, n, alpha)
+    return adapters.power_rm_anova(eta2, m, n, alpha)
+
+
+def _smallest_n(method, effect, m, alpha, power) -> int | float:
+    """Smallest integer n ≥ 2 whose power reaches ``power`` (pingouin's root, then exact)."""
+    if effect <= 0:
+        return math.inf
+    if _power(method, effect, 2, m, alpha) >= power:
+        return 2
+    if method == "ttest":
+        guess = adapters.n_ttest_paired(effect, power, alpha)
+    else:
+        eta2 = effect / (1.0 + effect)
+        guess = (adapters.n_anova(eta2, m, power, alpha) if method == "anova"
+                 else adapters.n_rm_anova(eta2, m, power, alpha))
+    if not np.isfinite(guess):
+        return math.inf
+    n = max(2, int(math.ceil(guess)))
+    # the root is a float: settle on the integer exactly (the power grows with n)
+    while n > 2 and _power(method, effect, n - 1, m, alpha) >= power:
+        n -= 1
+    while _power(method, effect, n, m, alpha) < power:
+        n += 1
+    return n
+
+
+def _ci_factor(n: np.ndarray) -> np.ndarray:
+    """E[s] / σ for a normal sample of size n: √(2/(n − 1)) Γ(n/2) / Γ((n − 1)/2)."""
+    from scipy.special import gammaln
+
+    return np.sqrt(2.0 / (n - 1.0)) * np.exp(gammaln(n / 2.0) - gammaln((n - 1.0) / 2.0))
+
+
+def _expected_width(n, sd_diff, alpha):
+    n = np.asarray(n, dtype=np.float64)
+    return 2.0 * adapters.t_ppf(1.0 - alpha / 2.0, n - 1.0) * _ci_factor(n) * sd_diff / np.sqrt(n)
+
+
+def _smallest_n_ci(sd_diff: float, width: float, alpha: float) -> int | float:
+    """Smallest n ≥ 2 whose expected interval width is at most ``width``."""
+    if sd_diff == 0:
+        return 2
+    z = float(adapters.norm_ppf(1.0 - alpha / 2.0))
+    start = (2.0 * z * sd_diff / width) ** 2  # the normal-theory size, a lower bound
+    lo = max(2, int(math.floor(start)) - 1)
+    hi = max(lo + 16, int(2 * start) + 16)
+    while hi <= MAX_QUERIES:
+        n = np.arange(lo, hi + 1)
+        ok = np.flatnonzero(_expected_width(n, sd_diff, alpha) <= width)
+        if len(ok):
+            return int(n[ok[0]])
+        lo, hi = hi + 1, 2 * hi
+    return math.inf
+
+
+def topic_set_size(
+    scores: pd.DataFrame,
+    *,
+    method: str | Sequence[str] = "ttest",
+    min_difference: float | Sequence[float] = 0.05,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    variance: float | None = None,
+    n_systems: int | None = None,
+    columns: Mapping[str, str] | None = None,
+) -> pd.DataFrame:
+    r"""Queries needed to detect a given difference (Sakai 2016, topic set size design).
+
+    The per-query score variance σ² is the residual mean square V_E of the additive
+    two-way ANOVA (systems × queries) of each group of ``scores`` — Sakai's estimate — or
+    ``variance`` when given. For a minimum detectable difference minD and each method:
+
+    * ``"ttest"`` — paired two-sided t-test: smallest n with power ≥ ``power`` at level
+      ``alpha`` for the standardised difference d = minD / σ_d, σ_d² = 2σ² (the variance
+      of a difference of two systems' scores); power from the noncentral t with n − 1
+      degrees of freedom and noncentrality d√n (pingouin's ``power_ttest``, ``contrast=
+      "paired"``).
+    * ``"anova"`` — one-way ANOVA over m systems (Sakai's design): the worst case of a
+      range minD has noncentrality λ = n minD² / (2σ²) with (m − 1, m(n − 1)) degrees of
+      freedom, i.e. pingouin's ``power_anova`` with f² = minD² / (2mσ²).
+    * ``"rm_anova"`` — the same effect in a repeated-measures (system × query) ANOVA,
+      degrees of freedom (m − 1, (m − 1)(n − 1)): pingouin's ``power_rm_anova`` with the
+      same f² and ``corr=0`` (σ² is already the residual variance).
+    * ``"ci"`` — the interval-width design: smallest n whose *expected* 100(1 − alpha)%
+      confidence interval width for a paired difference,
+      2 t_{1−α/2}(n − 1) · c_n σ_d / √n with c_n = √(2/(n − 1)) Γ(n/2)/Γ((n − 1)/2)
+      (E[s] = c_n σ), is at most ``min_difference``.
+
+    Parameters
+    ----------
+    scores
+        Scores frame (``system, query, measure, value`` + grouping columns): each group a
+        complete system × query matrix (at least 2 × 2) when ``variance`` is None.
+    method
+        One of ``"ttest"`` (default), ``"anova"``, ``"rm_anova"``, ``"ci"``, or a list.
+    min_difference
+        minD (or the interval-width cap for ``"ci"``), > 0; a list gives one row each.
+    alpha, power
+        Significance level (two-sided) and target power (1 − β), both in (0, 1).
+    variance
+        σ² to use instead of the ANOVA estimate.
+    n_systems
+        m for the ANOVA methods (default: the systems of the group).
+
+    Returns
+    -------
+    DataFrame
+        The grouping keys (``measure``, ...), ``method``, ``min_difference``, ``n_queries``
+        (float64: an integer, or inf when no finite n works, e.g. σ² > 0 with... minD = 0
+        is rejected, so inf only when the search bound is passed), ``variance`` (σ²),
+        ``n_systems`` (m), ``alpha``, ``power`` (the target), ``achieved_power`` (power at
+        ``n_queries``; NaN for ``"ci"``), ``expected_ci_width`` (for ``"ci"``; NaN
+        otherwise). Rows by group, method in the order given, then min_difference.
+
+    References
+    ----------
+    Sakai, T. (2016). Topic set size design. Information Retrieval Journal 19(3).
+    Sakai, T. (2014). Designing test collections for comparing many systems. CIKM.
+    """
+    methods = [method] if isinstance(method, str) else list(method)
+    if not methods:
+        raise OptionError("method= is an empty list; pass at least one of " + ", ".join(SET_SIZE_METHODS))
+    for m_ in methods:
+        check_option("method", m_, SET_SIZE_METHODS)
+    diffs = [min_difference] if np.ndim(min_difference) == 0 else list(min_difference)
+    if not diffs:
+        raise OptionError("min_difference= is an empty list; pass at least one difference > 0")
+    diffs = [check_real("min_difference", d, low=0.0, inclusive=False) for d in diffs]
+    alpha = check_real("alpha", alpha, low=0.0, high=1.0, inclusive=False)
+    power = check_real("power", power, low=0.0, high=1.0, inclusive=False)
+    if variance is not None:
+        variance = check_real("variance", variance, low=0.0)
+    if n_systems is not None:
+        n_systems = check_int("n_systems", n_systems, minimum=2)
+    frame = canonical_scores(scores, columns)
+    rows = []
+    for keys, group in scores_groups(frame):
+        n_sys_group = group["system"].nunique()
+        if variance is None:
+            x = score_matrix(group, what="scores" + _where(keys)).to_numpy(np.float64)
+            if x.shape[0] < 2 or x.shape[1] < 2:
+                raise OptionError(
+                    f"the scores{_where(keys)} hold {x.shape[1]} system(s) x {x.shape[0]} "
+                    "query(ies); the two-way ANOVA variance needs at least 2 of each.\n"
+                    "Evaluate more systems or queries, or pass variance= yourself."
+                )
+            var = float(anova_table(x)["ms_residual"])
+        else:
+            var = float(variance)
+        m = n_systems if n_systems is not None else int(n_sys_group)
+        sd_diff = math.sqrt(2.0 * var)
+        for meth in methods:
+            if meth in ("anova", "rm_anova") and m < 2:
+                raise OptionError(f"method={meth!r} needs at least 2 systems; pass n_systems=")
+            for d in diffs:
+                achieved = width = np.nan
+                if meth == "ci":
+                    n = _smallest_n_ci(sd_diff, d, alpha)
+                    if np.isfinite(n):
+                        width = float(_expected_width(n, sd_diff, alpha))
+                else:
+                    if var == 0:
+                        n = 2
+                        achieved = 1.0
+                    else:
+                        effect = d / sd_diff if meth == "ttest" else d * d / (2.0 * m * var)
+                        n = _smallest_n(meth, effect, m, alpha, power)
+                        if np.isfinite(n):
+                            achieved = _power(meth, effect, n, m, alpha)
+                rows.append({**keys, "method": meth, "min_difference": d, "n_queries": float(n),
+                             "variance": var, "n_systems": m, "alpha": alpha, "power": power,
+                             "achieved_power": achieved, "expected_ci_width": width})
+    out = pd.DataFrame(rows)
+    for c in ("min_difference", "n_queries", "variance", "alpha", "power", "achieved_power",
+              "expected_ci_width"):
+        out[c] = out[c].astype(np.float64)
+    out["n_systems"] = out["n_systems"].astype(np.int64)
+    return out
+
+
+def _where(keys: dict) -> str:
+    return "" if not keys else " (" + ", ".join(f"{k}={v!r}" for k, v in keys.items()) + ")"
