@@ -86,3 +86,73 @@ def group_rng(rng):
     if rng is not None and not isinstance(rng, (int, np.integer, np.random.SeedSequence)):
         raise TypeError(f"rng= must be None, an integer seed or a numpy Generator, got {type(rng).__name__}")
     return lambda: np.random.default_rng(rng)
+
+
+def check_int(name: str, value, *, minimum: int | None = None, maximum: int | None = None) -> int:
+    """Return ``value`` as an int, or raise: TypeError for a non-integer, OptionError out of range."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name}= must be an integer, got {value!r} ({type(value).__name__}).")
+    value = int(value)
+    if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
+        bounds = " and ".join(
+            part for part in (f">= {minimum}" if minimum is not None else "",
+                              f"<= {maximum}" if maximum is not None else "") if part)
+        raise OptionError(f"{name}= must be {bounds}; got {value}.")
+    return value
+
+
+def check_real(name: str, value, *, low: float | None = None, high: float | None = None,
+               inclusive: bool = True) -> float:
+    """Return ``value`` as a finite float, or raise: TypeError for a non-number, OptionError
+    outside [low, high] (``inclusive=False``: the open interval)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name}= must be a number, got {value!r} ({type(value).__name__}).")
+    value = float(value)
+    bad = not np.isfinite(value)
+    if low is not None:
+        bad |= value < low if inclusive else value <= low
+    if high is not None:
+        bad |= value > high if inclusive else value >= high
+    if bad:
+        lo = "" if low is None else (f"{'>=' if inclusive else '>'} {low}")
+        hi = "" if high is None else (f"{'<=' if inclusive else '<'} {high}")
+        what = " and ".join(p for p in (lo, hi) if p) or "finite"
+        raise OptionError(f"{name}= must be {what}; got {value}.")
+    return value
+
+
+def check_rng(rng) -> np.random.SeedSequence:
+    """Validate ``rng`` (None, an int, a SeedSequence or a Generator) into a SeedSequence.
+
+    A Generator contributes one draw (so successive calls with the same Generator differ);
+    None gives fresh entropy.
+    """
+    if isinstance(rng, np.random.SeedSequence):
+        return rng
+    if isinstance(rng, np.random.Generator):
+        return np.random.SeedSequence(int(rng.integers(0, 2**63 - 1)))
+    if rng is None:
+        return np.random.SeedSequence()
+    if isinstance(rng, bool) or not isinstance(rng, (int, np.integer)):
+        raise TypeError(f"rng= must be None, an integer seed, a numpy SeedSequence or Generator, "
+                        f"got {type(rng).__name__}.")
+    if int(rng) < 0:
+        raise OptionError(f"rng= must be a non-negative integer seed; got {rng}.")
+    return np.random.SeedSequence(int(rng))
+
+
+def group_generator(seed_sequence: np.random.SeedSequence, *key) -> np.random.Generator:
+    """The Generator of one group (or size, or unit), identified by its key values.
+
+    Its stream depends only on the seed and the key (hashed), never on which other groups
+    are computed.
+    """
+    import hashlib
+
+    words = ()
+    if key:
+        digest = hashlib.sha256("\x1f".join(repr(k) for k in key).encode()).digest()
+        words = tuple(int.from_bytes(digest[i:i + 4], "little") for i in range(0, 16, 4))
+    child = np.random.SeedSequence(seed_sequence.entropy,
+                                   spawn_key=tuple(seed_sequence.spawn_key) + words)
+    return np.random.default_rng(child)
