@@ -12,7 +12,7 @@ import pandas as pd
 
 from pdireval.core.groups import group_columns
 from pdireval.core.schema import canonical_scores
-from pdireval.errors import OptionError, SchemaError, check_option, show_rows
+from pdireval.errors import OptionError, SchemaError, check_option, check_real, show_rows
 from pdireval.stats.rank_correlation import CORRELATION_METHODS, rank_correlation
 
 __all__ = ["rank_correlation", "correlate", "CORRELATION_METHODS"]
@@ -59,6 +59,7 @@ def correlate(
     other: pd.DataFrame | None = None,
     *,
     method: str | list[str] = "kendall_b",
+    p: float = 0.9,
 ) -> pd.DataFrame:
     r"""Rank correlation between the system rankings induced by measures.
 
@@ -71,8 +72,10 @@ def correlate(
 
     Methods (one name or a list): ``"kendall_b"`` (default), ``"kendall_a"``, ``"gamma"``
     (seed 001's τ), ``"spearman"``, ``"pearson"``, ``"tau_ap"`` (τ_AP of measure_a's ranking
-    against measure_b's as the truth) and ``"tau_ap_sym"``; see :func:`kendall_tau`,
-    :func:`tau_ap`, :func:`rank_correlation`.
+    against measure_b's as the truth), ``"tau_ap_sym"`` and ``"rbo"`` (extrapolated
+    rank-biased overlap with persistence ``p``, systems with equal means in name order); see
+    :func:`kendall_tau`, :func:`tau_ap`, :func:`rank_correlation`, and
+    :func:`pdireval.leaderboard_agreement` for all of these (and more) in one table.
 
     Parameters
     ----------
@@ -95,7 +98,10 @@ def correlate(
     Kendall, M. G. (1938). A new measure of rank correlation. Biometrika.
     Yilmaz, E., Aslam, J. A., Robertson, S. (2008). A new rank correlation coefficient for
     information retrieval. SIGIR.
+    Webber, W., Moffat, A., Zobel, J. (2010). A similarity measure for indefinite rankings.
+    ACM TOIS.
     """
+    p = check_real("p", p, low=0.0, high=1.0, inclusive=False)
     methods = [method] if isinstance(method, str) else list(method)
     if not methods:
         raise OptionError("method= is an empty list; pass at least one correlation method")
@@ -137,10 +143,10 @@ def correlate(
             xa = table[a].to_numpy(dtype=np.float64)
             xb = table_b[b].to_numpy(dtype=np.float64)
             for m in methods:
-                stat, p = rank_correlation(xa, xb, m)
+                stat, p_value = rank_correlation(xa, xb, m, p=p)
                 row = {"measure_a": a, "measure_b": b}
                 row.update(dict(zip(extra, key)))
-                row.update(method=m, statistic=float(stat), p_value=float(p), n_systems=len(xa))
+                row.update(method=m, statistic=float(stat), p_value=float(p_value), n_systems=len(xa))
                 rows.append(row)
     columns = ["measure_a", "measure_b", *extra, "method", "statistic", "p_value", "n_systems"]
     out = pd.DataFrame(rows, columns=columns)

@@ -14,13 +14,13 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from ..core.chunking import chunks
-from ..core.groups import group_columns, score_matrix
-from ..core.schema import canonical_scores
-from ..errors import OptionError, SchemaError, check_int, check_real
-from ..stats import adapters
-from ..stats.rank_correlation import kendall_tau, tau_ap
-from ..stats.rank_overlap import rbo_ext, sequence_tau, top_k_overlap
+from pdireval.core.chunking import chunks
+from pdireval.core.groups import group_columns, score_matrix
+from pdireval.core.schema import canonical_scores
+from pdireval.errors import OptionError, SchemaError, check_int, check_real
+from pdireval.stats import adapters
+from pdireval.stats.rank_correlation import kendall_tau, tau_ap
+from pdireval.stats.rank_overlap import rbo_ext, sequence_tau, top_k_overlap
 
 __all__ = ["leaderboard_agreement", "LEADERBOARD_STATISTICS", "leaderboard_positions"]
 

@@ -16,11 +16,11 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ..core.groups import scores_groups, score_matrix
-from ..core.schema import canonical_scores
-from ..errors import OptionError, check_int, check_option, check_real
-from ..stats import adapters
-from ..stats.gtheory import anova_table
+from pdireval.core.groups import scores_groups, score_matrix
+from pdireval.core.schema import canonical_scores
+from pdireval.errors import OptionError, check_int, check_option, check_real
+from pdireval.stats import adapters
+from pdireval.stats.gtheory import anova_table
 
 __all__ = ["topic_set_size", "SET_SIZE_METHODS"]
 

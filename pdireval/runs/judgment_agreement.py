@@ -17,10 +17,10 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from ..core.schema import canonical_qrels
-from ..core.segments import natural_order
-from ..errors import OptionError, SchemaError, check_int, check_real, check_rng, group_generator
-from ..stats import interrater
+from pdireval.core.schema import canonical_qrels
+from pdireval.core.segments import natural_order
+from pdireval.errors import OptionError, SchemaError, check_int, check_real, check_rng, group_generator
+from pdireval.stats import interrater
 
 __all__ = ["agreement", "judgment_confusion", "AGREEMENT_STATISTICS"]
 

@@ -13,12 +13,12 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ..core.schema import canonical_run
-from ..core.segments import natural_order
-from ..errors import OptionError, SchemaError, check_int, check_option, check_real
-from ..evaluation import evaluate
-from ..stats import adapters
-from ..stats.rank_overlap import inversions, rbo_truncated
+from pdireval.core.schema import canonical_run
+from pdireval.core.segments import natural_order
+from pdireval.errors import OptionError, SchemaError, check_int, check_option, check_real
+from pdireval.evaluation import evaluate
+from pdireval.stats import adapters
+from pdireval.stats.rank_overlap import inversions, rbo_truncated
 
 __all__ = ["reproducibility", "REPRODUCIBILITY_STATISTICS"]
 

@@ -25,6 +25,13 @@ __all__ = [
     "kendalltau_b",
     "spearman",
     "pearson",
+    "norm_ppf",
+    "power_ttest_paired",
+    "n_ttest_paired",
+    "power_anova",
+    "n_anova",
+    "power_rm_anova",
+    "n_rm_anova",
 ]
 
 
@@ -130,3 +137,60 @@ def f_ppf(q, dfn, dfd) -> np.ndarray:
         with _scoped():
             out[ok] = _stats.f.ppf(q[ok], dfn[ok], dfd[ok])
     return out if out.ndim else float(out)
+
+
+# --------------------------------------------------------------------------- power (pingouin)
+
+
+def _pingouin():
+    import pingouin  # heavy: imported on first use only
+
+    return pingouin
+
+
+def power_ttest_paired(d: float, n: float, alpha: float) -> float:
+    """Power of a two-sided paired t-test (pingouin ``power_ttest``, ``contrast="paired"``)."""
+    with _scoped():
+        return float(_pingouin().power_ttest(d=d, n=n, alpha=alpha, contrast="paired"))
+
+
+def n_ttest_paired(d: float, power: float, alpha: float) -> float:
+    """Sample size (float root) of a two-sided paired t-test reaching ``power``; inf if none."""
+    with _scoped():
+        n = _pingouin().power_ttest(d=d, power=power, alpha=alpha, contrast="paired")
+    return float(n) if n is not None and np.isfinite(n) else float("inf")
+
+
+def power_anova(eta_squared: float, k: int, n: float, alpha: float) -> float:
+    """Power of a balanced one-way ANOVA with k groups of n (pingouin ``power_anova``)."""
+    with _scoped():
+        return float(_pingouin().power_anova(eta_squared=eta_squared, k=k, n=n, alpha=alpha))
+
+
+def n_anova(eta_squared: float, k: int, power: float, alpha: float) -> float:
+    """Group size (float root) of a one-way ANOVA reaching ``power``; inf if none."""
+    with _scoped():
+        n = _pingouin().power_anova(eta_squared=eta_squared, k=k, power=power, alpha=alpha)
+    return float(n) if n is not None and np.isfinite(n) else float("inf")
+
+
+def power_rm_anova(eta_squared: float, m: int, n: float, alpha: float) -> float:
+    """Power of a one-way repeated-measures ANOVA, m conditions, n subjects, ``corr=0``
+    (pingouin ``power_rm_anova``)."""
+    with _scoped():
+        return float(_pingouin().power_rm_anova(eta_squared=eta_squared, m=m, n=n, alpha=alpha,
+                                                corr=0.0))
+
+
+def n_rm_anova(eta_squared: float, m: int, power: float, alpha: float) -> float:
+    """Subjects (float root) of a repeated-measures ANOVA reaching ``power``; inf if none."""
+    with _scoped():
+        n = _pingouin().power_rm_anova(eta_squared=eta_squared, m=m, power=power, alpha=alpha,
+                                       corr=0.0)
+    return float(n) if n is not None and np.isfinite(n) else float("inf")
+
+
+def norm_ppf(q):
+    """Quantile of the standard normal distribution (scipy.stats.norm.ppf), float64."""
+    with _scoped():
+        return np.asarray(_stats.norm.ppf(q), dtype=np.float64)

@@ -9,7 +9,7 @@ from pdireval.stats import adapters as _adapters
 
 __all__ = ["kendall_tau", "tau_ap", "rank_correlation", "CORRELATION_METHODS"]
 
-CORRELATION_METHODS = ("kendall_a", "kendall_b", "gamma", "spearman", "pearson", "tau_ap", "tau_ap_sym")
+CORRELATION_METHODS = ("kendall_a", "kendall_b", "gamma", "spearman", "pearson", "tau_ap", "tau_ap_sym", "rbo")
 
 
 def _vectors(x, y):
@@ -88,15 +88,26 @@ def tau_ap(x, y, *, symmetric: bool = False) -> float:
     return float(2.0 / (n - 1) * np.sum(c / np.arange(1, n)) - 1.0)
 
 
-def rank_correlation(x, y, method: str = "kendall_b") -> tuple[float, float]:
+def rank_correlation(x, y, method: str = "kendall_b", *, p: float = 0.9) -> tuple[float, float]:
     """(statistic, p_value) of one correlation method between two score vectors.
 
     p-values (two-sided, H0: no association) come from scipy for ``kendall_b`` (which
     equals ``kendall_a`` without ties, so τ_a gets that p-value when neither vector has
-    ties, NaN otherwise), ``spearman`` and ``pearson``; γ and τ_AP have none (NaN).
+    ties, NaN otherwise), ``spearman`` and ``pearson``; γ, τ_AP and RBO have none (NaN).
+    ``"rbo"`` is the extrapolated rank-biased overlap with persistence ``p`` (Webber, Moffat
+    & Zobel 2010) of the two orders by score descending, equal scores in object order.
     """
     check_option("method", method, CORRELATION_METHODS)
     x, y = _vectors(x, y)
+    if method == "rbo":
+        from pdireval.stats.rank_overlap import rbo_ext
+
+        if len(x) == 0:
+            return float("nan"), float("nan")
+        pos = [np.empty(len(v), dtype=np.int64) for v in (x, y)]
+        for v, out in zip((x, y), pos):
+            out[np.argsort(-v, kind="stable")] = np.arange(len(v))
+        return float(rbo_ext(pos[0][None], pos[1][None], p)[0]), float("nan")
     if method in ("kendall_a", "kendall_b", "gamma"):
         stat = kendall_tau(x, y, variant=method.removeprefix("kendall_"))
         p = float("nan")

@@ -28,7 +28,7 @@ def _noisy(qrels, rng, flip=0.2, drop=0.1):
 
 @pytest.fixture(scope="module")
 def pair():
-    _, qrels = pdireval.simulate(n_systems=6, n_queries=25, rng=3)
+    _, qrels = pdireval.datasets.simulate(n_systems=6, n_queries=25, rng=3)
     rng = np.random.default_rng(4)
     return qrels, _noisy(qrels, rng)
 

@@ -17,7 +17,7 @@ MEASURES = ["AP", "nDCG", "P@10"]
 @pytest.fixture(scope="module")
 def experiment():
     """Original baseline/advanced runs and noisy reproductions of them (distinct scores)."""
-    run, qrels = pdireval.simulate(n_systems=4, n_queries=30, depth=60, score_decimals=None, rng=8)
+    run, qrels = pdireval.datasets.simulate(n_systems=4, n_queries=30, depth=60, score_decimals=None, rng=8)
     names = sorted(run["system"].unique())
     original = run[run["system"].isin(names[:2])].copy()
     original["system"] = original["system"].map({names[0]: "base", names[1]: "adv"})
