@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from pdireval.core.groups import scores_groups, score_matrix
+from pdireval.core.groups import score_matrix, scores_groups
 from pdireval.core.schema import canonical_scores
 from pdireval.errors import OptionError, check_int, check_option, check_real
 from pdireval.stats import adapters

@@ -19,7 +19,13 @@ import pandas as pd
 
 from pdireval.core.schema import canonical_qrels
 from pdireval.core.segments import natural_order
-from pdireval.errors import OptionError, SchemaError, check_int, check_real, check_rng, group_generator
+from pdireval.errors import (
+    SchemaError,
+    check_int,
+    check_real,
+    check_rng,
+    group_generator,
+)
 from pdireval.stats import interrater
 
 __all__ = ["agreement", "judgment_confusion", "AGREEMENT_STATISTICS"]

@@ -5,7 +5,6 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-import pandas as pd
 import pytest
 
 import pdireval
@@ -87,7 +86,7 @@ def test_ktu_per_query_matches_scipy_definition(experiment):
     per_q = pdireval.reproducibility(original, reproduced, qrels=qrels, per_query=True)
     ktu = per_q[per_q["statistic"] == "ktu"].set_index(["system", "query"])["value"]
     for (system, query), value in ktu.head(10).items():
-        def ordered(frame):
+        def ordered(frame, system=system, query=query):
             g = frame[(frame["system"] == system) & (frame["query"] == query)]
             g = g.assign(s32=g["score"].astype(np.float32)).sort_values(["s32", "doc"], ascending=False)
             return list(g["doc"])

@@ -8,7 +8,13 @@ import scipy.stats
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pdireval.stats.rank_overlap import inversions, rbo_ext, rbo_truncated, sequence_tau, top_k_overlap
+from pdireval.stats.rank_overlap import (
+    inversions,
+    rbo_ext,
+    rbo_truncated,
+    sequence_tau,
+    top_k_overlap,
+)
 
 
 def _positions(order, n):
