@@ -360,12 +360,15 @@ def ndcg_rel(segments, m):
 
 def _dcg_before(v: View, contrib: np.ndarray, seg: np.ndarray, depth: np.ndarray) -> np.ndarray:
     """DCG of segment seg[j] over positions < depth[j] (vectorised binary search)."""
-    prefix = np.concatenate([[0.0], np.cumsum(contrib)])
+    # a sum restarted per segment (within_segment_cumsum): a segment's value depends on its
+    # own hits only, not on the segments before it
+    cum = within_segment_cumsum(v.hit_seg, contrib)
     key_hits = (v.hit_seg.astype(np.int64) << 32) | v.hit_pos.astype(np.int64)
     seg_first = np.searchsorted(v.hit_seg, np.arange(v.n_seg))
     d = np.minimum(depth, np.int64(2**31 - 1)).astype(np.int64)
     end = np.searchsorted(key_hits, (seg.astype(np.int64) << 32) | d, side="left")
-    return prefix[end] - prefix[seg_first[seg]]
+    inside = end > seg_first[seg]  # at least one hit of the segment before the depth
+    return np.where(inside, cum[np.maximum(end - 1, 0)] if len(cum) else 0.0, 0.0)
 
 
 def r_ndcg(segments, m):
