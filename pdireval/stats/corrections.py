@@ -1,23 +1,114 @@
-"""Multiple-comparison corrections of a family of p-values."""
+"""Multiple-comparison adjustment of p-values (array level, vectorised)."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from pdireval.core.chunking import CHUNK_CELLS
 from pdireval.errors import check_option
 
 __all__ = ["adjust_pvalues", "CORRECTIONS"]
 
-CORRECTIONS = (None, "bonferroni", "holm", "bh")
+#: Accepted ``correction=`` values (None: no adjustment).
+CORRECTIONS = (None, "bonferroni", "sidak", "holm", "holm-sidak", "hochberg", "hommel", "bh", "by")
+
+
+def _sidak(p, m):
+    """1 − (1 − p)^m, computed as −expm1(m·log1p(−p)) (exact for tiny p)."""
+    with np.errstate(divide="ignore"):
+        return -np.expm1(m * np.log1p(-p))
+
+
+def _hommel_sorted(q):
+    r"""Hommel (1988) adjusted p-values of the ascending p-values ``q`` (closed Simes tests).
+
+    With n p-values and, for every family size m = 2..n, the Simes value of the m largest,
+    c_m = m · min_{j=1..m} q_{(n−m+j)} / j, the adjusted value of the i-th smallest is
+
+    .. math:: \tilde p_i = \max\Big(q_i,\ \max_{m \ge n-i+1} c_m,\
+              \max_{2 \le m \le n-i} \min(m\,q_i, c_m)\Big)
+
+    (1-based i) — the same numbers as statsmodels' ``multipletests(method="hommel")``, which
+    updates the vector once per m; here both maxima are taken over chunks of the (i, m) grid,
+    O(n²) work without a Python loop per p-value.
+    """
+    n = len(q)
+    out = q.copy()
+    if n < 2:
+        return out
+    ms = np.arange(2, n + 1)
+    c = np.empty(n - 1)
+    step = max(1, CHUNK_CELLS // n)
+    j = np.arange(1, n + 1, dtype=np.float64)
+    for lo in range(0, len(ms), step):  # chunks of family sizes: c_m
+        m = ms[lo:lo + step, None]
+        idx = (n - m) + np.arange(n)[None, :]  # position n-m+j-1 for j = 1..n
+        valid = idx < n
+        vals = np.where(valid, q[np.minimum(idx, n - 1)] / j[None, :], np.inf)
+        c[lo:lo + step] = m[:, 0] * vals.min(axis=1)
+    # suffix maximum of c over m >= n - i + 1 (1-based i): for 0-based i, m >= n - i
+    suffix = np.maximum.accumulate(c[::-1])[::-1]  # suffix[k] = max(c[k:]), c[k] is m = k + 2
+    i0 = np.arange(n)
+    first_m = np.maximum(n - i0, 2)  # smallest m with i in the last m
+    out = np.maximum(out, suffix[first_m - 2])
+    for lo in range(0, n, step):  # chunks of p-values: max over m < n - i of min(m q_i, c_m)
+        rows = i0[lo:lo + step]
+        grid = np.minimum(ms[None, :] * q[rows, None], c[None, :])
+        grid = np.where(ms[None, :] < (n - rows)[:, None], grid, -np.inf)
+        out[rows] = np.maximum(out[rows], grid.max(axis=1))
+    return out
 
 
 def adjust_pvalues(p, method: str | None) -> np.ndarray:
-    r"""Multiple-comparison adjustment of a family of p-values.
+    r"""Adjust a family of p-values for multiple comparisons.
 
-    ``"bonferroni"``: min(1, m·p). ``"holm"`` (Holm 1979): step-down, p_(i) ↦
-    max_{j ≤ i} min(1, (m − j + 1)·p_(j)). ``"bh"`` (Benjamini & Hochberg 1995): step-up,
-    p_(i) ↦ min_{j ≥ i} min(1, m·p_(j)/j). ``None``: unchanged. NaN p-values are left out of
-    the family and stay NaN.
+    With m p-values and p_(1) ≤ … ≤ p_(m) their ascending order, the adjusted value of
+    p_(i) is (every result capped at 1):
+
+    * ``"bonferroni"``: m·p_(i).
+    * ``"sidak"`` (Šidák 1967): 1 − (1 − p_(i))^m.
+    * ``"holm"`` (Holm 1979), step-down: max_{j ≤ i} (m − j + 1)·p_(j).
+    * ``"holm-sidak"`` (Holm 1979 with Šidák's inequality), step-down:
+      max_{j ≤ i} 1 − (1 − p_(j))^(m − j + 1).
+    * ``"hochberg"`` (Hochberg 1988), step-up: min_{j ≥ i} (m − j + 1)·p_(j).
+    * ``"hommel"`` (Hommel 1988): the closed testing procedure of Simes tests (see
+      :func:`_hommel_sorted` for the formula).
+    * ``"bh"`` (Benjamini & Hochberg 1995), false discovery rate, step-up:
+      min_{j ≥ i} m·p_(j)/j.
+    * ``"by"`` (Benjamini & Yekutieli 2001), false discovery rate under any dependence:
+      min_{j ≥ i} m·c_m·p_(j)/j with c_m = Σ_{k=1..m} 1/k.
+    * ``None``: unchanged.
+
+    Bonferroni, Šidák, Holm and Holm–Šidák control the family-wise error rate under any
+    dependence (Šidák-based ones for independent or positively dependent tests); Hochberg and
+    Hommel need the Simes inequality (independence or positive dependence); BH controls the
+    false discovery rate under independence / positive dependence, BY under any dependence.
+    The numbers equal statsmodels' ``multipletests`` (methods ``bonferroni``, ``sidak``,
+    ``holm``, ``holm-sidak``, ``simes-hochberg``, ``hommel``, ``fdr_bh``, ``fdr_by``), checked
+    in the tests. NaN p-values are left out of the family and stay NaN.
+
+    Parameters
+    ----------
+    p
+        1-D array of p-values in [0, 1].
+    method
+        One of ``CORRECTIONS``.
+
+    Returns
+    -------
+    ndarray
+        float64 adjusted p-values, in the input order.
+
+    References
+    ----------
+    Šidák, Z. (1967). Rectangular confidence regions for the means of multivariate normal
+    distributions. JASA 62. Holm, S. (1979). A simple sequentially rejective multiple test
+    procedure. Scand. J. Statist. 6. Hochberg, Y. (1988). A sharper Bonferroni procedure for
+    multiple tests of significance. Biometrika 75. Hommel, G. (1988). A stagewise rejective
+    multiple test procedure based on a modified Bonferroni test. Biometrika 75. Benjamini, Y.,
+    Hochberg, Y. (1995). Controlling the false discovery rate. JRSS B 57. Benjamini, Y.,
+    Yekutieli, D. (2001). The control of the false discovery rate in multiple testing under
+    dependency. Annals of Statistics 29.
     """
     check_option("correction", method, CORRECTIONS)
     p = np.asarray(p, dtype=np.float64)
@@ -28,16 +119,28 @@ def adjust_pvalues(p, method: str | None) -> np.ndarray:
     if method is None or m == 0:
         return out
     if method == "bonferroni":
-        adj = np.minimum(1.0, q * m)
+        adj = q * m
+    elif method == "sidak":
+        adj = _sidak(q, m)
     else:
         order = np.argsort(q, kind="stable")
-        sorted_p = q[order]
-        ranks = np.arange(1, m + 1)
+        s = q[order]
+        ranks = np.arange(1, m + 1, dtype=np.float64)
+        down = m - ranks + 1  # m, m-1, ..., 1
         if method == "holm":
-            adj_sorted = np.maximum.accumulate(np.minimum(1.0, (m - ranks + 1) * sorted_p))
-        else:  # bh
-            adj_sorted = np.minimum.accumulate(np.minimum(1.0, m * sorted_p / ranks)[::-1])[::-1]
+            adj_sorted = np.maximum.accumulate(down * s)
+        elif method == "holm-sidak":
+            adj_sorted = np.maximum.accumulate(_sidak(s, down))
+        elif method == "hochberg":
+            adj_sorted = np.minimum.accumulate((down * s)[::-1])[::-1]
+        elif method == "hommel":
+            adj_sorted = _hommel_sorted(s)
+        else:  # bh, by
+            factor = m / ranks
+            if method == "by":
+                factor = factor * np.sum(1.0 / ranks)
+            adj_sorted = np.minimum.accumulate((factor * s)[::-1])[::-1]
         adj = np.empty(m)
         adj[order] = adj_sorted
-    out[ok] = adj
+    out[ok] = np.minimum(adj, 1.0)
     return out
