@@ -166,7 +166,7 @@ def test_fused_runs_evaluate_like_any_run():
 def test_fusion_errors():
     run = ranked(CONDORCET)
     with pytest.raises(ValueError, match="method= must be one of"):
-        pdireval.fuse(run, "borda")
+        pdireval.fuse(run, "bordacount")
     with pytest.raises(SchemaError, match="only a 'rank' column"):
         pdireval.fuse(run, "combsum")
     with pytest.raises(SchemaError, match="pass qrels="):

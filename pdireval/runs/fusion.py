@@ -1,58 +1,332 @@
-"""Metasearch (rank fusion) baselines and Montague's upper bounds (methods-spec §6.5).
+"""Rank fusion (metasearch): ranx's fusion methods and Montague's upper bounds, one run frame out.
 
-Seed 001 §6 compares the joint RIC of a group of systems with the RIC of their fused run.
-All methods work per query on U, the union of the documents the input systems retrieved.
-A system ranks every document it retrieved above every document it did not; for a pair
-that it retrieved neither of, it abstains.
+Every method works per query on U, the union of the documents the fused systems retrieved.
+Each system's list is read in trec_eval order (score descending, ties by doc id descending;
+or by ``rank``), giving every retrieved document a 0-based position ``i`` (rank ``i + 1``).
 
-* Score-based (Shaw & Fox 1994), fully vectorised: scores min-max normalised per
-  (system, query), (s − min)/(max − min), 1.0 for every document when max = min.
-  CombSUM(d) = Σ_systems normalised score (0 when not retrieved); CombMNZ = CombSUM × the
-  number of systems that retrieved d; CombANZ = CombSUM / that number. (Shaw & Fox count
-  "non-zero scores"; after min-max normalisation the last document of every list scores 0,
-  so pdireval counts retrieving systems instead.)
-* Comparator-based: ``sorted(U in doc-id ascending order, key=cmp_to_key(cmp))`` — Python's
-  sort, deterministic, and part of the definition because the comparators need not be
-  transitive. v12 = number of systems ranking d1 above d2.
+Rank-based methods (their input is the positions only; scores and ``norm`` are not used):
 
-  - ``condorcet`` (CondorcetFuse; Montague & Aslam 2002): d1 first if v12 > v21, d2 first
-    if v21 > v12, else equal. No relevance information.
-  - ``naive`` (Montague): relevance comparison only — higher qrels label first; unjudged
-    (and, as in trec_eval, negatively labelled) documents compare like label 0.
-  - ``pareto``: d1 first if *every* system ranks it above d2 (an abstaining system breaks
-    unanimity), symmetric for d2, otherwise relevance comparison.
-  - ``majoritarian``: d1 first if v12 ≥ n/2 and v12 > v21 (the strict second condition
-    resolves seed 001's "at least half", which with an even n can hold both ways;
-    methods-spec §10 #13), symmetric for d2, otherwise relevance comparison.
+* ``"rrf"`` (Cormack, Clarke & Büttcher 2009): Σ_s w_s / (k + i_s(d) + 1).
+* ``"isr"`` (Mourão, Martins & Magalhães 2015): Σ_s 1/(i_s(d) + 1)² × n(d), n(d) = number of
+  systems that retrieved d.
+* ``"log_isr"`` (same paper): Σ_s 1/(i_s(d) + 1)² × ln n(d) (natural log, as ranx: a document
+  one system retrieved scores 0).
+* ``"borda"`` (BordaFuse; Aslam & Montague 2001): a system gives |U| − i points to the document
+  at position i and (|U| − len + 1)/2 to each document of U it did not retrieve (len = its list
+  length for the query; a system without a list for the query gives everyone (|U| + 1)/2);
+  fused = Σ_s w_s × points (weighted BordaFuse with ``weights``).
+* ``"rbc"`` (rank-biased centroid; Bailey, Moffat, Scholer & Thomas 2017): Σ_s w_s (1 − φ) φ^i.
+* ``"condorcet"`` (CondorcetFuse; Montague & Aslam 2002): see below.
 
-  n is the number of systems fused; a system with no list for a query abstains on every
-  pair of that query (so it breaks Pareto unanimity there).
+Score-based methods (Shaw & Fox 1994) work on the scores after ``norm`` (per (system, query)):
 
-  The sort is inherently sequential (a comparator sort over m = |U| documents, about
-  m·log2(m) comparisons per query); each comparison compares two precomputed tuples of
-  ranks with C-level ``map(operator.lt, ...)``. This per-query sort is the only Python loop.
+* ``"combsum"``: Σ_s w_s ŝ_s(d), 0 for a system that did not retrieve d (ranx ``wsum``).
+* ``"combmnz"``: Σ_s ŝ_s(d) × n(d) — with ``weights``, ranx's weighted form
+  Σ_{s ∋ d} ŝ_s(d) × Σ_{s ∋ d} w_s (ranx ``wmnz``).
+* ``"combanz"``: Σ_s ŝ_s(d) / n(d).
+* ``"combmax"`` / ``"combmin"`` / ``"combmed"``: maximum / minimum / median of ŝ_s(d) over the
+  systems that retrieved d.
+
+(Shaw & Fox count "non-zero scores"; after min-max normalisation the last document of every
+list scores 0, so pdireval, like ranx, counts retrieving systems instead.)
+
+Normalisations ``norm`` (ranx's definitions; n = list length, ŝ the normalised score):
+``"min-max"`` (s − min)/(max − min) — **1.0 for every document when max = min** (ranx gives 0
+there; a list of one document still counts fully); ``"zmuv"`` (z-score; alias ``"z-score"``)
+(s − mean)/max(std, 1e-9), std with ddof = 0; ``"sum"`` (s − min)/max(Σs − n·min, 1e-9);
+``"max"`` s/max(max, 1e-9); ``"rank"`` 1 − i/n; ``"borda"`` 1 − i/|U| for a retrieved
+document and 0.5 − (n − 1)/(2|U|) for every other document of U (so after it every system has
+a score for every document of U, and n(d) is the number of systems); ``None``: raw scores.
+
+Comparator-based orders (Montague 2002) — ``sorted(U in doc-id ascending order,
+key=cmp_to_key(cmp))``, deterministic, and part of the definition because the comparators need
+not be transitive. v12 = number of systems ranking d1 above d2 (a system ranks every retrieved
+document above every one it did not retrieve, and abstains on a pair it retrieved neither of).
+
+* ``"condorcet"``: d1 first if v12 > v21, d2 first if v21 > v12, else equal.
+* ``"naive"`` (upper bound): relevance comparison only — higher qrels label first; unjudged
+  (and, as in trec_eval, negatively labelled) documents compare like label 0.
+* ``"pareto"`` (upper bound): d1 first if *every* system ranks it above d2, symmetric for d2,
+  otherwise relevance comparison.
+* ``"majoritarian"`` (upper bound): d1 first if v12 ≥ n/2 and v12 > v21 (the strict second
+  condition resolves "at least half", which with an even n can hold both ways), symmetric for
+  d2, otherwise relevance comparison.
+
+The comparator sort is inherently sequential (a Python sort per query); every other method is
+vectorised over all rows at once (per-segment reductions and ``np.bincount`` per document).
 """
 
 from __future__ import annotations
 
+import math
 from functools import cmp_to_key
 from operator import lt
 
 import numpy as np
 import pandas as pd
 
-from pdireval.core.schema import ID_DTYPE, canonical_qrels, canonical_run, qrels_from_run
+import pyarrow.compute as pc
+
+from pdireval.core.hashing import take
+from pdireval.core.schema import ID_DTYPE, canonical_qrels, canonical_run_keys, qrels_from_run
 from pdireval.core.segments import natural_order
 from pdireval.errors import OptionError, SchemaError
 from pdireval.measures.view import read_negatives
 
-__all__ = ["fuse", "FUSION_METHODS"]
+__all__ = ["fuse", "FUSION_METHODS", "NORMS", "fusion_contributions"]
 
-SCORE_METHODS = {"combsum": "CombSUM", "combmnz": "CombMNZ", "combanz": "CombANZ"}
+RANK_METHODS = {"rrf": "RRF", "isr": "ISR", "log_isr": "log_ISR", "borda": "BordaFuse", "rbc": "RBC"}
+SCORE_METHODS = {
+    "combsum": "CombSUM", "combmnz": "CombMNZ", "combanz": "CombANZ",
+    "combmax": "CombMAX", "combmin": "CombMIN", "combmed": "CombMED",
+}
 COMPARATOR_METHODS = {"condorcet": "CondorcetFuse", "naive": "Naive", "pareto": "Pareto", "majoritarian": "Majoritarian"}
-FUSION_METHODS = tuple(SCORE_METHODS) + tuple(COMPARATOR_METHODS)
+FUSION_METHODS = tuple(RANK_METHODS) + tuple(SCORE_METHODS) + tuple(COMPARATOR_METHODS)
+#: ranx's method names -> pdireval's.
+ALIASES = {
+    "sum": "combsum", "wsum": "combsum", "mnz": "combmnz", "wmnz": "combmnz", "anz": "combanz",
+    "max": "combmax", "min": "combmin", "med": "combmed", "bordafuse": "borda",
+    "w_bordafuse": "borda", "logisr": "log_isr",
+}
+#: Methods that take ``weights=``.
+WEIGHTED_METHODS = ("rrf", "borda", "rbc", "combsum", "combmnz")
+NORMS = (None, "min-max", "zmuv", "sum", "max", "rank", "borda")
+_NORM_ALIASES = {"min_max": "min-max", "minmax": "min-max", "z-score": "zmuv", "zscore": "zmuv", "none": None}
 _NEEDS_QRELS = ("naive", "pareto", "majoritarian")
 _BIG = np.int64(1) << 40
+_FLOOR = 1e-9  # ranx's floor of a normalisation denominator
+
+
+# ------------------------------------------------------------------ the lists, as codes
+
+
+class _Lists:
+    """A canonical run reduced to integer codes, rows in (system, query, trec_eval order).
+
+    Attributes: ``system`` (row -> system index), ``u`` (row -> document of U, the distinct
+    (query, doc)), ``pos`` (0-based position in its list), ``score`` (float64 or None),
+    ``length`` (row -> its list's length), ``seg_start``/``seg_len`` (per (system, query)
+    list), ``u_query`` (U -> query index), ``u_doc`` (U -> doc index; doc indices follow the
+    sorted doc ids), ``n_u_query`` (per query: |U|), ``systems``, ``queries``, ``docs``.
+    """
+
+    def __init__(self, frame: pd.DataFrame, keys):
+        n = len(frame)
+        names = np.asarray(keys.systems, dtype=object)
+        by_name = np.argsort(names.astype(str), kind="stable")
+        self.systems = pd.Index(names[by_name])
+        sys_rank = np.empty(len(names), dtype=np.int64)
+        sys_rank[by_name] = np.arange(len(names))
+        self.queries = keys.queries
+        doc_codes, self.docs = _doc_codes(keys)
+        seg = keys.seg.astype(np.int64)
+        if "score" in frame.columns:
+            raw = frame["score"].to_numpy(dtype=np.float64)
+            # trec_eval compares scores as C floats; ties by doc id descending
+            key = -raw.astype(np.float32)
+            after = lambda a, b: (key[b] > key[a]) | ((key[b] == key[a]) & (doc_codes[b] < doc_codes[a]))  # noqa: E731
+            tie = -doc_codes
+        else:
+            raw = None
+            key = frame["rank"].to_numpy()
+            after = lambda a, b: (key[b] > key[a]) | ((key[b] == key[a]) & (doc_codes[b] > doc_codes[a]))  # noqa: E731
+            tie = doc_codes
+        a = np.arange(n - 1)
+        same = seg[1:] == seg[:-1]
+        if keys.contiguous and bool(after(a[same], a[same] + 1).all()):
+            order = None  # already grouped and in trec_eval order (the usual case)
+        else:
+            order = np.lexsort((tie, key, seg))
+            seg, doc_codes = seg[order], doc_codes[order]
+            if raw is not None:
+                raw = raw[order]
+        self.score = raw
+        first = np.r_[True, seg[1:] != seg[:-1]] if n else np.zeros(0, bool)
+        self.seg_start = np.flatnonzero(first)
+        self.seg_len = np.diff(np.r_[self.seg_start, n])
+        seg_ids = seg[self.seg_start]
+        self.seg_system = sys_rank[keys.seg_system[seg_ids]]
+        self.seg_query = keys.seg_query[seg_ids].astype(np.int64)
+        self.seg = np.cumsum(first) - 1
+        self.system = self.seg_system[self.seg]
+        self.pos = np.arange(n) - self.seg_start[self.seg]
+        self.length = self.seg_len[self.seg]
+        query = self.seg_query[self.seg]
+        n_docs = max(len(self.docs), 1)
+        u, u_uniques = pd.factorize(query * n_docs + doc_codes)
+        self.u = u.astype(np.int64)
+        self.u_query = (u_uniques // n_docs).astype(np.int64)
+        self.u_doc = (u_uniques % n_docs).astype(np.int64)
+        self.n_u = len(u_uniques)
+        self.n_u_query = np.bincount(self.u_query, minlength=len(self.queries))
+
+    def per_row(self, seg_values):
+        return seg_values[self.seg]
+
+
+def _doc_codes(keys):
+    """Doc codes numbered in sorted doc-id order, and the sorted distinct doc ids.
+
+    Factorizes the doc ids' 64-bit hashes (computed once by the run validation), sorts only the
+    distinct strings, and verifies that no two different doc ids share a hash (falling back to
+    factorizing the strings if they ever do).
+    """
+    h_codes, h_uniques = pd.factorize(keys.doc_hash)
+    first = np.full(len(h_uniques), -1, dtype=np.int64)
+    first[h_codes[::-1]] = np.arange(len(h_codes) - 1, -1, -1)  # first row of every hash
+    distinct = take(keys.doc, first)
+    if not pc.all(pc.equal(keys.doc, pc.take(distinct, h_codes))).as_py():  # pragma: no cover - 64-bit collision
+        codes, docs = pd.factorize(pd.array(keys.doc, dtype=ID_DTYPE), sort=True)
+        return codes.astype(np.int64), pd.Index(docs)
+    by_id = pc.sort_indices(distinct).to_numpy()
+    rank = np.empty(len(by_id), dtype=np.int64)
+    rank[by_id] = np.arange(len(by_id))
+    docs = pd.Index(pd.array(pc.take(distinct, by_id), dtype=ID_DTYPE))
+    return rank[h_codes], docs
+
+
+def _normalise(lists: _Lists, norm):
+    """Normalised scores per row (``norm`` other than ``"borda"``)."""
+    s = lists.score
+    if norm is None:
+        return s.copy()
+    if norm == "rank":
+        return 1.0 - lists.pos / lists.length
+    starts = lists.seg_start
+    if norm == "min-max":
+        lo = np.minimum.reduceat(s, starts)
+        hi = np.maximum.reduceat(s, starts)
+        span = lists.per_row(hi - lo)
+        low = lists.per_row(lo)
+        return np.where(span > 0, (s - low) / np.maximum(span, _FLOOR), 1.0)
+    if norm == "max":
+        hi = lists.per_row(np.maximum.reduceat(s, starts))
+        return s / np.maximum(hi, _FLOOR)
+    if norm == "sum":
+        lo = np.minimum.reduceat(s, starts)
+        total = np.add.reduceat(s, starts)
+        den = lists.per_row(total - lo * lists.seg_len)
+        return (s - lists.per_row(lo)) / np.maximum(den, _FLOOR)
+    # zmuv: (s - mean) / max(std, 1e-9), population std
+    mean = np.add.reduceat(s, starts) / lists.seg_len
+    centred = s - lists.per_row(mean)
+    std = np.sqrt(np.add.reduceat(centred * centred, starts) / lists.seg_len)
+    den = lists.per_row(np.maximum(std, _FLOOR))
+    return np.where(lists.per_row(std) > 0, centred / den, 0.0)
+
+
+def _dense_borda(lists: _Lists, n_sys: int, *, points: bool):
+    """|U| × systems matrix of Borda points (``points``) or Borda-normalised scores.
+
+    Retrieved: |U| − i points (normalised: 1 − i/|U|); not retrieved: (|U| − len + 1)/2
+    points (normalised: 0.5 − (len − 1)/(2|U|)); len = the system's list length for the query
+    (0 when it has no list for it).
+    """
+    n_q = len(lists.queries)
+    length = np.zeros((n_sys, n_q))
+    length[lists.seg_system, lists.seg_query] = lists.seg_len
+    size = lists.n_u_query.astype(np.float64)  # |U| per query
+    if points:
+        fill = (size[None, :] - length + 1.0) / 2.0
+    else:
+        fill = 0.5 - (length - 1.0) / (2.0 * size[None, :])
+    dense = fill[:, lists.u_query].T.copy()  # U x systems
+    u_size = size[lists.u_query][lists.u]
+    dense[lists.u, lists.system] = (u_size - lists.pos) if points else 1.0 - lists.pos / u_size
+    return dense
+
+
+def fusion_contributions(lists: _Lists, method: str, *, norm, k: float, phi: float):
+    """Per-row (long) or per-(U, system) (dense) values that ``method`` aggregates.
+
+    Returns ``(values, dense)``: a float array aligned with the rows of ``lists`` (dense False)
+    or a |U| × systems matrix in which every system scores every document (dense True).
+    """
+    n_sys = len(lists.systems)
+    if method == "borda":
+        return _dense_borda(lists, n_sys, points=True), True
+    if method == "rrf":
+        return 1.0 / (k + lists.pos + 1.0), False
+    if method in ("isr", "log_isr"):
+        return 1.0 / (lists.pos + 1.0) ** 2, False
+    if method == "rbc":
+        return (1.0 - phi) * np.power(phi, lists.pos.astype(np.float64)), False
+    if norm == "borda":
+        return _dense_borda(lists, n_sys, points=False), True
+    return _normalise(lists, norm), False
+
+
+def _aggregate(lists: _Lists, method: str, values, dense: bool, weights: np.ndarray | None):
+    """Fused score per document of U."""
+    n_u = lists.n_u
+    if dense:
+        n_sys = values.shape[1]
+        w = np.ones(n_sys) if weights is None else weights
+        if method in ("borda", "combsum"):
+            return values @ w
+        if method == "combmnz":
+            return values.sum(axis=1) * (w.sum() if weights is not None else n_sys)
+        if method == "combanz":
+            return values.mean(axis=1)
+        if method == "combmax":
+            return values.max(axis=1)
+        if method == "combmin":
+            return values.min(axis=1)
+        return np.median(values, axis=1)
+    u = lists.u
+    count = np.bincount(u, minlength=n_u).astype(np.float64)
+    if method in ("rrf", "rbc", "combsum"):
+        v = values if weights is None else values * weights[lists.system]
+        return np.bincount(u, weights=v, minlength=n_u)
+    total = np.bincount(u, weights=values, minlength=n_u)
+    if method == "isr":
+        return total * count
+    if method == "log_isr":
+        return total * np.log(count)
+    if method == "combmnz":
+        if weights is None:
+            return total * count
+        return total * np.bincount(u, weights=weights[lists.system], minlength=n_u)
+    if method == "combanz":
+        return total / count
+    # max / min / median over the retrieving systems: sort rows by (U, value)
+    order = np.lexsort((values, u))
+    v = values[order]
+    start = np.r_[0, np.cumsum(count.astype(np.int64))[:-1]]
+    c = count.astype(np.int64)
+    if method == "combmax":
+        return v[start + c - 1]
+    if method == "combmin":
+        return v[start]
+    return 0.5 * (v[start + (c - 1) // 2] + v[start + c // 2])
+
+
+def _take_ids(index: pd.Index, codes: np.ndarray):
+    """index[codes] as a string array (pyarrow take, no Python objects)."""
+    values = pd.array(index, dtype=ID_DTYPE)
+    return values.take(codes)
+
+
+def _run_frame(lists: _Lists, score: np.ndarray, name: str) -> pd.DataFrame:
+    """The fused run: per query (natural order), trec_eval order of the fused score."""
+    q_rank = np.empty(len(lists.queries), dtype=np.int64)
+    q_rank[natural_order(lists.queries)] = np.arange(len(lists.queries))
+    uq = q_rank[lists.u_query]
+    o = np.lexsort((-lists.u_doc, -score.astype(np.float32), uq))
+    qs = uq[o]
+    first = np.r_[True, qs[1:] != qs[:-1]] if len(qs) else np.zeros(0, bool)
+    starts = np.maximum.accumulate(np.where(first, np.arange(len(qs)), 0))
+    n = len(o)
+    return pd.DataFrame({
+        "system": pd.array(np.full(n, name, dtype=object), dtype=ID_DTYPE),
+        "query": _take_ids(lists.queries, lists.u_query[o]),
+        "doc": _take_ids(lists.docs, lists.u_doc[o]),
+        "score": score[o].astype(np.float64),
+        "rank": (np.arange(n) - starts + 1).astype(np.int64),
+    })
+
+
+# --------------------------------------------------------------- the comparator methods
 
 
 def _ordered(run: pd.DataFrame) -> pd.DataFrame:
@@ -86,26 +360,6 @@ def _output(query, doc, score, name) -> pd.DataFrame:
     frame["rank"] = (np.arange(len(qs)) - starts + 1).astype(np.int64)
     frame.insert(0, "system", pd.array([name] * len(frame), dtype=ID_DTYPE))
     return frame
-
-
-def _score_fusion(frame: pd.DataFrame, method: str, name: str) -> pd.DataFrame:
-    if "score" not in frame.columns:
-        raise SchemaError(
-            f"{SCORE_METHODS[method]} fuses scores, but the run has only a 'rank' column. Add "
-            "a 'score' column, or use a rank-based method (method='condorcet')."
-        )
-    score = frame["score"].to_numpy(dtype=np.float64)
-    grp = frame.groupby(["system", "query"], sort=False, observed=True)["score"]
-    lo = grp.transform("min").to_numpy(dtype=np.float64)
-    hi = grp.transform("max").to_numpy(dtype=np.float64)
-    span = hi - lo
-    norm = np.where(span > 0, (score - lo) / np.where(span > 0, span, 1.0), 1.0)
-    per_doc = frame.assign(_n=norm).groupby(["query", "doc"], sort=False, observed=True)["_n"].agg(["sum", "count"])
-    total = per_doc["sum"].to_numpy()
-    count = per_doc["count"].to_numpy(dtype=np.float64)
-    fused = {"combsum": total, "combmnz": total * count, "combanz": total / count}[method]
-    idx = per_doc.index
-    return _output(idx.get_level_values(0).to_numpy(dtype=object), idx.get_level_values(1).to_numpy(dtype=object), fused, name)
 
 
 def _comparator(rows: list, rel: list, n: int, method: str):
@@ -188,78 +442,217 @@ def _comparator_fusion(frame: pd.DataFrame, labels: pd.DataFrame | None, method:
     return _output(u["query"].to_numpy(dtype=object), u["doc"].to_numpy(dtype=object), score, name)
 
 
-def fuse(run: pd.DataFrame, method: str = "combmnz", *, qrels: pd.DataFrame | None = None, systems=None, name: str | None = None) -> pd.DataFrame:
-    """Fuse the systems of a run into one ranked list per query (metasearch).
+# ------------------------------------------------------------------------ validation
 
-    Methods of methods-spec §6.5 (see the module docstring for the exact definitions):
-    ``"combsum"``, ``"combmnz"``, ``"combanz"`` (Shaw & Fox 1994, min-max normalised
-    scores), ``"condorcet"`` (CondorcetFuse, Montague & Aslam 2002), and Montague's upper
-    bounds ``"naive"``, ``"pareto"``, ``"majoritarian"``, which also read the qrels. The
-    result is a run frame, so it evaluates like any run (``pdireval.evaluate(fused, ...)``)
-    and can be concatenated with the inputs.
+
+def resolve_method(method) -> str:
+    """pdireval's name of a fusion method (case-insensitive; ranx's names accepted)."""
+    if isinstance(method, str):
+        key = method.lower()
+        key = ALIASES.get(key, key)
+        if key in FUSION_METHODS:
+            return key
+    known = ", ".join(repr(m) for m in FUSION_METHODS)
+    raise OptionError(f"method= must be one of {known} (or ranx's names {sorted(ALIASES)}); got {method!r}.")
+
+
+def resolve_norm(norm):
+    if norm is None:
+        return None
+    if isinstance(norm, str):
+        key = norm.lower()
+        key = _NORM_ALIASES.get(key, key)
+        if key in NORMS:
+            return key
+    known = ", ".join(repr(n) for n in NORMS)
+    raise OptionError(f"norm= must be one of {known} (or 'z-score' for 'zmuv'); got {norm!r}.")
+
+
+def check_weights(weights, systems, method: str) -> np.ndarray | None:
+    """Weights as a float array aligned with ``systems`` (sorted names), or None."""
+    if weights is None:
+        return None
+    if method not in WEIGHTED_METHODS:
+        raise OptionError(
+            f"method={method!r} takes no weights; weights= works with {', '.join(WEIGHTED_METHODS)}. "
+            "Drop weights=, or pick one of those methods."
+        )
+    names = [str(s) for s in systems]
+    if isinstance(weights, dict):
+        given = {str(k): v for k, v in weights.items()}
+        missing = [s for s in names if s not in given]
+        extra = [s for s in given if s not in names]
+        if missing or extra:
+            raise OptionError(
+                f"weights= must give one weight per fused system; missing {missing[:5]}, unknown "
+                f"{extra[:5]}. The fused systems are {names[:10]}."
+            )
+        values = [given[s] for s in names]
+    elif isinstance(weights, (str, bytes)) or not hasattr(weights, "__len__"):
+        raise TypeError(f"weights= must be a dict {{system: weight}} or a sequence, got {type(weights).__name__}")
+    else:
+        values = list(weights)
+        if len(values) != len(names):
+            raise OptionError(
+                f"weights= has {len(values)} values but {len(names)} systems are fused ({names[:10]}, "
+                "in sorted order). Pass one weight per system, or a dict {system: weight}."
+            )
+    try:
+        w = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"weights= must be numbers, got {values[:5]!r}") from None
+    if not np.isfinite(w).all() or (w < 0).any():
+        raise OptionError(f"weights= must be finite and non-negative, got {w.tolist()[:10]}.")
+    return w
+
+
+def _check_k(k):
+    if isinstance(k, bool) or not isinstance(k, (int, float, np.integer, np.floating)) or not math.isfinite(k) or k < 0:
+        raise OptionError(f"k= (the RRF constant) must be a non-negative number, got {k!r}.")
+    return float(k)
+
+
+def _check_phi(phi):
+    if isinstance(phi, bool) or not isinstance(phi, (int, float, np.integer, np.floating)) or not 0 < phi < 1:
+        raise OptionError(f"phi= (the RBC persistence) must be in (0, 1), got {phi!r}.")
+    return float(phi)
+
+
+def select_systems(canonical: pd.DataFrame, keys, systems):
+    """The rows (and their keys) of the systems named in ``systems`` (None: all)."""
+    if systems is None:
+        return canonical, keys
+    names = [systems] if isinstance(systems, str) else [str(s) for s in systems]
+    known = set(pd.unique(canonical["system"]))
+    unknown = [s for s in names if s not in known]
+    if unknown:
+        raise SchemaError(
+            f"systems= names {len(unknown)} system(s) the run does not have (first: "
+            f"{unknown[0]!r}); the run has {sorted(known)[:10]}. Fix the names."
+        )
+    rows = np.flatnonzero(canonical["system"].isin(names).to_numpy())
+    return canonical.iloc[rows].reset_index(drop=True), keys.take(rows)
+
+
+# ---------------------------------------------------------------------------- fuse
+
+
+def fuse(
+    runs: pd.DataFrame,
+    method: str = "rrf",
+    *,
+    k: float = 60,
+    phi: float = 0.8,
+    norm: str | None = "min-max",
+    weights=None,
+    qrels: pd.DataFrame | None = None,
+    systems=None,
+    name: str | None = None,
+    columns=None,
+) -> pd.DataFrame:
+    """Fuse the systems of a run frame into one ranked list per query (metasearch).
+
+    The methods of ranx's ``fuse`` — reciprocal rank fusion, ISR, log_ISR, BordaFuse and
+    weighted BordaFuse, (weighted) CombSUM / CombMNZ, CombANZ, CombMAX / CombMIN / CombMED,
+    rank-biased centroids, CondorcetFuse — with ranx's score normalisations, and Montague's
+    upper bounds (naive, Pareto, majoritarian), which also read the qrels. The exact
+    definitions are in the module docstring (:mod:`pdireval.runs.fusion`); for documents
+    without score ties the fused scores equal ``ranx.fuse`` on the same runs (checked in the
+    tests), except that min-max normalisation of a list whose scores are all equal gives 1.0
+    (ranx: 0). The result is a run frame, so it evaluates like any run
+    (``pdireval.evaluate(fused, ...)``) and can be concatenated with the inputs.
 
     Parameters
     ----------
-    run
-        Run frame (``system, query, doc`` and ``score`` and/or ``rank``). Each list is read in
-        trec_eval order (score descending, ties by doc id descending; or by rank).
+    runs
+        Run frame (``system, query, doc`` and ``score`` and/or ``rank``) holding the systems
+        to fuse. Each list is read in trec_eval order (score descending, ties by doc id
+        descending; or by rank, ties by doc id ascending).
     method
-        One of ``FUSION_METHODS`` (case-insensitive). Default ``"combmnz"``.
+        One of ``FUSION_METHODS`` (case-insensitive; ranx's names ``"wsum"``, ``"mnz"``,
+        ``"bordafuse"``, ``"w_bordafuse"``, ... are accepted too). Default ``"rrf"``.
+    k
+        RRF's constant (Cormack et al. 2009 use 60).
+    phi
+        RBC's persistence φ in (0, 1).
+    norm
+        Score normalisation of the score-based methods (Comb*): ``"min-max"`` (default),
+        ``"zmuv"`` (alias ``"z-score"``), ``"sum"``, ``"max"``, ``"rank"``, ``"borda"`` or
+        None (raw scores). Rank-based methods read positions and ignore it.
+    weights
+        Per-system weights for ``"rrf"``, ``"rbc"``, ``"borda"``, ``"combsum"`` and
+        ``"combmnz"``: a dict ``{system: weight}`` or a sequence in sorted system order;
+        non-negative. :func:`pdireval.tune_fusion` finds them on training queries.
     qrels
         Judgments for the upper bounds (naive, pareto, majoritarian); default: the run's
         ``label`` column. Ignored by the other methods.
     systems
         ``None`` (all systems of the run) or a list of system names to fuse.
     name
-        System name of the fused run; default the method's name (e.g. ``"CombMNZ"``).
+        System name of the fused run; default the method's name (e.g. ``"RRF"``).
+    columns
+        Optional mapping ``{canonical name: your column name}`` for ``runs``.
 
     Returns
     -------
     DataFrame
         A run frame: ``system`` (str, ``name``), ``query``, ``doc`` (str), ``score`` (float64:
-        the fused score for Comb*, ``m − position`` for the comparator methods, m = |U|),
-        ``rank`` (int64, 1 = top). One row per document of U, queries in natural order,
-        each in trec_eval order of ``score`` (so ``evaluate`` sees exactly this order).
+        the fused score; ``m − position`` for the comparator methods, m = |U|), ``rank``
+        (int64, 1 = top). One row per document of U, queries in natural order, each in
+        trec_eval order of ``score`` (so ``evaluate`` sees exactly this order).
 
     Raises
     ------
     SchemaError
         Unknown systems, Comb* on a run without scores, a bound without judgments.
-    ValueError
-        Unknown method.
+    OptionError
+        Unknown method or norm, weights with a method that takes none, bad k / phi / weights.
 
     Examples
     --------
     >>> import pdireval
     >>> run, qrels = pdireval.datasets.simulate(n_systems=3, n_queries=2, depth=10, rng=1)
-    >>> fused = pdireval.fuse(run, "combsum")
+    >>> fused = pdireval.fuse(run, "rrf", k=60)
     >>> fused["system"].iloc[0], list(fused.columns)
-    ('CombSUM', ['system', 'query', 'doc', 'score', 'rank'])
+    ('RRF', ['system', 'query', 'doc', 'score', 'rank'])
 
     References
     ----------
-    J. A. Shaw and E. A. Fox. Combination of multiple searches. TREC-2, 1994.
-    M. Montague and J. A. Aslam. Condorcet fusion for improved retrieval. CIKM 2002.
-    M. Montague. Metasearch: Data Fusion for Document Retrieval. PhD thesis, Dartmouth, 2002.
+    Shaw, J. A., Fox, E. A. (1994). Combination of multiple searches. TREC-2.
+    Aslam, J. A., Montague, M. (2001). Models for metasearch. SIGIR.
+    Montague, M., Aslam, J. A. (2002). Condorcet fusion for improved retrieval. CIKM.
+    Montague, M. (2002). Metasearch: data fusion for document retrieval. PhD thesis, Dartmouth.
+    Cormack, G. V., Clarke, C. L. A., Büttcher, S. (2009). Reciprocal rank fusion outperforms
+    Condorcet and individual rank learning methods. SIGIR.
+    Mourão, A., Martins, F., Magalhães, J. (2015). Multimodal medical information retrieval
+    with unsupervised rank fusion. Computerized Medical Imaging and Graphics 39.
+    Bailey, P., Moffat, A., Scholer, F., Thomas, P. (2017). Retrieval consistency in the
+    presence of query variations. SIGIR.
+    Bassani, E., Romelli, L. (2022). ranx.fuse: a Python library for metasearch. CIKM.
     """
-    if not isinstance(method, str) or method.lower() not in FUSION_METHODS:
-        raise OptionError(f"method= must be one of {FUSION_METHODS}, got {method!r}")
-    method = method.lower()
-    canonical = canonical_run(run)
-    if systems is not None:
-        names = [systems] if isinstance(systems, str) else [str(s) for s in systems]
-        known = set(pd.unique(canonical["system"]))
-        unknown = [s for s in names if s not in known]
-        if unknown:
-            raise SchemaError(
-                f"systems= names {len(unknown)} system(s) the run does not have (first: "
-                f"{unknown[0]!r}); the run has {sorted(known)[:10]}. Fix the names."
-            )
-        canonical = canonical[canonical["system"].isin(names).to_numpy()].reset_index(drop=True)
-    label = name or SCORE_METHODS.get(method) or COMPARATOR_METHODS[method]
-    frame = _ordered(canonical)
-    if method in SCORE_METHODS:
-        return _score_fusion(frame, method, label)
+    method = resolve_method(method)
+    norm = resolve_norm(norm)
+    k = _check_k(k)
+    phi = _check_phi(phi)
+    canonical, keys = select_systems(*canonical_run_keys(runs, columns), systems)
+    label = name or RANK_METHODS.get(method) or SCORE_METHODS.get(method) or COMPARATOR_METHODS[method]
+    if method in COMPARATOR_METHODS:
+        if weights is not None:
+            check_weights(weights, [], method)
+        return _fuse_comparator(canonical, method, qrels, label)
+    if method in SCORE_METHODS and norm not in ("rank", "borda") and "score" not in canonical.columns:
+        raise SchemaError(
+            f"{SCORE_METHODS[method]} fuses scores, but the run has only a 'rank' column. Add "
+            "a 'score' column, use norm='rank' or norm='borda', or a rank-based method (method='rrf')."
+        )
+    lists = _Lists(canonical, keys)
+    w = check_weights(weights, lists.systems, method)
+    values, dense = fusion_contributions(lists, method, norm=norm, k=k, phi=phi)
+    fused = _aggregate(lists, method, values, dense, w)
+    return _run_frame(lists, fused, label)
+
+
+def _fuse_comparator(canonical, method, qrels, label):
     labels = None
     if method in _NEEDS_QRELS:
         if qrels is not None:
@@ -272,5 +665,6 @@ def fuse(run: pd.DataFrame, method: str = "combmnz", *, qrels: pd.DataFrame | No
                 "frame with query, doc, label), or give the run a 'label' column."
             )
         labels = labels.assign(query=labels["query"].astype(object), doc=labels["doc"].astype(object))
+    frame = _ordered(canonical)
     frame = frame.assign(query=frame["query"].astype(object), doc=frame["doc"].astype(object))
     return _comparator_fusion(frame, labels, method, label)
