@@ -244,7 +244,7 @@ def test_evaluate_rejects_bad_measures_before_work():
 
 def test_measures_frame():
     frame = pdireval.measures()
-    assert list(frame.columns) == ["measure", "description", "cutoff", "parameters", "trec_eval", "empty", "citation"]
+    assert list(frame.columns) == ["measure", "description", "cutoff", "parameters", "trec_eval", "empty", "summary", "citation"]
     assert frame.index.equals(__import__("pandas").RangeIndex(len(frame)))
     assert sorted(frame["measure"]) == sorted(d.name for d in REGISTRY.values())
     assert list(frame["measure"]) == sorted(frame["measure"], key=str.lower)
