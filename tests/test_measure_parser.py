@@ -249,7 +249,7 @@ def test_measures_frame():
     assert sorted(frame["measure"]) == sorted(d.name for d in REGISTRY.values())
     assert list(frame["measure"]) == sorted(frame["measure"], key=str.lower)
     assert frame["measure"].is_unique
-    assert set(frame["cutoff"]) <= {"optional", "required", "none"}
+    assert set(frame["cutoff"]) <= {"optional", "required", "none", "real"}
     by = frame.set_index("measure")
     assert by.loc["P", "cutoff"] == "required" and by.loc["Rprec", "cutoff"] == "none"
     assert "map" in by.loc["AP", "trec_eval"] and by.loc["ERR", "trec_eval"] == ""
@@ -258,5 +258,5 @@ def test_measures_frame():
     assert (frame["citation"].str.len() > 0).all() and (frame["description"].str.len() > 0).all()
     # every listed measure parses under its own name (with a cut-off where one is required)
     for name, cutoff in zip(frame["measure"], frame["cutoff"]):
-        text = name + ("@10" if cutoff == "required" else "")
+        text = name + {"required": "@10", "real": "@0.5"}.get(cutoff, "")
         assert str(parse_measure(text)) == text
