@@ -14,6 +14,9 @@ from pdireval.public import EXPORTS, SUBMODULES
 
 __version__ = "0.1.0"
 
+if "dask.dataframe" in __import__("sys").modules:  # Dask already loaded: its DataFrames get
+    importlib.import_module("pdireval.dask")  # .ireval too (pdireval never imports Dask itself)
+
 __all__ = [*EXPORTS, *SUBMODULES]
 
 

@@ -21,6 +21,10 @@ SUBPACKAGE_FUNCTIONS = (
     ("measures", "pdireval.measures", "registry_frame"),
     ("datasets.simulate", "pdireval.datasets", "simulate"),
     ("datasets.read_cranfield", "pdireval.datasets", "read_cranfield"),
+    ("dask.evaluate", "pdireval.dask", "evaluate"),
+    ("dask.evaluate_variants", "pdireval.dask", "evaluate_variants"),
+    ("dask.read_run", "pdireval.dask", "read_run"),
+    ("dask.read_qrels", "pdireval.dask", "read_qrels"),
 )
 
 _SECTION = re.compile(r"^(\w[\w ]*)\n-{3,}$", re.M)

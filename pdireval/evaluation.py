@@ -42,6 +42,38 @@ def _count(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
+def judged_rows(run: pd.DataFrame, keys, judgments):
+    """The rows of a canonical run whose query is judged: ``(run, keys, dropped)``, where
+    ``dropped`` holds the run queries without judgments in order of first appearance (None
+    when every query is judged). Compared per distinct run query, then spread to the rows."""
+    seg_judged = (judgments.queries.get_indexer(keys.queries) >= 0)[keys.seg_query]
+    if seg_judged.all():
+        return run, keys, None
+    in_qrels = seg_judged[keys.seg]
+    dropped = pd.unique(run["query"].to_numpy(dtype=object)[~in_qrels])
+    rows = np.flatnonzero(in_qrels)
+    return run.iloc[rows].reset_index(drop=True), keys.take(rows), dropped
+
+
+def unjudged_message(dropped) -> str:
+    """The warning about run queries without judgments (also used by pdireval.dask)."""
+    n = len(dropped)
+    return (
+        f"{n} run quer{'y has' if n == 1 else 'ies have'} no judgments and "
+        f"{'is' if n == 1 else 'are'} not evaluated (e.g. {list(dropped[:5])})."
+    )
+
+
+def no_overlap_error(run_queries, n_run_queries: int, judged: pd.Index) -> SchemaError:
+    """The error for a run none of whose queries is judged (also used by pdireval.dask)."""
+    return SchemaError(
+        f"the run's queries share nothing with the qrels: the run has "
+        f"{_count(n_run_queries, 'query', 'queries')} (e.g. {list(run_queries[:5])}), the qrels "
+        f"{len(judged)} (e.g. {judged[:5].tolist()}). Check that both come from the same collection, and that "
+        "query ids are spelled alike (they are compared as strings)."
+    )
+
+
 def _resolve_judgments(run: pd.DataFrame, qrels, qrels_columns) -> pd.DataFrame:
     if qrels is not None:
         return canonical_qrels(qrels, qrels_columns)
@@ -79,32 +111,14 @@ def prepare(
     judgments_frame = _resolve_judgments(run, qrels, qrels_columns)
     judgments = build_judgments(judgments_frame)
 
-    judged = judgments.queries
     if keys is None:
         keys = run_keys(run)
-    # per distinct run query, then per row: no string comparison of the rows
-    seg_judged = (judged.get_indexer(keys.queries) >= 0)[keys.seg_query]
-    in_qrels = None if seg_judged.all() else seg_judged[keys.seg]
-    if in_qrels is not None and not in_qrels.any():
-        run_q = pd.unique(run["query"])[:5].tolist()
-        raise SchemaError(
-            f"the run's queries share nothing with the qrels: the run has "
-            f"{_count(run['query'].nunique(), 'query', 'queries')} (e.g. {run_q}), the qrels "
-            f"{len(judged)} (e.g. {judged[:5].tolist()}). Check that both come from the same collection, and that "
-            "query ids are spelled alike (they are compared as strings)."
-        )
-    if in_qrels is not None:
-        dropped = pd.unique(run["query"][~in_qrels])
-        warnings.warn(
-            f"{len(dropped)} run quer{'y has' if len(dropped) == 1 else 'ies have'} no "
-            f"judgments and {'is' if len(dropped) == 1 else 'are'} not evaluated (e.g. "
-            f"{list(dropped[:5])}).",
-            PdirevalWarning,
-            stacklevel=3,
-        )
-        rows = np.flatnonzero(in_qrels)
-        run = run.iloc[rows].reset_index(drop=True)
-        keys = keys.take(rows)
+    judged_run, keys, dropped = judged_rows(run, keys, judgments)
+    if len(judged_run) == 0:
+        raise no_overlap_error(pd.unique(run["query"]), run["query"].nunique(), judgments.queries)
+    if dropped is not None:
+        warnings.warn(unjudged_message(dropped), PdirevalWarning, stacklevel=3)
+    run = judged_run
     segments = build_segments(run, judgments, order=order, keys=keys)
     if missing == "zero":
         segments = segments.with_empty_segments()

@@ -227,10 +227,43 @@ def _run_files(path: Path) -> list[Path]:
 
 def _file_system_name(path: Path) -> str:
     name = path.name
-    for suffix in (".gz", ".txt", ".run", ".trec"):
+    for suffix in (".gz", ".txt", ".run", ".trec", *PARQUET_SUFFIXES):
         if name.endswith(suffix):
             name = name[: -len(suffix)]
     return name
+
+
+PARQUET_SUFFIXES = (".parquet", ".pq")
+
+
+def _is_parquet(path) -> bool:
+    return str(path).endswith(PARQUET_SUFFIXES)
+
+
+def _read_parquet(path, kind: str, *, system: str = "tag", row_group: int | None = None) -> pd.DataFrame:
+    """A run or qrels frame stored in Parquet (as :func:`write_run` / :func:`write_qrels`
+    write it, or any frame with the canonical columns), validated; ``row_group`` reads one
+    row group only (pdireval.dask reads a file row group by row group)."""
+    import pyarrow.parquet as pq
+
+    path = Path(path)
+    try:
+        file = pq.ParquetFile(path)
+        table = file.read() if row_group is None else file.read_row_group(row_group)
+    except FileNotFoundError:
+        raise SchemaError(f"{path}: no such {kind} file.") from None
+    except (OSError, pa.ArrowException) as exc:
+        raise SchemaError(f"{path}: not a readable Parquet file ({exc}). Write it with pandas' "
+                          "to_parquet or pdireval's write_run / write_qrels.") from None
+    frame = table.to_pandas()
+    try:
+        if kind == "qrels":
+            return canonical_qrels(frame)
+        if system == "filename":
+            frame["system"] = _file_system_name(path)
+        return canonical_run(frame)
+    except SchemaError as exc:
+        raise SchemaError(f"{path}: {exc}", failure_cases=exc.failure_cases) from None
 
 
 # --------------------------------------------------------------------------- readers
@@ -240,7 +273,10 @@ def read_run(path, *, system: str = "tag") -> pd.DataFrame:
     """Read a TREC run file, or every run file in a folder, into one run frame.
 
     The TREC run format has six whitespace-separated fields per line:
-    ``query Q0 doc rank score tag``. Files may be gzipped (``.gz``).
+    ``query Q0 doc rank score tag``. Files may be gzipped (``.gz``). A file ending in
+    ``.parquet`` (or ``.pq``) holds a run frame (as :func:`write_run` writes it, or any
+    frame with the run columns): its columns are read as they are (ranks are not shifted)
+    and validated like a frame passed to :func:`pdireval.evaluate`.
 
     Parameters
     ----------
@@ -285,6 +321,10 @@ def read_run(path, *, system: str = "tag") -> pd.DataFrame:
     check_option("system", system, ("tag", "filename"))
     frames, files = [], []
     for file in _run_files(_path(path, "run")):
+        if _is_parquet(file):
+            frames.append(_read_parquet(file, "run", system=system))
+            files.append(file)
+            continue
         raw = _read_table(file, RUN_FORMAT)
         rank = raw["rank"].to_numpy().astype(np.int64)
         if rank.min() == 0:
@@ -299,6 +339,9 @@ def read_run(path, *, system: str = "tag") -> pd.DataFrame:
             )
         )
         files.append(file)
+    if len({tuple(f.columns) for f in frames}) > 1:  # Parquet files with other columns: keep the shared ones
+        shared = [c for c in frames[0].columns if all(c in f.columns for f in frames)]
+        frames = [f[shared] for f in frames]
     run = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
     _check_run_duplicates(run, frames, files)
     return canonical_run(run, check_duplicates=False)
@@ -344,7 +387,8 @@ def read_qrels(path) -> pd.DataFrame:
     Parameters
     ----------
     path : str or os.PathLike
-        The qrels file. The iteration field is ignored.
+        The qrels file. The iteration field is ignored. A ``.parquet`` (or ``.pq``) file
+        holds a qrels frame (``query, doc, label``), validated as such.
 
     Returns
     -------
@@ -365,6 +409,8 @@ def read_qrels(path) -> pd.DataFrame:
         two different labels.
     """
     file = _path(path, "qrels")
+    if _is_parquet(file):
+        return _read_parquet(file, "qrels")
     raw = _read_table(file, QRELS_FORMAT)
     frame = pd.DataFrame(
         {"query": raw["query"], "doc": raw["doc"], "label": raw["label"].to_numpy(dtype=np.float64)}
@@ -400,7 +446,9 @@ def write_run(run: pd.DataFrame, path, *, columns=None) -> None:
     run : DataFrame
         A run frame (see :func:`pdireval.evaluate`).
     path : str or os.PathLike
-        Output file; a name ending in ``.gz`` is gzip-compressed.
+        Output file; a name ending in ``.gz`` is gzip-compressed. A name ending in
+        ``.parquet`` (or ``.pq``) writes the canonical run frame to Parquet instead, in its
+        row order, with every column (``score``, ``rank``, ``label``) kept exactly.
     columns : mapping, optional
         ``{canonical name: your column name}``.
 
@@ -418,6 +466,9 @@ def write_run(run: pd.DataFrame, path, *, columns=None) -> None:
         An invalid run frame, or ids that are empty or contain whitespace.
     """
     canonical = canonical_run(run, columns)
+    if _is_parquet(path):
+        canonical.to_parquet(_path(path, "run"), index=False)
+        return
     _check_writable_ids(canonical, ("system", "query", "doc"), "run")
     if "score" in canonical.columns:
         ordered = canonical.sort_values(
@@ -446,7 +497,9 @@ def write_qrels(qrels: pd.DataFrame, path, *, columns=None) -> None:
     qrels : DataFrame
         A qrels frame: ``query, doc, label``.
     path : str or os.PathLike
-        Output file; a name ending in ``.gz`` is gzip-compressed.
+        Output file; a name ending in ``.gz`` is gzip-compressed. A name ending in
+        ``.parquet`` (or ``.pq``) writes the canonical qrels frame to Parquet (NaN labels
+        allowed there).
     columns : mapping, optional
         ``{canonical name: your column name}``.
 
@@ -462,6 +515,9 @@ def write_qrels(qrels: pd.DataFrame, path, *, columns=None) -> None:
         unjudged) labels, which a TREC qrels file cannot express.
     """
     canonical = canonical_qrels(qrels, columns)
+    if _is_parquet(path):
+        canonical.to_parquet(_path(path, "qrels"), index=False)
+        return
     _check_writable_ids(canonical, ("query", "doc"), "qrels")
     labels = canonical["label"].to_numpy()
     if np.isnan(labels).any():

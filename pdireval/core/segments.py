@@ -177,6 +177,18 @@ def _order_bits(run: pd.DataFrame, order: str) -> np.ndarray:
     return rank.astype(np.uint64)
 
 
+def judgment_keys(judgments: Judgments):
+    """(doc ids as Arrow strings, uint64 hash of (query, doc)) of every qrels row, computed
+    once and cached on ``judgments`` (safe when threads share one Judgments: each result is
+    complete before it is stored)."""
+    cached = judgments.cache.get("doc_keys")
+    if cached is None:
+        q_doc = arrow_strings(judgments.frame["doc"])
+        cached = (q_doc, mix(hash_strings(q_doc), judgments.row_query))
+        judgments.cache["doc_keys"] = cached
+    return cached
+
+
 def _find_hits(keys: RunKeys, row_query: np.ndarray, judgments: Judgments):
     """Rows whose (query, doc) is in the qrels, and the qrels row of each (exact).
 
@@ -184,12 +196,7 @@ def _find_hits(keys: RunKeys, row_query: np.ndarray, judgments: Judgments):
     row's only possible qrels row, which is then verified on the strings, so a collision
     can neither invent nor hide a hit (qrels keys are checked to be distinct first).
     """
-    q_doc = judgments.cache.get("doc_arrow")
-    if q_doc is None:
-        q_doc = arrow_strings(judgments.frame["doc"])
-        judgments.cache["doc_arrow"] = q_doc
-        judgments.cache["qkey"] = mix(hash_strings(q_doc), judgments.row_query)
-    qkey = judgments.cache["qkey"]
+    q_doc, qkey = judgment_keys(judgments)
     if len(sorted_unique(qkey)) != len(qkey):  # pragma: no cover - 2**-64 per pair
         return _find_hits_exact(keys, row_query, judgments)
     cand, ckey = mix_select(keys.doc_hash, row_query, qkey)
