@@ -20,7 +20,7 @@ from pdireval.core.schema import canonical_scores
 from pdireval.errors import OptionError, SchemaError, check_int, check_real
 from pdireval.stats import adapters
 from pdireval.stats.rank_correlation import kendall_tau, tau_ap
-from pdireval.stats.rank_overlap import rbo_ext, sequence_tau, top_k_overlap
+from pdireval.stats.rank_overlap import kendall_tau_b_rows, rbo_ext, top_k_overlap
 
 __all__ = ["leaderboard_agreement", "LEADERBOARD_STATISTICS", "leaderboard_positions"]
 
@@ -52,22 +52,45 @@ def leaderboard_positions(means: np.ndarray, systems) -> np.ndarray:
 
 
 def _paired_t_pvalues(x: np.ndarray, i: np.ndarray, j: np.ndarray):
-    """Two-sided paired t-test p-value and mean difference of columns i − j of x [Q, S]."""
+    """Two-sided paired t-test p-value and mean difference of columns i − j of x [Q, S].
+
+    The variance of a difference comes from the covariance matrix, var(x_i − x_j) =
+    v_i + v_j − 2 c_ij, computed in blocks of systems (one matrix product per block, memory
+    bounded); pairs whose variance is at rounding level are recomputed from their
+    differences, so an exactly constant difference gets p = 1 (zero mean) or 0 (else).
+    """
     n = x.shape[0]
-    p = np.empty(len(i))
-    mean = np.empty(len(i))
-    for sl in chunks(len(i), n):  # chunks of system pairs, memory-bounded
-        d = x[:, i[sl]] - x[:, j[sl]]
-        m = d.mean(axis=0)
-        sd = d.std(axis=0, ddof=1) if n > 1 else np.zeros(len(m))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            t = m / (sd / np.sqrt(n))
-        pv = 2.0 * adapters.t_sf(np.abs(t), n - 1)
-        # a constant difference: p = 1 when it is 0, else 0 (the t statistic is ±inf)
-        pv = np.where(sd > 0, pv, np.where(m == 0, 1.0, 0.0))
-        p[sl] = np.minimum(pv, 1.0)
-        mean[sl] = m
-    return p, mean
+    mean = x.mean(axis=0)
+    if n < 2:
+        return np.full(len(i), np.nan), mean[i] - mean[j]
+    centred = x - mean
+    var = (centred**2).sum(axis=0) / (n - 1)
+    var_d = np.empty(len(i))
+    n_s = x.shape[1]
+    block = max(1, (1 << 22) // max(1, n_s))  # rows of the covariance matrix per block
+    order = np.argsort(i, kind="stable")
+    bounds = np.searchsorted(i[order], np.arange(0, n_s + block, block))
+    for b, start in enumerate(range(0, n_s, block)):
+        sel = order[bounds[b]:bounds[b + 1]]
+        if len(sel) == 0:
+            continue
+        cov = centred[:, start:start + block].T @ centred / (n - 1)
+        var_d[sel] = var[i[sel]] + var[j[sel]] - 2.0 * cov[i[sel] - start, j[sel]]
+    diff = mean[i] - mean[j]
+    scale = var[i] + var[j]
+    tiny = np.flatnonzero(var_d <= 1e-9 * np.where(scale > 0, scale, 1.0))
+    for sl in chunks(len(tiny), n):  # exact differences for the near-constant pairs only
+        k = tiny[sl]
+        d = x[:, i[k]] - x[:, j[k]]
+        var_d[k] = d.var(axis=0, ddof=1)
+        diff[k] = d.mean(axis=0)
+    var_d = np.maximum(var_d, 0.0)
+    sd = np.sqrt(var_d)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = diff / (sd / np.sqrt(n))
+    p = 2.0 * adapters.t_sf(np.abs(t), n - 1)
+    p = np.where(sd > 0, p, np.where(diff == 0, 1.0, 0.0))
+    return np.minimum(p, 1.0), diff
 
 
 def _group_rows(xa, xb, systems, *, p, k, alpha):
@@ -86,7 +109,7 @@ def _group_rows(xa, xb, systems, *, p, k, alpha):
     values["max_rank_change"] = float(np.abs(pos_a - pos_b).max())
     a, b = xa.ravel(), xb.ravel()
     values["score_pearson"] = adapters.pearson(a, b)[0]
-    per_query = sequence_tau(xa, xb, np.full(xa.shape[0], n_s))
+    per_query = kendall_tau_b_rows(xa, xb)
     values["query_kendall_mean"] = float(np.nanmean(per_query)) if np.isfinite(per_query).any() else np.nan
     i, j = np.triu_indices(n_s, 1)
     if len(i):

@@ -9,11 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["rbo_ext", "rbo_truncated", "top_k_overlap", "sequence_tau"]
-
-#: cells per chunk of the pairwise computations (float64/bool temporaries stay ~32 MiB)
-_CHUNK_CELLS = 1 << 22
-
+__all__ = ["rbo_ext", "rbo_truncated", "top_k_overlap", "inversions", "kendall_tau_b_rows"]
 
 def _agreement_depth(pos_a, pos_b):
     """Depth (1-based) at which each item is in both prefixes; 0 = never in both."""
@@ -91,38 +87,6 @@ def top_k_overlap(pos_a, pos_b, k: int) -> np.ndarray:
     return top.sum(axis=1) / float(k)
 
 
-def sequence_tau(x, y, lengths) -> np.ndarray:
-    r"""Kendall's τ_b between two sequences, one pair of sequences per row.
-
-    ``x``, ``y``: [R, L] float arrays; row r uses its first ``lengths[r]`` entries.
-    τ_b = (c − d) / √((n0 − n1)(n0 − n2)) over the pairs of positions (as
-    ``scipy.stats.kendalltau``); NaN for fewer than two entries or a constant sequence.
-    Pairs are counted in chunks of rows so memory stays bounded (O(L²) per row).
-    """
-    x = np.atleast_2d(np.asarray(x, dtype=np.float64))
-    y = np.atleast_2d(np.asarray(y, dtype=np.float64))
-    lengths = np.asarray(lengths, dtype=np.int64)
-    n_rows, width = x.shape
-    out = np.full(n_rows, np.nan)
-    if width < 2:
-        return out
-    i, j = np.triu_indices(width, 1)
-    per_row = max(1, _CHUNK_CELLS // len(i))
-    for start in range(0, n_rows, per_row):
-        sl = slice(start, min(start + per_row, n_rows))
-        valid = (j[None, :] < lengths[sl, None])
-        sx = np.sign(x[sl][:, i] - x[sl][:, j])
-        sy = np.sign(y[sl][:, i] - y[sl][:, j])
-        s = np.where(valid, sx * sy, 0.0).sum(axis=1)
-        n0 = valid.sum(axis=1).astype(np.float64)
-        tx = np.where(valid, sx == 0, False).sum(axis=1)
-        ty = np.where(valid, sy == 0, False).sum(axis=1)
-        den = np.sqrt((n0 - tx) * (n0 - ty))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            out[sl] = np.where(den > 0, s / np.where(den > 0, den, 1.0), np.nan)
-    return out
-
-
 def inversions(y, lengths) -> np.ndarray:
     """Number of pairs i < j with y[r, i] > y[r, j] in the first ``lengths[r]`` entries of each row.
 
@@ -153,3 +117,51 @@ def inversions(y, lengths) -> np.ndarray:
         work = np.take_along_axis(blocks, idx, axis=2).reshape(n_rows, size)
         half *= 2
     return total
+
+
+def _tied_pairs(sorted_rows: np.ndarray, live: np.ndarray) -> np.ndarray:
+    """Σ t(t − 1)/2 over the runs of equal values of each (sorted) row, live entries only."""
+    n_rows, width = sorted_rows.shape
+    new_run = np.ones((n_rows, width), dtype=bool)
+    new_run[:, 1:] = sorted_rows[:, 1:] != sorted_rows[:, :-1]
+    run_id = np.cumsum(new_run, axis=1) - 1 + (np.arange(n_rows) * width)[:, None]
+    sizes = np.bincount(run_id[live], minlength=n_rows * width).reshape(n_rows, width)
+    return (sizes * (sizes - 1) // 2).sum(axis=1)
+
+
+def kendall_tau_b_rows(x, y, lengths=None) -> np.ndarray:
+    r"""Kendall's τ_b of each row pair (x[r], y[r]) in O(L log L) per row, all rows at once.
+
+    Knight's (1966) method: order each row by (x, y); the discordant pairs are then the
+    inversions of y, and with n1, n2, n3 the pairs tied in x, in y and in both,
+    c − d = n0 − n1 − n2 + n3 − 2d and τ_b = (c − d) / √((n0 − n1)(n0 − n2)) —
+    ``scipy.stats.kendalltau``'s statistic. NaN for fewer than two entries or a constant row.
+    ``lengths[r]``: row r uses its first ``lengths[r]`` entries (default: all).
+    """
+    x = np.atleast_2d(np.asarray(x, dtype=np.float64))
+    y = np.atleast_2d(np.asarray(y, dtype=np.float64))
+    n_rows, width = x.shape
+    lengths = np.full(n_rows, width, dtype=np.int64) if lengths is None else np.asarray(lengths, dtype=np.int64)
+    live = np.arange(width)[None, :] < lengths[:, None]
+    big = np.inf
+    xs = np.where(live, x, big)
+    ys = np.where(live, y, big)
+    order = np.lexsort((ys, xs), axis=1) if n_rows else np.zeros((0, width), dtype=np.int64)
+    x_o = np.take_along_axis(xs, order, axis=1)
+    y_o = np.take_along_axis(ys, order, axis=1)
+    live_sorted = np.arange(width)[None, :] < lengths[:, None]  # padding sorts last
+    d = inversions(np.where(live_sorted, y_o, 0.0), lengths)
+    n1 = _tied_pairs(x_o, live_sorted)
+    y_sorted = np.sort(ys, axis=1)
+    n2 = _tied_pairs(y_sorted, live_sorted)
+    # ties in both: runs of equal (x, y) in the (x, y) order
+    both = np.zeros((n_rows, width), dtype=bool)
+    both[:, 1:] = (x_o[:, 1:] == x_o[:, :-1]) & (y_o[:, 1:] == y_o[:, :-1])
+    run_id = np.cumsum(~both, axis=1) - 1 + (np.arange(n_rows) * width)[:, None]
+    sizes = np.bincount(run_id[live_sorted], minlength=n_rows * width).reshape(n_rows, width)
+    n3 = (sizes * (sizes - 1) // 2).sum(axis=1)
+    n0 = lengths * (lengths - 1) // 2
+    num = (n0 - n1 - n2 + n3 - 2 * d).astype(np.float64)
+    den = np.sqrt((n0 - n1).astype(np.float64) * (n0 - n2).astype(np.float64))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)

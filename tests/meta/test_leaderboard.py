@@ -131,3 +131,20 @@ def test_correlate_rbo(two):
     assert np.isnan(res["p_value"].iloc[0])
     lead = pdireval.leaderboard_agreement(frame, p=0.8).set_index("statistic")["value"]["rbo"]
     assert res["statistic"].iloc[0] == pytest.approx(lead)
+
+
+def test_paired_t_constant_differences():
+    """Copies and constant shifts: the covariance shortcut must not turn 0/0 into noise."""
+    from pdireval.meta.leaderboard import _paired_t_pvalues
+
+    rng = np.random.default_rng(3)
+    base = rng.uniform(0, 1, 40)
+    x = np.column_stack([base, base.copy(), base + 0.05, rng.uniform(0, 1, 40)])
+    i, j = np.triu_indices(4, 1)
+    p, diff = _paired_t_pvalues(x, i, j)
+    got = dict(zip(zip(i.tolist(), j.tolist()), p))
+    assert got[0, 1] == 1.0  # identical systems
+    assert got[0, 2] == 0.0 and got[1, 2] == 0.0  # a constant non-zero difference
+    for (a, b), value in got.items():
+        if b == 3:
+            assert value == pytest.approx(scipy.stats.ttest_rel(x[:, a], x[:, b]).pvalue, rel=1e-9)

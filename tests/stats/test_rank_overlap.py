@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 
 from pdireval.stats.rank_overlap import (
     inversions,
+    kendall_tau_b_rows,
     rbo_ext,
     rbo_truncated,
-    sequence_tau,
     top_k_overlap,
 )
 
@@ -78,12 +78,12 @@ def test_top_k_overlap():
     assert top_k_overlap(pa, pb, 5)[0] == 1.0
 
 
-def test_sequence_tau_matches_scipy_with_ties():
+def test_kendall_tau_b_rows_matches_scipy_with_ties():
     rng = np.random.default_rng(9)
     x = rng.integers(0, 4, size=(30, 25)).astype(float)
     y = rng.integers(0, 4, size=(30, 25)).astype(float)
     lengths = rng.integers(0, 26, 30)
-    got = sequence_tau(x, y, lengths)
+    got = kendall_tau_b_rows(x, y, lengths)
     for r in range(30):
         n = lengths[r]
         ref = scipy.stats.kendalltau(x[r, :n], y[r, :n]).statistic if n >= 2 else np.nan
