@@ -1,0 +1,206 @@
+"""Fusion weights tuned by grid search on training queries against a measure (as ranx's
+``optimize_fusion``), every candidate weight vector evaluated with pdireval's own measures."""
+
+from __future__ import annotations
+
+import math
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+
+from pdireval.core.chunking import progress_bar
+from pdireval.core.schema import canonical_qrels, canonical_run_keys
+from pdireval.errors import OptionError, SchemaError
+from pdireval.runs.fusion import (
+    RANK_METHODS,
+    SCORE_METHODS,
+    WEIGHTED_METHODS,
+    _check_k,
+    _check_phi,
+    _Lists,
+    fusion_contributions,
+    resolve_method,
+    resolve_norm,
+    select_systems,
+)
+
+__all__ = ["tune_fusion"]
+
+#: Largest grid tune_fusion evaluates (candidate weight vectors).
+MAX_TRIALS = 20000
+#: Rows of fused runs evaluated at once.
+_ROWS_PER_CHUNK = 2_000_000
+
+
+def weight_grid(n_systems: int, step: float) -> np.ndarray:
+    """Every weight vector with components in {0, step, 2·step, ..., 1} summing to 1.
+
+    The integer compositions of S = 1/step into ``n_systems`` parts (stars and bars), in
+    lexicographic order of the bar positions; C(S + n − 1, n − 1) vectors.
+    """
+    total = round(1.0 / step)
+    n_trials = math.comb(total + n_systems - 1, n_systems - 1)
+    if n_trials > MAX_TRIALS:
+        raise OptionError(
+            f"step={step} with {n_systems} systems gives {n_trials} weight vectors (at most "
+            f"{MAX_TRIALS} are evaluated). Use a larger step, or fuse fewer systems (systems=)."
+        )
+    bars = np.array(list(combinations(range(total + n_systems - 1), n_systems - 1)), dtype=np.int64)
+    bars = bars.reshape(n_trials, n_systems - 1)
+    edges = np.hstack([np.full((n_trials, 1), -1), bars, np.full((n_trials, 1), total + n_systems - 1)])
+    counts = np.diff(edges, axis=1) - 1
+    return counts / total
+
+
+def _check_step(step) -> float:
+    ok = isinstance(step, (int, float, np.floating)) and not isinstance(step, bool) and 0 < step <= 1
+    if ok:
+        total = 1.0 / step
+        ok = abs(total - round(total)) < 1e-9
+    if not ok:
+        raise OptionError(f"step= must be 1/N for a whole N (0.1, 0.05, 0.25, ...); got {step!r}.")
+    return float(step)
+
+
+def tune_fusion(
+    runs: pd.DataFrame,
+    qrels: pd.DataFrame,
+    *,
+    method: str = "combsum",
+    measure: str = "nDCG@10",
+    step: float = 0.1,
+    queries=None,
+    norm: str | None = "min-max",
+    k: float = 60,
+    phi: float = 0.8,
+    systems=None,
+    progress: bool | None = None,
+    columns=None,
+) -> pd.DataFrame:
+    r"""Tune the per-system weights of a fusion method by grid search on training queries.
+
+    Every weight vector w with components in {0, step, 2·step, …, 1} and Σ w = 1 (the grid of
+    ranx's ``optimize_fusion``) is used to fuse the training queries with
+    :func:`pdireval.fuse`; the fused run is evaluated with ``measure`` against ``qrels`` and
+    averaged over the training queries. Fuse the test queries with the best vector and evaluate
+    them to report an unbiased result (docs/information.md shows the recipe).
+
+    Parameters
+    ----------
+    runs
+        Run frame of the systems to fuse.
+    qrels
+        Judgments (``query, doc, label``).
+    method
+        A method that takes weights: ``"combsum"`` (default), ``"combmnz"``, ``"borda"``,
+        ``"rrf"`` or ``"rbc"`` (ranx's names accepted).
+    measure
+        The measure to maximise (one measure string, e.g. ``"nDCG@10"``, ``"AP"``).
+    step
+        Grid step, 1/N for a whole N (default 0.1: 66 vectors for 3 systems, 286 for 4).
+    queries
+        The training queries (default: every query of the run that has judgments).
+    norm, k, phi
+        As in :func:`pdireval.fuse`.
+    systems
+        Systems to fuse (default: all of the run).
+    progress
+        Show a progress bar (None: only when stderr is a terminal).
+    columns
+        Optional mapping ``{canonical name: your column name}`` for ``runs``.
+
+    Returns
+    -------
+    DataFrame
+        One row per (trial, system), trials in grid order, systems sorted: ``trial`` (int64,
+        0-based), ``system`` (str), ``weight`` (float64), ``measure`` (str), ``value``
+        (float64: the mean of ``measure`` over the training queries of the run fused with the
+        trial's weights), ``n_queries`` (int64, training queries), ``best`` (bool: the trial
+        with the highest value; the first one in grid order on ties — ranx keeps the last).
+        ``tuned[tuned.best].set_index("system")["weight"].to_dict()`` is the ``weights=`` of
+        :func:`pdireval.fuse`.
+
+    References
+    ----------
+    Bassani, E., Romelli, L. (2022). ranx.fuse: a Python library for metasearch. CIKM.
+    """
+    from pdireval.evaluation import evaluate
+
+    method = resolve_method(method)
+    if method not in WEIGHTED_METHODS:
+        raise OptionError(
+            f"tune_fusion tunes weights, and method={method!r} takes none; use one of "
+            f"{', '.join(WEIGHTED_METHODS)}."
+        )
+    norm = resolve_norm(norm)
+    k, phi = _check_k(k), _check_phi(phi)
+    step = _check_step(step)
+    if not isinstance(measure, str):
+        raise TypeError(f"measure= must be one measure string (e.g. 'nDCG@10'), got {type(measure).__name__}")
+    judged = canonical_qrels(qrels)
+    canonical, keys = select_systems(*canonical_run_keys(runs, columns), systems)
+    if method in SCORE_METHODS and norm not in ("rank", "borda") and "score" not in canonical.columns:
+        raise SchemaError(
+            f"{SCORE_METHODS[method]} fuses scores, but the run has only a 'rank' column. Add a "
+            "'score' column, or use norm='rank' / norm='borda', or method='rrf'."
+        )
+    run_queries = set(canonical["query"].astype(str))
+    if queries is None:
+        train = sorted(run_queries & set(judged["query"].astype(str)))
+    else:
+        train = [queries] if isinstance(queries, str) else [str(q) for q in queries]
+        unknown = [q for q in train if q not in run_queries]
+        if unknown:
+            raise SchemaError(
+                f"queries= names {len(unknown)} query(s) the run does not have (first: {unknown[0]!r}). "
+                "Pass training queries of the run."
+            )
+    if not train:
+        raise SchemaError("no training queries: the run and the qrels share no query. Check the query ids.")
+    rows = np.flatnonzero(canonical["query"].astype(str).isin(train).to_numpy())
+    canonical, keys = canonical.iloc[rows].reset_index(drop=True), keys.take(rows)
+    judged = judged[judged["query"].astype(str).isin(train).to_numpy()]
+    lists = _Lists(canonical, keys)
+    n_sys = len(lists.systems)
+    grid = weight_grid(n_sys, step)
+    values, dense = fusion_contributions(lists, method, norm=norm, k=k, phi=phi)
+    if dense:
+        matrix = values
+        present = np.ones_like(values)
+    else:
+        flat = lists.u * n_sys + lists.system
+        matrix = np.bincount(flat, weights=values, minlength=lists.n_u * n_sys).reshape(lists.n_u, n_sys)
+        present = np.bincount(flat, minlength=lists.n_u * n_sys).reshape(lists.n_u, n_sys).astype(np.float64)
+    query_ids = pd.array(np.asarray(lists.queries, dtype=object)[lists.u_query], dtype="string")
+    doc_ids = pd.array(np.asarray(lists.docs, dtype=object)[lists.u_doc], dtype="string")
+    per_chunk = max(1, _ROWS_PER_CHUNK // max(lists.n_u, 1))
+    means = np.empty(len(grid))
+    parts = [slice(s, min(s + per_chunk, len(grid))) for s in range(0, len(grid), per_chunk)]
+    for part in progress_bar(parts, desc="weight grid", progress=progress):
+        w = grid[part]  # trials x systems
+        if method == "combmnz":
+            fused = matrix.sum(axis=1)[:, None] * (present @ w.T)
+        else:
+            fused = matrix @ w.T  # U x trials
+        t = w.shape[0]
+        run = pd.DataFrame({
+            "system": np.repeat(np.arange(part.start, part.stop).astype(str), lists.n_u),
+            "query": np.tile(query_ids, t),
+            "doc": np.tile(doc_ids, t),
+            "score": fused.T.ravel(),
+        })
+        scores = evaluate(run, measure, qrels=judged)
+        got = scores.groupby("system", sort=False)["value"].mean()
+        means[part] = got.reindex(np.arange(part.start, part.stop).astype(str)).to_numpy()
+    best = int(np.argmax(means))
+    n_t = len(grid)
+    return pd.DataFrame({
+        "trial": np.repeat(np.arange(n_t, dtype=np.int64), n_sys),
+        "system": pd.array(np.tile(np.asarray(lists.systems, dtype=object), n_t), dtype="string"),
+        "weight": grid.ravel(),
+        "measure": str(scores["measure"].iloc[0]),
+        "value": np.repeat(means, n_sys),
+        "n_queries": np.int64(len(train)),
+        "best": np.repeat(np.arange(n_t) == best, n_sys),
+    })
