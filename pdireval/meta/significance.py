@@ -29,7 +29,9 @@ from pdireval.errors import OptionError, SchemaError, check_option, group_rng
 from pdireval.stats import adapters as _adapters
 from pdireval.stats.corrections import CORRECTIONS, adjust_pvalues
 from pdireval.stats.paired_tests import (
+    ALTERNATIVES,
     DEFAULT_RESAMPLES,
+    check_alternative,
     bootstrap_counts,
     bootstrap_kernel,
     constant,
@@ -43,63 +45,21 @@ from pdireval.stats.paired_tests import (
     tukey_p,
 )
 
-__all__ = ["adjust_pvalues", "compare", "METHODS", "DEFAULT_RESAMPLES"]
+__all__ = ["adjust_pvalues", "compare", "METHODS", "DEFAULT_RESAMPLES", "DEFAULT_SEED", "ALTERNATIVES"]
 
 METHODS = ("bootstrap", "t", "wilcoxon", "sign", "randomization", "tukey")
-
-
-
-
+#: compare()'s default ``rng``: two identical calls give identical p-values.
+DEFAULT_SEED = 42
 
 
 # ----------------------------------------------------------------------------- helpers
-
-
-
-
-
-
-
-
 
 
 # ------------------------------------------------------------------------ test kernels
 # Each kernel works on D, the n x P matrix of per-topic differences of P pairs.
 
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 # --------------------------------------------------------------- array-level public API
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 
 
 # ------------------------------------------------------------------ frame-level compare
@@ -113,30 +73,69 @@ def _resolve_resamples(method, n_resamples):
     return int(n_resamples)
 
 
-def _baseline_index(systems, baseline, keys):
+def _baseline_list(baseline) -> list[str] | None:
+    """``baseline=`` as a list of system names (None: all pairs)."""
     if baseline is None:
         return None
+    if isinstance(baseline, (list, tuple, np.ndarray, pd.Index, pd.Series)):
+        names = [str(b) for b in baseline]
+        if not names:
+            raise OptionError("baseline= is an empty list; pass one or more system names, or None for all pairs.")
+        if len(set(names)) != len(names):
+            raise OptionError(f"baseline= names a system twice: {names}. List each baseline once.")
+        return names
+    return [str(baseline)]
+
+
+def _baseline_index(systems, baseline, keys):
+    """Column index of each baseline system (a list), or None for all pairs."""
     names = [str(s) for s in systems]
-    if str(baseline) not in names:
+    bases = _baseline_list(baseline)
+    if bases is None:
+        return None
+    missing = [b for b in bases if b not in names]
+    if missing:
         where = f" in the group {keys}" if keys else ""
         raise SchemaError(
-            f"baseline={baseline!r} is not a system of the scores{where}; the systems are "
+            f"baseline={missing[0]!r} is not a system of the scores{where}; the systems are "
             f"{', '.join(names[:10])}{' ...' if len(names) > 10 else ''}. Pass one of them."
         )
-    return names.index(str(baseline))
+    return [names.index(b) for b in bases]
+
+
+def _pairs(m: int, bases):
+    """(I, J): all pairs i < j, or (k, b) for each baseline b in turn and every other k in
+    column order — a pair of two baselines only once, against the earlier baseline."""
+    if bases is None:
+        return pair_indices(m)
+    if len(bases) == 1:
+        return pair_indices(m, bases[0])
+    pi, pj = [], []
+    for pos, b in enumerate(bases):
+        earlier = set(bases[:pos])
+        others = np.array([k for k in range(m) if k != b and k not in earlier], dtype=np.int64)
+        pi.append(others)
+        pj.append(np.full(len(others), b, dtype=np.int64))
+    return np.concatenate(pi), np.concatenate(pj)
+
+
+_EXTRA = ("hedges_g", "bf10", "n_wins", "n_ties", "n_losses")
 
 
 def _test_group(x, method, *, n_res, rng, baseline=None, confidence_level=0.95, alpha=None,
-                progress=None):
-    """Run one test on every pair of columns of the topics x systems matrix x.
+                progress=None, alternative="two-sided", extras=False):
+    """Run one test on every pair of columns of the queries x systems matrix x.
 
-    Returns (I, J, dict of per-pair arrays: mean_diff, statistic, p_value, ci_low, ci_high,
-    effect_size, required [bootstrap with alpha; tukey: the HSD critical value])."""
+    ``baseline``: None (all pairs), a column index, or a list of them. Returns (I, J, dict of
+    per-pair arrays: mean_diff, statistic, p_value, ci_low, ci_high, effect_size, required
+    [bootstrap with alpha; tukey: the HSD critical value], and with ``extras`` hedges_g, bf10,
+    n_wins, n_ties, n_losses)."""
     n, m = x.shape
-    pi, pj = pair_indices(m, baseline)
+    bases = [baseline] if isinstance(baseline, (int, np.integer)) else baseline
+    pi, pj = _pairs(m, bases)
     n_pairs = len(pi)
-    cols = {k: np.full(n_pairs, np.nan) for k in
-            ("mean_diff", "statistic", "p_value", "ci_low", "ci_high", "effect_size", "required")}
+    names = ("mean_diff", "statistic", "p_value", "ci_low", "ci_high", "effect_size", "required")
+    cols = {k: np.full(n_pairs, np.nan) for k in names + (_EXTRA if extras else ())}
     if n_pairs == 0:
         return pi, pj, cols
     counts = signs = hsd = None
@@ -149,36 +148,45 @@ def _test_group(x, method, *, n_res, rng, baseline=None, confidence_level=0.95, 
         hsd = tukey_null(x, rng, n_res, progress=progress)
     width = max(n, counts.shape[0] if counts is not None else 0, signs.shape[0] if signs is not None else 0)
     parts = chunks(n_pairs, 3 * width)
-    tail = (1.0 - confidence_level) / 2.0
+    two_sided = alternative == "two-sided"
+    tail = (1.0 - confidence_level) / (2.0 if two_sided else 1.0)
     for part in progress_bar(parts, desc=f"{method} pairs", progress=progress if len(parts) > 1 else False):
         a = x[:, pi[part]]
         b = x[:, pj[part]]
         d = a - b
         mean = d.mean(axis=0)
         cols["mean_diff"][part] = mean
+        if extras:
+            cols["n_wins"][part] = (d > 0).sum(axis=0)
+            cols["n_ties"][part] = (d == 0).sum(axis=0)
+            cols["n_losses"][part] = (d < 0).sum(axis=0)
         if n >= 2:
             sd = d.std(axis=0, ddof=1)
             const = constant(d)
             with np.errstate(divide="ignore", invalid="ignore"):
-                cols["effect_size"][part] = np.where(
-                    const, signed_inf(mean), mean / sd
-                )
+                cols["effect_size"][part] = np.where(const, signed_inf(mean), mean / sd)
                 half = _adapters.t_ppf(1.0 - tail, n - 1) * sd / math.sqrt(n)
-            cols["ci_low"][part] = mean - half
-            cols["ci_high"][part] = mean + half
+            cols["ci_low"][part] = mean - half if alternative != "less" else -np.inf
+            cols["ci_high"][part] = mean + half if alternative != "greater" else np.inf
+            if extras:
+                cols["hedges_g"][part] = _adapters.hedges_g_paired(a, b)
+                if two_sided:
+                    t_paired, _ = t_kernel(d)
+                    cols["bf10"][part] = _adapters.bayes_factor_t(t_paired, n)
         if method == "t":
-            cols["statistic"][part], cols["p_value"][part] = t_kernel(d)
+            cols["statistic"][part], cols["p_value"][part] = t_kernel(d, alternative)
         elif method == "wilcoxon":
-            cols["statistic"][part], cols["p_value"][part] = _adapters.wilcoxon_columns(d)
+            cols["statistic"][part], cols["p_value"][part] = _adapters.wilcoxon_columns(d, alternative)
         elif method == "sign":
-            gt, _lt, p = sign_kernel(a, b)
+            gt, _lt, p = sign_kernel(a, b, alternative)
             cols["statistic"][part], cols["p_value"][part] = gt, p
         elif method == "randomization":
-            cols["statistic"][part], cols["p_value"][part] = randomization_kernel(d, signs, exact)
+            cols["statistic"][part], cols["p_value"][part] = randomization_kernel(d, signs, exact, alternative)
         elif method == "bootstrap":
             if counts is None:
                 continue
-            res = bootstrap_kernel(d, counts, confidence_level=confidence_level, alpha=alpha)
+            res = bootstrap_kernel(d, counts, confidence_level=confidence_level, alpha=alpha,
+                                   alternative=alternative)
             cols["statistic"][part] = res["statistic"]
             cols["p_value"][part] = res["p_value"]
             cols["ci_low"][part], cols["ci_high"][part] = res["ci_low"], res["ci_high"]
@@ -195,17 +203,25 @@ def _test_group(x, method, *, n_res, rng, baseline=None, confidence_level=0.95, 
     return pi, pj, cols
 
 
-def _check_common(method, confidence_level):
+def _check_common(method, confidence_level, alternative="two-sided"):
     check_option("method", method, METHODS)
     if not (isinstance(confidence_level, (float, int)) and 0 < confidence_level < 1):
         raise OptionError(f"confidence_level must be in (0, 1), got {confidence_level!r}")
+    check_alternative(alternative)
+    if method == "tukey" and alternative != "two-sided":
+        raise OptionError(
+            "the randomised Tukey HSD is two-sided only (it compares |mean difference| with the "
+            f"range of the permuted means); got alternative={alternative!r}. Use method='t', "
+            "'bootstrap', 'randomization', 'wilcoxon' or 'sign' for a one-sided test."
+        )
 
 
 def _iter_tests(frame, method, *, n_resamples, rng, baseline=None, confidence_level=0.95,
-                alpha=None, progress=None):
+                alpha=None, progress=None, alternative="two-sided", extras=False):
     """Yield (keys, systems, n_queries, means, I, J, cols) for every group of a scores frame."""
     n_res = _resolve_resamples(method, n_resamples)
     make_rng = group_rng(rng)
+    _baseline_list(baseline)  # validate before any work
     groups = list(scores_groups(frame))
     for keys, group in progress_bar(groups, desc="groups", progress=progress if len(groups) > 1 else False):
         matrix = score_matrix(group)
@@ -215,6 +231,7 @@ def _iter_tests(frame, method, *, n_resamples, rng, baseline=None, confidence_le
         pi, pj, cols = _test_group(
             x, method, n_res=n_res, rng=make_rng(), baseline=base,
             confidence_level=confidence_level, alpha=alpha, progress=progress,
+            alternative=alternative, extras=extras,
         )
         yield keys, systems, x.shape[0], x.mean(axis=0), pi, pj, cols
 
@@ -223,37 +240,41 @@ def compare(
     scores: pd.DataFrame,
     *,
     method: str = "bootstrap",
+    alternative: str = "two-sided",
     n_resamples: int | None = None,
-    rng=None,
+    rng=DEFAULT_SEED,
     correction: str | None = None,
     baseline=None,
     family: str = "group",
     confidence_level: float = 0.95,
     progress: bool | None = None,
+    columns=None,
 ) -> pd.DataFrame:
     r"""Paired significance test of every pair of systems, per measure (and grouping key).
 
     Systems are aligned on ``query`` (a complete query × system matrix per group is required;
     :func:`pdireval.core.groups.score_matrix` says how to fix a gap). Every pair (a, b) with a
     before b in sorted system order is tested — or, with ``baseline=``, every other system
-    (``system_a``) against the baseline (``system_b``). Per-topic differences are
-    z_t = a_t − b_t.
+    (``system_a``) against each baseline (``system_b``). Per-query differences are
+    z_t = a_t − b_t; ``alternative="greater"`` tests whether a is better than b (mean z > 0).
 
-    Methods (all two-sided):
+    Methods:
 
     * ``"bootstrap"`` (default) — Sakai's (2006) studentised paired bootstrap test; the
-      p-value is the ASL of methods-spec §8.1. The index matrix
-      ``rng.integers(0, n, size=(B, n))`` is drawn once per group and shared by all pairs
-      (§8.2), so with ``rng=<int>`` every p-value is the one any implementation of §8.1
-      with that seed gets. Default B = 1000.
-    * ``"t"`` — Student's paired t-test, t = z̄ / (s_z/√n), n − 1 degrees of freedom.
+      p-value is the achieved significance level (ASL): the share of B resamples of the
+      null-centred differences whose studentised mean is at least as extreme as the observed
+      one. The index matrix ``rng.integers(0, n, size=(B, n))`` is drawn once per group and
+      shared by all pairs (as in Sakai's discriminative-power protocol). Default B = 1000.
+    * ``"t"`` — Student's paired t-test, t = z̄ / (s_z/√n), n − 1 degrees of freedom
+      (``scipy.stats.ttest_rel``).
     * ``"wilcoxon"`` — Wilcoxon signed-rank test (scipy's defaults: zero differences dropped).
-    * ``"sign"`` — exact sign test (methods-spec §8.7); ``statistic`` = #{t : a_t > b_t}.
+    * ``"sign"`` — exact sign test; ``statistic`` = #{t : a_t > b_t}.
     * ``"randomization"`` — paired Fisher randomisation test of the mean difference (sign
       flips shared by all pairs; exact when 2^n ≤ B; default B = 10000), see
-      :func:`randomization_test`.
-    * ``"tukey"`` — randomised Tukey HSD (methods-spec §8.4; Carterette 2012), which
-      already controls the family-wise error over all pairs of the group. Default B = 5000.
+      :func:`pdireval.stats.paired_tests.randomization_test`.
+    * ``"tukey"`` — randomised Tukey HSD (Carterette 2012; Sakai 2012), which already
+      controls the family-wise error over all pairs of the group. Two-sided only. Default
+      B = 5000.
 
     Parameters
     ----------
@@ -261,17 +282,27 @@ def compare(
         Scores frame: ``system, query, measure, value`` plus optional grouping columns.
     method
         One of the methods above.
+    alternative
+        scipy's values: ``"two-sided"`` (default), ``"greater"`` (H1: mean of a − b > 0),
+        ``"less"``. One-sided alternatives also make ``ci_low, ci_high`` one-sided, as scipy
+        does: [low, ∞) for ``"greater"``, (−∞, high] for ``"less"``. Not for ``"tukey"``.
     n_resamples
         Resamples of the resampling methods (None: the method's default).
     rng
-        Seed or numpy Generator. An integer seed restarts the draw protocol for every
-        group (so a measure's p-values do not depend on the other measures in the frame);
-        a Generator is consumed group after group.
+        Seed or numpy Generator; the default seed is **42**, so two identical calls give
+        identical p-values (pass ``rng=None`` for fresh entropy). An integer seed restarts the
+        draws for every group (so a measure's p-values do not depend on the other measures in
+        the frame); a Generator is consumed group after group.
     correction
-        Multiple-comparison adjustment written to ``p_adjusted``: None, ``"bonferroni"``,
-        ``"holm"`` (Holm 1979) or ``"bh"`` (Benjamini–Hochberg 1995 false discovery rate).
+        Multiple-comparison adjustment written to ``p_adjusted`` (see
+        :func:`pdireval.stats.corrections.adjust_pvalues`): None, ``"bonferroni"``,
+        ``"sidak"`` (Šidák 1967), ``"holm"`` (Holm 1979), ``"holm-sidak"``, ``"hochberg"``
+        (Hochberg 1988), ``"hommel"`` (Hommel 1988) — family-wise error —, ``"bh"``
+        (Benjamini & Hochberg 1995) or ``"by"`` (Benjamini & Yekutieli 2001) — false
+        discovery rate.
     baseline
-        A system name: compare every other system with it instead of all pairs.
+        A system name, or a list of them: compare every other system with each baseline
+        instead of all pairs (a pair of two baselines appears once, against the earlier one).
     family
         What one family of the correction is: ``"group"`` (default; the pairs of one
         measure / group) or ``"all"`` (every row of the result).
@@ -279,37 +310,58 @@ def compare(
         Of the interval ``ci_low, ci_high`` of the mean difference.
     progress
         Show tqdm progress bars (None: only when stderr is a terminal).
+    columns
+        Optional mapping ``{canonical name: your column name}`` for ``scores``.
 
     Returns
     -------
     DataFrame
         One row per (group, pair), groups in :func:`pdireval.core.groups.scores_groups` order,
-        pairs in system order. Columns: the grouping keys (``measure`` and any extra
-        column of ``scores``); ``system_a``, ``system_b``; ``mean_a``, ``mean_b`` (means over
-        queries); ``mean_diff`` (mean of a − b); ``ci_low``, ``ci_high`` (confidence interval
-        of the mean difference: bootstrap percentile interval of z̄ + w̄*_b on the same
-        resamples for ``"bootstrap"``, Student-t interval z̄ ± t_{n−1}·s_z/√n otherwise);
-        ``effect_size`` (Cohen's d_z = z̄ / s_z); ``statistic`` (t for ``"t"`` and
-        ``"bootstrap"``, min(W+, W−) for ``"wilcoxon"``, #wins of a for ``"sign"``, z̄ for
-        ``"randomization"``, |z̄| for ``"tukey"``); ``p_value`` (unadjusted; the ASL for the
-        bootstrap); ``p_adjusted`` (after ``correction``; equal to ``p_value`` without);
-        ``method``; ``correction`` (``"none"`` without); ``n_queries``.
+        pairs in system order (with baselines: baseline by baseline, in the order given).
+        Columns:
+
+        - the grouping keys (``measure`` and any extra column of ``scores``);
+        - ``system_a``, ``system_b`` (str; with ``baseline=``, ``system_b`` is the baseline);
+        - ``mean_a``, ``mean_b`` (means over queries); ``mean_diff`` (mean of a − b);
+        - ``ci_low``, ``ci_high``: confidence interval of the mean difference — the bootstrap
+          percentile interval of z̄ + w̄*_b on the same resamples for ``"bootstrap"``, the
+          Student-t interval z̄ ± t_{n−1}·s_z/√n otherwise (one-sided for one-sided
+          alternatives);
+        - ``effect_size``: Cohen's d_z = z̄ / s_z (±inf when the differences are constant);
+        - ``hedges_g``: Hedges' g as pingouin's ``compute_effsize(a, b, paired=True,
+          eftype="hedges")``: (ā − b̄)/√((s_a² + s_b²)/2) · (1 − 3/(8n − 9));
+        - ``bf10``: JZS Bayes factor of the paired t statistic in favour of a difference
+          (Rouder et al. 2009; Cauchy prior scale 0.707, pingouin's ``bayesfactor_ttest``),
+          two-sided only: NaN for one-sided alternatives and for constant differences;
+        - ``statistic``: t for ``"t"`` and ``"bootstrap"``, scipy's Wilcoxon statistic
+          (min(W+, W−) two-sided, W+ one-sided), #wins of a for ``"sign"``, z̄ for
+          ``"randomization"``, |z̄| for ``"tukey"``;
+        - ``p_value`` (unadjusted; the ASL for the bootstrap); ``p_adjusted`` (after
+          ``correction``; equal to ``p_value`` without);
+        - ``n_wins``, ``n_ties``, ``n_losses`` (int64): queries with a_t > b_t, a_t = b_t,
+          a_t < b_t (PyTerrier's +/− columns);
+        - ``method``; ``alternative``; ``correction`` (``"none"`` without); ``n_queries``.
 
     Notes
     -----
     Fewer than 2 queries make every statistic NaN. A pair whose differences are all zero
-    gets p = 1 under every method (a system is never significantly different from itself).
+    gets p = 1 under every method and alternative (a system is never significantly different
+    from itself).
 
     References
     ----------
     Sakai, T. (2006). Evaluating evaluation metrics based on the bootstrap. SIGIR.
     Smucker, M., Allan, J., Carterette, B. (2007). A comparison of statistical significance
     tests for information retrieval evaluation. CIKM.
+    Rouder, J. N., Speckman, P. L., Sun, D., Morey, R. D., Iverson, G. (2009). Bayesian t tests
+    for accepting and rejecting the null hypothesis. Psychonomic Bulletin & Review 16.
     Carterette, B. (2012). Multiple testing in statistical analysis of systems-based
     information retrieval experiments. TOIS 30(1).
+    Lakens, D. (2013). Calculating and reporting effect sizes to facilitate cumulative
+    science. Frontiers in Psychology 4.
     """
-    frame = canonical_scores(scores)
-    _check_common(method, confidence_level)
+    frame = canonical_scores(scores, columns)
+    _check_common(method, confidence_level, alternative)
     check_option("correction", correction, CORRECTIONS)
     check_option("family", family, ("group", "all"))
     if method == "tukey" and correction is not None:
@@ -321,24 +373,27 @@ def compare(
     parts = []
     for keys, systems, n_q, means, pi, pj, cols in _iter_tests(
         frame, method, n_resamples=n_resamples, rng=rng, baseline=baseline,
-        confidence_level=confidence_level, progress=progress,
+        confidence_level=confidence_level, progress=progress, alternative=alternative, extras=True,
     ):
         names = np.array(systems, dtype=object)
         part = {k: [keys[k]] * len(pi) for k in keys_cols}
         part.update(
             system_a=names[pi], system_b=names[pj], mean_a=means[pi], mean_b=means[pj],
             mean_diff=cols["mean_diff"], ci_low=cols["ci_low"], ci_high=cols["ci_high"],
-            effect_size=cols["effect_size"], statistic=cols["statistic"].astype(np.float64),
-            p_value=cols["p_value"],
+            effect_size=cols["effect_size"], hedges_g=cols["hedges_g"], bf10=cols["bf10"],
+            statistic=cols["statistic"].astype(np.float64), p_value=cols["p_value"],
         )
         part["p_adjusted"] = adjust_pvalues(cols["p_value"], correction) if family == "group" else cols["p_value"]
+        for k in ("n_wins", "n_ties", "n_losses"):
+            part[k] = cols[k].astype(np.int64)
         part["method"] = method
+        part["alternative"] = alternative
         part["correction"] = correction or "none"
         part["n_queries"] = np.full(len(pi), n_q, dtype=np.int64)
         parts.append(pd.DataFrame(part))
     out = pd.concat(parts, ignore_index=True)
     if family == "all":
         out["p_adjusted"] = adjust_pvalues(out["p_value"].to_numpy(), correction)
-    for col in ("system_a", "system_b", "method", "correction"):
+    for col in ("system_a", "system_b", "method", "alternative", "correction"):
         out[col] = out[col].astype(str)
     return out

@@ -21,7 +21,11 @@ __all__ = [
     "t_sf",
     "t_ppf",
     "binom_two_sided",
+    "binom_p",
+    "t_p",
     "wilcoxon_columns",
+    "hedges_g_paired",
+    "bayes_factor_t",
     "kendalltau_b",
     "spearman",
     "pearson",
@@ -74,18 +78,105 @@ def binom_two_sided(n_greater, n_less):
     return np.asarray(p, dtype=np.float64)
 
 
-def wilcoxon_columns(diff):
+def t_p(t, df, alternative="two-sided"):
+    """p-value of a t statistic with ``df`` degrees of freedom (scipy.stats.ttest_rel's).
+
+    ``"two-sided"``: 2·P(T ≥ |t|) (capped at 1); ``"greater"``: P(T ≥ t); ``"less"``: P(T ≤ t).
+    """
+    t = np.asarray(t, dtype=np.float64)
+    if alternative == "two-sided":
+        return np.minimum(2.0 * t_sf(np.abs(t), df), 1.0)
+    return t_sf(t if alternative == "greater" else -t, df)
+
+
+def binom_p(n_greater, n_less, alternative="two-sided"):
+    """Exact sign-test p-value for counts a = ``n_greater``, b = ``n_less``, X ~ Bin(a + b, ½).
+
+    ``"two-sided"``: :func:`binom_two_sided`; ``"greater"``: P(X ≥ a); ``"less"``: P(X ≤ a);
+    a + b = 0 gives 1. Equals ``scipy.stats.binomtest(a, a + b, alternative=...).pvalue``
+    (checked in the tests), on whole arrays of counts at once.
+    """
+    if alternative == "two-sided":
+        return binom_two_sided(n_greater, n_less)
+    a = np.asarray(n_greater, dtype=np.int64)
+    n = a + np.asarray(n_less, dtype=np.int64)
+    with _scoped():
+        p = _stats.binom.sf(a - 1, n, 0.5) if alternative == "greater" else _stats.binom.cdf(a, n, 0.5)
+    return np.asarray(np.where(n == 0, 1.0, np.minimum(1.0, p)), dtype=np.float64)
+
+
+def hedges_g_paired(a, b):
+    """Hedges' g of paired columns, pingouin's ``compute_effsize(x, y, paired=True, eftype="hedges")``.
+
+    g = d_av · (1 − 3 / (4·(2n) − 9)) with d_av = (ā − b̄) / √((s_a² + s_b²)/2) (Cumming 2012's
+    d_av, sample variances with ddof = 1; Hedges 1981's small-sample correction with
+    n_x = n_y = n), the correction applied by ``pingouin.convert_effsize`` on the whole array.
+    Columns with s_a = s_b = 0 give ±inf by the sign of ā − b̄ (0 when equal).
+    """
+    import pingouin
+
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    n = a.shape[0]
+    diff = a.mean(axis=0) - b.mean(axis=0)
+    scale = np.sqrt((a.var(axis=0, ddof=1) + b.var(axis=0, ddof=1)) / 2.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d = np.where(scale > 0, diff / scale, np.where(diff > 0, np.inf, np.where(diff < 0, -np.inf, 0.0)))
+    with _scoped():
+        g = pingouin.convert_effsize(d, "cohen", "hedges", nx=n, ny=n)
+    return np.asarray(g, dtype=np.float64)
+
+
+def bayes_factor_t(t, n, r=0.707):
+    r"""JZS Bayes factor BF10 of one-sample / paired t statistics (Rouder et al. 2009, eq. 1).
+
+    .. math:: BF_{10} = \frac{\int_0^\infty (1 + n g r^2)^{-1/2}
+              \big(1 + \frac{t^2}{(1 + n g r^2)\,\nu}\big)^{-(\nu+1)/2}
+              (2\pi)^{-1/2} g^{-3/2} e^{-1/(2g)}\,dg}{(1 + t^2/\nu)^{-(\nu+1)/2}},
+              \quad \nu = n - 1
+
+    — the integral of ``pingouin.bayesfactor_ttest(t, n, paired=True, r=r)`` (two-sided,
+    Cauchy prior scale r), evaluated for every t at once with ``scipy.integrate.quad_vec``
+    instead of one ``quad`` per value (equal to pingouin's within its quadrature tolerance,
+    checked in the tests). Non-finite t or n < 2 give NaN.
+    """
+    from scipy.integrate import quad_vec
+
+    t = np.asarray(t, dtype=np.float64)
+    out = np.full(t.shape, np.nan)
+    ok = np.isfinite(t)
+    if n < 2 or not ok.any():
+        return out
+    tt = t[ok]
+    df = n - 1.0
+    nr2 = n * r * r
+
+    def integrand(g):
+        if g == 0.0:
+            return np.zeros_like(tt)
+        base = 1.0 + nr2 * g
+        return (base ** -0.5 * (1.0 + tt * tt / (base * df)) ** (-(df + 1.0) / 2.0)
+                * (2.0 * np.pi) ** -0.5 * g ** -1.5 * np.exp(-1.0 / (2.0 * g)))
+
+    with _scoped():
+        integral = quad_vec(integrand, 0.0, np.inf, epsabs=0.0, epsrel=1e-10)[0]
+        out[ok] = integral / (1.0 + tt * tt / df) ** (-(df + 1.0) / 2.0)
+    return out
+
+
+def wilcoxon_columns(diff, alternative="two-sided"):
     """Wilcoxon signed-rank test of every column of ``diff`` (n × P) against zero.
 
-    scipy.stats.wilcoxon with its defaults (two-sided, ``zero_method="wilcox"`` — zero
-    differences are dropped — and ``method="auto"``: exact null distribution for up to 50
-    non-zero differences without ties, normal approximation otherwise). Columns whose
+    scipy.stats.wilcoxon with its defaults (``zero_method="wilcox"`` — zero differences are
+    dropped — and ``method="auto"``: exact null distribution for up to 50 non-zero differences
+    without ties, normal approximation otherwise) and ``alternative``. Columns whose
     differences are all zero get statistic 0 and p-value 1 (scipy returns NaN for them).
 
     Returns
     -------
     (statistic, p_value)
-        float64 arrays of length P; the statistic is scipy's min(W+, W−).
+        float64 arrays of length P; the statistic is scipy's: min(W+, W−) two-sided, W+
+        (the rank sum of the positive differences) one-sided.
     """
     diff = np.asarray(diff, dtype=np.float64)
     stat = np.zeros(diff.shape[1])
@@ -93,7 +184,7 @@ def wilcoxon_columns(diff):
     live = (diff != 0).any(axis=0)
     if live.any():
         with _scoped():
-            res = _stats.wilcoxon(diff[:, live], axis=0)
+            res = _stats.wilcoxon(diff[:, live], axis=0, alternative=alternative)
         stat[live] = res.statistic
         p[live] = res.pvalue
     return stat, p

@@ -8,10 +8,13 @@ from typing import NamedTuple
 import numpy as np
 
 from pdireval.core.chunking import chunks, progress_bar
-from pdireval.errors import OptionError
+from pdireval.errors import OptionError, check_option
 from pdireval.stats import adapters as _adapters
 
-__all__ = ["TestResult", "SignTestResult", "signed_inf", "constant", "t_kernel", "sign_kernel", "bootstrap_kernel", "required_position", "bootstrap_counts", "randomization_signs", "randomization_kernel", "tukey_null", "tukey_p", "paired_t", "wilcoxon", "sign_test", "randomization_test", "bootstrap_test", "tukey_hsd", "DEFAULT_RESAMPLES"]
+__all__ = ["ALTERNATIVES", "check_alternative", "one_sided_p", "TestResult", "SignTestResult", "signed_inf", "constant", "t_kernel", "sign_kernel", "bootstrap_kernel", "required_position", "bootstrap_counts", "randomization_signs", "randomization_kernel", "tukey_null", "tukey_p", "paired_t", "wilcoxon", "sign_test", "randomization_test", "bootstrap_test", "tukey_hsd", "DEFAULT_RESAMPLES"]
+
+#: scipy's values of ``alternative``: the sign of the mean difference a − b under H1.
+ALTERNATIVES = ("two-sided", "greater", "less")
 
 #: Default number of resamples per method (``n_resamples=None``).
 DEFAULT_RESAMPLES = {"bootstrap": 1000, "randomization": 10000, "tukey": 5000}
@@ -26,14 +29,14 @@ _TIE_RTOL = 1e-10
 
 
 class TestResult(NamedTuple):
-    """Result of a paired test: the statistic and the two-sided p-value."""
+    """Result of a paired test: the statistic and the p-value (of the chosen alternative)."""
 
     statistic: float | np.ndarray
     p_value: float | np.ndarray
 
 
 class SignTestResult(NamedTuple):
-    """Result of the sign test: ``statistic`` = n_greater, counts, and the two-sided p-value."""
+    """Result of the sign test: ``statistic`` = n_greater, counts, and the p-value."""
 
     statistic: int | np.ndarray
     p_value: float | np.ndarray
@@ -61,6 +64,21 @@ def _paired(a, b):
     return a, b, False
 
 
+def check_alternative(alternative) -> str:
+    """Validate ``alternative`` (scipy's values) and return it."""
+    check_option("alternative", alternative, ALTERNATIVES)
+    return alternative
+
+
+def one_sided_p(p_const, mean, alternative):
+    """p of a pair whose differences are all equal: 1 when they are 0 (a system is never
+    significantly different from itself); otherwise 0 if the sign agrees with H1, else 1."""
+    if alternative == "two-sided":
+        return np.where(mean == 0, 1.0, 0.0)
+    agree = mean > 0 if alternative == "greater" else mean < 0
+    return np.where(agree, 0.0, 1.0) if p_const is None else p_const
+
+
 def _out(value, scalar):
     value = np.asarray(value)
     return value.item() if scalar else value
@@ -76,7 +94,8 @@ def constant(d):
     return (d == d[:1]).all(axis=0)
 
 
-def t_kernel(d):
+def t_kernel(d, alternative="two-sided"):
+    """Paired t statistic and p-value of every column of the differences d (n × P)."""
     n = d.shape[0]
     mean = d.mean(axis=0)
     if n < 2:
@@ -87,23 +106,26 @@ def t_kernel(d):
     with np.errstate(divide="ignore", invalid="ignore"):
         t = mean / (sd / math.sqrt(n))
     t = np.where(const, signed_inf(mean), t)
-    p = 2.0 * _adapters.t_sf(np.abs(t), n - 1)
-    p = np.where(const, np.where(mean == 0, 1.0, 0.0), np.minimum(p, 1.0))
+    p = _adapters.t_p(t, n - 1, alternative)
+    p = np.where(const, one_sided_p(None, mean, alternative), p)
     return t, p
 
 
-def sign_kernel(a, b):
+def sign_kernel(a, b, alternative="two-sided"):
+    """Wins, losses and the exact sign-test p-value of every column pair of a and b."""
     gt = (a > b).sum(axis=0)
     lt = (a < b).sum(axis=0)
-    return gt, lt, _adapters.binom_two_sided(gt, lt)
+    return gt, lt, _adapters.binom_p(gt, lt, alternative)
 
 
-def bootstrap_kernel(d, counts, *, confidence_level=None, alpha=None):
-    """Sakai's studentised paired bootstrap (methods-spec §8.1) for the columns of d.
+def bootstrap_kernel(d, counts, *, confidence_level=None, alpha=None, alternative="two-sided"):
+    """Sakai's (2006) studentised paired bootstrap for the columns of d.
 
-    ``counts`` (B x n, float64): how often topic t occurs in bootstrap sample b, i.e. the
-    bincount of each row of the §8.1 index matrix. Returns t_obs (signed), ASL, and optionally
-    the percentile CI of the mean difference and Sakai's required difference (§8.3).
+    ``counts`` (B x n, float64): how often query t occurs in bootstrap sample b, i.e. the
+    bincount of each row of the index matrix. Returns t_obs (signed), ASL, and optionally
+    the percentile CI of the mean difference (one-sided for a one-sided ``alternative``) and
+    Sakai's required difference. Two-sided: ASL = #{b : |t*_b| ≥ |t_obs|} / B; ``"greater"``:
+    #{b : t*_b ≥ t_obs} / B; ``"less"``: #{b : t*_b ≤ t_obs} / B (signed statistics).
     """
     n = d.shape[0]
     n_res = counts.shape[0]
@@ -139,11 +161,20 @@ def bootstrap_kernel(d, counts, *, confidence_level=None, alpha=None):
     t2 = np.where(const, 0.0, t_obs * t_obs)
     lhs = s1 * s1
     lhs *= n - 1
-    hit = lhs >= ss * (n * t2)[:, None]
-    hit &= (s1 != 0) | (t2 == 0)[:, None]
+    if alternative == "two-sided":
+        hit = lhs >= ss * (n * t2)[:, None]
+        hit &= (s1 != 0) | (t2 == 0)[:, None]
+    else:
+        # signed t*_b = s1·√(n − 1) / √(n·ss): ±inf for a degenerate replicate, 0 when s1 = 0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t_star = s1 * math.sqrt(n - 1) / np.sqrt(n * ss)
+        t_star[s1 == 0] = 0.0
+        obs = np.where(const, 0.0, t_signed)[:, None]
+        hit = t_star >= obs if alternative == "greater" else t_star <= obs
+        del t_star
     asl = hit.sum(axis=1) / n_res
     del hit
-    asl = np.where(const, np.where(zbar == 0, 1.0, 0.0), asl)
+    asl = np.where(const, one_sided_p(None, zbar, alternative), asl)
     out["statistic"] = t_signed
     out["p_value"] = asl
     if alpha is not None:
@@ -156,8 +187,9 @@ def bootstrap_kernel(d, counts, *, confidence_level=None, alpha=None):
         out["required"] = np.abs(s1[np.arange(p_count), first]) / n
     if confidence_level is not None:
         # Percentile interval of the replicate means z̄ + w̄*_b (numpy's "linear" quantile); the
-        # order statistics come from one in-place partition of the replicate sums.
-        tail = (1.0 - confidence_level) / 2.0
+        # order statistics come from one in-place partition of the replicate sums. One-sided
+        # alternatives get scipy's one-sided interval: [q_{1−CL}, ∞) or (−∞, q_CL].
+        tail = (1.0 - confidence_level) / (2.0 if alternative == "two-sided" else 1.0)
         pos = np.array([tail, 1.0 - tail]) * (n_res - 1)
         lo = np.floor(pos).astype(np.int64)
         hi = np.minimum(lo + 1, n_res - 1)
@@ -167,6 +199,10 @@ def bootstrap_kernel(d, counts, *, confidence_level=None, alpha=None):
             a = s1[:, lo[j]] / n
             b = s1[:, hi[j]] / n
             out[name] = zbar + (a + frac[j] * (b - a))
+        if alternative == "greater":
+            out["ci_high"] = np.full(p_count, np.inf)
+        elif alternative == "less":
+            out["ci_low"] = np.full(p_count, -np.inf)
     return out
 
 
@@ -196,11 +232,17 @@ def randomization_signs(rng, n, n_res):
     return 2.0 * bits - 1.0, False
 
 
-def randomization_kernel(d, signs, exact):
+def randomization_kernel(d, signs, exact, alternative="two-sided"):
+    """Mean difference and randomisation p-value of every column of d, one sign matrix."""
     obs = d.sum(axis=0)
     rep = signs @ d
     tol = _TIE_RTOL * np.abs(d).sum(axis=0)
-    count = (np.abs(rep) >= np.abs(obs) - tol).sum(axis=0)
+    if alternative == "two-sided":
+        count = (np.abs(rep) >= np.abs(obs) - tol).sum(axis=0)
+    elif alternative == "greater":
+        count = (rep >= obs - tol).sum(axis=0)
+    else:
+        count = (rep <= obs + tol).sum(axis=0)
     n_res = signs.shape[0]
     p = count / n_res if exact else (count + 1.0) / (n_res + 1.0)
     return d.mean(axis=0), np.minimum(p, 1.0)
@@ -226,118 +268,135 @@ def tukey_p(hsd_sorted, diff, scale):
     return (len(hsd_sorted) - np.searchsorted(hsd_sorted, thr, side="left")) / len(hsd_sorted)
 
 
-def paired_t(a, b) -> TestResult:
-    r"""Student's paired t-test (two-sided) of a against b.
+def paired_t(a, b, *, alternative: str = "two-sided") -> TestResult:
+    r"""Student's paired t-test of a against b.
 
     .. math:: t = \bar z / (s_z / \sqrt n), \quad z_t = a_t - b_t, \quad
               p = 2\,P(T_{n-1} \ge |t|)
 
-    with s_z the sample standard deviation (ddof = 1). Equals ``scipy.stats.ttest_rel``;
-    differences that are all equal give t = ±inf and p = 0 (all zero: t = 0, p = 1).
+    (two-sided; ``"greater"``: P(T ≥ t), ``"less"``: P(T ≤ t)), with s_z the sample standard
+    deviation (ddof = 1). Equals ``scipy.stats.ttest_rel(a, b, alternative=...)``; differences
+    that are all equal give t = ±inf and p = 0 if their sign agrees with the alternative, else
+    1 (all zero: t = 0, p = 1).
 
     Parameters
     ----------
     a, b
-        Paired per-topic scores: 1-D (NaN pairs dropped) or 2-D topics × pairs.
+        Paired per-query scores: 1-D (NaN pairs dropped) or 2-D queries × pairs.
+    alternative
+        scipy's values: ``"two-sided"``, ``"greater"`` (mean of a − b > 0), ``"less"``.
 
     Returns
     -------
     TestResult
         ``statistic`` (t) and ``p_value``: floats for 1-D input, arrays for 2-D.
     """
+    check_alternative(alternative)
     a, b, scalar = _paired(a, b)
     d = (a - b).reshape(len(a), -1)
-    t, p = t_kernel(d)
+    t, p = t_kernel(d, alternative)
     return TestResult(_out(t if not scalar else t[0], scalar), _out(p if not scalar else p[0], scalar))
 
 
-def wilcoxon(a, b) -> TestResult:
-    """Wilcoxon signed-rank test (two-sided) of a against b, scipy's conventions.
+def wilcoxon(a, b, *, alternative: str = "two-sided") -> TestResult:
+    """Wilcoxon signed-rank test of a against b, scipy's conventions.
 
     scipy.stats.wilcoxon with its defaults (zero differences dropped, exact null distribution up
-    to 50 non-zero differences without ties, normal approximation otherwise; Wilcoxon 1945).
-    All differences zero gives statistic 0 and p = 1. This is the test seed 004 uses for
-    per-topic comparisons (methods-spec §8.7).
+    to 50 non-zero differences without ties, normal approximation otherwise; Wilcoxon 1945)
+    and ``alternative``. All differences zero gives statistic 0 and p = 1. Yilmaz & Robertson
+    (2010) compare per-query scores with it.
 
     Parameters
     ----------
     a, b
-        Paired per-topic scores: 1-D (NaN pairs dropped) or 2-D topics × pairs.
+        Paired per-query scores: 1-D (NaN pairs dropped) or 2-D queries × pairs.
+    alternative
+        scipy's values: ``"two-sided"``, ``"greater"`` (a − b tends to be positive), ``"less"``.
 
     Returns
     -------
     TestResult
-        ``statistic`` (min(W+, W−)) and ``p_value``.
+        ``statistic`` (scipy's: min(W+, W−) two-sided, W+ one-sided) and ``p_value``.
     """
+    check_alternative(alternative)
     a, b, scalar = _paired(a, b)
     d = (a - b).reshape(len(a), -1)
-    stat, p = _adapters.wilcoxon_columns(d)
+    stat, p = _adapters.wilcoxon_columns(d, alternative)
     return TestResult(_out(stat[0] if scalar else stat, scalar), _out(p[0] if scalar else p, scalar))
 
 
-def sign_test(a, b) -> SignTestResult:
-    r"""Exact two-sided sign test (methods-spec §8.7).
+def sign_test(a, b, *, alternative: str = "two-sided") -> SignTestResult:
+    r"""Exact sign test.
 
     a = #{t : a_t > b_t}, b = #{t : a_t < b_t}; equal cases (including inf = inf) are
-    discarded. p = min(1, 2·P(X ≥ max(a, b))), X ~ Binomial(a + b, 1/2); a + b = 0 gives 1.
-    Equals ``scipy.stats.binomtest(a, a + b).pvalue`` and reproduces every significance mark
-    of seed 004's Tables 4 and 5.
+    discarded. Two-sided: p = min(1, 2·P(X ≥ max(a, b))), X ~ Binomial(a + b, 1/2);
+    ``"greater"``: P(X ≥ a); ``"less"``: P(X ≤ a); a + b = 0 gives 1. Equals
+    ``scipy.stats.binomtest(a, a + b, alternative=...).pvalue``; the two-sided test reproduces
+    every significance mark of Yilmaz & Robertson's (2010) Tables 4 and 5.
 
     Parameters
     ----------
     a, b
         Paired values: 1-D (NaN pairs dropped) or 2-D (columns tested separately).
+    alternative
+        scipy's values: ``"two-sided"``, ``"greater"`` (a wins more often), ``"less"``.
 
     Returns
     -------
     SignTestResult
         ``statistic`` (= ``n_greater``), ``p_value``, ``n_greater``, ``n_less``.
     """
+    check_alternative(alternative)
     a, b, scalar = _paired(a, b)
     a2 = a.reshape(len(a), -1)
     b2 = b.reshape(len(b), -1)
-    gt, lt, p = sign_kernel(a2, b2)
+    gt, lt, p = sign_kernel(a2, b2, alternative)
     if scalar:
         return SignTestResult(int(gt[0]), float(p[0]), int(gt[0]), int(lt[0]))
     return SignTestResult(gt, p, gt, lt)
 
 
-def randomization_test(a, b, *, n_resamples: int = 10000, rng=None) -> TestResult:
-    r"""Paired (Fisher) randomisation test of the mean difference, two-sided.
+def randomization_test(a, b, *, n_resamples: int = 10000, rng=None, alternative: str = "two-sided") -> TestResult:
+    r"""Paired (Fisher) randomisation test of the mean difference.
 
     Under H0 each per-topic difference z_t is equally likely to have either sign. With
     2^n ≤ ``n_resamples`` all 2^n sign vectors are enumerated (exact test, p = share of them
     with |Σ s_t z_t| ≥ |Σ z_t|, identical to ``scipy.stats.permutation_test`` with
     ``permutation_type="samples"``); otherwise ``signs = 2 * rng.integers(0, 2, size=(B, n))
     - 1`` is drawn in one call and p = (1 + #{b : |Σ s_bt z_t| ≥ |Σ z_t|}) / (B + 1), the
-    add-one estimate also used by ranx. Sums equal up to a relative 1e-10 of Σ|z_t| count as
-    equal (Fisher 1935; Smucker, Allan & Carterette 2007).
+    add-one estimate also used by ranx. One-sided: Σ s_t z_t ≥ Σ z_t (``"greater"``) or
+    ≤ (``"less"``) instead of the absolute values, as scipy's ``alternative``. Sums equal up to
+    a relative 1e-10 of Σ|z_t| count as equal (Fisher 1935; Smucker, Allan & Carterette 2007).
 
     Returns
     -------
     TestResult
         ``statistic`` (the mean difference) and ``p_value``.
     """
+    check_alternative(alternative)
     a, b, scalar = _paired(a, b)
     d = (a - b).reshape(len(a), -1)
     signs, exact = randomization_signs(np.random.default_rng(rng), d.shape[0], int(n_resamples))
-    stat, p = randomization_kernel(d, signs, exact)
+    stat, p = randomization_kernel(d, signs, exact, alternative)
     return TestResult(_out(stat[0] if scalar else stat, scalar), _out(p[0] if scalar else p, scalar))
 
 
-def bootstrap_test(a, b, *, n_resamples: int = 1000, rng=None) -> TestResult:
+def bootstrap_test(a, b, *, n_resamples: int = 1000, rng=None, alternative: str = "two-sided") -> TestResult:
     r"""Sakai's (2006) studentised paired bootstrap test; the p-value is the ASL.
 
-    Protocol of methods-spec §8.1: z_t = a_t − b_t, t_obs = |z̄| / (s_z/√n), w_t = z_t − z̄;
+    z_t = a_t − b_t, t_obs = |z̄| / (s_z/√n), w_t = z_t − z̄;
     ``idx = rng.integers(0, n, size=(B, n))`` in one call; t*_b = |w̄*_b| / (s_{w*_b}/√n);
-    ASL = #{b : t*_b ≥ t_obs} / B. All z = 0 gives ASL 1; s_z = 0 with z̄ ≠ 0 gives 0; a
-    replicate whose sampled values are all equal has t* = ∞ if its mean ≠ 0, else 0.
+    ASL = #{b : t*_b ≥ t_obs} / B. One-sided (``"greater"`` / ``"less"``): the signed
+    statistics, #{b : t*_b ≥ t_obs} / B or #{b : t*_b ≤ t_obs} / B. All z = 0 gives ASL 1;
+    s_z = 0 with z̄ ≠ 0 gives 0 (or 1 when the sign disagrees with a one-sided alternative); a
+    replicate whose sampled values are all equal has t* = ±∞ if its mean ≠ 0, else 0.
 
     Returns
     -------
     TestResult
         ``statistic`` (the signed studentised statistic z̄/(s_z/√n)) and ``p_value`` (ASL).
     """
+    check_alternative(alternative)
     a, b, scalar = _paired(a, b)
     d = (a - b).reshape(len(a), -1)
     n_res = int(n_resamples)
@@ -345,7 +404,7 @@ def bootstrap_test(a, b, *, n_resamples: int = 1000, rng=None) -> TestResult:
         nan = np.full(d.shape[1], np.nan)
         return TestResult(_out(nan[0] if scalar else nan, scalar), _out(nan[0] if scalar else nan, scalar))
     counts = bootstrap_counts(np.random.default_rng(rng), d.shape[0], n_res)
-    res = bootstrap_kernel(d, counts)
+    res = bootstrap_kernel(d, counts, alternative=alternative)
     s, p = res["statistic"], res["p_value"]
     return TestResult(_out(s[0] if scalar else s, scalar), _out(p[0] if scalar else p, scalar))
 
@@ -357,7 +416,8 @@ def tukey_hsd(matrix, *, n_resamples: int = 5000, rng=None) -> np.ndarray:
     drawn in chunks of stacked copies, which consumes the stream exactly as B successive
     calls); hsd_b = max_s mean_t X_b − min_s mean_t X_b;
     p(i, j) = #{b : hsd_b ≥ |x̄_i − x̄_j|} / B (Carterette 2012; Sakai 2012). Controls the
-    family-wise error over all pairs.
+    family-wise error over all pairs. Two-sided only: the range of the means has no side, so
+    there is no ``alternative``.
 
     Parameters
     ----------
