@@ -1,21 +1,10 @@
-"""Shared fixtures: the shared data folder (skipped with a reason when absent)."""
+"""Shared fixtures (helpers live in tests/helpers.py)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-DATA = SHARED / "data"
-
-
-def shared_path(*parts: str) -> Path:
-    """Path inside ../shared/data, skipping the test when the folder is absent."""
-    path = DATA.joinpath(*parts)
-    if not path.exists():
-        pytest.skip(f"{path} is absent: the real-data tests need the project's ../shared folder")
-    return path
+from tests.helpers import shared_path
 
 
 @pytest.fixture(scope="session")

@@ -7,17 +7,14 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import shared_path
 
 import pdireval
 from pdireval.cli import DEFAULT_MEASURES, SIMULATED, build_parser, main
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.helpers import ROOT, shared_path
 
 
 @pytest.fixture

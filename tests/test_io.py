@@ -7,10 +7,10 @@ import gzip
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import shared_path
 
 import pdireval
 from pdireval import SchemaError
+from tests.helpers import shared_path
 
 RUN_TEXT = """\
 301 Q0 d1 1 2.5 runA

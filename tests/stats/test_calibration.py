@@ -21,8 +21,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from pdireval.meta.significance import (
-    adjust_pvalues,
+from pdireval.stats.corrections import adjust_pvalues
+from pdireval.stats.paired_tests import (
     bootstrap_test,
     paired_t,
     randomization_test,

@@ -23,32 +23,10 @@ from pdireval.stats.paired_tests import (
     tukey_hsd,
     wilcoxon,
 )
+from tests.helpers import random_matrix, scores_from_matrix
 
 X_EX = [0.5, 0.6, 0.4, 0.7, 0.55]
 Y_EX = [0.45, 0.5, 0.42, 0.6, 0.5]
-
-
-def scores_from_matrix(matrix, measure="AP", systems=None):
-    matrix = np.asarray(matrix, dtype=float)
-    n, m = matrix.shape
-    systems = systems or [f"s{j:02d}" for j in range(m)]
-    return pd.DataFrame(
-        {
-            "system": np.repeat(systems, n),
-            "query": np.tile([f"q{i:03d}" for i in range(n)], m),
-            "measure": measure,
-            "value": matrix.T.ravel(),
-        }
-    )
-
-
-def random_matrix(n=20, m=6, seed=0, ties=True):
-    rng = np.random.default_rng(seed)
-    x = rng.beta(2, 5, size=(n, m)) + np.linspace(0, 0.1, m)
-    if ties:  # IR-like: identical scores on some topics (zero differences)
-        x[: n // 4, :] = np.round(x[: n // 4, :], 1)
-        x[0, :] = 0.0
-    return x
 
 
 # ------------------------------------------------------------------ loop references

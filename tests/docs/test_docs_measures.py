@@ -1,10 +1,10 @@
 """docs/measures.md is generated from the registry and must stay in sync with it."""
 
-from pathlib import Path
 
 from pdireval.measures.docs import measures_markdown
+from tests.helpers import ROOT
 
-PAGE = Path(__file__).resolve().parents[1] / "docs" / "measures.md"
+PAGE = ROOT / "docs" / "measures.md"
 
 
 def test_measures_page_matches_the_registry():

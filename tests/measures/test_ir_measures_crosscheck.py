@@ -28,7 +28,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import pdireval
-from tests.strategies import collections
+from tests.helpers import collections
 
 ir_measures = pytest.importorskip("ir_measures")
 

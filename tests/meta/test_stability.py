@@ -13,7 +13,7 @@ from hypothesis import strategies as hs
 import pdireval
 from pdireval.errors import PdirevalError, SchemaError
 from pdireval.stats.rank_correlation import kendall_tau
-from tests.test_significance import random_matrix, scores_from_matrix
+from tests.helpers import random_matrix, scores_from_matrix
 
 
 def loop_vb_swaps(x, sizes, n_trials, seed, sampling="split", width=0.01, n_bins=21):

@@ -13,12 +13,12 @@ import contextlib
 import io
 import os
 import re
-from pathlib import Path
 
 import matplotlib
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.helpers import ROOT
+
 FILES = [ROOT / "README.md"] + sorted((ROOT / "docs").rglob("*.md"))
 BLOCK = re.compile(r"^```python\n(.*?)^```\s*\n+(?:```text\n(.*?)^```)?", re.S | re.M)
 

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pdireval
-from tests.strategies import collections
+from tests.helpers import collections
 
 # --------------------------------------------------------------------------- the reference
 

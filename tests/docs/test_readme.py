@@ -6,9 +6,9 @@ from __future__ import annotations
 import contextlib
 import io
 import re
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.helpers import ROOT
+
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 MAIN_COMMAND = 'python -m pip install -e ".[all]" && pdireval'
 TEST_COMMAND = 'python -m pip install -e ".[test]" && python -m pytest -q'

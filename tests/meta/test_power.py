@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import pdireval
-from tests.test_significance import random_matrix, scores_from_matrix
+from tests.helpers import random_matrix, scores_from_matrix
 
 
 def two_measures():

@@ -15,7 +15,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pdireval  # noqa: E402
 from pdireval import plot  # noqa: E402
 from pdireval.errors import SchemaError  # noqa: E402
-from tests.test_significance import random_matrix, scores_from_matrix  # noqa: E402
+from tests.helpers import random_matrix, scores_from_matrix  # noqa: E402
 
 
 @pytest.fixture

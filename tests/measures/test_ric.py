@@ -7,72 +7,13 @@ Oracle: the direct maximum-likelihood MI over explicitly enumerated *ordered* pa
 from __future__ import annotations
 
 import math
-from collections import Counter
-from itertools import permutations
 
 import numpy as np
 import pandas as pd
 import pytest
 
 import pdireval
-
-NAN = float("nan")
-
-
-def mi(samples):
-    n = len(samples)
-    pxy = Counter(samples)
-    px = Counter(x for x, _ in samples)
-    py = Counter(y for _, y in samples)
-    return sum(c / n * math.log2((c / n) / ((px[x] / n) * (py[y] / n))) for (x, y), c in pxy.items())
-
-
-def list_variable(ranking, labels, rel=1.0):
-    """Rank of each judged document in the condensed, truncated list (inf = not retrieved)."""
-    condensed = [d for d in ranking if d in labels and not math.isnan(labels[d])]
-    last = max((i for i, d in enumerate(condensed) if labels[d] >= rel), default=-1)
-    return {d: i for i, d in enumerate(condensed[: last + 1])}
-
-
-def r_value(rank, di, dj):
-    ri, rj = rank.get(di, math.inf), rank.get(dj, math.inf)
-    if math.isinf(ri) and math.isinf(rj):
-        return 0
-    return 1 if ri < rj else -1
-
-
-def pair_sample(labels):
-    judged = [d for d, g in labels.items() if not math.isnan(g)]
-    return [(i, j) for i, j in permutations(judged, 2) if labels[i] != labels[j]]
-
-
-def direct_ric(ranking, labels, rel=1.0):
-    pairs = pair_sample(labels)
-    if not pairs:
-        return NAN
-    rank = list_variable(ranking, labels, rel)
-    return mi([(r_value(rank, i, j), int(labels[i] > labels[j])) for i, j in pairs])
-
-
-def direct_joint_ric(rankings, labels, rel=1.0):
-    pairs = pair_sample(labels)
-    ranks = [list_variable(r, labels, rel) for r in rankings]
-    return mi([(tuple(r_value(rk, i, j) for rk in ranks), int(labels[i] > labels[j])) for i, j in pairs])
-
-
-def frames(rankings: dict, labels: dict, query="1"):
-    run = pd.DataFrame(
-        [
-            {"system": s, "query": query, "doc": d, "rank": i + 1}
-            for s, ranking in rankings.items()
-            for i, d in enumerate(ranking)
-        ]
-    )
-    qrels = pd.DataFrame([{"query": query, "doc": d, "label": g} for d, g in labels.items()])
-    return run, qrels
-
-
-EXAMPLE = {"a": 2, "b": 1, "e": 1, "c": 0, "d": 0, "u": NAN}
+from tests.helpers import EXAMPLE, NAN, direct_ric, frames, list_variable, random_ric_case
 
 
 def test_worked_examples_of_methods_spec():
@@ -84,26 +25,12 @@ def test_worked_examples_of_methods_spec():
     assert direct_ric(list("bcuad"), EXAMPLE) == pytest.approx(0.0129253810, abs=1e-10)
 
 
-def _random_case(rng):
-    n_docs = int(rng.integers(2, 12))
-    docs = [f"d{i}" for i in range(n_docs)]
-    grades = rng.integers(0, int(rng.integers(2, 5)), n_docs).astype(float)
-    grades[rng.random(n_docs) < 0.15] = NAN
-    labels = dict(zip(docs, grades))
-    pool = docs + [f"x{i}" for i in range(3)]  # x*: never judged
-    rankings = {}
-    for s in range(int(rng.integers(1, 4))):
-        k = int(rng.integers(0, len(pool) + 1))
-        rankings[f"s{s}"] = list(rng.permutation(pool)[:k])
-    return rankings, labels
-
-
 def test_closed_form_equals_direct_mle_on_random_cases():
     rng = np.random.default_rng(11)
     for rel in (1.0, 2.0):
         runs, qrels, cases = [], [], {}
         for case in range(100):
-            rankings, labels = _random_case(rng)
+            rankings, labels = random_ric_case(rng)
             rankings = {s: r for s, r in rankings.items() if r}
             if not rankings:
                 continue

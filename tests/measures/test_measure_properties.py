@@ -2,7 +2,7 @@
 
 Bounds, invariance to row order and to renaming ids, systems evaluated together equal
 systems evaluated apart, nDCG of the ideal ordering is 1, and the caller's frames are left
-untouched. Collections come from tests/strategies.py (graded and negative labels, unjudged
+untouched. Collections come from tests/helpers.py (graded and negative labels, unjudged
 documents, score ties, unanswered queries, documents shared across queries).
 """
 
@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import pdireval
-from tests.strategies import collections
+from tests.helpers import collections
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

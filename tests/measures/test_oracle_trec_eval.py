@@ -1,6 +1,6 @@
 """Per-query equality with trec_eval (pytrec_eval-terrier) for every measure trec_eval has.
 
-(a) hypothesis-generated collections (see tests/strategies.py: several systems, graded and
+(a) hypothesis-generated collections (see tests/helpers.py: several systems, graded and
 negative labels, unjudged retrieved documents, exact and float32 score ties, unanswered
 queries, documents shared across queries); (b) the 17 Robust 2003 runs x 100 topics.
 
@@ -18,8 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pdireval
-from tests.oracle import assert_same_scores, pytrec_scores, trec_measures
-from tests.strategies import collections
+from tests.helpers import assert_same_scores, collections, pytrec_scores, trec_measures
 
 CUTOFFS = (1, 2, 3, 5, 10, 25, 1000)  # generated lists hold at most 10 documents
 MEASURES = trec_measures(CUTOFFS)

@@ -1,5 +1,5 @@
 """Joint RIC and information difference (seed 001 §6–7; methods-spec §6.3–6.4) against the
-direct plug-in MI over enumerated ordered pairs (oracle in tests/test_ric.py)."""
+direct plug-in MI over enumerated ordered pairs (oracle in tests/helpers.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 import pdireval
 import pdireval.runs.joint_ric as info
 from pdireval.errors import PdirevalError, SchemaError
-from tests.test_ric import EXAMPLE, _random_case, direct_joint_ric, direct_ric, frames
+from tests.helpers import EXAMPLE, direct_joint_ric, direct_ric, frames, random_ric_case
 
 
 def test_worked_example_joint_and_difference():
@@ -33,7 +33,7 @@ def test_worked_example_joint_and_difference():
 def _random_collection(rng, n_queries, n_systems):
     runs, qrels, cases = [], [], {}
     for q in range(n_queries):
-        _, labels = _random_case(rng)
+        _, labels = random_ric_case(rng)
         pool = list(labels) + [f"x{i}" for i in range(3)]
         rankings = {f"s{s}": list(rng.permutation(pool)[: int(rng.integers(1, len(pool) + 1))]) for s in range(n_systems)}
         run, qr = frames(rankings, labels, query=str(q))

@@ -143,7 +143,7 @@ def test_seed004_table_marks(a, b, mark):
 
 @pytest.fixture(scope="module")
 def cranfield():
-    from conftest import shared_path
+    from tests.helpers import shared_path
 
     return read_cranfield(shared_path("cranfield"))
 
