@@ -24,9 +24,7 @@ from hypothesis import HealthCheck, given, settings
 
 import pdireval
 from pdireval.measures.registry import REGISTRY, parse_measure
-from tests.conftest import SHARED
-from tests.oracle import assert_same_scores, pytrec_scores
-from tests.strategies import collections
+from tests.helpers import SHARED, assert_same_scores, collections, pytrec_scores
 
 # (pdireval measure, pytrec_eval spec, key in pytrec_eval's output)
 PYTREC = [

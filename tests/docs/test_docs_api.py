@@ -1,11 +1,11 @@
 """docs/api.md is generated from the public functions and must stay in sync with them."""
 
-from pathlib import Path
 
 from pdireval.apidoc import api_markdown, numpydoc_sections
 from pdireval.public import EXPORTS
+from tests.helpers import ROOT
 
-PAGE = Path(__file__).resolve().parents[1] / "docs" / "api.md"
+PAGE = ROOT / "docs" / "api.md"
 
 
 def test_api_page_matches_the_code():
