@@ -161,6 +161,8 @@ def add_report(subparsers) -> None:
     )
     p.add_argument("runs", nargs="*", metavar="RUN_OR_DIR", help="TREC run file(s) or folder(s) of run files (plain or .gz)")
     p.add_argument("--qrels", metavar="QRELS", help="TREC qrels file (plain or .gz)")
+    p.add_argument("--other-qrels", metavar="QRELS",
+                   help="a second qrels file of the same collection (e.g. LLM judgments): adds the judgments-agreement section")
     p.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
                    help="a measure; repeat for more (default: nDCG@10 AP P@10 RR Bpref)")
     p.add_argument("--out", default="pdireval-report", metavar="DIR", help="output folder (default: pdireval-report)")
@@ -185,9 +187,15 @@ def run_report(args) -> int:
     else:
         run, qrels = _load(args)
         args.title = args.title or f"pdireval report — {', '.join(args.runs)} against {args.qrels}"
+    other_qrels = None
+    if args.other_qrels is not None:
+        from pdireval.io import read_qrels
+
+        other_qrels = read_qrels(args.other_qrels)
     result = report(
         run, qrels=qrels, measures=measures, out=args.out, title=args.title,
         n_resamples=args.resamples, rng=args.seed, progress=False if args.no_progress else None,
+        other_qrels=other_qrels,
     )
     print(f"wrote {result.workbook}, {result.html} and {len(result.figures)} figures in {result.directory}/ ({result.seconds:.1f} s)")
     return 0

@@ -64,6 +64,7 @@ def report(
     rng=0,
     progress: bool | None = None,
     columns=None,
+    other_qrels: pd.DataFrame | None = None,
 ) -> Report:
     """Evaluate a collection and write the full report (workbook, figures, HTML page).
 
@@ -88,6 +89,9 @@ def report(
         Show a progress bar (default: when stderr is a terminal).
     columns
         ``{canonical: yours}`` column mapping of the run.
+    other_qrels
+        A second set of judgments of the same collection (e.g. LLM labels): adds the
+        judgments section (:func:`pdireval.agreement`, :func:`pdireval.leaderboard_agreement`).
 
     Returns
     -------
@@ -114,6 +118,7 @@ def report(
         n_resamples=n_resamples,
         rng=np.random.default_rng(rng),
         columns=columns,
+        other_qrels=other_qrels,
     )
     ctx.prepare()
     sections: list[Section] = []

@@ -43,6 +43,7 @@ class Context:
     columns: dict | None = None
     scores: pd.DataFrame | None = None
     measure_names: list[str] = field(default_factory=list)
+    other_qrels: pd.DataFrame | None = None  # a second set of judgments (judgments section)
 
     def prepare(self) -> None:
         self.scores = evaluate(self.run, self.measures, qrels=self.qrels, columns=self.columns)
@@ -331,6 +332,39 @@ def _figure(result):
     return getattr(result, "figure", result)
 
 
+def judgments_section(ctx: Context) -> Section | None:
+    """Agreement of two sets of judgments (``other_qrels``): labels and leaderboards."""
+    if ctx.other_qrels is None or ctx.qrels is None:
+        return None
+    from pdireval.meta.leaderboard import leaderboard_agreement
+    from pdireval.runs.judgment_agreement import agreement, judgment_confusion
+
+    agree = agreement(ctx.qrels, ctx.other_qrels, n_resamples=min(ctx.n_resamples, 1000), rng=ctx.seed())
+    confusion = judgment_confusion(ctx.qrels, ctx.other_qrels)
+    other_scores = evaluate(ctx.run, ctx.measures, qrels=ctx.other_qrels, columns=ctx.columns)
+    board = leaderboard_agreement(ctx.scores, other_scores)
+    changes = leaderboard_agreement(ctx.scores, other_scores, per_system=True)
+    return Section(
+        key="judgments",
+        title="Agreement of the two sets of judgments",
+        text=(
+            "The qrels against the other qrels (e.g. human vs LLM judgments): Cohen's κ and "
+            "Krippendorff's α on the pairs both judged (Cohen 1960; Krippendorff 2004), with "
+            "query-bootstrap intervals, and how alike the two rank the systems: Kendall's τ_b, "
+            "τ_AP (Yilmaz et al. 2008), rank-biased overlap (Webber et al. 2010) and the share "
+            "of system pairs with the same paired t-test decision."
+        ),
+        tables={"judgment_agreement": agree, "judgment_confusion": confusion,
+                "leaderboard_agreement": board, "leaderboard_changes": changes},
+        captions={
+            "judgment_agreement": "Agreement statistics of the other qrels against the qrels (pairs both judged)",
+            "judgment_confusion": "Label confusion table (label: qrels; other_label: other qrels; NaN = judged by one side only)",
+            "leaderboard_agreement": "Leaderboards under the qrels (a) and the other qrels (b), per measure",
+            "leaderboard_changes": "System means and ranks under both qrels (rank_change > 0: higher under the other qrels)",
+        },
+    )
+
+
 SECTIONS = [
     systems_section,
     per_query_section,
@@ -340,4 +374,5 @@ SECTIONS = [
     reliability_section,
     stability_section,
     information_section,
+    judgments_section,
 ]
