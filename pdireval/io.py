@@ -381,14 +381,19 @@ def _check_run_duplicates(run: pd.DataFrame, frames: list[pd.DataFrame], files: 
     )
 
 
-def read_qrels(path) -> pd.DataFrame:
+def read_qrels(path, *, subtopics: bool = False) -> pd.DataFrame:
     """Read a TREC qrels file (``query iteration doc label``; plain or ``.gz``).
 
     Parameters
     ----------
     path : str or os.PathLike
-        The qrels file. The iteration field is ignored. A ``.parquet`` (or ``.pq``) file
-        holds a qrels frame (``query, doc, label``), validated as such.
+        The qrels file. A ``.parquet`` (or ``.pq``) file holds a qrels frame
+        (``query, doc, label`` and optionally ``subtopic``), validated as such.
+    subtopics : bool
+        False (default): the iteration field of a TREC file is ignored. True: it is the
+        subtopic (intent) of a diversity qrels file (TREC Web track, ``query subtopic doc
+        label``), kept as the ``subtopic`` column that the intent-aware measures
+        (``alpha_nDCG@k``, ``ERR_IA@k``, ...) read.
 
     Returns
     -------
@@ -399,7 +404,9 @@ def read_qrels(path) -> pd.DataFrame:
         - ``query``, ``doc`` (str);
         - ``label`` (float64): the relevance label as written (negative labels kept).
 
-        A (query, doc) listed twice with the same label is kept once.
+        A (query, doc) listed twice with the same label is kept once. With
+        ``subtopics=True``: columns ``query, subtopic, doc, label``, one row per
+        (query, subtopic, doc), sorted by query, subtopic, doc.
 
     Raises
     ------
@@ -409,12 +416,16 @@ def read_qrels(path) -> pd.DataFrame:
         two different labels.
     """
     file = _path(path, "qrels")
+    if not isinstance(subtopics, bool):
+        raise TypeError(f"subtopics must be True or False, got {type(subtopics).__name__}")
     if _is_parquet(file):
         return _read_parquet(file, "qrels")
     raw = _read_table(file, QRELS_FORMAT)
     frame = pd.DataFrame(
         {"query": raw["query"], "doc": raw["doc"], "label": raw["label"].to_numpy(dtype=np.float64)}
     )
+    if subtopics:
+        frame.insert(1, "subtopic", raw["iteration"])
     try:
         return canonical_qrels(frame)
     except SchemaError as exc:
@@ -506,7 +517,8 @@ def write_qrels(qrels: pd.DataFrame, path, *, columns=None) -> None:
     Notes
     -----
     Rows are sorted by query then doc. Labels are written as integers when all are whole
-    numbers, else with full precision.
+    numbers, else with full precision. A ``subtopic`` column is written in the second
+    (iteration) field, so ``read_qrels(path, subtopics=True)`` reads it back.
 
     Raises
     ------
@@ -518,7 +530,8 @@ def write_qrels(qrels: pd.DataFrame, path, *, columns=None) -> None:
     if _is_parquet(path):
         canonical.to_parquet(_path(path, "qrels"), index=False)
         return
-    _check_writable_ids(canonical, ("query", "doc"), "qrels")
+    has_sub = "subtopic" in canonical.columns
+    _check_writable_ids(canonical, ("query", "subtopic", "doc") if has_sub else ("query", "doc"), "qrels")
     labels = canonical["label"].to_numpy()
     if np.isnan(labels).any():
         rows = canonical[np.isnan(labels)]
@@ -530,7 +543,7 @@ def write_qrels(qrels: pd.DataFrame, path, *, columns=None) -> None:
     whole = np.all(labels == np.round(labels)) and np.all(np.abs(labels) < 2**53)
     text = labels.astype(np.int64) if whole else labels
     out = pd.DataFrame(
-        {"query": canonical["query"].to_numpy(), "it": "0", "doc": canonical["doc"].to_numpy(), "label": text}
+        {"query": canonical["query"].to_numpy(), "it": canonical["subtopic"].to_numpy() if has_sub else "0", "doc": canonical["doc"].to_numpy(), "label": text}
     )
     out.to_csv(_path(path, "qrels"), sep=" ", header=False, index=False, quoting=csv.QUOTE_NONE)
 

@@ -289,3 +289,71 @@ def random_ric_case(rng):
         k = int(rng.integers(0, len(pool) + 1))
         rankings[f"s{s}"] = list(rng.permutation(pool)[:k])
     return rankings, labels
+
+
+# --------------------------------------------------------------------------- provider cross-checks
+
+
+def graded_collection(seed: int, *, n_queries: int = 12, n_systems: int = 3, max_depth: int = 60, long_lists: bool = False):
+    """A seeded (run, qrels) pair with graded labels 0..3 and some -1, unjudged retrieved
+    documents, queries some systems do not answer (empty lists), distinct scores within a
+    ranking (peers break score ties differently), and with ``long_lists`` lists longer than
+    1000 (cwl_eval's depth). Query ids are numeric strings."""
+    import numpy as np
+
+    gen = np.random.default_rng(seed)
+    rows, qrows = [], []
+    n_docs = 3 * max(max_depth, 1200 if long_lists else 0)
+    for q in range(1, n_queries + 1):
+        pool = gen.choice(n_docs, size=min(n_docs, 2 * max_depth), replace=False)
+        judged = pool[: int(gen.integers(1, len(pool)))]
+        labels = gen.choice([-1, 0, 0, 0, 1, 1, 2, 3], size=len(judged))
+        qrows += [(str(q), f"d{d}", int(lab)) for d, lab in zip(judged, labels)]
+        for s in range(n_systems):
+            if gen.random() < 0.1:
+                continue  # unanswered query
+            depth = int(gen.integers(1, max_depth + 1))
+            if long_lists and gen.random() < 0.3:
+                depth = int(gen.integers(1000, 1200))
+            docs = gen.choice(n_docs, size=depth, replace=False)
+            scores = gen.permutation(depth).astype(float) + 1.0
+            rows += [(f"s{s}", str(q), f"d{d}", x) for d, x in zip(docs, scores)]
+    run = pd.DataFrame(rows, columns=["system", "query", "doc", "score"])
+    qrels = pd.DataFrame(qrows, columns=["query", "doc", "label"])
+    return run, qrels
+
+
+def ir_measures_values(run: pd.DataFrame, qrels: pd.DataFrame, measures: dict) -> pd.DataFrame:
+    """ir_measures' per-query values, ``measures`` mapping our string -> theirs; qrels may
+    carry a ``subtopic`` column (passed as ir_measures' ``iteration``)."""
+    import logging
+    import warnings
+
+    import ir_measures
+
+    parsed = {ir_measures.parse_measure(theirs): ours for ours, theirs in measures.items()}
+    ir_qrels = qrels.rename(columns={"query": "query_id", "doc": "doc_id", "label": "relevance", "subtopic": "iteration"})
+    ir_qrels = ir_qrels.astype({"relevance": int, "query_id": str, "doc_id": str})
+    rows = []
+    logging.disable(logging.WARNING)  # cwl_eval's gain-range warnings
+    try:
+        for system, sys_run in run.groupby("system"):
+            ir_run = sys_run.rename(columns={"query": "query_id", "doc": "doc_id"})[["query_id", "doc_id", "score"]]
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                for metric in ir_measures.iter_calc(list(parsed), ir_qrels, ir_run.astype({"query_id": str, "doc_id": str})):
+                    rows.append((system, metric.query_id, parsed[metric.measure], metric.value))
+    finally:
+        logging.disable(logging.NOTSET)
+    return pd.DataFrame(rows, columns=["system", "query", "measure", "value"])
+
+
+def assert_same_values(ours: pd.DataFrame, theirs: pd.DataFrame, atol: float = 1e-9) -> None:
+    """Every (system, query, measure) of both frames present in both, values within atol."""
+    import numpy as np
+
+    keys = ["system", "query", "measure"]
+    merged = ours.astype({k: str for k in keys}).merge(theirs.astype({k: str for k in keys}), on=keys, how="outer", indicator=True)
+    assert (merged["_merge"] == "both").all(), merged[merged["_merge"] != "both"].head(10)
+    diff = np.abs(merged["value_x"].to_numpy(dtype=float) - merged["value_y"].to_numpy(dtype=float))
+    assert (diff <= atol).all(), merged[diff > atol].head(10)

@@ -299,7 +299,10 @@ def canonical_qrels(qrels: pd.DataFrame, columns: Mapping[str, str] | None = Non
     qrels
         One row per judged document: ``query, doc, label``. A NaN label means "in the pool
         but not judged"; negative labels are genuine labels (their meaning is chosen per
-        measure with ``negatives=``).
+        measure with ``negatives=``). Diversity qrels add a ``subtopic`` column (one row
+        per (query, subtopic, doc); ir_datasets calls it ``iteration``: pass
+        ``columns={'subtopic': 'iteration'}``), which the intent-aware measures read; the
+        other measures see one label per (query, doc), the largest over its subtopics.
     columns
         Optional mapping ``{canonical name: your column name}``.
 
@@ -307,7 +310,9 @@ def canonical_qrels(qrels: pd.DataFrame, columns: Mapping[str, str] | None = Non
     -------
     DataFrame
         Columns ``query, doc`` (string dtype) and ``label`` (float64), one row per
-        (query, doc): exact duplicate rows are merged. Sorted by query then doc.
+        (query, doc): exact duplicate rows are merged. Sorted by query then doc. With a
+        ``subtopic`` column: ``query, subtopic, doc, label``, one row per
+        (query, subtopic, doc), sorted by query, subtopic, doc.
 
     Raises
     ------
@@ -316,42 +321,54 @@ def canonical_qrels(qrels: pd.DataFrame, columns: Mapping[str, str] | None = Non
         different labels.
     """
     _check_frame(qrels, "qrels")
-    frame = _rename(qrels, columns, "qrels", QRELS_COLUMNS)
+    frame = _rename(qrels, columns, "qrels", QRELS_COLUMNS + ("subtopic",))
     _require(frame, QRELS_COLUMNS, "qrels", columns)
     _require_nonempty(frame, "qrels")
-    out = pd.DataFrame(
-        {
-            "query": _as_ids(frame["query"], "query", "qrels", frame),
-            "doc": _as_ids(frame["doc"], "doc", "qrels", frame),
-            "label": _as_float(frame["label"], "label", "qrels", frame),
-        }
-    )
+    key = ["query", "doc"]
+    data = {
+        "query": _as_ids(frame["query"], "query", "qrels", frame),
+        "doc": _as_ids(frame["doc"], "doc", "qrels", frame),
+        "label": _as_float(frame["label"], "label", "qrels", frame),
+    }
+    if "subtopic" in frame.columns:
+        key = ["query", "subtopic", "doc"]
+        data = {"query": data["query"], "subtopic": _as_ids(frame["subtopic"], "subtopic", "qrels", frame), "doc": data["doc"], "label": data["label"]}
+    out = pd.DataFrame(data)
     out.index = pd.RangeIndex(len(out))
     _check_finite_labels(out["label"], "qrels", frame)
-    out = _merge_duplicate_judgments(out, "qrels")
-    return out.sort_values(["query", "doc"], kind="stable", ignore_index=True)
+    out = _merge_duplicate_judgments(out, "qrels", key)
+    return out.sort_values(key, kind="stable", ignore_index=True)
 
 
-def _merge_duplicate_judgments(frame: pd.DataFrame, kind: str) -> pd.DataFrame:
-    """Drop exact duplicate (query, doc, label) rows; conflicting labels are an error."""
-    dup_key = frame.duplicated(["query", "doc"], keep=False)
+def _merge_duplicate_judgments(frame: pd.DataFrame, kind: str, key=("query", "doc")) -> pd.DataFrame:
+    """Drop exact duplicate (key, label) rows; conflicting labels are an error."""
+    key = list(key)
+    dup_key = frame.duplicated(key, keep=False)
     if not dup_key.any():
         return frame
     dups = frame[dup_key.to_numpy()]
-    n_labels = dups.groupby(["query", "doc"], sort=False, observed=True)["label"].nunique(
+    n_labels = dups.groupby(key, sort=False, observed=True)["label"].nunique(
         dropna=False
     )
     conflicts = n_labels[n_labels > 1]
+    what = "(" + ", ".join(key) + (") pair(s)" if len(key) == 2 else ") triple(s)")
     if len(conflicts):
         keys = conflicts.index
-        rows = dups.set_index(["query", "doc"]).loc[keys].reset_index()
+        rows = dups.set_index(key).loc[keys].reset_index()
         raise SchemaError(
-            f"the {kind} give {len(conflicts)} (query, doc) pair(s) more than one label:"
-            f"{show_rows(rows)}\nEach judged document needs exactly one label per query: "
-            "decide which label is right and drop the other rows.",
+            f"the {kind} give {len(conflicts)} {what} more than one label:"
+            f"{show_rows(rows)}\nEach judged document needs exactly one label per "
+            f"{'query and subtopic' if 'subtopic' in key else 'query'}: decide which label "
+            "is right and drop the other rows"
+            + (
+                "" if "subtopic" in key else
+                " (or, if they are judgments per subtopic of a diversity collection, give "
+                "them a 'subtopic' column: read_qrels(path, subtopics=True) reads a TREC "
+                "diversity qrels file so)"
+            ) + ".",
             failure_cases=rows,
         )
-    return frame.drop_duplicates(["query", "doc"], ignore_index=True)
+    return frame.drop_duplicates(key, ignore_index=True)
 
 
 def qrels_from_run(run: pd.DataFrame) -> pd.DataFrame:

@@ -38,7 +38,7 @@ from pdireval.core.hashing import (
 )
 from pdireval.core.keys import RunKeys, run_keys
 
-__all__ = ["Judgments", "Segments", "build_judgments", "build_segments", "natural_order"]
+__all__ = ["Judgments", "SubtopicTable", "Segments", "build_judgments", "build_segments", "natural_order"]
 
 
 def natural_order(ids) -> np.ndarray:
@@ -47,6 +47,29 @@ def natural_order(ids) -> np.ndarray:
     if len(values) and values.str.fullmatch(r"-?\d{1,18}").all():
         return np.argsort(values.astype(np.int64).to_numpy(), kind="stable")
     return np.argsort(values.to_numpy(dtype=object), kind="stable")
+
+
+@dataclass
+class SubtopicTable:
+    """Per-subtopic judgments of qrels that have a ``subtopic`` column.
+
+    Attributes
+    ----------
+    row
+        Per (query, subtopic, doc) qrels entry: its row in the collapsed (query, doc)
+        judgments.
+    sub
+        Per entry: a subtopic code, unique across queries (0..n_subtopics-1).
+    label
+        Per entry: its label (float64; NaN = unjudged).
+    sub_query
+        Per subtopic code: its query index.
+    """
+
+    row: np.ndarray
+    sub: np.ndarray
+    label: np.ndarray
+    sub_query: np.ndarray
 
 
 @dataclass
@@ -70,6 +93,7 @@ class Judgments:
     label: np.ndarray
     doc: np.ndarray
     frame: pd.DataFrame
+    subtopics: SubtopicTable | None = None
     cache: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -85,7 +109,20 @@ class Judgments:
 
 
 def build_judgments(qrels: pd.DataFrame) -> Judgments:
-    """Group a canonical qrels frame by query (natural query order)."""
+    """Group a canonical qrels frame by query (natural query order).
+
+    Qrels with a ``subtopic`` column are collapsed to one row per (query, doc) whose label
+    is the largest of its subtopic labels (a document relevant to any subtopic is relevant
+    to the query, as in ndeval); the per-subtopic labels are kept in ``subtopics``.
+    """
+    full = None
+    if "subtopic" in qrels.columns:
+        full = qrels
+        qrels = (
+            qrels.groupby(["query", "doc"], sort=True, observed=True)["label"]
+            .max()
+            .reset_index()
+        )
     codes, uniques = pd.factorize(qrels["query"], sort=False)
     order_q = natural_order(uniques)
     rank_of = np.empty(len(order_q), dtype=np.int64)
@@ -95,12 +132,25 @@ def build_judgments(qrels: pd.DataFrame) -> Judgments:
     frame = qrels.iloc[perm].reset_index(drop=True)
     counts = np.bincount(qcode, minlength=len(uniques))
     start = np.concatenate([[0], np.cumsum(counts)])
+    queries = pd.Index(uniques[order_q], name="query")
+    subtopics = None
+    if full is not None:
+        where = pd.MultiIndex.from_arrays([frame["query"], frame["doc"]])
+        row = where.get_indexer(pd.MultiIndex.from_arrays([full["query"], full["doc"]]))
+        sub, pairs = pd.MultiIndex.from_arrays([full["query"], full["subtopic"]]).factorize()
+        subtopics = SubtopicTable(
+            row=row.astype(np.int64),
+            sub=sub.astype(np.int64),
+            label=full["label"].to_numpy(dtype=np.float64),
+            sub_query=queries.get_indexer(pairs.get_level_values(0)).astype(np.int64),
+        )
     return Judgments(
-        queries=pd.Index(uniques[order_q], name="query"),
+        queries=queries,
         start=start,
         label=frame["label"].to_numpy(dtype=np.float64),
         doc=frame["doc"].to_numpy(),
         frame=frame,
+        subtopics=subtopics,
     )
 
 
@@ -129,6 +179,7 @@ class Segments:
     hit_pos: np.ndarray
     hit_label: np.ndarray
     judgments: Judgments
+    hit_qrow: np.ndarray | None = None  # per hit: its row in judgments (label, doc)
     cache: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -152,6 +203,7 @@ class Segments:
             hit_pos=self.hit_pos,
             hit_label=self.hit_label,
             judgments=self.judgments,
+            hit_qrow=self.hit_qrow,
         )
 
 
@@ -314,10 +366,11 @@ def build_segments(
         # rows are in sorted order, so hits are, except that tied hits move within their tie
         # group; _break_ties returned that order
         if order_of_hits is not None:
-            hit_seg, hit_pos, hit_label = hit_seg[order_of_hits], hit_pos[order_of_hits], hit_label[order_of_hits]
+            hit_seg, hit_pos = hit_seg[order_of_hits], hit_pos[order_of_hits]
+            hit_label, hit_qrow = hit_label[order_of_hits], hit_qrow[order_of_hits]
     else:
         o = np.argsort((hit_seg.astype(np.uint64) << np.uint64(32)) | hit_pos.astype(np.uint64))
-        hit_seg, hit_pos, hit_label = hit_seg[o], hit_pos[o], hit_label[o]
+        hit_seg, hit_pos, hit_label, hit_qrow = hit_seg[o], hit_pos[o], hit_label[o], hit_qrow[o]
     return Segments(
         systems=pd.Index(keys.systems.to_numpy(dtype=object)[sys_order], name="system"),
         seg_system=seg_system,
@@ -327,6 +380,7 @@ def build_segments(
         hit_pos=hit_pos.astype(np.int64),
         hit_label=hit_label,
         judgments=judgments,
+        hit_qrow=hit_qrow,
     )
 
 

@@ -17,7 +17,7 @@ import pandas as pd
 from pdireval.core.schema import ID_DTYPE
 from pdireval.errors import OptionError
 
-__all__ = ["simulate", "read_cranfield"]
+__all__ = ["simulate", "simulate_diversity", "read_cranfield"]
 
 
 def _whole(name: str, value, low: int) -> None:
@@ -209,3 +209,4 @@ def simulate(
 
 
 from pdireval.datasets.cranfield import read_cranfield  # noqa: E402  (public: pdireval.datasets.read_cranfield)
+from pdireval.datasets.intents import simulate_diversity  # noqa: E402  (public: pdireval.datasets.simulate_diversity)

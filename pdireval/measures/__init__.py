@@ -13,7 +13,11 @@ import types
 import pandas as pd
 
 from pdireval.measures import (
+    accuracy,  # noqa: F401  (registers Accuracy)
     bounds,  # noqa: F401  (bound parameters on the standard measures; imports standard)
+    compat,  # noqa: F401  (registers Compat)
+    cwl,  # noqa: F401  (registers the C/W/L family of cwl_eval)
+    diversity,  # noqa: F401  (registers the intent-aware measures of ndeval)
     ric,  # noqa: F401  (registers RIC)
     standard,  # noqa: F401  (registers the standard measures)
     trec_eval_set,  # noqa: F401  (registers the rest of trec_eval's all_trec set)

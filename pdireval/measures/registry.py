@@ -254,10 +254,10 @@ def _did_you_mean(name: str) -> str:
     pool = {n.lower(): n for n in names}
     pool.update({a: _ALIASES[a][0] for a in _ALIASES})
     close = difflib.get_close_matches(name.lower(), list(pool), n=3, cutoff=0.6)
-    suggestion = ""
     if close:
-        suggestion = " Did you mean " + " or ".join(repr(pool[c]) for c in dict.fromkeys(close)) + "?"
-    return f"{suggestion} Known measures: {', '.join(names)}."
+        suggestion = " or ".join(repr(pool[c]) for c in dict.fromkeys(close))
+        return f" Did you mean {suggestion}? pdireval.measures() lists every measure."
+    return f" Known measures: {', '.join(names)}."
 
 
 def parse_measure(text: str | Measure) -> Measure:
@@ -340,18 +340,19 @@ def build_measure(name: str, params: Mapping[str, Any] | None = None, cutoff: in
     if definition is None:
         raise MeasureError(f"unknown measure {name!r}.{_did_you_mean(name)}")
     shown = text or name
-    declared = {p.name: p for p in definition.params}
+    # parameter names match case-insensitively and keep their declared spelling (e.g. T)
+    declared = {p.name.lower(): p for p in definition.params}
     kept = []
     for key, value in (params or {}).items():
-        key = key.lower()
-        if key not in declared:
-            known = ", ".join(declared) or "none"
+        if key.lower() not in declared:
+            known = ", ".join(p.name for p in definition.params) or "none"
             raise MeasureError(
                 f"{definition.name} has no parameter {key!r} (in {shown!r}); its parameters: {known}."
             )
-        value = _coerce(declared[key], value, definition.name, shown)
-        if _freeze(value) != _freeze(declared[key].default):
-            kept.append((key, _freeze(value)))
+        param = declared[key.lower()]
+        value = _coerce(param, value, definition.name, shown)
+        if _freeze(value) != _freeze(param.default):
+            kept.append((param.name, _freeze(value)))
     if definition.cutoff == "none" and cutoff is not None:
         raise MeasureError(f"{definition.name} takes no cut-off (in {shown!r}): write {definition.name!r}.")
     if definition.cutoff == "required" and cutoff is None:

@@ -167,7 +167,10 @@ def relative_precision(segments, m):
 
 def set_precision(segments, m):
     """SetP = (relevant retrieved) / L, the precision of the whole retrieved set; L = 0 -> 0
-    (trec_eval ``set_P``)."""
+    (trec_eval ``set_P``). ``relative=true`` divides by min(L, R) instead: ir_measures'
+    spelling of trec_eval's ``set_relative_P`` (= SetRelP)."""
+    if m.get("relative", False):
+        return set_relative_precision(segments, m)
     v, rel = _view(segments, m), m.get("rel")
     return _safe_div(_rel_ret(v, rel), v.seg_len.astype(np.float64))
 
@@ -459,7 +462,8 @@ register(MeasureDef("IPrec", iprec_at_recall, "Interpolated precision at recall 
 register(MeasureDef("11pt_avg", eleven_point_average, "Mean interpolated precision over recall levels: (1/|levels|)·Σ_x IPrec@x.", (LEVELS,) + BINARY, cutoff="none", citation="Salton & McGill 1983; " + _TREC, trec_eval="11pt_avg", aliases=("11-pt_avg", "iprec11")))
 register(MeasureDef("Rprec_mult", rprec_mult, "Precision at c = ⌊x·R+0.9⌋ documents, x the cut-off (a multiple of R): |relevant in top c| / c.", BINARY, cutoff="real", citation=_TREC, trec_eval="Rprec_mult_x"))
 register(MeasureDef("relative_P", relative_precision, "Relative precision at k: |relevant in top k| / min(k, R).", BINARY, cutoff="required", citation=_TREC, trec_eval="relative_P_k", aliases=("relP", "relative_precision")))
-register(MeasureDef("SetP", set_precision, "Set precision: relevant retrieved / retrieved.", BINARY, cutoff="none", citation=_TREC, trec_eval="set_P", aliases=("set_p",)))
+RELATIVE = Param("relative", "bool", False, "Divide by min(retrieved, R), the best possible set precision (ir_measures' SetP(relative=True) = SetRelP).")
+register(MeasureDef("SetP", set_precision, "Set precision: relevant retrieved / retrieved.", (RELATIVE,) + BINARY, cutoff="none", citation=_TREC, trec_eval="set_P", aliases=("set_p",)))
 register(MeasureDef("SetR", set_recall, "Set recall: relevant retrieved / R.", BINARY, cutoff="none", citation=_TREC, trec_eval="set_recall", aliases=("set_recall",)))
 register(MeasureDef("SetF", set_f, "Set F: (β+1)·P·R / (β·P + R) of SetP and SetR.", (BETA,) + BINARY, cutoff="none", citation="van Rijsbergen 1979; " + _TREC, trec_eval="set_F", aliases=("set_f",)))
 register(MeasureDef("SetAP", set_ap, "Set AP: relevant retrieved² / (retrieved · R).", BINARY, cutoff="none", citation=_TREC, trec_eval="set_map", aliases=("set_map",)))

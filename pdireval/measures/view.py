@@ -58,6 +58,7 @@ class View:
     q_start: np.ndarray
     negatives: str
     judged_only: bool
+    hit_qrow: np.ndarray | None = None  # per hit: its judgments row (None if unknown)
 
     @property
     def n_queries(self) -> int:
@@ -88,9 +89,11 @@ def view_of(segments: Segments, *, negatives: str = "unjudged", judged_only: boo
     hit_label = read_negatives(segments.hit_label, negatives)
     q_label = read_negatives(segments.judgments.label, negatives)
     hit_seg, hit_pos, seg_len = segments.hit_seg, segments.hit_pos, segments.seg_len
+    hit_qrow = segments.hit_qrow
     if judged_only:
         keep = ~np.isnan(hit_label)
         hit_seg, hit_label = hit_seg[keep], hit_label[keep]
+        hit_qrow = None if hit_qrow is None else hit_qrow[keep]
         hit_pos = within_segment_rank(hit_seg)
         seg_len = np.bincount(hit_seg, minlength=segments.n_segments).astype(np.int64)
     view = View(
@@ -105,6 +108,7 @@ def view_of(segments: Segments, *, negatives: str = "unjudged", judged_only: boo
         q_start=segments.judgments.start,
         negatives=negatives,
         judged_only=judged_only,
+        hit_qrow=hit_qrow,
     )
     segments.cache[key] = view
     return view

@@ -1,0 +1,88 @@
+"""The C/W/L family (INSQ, INST, BPM, SDCG, NERR8-11) against cwl_eval through ir_measures,
+per query, on generated collections with graded and negative labels, unjudged documents,
+unanswered queries and lists longer than cwl_eval's 1000 ranks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import pdireval
+from pdireval.errors import MeasureError
+from pdireval.measures import parse_measure
+from tests.helpers import assert_same_values, graded_collection, ir_measures_values
+
+pytest.importorskip("ir_measures")
+pytest.importorskip("cwl")
+
+# ours -> ir_measures' spelling (ir_measures wants floats for T/p and ints for min/max_rel)
+MEASURES = {
+    "INSQ(max_rel=3)": "INSQ(max_rel=3)",
+    "INSQ(T=2.5,max_rel=3)": "INSQ(T=2.5,max_rel=3)",
+    "INST(max_rel=3)": "INST(max_rel=3)",
+    "INST(T=0.7,max_rel=3)": "INST(T=0.7,max_rel=3)",
+    "INST(T=3,max_rel=2,min_rel=1)": "INST(T=3.0,max_rel=2,min_rel=1)",
+    "BPM(max_rel=3)@10": "BPM(max_rel=3)@10",
+    "BPM(T=2,max_rel=3)@100": "BPM(T=2.0,max_rel=3)@100",
+    "BPM(max_rel=3)@2000": "BPM(T=1.0,max_rel=3)@2000",
+    "SDCG(max_rel=3)@10": "SDCG(max_rel=3)@10",
+    "SDCG(max_rel=2,min_rel=1)@1500": "SDCG(max_rel=2,min_rel=1)@1500",
+    "NERR8(max_rel=3)@10": "NERR8(max_rel=3)@10",
+    "NERR9(max_rel=3)@20": "NERR9(max_rel=3)@20",
+    "NERR10(max_rel=3)": "NERR10(max_rel=3)",
+    "NERR10(max_rel=2,p=0.5)": "NERR10(p=0.5,max_rel=2)",
+    "NERR11(max_rel=3)": "NERR11(max_rel=3)",
+    "NERR11(T=2,max_rel=3)": "NERR11(T=2.0,max_rel=3)",
+}
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_cwl_family_matches_cwl_eval_per_query(seed):
+    run, qrels = graded_collection(seed, long_lists=seed == 1)
+    ours = pdireval.evaluate(run, list(MEASURES), qrels=qrels)
+    assert_same_values(ours, ir_measures_values(run, qrels, MEASURES))
+
+
+def test_bpm_stops_exactly_where_the_running_gain_reaches_T():
+    # gains 1/3 each (max_rel=3, label 1): 1/3 + 1/3 + 1/3 == 1.0 when summed left to right,
+    # not after a global cumulative sum minus an offset; the first segment offsets the sums
+    docs = [f"d{i}" for i in range(8)]
+    qrels = pd.DataFrame({"query": ["1"] * 8 + ["2"] * 8, "doc": docs * 2, "label": [3, 2, 1, 3, 2, 1, 1, 3] + [1] * 8})
+    run = pd.DataFrame({"system": "s", "query": ["1"] * 8 + ["2"] * 8, "doc": docs * 2, "score": list(range(8, 0, -1)) * 2})
+    ours = pdireval.evaluate(run, ["BPM(max_rel=3)@8"], qrels=qrels)
+    # query 2: the user stops at rank 3 (gain 1/3 + 1/3 + 1/3 = 1 = T): BPM = 1 / 3
+    assert ours["value"].iloc[1] == pytest.approx(1 / 3, abs=1e-15)
+    assert_same_values(ours, ir_measures_values(run, qrels, {"BPM(max_rel=3)@8": "BPM(T=1.0,max_rel=3)@8"}))
+
+
+def test_insq_closed_form_by_hand():
+    # one relevant document (gain 1) at rank 2: W_i ∝ (2T/(i+2T-1))^2 over 1000 ranks
+    run = pd.DataFrame({"system": "s", "query": "1", "doc": ["a", "b"], "score": [2.0, 1.0]})
+    qrels = pd.DataFrame({"query": "1", "doc": ["b"], "label": [1]})
+    value = pdireval.evaluate(run, "INSQ(max_rel=1)", qrels=qrels)["value"].iloc[0]
+    i = np.arange(1, 1001)
+    w = (2.0 / (i + 1.0)) ** 2
+    assert value == pytest.approx(w[1] / w.sum(), rel=1e-12)
+
+
+def test_max_rel_defaults_to_the_largest_label():
+    run, qrels = graded_collection(3, n_queries=5)
+    a = pdireval.evaluate(run, ["INST", "NERR8@5"], qrels=qrels)["value"].to_numpy()
+    b = pdireval.evaluate(run, ["INST(max_rel=3)", "NERR8(max_rel=3)@5"], qrels=qrels)["value"].to_numpy()
+    np.testing.assert_array_equal(a, b)
+
+
+def test_parameter_names_keep_ir_measures_spelling():
+    assert str(parse_measure("inst(t=2, MAX_REL=3)")) == "INST(T=2,max_rel=3)"
+
+
+def test_min_rel_not_below_max_rel_is_a_measure_error():
+    run, qrels = graded_collection(4, n_queries=3)
+    with pytest.raises(MeasureError, match="min_rel=3 must be below max_rel=3"):
+        pdireval.evaluate(run, "INST(min_rel=3,max_rel=3)", qrels=qrels)
+
+
+def test_goal_must_be_positive():
+    with pytest.raises(MeasureError, match="positive"):
+        parse_measure("INST(T=0)")
