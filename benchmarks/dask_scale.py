@@ -160,6 +160,24 @@ def phase(name: str, root: Path, args) -> dict:
         out["evaluate_s"] = time.perf_counter() - t
         out["rows"] = len(run)
         _save(scores, root, name)
+    elif name.startswith("variants"):
+        # evaluate_variants over 16 levels x 5 repeats = 80 qrels variants, --variant-systems systems
+        n = args.variant_systems
+        sub = pdireval.subsample_qrels(qrels, levels=(1, 2, 3, 4, 5, 10, 15, 20, 25, 30, 40, 50, 60, 70, 80, 90), repeats=5, rng=0)
+        out["variants"] = 80
+        t0 = time.perf_counter()
+        if name == "variants-pandas":
+            run = pd.concat([pdireval.read_run(f) for f in files[:n]], ignore_index=True)
+            full = pdireval.evaluate_variants(run, MEASURES, sub)
+            out["per_query_rows"] = len(full)
+            g = full.groupby(["level", "repeat", "system", "measure"], sort=False)["value"]
+            means = g.mean().reset_index()
+            means["n_queries"] = g.size().to_numpy()
+            means = means.sort_values(["level", "repeat", "system"], kind="stable", ignore_index=True)
+        else:
+            means = pdask.evaluate_variants(pdask.read_run(files[:n]), MEASURES, sub, partitioned_by="system").compute(scheduler="threads")
+        out["rows"] = len(means)
+        means.to_parquet(root / f"scores-{name}.parquet", index=False)
     elif name == "read-only":
         ddf = pdask.read_run(files)
         out["rows"] = int(ddf.map_partitions(len).sum().compute(scheduler="threads"))
@@ -223,6 +241,9 @@ def compare(root: Path, phases: list[str]) -> dict:
 
     frames = {p: pd.read_parquet(root / f"scores-{p}.parquet") for p in phases if (root / f"scores-{p}.parquet").exists()}
     out = {}
+    if "variants-pandas" in frames and "variants-dask" in frames:
+        a, b = frames.pop("variants-pandas"), frames.pop("variants-dask")
+        out["variants-dask == variants-pandas (means)"] = bool(a.reset_index(drop=True).astype(b.dtypes.to_dict()).equals(b.reset_index(drop=True)))
     full = [p for p in frames if not p.startswith(("pandas", "dask-subset"))]
     ref = frames.get("system")
     for p in full:
@@ -283,14 +304,17 @@ def main() -> None:
     ap.add_argument("name", nargs="?")
     ap.add_argument("--small", action="store_true")
     ap.add_argument("--root", default=None)
-    ap.add_argument("--phases", default="read-only,pandas,dask-subset,system,query,shuffle,trec,cluster-system,cluster-shuffle")
+    ap.add_argument("--phases", default="read-only,pandas,dask-subset,system,query,shuffle,trec,cluster-system,cluster-shuffle,variants-pandas,variants-dask")
     ap.add_argument("--pandas-systems", type=int, default=None, help="systems in the pandas subset (default 40, 4 with --small)")
+    ap.add_argument("--variant-systems", type=int, default=None, help="systems in the evaluate_variants phases (default 20, 4 with --small)")
     ap.add_argument("--memory-limit", default="3GiB", help="LocalCluster memory limit per worker")
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
     root = Path(args.root or ("/tmp/pdireval-dask" + ("-small" if args.small else "")))
     if args.pandas_systems is None:
         args.pandas_systems = 4 if args.small else 40
+    if args.variant_systems is None:
+        args.variant_systems = 4 if args.small else 20
     if args.command == "generate":
         generate(root, args.small)
         return
@@ -304,7 +328,7 @@ def main() -> None:
         print(json.dumps(compare(root, args.phases.split(","))))
         return
     # run: every phase in its own process
-    common = [*(["--small"] if args.small else []), "--root", str(root), "--pandas-systems", str(args.pandas_systems), "--memory-limit", args.memory_limit]
+    common = [*(["--small"] if args.small else []), "--root", str(root), "--pandas-systems", str(args.pandas_systems), "--variant-systems", str(args.variant_systems), "--memory-limit", args.memory_limit]
     results = []
     load_start = open("/proc/loadavg").read().split()[:3]
     for name in args.phases.split(","):

@@ -298,6 +298,23 @@ def _layout(run: dd.DataFrame, partitioned_by, columns, on: str) -> dd.DataFrame
     return run.shuffle(on=(columns or {}).get(on, on))
 
 
+def _check_partition_invariant(parsed) -> None:
+    """Refuse the one value that depends on which lists are evaluated together: a
+    Monte-Carlo random bound over each run's own list (its draws are shared by all lists)."""
+    for m in parsed:
+        try:
+            lb, pool = m.get("lb"), m.get("rlb_pool")
+        except Exception:  # a measure without bounds parameters
+            continue
+        if lb == "mc" and pool == "run":
+            raise OptionError(
+                f"{str(m)!r}: a Monte-Carlo random bound over each run's own list (lb=mc, "
+                "rlb_pool=run) draws its permutations for all the lists evaluated together, so "
+                "no partitioning reproduces pandas' numbers. Use rlb_pool=qrels (the default; "
+                "the same draws in every partition) or lb=exact."
+            )
+
+
 def evaluate(
     run: dd.DataFrame,
     measures,
@@ -373,7 +390,9 @@ def evaluate(
     check_option("partitioned_by", partitioned_by, PARTITIONED_BY)
     if not isinstance(finalize, bool):
         raise TypeError(f"finalize= must be True or False, got {finalize!r}")
-    names = [str(m) for m in parse_measures(measures)]
+    parsed = parse_measures(measures)
+    _check_partition_invariant(parsed)
+    names = [str(m) for m in parsed]
     order = _resolve_order(run, columns, order)
     judgments, _ = _judgments(run, qrels, columns, qrels_columns)
     run = _layout(run, partitioned_by, columns, "query")

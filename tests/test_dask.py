@@ -17,7 +17,8 @@ import pdireval  # noqa: E402
 import pdireval.dask as pdask  # noqa: E402
 from pdireval.errors import MeasureError, OptionError, PdirevalWarning, SchemaError  # noqa: E402
 
-MEASURES = ["nDCG@10", "AP", "ERR@20", "RR", "P@5", "NumRel", "Rprec", "nDCG(bounds=minmax)@10"]
+MEASURES = ["nDCG@10", "AP", "ERR@20", "RR", "P@5", "NumRel", "Rprec", "nDCG(bounds=minmax)@10", "AP(bounds=ul2)",
+            "nDCG(bounds=ul1,lb=mc,mc_samples=20)@5"]
 
 
 def _collection():
@@ -165,6 +166,8 @@ def test_bad_options_fail_at_once_without_reading_data():
         pdask.evaluate(ddf.drop(columns="doc"), "AP", qrels=QRELS)
     with pytest.raises(SchemaError, match="no judgments"):
         pdask.evaluate(ddf, "AP")
+    with pytest.raises(OptionError, match="rlb_pool=qrels"):
+        pdask.evaluate(ddf, "nDCG(bounds=ul1,lb=mc,rlb_pool=run)@5", qrels=QRELS)
     with pytest.raises(TypeError, match="pdireval.evaluate"):
         pdask.evaluate(RUN, "AP", qrels=QRELS)
 
