@@ -3,8 +3,8 @@
 Run from the repository root:  python benchmarks/fusion.py [--small]  (writes
 benchmarks/results/fusion.md). The workload (issue 15): 10 systems, 7,000 queries, 100
 documents per list drawn from a pool of 300 candidates per query (so lists overlap as TREC
-runs do), scores ~ N(0, 1) without ties, each list sorted by score as a TREC run file is —
-7M rows. For every method the fused scores of both tools are compared (max |difference|),
+runs do), strictly decreasing scores without ties (even at float32 precision), each list
+sorted by score as a TREC run file is — 7M rows. For every method the fused scores of both tools are compared (max |difference|),
 so the table only times runs that give the same numbers.
 
 * pdireval: ``pdireval.fuse(frame, method, ...)`` from the pandas frame, validation included.
@@ -51,9 +51,11 @@ def make_runs(n_systems, n_queries, depth, pool, seed=0):
     frames = []
     for s in range(n_systems):
         picks = np.argsort(rng.random((n_queries, pool)), axis=1)[:, :depth].ravel()
-        score = rng.normal(size=n_queries * depth)
+        # strictly decreasing scores with gaps >= 0.01: no ties even at float32 precision, so
+        # trec_eval's float32 comparison (pdireval) and ranx's float64 sort read the same order
+        gaps = 0.01 + rng.exponential(0.05, size=(n_queries, depth))
+        score = (10.0 - np.cumsum(gaps, axis=1) + rng.normal(0, 1, size=(n_queries, 1))).ravel()
         frame = pd.DataFrame({"query": q, "pick": picks, "score": score})
-        frame = frame.sort_values(["query", "score"], ascending=[True, False], kind="stable")
         frames.append(pd.DataFrame({
             "system": f"run{s:02d}",
             "query": frame["query"].astype(str).to_numpy(),

@@ -318,7 +318,7 @@ def _run_frame(lists: _Lists, score: np.ndarray, name: str) -> pd.DataFrame:
     starts = np.maximum.accumulate(np.where(first, np.arange(len(qs)), 0))
     n = len(o)
     return pd.DataFrame({
-        "system": pd.array(np.full(n, name, dtype=object), dtype=ID_DTYPE),
+        "system": _take_ids(pd.Index([name]), np.zeros(n, dtype=np.int64)),
         "query": _take_ids(lists.queries, lists.u_query[o]),
         "doc": _take_ids(lists.docs, lists.u_doc[o]),
         "score": score[o].astype(np.float64),
