@@ -41,14 +41,14 @@ def main() -> None:
     qrels = pdireval.read_qrels(shared / "qrels.txt")
 
     t0, c0 = time.perf_counter(), time.process_time()
-    sub = pdireval.subsample_qrels(qrels, repeats=10, rng=2008, mode="unjudged")
+    sub = pdireval.subsample_qrels(qrels, n_resamples=10, rng=2008, mode="unjudged")
     t_sub, c_sub = time.perf_counter() - t0, time.process_time() - c0
 
     t0, c0 = time.perf_counter(), time.process_time()
     scores = pdireval.evaluate_variants(run, MEASURES, sub)
     t_var, c_var = time.perf_counter() - t0, time.process_time() - c0
 
-    sub_drop = pdireval.subsample_qrels(qrels, repeats=10, rng=2008, mode="drop")
+    sub_drop = pdireval.subsample_qrels(qrels, n_resamples=10, rng=2008, mode="drop")
     t0, c0 = time.perf_counter(), time.process_time()
     pdireval.evaluate_variants(run, MEASURES, sub_drop)
     t_drop, c_drop = time.perf_counter() - t0, time.process_time() - c0

@@ -13,9 +13,9 @@ benchmarks/results/significance.md). Workloads (issue 4):
    * ranx's Fisher randomisation (numba) on the same score arrays and pairs
      (ranx.statistical_tests.compute_statistical_significance, which is what ranx.compare
      calls after computing the metric), and ranx.compare end to end from the run and qrels.
-2. Error-rate curves: 17 systems x 100 topics, sizes 5, 10, ..., 100, 200 trials per size,
+2. Error-rate curves: 17 systems x 100 topics, n_queries 5, 10, ..., 100, 200 trials per size,
    fuzziness 0.05 — pdireval.error_rate (both units) vs a straightforward per-trial, per-pair
-   Python loop (a subset of sizes timed and extrapolated).
+   Python loop (a subset of n_queries timed and extrapolated).
 
 Timings are the best of several repeats (wall clock, time.perf_counter); the peak memory of
 one pdireval call is measured with tracemalloc (numpy reports its buffers to it).
@@ -76,10 +76,10 @@ def naive_bootstrap_pair(a: pd.Series, b: pd.Series, n_resamples: int, rng) -> f
     return hits / n_resamples
 
 
-def naive_error_rate(x: np.ndarray, size: int, n_trials: int, f: float, rng) -> float:
+def naive_error_rate(x: np.ndarray, size: int, n_resamples: int, f: float, rng) -> float:
     n, m = x.shape
     acc = {p: [0, 0, 0] for p in itertools.combinations(range(m), 2)}
-    for _ in range(n_trials):
+    for _ in range(n_resamples):
         topics = rng.choice(n, size=size, replace=False)
         means = x[topics].mean(axis=0)
         for (i, j), v in acc.items():
@@ -190,27 +190,27 @@ def main():
     run2, qrels2 = pdireval.datasets.simulate(n_systems=17, n_queries=100, depth=100, rng=SEED)
     scores2 = pdireval.evaluate(run2, ["AP"], qrels=qrels2)
     x2 = pdireval.core.groups.score_matrix(scores2).to_numpy()
-    sizes = list(range(5, 101, 5))
-    t_err, err = best_of(lambda: pdireval.error_rate(scores2, n_trials=200, sizes=sizes, rng=SEED), repeat=3)
-    t_err_topic, _ = best_of(lambda: pdireval.error_rate(scores2, n_trials=200, sizes=sizes, unit="topic", rng=SEED), repeat=3)
-    t_swap, _ = best_of(lambda: pdireval.swap_rate(scores2, n_trials=200, sizes=list(range(5, 51, 5)), rng=SEED), repeat=3)
+    n_queries = list(range(5, 101, 5))
+    t_err, err = best_of(lambda: pdireval.error_rate(scores2, n_resamples=200, n_queries=n_queries, rng=SEED), repeat=3)
+    t_err_topic, _ = best_of(lambda: pdireval.error_rate(scores2, n_resamples=200, n_queries=n_queries, unit="query", rng=SEED), repeat=3)
+    t_swap, _ = best_of(lambda: pdireval.swap_rate(scores2, n_resamples=200, n_queries=list(range(5, 51, 5)), rng=SEED), repeat=3)
     sub_sizes = [5, 50, 100]
     rng = np.random.default_rng(SEED)
     t0 = time.perf_counter()
     for c in sub_sizes:
         naive_error_rate(x2, c, 200, 0.05, rng)
-    t_naive_err = (time.perf_counter() - t0) / len(sub_sizes) * len(sizes)
+    t_naive_err = (time.perf_counter() - t0) / len(sub_sizes) * len(n_queries)
     ref_rng = np.random.default_rng(SEED)
-    check = [naive_error_rate(x2, c, 200, 0.05, ref_rng) for c in sizes[:2]]
+    check = [naive_error_rate(x2, c, 200, 0.05, ref_rng) for c in n_queries[:2]]
     agree = np.allclose(check, err["error_rate"].to_numpy()[:2])
 
-    say("## 2. Error-rate curves, 17 systems x 100 topics, sizes 5..100 (20 sizes), 200 trials each\n")
+    say("## 2. Error-rate curves, 17 systems x 100 topics, n_queries 5..100 (20 n_queries), 200 trials each\n")
     say("| implementation | time (s) | ratio |")
     say("|---|---:|---:|")
     say(f"| pdireval `error_rate()` (topic-set unit) | {t_err:.3f} | 1 |")
     say(f"| pdireval `error_rate(unit=\"topic\")` | {t_err_topic:.3f} | {t_err_topic / t_err:.1f} |")
-    say(f"| pdireval `swap_rate()` (10 sizes, 200 trials, topic splits) | {t_swap:.3f} | {t_swap / t_err:.1f} |")
-    say(f"| per-trial, per-pair Python loop (**3 of 20 sizes timed, extrapolated**) | {t_naive_err:.1f} | {t_naive_err / t_err:.0f} |")
+    say(f"| pdireval `swap_rate()` (10 n_queries, 200 trials, topic splits) | {t_swap:.3f} | {t_swap / t_err:.1f} |")
+    say(f"| per-trial, per-pair Python loop (**3 of 20 n_queries timed, extrapolated**) | {t_naive_err:.1f} | {t_naive_err / t_err:.0f} |")
     say("")
     say(f"With the same seed the loop reproduces our first two points exactly: {agree}. What limits our "
         "speed here: the protocol's per-trial `rng.choice(n, c, replace=False)` calls (4,000 of "

@@ -11,6 +11,8 @@ rows, when there are any, are attached as ``failure_cases`` (a DataFrame).
 
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
 import pandas as pd
 
@@ -73,19 +75,64 @@ def show_rows(rows: pd.DataFrame, limit: int = 5) -> str:
     return "\n" + "\n".join("    " + line for line in head.splitlines()) + more
 
 
-def group_rng(rng):
-    """Return a factory giving the Generator for each group of a scores frame.
+#: Seeds drawn by :func:`check_rng` lie in [0, 2**31), a range every consumer (measure
+#: parameters included) accepts.
+_SEED_LIMIT = 2**31
 
-    An integer seed (or None, or a SeedSequence) starts a fresh ``default_rng(rng)`` for every
-    group, so each group's numbers are those of the methods-spec draw protocol with that seed
-    (and a result does not depend on which other measures are in the frame). A Generator is
-    shared: successive groups continue its stream.
+
+def check_rng(rng, *, name: str = "rng") -> int:
+    """The one rng policy: validate ``rng`` and return the integer seed a call works from.
+
+    ``rng`` may be None (fresh entropy), a non-negative int (itself), a
+    ``numpy.random.SeedSequence`` (its first state word, reduced to 31 bits) or a ``numpy.random.Generator``
+    (one draw from it, so successive calls with the same Generator differ, reproducibly).
+    A function calls this once at entry and then starts every group, size or unit from the
+    seed alone (:func:`group_generator`), so a group's numbers do not depend on which other
+    groups, sizes or measures are requested.
+
+    Raises
+    ------
+    TypeError
+        ``rng`` of another type (a bool, a float, a string).
+    OptionError
+        A negative seed.
     """
+    if isinstance(rng, (bool, np.bool_)):
+        raise TypeError(f"{name}= must be None, an int seed, a SeedSequence or a numpy Generator, not a bool ({rng!r})")
+    if rng is None:
+        return int(np.random.SeedSequence().generate_state(2, np.uint64)[0] % _SEED_LIMIT)
+    if isinstance(rng, (int, np.integer)):
+        if rng < 0:
+            raise OptionError(f"{name}= as a seed must be a non-negative integer; got {rng}. Use e.g. {name}=0.")
+        return int(rng)
+    if isinstance(rng, np.random.SeedSequence):
+        return int(rng.generate_state(2, np.uint64)[0] % _SEED_LIMIT)
     if isinstance(rng, np.random.Generator):
-        return lambda: rng
-    if rng is not None and not isinstance(rng, (int, np.integer, np.random.SeedSequence)):
-        raise TypeError(f"rng= must be None, an integer seed or a numpy Generator, got {type(rng).__name__}")
-    return lambda: np.random.default_rng(rng)
+        return int(rng.integers(0, _SEED_LIMIT))
+    raise TypeError(
+        f"{name}= must be None, an int seed, a SeedSequence or a numpy Generator; got {type(rng).__name__} ({rng!r})"
+    )
+
+
+def _stable_code(value) -> int:
+    """A process-independent 32-bit code of a key value (Python's hash() of str is salted)."""
+    return zlib.crc32(repr(value).encode("utf-8"))
+
+
+def group_generator(seed, *key) -> np.random.Generator:
+    """The Generator of one group / size / unit of a call, from the call's seed (:func:`check_rng`).
+
+    Without ``key`` this is ``numpy.random.default_rng(seed)``: every group replays the same
+    stream, so the published draw protocols (e.g. the bootstrap's ``rng.integers(0, n, (B, n))``)
+    hold for each group with that seed. With ``key`` (e.g. a measure name and a size) the stream
+    is keyed: ``default_rng([seed, code(key_1), ...])`` with a stable code of each value, for
+    draws that must differ between groups but not depend on which groups exist.
+    """
+    if isinstance(seed, np.random.SeedSequence):  # accepted too: its first state word
+        seed = check_rng(seed)
+    if not key:
+        return np.random.default_rng(seed)
+    return np.random.default_rng([seed, *(_stable_code(k) for k in key)])
 
 
 def check_int(name: str, value, *, minimum: int | None = None, maximum: int | None = None) -> int:
@@ -119,40 +166,3 @@ def check_real(name: str, value, *, low: float | None = None, high: float | None
         what = " and ".join(p for p in (lo, hi) if p) or "finite"
         raise OptionError(f"{name}= must be {what}; got {value}.")
     return value
-
-
-def check_rng(rng) -> np.random.SeedSequence:
-    """Validate ``rng`` (None, an int, a SeedSequence or a Generator) into a SeedSequence.
-
-    A Generator contributes one draw (so successive calls with the same Generator differ);
-    None gives fresh entropy.
-    """
-    if isinstance(rng, np.random.SeedSequence):
-        return rng
-    if isinstance(rng, np.random.Generator):
-        return np.random.SeedSequence(int(rng.integers(0, 2**63 - 1)))
-    if rng is None:
-        return np.random.SeedSequence()
-    if isinstance(rng, bool) or not isinstance(rng, (int, np.integer)):
-        raise TypeError(f"rng= must be None, an integer seed, a numpy SeedSequence or Generator, "
-                        f"got {type(rng).__name__}.")
-    if int(rng) < 0:
-        raise OptionError(f"rng= must be a non-negative integer seed; got {rng}.")
-    return np.random.SeedSequence(int(rng))
-
-
-def group_generator(seed_sequence: np.random.SeedSequence, *key) -> np.random.Generator:
-    """The Generator of one group (or size, or unit), identified by its key values.
-
-    Its stream depends only on the seed and the key (hashed), never on which other groups
-    are computed.
-    """
-    import hashlib
-
-    words = ()
-    if key:
-        digest = hashlib.sha256("\x1f".join(repr(k) for k in key).encode()).digest()
-        words = tuple(int.from_bytes(digest[i:i + 4], "little") for i in range(0, 16, 4))
-    child = np.random.SeedSequence(seed_sequence.entropy,
-                                   spawn_key=tuple(seed_sequence.spawn_key) + words)
-    return np.random.default_rng(child)

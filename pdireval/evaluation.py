@@ -11,7 +11,14 @@ import pandas as pd
 from pdireval.core.keys import run_keys
 from pdireval.core.schema import ID_DTYPE, canonical_qrels, canonical_run_keys, qrels_from_run
 from pdireval.core.segments import Segments, build_judgments, build_segments, natural_order
-from pdireval.errors import MeasureError, OptionError, PdirevalWarning, SchemaError, check_option
+from pdireval.errors import (
+    MeasureError,
+    OptionError,
+    PdirevalWarning,
+    SchemaError,
+    check_option,
+    check_rng,
+)
 from pdireval.measures import compute, parse_measures
 from pdireval.measures.bounds import BOUNDED, LB, RLB_POOLS, measure_bounds, normalise
 
@@ -314,13 +321,7 @@ def bounds(
         check_option("rlb_pool", rlb_pool, RLB_POOLS)
     if n_resamples is not None and (isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 2):
         raise OptionError(f"n_resamples= must be a whole number >= 2 (Monte-Carlo permutations per query); got {n_resamples!r}.")
-    seed = None
-    if isinstance(rng, np.random.Generator):
-        seed = int(rng.integers(0, 2**31))
-    elif rng is not None:
-        if isinstance(rng, bool) or not isinstance(rng, (int, np.integer)) or rng < 0:
-            raise TypeError(f"rng= must be a non-negative int seed or a numpy Generator, got {rng!r}")
-        seed = int(rng)
+    seed = None if rng is None else check_rng(rng)
     parsed = [_override(m, lb, rlb_pool, n_resamples, seed) for m in parse_measures(measures)]
     parsed = list(dict.fromkeys(parsed))
     prepared = prepare(run, qrels=qrels, missing=missing, columns=columns, qrels_columns=qrels_columns, order=order)

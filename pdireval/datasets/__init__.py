@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from pdireval.core.schema import ID_DTYPE
-from pdireval.errors import OptionError
+from pdireval.errors import OptionError, check_rng, group_generator
 
 __all__ = ["simulate", "simulate_diversity", "read_cranfield"]
 
@@ -32,12 +32,6 @@ def _real(name: str, value, low: float, high: float = np.inf) -> None:
         raise TypeError(f"{name} must be a number, got {type(value).__name__}")
     if not low <= value <= high:
         raise OptionError(f"{name} must be in [{low}, {high}], got {value!r}.")
-
-
-def _rng(rng) -> np.random.Generator:
-    if isinstance(rng, np.random.Generator):
-        return rng
-    return np.random.default_rng(rng)
 
 
 def simulate(
@@ -141,7 +135,7 @@ def simulate(
     _real("quality_spread", quality_spread, 0)
     _real("interaction", interaction, 0)
     _real("query_spread", query_spread, 0)
-    gen = _rng(rng)
+    gen = group_generator(check_rng(rng))
     n_cand = int(n_candidates) if n_candidates is not None else 3 * depth
 
     # latent grades per (query, candidate)
@@ -163,7 +157,7 @@ def simulate(
     quality = 0.4 + quality_spread * np.linspace(0, 1, n_systems)
     gen.shuffle(quality)
     # how well system s separates relevant documents on query q: its quality, perturbed per
-    # query (system x query interaction), times the query's ease (topic difficulty)
+    # query (system x query interaction), times the query's ease (query difficulty)
     ease = np.exp(gen.normal(0, query_spread, size=(1, n_queries)))
     skill = np.maximum(quality[:, None] + gen.normal(0, interaction, size=(n_systems, n_queries)), 0)
     skill = skill * ease

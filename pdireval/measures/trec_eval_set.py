@@ -27,8 +27,25 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from pdireval.measures.registry import MeasureDef, Param, add_params, register, register_alias_pattern
-from pdireval.measures.standard import BINARY, JUDGED_ONLY, NEG, REL, _R, _relevant, _safe_div, _view, average_precision, bpref
+from pdireval.measures.registry import (
+    MeasureDef,
+    Param,
+    add_params,
+    register,
+    register_alias_pattern,
+)
+from pdireval.measures.standard import (
+    _R,
+    BINARY,
+    JUDGED_ONLY,
+    NEG,
+    REL,
+    _relevant,
+    _safe_div,
+    _view,
+    average_precision,
+    bpref,
+)
 from pdireval.measures.view import View, seg_sum, within_segment_cumsum, within_segment_rank
 
 __all__ = [

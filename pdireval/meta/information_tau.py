@@ -154,7 +154,7 @@ def information_tau(
         values skipped). ``True`` (seed 001 Figure 1): one ranking of systems per query.
     ties
         ``"drop"`` (default): discard every ordered pair tied (or NaN) in any ranking
-        involved. ``"value"``: keep tied pairs with value 0 (three-valued variables; no
+        involved. ``"keep"``: keep tied pairs with value 0 (three-valued variables; no
         closed form, and the maximum is no longer 1 bit). Pairs with a NaN score are always
         discarded.
 
@@ -175,7 +175,7 @@ def information_tau(
         A measure missing from ``scores``, an incomplete system × query matrix, or measures
         scored on different systems or queries.
     ValueError
-        ``ties`` not in ``("drop", "value")``.
+        ``ties`` not in ``("drop", "keep")``.
 
     Examples
     --------

@@ -51,7 +51,8 @@ def discriminative_power(
     n_resamples
         Resamples of the resampling methods (B).
     rng
-        Seed or Generator (an integer seed restarts the protocol for every group).
+        None, an int seed, a SeedSequence or a Generator; every group starts from the seed
+        alone (see :func:`pdireval.errors.check_rng`).
     progress
         tqdm progress bars (None: when stderr is a terminal).
 

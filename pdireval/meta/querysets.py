@@ -47,7 +47,7 @@ def query_sets(
     scores: pd.DataFrame,
     expected: pd.DataFrame,
     *,
-    size: int,
+    n_queries: int,
     absolute: bool = False,
 ) -> pd.DataFrame:
     """Uninformative and ideal query sets of seed 000 §4.4 (methods-spec §4.4).
@@ -60,8 +60,8 @@ def query_sets(
                         (e.g. E[nDCG@k] over the same cut-offs, from :func:`pdireval.bounds`)
         difference(q) = real(q) − expected(q)
 
-    The *uninformative* set is the ``size`` queries with the smallest difference (systems
-    barely beat a random ranking), the *ideal* set the ``size`` queries with the largest;
+    The *uninformative* set is the ``n_queries`` queries with the smallest difference (systems
+    barely beat a random ranking), the *ideal* set the ``n_queries`` queries with the largest;
     ties are broken by query id ascending. Seed 000 says the difference is "minimal" for
     uninformative queries, which could mean |d|; its explanation fits the signed d, the
     default, and ``absolute=True`` ranks uninformative queries by |d| instead (the ideal
@@ -75,8 +75,8 @@ def query_sets(
     expected
         Expected values per query: the frame :func:`pdireval.bounds` returns (its ``random``
         column is used), or any frame with ``query`` and ``value``.
-    size
-        Number of queries in each set (1 <= size <= number of queries with a difference).
+    n_queries
+        Number of queries in each set (1 <= n_queries <= number of queries with a difference).
     absolute
         Rank uninformative queries by |difference|.
 
@@ -84,8 +84,8 @@ def query_sets(
     -------
     DataFrame
         ``set`` (``"uninformative"`` then ``"ideal"``), ``rank`` (1 = most uninformative /
-        most ideal), ``query``, ``real``, ``expected``, ``difference`` (signed); ``size``
-        rows per set. A query can be in both sets when ``size`` exceeds half the queries.
+        most ideal), ``query``, ``real``, ``expected``, ``difference`` (signed); ``n_queries``
+        rows per set. A query can be in both sets when ``n_queries`` exceeds half the queries.
         Filter a scores frame with it, e.g.
         ``scores[scores["query"].isin(sets.loc[sets["set"] == "ideal", "query"])]``.
 
@@ -94,7 +94,7 @@ def query_sets(
     SchemaError
         A query of ``scores`` has no expected value, or ``expected`` lacks its columns.
     OptionError
-        ``size`` out of range.
+        ``n_queries`` out of range.
 
     Warns
     -----
@@ -134,24 +134,24 @@ def query_sets(
         )
         table = table.loc[~bad].reset_index(drop=True)
     n = len(table)
-    if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or not 1 <= size <= n:
+    if isinstance(n_queries, bool) or not isinstance(n_queries, (int, np.integer)) or not 1 <= n_queries <= n:
         from pdireval.errors import OptionError
 
         raise OptionError(
-            f"size= must be a whole number from 1 to {n} (the queries with a difference); got "
-            f"{size!r}. Seed 000 used 1,000 of 10,000 (MSLR) and 500 of 1,000 (MQ2007) queries."
+            f"n_queries= must be a whole number from 1 to {n} (the queries with a difference); got "
+            f"{n_queries!r}. Seed 000 used 1,000 of 10,000 (MSLR) and 500 of 1,000 (MQ2007) queries."
         )
     qrank = np.empty(n, dtype=np.int64)
     qrank[natural_order(table["query"])] = np.arange(n)
     d = table["difference"].to_numpy()
     low_key = np.abs(d) if absolute else d
-    low = np.lexsort((qrank, low_key))[:size]
-    high = np.lexsort((qrank, -d))[:size]
+    low = np.lexsort((qrank, low_key))[:n_queries]
+    high = np.lexsort((qrank, -d))[:n_queries]
     parts = []
     for name, idx in (("uninformative", low), ("ideal", high)):
         part = table.iloc[idx].reset_index(drop=True)
-        part.insert(0, "rank", np.arange(1, size + 1, dtype=np.int64))
-        part.insert(0, "set", pd.array([name] * size, dtype=ID_DTYPE))
+        part.insert(0, "rank", np.arange(1, n_queries + 1, dtype=np.int64))
+        part.insert(0, "set", pd.array([name] * n_queries, dtype=ID_DTYPE))
         parts.append(part)
     out = pd.concat(parts, ignore_index=True)
     out["query"] = pd.array(out["query"], dtype=ID_DTYPE)
@@ -203,7 +203,7 @@ def pad(
         ``"5,10,20"``; empty when none), ``denominator``, ``n_systems``, ``n_pairs`` (pairs
         with a non-zero denominator), ``pad`` (mean over those pairs, in percent; NaN if
         none). With ``pairs=True``: ``measure``, other keys, ``cutoffs``, ``denominator``,
-        ``system_1``, ``system_2`` (sorted, system_1 < system_2), ``mean_1``, ``mean_2``
+        ``system_a``, ``system_b`` (sorted, system_a < system_b), ``mean_a``, ``mean_b``
         (a_M), ``pad`` (NaN for a zero denominator). Groups in order of first appearance.
 
     Raises
@@ -253,10 +253,10 @@ def pad(
                         **{c: [key[c]] * len(i) for c in keys},
                         "cutoffs": label,
                         "denominator": denominator,
-                        "system_1": np.asarray(systems)[i],
-                        "system_2": np.asarray(systems)[j],
-                        "mean_1": a1,
-                        "mean_2": a2,
+                        "system_a": np.asarray(systems)[i],
+                        "system_b": np.asarray(systems)[j],
+                        "mean_a": a1,
+                        "mean_b": a2,
                         "pad": values,
                     }
                 )
@@ -279,7 +279,7 @@ def pad(
         out = pd.DataFrame(summary)
         out["n_systems"] = out["n_systems"].astype(np.int64)
         out["n_pairs"] = out["n_pairs"].astype(np.int64)
-    for c in ("system_1", "system_2", "cutoffs", "denominator", "measure"):
+    for c in ("system_a", "system_b", "cutoffs", "denominator", "measure"):
         if c in out.columns:
             out[c] = pd.array(out[c].astype(str), dtype=ID_DTYPE)
     out["pad"] = out["pad"].astype(np.float64)

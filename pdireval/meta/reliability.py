@@ -1,6 +1,6 @@
-"""Generalizability theory on scores frames: G-study, D-study, topics needed (methods-spec §7).
+"""Generalizability theory on scores frames: G-study, D-study, queries needed (methods-spec §7).
 
-Design: systems s = 1..n_s crossed with topics t = 1..n_t, one score per cell,
+Design: systems s = 1..n_s crossed with queries t = 1..n_t, one score per cell,
 ``x_st = mu + nu_s + nu_t + nu_st,e`` (Brennan 2001; Bodoff & Li 2007; seed 003 §2.1,
 seed 002 §3). Everything here is closed form on the query x system matrix of each group of
 a scores frame; groups of equal shape are stacked and computed at once.
@@ -108,10 +108,10 @@ def _check_target(target):
     return float(target)
 
 
-def _check_sizes(sizes, name):
-    arr = np.atleast_1d(np.asarray(sizes, dtype=np.float64)) if not isinstance(sizes, str) else None
+def _check_sizes(n_queries, name):
+    arr = np.atleast_1d(np.asarray(n_queries, dtype=np.float64)) if not isinstance(n_queries, str) else None
     if arr is None or arr.ndim != 1 or len(arr) == 0 or not np.all(np.isfinite(arr)) or np.any(arr <= 0):
-        raise OptionError(f"{name} must be a positive number of queries or a non-empty list of them, got {sizes!r}")
+        raise OptionError(f"{name} must be a positive number of queries or a non-empty list of them, got {n_queries!r}")
     return arr
 
 
@@ -146,7 +146,7 @@ def reliability(
     For every group of ``scores`` (every column other than ``system``, ``query`` and
     ``value`` is a grouping key, so ``measure`` and any extras such as ``k`` or
     ``collection``), fits the additive two-way ANOVA without replication on the complete
-    query x system matrix (the G-study) and projects it to a topic-set size (the D-study),
+    query x system matrix (the G-study) and projects it to a query-set size (the D-study),
     methods-spec §7.1–7.4 (Brennan 2001; Bodoff & Li 2007; Kanoulas & Aslam 2009, seed 003;
     Gienapp et al. 2020, seed 002):
 
@@ -174,7 +174,7 @@ def reliability(
         A scores frame (``system, query, measure, value`` + grouping columns), e.g. from
         :func:`pdireval.evaluate`. Each group must form a complete system x query matrix.
     n_queries
-        D-study topic-set size n′ for ``phi`` and ``e_rho2`` (default: each group's observed
+        D-study query-set size n′ for ``phi`` and ``e_rho2`` (default: each group's observed
         number of queries). Need not be an integer.
     target
         Coefficient to reach for ``queries_needed`` (0 < target < 1). Seed 003's tables use
@@ -234,7 +234,7 @@ def reliability(
     else:
         n_prime = _check_sizes(n_queries, "n_queries=")
         if len(n_prime) != 1:
-            raise OptionError("n_queries= takes one size; use pdireval.d_study(scores, sizes) for several")
+            raise OptionError("n_queries= takes one size; use pdireval.d_study(scores, n_queries) for several")
         n_prime = np.full(len(n_t), n_prime[0])
     var_s, var_t, var_r = variance_components(tab["ms_system"], tab["ms_query"], tab["ms_residual"], n_s, n_t, negative=negative)
     total = var_s + var_t + var_r
@@ -269,30 +269,30 @@ def reliability(
 
 def d_study(
     scores: pd.DataFrame,
-    sizes,
+    n_queries,
     *,
     negative: str = "clip",
     confidence_level: float = 0.95,
 ) -> pd.DataFrame:
-    """D-study curves: Φ(n′) and Eρ²(n′) of each measure for several topic-set sizes.
+    """D-study curves: Φ(n′) and Eρ²(n′) of each measure for several query-set sizes.
 
     The variance components are estimated once per group (as in :func:`reliability`, the
-    G-study on the observed matrix) and projected to every size in ``sizes`` (seed 003 §2.1:
+    G-study on the observed matrix) and projected to every size in ``n_queries`` (seed 003 §2.1:
     the projected size need not equal, and may exceed, the observed one).
 
     Parameters
     ----------
     scores
         A scores frame; every group must be a complete system x query matrix.
-    sizes
-        Topic-set sizes n′ > 0 (a number or a list), e.g. ``range(1, 201)``.
+    n_queries
+        query-set sizes n′ > 0 (a number or a list), e.g. ``range(1, 201)``.
     negative, confidence_level
         As in :func:`reliability`.
 
     Returns
     -------
     DataFrame
-        One row per group and size (groups in ``scores_groups`` order, then sizes as given):
+        One row per group and size (groups in ``scores_groups`` order, then n_queries as given):
         grouping keys, ``n_queries`` (float64, the size n′), ``phi``, ``phi_ci_low``,
         ``phi_ci_high``, ``e_rho2``, ``e_rho2_ci_low``, ``e_rho2_ci_high`` (definitions and
         intervals as in :func:`reliability`).
@@ -308,7 +308,7 @@ def d_study(
     """
     confidence_level = _check_confidence(confidence_level)
     check_option("negative", negative, NEGATIVE)
-    size = _check_sizes(sizes, "sizes")
+    size = _check_sizes(n_queries, "n_queries")
     frame = canonical_scores(scores)
     keys_list, tab, n_s, n_t = _tables(frame)
     var_s, var_t, var_r = variance_components(tab["ms_system"], tab["ms_query"], tab["ms_residual"], n_s, n_t, negative=negative)

@@ -8,8 +8,8 @@ Frame level: :func:`compare` — one row per (measure, system_a, system_b).
 
 Speed: the resampling tests draw **one** set of resamples per group (measure) and share it
 by every system pair (methods-spec §8.2). The paired bootstrap then needs no per-pair
-resampling at all: with C the B × n matrix of how often each topic occurs in each bootstrap
-sample and W the n × P matrix of centred per-topic differences of the P pairs, the replicate
+resampling at all: with C the B × n matrix of how often each query occurs in each bootstrap
+sample and W the n × P matrix of centred per-query differences of the P pairs, the replicate
 sums are ``C @ W`` and the replicate sums of squares ``C @ W**2`` — two matrix products,
 chunked over pairs so that memory stays bounded. The randomisation test is likewise one
 product of the ±1 sign matrix with the difference matrix.
@@ -25,15 +25,15 @@ import pandas as pd
 from pdireval.core.chunking import chunks, progress_bar
 from pdireval.core.groups import group_columns, pair_indices, score_matrix, scores_groups
 from pdireval.core.schema import canonical_scores
-from pdireval.errors import OptionError, SchemaError, check_option, group_rng
+from pdireval.errors import OptionError, SchemaError, check_option, check_rng, group_generator
 from pdireval.stats import adapters as _adapters
 from pdireval.stats.corrections import CORRECTIONS, adjust_pvalues
 from pdireval.stats.paired_tests import (
     ALTERNATIVES,
     DEFAULT_RESAMPLES,
-    check_alternative,
     bootstrap_counts,
     bootstrap_kernel,
+    check_alternative,
     constant,
     randomization_kernel,
     randomization_signs,
@@ -56,7 +56,7 @@ DEFAULT_SEED = 42
 
 
 # ------------------------------------------------------------------------ test kernels
-# Each kernel works on D, the n x P matrix of per-topic differences of P pairs.
+# Each kernel works on D, the n x P matrix of per-query differences of P pairs.
 
 
 # --------------------------------------------------------------- array-level public API
@@ -220,7 +220,7 @@ def _iter_tests(frame, method, *, n_resamples, rng, baseline=None, confidence_le
                 alpha=None, progress=None, alternative="two-sided", extras=False):
     """Yield (keys, systems, n_queries, means, I, J, cols) for every group of a scores frame."""
     n_res = _resolve_resamples(method, n_resamples)
-    make_rng = group_rng(rng)
+    seed = check_rng(rng)
     _baseline_list(baseline)  # validate before any work
     groups = list(scores_groups(frame))
     for keys, group in progress_bar(groups, desc="groups", progress=progress if len(groups) > 1 else False):
@@ -229,7 +229,7 @@ def _iter_tests(frame, method, *, n_resamples, rng, baseline=None, confidence_le
         x = matrix.to_numpy(dtype=np.float64)
         base = _baseline_index(systems, baseline, keys)
         pi, pj, cols = _test_group(
-            x, method, n_res=n_res, rng=make_rng(), baseline=base,
+            x, method, n_res=n_res, rng=group_generator(seed), baseline=base,
             confidence_level=confidence_level, alpha=alpha, progress=progress,
             alternative=alternative, extras=extras,
         )

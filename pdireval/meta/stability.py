@@ -10,22 +10,22 @@ import pandas as pd
 from pdireval.core.chunking import progress_bar
 from pdireval.core.groups import group_columns, pair_indices, score_matrix, scores_groups
 from pdireval.core.schema import canonical_scores
-from pdireval.errors import OptionError, SchemaError, check_option, group_rng
+from pdireval.errors import OptionError, SchemaError, check_option, check_rng, group_generator
 
 __all__ = ["swap_rate", "swap_difference", "error_rate"]
 
 
-def _check_sizes(sizes, n_topics, limit, what):
-    sizes = np.atleast_1d(np.asarray(sizes))
-    if sizes.size == 0 or not np.issubdtype(sizes.dtype, np.integer):
-        raise OptionError(f"sizes= must be a non-empty list of integers, got {sizes.tolist()!r}")
-    bad = sizes[(sizes < 1) | (sizes > limit)]
+def _check_sizes(n_queries, n_total, limit, what):
+    n_queries = np.atleast_1d(np.asarray(n_queries))
+    if n_queries.size == 0 or not np.issubdtype(n_queries.dtype, np.integer):
+        raise OptionError(f"n_queries= must be a non-empty list of integers, got {n_queries.tolist()!r}")
+    bad = n_queries[(n_queries < 1) | (n_queries > limit)]
     if bad.size:
         raise OptionError(
-            f"topic-set size {int(bad[0])} is impossible with {n_topics} topics: {what} needs "
-            f"1 <= size <= {limit}; pass smaller sizes="
+            f"query-set size {int(bad[0])} is impossible with {n_total} queries: {what} needs "
+            f"1 <= size <= {limit}; pass smaller n_queries="
         )
-    return [int(c) for c in sizes]
+    return [int(c) for c in n_queries]
 
 
 def _check_positive_int(name, value):
@@ -73,7 +73,7 @@ def _swaps_between(scores, other, ties):
         da, db = av[i] - av[j], bv[i] - bv[j]
         swaps = int(np.sum(da * db < 0))
         tied = (da == 0) | (db == 0)
-        n_pairs = int(len(i) - tied.sum()) if ties == "exclude" else len(i)
+        n_pairs = int(len(i) - tied.sum()) if ties == "drop" else len(i)
         row = dict(key)
         row.update(n_systems=len(av), n_pairs=n_pairs, n_swaps=swaps,
                    swap_rate=swaps / n_pairs if n_pairs else np.nan)
@@ -90,60 +90,62 @@ def swap_rate(
     scores: pd.DataFrame,
     other: pd.DataFrame | None = None,
     *,
-    sizes=None,
-    n_trials: int = 100,
+    n_queries=None,
+    n_resamples: int = 100,
     sampling: str = "split",
     bin_width: float = 0.01,
     n_bins: int = 21,
-    ties: str = "include",
+    ties: str = "keep",
     rng=None,
     progress: bool | None = None,
 ) -> pd.DataFrame:
-    r"""Swap rates (methods-spec §8.6): between two experiments, or Voorhees–Buckley topic splits.
+    r"""Swap rates (methods-spec §8.6): between two experiments, or Voorhees–Buckley query splits.
 
     **Between two experiments** (``other`` given; seed 000's usage): per group, the mean score of
     each system in ``scores`` (a_i) and in ``other`` (b_i) over the same systems. A pair swaps iff
     (a_i − a_j)(b_i − b_j) < 0; rate = swaps / C(m, 2). Pairs tied in either experiment are not
-    swaps and stay in the denominator (``ties="exclude"`` removes them). Without ties the rate
+    swaps and stay in the denominator (``ties="drop"`` removes them). Without ties the rate
     is (1 − τ)/2.
 
-    **Voorhees & Buckley (2002) swap method** (``other=None``): for each topic-set size c and
-    trial, ``perm = rng.permutation(n_topics)``, T1 = perm[:c], T2 = perm[c:2c] (drawn as one
+    **Voorhees & Buckley (2002) swap method** (``other=None``): for each query-set size c (with
+    its own stream ``group_generator(seed, c)``) and trial, ``perm = rng.permutation(n)`` over
+    the n queries, T1 = perm[:c], T2 = perm[c:2c] (drawn as one
     ``rng.permuted`` call on stacked ranges, which consumes the stream exactly as successive
-    ``permutation`` calls; sizes in the order given, trials in order). For every system pair,
+    ``permutation`` calls; trials in order). For every system pair,
     d1, d2 are the differences of the mean scores on T1 and T2; the comparison falls in bin
     ⌊|d1| / bin_width⌋ capped at ``n_bins − 1``, and is a swap iff d1·d2 < 0.
-    ``sampling="replacement"`` draws T1 and T2 with ``rng.integers(0, n_topics, c)`` each (one
-    call of shape (n_trials, 2, c), the same stream), an option the seeds do not define.
+    ``sampling="replacement"`` draws T1 and T2 with ``rng.integers(0, n, c)`` each (one
+    call of shape (n_resamples, 2, c), the same stream), an option the seeds do not define.
     See :func:`swap_difference` for the difference needed for a 5 % swap rate.
 
     Parameters
     ----------
     scores, other
         Scores frames (``other`` only for the between-experiments rate).
-    sizes
-        Topic-set sizes c (default 5, 10, ... up to n_topics // 2; c ≤ n_topics // 2 for
+    n_queries
+        Query-set sizes c (default 5, 10, ... up to n // 2; c ≤ n // 2 for
         ``"split"``).
-    n_trials
+    n_resamples
         Trials per size.
     sampling
         ``"split"`` (disjoint halves, default) or ``"replacement"``.
     bin_width, n_bins
         Bins of |d1| (default 0.01 wide, 21 bins, the last one open).
     ties
-        ``"include"`` (default) or ``"exclude"`` tied pairs from the between-experiments
+        ``"keep"`` (default) or ``"drop"`` tied pairs from the between-experiments
         denominator.
     rng
-        Seed or Generator (an integer seed restarts the protocol for every group).
+        None, an int seed, a SeedSequence or a Generator; every group and size starts from the
+        seed alone (see :func:`pdireval.errors.check_rng`).
     progress
-        tqdm progress bar over sizes (None: when stderr is a terminal).
+        tqdm progress bar over the sizes (None: when stderr is a terminal).
 
     Returns
     -------
     DataFrame
         Between experiments: the grouping keys, ``n_systems``, ``n_pairs`` (the denominator),
-        ``n_swaps``, ``swap_rate``. Topic splits: one row per (group, size, bin) with the
-        grouping keys, ``size``, ``bin`` (0-based), ``diff_low`` (lower edge of the bin),
+        ``n_swaps``, ``swap_rate``. Query splits: one row per (group, size, bin) with the
+        grouping keys, ``n_queries``, ``bin`` (0-based), ``diff_low`` (lower edge of the bin),
         ``n_comparisons``, ``n_swaps``, ``swap_rate`` (NaN for an empty bin).
 
     References
@@ -151,32 +153,32 @@ def swap_rate(
     Voorhees, E. M., Buckley, C. (2002). The effect of topic set size on retrieval experiment
     error. SIGIR.
     """
-    check_option("ties", ties, ("include", "exclude"))
+    check_option("ties", ties, ("keep", "drop"))
     if other is not None:
         return _swaps_between(scores, other, ties)
     check_option("sampling", sampling, ("split", "replacement"))
-    n_trials = _check_positive_int("n_trials", n_trials)
+    n_resamples = _check_positive_int("n_resamples", n_resamples)
     n_bins = _check_positive_int("n_bins", n_bins)
     if not (isinstance(bin_width, (int, float)) and bin_width > 0):
         raise OptionError(f"bin_width= must be a positive number, got {bin_width!r}")
     frame = canonical_scores(scores)
     keys_cols = group_columns(frame)
-    make_rng = group_rng(rng)
+    seed = check_rng(rng)
     parts = []
     for keys, group in scores_groups(frame):
         x = score_matrix(group).to_numpy(dtype=np.float64)
         n, m = x.shape
         limit = n // 2 if sampling == "split" else n
-        cs = _check_sizes(sizes if sizes is not None else (list(range(5, n // 2 + 1, 5)) or [max(1, n // 2)]),
+        cs = _check_sizes(n_queries if n_queries is not None else (list(range(5, n // 2 + 1, 5)) or [max(1, n // 2)]),
                           n, max(limit, 0), "the swap method" if sampling == "split" else "sampling")
-        gen = make_rng()
         pi, pj = pair_indices(m)
         for c in progress_bar(cs, desc="swap rate", progress=progress):
+            gen = group_generator(seed, int(c))
             if sampling == "split":
-                perm = gen.permuted(np.broadcast_to(np.arange(n), (n_trials, n)), axis=1)
+                perm = gen.permuted(np.broadcast_to(np.arange(n), (n_resamples, n)), axis=1)
                 t1, t2 = perm[:, :c], perm[:, c:2 * c]
             else:
-                draw = gen.integers(0, n, size=(n_trials, 2, c))
+                draw = gen.integers(0, n, size=(n_resamples, 2, c))
                 t1, t2 = draw[:, 0], draw[:, 1]
             mean1 = _subset_means(x, t1)
             mean2 = _subset_means(x, t2)
@@ -188,7 +190,7 @@ def swap_rate(
             with np.errstate(invalid="ignore", divide="ignore"):
                 rate = np.where(comparisons > 0, swaps / np.maximum(comparisons, 1), np.nan)
             part = {k: [keys[k]] * n_bins for k in keys_cols}
-            part.update(size=np.full(n_bins, c, dtype=np.int64), bin=np.arange(n_bins, dtype=np.int64),
+            part.update(n_queries=np.full(n_bins, c, dtype=np.int64), bin=np.arange(n_bins, dtype=np.int64),
                         diff_low=np.arange(n_bins) * float(bin_width),
                         n_comparisons=comparisons.astype(np.int64), n_swaps=swaps, swap_rate=rate)
             parts.append(pd.DataFrame(part))
@@ -196,18 +198,18 @@ def swap_rate(
 
 
 def _subset_means(x, idx):
-    """Means over the topics idx[t] (trials x c, repeats allowed) for every trial: trials x systems."""
-    n_trials, c = idx.shape
+    """Means over the queries idx[t] (trials x c, repeats allowed) for every trial: trials x systems."""
+    n_resamples, c = idx.shape
     n = x.shape[0]
-    flat = idx + (np.arange(n_trials) * n)[:, None]
-    counts = np.bincount(flat.ravel(), minlength=n_trials * n).reshape(n_trials, n)
+    flat = idx + (np.arange(n_resamples) * n)[:, None]
+    counts = np.bincount(flat.ravel(), minlength=n_resamples * n).reshape(n_resamples, n)
     return (counts @ x) / c
 
 
 def swap_difference(swaps: pd.DataFrame, *, max_rate: float = 0.05) -> pd.DataFrame:
     """The difference needed for a swap rate of at most ``max_rate`` (Voorhees & Buckley 2002).
 
-    From a :func:`swap_rate` topic-split frame: per group and size, the lower edge of the first
+    From a :func:`swap_rate` query-split frame: per group and size, the lower edge of the first
     non-empty bin (in increasing difference) whose swap rate is ≤ ``max_rate`` (methods-spec
     §8.6).
 
@@ -221,23 +223,23 @@ def swap_difference(swaps: pd.DataFrame, *, max_rate: float = 0.05) -> pd.DataFr
     Returns
     -------
     DataFrame
-        The grouping keys, ``size``, ``diff_needed`` (NaN when no bin qualifies).
+        The grouping keys, ``n_queries``, ``diff_needed`` (NaN when no bin qualifies).
     """
-    need = {"size", "bin", "diff_low", "n_comparisons", "swap_rate"}
+    need = {"n_queries", "bin", "diff_low", "n_comparisons", "swap_rate"}
     if not isinstance(swaps, pd.DataFrame) or not need <= set(swaps.columns):
         raise SchemaError(
             "swap_difference needs the frame returned by swap_rate(scores) without other= "
             f"(columns {sorted(need)}); got columns {list(getattr(swaps, 'columns', []))}"
         )
-    keys = list(swaps.columns[: list(swaps.columns).index("size")])
+    keys = list(swaps.columns[: list(swaps.columns).index("n_queries")])
     rows = []
-    for key, group in swaps.groupby(keys + ["size"], sort=False, dropna=False):
+    for key, group in swaps.groupby(keys + ["n_queries"], sort=False, dropna=False):
         key = key if isinstance(key, tuple) else (key,)
         g = group.sort_values("bin")
         ok = (g["n_comparisons"] > 0) & (g["swap_rate"] <= max_rate)
         rows.append(list(key) + [float(g.loc[ok, "diff_low"].iloc[0]) if ok.any() else np.nan])
-    out = pd.DataFrame(rows, columns=keys + ["size", "diff_needed"])
-    out["size"] = out["size"].astype(np.int64)
+    out = pd.DataFrame(rows, columns=keys + ["n_queries", "diff_needed"])
+    out["n_queries"] = out["n_queries"].astype(np.int64)
     return out
 
 
@@ -248,20 +250,22 @@ def error_rate(
     scores: pd.DataFrame,
     *,
     fuzziness: float = 0.05,
-    n_trials: int = 200,
-    sizes=None,
-    unit: str = "topic_set",
+    n_resamples: int = 200,
+    n_queries=None,
+    unit: str = "query_set",
     rng=None,
     progress: bool | None = None,
 ) -> pd.DataFrame:
-    r"""Buckley–Voorhees error rate with fuzziness, as a curve over topic-set sizes (§8.5).
+    r"""Buckley–Voorhees error rate with fuzziness, as a curve over query-set sizes (§8.5).
 
-    For each size c (in the order given) and trial (in order),
-    T_c = ``rng.choice(n_topics, size=c, replace=False)`` (the protocol's per-trial calls;
-    everything after the draw is vectorized over trials and pairs). With
-    ``unit="topic_set"`` (default; Buckley & Voorhees 2000) the systems' **mean** scores over
-    T_c are compared, one comparison per pair per trial; with ``unit="topic"`` (seed 002) the
-    scores on each topic of T_c, c comparisons per pair per trial. A comparison of a and b is a
+    For each size c, with its own stream ``rng = group_generator(seed, c)`` (so a size's
+    numbers do not depend on the other sizes requested), trial t draws
+    T_c = ``rng.permutation(n_queries)[:c]`` (all trials in one ``rng.permuted`` call on stacked
+    ranges, which consumes the stream exactly as successive ``permutation`` calls; everything
+    after the draw is vectorised over trials and pairs). With
+    ``unit="query_set"`` (default; Buckley & Voorhees 2000) the systems' **mean** scores over
+    T_c are compared, one comparison per pair per trial; with ``unit="query"`` (seed 002) the
+    scores on each query of T_c, c comparisons per pair per trial. A comparison of a and b is a
     tie iff |a − b| ≤ f·max(|a|, |b|). Accumulating |A>B|, |A<B|, |A=B| per pair over all trials:
 
     .. math:: \mathrm{ErrorRate} = \frac{\sum_{pairs} \min(|A>B|, |A<B|)}
@@ -274,46 +278,47 @@ def error_rate(
         Scores frame (a complete query × system matrix per group).
     fuzziness
         f ≥ 0 (default 0.05).
-    n_trials
+    n_resamples
         Trials per size (default 200, as in seed 002).
-    sizes
-        Topic-set sizes (default 5, 10, ..., n_topics).
+    n_queries
+        Query-set sizes (default 5, 10, ..., n).
     unit
-        ``"topic_set"`` or ``"topic"``.
+        ``"query_set"`` or ``"query"``.
     rng
-        Seed or Generator (an integer seed restarts the protocol for every group).
+        None, an int seed, a SeedSequence or a Generator; every group and size starts from the
+        seed alone (see :func:`pdireval.errors.check_rng`).
     progress
-        tqdm bar over sizes (None: when stderr is a terminal).
+        tqdm bar over the sizes (None: when stderr is a terminal).
 
     Returns
     -------
     DataFrame
-        One row per (group, size): the grouping keys, ``size``, ``unit``, ``fuzziness``,
-        ``n_trials``, ``n_comparisons`` (the denominator), ``error_rate``, ``tie_rate``.
+        One row per (group, size): the grouping keys, ``n_queries``, ``unit``, ``fuzziness``,
+        ``n_resamples``, ``n_comparisons`` (the denominator), ``error_rate``, ``tie_rate``.
 
     References
     ----------
     Buckley, C., Voorhees, E. M. (2000). Evaluating evaluation measure stability. SIGIR.
     """
-    check_option("unit", unit, ("topic_set", "topic"))
-    n_trials = _check_positive_int("n_trials", n_trials)
+    check_option("unit", unit, ("query_set", "query"))
+    n_resamples = _check_positive_int("n_resamples", n_resamples)
     if isinstance(fuzziness, bool) or not isinstance(fuzziness, (int, float)) or not fuzziness >= 0:
         raise OptionError(f"fuzziness= must be a number >= 0, got {fuzziness!r}")
     frame = canonical_scores(scores)
     keys_cols = group_columns(frame)
-    make_rng = group_rng(rng)
+    seed = check_rng(rng)
     rows = []
     for keys, group in scores_groups(frame):
         x = score_matrix(group).to_numpy(dtype=np.float64)
         n, m = x.shape
-        cs = _check_sizes(sizes if sizes is not None else (list(range(5, n + 1, 5)) or [n]), n, n, "sampling")
-        gen = make_rng()
+        cs = _check_sizes(n_queries if n_queries is not None else (list(range(5, n + 1, 5)) or [n]), n, n, "sampling")
         pi, pj = pair_indices(m)
-        if unit == "topic":
+        if unit == "query":
             gt_t, lt_t, eq_t = _outcomes(x[:, pi], x[:, pj], fuzziness)  # n x P
         for c in progress_bar(cs, desc="error rate", progress=progress):
-            idx = np.stack([gen.choice(n, size=c, replace=False) for _ in range(n_trials)])
-            if unit == "topic_set":
+            gen = group_generator(seed, int(c))
+            idx = gen.permuted(np.broadcast_to(np.arange(n), (n_resamples, n)), axis=1)[:, :c]
+            if unit == "query_set":
                 means = _subset_means(x, idx)
                 gt, lt, eq = (o.sum(axis=0) for o in _outcomes(means[:, pi], means[:, pj], fuzziness))
             else:
@@ -321,14 +326,14 @@ def error_rate(
                 gt, lt, eq = (k @ o for o in (gt_t, lt_t, eq_t))
             total = float(np.sum(gt + lt + eq))
             row = {k: keys[k] for k in keys_cols}
-            row.update(size=c, unit=unit, fuzziness=float(fuzziness), n_trials=n_trials,
+            row.update(n_queries=c, unit=unit, fuzziness=float(fuzziness), n_resamples=n_resamples,
                        n_comparisons=int(total),
                        error_rate=float(np.sum(np.minimum(gt, lt)) / total) if total else np.nan,
                        tie_rate=float(np.sum(eq) / total) if total else np.nan)
             rows.append(row)
-    out = pd.DataFrame(rows, columns=keys_cols + ["size", "unit", "fuzziness", "n_trials", "n_comparisons",
+    out = pd.DataFrame(rows, columns=keys_cols + ["n_queries", "unit", "fuzziness", "n_resamples", "n_comparisons",
                                                   "error_rate", "tie_rate"])
-    for c in ("size", "n_trials", "n_comparisons"):
+    for c in ("n_queries", "n_resamples", "n_comparisons"):
         out[c] = out[c].astype(np.int64)
     return out
 

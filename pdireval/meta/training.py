@@ -1,7 +1,7 @@
 """Measure selection under training (seed 004 §4–5, methods-spec §9.6).
 
 Systems are parameter settings of one retrieval model. A *training measure* M picks the
-best setting on training topics; that setting is evaluated on test topics with each
+best setting on training queries; that setting is evaluated on test queries with each
 *evaluation measure* X, giving X(M); folds are swapped. Under subsampled training
 judgments (qrels variants, see :mod:`pdireval.runs.variants`) the stability over repeats
 of the chosen setting (1/σ_opt) and of the test difference to training by MAP (1/σ_diff)
@@ -22,8 +22,8 @@ from pdireval.stats.paired_tests import sign_test, wilcoxon
 
 __all__ = ["train_test", "training_stability", "stability_sign_test"]
 
-_RESULT_COLUMNS = ("train_measure", "eval_measure", "system", "value", "baseline_system",
-                   "baseline_value", "statistic", "p_value", "n_test_queries")
+_RESULT_COLUMNS = ("train_measure", "eval_measure", "system", "value", "reference_system",
+                   "reference_value", "statistic", "p_value", "n_test_queries")
 
 
 def _query_set(values, name: str, known: set) -> list[str]:
@@ -31,7 +31,7 @@ def _query_set(values, name: str, known: set) -> list[str]:
         raise TypeError(f"{name}= must be a list of query ids, got {type(values).__name__}")
     out = list(dict.fromkeys(str(v) for v in values))
     if not out:
-        raise OptionError(f"{name}= is empty: give the query ids of that topic set.")
+        raise OptionError(f"{name}= is empty: give the query ids of that query set.")
     unknown = [q for q in out if q not in known]
     if unknown:
         raise SchemaError(
@@ -81,23 +81,23 @@ def train_test(
     *,
     train,
     test,
-    baseline: str = "AP",
+    reference: str = "AP",
     params=None,
     train_scores: pd.DataFrame | None = None,
     swap: bool = True,
 ) -> pd.DataFrame:
-    r"""Train a parameter on one topic set by each measure, test on another (seed 004 §4.1).
+    r"""Train a parameter on one query set by each measure, test on another (seed 004 §4.1).
 
-    For a fold (training topics T, test topics T′) and each training measure M, the chosen
+    For a fold (training queries T, test queries T′) and each training measure M, the chosen
     setting is
 
     .. math:: \hat s_M = \arg\max_s \frac{1}{|T|} \sum_{q \in T} M(s, q)
 
     (ties: the first system in sorted order), and for each evaluation measure X,
     :math:`X(M) = \frac{1}{|T'|}\sum_{q \in T'} X(\hat s_M, q)`. X(M) is compared with
-    X(``baseline``) (seed 004: MAP) by the two-sided Wilcoxon signed-rank test over the test
-    topics (:func:`pdireval.meta.significance.wilcoxon`; methods-spec §8.7). ``swap=True``
-    adds the fold with the roles of the two topic sets exchanged.
+    X(``reference``) (seed 004: MAP) by the two-sided Wilcoxon signed-rank test over the test
+    queries (:func:`pdireval.meta.significance.wilcoxon`; methods-spec §8.7). ``swap=True``
+    adds the fold with the roles of the two query sets exchanged.
 
     With ``train_scores`` (e.g. :func:`pdireval.evaluate_variants` on subsampled training
     qrels), training reads those scores — once per value of their extra grouping columns
@@ -107,12 +107,12 @@ def train_test(
     Parameters
     ----------
     scores
-        Scores of every setting (system) on all topics under the full judgments. Extra
+        Scores of every setting (system) on all queries under the full judgments. Extra
         grouping columns other than ``measure`` (e.g. ``model``) are separate experiments;
         systems compete only within one.
     train, test
-        Query ids of the two topic sets (disjoint).
-    baseline
+        Query ids of the two query sets (disjoint).
+    reference
         The reference training measure (canonical spelling; default ``"AP"``, i.e. MAP).
     params
         Optional parameter value of each system: a DataFrame ``system`` + one numeric column
@@ -130,16 +130,16 @@ def train_test(
         ``fold`` (int64: 0 trains on ``train``, 1 on ``test``), the experiment and variant
         grouping columns (e.g. ``level``, ``repeat``), ``train_measure`` (M),
         ``eval_measure`` (X), ``system`` (the setting chosen by M), the parameter columns,
-        ``value`` (X(M), mean over test topics), ``baseline_system``, ``baseline_value``
-        (X(baseline)), ``statistic`` and ``p_value`` (Wilcoxon of X(M) against
-        X(baseline) over the test topics; 0 and 1 when both chose the same setting),
+        ``value`` (X(M), mean over test queries), ``reference_system``, ``reference_value``
+        (X(reference)), ``statistic`` and ``p_value`` (Wilcoxon of X(M) against
+        X(reference) over the test queries; 0 and 1 when both chose the same setting),
         ``n_test_queries``. Ordered by fold, grouping keys, training measure, then
         evaluation measure (measures in order of first appearance).
 
     Raises
     ------
     SchemaError
-        Unknown or overlapping topics, a baseline the training scores lack, incomplete
+        Unknown or overlapping queries, a reference the training scores lack, incomplete
         test matrices, missing parameter settings.
 
     References
@@ -161,12 +161,12 @@ def train_test(
     if overlap:
         raise SchemaError(
             f"train and test share {len(overlap)} quer{'y' if len(overlap) == 1 else 'ies'} "
-            f"(e.g. {overlap[:5]}); the topic sets must be disjoint."
+            f"(e.g. {overlap[:5]}); the query sets must be disjoint."
         )
-    if baseline not in set(pd.unique(tr["measure"])):
+    if reference not in set(pd.unique(tr["measure"])):
         raise SchemaError(
-            f"the training scores lack the baseline measure {baseline!r}; they hold "
-            f"{list(pd.unique(tr['measure']))}. Evaluate it too, or pass baseline= one of those."
+            f"the training scores lack the reference measure {reference!r}; they hold "
+            f"{list(pd.unique(tr['measure']))}. Evaluate it too, or pass reference= one of those."
         )
     pframe = _params_frame(params, set(pd.unique(full["system"])))
     param_cols = [] if pframe is None else [c for c in pframe.columns if c != "system"]
@@ -184,11 +184,11 @@ def train_test(
                                   kind="stable", na_position="last")
         best = means.drop_duplicates(keys).rename(columns={"measure": "train_measure"})[
             exp_keys + var_keys + ["train_measure", "system"]]
-        base = best[best["train_measure"] == baseline][exp_keys + var_keys + ["system"]].rename(
-            columns={"system": "baseline_system"})
+        base = best[best["train_measure"] == reference][exp_keys + var_keys + ["system"]].rename(
+            columns={"system": "reference_system"})
         chosen = best.merge(base, on=exp_keys + var_keys, how="left") if exp_keys + var_keys else best.assign(
-            baseline_system=base["baseline_system"].iloc[0])
-        # ---- test: per (experiment, eval measure) a query x system matrix on the test topics
+            reference_system=base["reference_system"].iloc[0])
+        # ---- test: per (experiment, eval measure) a query x system matrix on the test queries
         test_part = full[full["query"].isin(t_test).to_numpy()]
         rows = []
         grouped = test_part.groupby(exp_keys + ["measure"], sort=False, observed=True, dropna=False)
@@ -202,9 +202,9 @@ def train_test(
             if len(sel) == 0:
                 continue
             col = matrix.columns.get_indexer(sel["system"])
-            bcol = matrix.columns.get_indexer(sel["baseline_system"])
+            bcol = matrix.columns.get_indexer(sel["reference_system"])
             if (col < 0).any() or (bcol < 0).any():
-                absent = sorted(set(sel["system"][col < 0]) | set(sel["baseline_system"][bcol < 0]))
+                absent = sorted(set(sel["system"][col < 0]) | set(sel["reference_system"][bcol < 0]))
                 raise SchemaError(f"the test scores of {gd} lack system(s) {absent[:5]} chosen in training.")
             values = matrix.to_numpy(dtype=np.float64)
             a, b = values[:, col], values[:, bcol]
@@ -219,7 +219,7 @@ def train_test(
             out.insert(0, "fold", fold)
             out["eval_measure"] = gd["measure"]
             out["value"] = a.mean(axis=0)
-            out["baseline_value"] = b.mean(axis=0)
+            out["reference_value"] = b.mean(axis=0)
             out["statistic"] = stat
             out["p_value"] = pval
             out["n_test_queries"] = values.shape[0]
@@ -232,11 +232,11 @@ def train_test(
     res["_x"] = res["eval_measure"].map(x_rank)
     res = res.sort_values(["fold", *exp_keys, *var_keys, "_m", "_x"], kind="stable").drop(columns=["_m", "_x"])
     columns = ["fold", *exp_keys, *var_keys, "train_measure", "eval_measure", "system", *param_cols,
-               "value", "baseline_system", "baseline_value", "statistic", "p_value", "n_test_queries"]
+               "value", "reference_system", "reference_value", "statistic", "p_value", "n_test_queries"]
     res = res[columns].reset_index(drop=True)
     res["fold"] = res["fold"].astype(np.int64)
     res["n_test_queries"] = res["n_test_queries"].astype(np.int64)
-    for c in ("value", "baseline_value", "statistic", "p_value"):
+    for c in ("value", "reference_value", "statistic", "p_value"):
         res[c] = res[c].astype(np.float64)
     return res
 
@@ -260,14 +260,14 @@ def training_stability(
     params: str | Sequence[str],
     *,
     over: str = "repeat",
-    baseline: str = "AP",
+    reference: str = "AP",
     ddof: int = 1,
 ) -> pd.DataFrame:
     r"""1/σ_opt and 1/σ_diff over repeated training on subsampled judgments (seed 004 §5.1).
 
     For each group of :func:`train_test` results (fold, level, ... — every column except
     the per-row ones, the parameters and ``over``) and each training measure M other than
-    the baseline (MAP):
+    the reference (MAP):
 
     .. math::
         1/\sigma_{opt}(X) = 1 / \mathrm{sd}_r\, \theta_X(x, r), \qquad
@@ -292,7 +292,7 @@ def training_stability(
         The parameter column(s) of ``results`` (e.g. ``"b"``).
     over
         The column that indexes repetitions (default ``"repeat"``).
-    baseline
+    reference
         The reference measure (default ``"AP"``).
     ddof
         Delta degrees of freedom of the standard deviation (default 1).
@@ -301,22 +301,22 @@ def training_stability(
     -------
     DataFrame
         The grouping columns (e.g. ``fold``, ``level``), ``measure`` (M), ``parameter``,
-        ``inv_sigma_opt`` (1/σ_opt(M) of that parameter), ``inv_sigma_opt_baseline``
+        ``inv_sigma_opt`` (1/σ_opt(M) of that parameter), ``inv_sigma_opt_reference``
         (1/σ_opt(MAP)), ``inv_sigma_diff`` (1/σ_diff(M), evaluated by M),
-        ``inv_sigma_diff_baseline`` (1/σ_diff(MAP), evaluated by MAP), ``n_repeats``. One
+        ``inv_sigma_diff_reference`` (1/σ_diff(MAP), evaluated by MAP), ``n_repeats``. One
         row per group, M and parameter, in the order of ``results`` (groups, then measures
         in order of first appearance, then parameters as given).
     """
     params = [params] if isinstance(params, str) else list(params)
-    needed = [over, "train_measure", "eval_measure", "value", "baseline_value", *params]
+    needed = [over, "train_measure", "eval_measure", "value", "reference_value", *params]
     missing = [c for c in needed if c not in results.columns]
     if missing:
         raise SchemaError(
             f"results lack column(s) {missing}: pass the output of pdireval.train_test with "
             "params= and train_scores carrying a repetition column (e.g. from subsample_qrels)."
         )
-    if baseline not in set(pd.unique(results["train_measure"])):
-        raise SchemaError(f"results have no rows trained by the baseline {baseline!r}.")
+    if reference not in set(pd.unique(results["train_measure"])):
+        raise SchemaError(f"results have no rows trained by the reference {reference!r}.")
     per_row = set(_RESULT_COLUMNS) | set(params) | {over}
     keys = [c for c in results.columns if c not in per_row]
     gk = keys + ["train_measure"]
@@ -325,14 +325,14 @@ def training_stability(
     opt = pd.concat({p: _inv_sd(theta, gk, p, ddof) for p in params}, names=["parameter"])
     opt = opt.rename("inv_sigma_opt").reset_index()
     same = results[results["eval_measure"] == results["train_measure"]].assign(
-        d=lambda f: (f["baseline_value"] - f["value"]).abs())
-    by_map = results[results["eval_measure"] == baseline].assign(
-        d=lambda f: (f["baseline_value"] - f["value"]).abs())
+        d=lambda f: (f["reference_value"] - f["value"]).abs())
+    by_map = results[results["eval_measure"] == reference].assign(
+        d=lambda f: (f["reference_value"] - f["value"]).abs())
     diff_m = _inv_sd(same, gk, "d", ddof).rename("inv_sigma_diff").reset_index()
-    diff_map = _inv_sd(by_map, gk, "d", ddof).rename("inv_sigma_diff_baseline").reset_index()
-    base_opt = opt[opt["train_measure"] == baseline].drop(columns="train_measure").rename(
-        columns={"inv_sigma_opt": "inv_sigma_opt_baseline"})
-    out = opt[opt["train_measure"] != baseline]
+    diff_map = _inv_sd(by_map, gk, "d", ddof).rename("inv_sigma_diff_reference").reset_index()
+    base_opt = opt[opt["train_measure"] == reference].drop(columns="train_measure").rename(
+        columns={"inv_sigma_opt": "inv_sigma_opt_reference"})
+    out = opt[opt["train_measure"] != reference]
     out = out.merge(base_opt, on=["parameter", *keys], how="left")
     out = out.merge(diff_m, on=gk, how="left").merge(diff_map, on=gk, how="left")
     out = out.merge(n_rep.reset_index(), on=gk, how="left")
@@ -347,10 +347,10 @@ def training_stability(
     else:
         out = out.sort_values(["_m", "_p"], kind="stable")
     out = out.rename(columns={"train_measure": "measure"})
-    out = out[[*keys, "measure", "parameter", "inv_sigma_opt", "inv_sigma_opt_baseline", "inv_sigma_diff",
-               "inv_sigma_diff_baseline", "n_repeats"]].reset_index(drop=True)
+    out = out[[*keys, "measure", "parameter", "inv_sigma_opt", "inv_sigma_opt_reference", "inv_sigma_diff",
+               "inv_sigma_diff_reference", "n_repeats"]].reset_index(drop=True)
     out["n_repeats"] = out["n_repeats"].astype(np.int64)
-    for c in ("inv_sigma_opt", "inv_sigma_opt_baseline", "inv_sigma_diff", "inv_sigma_diff_baseline"):
+    for c in ("inv_sigma_opt", "inv_sigma_opt_reference", "inv_sigma_diff", "inv_sigma_diff_reference"):
         out[c] = out[c].astype(np.float64)
     return out
 
@@ -390,8 +390,8 @@ def stability_sign_test(
         ``n_greater`` (a), ``n_less`` (b), ``p_value``.
     """
     by = [by] if isinstance(by, str) else list(by)
-    needed = [level, "measure", "parameter", "inv_sigma_opt", "inv_sigma_opt_baseline", "inv_sigma_diff",
-              "inv_sigma_diff_baseline", *by]
+    needed = [level, "measure", "parameter", "inv_sigma_opt", "inv_sigma_opt_reference", "inv_sigma_diff",
+              "inv_sigma_diff_reference", *by]
     missing = [c for c in needed if c not in stability.columns]
     if missing:
         raise SchemaError(f"stability lacks column(s) {missing}: pass the output of pdireval.training_stability.")
@@ -401,8 +401,8 @@ def stability_sign_test(
         gkey = gkey if isinstance(gkey, tuple) else (gkey,)
         gd = dict(zip([*by, "measure", "parameter"], gkey))
         x = g[level].to_numpy(dtype=np.float64)
-        for quantity, a_col, b_col in (("sigma_opt", "inv_sigma_opt", "inv_sigma_opt_baseline"),
-                                       ("sigma_diff", "inv_sigma_diff", "inv_sigma_diff_baseline")):
+        for quantity, a_col, b_col in (("sigma_opt", "inv_sigma_opt", "inv_sigma_opt_reference"),
+                                       ("sigma_diff", "inv_sigma_diff", "inv_sigma_diff_reference")):
             for name, lo, hi in windows:
                 sel = (x > lo) & (x <= hi)
                 a = g[a_col].to_numpy(dtype=np.float64)[sel]

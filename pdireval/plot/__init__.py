@@ -1,8 +1,8 @@
 """Figures from pdireval's tidy frames (optional extra: ``pip install pdireval[plot]``).
 
 Each function takes a frame returned by a pdireval function and returns a matplotlib
-Figure (or draws on ``ax=`` and returns that Axes). Topic modules live beside this file
-(``plot/<topic>.py``) and are re-exported here.
+Figure (or draws on ``ax=`` and returns that Axes). Query modules live beside this file
+(``plot/<query>.py``) and are re-exported here.
 """
 
 from __future__ import annotations

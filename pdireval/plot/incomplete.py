@@ -82,7 +82,7 @@ def completeness_curves(corr: pd.DataFrame, *, method: str | None = None, band: 
 
 
 def training_curves(results: pd.DataFrame, *, eval_measure: str, train_measures=None, level: str = "level", ax=None):
-    """Seed 004 Figure 2: X(Y) on the test topics against the completeness of the training
+    """Seed 004 Figure 2: X(Y) on the test queries against the completeness of the training
     judgments, one line per training measure Y (mean over repeats and folds).
 
     Parameters
@@ -114,7 +114,7 @@ def training_curves(results: pd.DataFrame, *, eval_measure: str, train_measures=
         axes.plot(mean.index, mean.to_numpy(), marker="o", markersize=3, linewidth=1.5, label=f"{eval_measure}({y})")
     _log_level_axis(axes, part[level].unique())
     axes.set_xlabel("training judgments kept (%)")
-    axes.set_ylabel(f"{eval_measure} on the test topics")
+    axes.set_ylabel(f"{eval_measure} on the test queries")
     axes.grid(True, alpha=0.3)
     axes.legend(frameon=False, fontsize="small")
     return ax if ax is not None else fig

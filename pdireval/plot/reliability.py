@@ -1,12 +1,12 @@
 """Figures for generalizability theory and stability-optimal nDCG (seed 003 Figures 2–4).
 
-* :func:`d_study_curve` — Φ(n′) or Eρ²(n′) against the number of topics, from
+* :func:`d_study_curve` — Φ(n′) or Eρ²(n′) against the number of queries, from
   :func:`pdireval.d_study`, one line (and confidence band) per measure.
 * :func:`optimal_discounts` — the optimal discount factors beside the log2, zipf and linear
   discounts normalised to sum 1 (seed 003 Figures 2 and 3), from :func:`pdireval.optimize`.
 * :func:`optimal_gains` — the optimal gains per relevance grade beside linear and exp.
 * :func:`stability_curves` — Φ(n′) of nDCG under the optimal and the standard functions
-  against the number of topics (seed 003 Figure 4).
+  against the number of queries (seed 003 Figure 4).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ def _finish(fig, ax, given):
 
 
 def d_study_curve(curve: pd.DataFrame, *, coefficient: str = "phi", band: bool = True, target: float | None = None, ax=None):
-    """Plot Φ(n′) (or Eρ²(n′)) against the topic-set size n′ for each measure.
+    """Plot Φ(n′) (or Eρ²(n′)) against the query-set size n′ for each measure.
 
     Parameters
     ----------
@@ -60,7 +60,7 @@ def d_study_curve(curve: pd.DataFrame, *, coefficient: str = "phi", band: bool =
             axes.fill_between(part["n_queries"], part[f"{coefficient}_ci_low"], part[f"{coefficient}_ci_high"], color=line.get_color(), alpha=0.15, linewidth=0)
     if target is not None:
         axes.axhline(target, color="grey", linestyle=":", linewidth=1)
-    axes.set_xlabel("number of topics n′")
+    axes.set_xlabel("number of queries n′")
     axes.set_ylabel("Φ (dependability)" if coefficient == "phi" else "Eρ² (generalizability)")
     axes.set_ylim(0, 1.02)
     axes.legend(fontsize="small")
@@ -117,16 +117,16 @@ def optimal_gains(result, *, ax=None, title: str | None = None):
     return _finish(fig, axes, ax)
 
 
-def stability_curves(result, sizes=None, *, objective: int = 0, target: float | None = 0.95, ax=None):
+def stability_curves(result, n_queries=None, *, objective: int = 0, target: float | None = 0.95, ax=None):
     """Φ(n′) of nDCG under the optimal and the standard gain/discount functions against the
-    number of topics (seed 003 Figure 4), from ``result.comparison``'s variance components.
+    number of queries (seed 003 Figure 4), from ``result.comparison``'s variance components.
 
     Parameters
     ----------
     result
         An :class:`~pdireval.runs.optimize.OptimizeResult`.
-    sizes
-        Topic-set sizes (default 1..2·observed).
+    n_queries
+        query-set sizes (default 1..2·observed).
     objective
         Which objective (row block of ``result.summary``) to draw, when there are several.
     target
@@ -142,15 +142,15 @@ def stability_curves(result, sizes=None, *, objective: int = 0, target: float | 
     comp = result.comparison
     n_funcs = len(comp) // len(result.summary)
     block = comp.iloc[objective * n_funcs : (objective + 1) * n_funcs]
-    if sizes is None:
-        sizes = np.arange(1, 2 * int(block["n_queries_observed"].iloc[0]) + 1)
-    sizes = np.asarray(sizes, dtype=np.float64)
+    if n_queries is None:
+        n_queries = np.arange(1, 2 * int(block["n_queries_observed"].iloc[0]) + 1)
+    n_queries = np.asarray(n_queries, dtype=np.float64)
     for _, row in block.iterrows():
         label = row["discount"] if result.what == "discount" else row["gain"] if result.what == "gain" else f"{row['gain']} / {row['discount']}"
-        axes.plot(sizes, phi(row["var_system"], row["var_query"], row["var_residual"], sizes), label=str(label), linewidth=2 if "optimal" in str(label) else 1)
+        axes.plot(n_queries, phi(row["var_system"], row["var_query"], row["var_residual"], n_queries), label=str(label), linewidth=2 if "optimal" in str(label) else 1)
     if target is not None:
         axes.axhline(target, color="grey", linestyle=":", linewidth=1)
-    axes.set_xlabel("number of topics n′")
+    axes.set_xlabel("number of queries n′")
     axes.set_ylabel("Φ")
     axes.legend(fontsize="small")
     return _finish(fig, axes, ax)

@@ -4,9 +4,9 @@
   :func:`pdireval.asl_curve` (Sakai's ASL curves: lower = more discriminative).
 * :func:`discriminative_power_bars` — share of significant pairs per measure, from
   :func:`pdireval.discriminative_power`.
-* :func:`error_rate_curves` — error rate against topic-set size, from :func:`pdireval.error_rate`.
+* :func:`error_rate_curves` — error rate against query-set size, from :func:`pdireval.error_rate`.
 * :func:`swap_rate_curves` — swap rate against the difference between means, from
-  :func:`pdireval.swap_rate` (topic splits).
+  :func:`pdireval.swap_rate` (query splits).
 * :func:`measure_scatter` — system means under two measures with Kendall's τ, from a scores frame.
 
 Each takes our tidy frames and returns a matplotlib Figure (or the ``ax`` given).
@@ -108,7 +108,7 @@ def discriminative_power_bars(power: pd.DataFrame, *, ax=None):
 
 
 def error_rate_curves(errors: pd.DataFrame, *, ties: bool = False, ax=None):
-    """Error rate (and optionally tie rate) against the topic-set size, one line per measure.
+    """Error rate (and optionally tie rate) against the query-set size, one line per measure.
 
     Parameters
     ----------
@@ -123,29 +123,29 @@ def error_rate_curves(errors: pd.DataFrame, *, ties: bool = False, ax=None):
     -------
     Figure, or ``ax`` when given.
     """
-    _need(errors, {"size", "error_rate", "tie_rate"}, "pdireval.error_rate")
+    _need(errors, {"n_queries", "error_rate", "tie_rate"}, "pdireval.error_rate")
     fig, axes = new_axes(ax)
-    keys = _label_keys(errors, {"size", "error_rate", "tie_rate", "n_comparisons", "n_trials", "unit", "fuzziness"})
+    keys = _label_keys(errors, {"n_queries", "error_rate", "tie_rate", "n_comparisons", "n_resamples", "unit", "fuzziness"})
     for label, part in _series(errors, keys):
-        part = part.sort_values("size")
-        (line,) = axes.plot(part["size"], part["error_rate"], marker="o", markersize=3, label=label)
+        part = part.sort_values("n_queries")
+        (line,) = axes.plot(part["n_queries"], part["error_rate"], marker="o", markersize=3, label=label)
         if ties:
-            axes.plot(part["size"], part["tie_rate"], linestyle="--", color=line.get_color())
-    axes.set_xlabel("topic-set size")
+            axes.plot(part["n_queries"], part["tie_rate"], linestyle="--", color=line.get_color())
+    axes.set_xlabel("query-set size")
     axes.set_ylabel("error rate" + (" (dashed: tie rate)" if ties else ""))
     axes.set_ylim(0, None)
     return _finish(fig, axes, ax)
 
 
-def swap_rate_curves(swaps: pd.DataFrame, *, size: int | None = None, ax=None):
+def swap_rate_curves(swaps: pd.DataFrame, *, n_queries: int | None = None, ax=None):
     """Swap rate against the difference of means (bin lower edge), one line per measure.
 
     Parameters
     ----------
     swaps
-        The topic-split frame of :func:`pdireval.swap_rate`.
-    size
-        Which topic-set size to draw (default: the largest).
+        The query-split frame of :func:`pdireval.swap_rate`.
+    n_queries
+        Which query-set size to draw (default: the largest).
     ax
         Axes to draw on (default: a new figure).
 
@@ -153,18 +153,18 @@ def swap_rate_curves(swaps: pd.DataFrame, *, size: int | None = None, ax=None):
     -------
     Figure, or ``ax`` when given.
     """
-    _need(swaps, {"size", "bin", "diff_low", "swap_rate", "n_comparisons"}, "pdireval.swap_rate(scores)")
+    _need(swaps, {"n_queries", "bin", "diff_low", "swap_rate", "n_comparisons"}, "pdireval.swap_rate(scores)")
     fig, axes = new_axes(ax)
-    size = int(swaps["size"].max()) if size is None else int(size)
-    part_all = swaps[swaps["size"] == size]
+    size = int(swaps["n_queries"].max()) if n_queries is None else int(n_queries)
+    part_all = swaps[swaps["n_queries"] == size]
     if part_all.empty:
-        raise SchemaError(f"no rows for size={size}; the sizes are {sorted(swaps['size'].unique())}")
-    keys = _label_keys(swaps, {"size", "bin", "diff_low", "swap_rate", "n_comparisons", "n_swaps"})
+        raise SchemaError(f"no rows for n_queries={size}; the sizes are {sorted(int(s) for s in swaps['n_queries'].unique())}")
+    keys = _label_keys(swaps, {"n_queries", "bin", "diff_low", "swap_rate", "n_comparisons", "n_swaps"})
     for label, part in _series(part_all, keys):
         part = part[part["n_comparisons"] > 0].sort_values("bin")
         axes.plot(part["diff_low"], part["swap_rate"], marker="o", markersize=3, label=label)
     axes.axhline(0.05, color="0.5", linestyle="--", linewidth=0.8)
-    axes.set_xlabel(f"difference of means (bin lower edge), {size} topics per set")
+    axes.set_xlabel(f"difference of means (bin lower edge), {size} queries per set")
     axes.set_ylabel("swap rate")
     return _finish(fig, axes, ax)
 

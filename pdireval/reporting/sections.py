@@ -242,8 +242,8 @@ def reliability_section(ctx: Context) -> Section:
     """Generalizability theory: variance components, Φ, Eρ², queries needed, D-study curve."""
     rel = reliability(ctx.scores)
     n_obs = ctx.scores["query"].nunique()
-    sizes = sorted({1, 5, 10, 25, 50, 100, 200, n_obs})
-    curve = d_study(ctx.scores, sizes)
+    n_queries = sorted({1, 5, 10, 25, 50, 100, 200, n_obs})
+    curve = d_study(ctx.scores, n_queries)
     figures, captions = {}, {}
     figures["d_study"] = ctx.save(_figure(plot.d_study_curve(curve, target=0.95)), "d_study")
     captions["d_study"] = "Dependability Φ against the number of queries (D-study), with confidence bands"
@@ -301,18 +301,18 @@ def stability_section(ctx: Context) -> Section:
     swap_sizes = sorted({s for s in (5, 10, 25, half) if 2 <= s <= half})
     tables, captions = {}, {}
     if swap_sizes:
-        swaps = swap_rate(ctx.scores, sizes=swap_sizes, n_trials=trials, rng=ctx.seed(), progress=False)
+        swaps = swap_rate(ctx.scores, n_queries=swap_sizes, n_resamples=trials, rng=ctx.seed(), progress=False)
         tables["swap_rate"] = swaps
         tables["swap_difference"] = swap_difference(swaps)
-        captions["swap_rate"] = f"Swap rate by difference in means, topic splits of each size ({trials} trials)"
+        captions["swap_rate"] = f"Swap rate by difference in means, query splits of each size ({trials} trials)"
         captions["swap_difference"] = "Difference in means needed for a swap rate of at most 5%"
     err_sizes = sorted({s for s in (5, 10, 15, 20, 25, 30, 40, 50, 75, 100, n_queries) if 2 <= s <= n_queries})
-    errors = error_rate(ctx.scores, sizes=err_sizes, n_trials=trials, rng=ctx.seed(), progress=False)
+    errors = error_rate(ctx.scores, n_queries=err_sizes, n_resamples=trials, rng=ctx.seed(), progress=False)
     tables["error_rate"] = errors
     captions["error_rate"] = f"Buckley–Voorhees error rate (fuzziness 5%) by number of queries ({trials} trials)"
     figures = {"error_rate": ctx.save(_figure(plot.error_rate_curves(errors)), "error_rate")}
     if swap_sizes:
-        figures["swap_rate"] = ctx.save(_figure(plot.swap_rate_curves(swaps, size=max(swap_sizes))), "swap_rate")
+        figures["swap_rate"] = ctx.save(_figure(plot.swap_rate_curves(swaps, n_queries=max(swap_sizes))), "swap_rate")
     return Section(
         key="stability",
         title="Stability: swap and error rates",

@@ -64,7 +64,6 @@ from operator import lt
 
 import numpy as np
 import pandas as pd
-
 import pyarrow.compute as pc
 
 from pdireval.core.hashing import take

@@ -13,7 +13,6 @@ from pdireval.core.chunking import progress_bar
 from pdireval.core.schema import canonical_qrels, canonical_run_keys
 from pdireval.errors import OptionError, SchemaError
 from pdireval.runs.fusion import (
-    RANK_METHODS,
     SCORE_METHODS,
     WEIGHTED_METHODS,
     _check_k,

@@ -1,6 +1,6 @@
 """Stability-optimal nDCG gains and discounts (Kanoulas & Aslam 2009, seed 003; methods-spec §7.5).
 
-nDCG@k of a (system, topic) is a ratio of sums that are linear in the gains for fixed
+nDCG@k of a (system, query) is a ratio of sums that are linear in the gains for fixed
 discounts and linear in the discounts for fixed gains:
 
     DCG@k = Σ_c Σ_{r≤k} g_c d_r H[c, r],        IDCG@k = Σ_c g_c Σ_{r ∈ block_c} d_r,
@@ -411,7 +411,7 @@ def optimize(
     that depends on the start. The answer is never worse than the start: if the solver ends
     below it, the start is returned (``success`` says what the solver reported).
 
-    Each Φ evaluation reuses precomputed per-(system, topic) grade-by-rank indicators and
+    Each Φ evaluation reuses precomputed per-(system, query) grade-by-rank indicators and
     the pool's grade counts (module docstring): the runs are evaluated once.
 
     **Several objectives (minimax).** With several cut-offs ``k=[10, 20, 100]`` and/or
@@ -424,7 +424,7 @@ def optimize(
     one objective the maximiser does not depend on n′ (seed 003 sets n′ = 1 and argues
     from monotonicity; this is the right reason, methods-spec §7.5). For minimax it does:
     ``n_queries=None`` (default) compares each objective's Φ at its observed number of
-    topics; ``n_queries=1`` reproduces S3's setting.
+    queries; ``n_queries=1`` reproduces S3's setting.
 
     Parameters
     ----------
@@ -455,7 +455,7 @@ def optimize(
         naming collections: one objective per collection and cut-off (minimax).
     n_queries
         n′ of Φ in the objective and in the reported ``phi`` columns (default: each
-        objective's observed number of topics).
+        objective's observed number of queries).
     target
         Φ to reach for ``queries_needed`` (seed 003 Tables 1 and 3 use 0.95).
     maxiter, ftol
@@ -477,7 +477,7 @@ def optimize(
         Unknown gain/discount name, or a vector of the wrong length or with negative entries.
     SchemaError
         No relevant documents, fewer than 2 relevant grades for ``what="gain"``, fewer than
-        2 systems or topics, or a bad ``by`` column.
+        2 systems or queries, or a bad ``by`` column.
 
     Examples
     --------
@@ -516,7 +516,7 @@ def optimize(
     collections = [_reduce(p, grades, K, name) for name, p in prepared.items()]
     for c in collections:
         if min(c.shape) < 2:
-            raise SchemaError(f"collection {c.name!r} has {c.shape[1]} system(s) and {c.shape[0]} topic(s): Φ needs at least 2 of each.")
+            raise SchemaError(f"collection {c.name!r} has {c.shape[1]} system(s) and {c.shape[0]} query(s): Φ needs at least 2 of each.")
     model = _Model(collections, cutoffs, K, n_queries)
 
     g0 = standard_gain(gain, grades)

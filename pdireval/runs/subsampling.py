@@ -11,26 +11,11 @@ import pandas as pd
 from pdireval.core.schema import (
     canonical_qrels,
 )
-from pdireval.errors import OptionError
+from pdireval.errors import OptionError, check_rng
 
 __all__ = ["subsample_qrels", "DEFAULT_LEVELS", "MODES"]
 
 DEFAULT_LEVELS = (1, 2, 3, 4, 5, 10, 15, 20, 25, 30, 40, 50, 60, 70, 80, 90)
-
-
-def _base_seed(rng, repeats: int) -> int:
-    """The integer seed s of the §9.5 protocol: ``rng`` itself when it is an int; otherwise one
-    integer drawn from the Generator (or from fresh entropy for None)."""
-    if isinstance(rng, (bool, np.bool_)):
-        raise TypeError("rng= must be an int seed, a numpy Generator or None, not a bool")
-    if isinstance(rng, numbers.Integral):
-        if rng < 0:
-            raise OptionError(f"rng= as a seed must be >= 0, got {rng}")
-        return int(rng)
-    if rng is None or isinstance(rng, np.random.Generator):
-        gen = np.random.default_rng(rng)
-        return int(gen.integers(0, 2**62))
-    raise TypeError(f"rng= must be an int seed, a numpy Generator or None, got {type(rng).__name__}")
 
 
 def _check_levels(levels) -> np.ndarray:
@@ -68,7 +53,7 @@ def subsample_qrels(
     qrels: pd.DataFrame,
     *,
     levels=DEFAULT_LEVELS,
-    repeats: int = 10,
+    n_resamples: int = 10,
     rng=None,
     nested: bool = False,
     mode: str = "drop",
@@ -78,7 +63,7 @@ def subsample_qrels(
 ) -> pd.DataFrame:
     r"""Qrels subsampled at completeness levels x%, repeated (methods-spec §9.5; seed 004 §5.1).
 
-    Per topic the judged documents are split into two strata, relevant (label ≥ ``rel``)
+    Per query the judged documents are split into two strata, relevant (label ≥ ``rel``)
     and non-relevant (label < ``rel``, negative labels included), and each stratum of size
     m keeps
 
@@ -88,14 +73,14 @@ def subsample_qrels(
     rows (NaN label) are no judgments: every variant keeps them unchanged.
 
     Draw protocol (normative, so any implementation given the same integer seed ``s`` draws
-    the same documents): topics in sorted order and doc ids sorted, both compared as strings.
+    the same documents): queries in sorted order and doc ids sorted, both compared as strings.
 
     * ``nested=False`` (default): each (level x, repetition r) is drawn on its own with
-      ``g = numpy.random.default_rng(s + r)``; for each topic, the relevant stratum then the
+      ``g = numpy.random.default_rng(s + r)``; for each query, the relevant stratum then the
       non-relevant one: ``g.choice(sorted_docids, size=keep, replace=False)``. A variant's
       draws depend only on (s, r, x), not on which other levels are requested.
     * ``nested=True``: per repetition ``g = default_rng(s + r)`` draws one
-      ``g.permutation(sorted_docids)`` per topic and stratum (relevant first); level x keeps
+      ``g.permutation(sorted_docids)`` per query and stratum (relevant first); level x keeps
       the first keep(x) entries, so lower levels are subsets of higher ones.
 
     A numpy Generator (or None: fresh entropy) for ``rng`` supplies the integer ``s`` by one
@@ -108,7 +93,7 @@ def subsample_qrels(
     levels
         Completeness levels in percent, each in (0, 100]; default seed 004's 16 levels
         1, 2, 3, 4, 5, 10, 15, ..., 90.
-    repeats
+    n_resamples
         Independent repetitions per level (seed 004: 10).
     rng
         Integer seed ``s``, numpy Generator, or None.
@@ -120,8 +105,8 @@ def subsample_qrels(
         choice for infAP, which treats pooled-unjudged and unpooled documents differently
         (methods-spec §9.2).
     min_relevant
-        Minimum relevant documents kept per topic that has any (default 1), so that every
-        topic keeps R ≥ 1 at every level.
+        Minimum relevant documents kept per query that has any (default 1), so that every
+        query keeps R ≥ 1 at every level.
     rel
         Minimum label counted as relevant (default 1, trec_eval's ``-l 1``).
     columns
@@ -140,7 +125,7 @@ def subsample_qrels(
     SchemaError
         Malformed qrels.
     ValueError, TypeError
-        Invalid levels, repeats, mode, min_relevant or rng.
+        Invalid levels, n_resamples, mode, min_relevant or rng.
 
     Notes
     -----
@@ -159,29 +144,29 @@ def subsample_qrels(
     --------
     >>> import pdireval
     >>> _, qrels = pdireval.datasets.simulate(n_systems=2, n_queries=3, rng=1)
-    >>> sub = pdireval.subsample_qrels(qrels, levels=(10, 50), repeats=2, rng=7)
+    >>> sub = pdireval.subsample_qrels(qrels, levels=(10, 50), n_resamples=2, rng=7)
     >>> sub[["level", "repeat"]].drop_duplicates().to_numpy().tolist()
     [[10, 0], [10, 1], [50, 0], [50, 1]]
     """
     if mode not in MODES:
         raise OptionError(f"mode= must be one of {MODES}, got {mode!r}")
-    if isinstance(repeats, bool) or not isinstance(repeats, numbers.Integral) or repeats < 1:
-        raise OptionError(f"repeats= must be a positive integer, got {repeats!r}")
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, numbers.Integral) or n_resamples < 1:
+        raise OptionError(f"n_resamples= must be a positive integer, got {n_resamples!r}")
     if isinstance(min_relevant, bool) or not isinstance(min_relevant, numbers.Integral) or min_relevant < 0:
         raise OptionError(f"min_relevant= must be a non-negative integer, got {min_relevant!r}")
     if not isinstance(nested, (bool, np.bool_)):
         raise TypeError(f"nested= must be True or False, got {nested!r}")
     level_arr = _check_levels(levels)
-    seed = _base_seed(rng, int(repeats))
+    seed = check_rng(rng)
     q = canonical_qrels(qrels, columns)  # sorted by query then doc, as strings
 
     plan = _strata(q, rel)
-    masks = _subsample_masks(plan, len(q), level_arr, int(repeats), seed, nested, int(min_relevant))
-    return _variants_frame(q, masks, level_arr, int(repeats), mode)
+    masks = _subsample_masks(plan, len(q), level_arr, int(n_resamples), seed, nested, int(min_relevant))
+    return _variants_frame(q, masks, level_arr, int(n_resamples), mode)
 
 
 def _strata(q: pd.DataFrame, rel: float):
-    """Per topic (sorted as strings), the row numbers of the relevant and non-relevant strata,
+    """Per query (sorted as strings), the row numbers of the relevant and non-relevant strata,
     each in doc-id order (the canonical qrels are sorted by query then doc)."""
     labels = q["label"].to_numpy(dtype=np.float64)
     qcodes, _ = pd.factorize(q["query"], sort=False)  # rows sorted by query: codes ascend
@@ -196,7 +181,7 @@ def _strata(q: pd.DataFrame, rel: float):
     return rel_rows, non_rows, unjudged_rows
 
 
-def _subsample_masks(plan, n_rows, levels, repeats, seed, nested, min_relevant) -> np.ndarray:
+def _subsample_masks(plan, n_rows, levels, n_resamples, seed, nested, min_relevant) -> np.ndarray:
     """Boolean keep matrix, one row per (level, repeat) variant (level-major)."""
     rel_rows, non_rows, unjudged_rows = plan
     n_topics = len(rel_rows)
@@ -205,26 +190,26 @@ def _subsample_masks(plan, n_rows, levels, repeats, seed, nested, min_relevant) 
     floor_rel = np.minimum(min_relevant, m_rel)
     keep_rel = {x: np.maximum(_keep_count(x, m_rel), floor_rel) for x in levels}
     keep_non = {x: _keep_count(x, m_non) for x in levels}
-    masks = np.zeros((len(levels) * repeats, n_rows), dtype=bool)
+    masks = np.zeros((len(levels) * n_resamples, n_rows), dtype=bool)
     masks[:, unjudged_rows] = True
-    # The protocol fixes one numpy call per (topic, stratum): a loop over topics is the
+    # The protocol fixes one numpy call per (query, stratum): a loop over queries is the
     # specification itself (a few microseconds per call), not a per-document loop.
     if nested:
-        for r in range(repeats):
+        for r in range(n_resamples):
             g = np.random.default_rng(seed + r)
             for t in range(n_topics):
                 perm_rel = g.permutation(rel_rows[t])
                 perm_non = g.permutation(non_rows[t])
                 for i, x in enumerate(levels):
-                    v = i * repeats + r
+                    v = i * n_resamples + r
                     masks[v, perm_rel[: keep_rel[x][t]]] = True
                     masks[v, perm_non[: keep_non[x][t]]] = True
     else:
         for i, x in enumerate(levels):
             kr, kn = keep_rel[x], keep_non[x]
-            for r in range(repeats):
+            for r in range(n_resamples):
                 g = np.random.default_rng(seed + r)
-                v = i * repeats + r
+                v = i * n_resamples + r
                 chosen = []
                 for t in range(n_topics):
                     chosen.append(g.choice(rel_rows[t], size=kr[t], replace=False))
@@ -234,10 +219,10 @@ def _subsample_masks(plan, n_rows, levels, repeats, seed, nested, min_relevant) 
     return masks
 
 
-def _variants_frame(q: pd.DataFrame, masks: np.ndarray, levels, repeats: int, mode: str) -> pd.DataFrame:
+def _variants_frame(q: pd.DataFrame, masks: np.ndarray, levels, n_resamples: int, mode: str) -> pd.DataFrame:
     n_var, n_rows = masks.shape
-    level_col = np.repeat(_level_values(levels), repeats)
-    repeat_col = np.tile(np.arange(repeats, dtype=np.int64), len(levels))
+    level_col = np.repeat(_level_values(levels), n_resamples)
+    repeat_col = np.tile(np.arange(n_resamples, dtype=np.int64), len(levels))
     if mode == "drop":
         var_idx, row_idx = np.nonzero(masks)  # row-major: variant, then row order
         label = q["label"].to_numpy(dtype=np.float64)[row_idx]

@@ -322,7 +322,7 @@ def evaluate_variants(
     --------
     >>> import pdireval
     >>> run, qrels = pdireval.datasets.simulate(n_systems=3, n_queries=4, rng=2)
-    >>> sub = pdireval.subsample_qrels(qrels, levels=(20, 60), repeats=2, rng=0)
+    >>> sub = pdireval.subsample_qrels(qrels, levels=(20, 60), n_resamples=2, rng=0)
     >>> scores = pdireval.evaluate_variants(run, ["AP", "Bpref"], sub)
     >>> list(scores.columns)
     ['level', 'repeat', 'system', 'query', 'measure', 'value']

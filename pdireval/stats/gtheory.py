@@ -12,12 +12,12 @@ NEGATIVE = ("clip", "keep")
 
 
 def anova_table(x: np.ndarray) -> dict[str, np.ndarray]:
-    """Additive two-way ANOVA without replication for a stack of topic x system matrices.
+    """Additive two-way ANOVA without replication for a stack of query x system matrices.
 
     Parameters
     ----------
     x
-        float64 array ``(..., n_t, n_s)``: topics on the second-to-last axis, systems on the
+        float64 array ``(..., n_t, n_s)``: queries on the second-to-last axis, systems on the
         last.
 
     Returns
@@ -172,7 +172,7 @@ def coefficient_intervals(tab, n_s, n_t, n_prime, confidence_level):
         common = k * ms_t + (k * n - k - n) * ms_r
         p_lo = n * (ms_s - f_star * ms_r) / (f_star * common + n * ms_s)
         p_hi = n * (f_star2 * ms_s - ms_r) / (common + n * f_star2 * ms_s)
-        # no topic and no residual variance while systems differ: Φ = 1 exactly
+        # no query and no residual variance while systems differ: Φ = 1 exactly
         exact = (ms_r == 0) & (ms_t == 0) & (ms_s > 0)
         p_lo, p_hi = np.where(exact, 1.0, p_lo), np.where(exact, 1.0, p_hi)
         p_lo, p_hi = np.clip(p_lo, 0.0, 1.0), np.clip(p_hi, 0.0, 1.0)

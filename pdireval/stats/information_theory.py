@@ -157,4 +157,4 @@ def pair_information(x, y, given: Sequence = (), *, ties: str = "drop"):
     return plugin_conditional_mutual_information(s[0], s[1], list(s[2:])), int(s.shape[1])
 
 
-TIES = ("drop", "value")
+TIES = ("drop", "keep")

@@ -8,7 +8,7 @@ from typing import NamedTuple
 import numpy as np
 
 from pdireval.core.chunking import chunks, progress_bar
-from pdireval.errors import OptionError, check_option
+from pdireval.errors import OptionError, check_option, check_rng, group_generator
 from pdireval.stats import adapters as _adapters
 
 __all__ = ["ALTERNATIVES", "check_alternative", "one_sided_p", "TestResult", "SignTestResult", "signed_inf", "constant", "t_kernel", "sign_kernel", "bootstrap_kernel", "required_position", "bootstrap_counts", "randomization_signs", "randomization_kernel", "tukey_null", "tukey_p", "paired_t", "wilcoxon", "sign_test", "randomization_test", "bootstrap_test", "tukey_hsd", "DEFAULT_RESAMPLES"]
@@ -48,7 +48,7 @@ def _paired(a, b):
     """(a, b) as float64 arrays of the same shape, 1-D or 2-D (columns = pairs).
 
     For 1-D input, positions where either value is NaN are dropped (methods-spec §8.1:
-    topics where both are defined). 2-D input must be complete.
+    queries where both are defined). 2-D input must be complete.
     """
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
@@ -58,9 +58,9 @@ def _paired(a, b):
         keep = ~(np.isnan(a) | np.isnan(b))
         return a[keep], b[keep], True
     if a.ndim != 2:
-        raise OptionError("paired samples must be 1-D arrays (or 2-D: topics x pairs)")
+        raise OptionError("paired samples must be 1-D arrays (or 2-D: queries x pairs)")
     if np.isnan(a).any() or np.isnan(b).any():
-        raise OptionError("2-D paired samples must not hold NaN; drop the incomplete topics first")
+        raise OptionError("2-D paired samples must not hold NaN; drop the incomplete queries first")
     return a, b, False
 
 
@@ -85,7 +85,7 @@ def _out(value, scalar):
 
 
 def signed_inf(v):
-    """+inf / -inf / 0 by the sign of v (for differences that are constant across topics)."""
+    """+inf / -inf / 0 by the sign of v (for differences that are constant across queries)."""
     return np.where(v > 0, np.inf, np.where(v < 0, -np.inf, 0.0))
 
 
@@ -359,7 +359,7 @@ def sign_test(a, b, *, alternative: str = "two-sided") -> SignTestResult:
 def randomization_test(a, b, *, n_resamples: int = 10000, rng=None, alternative: str = "two-sided") -> TestResult:
     r"""Paired (Fisher) randomisation test of the mean difference.
 
-    Under H0 each per-topic difference z_t is equally likely to have either sign. With
+    Under H0 each per-query difference z_t is equally likely to have either sign. With
     2^n ≤ ``n_resamples`` all 2^n sign vectors are enumerated (exact test, p = share of them
     with |Σ s_t z_t| ≥ |Σ z_t|, identical to ``scipy.stats.permutation_test`` with
     ``permutation_type="samples"``); otherwise ``signs = 2 * rng.integers(0, 2, size=(B, n))
@@ -376,7 +376,7 @@ def randomization_test(a, b, *, n_resamples: int = 10000, rng=None, alternative:
     check_alternative(alternative)
     a, b, scalar = _paired(a, b)
     d = (a - b).reshape(len(a), -1)
-    signs, exact = randomization_signs(np.random.default_rng(rng), d.shape[0], int(n_resamples))
+    signs, exact = randomization_signs(group_generator(check_rng(rng)), d.shape[0], int(n_resamples))
     stat, p = randomization_kernel(d, signs, exact, alternative)
     return TestResult(_out(stat[0] if scalar else stat, scalar), _out(p[0] if scalar else p, scalar))
 
@@ -403,7 +403,7 @@ def bootstrap_test(a, b, *, n_resamples: int = 1000, rng=None, alternative: str 
     if d.shape[0] < 2:
         nan = np.full(d.shape[1], np.nan)
         return TestResult(_out(nan[0] if scalar else nan, scalar), _out(nan[0] if scalar else nan, scalar))
-    counts = bootstrap_counts(np.random.default_rng(rng), d.shape[0], n_res)
+    counts = bootstrap_counts(group_generator(check_rng(rng)), d.shape[0], n_res)
     res = bootstrap_kernel(d, counts, alternative=alternative)
     s, p = res["statistic"], res["p_value"]
     return TestResult(_out(s[0] if scalar else s, scalar), _out(p[0] if scalar else p, scalar))
@@ -412,7 +412,7 @@ def bootstrap_test(a, b, *, n_resamples: int = 1000, rng=None, alternative: str 
 def tukey_hsd(matrix, *, n_resamples: int = 5000, rng=None) -> np.ndarray:
     r"""Randomised Tukey HSD p-values for every pair of columns (methods-spec §8.4).
 
-    For b = 1..B, X_b = ``rng.permuted(X, axis=1)`` (each topic's row shuffled independently;
+    For b = 1..B, X_b = ``rng.permuted(X, axis=1)`` (each query's row shuffled independently;
     drawn in chunks of stacked copies, which consumes the stream exactly as B successive
     calls); hsd_b = max_s mean_t X_b − min_s mean_t X_b;
     p(i, j) = #{b : hsd_b ≥ |x̄_i − x̄_j|} / B (Carterette 2012; Sakai 2012). Controls the
@@ -422,7 +422,7 @@ def tukey_hsd(matrix, *, n_resamples: int = 5000, rng=None) -> np.ndarray:
     Parameters
     ----------
     matrix
-        Topics × systems array (complete).
+        Queries × systems array (complete).
 
     Returns
     -------
@@ -431,8 +431,8 @@ def tukey_hsd(matrix, *, n_resamples: int = 5000, rng=None) -> np.ndarray:
     """
     x = np.asarray(matrix, dtype=np.float64)
     if x.ndim != 2 or np.isnan(x).any():
-        raise OptionError("tukey_hsd needs a complete 2-D topics x systems matrix")
-    hsd = tukey_null(x, np.random.default_rng(rng), int(n_resamples))
+        raise OptionError("tukey_hsd needs a complete 2-D queries x systems matrix")
+    hsd = tukey_null(x, group_generator(check_rng(rng)), int(n_resamples))
     means = x.mean(axis=0)
     diff = means[:, None] - means[None, :]
     scale = np.abs(x).mean(axis=0)

@@ -66,8 +66,8 @@ def test_pad_pairs_and_separate_cutoffs_by_hand():
         }
     )
     pairs = pdireval.pad(scores, pairs=True)
-    assert list(zip(pairs["system_1"], pairs["system_2"])) == [("a", "b"), ("a", "c"), ("b", "c")]
-    np.testing.assert_allclose(pairs["mean_1"], [0.3, 0.3, 0.6])
+    assert list(zip(pairs["system_a"], pairs["system_b"])) == [("a", "b"), ("a", "c"), ("b", "c")]
+    np.testing.assert_allclose(pairs["mean_a"], [0.3, 0.3, 0.6])
     np.testing.assert_allclose(pairs["pad"], [0.3 / 0.6 * 100, 100.0, 100.0])
     summary = pdireval.pad(scores, cutoffs="separate")
     assert summary["measure"].iloc[0] == "nDCG@10" and summary["cutoffs"].iloc[0] == "10"
@@ -106,14 +106,14 @@ def _toy():
 def test_query_sets_by_hand():
     scores, expected = _toy()
     # real = [0.6, 0.9, 0.2, 0.6]; d = [0.4, 0.0, -0.2, 0.4]
-    sets = pdireval.query_sets(scores, expected, size=2)
+    sets = pdireval.query_sets(scores, expected, n_queries=2)
     assert list(sets.columns) == ["set", "rank", "query", "real", "expected", "difference"]
     assert list(sets["set"]) == ["uninformative"] * 2 + ["ideal"] * 2
     assert list(sets["query"]) == ["3", "2", "1", "10"]  # the tie 1 / 10 broken by query id
     np.testing.assert_allclose(sets["difference"], [-0.2, 0.0, 0.4, 0.4], atol=1e-12)
-    absolute = pdireval.query_sets(scores, expected, size=2, absolute=True)
+    absolute = pdireval.query_sets(scores, expected, n_queries=2, absolute=True)
     assert list(absolute["query"][:2]) == ["2", "3"]
-    pd.testing.assert_frame_equal(scores.ireval.query_sets(expected, size=2), sets)
+    pd.testing.assert_frame_equal(scores.ireval.query_sets(expected, n_queries=2), sets)
 
 
 def test_query_sets_take_the_bounds_frame_and_filter_scores():
@@ -121,7 +121,7 @@ def test_query_sets_take_the_bounds_frame_and_filter_scores():
     ms = [f"nDCG(gain=exp)@{k}" for k in (5, 10)]
     scores = pdireval.evaluate(run, ms, qrels=qrels)
     expected = pdireval.bounds(run, ms, qrels=qrels)
-    sets = pdireval.query_sets(scores, expected, size=4)
+    sets = pdireval.query_sets(scores, expected, n_queries=4)
     real = scores.groupby("query")["value"].mean()
     exp = expected.groupby("query")["random"].mean()
     d = (real - exp).sort_values(kind="stable")
@@ -135,15 +135,15 @@ def test_query_sets_take_the_bounds_frame_and_filter_scores():
 def test_query_sets_errors_and_nan_warning():
     scores, expected = _toy()
     with pytest.raises(SchemaError, match="no expected value") as info:
-        pdireval.query_sets(scores, expected.iloc[:3], size=2)
+        pdireval.query_sets(scores, expected.iloc[:3], n_queries=2)
     assert list(info.value.failure_cases["query"]) == ["10"]
-    with pytest.raises(OptionError, match="size="):
-        pdireval.query_sets(scores, expected, size=5)
+    with pytest.raises(OptionError, match="n_queries="):
+        pdireval.query_sets(scores, expected, n_queries=5)
     with pytest.raises(SchemaError, match="'random'"):
-        pdireval.query_sets(scores, expected.rename(columns={"value": "e"}), size=2)
+        pdireval.query_sets(scores, expected.rename(columns={"value": "e"}), n_queries=2)
     nan = expected.assign(value=[0.2, np.nan, 0.4, 0.2])
     with pytest.warns(PdirevalWarning, match="left out"):
-        sets = pdireval.query_sets(scores, nan, size=3)
+        sets = pdireval.query_sets(scores, nan, n_queries=3)
     assert "2" not in set(sets["query"])
 
 

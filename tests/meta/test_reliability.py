@@ -26,7 +26,7 @@ def frame_of(matrix, measure="m", **extra):
 
 
 def random_matrix(rng, n_s, n_t):
-    """Scores with system, topic and residual effects of random sizes."""
+    """Scores with system, topic and residual effects of random n_queries."""
     return (
         rng.normal(0, rng.uniform(0.05, 1), (n_s, 1))
         + rng.normal(0, rng.uniform(0.05, 1), (1, n_t))
@@ -177,8 +177,8 @@ matrices = st.integers(0, 2**32 - 1).map(
 
 
 @settings(max_examples=40, deadline=None)
-@given(x=matrices, shift=st.floats(-5, 5), sizes=st.lists(st.floats(0.5, 500), min_size=2, max_size=6))
-def test_properties(x, shift, sizes):
+@given(x=matrices, shift=st.floats(-5, 5), n_queries=st.lists(st.floats(0.5, 500), min_size=2, max_size=6))
+def test_properties(x, shift, n_queries):
     df = frame_of(x)
     rel = pdireval.reliability(df).iloc[0]
     assert rel["phi"] <= rel["e_rho2"] + 1e-12
@@ -187,7 +187,7 @@ def test_properties(x, shift, sizes):
     shifted = pdireval.reliability(frame_of(x + shift)).iloc[0]
     for col in ("var_system", "var_query", "var_residual", "phi", "e_rho2"):
         assert shifted[col] == pytest.approx(rel[col], rel=1e-6, abs=1e-10)
-    curve = pdireval.d_study(df, sorted(sizes))
+    curve = pdireval.d_study(df, sorted(n_queries))
     assert np.all(np.diff(curve["phi"]) >= -1e-12)
     assert np.all(np.diff(curve["e_rho2"]) >= -1e-12)
     assert np.all(curve["phi"] <= curve["e_rho2"] + 1e-12)
@@ -323,7 +323,7 @@ def test_too_small_and_bad_arguments():
         pdireval.reliability(frame_of(WORKED[:1]))
     with pytest.raises(ValueError, match="target"):
         pdireval.reliability(frame_of(WORKED), target=1.0)
-    with pytest.raises(ValueError, match="sizes"):
+    with pytest.raises(ValueError, match="n_queries"):
         pdireval.d_study(frame_of(WORKED), [0, 5])
     with pytest.raises(ValueError, match="negative"):
         pdireval.reliability(frame_of(WORKED), negative="abs")

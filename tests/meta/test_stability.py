@@ -11,19 +11,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 
 import pdireval
-from pdireval.errors import PdirevalError, SchemaError
+from pdireval.errors import PdirevalError, SchemaError, group_generator
 from pdireval.stats.rank_correlation import kendall_tau
 from tests.helpers import random_matrix, scores_from_matrix
 
 
-def loop_vb_swaps(x, sizes, n_trials, seed, sampling="split", width=0.01, n_bins=21):
-    rng = np.random.default_rng(seed)
+def loop_vb_swaps(x, n_queries, n_resamples, seed, sampling="split", width=0.01, n_bins=21):
     n, m = x.shape
     out = {}
-    for c in sizes:
+    for c in n_queries:
+        rng = group_generator(seed, c)  # every size starts from the seed and its own key
         comps = np.zeros(n_bins, int)
         swaps = np.zeros(n_bins, int)
-        for _ in range(n_trials):
+        for _ in range(n_resamples):
             if sampling == "split":
                 perm = rng.permutation(n)
                 t1, t2 = perm[:c], perm[c:2 * c]
@@ -43,25 +43,25 @@ def loop_vb_swaps(x, sizes, n_trials, seed, sampling="split", width=0.01, n_bins
 @pytest.mark.parametrize("sampling", ["split", "replacement"])
 def test_vb_swap_rate_equals_loop_on_same_draws(sampling):
     x = random_matrix(n=30, m=5, seed=2, ties=False)
-    res = pdireval.swap_rate(scores_from_matrix(x), sizes=[5, 10, 15], n_trials=40, rng=7, sampling=sampling)
+    res = pdireval.swap_rate(scores_from_matrix(x), n_queries=[5, 10, 15], n_resamples=40, rng=7, sampling=sampling)
     ref = loop_vb_swaps(x, [5, 10, 15], 40, 7, sampling)
-    assert list(res.columns) == ["measure", "size", "bin", "diff_low", "n_comparisons", "n_swaps", "swap_rate"]
+    assert list(res.columns) == ["measure", "n_queries", "bin", "diff_low", "n_comparisons", "n_swaps", "swap_rate"]
     for c, (comps, swaps) in ref.items():
-        r = res[res["size"] == c]
+        r = res[res["n_queries"] == c]
         np.testing.assert_array_equal(r.n_comparisons, comps)
         np.testing.assert_array_equal(r.n_swaps, swaps)
         assert r.n_comparisons.sum() == 40 * 10
     need = pdireval.swap_difference(res)
     for c, (comps, swaps) in ref.items():
         ok = [b for b in range(21) if comps[b] and swaps[b] / comps[b] <= 0.05]
-        got = need.loc[need["size"] == c, "diff_needed"].item()
+        got = need.loc[need["n_queries"] == c, "diff_needed"].item()
         assert (np.isnan(got) and not ok) or got == pytest.approx(ok[0] * 0.01)
 
 
 def test_swap_rate_sizes_validated():
     scores = scores_from_matrix(random_matrix(n=10, m=3))
     with pytest.raises(PdirevalError, match="size 6 is impossible"):
-        pdireval.swap_rate(scores, sizes=[6])
+        pdireval.swap_rate(scores, n_queries=[6])
     with pytest.raises(ValueError, match="sampling="):
         pdireval.swap_rate(scores, sampling="bootstrap")
 
@@ -94,21 +94,21 @@ def test_swap_rate_ties_option():
     a = scores_from_matrix(np.array([[0.1, 0.1, 0.3]]))
     b = scores_from_matrix(np.array([[0.2, 0.1, 0.3]]))
     assert pdireval.swap_rate(a, b).n_pairs.item() == 3
-    assert pdireval.swap_rate(a, b, ties="exclude").n_pairs.item() == 2
+    assert pdireval.swap_rate(a, b, ties="drop").n_pairs.item() == 2
     with pytest.raises(SchemaError, match="different systems"):
         pdireval.swap_rate(a, scores_from_matrix(np.array([[0.2, 0.1]])))
 
 
-def loop_error_rate(x, sizes, n_trials, f, seed, unit):
-    rng = np.random.default_rng(seed)
+def loop_error_rate(x, n_queries, n_resamples, f, seed, unit):
     n, m = x.shape
     out = {}
-    for c in sizes:
+    for c in n_queries:
+        rng = group_generator(seed, c)  # every size starts from the seed and its own key
         acc = {p: [0, 0, 0] for p in itertools.combinations(range(m), 2)}
-        for _ in range(n_trials):
-            topics = rng.choice(n, size=c, replace=False)
+        for _ in range(n_resamples):
+            topics = rng.permutation(n)[:c]
             for i, j in acc:
-                pairs = [(x[topics, i].mean(), x[topics, j].mean())] if unit == "topic_set" else [
+                pairs = [(x[topics, i].mean(), x[topics, j].mean())] if unit == "query_set" else [
                     (x[t, i], x[t, j]) for t in topics]
                 for a, b in pairs:
                     if abs(a - b) <= f * max(abs(a), abs(b)):
@@ -122,30 +122,41 @@ def loop_error_rate(x, sizes, n_trials, f, seed, unit):
     return out
 
 
-@pytest.mark.parametrize("unit", ["topic_set", "topic"])
+@pytest.mark.parametrize("unit", ["query_set", "query"])
 def test_error_rate_equals_loop_on_same_draws(unit):
     x = random_matrix(n=25, m=5, seed=4)
-    res = pdireval.error_rate(scores_from_matrix(x), sizes=[3, 10, 25], n_trials=30, rng=11, unit=unit)
+    res = pdireval.error_rate(scores_from_matrix(x), n_queries=[3, 10, 25], n_resamples=30, rng=11, unit=unit)
     ref = loop_error_rate(x, [3, 10, 25], 30, 0.05, 11, unit)
-    assert list(res["size"]) == [3, 10, 25]
+    assert list(res["n_queries"]) == [3, 10, 25]
     for row in res.itertuples():
-        assert row.error_rate == pytest.approx(ref[row.size][0])
-        assert row.tie_rate == pytest.approx(ref[row.size][1])
-        assert row.n_comparisons == 30 * 10 * (row.size if unit == "topic" else 1)
+        assert row.error_rate == pytest.approx(ref[row.n_queries][0])
+        assert row.tie_rate == pytest.approx(ref[row.n_queries][1])
+        assert row.n_comparisons == 30 * 10 * (row.n_queries if unit == "query" else 1)
 
 
 def test_error_rate_defaults_groups_and_reproducibility():
     x = random_matrix(n=20, m=4, seed=1)
     scores = pd.concat([scores_from_matrix(x, "AP"), scores_from_matrix(x ** 2, "P@5")], ignore_index=True)
-    a = pdireval.error_rate(scores, n_trials=20, rng=3)
-    b = scores.ireval.error_rate(n_trials=20, rng=3)
+    a = pdireval.error_rate(scores, n_resamples=20, rng=3)
+    b = scores.ireval.error_rate(n_resamples=20, rng=3)
     pd.testing.assert_frame_equal(a, b)
-    assert list(a["size"]) == [5, 10, 15, 20] * 2
+    assert list(a["n_queries"]) == [5, 10, 15, 20] * 2
     assert list(a.measure) == ["AP"] * 4 + ["P@5"] * 4
     assert a.error_rate.between(0, 0.5).all() and a.tie_rate.between(0, 1).all()
     # all topics: every trial sees the same means, so no pair ever flips
-    assert a.loc[a["size"] == 20, "error_rate"].eq(0).all()
+    assert a.loc[a["n_queries"] == 20, "error_rate"].eq(0).all()
     with pytest.raises(ValueError, match="fuzziness"):
         pdireval.error_rate(scores, fuzziness=-1)
     with pytest.raises(PdirevalError, match="size 21 is impossible"):
-        pdireval.error_rate(scores, sizes=[21])
+        pdireval.error_rate(scores, n_queries=[21])
+
+
+def test_a_size_does_not_depend_on_the_other_sizes_requested():
+    x = random_matrix(n=30, m=4, seed=5)
+    scores = scores_from_matrix(x)
+    alone = pdireval.error_rate(scores, n_queries=[15], n_resamples=20, rng=3)
+    both = pdireval.error_rate(scores, n_queries=[10, 15], n_resamples=20, rng=3)
+    pd.testing.assert_frame_equal(alone, both[both["n_queries"] == 15].reset_index(drop=True))
+    alone = pdireval.swap_rate(scores, n_queries=[10], n_resamples=20, rng=3)
+    both = pdireval.swap_rate(scores, n_queries=[5, 10], n_resamples=20, rng=3)
+    pd.testing.assert_frame_equal(alone, both[both["n_queries"] == 10].reset_index(drop=True))

@@ -46,18 +46,18 @@ def test_train_test_by_hand(grid_scores):
                 row = out[(out["fold"] == fold) & (out["train_measure"] == m) & (out["eval_measure"] == x)]
                 assert len(row) == 1
                 row = row.iloc[0]
-                assert row["system"] == best[m] and row["baseline_system"] == best["AP"]
+                assert row["system"] == best[m] and row["reference_system"] == best["AP"]
                 assert row["param"] == {"s0": 0.1, "s1": 0.5, "s2": 0.9}[best[m]]
                 a = matrix.loc[x].loc[te, best[m]].to_numpy()
                 b = matrix.loc[x].loc[te, best["AP"]].to_numpy()
-                assert row["value"] == pytest.approx(a.mean()) and row["baseline_value"] == pytest.approx(b.mean())
+                assert row["value"] == pytest.approx(a.mean()) and row["reference_value"] == pytest.approx(b.mean())
                 if best[m] != best["AP"]:
                     want = stats.wilcoxon(a, b)
                     assert row["p_value"] == pytest.approx(want.pvalue)
                 else:
                     assert row["p_value"] == 1.0
     assert list(out.columns) == ["fold", "train_measure", "eval_measure", "system", "param", "value",
-                                 "baseline_system", "baseline_value", "statistic", "p_value", "n_test_queries"]
+                                 "reference_system", "reference_value", "statistic", "p_value", "n_test_queries"]
     pd.testing.assert_frame_equal(grid_scores.ireval.train_test(train=train, test=test, params={"s0": 0.1, "s1": 0.5, "s2": 0.9}), out)
 
 
@@ -72,8 +72,8 @@ def test_train_test_errors(grid_scores):
         pdireval.train_test(grid_scores, train=["q0", "q1"], test=["q1", "q2"])
     with pytest.raises(SchemaError, match="not in the scores"):
         pdireval.train_test(grid_scores, train=["q0", "zz"], test=["q2"])
-    with pytest.raises(SchemaError, match="baseline"):
-        pdireval.train_test(grid_scores, train=["q0"], test=["q2"], baseline="nDCG")
+    with pytest.raises(SchemaError, match="reference"):
+        pdireval.train_test(grid_scores, train=["q0"], test=["q2"], reference="nDCG")
     with pytest.raises(SchemaError, match="lacks the setting"):
         pdireval.train_test(grid_scores, train=["q0"], test=["q2"], params={"s0": 1.0})
     with pytest.raises(TypeError):
@@ -107,7 +107,7 @@ def test_training_stability_and_sign_counts():
     row = st.iloc[0]
     # Bpref chose s2 (b = 1) every time: sd 0 -> inf; AP chose s0, s1, s2, s1 -> b = 0, .5, 1, .5
     assert row["inv_sigma_opt"] == math.inf
-    assert row["inv_sigma_opt_baseline"] == pytest.approx(1 / np.std([0, 0.5, 1, 0.5], ddof=1))
+    assert row["inv_sigma_opt_reference"] == pytest.approx(1 / np.std([0, 0.5, 1, 0.5], ddof=1))
     # 1/σ_diff(MAP) = 1/sd |MAP(MAP) - MAP(Bpref)| over the repeats, on the full test scores
     test_q = [f"q{i}" for i in range(4, 8)]
     test_ap = full[(full["measure"] == "AP") & full["query"].isin(test_q)].groupby("system")["value"].mean()
@@ -115,7 +115,7 @@ def test_training_stability_and_sign_counts():
     chosen_ap = ["s0", "s1", "s2", "s1"]
     d_map = [abs(test_ap[c] - test_ap["s2"]) for c in chosen_ap]
     d_m = [abs(test_bp[c] - test_bp["s2"]) for c in chosen_ap]
-    assert row["inv_sigma_diff_baseline"] == pytest.approx(1 / np.std(d_map, ddof=1))
+    assert row["inv_sigma_diff_reference"] == pytest.approx(1 / np.std(d_map, ddof=1))
     assert row["inv_sigma_diff"] == pytest.approx(1 / np.std(d_m, ddof=1))
     counts = pdireval.stability_sign_test(st, ranges=((0, 10), (10, 100)))
     opt_all = counts[(counts["quantity"] == "sigma_opt") & (counts["levels"] == "all")].iloc[0]
@@ -129,8 +129,8 @@ def test_training_stability_and_sign_counts():
 def test_seed004_table_marks(a, b, mark):
     """Seed 004 Tables 4-5 marks from the two-sided exact sign test (methods-spec §8.7)."""
     stab = pd.DataFrame({"level": np.arange(a + b, dtype=float), "measure": "Bpref", "parameter": "b",
-                         "inv_sigma_opt": np.r_[np.full(a, 2.0), np.full(b, 1.0)], "inv_sigma_opt_baseline": 1.5,
-                         "inv_sigma_diff": np.inf, "inv_sigma_diff_baseline": np.inf})
+                         "inv_sigma_opt": np.r_[np.full(a, 2.0), np.full(b, 1.0)], "inv_sigma_opt_reference": 1.5,
+                         "inv_sigma_diff": np.inf, "inv_sigma_diff_reference": np.inf})
     row = pdireval.stability_sign_test(stab, ranges=()).iloc[0]
     got = "≫" if row["p_value"] < 0.01 else ">" if row["p_value"] < 0.05 else ""
     assert (row["n_greater"], row["n_less"], got) == (a, b, mark)
@@ -211,7 +211,7 @@ def test_cranfield_end_to_end(cranfield):
     pq = pooled_qrels(run, qrels, depth=10)
     full = pdireval.evaluate(run, ["AP", "Bpref", "nDCG"], qrels=pq)
     ids = sorted(pq["query"].unique(), key=int)
-    sub = pdireval.subsample_qrels(pq, levels=(5, 50), repeats=3, rng=1, mode="unjudged")
+    sub = pdireval.subsample_qrels(pq, levels=(5, 50), n_resamples=3, rng=1, mode="unjudged")
     var = pdireval.evaluate_variants(run, ["AP", "Bpref", "nDCG"], sub)
     res = pdireval.train_test(full, train=ids[:112], test=ids[112:], params=run[["system", "b"]].drop_duplicates(), train_scores=var)
     assert len(res) == 2 * 2 * 3 * 3 * 3
@@ -227,12 +227,12 @@ def test_identical_settings_give_infinite_inverse_sigma():
         for m, b in (("AP", 0.3 if rep else 0.7), ("Bpref", 0.3)):
             for x in ("AP", "Bpref"):
                 rows.append({"fold": 0, "level": 5, "repeat": rep, "train_measure": m, "eval_measure": x,
-                             "system": f"s{b}", "b": b, "value": 0.3, "baseline_system": "s", "baseline_value": 0.3,
+                             "system": f"s{b}", "b": b, "value": 0.3, "reference_system": "s", "reference_value": 0.3,
                              "statistic": 0.0, "p_value": 1.0, "n_test_queries": 3})
     st = pdireval.training_stability(pd.DataFrame(rows), "b")
     row = st.iloc[0]
     assert row["inv_sigma_opt"] == math.inf
-    assert row["inv_sigma_opt_baseline"] == pytest.approx(1 / np.std([0.7] + [0.3] * 9, ddof=1))
-    assert row["inv_sigma_diff"] == math.inf and row["inv_sigma_diff_baseline"] == math.inf
+    assert row["inv_sigma_opt_reference"] == pytest.approx(1 / np.std([0.7] + [0.3] * 9, ddof=1))
+    assert row["inv_sigma_diff"] == math.inf and row["inv_sigma_diff_reference"] == math.inf
     one = pdireval.training_stability(pd.DataFrame(rows)[lambda f: f["repeat"] == 0], "b")
     assert np.isnan(one["inv_sigma_opt"].iloc[0])  # one repeat: sd undefined

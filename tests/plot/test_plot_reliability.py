@@ -45,7 +45,7 @@ def test_optimisation_figures(collection):
     assert [ln.get_label() for ln in lines] == ["optimal", "log2", "zipf", "linear"]
     np.testing.assert_allclose(lines[0].get_ydata(), res.discount)
     np.testing.assert_allclose(lines[1].get_ydata().sum(), 1.0)
-    fig = plot.stability_curves(res, sizes=[1, 10, 100])
+    fig = plot.stability_curves(res, n_queries=[1, 10, 100])
     labels = [ln.get_label() for ln in fig.axes[0].get_lines() if not ln.get_label().startswith("_")]
     assert labels == ["optimal", "log2", "zipf", "linear"]
     gains = pdireval.optimize(run, qrels=qrels, k=10, what="gain")

@@ -36,13 +36,13 @@ def test_figures(scores):
     fig = plot.discriminative_power_bars(pdireval.discriminative_power(scores, method="t"))
     assert len(fig.axes[0].patches) == 2
 
-    err = pdireval.error_rate(scores, n_trials=10, rng=1)
+    err = pdireval.error_rate(scores, n_resamples=10, rng=1)
     fig = plot.error_rate_curves(err, ties=True)
     assert len(fig.axes[0].get_lines()) == 4
 
-    swaps = pdireval.swap_rate(scores, n_trials=10, rng=1)
+    swaps = pdireval.swap_rate(scores, n_resamples=10, rng=1)
     fig, ax = plt.subplots()
-    assert plot.swap_rate_curves(swaps, size=5, ax=ax) is ax
+    assert plot.swap_rate_curves(swaps, n_queries=5, ax=ax) is ax
 
     fig = plot.measure_scatter(scores, "AP", "P@10")
     means = pdireval.aggregate(scores, wide=True)
@@ -57,6 +57,6 @@ def test_plot_errors(scores):
         plot.asl_curves(scores)
     with pytest.raises(SchemaError, match="not in the scores"):
         plot.measure_scatter(scores, "AP", "nDCG")
-    with pytest.raises(SchemaError, match="no rows for size=7"):
-        plot.swap_rate_curves(pdireval.swap_rate(scores, n_trials=5, rng=1), size=7)
+    with pytest.raises(SchemaError, match="no rows for n_queries=7"):
+        plot.swap_rate_curves(pdireval.swap_rate(scores, n_resamples=5, rng=1), n_queries=7)
     plt.close("all")

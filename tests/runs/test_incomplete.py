@@ -74,7 +74,7 @@ def _variant_sets(sub):
 def test_draws_follow_the_protocol(small, nested, min_relevant):
     _, qrels = small
     levels = (1, 5, 15, 33, 50, 90)
-    sub = pdireval.subsample_qrels(qrels, levels=levels, repeats=3, rng=42, nested=nested, min_relevant=min_relevant)
+    sub = pdireval.subsample_qrels(qrels, levels=levels, n_resamples=3, rng=42, nested=nested, min_relevant=min_relevant)
     assert _variant_sets(sub) == literal_subsample(qrels, levels, 3, 42, nested=nested, min_relevant=min_relevant)
 
 
@@ -84,7 +84,7 @@ def test_kept_counts_per_stratum(small):
     judged = q[q["label"].notna()]
     m_rel = judged[judged["label"] >= 1].groupby("query").size()
     m_non = judged[judged["label"] < 1].groupby("query").size()
-    sub = pdireval.subsample_qrels(qrels, levels=(3, 10, 25, 70), repeats=2, rng=5)
+    sub = pdireval.subsample_qrels(qrels, levels=(3, 10, 25, 70), n_resamples=2, rng=5)
     sub = sub.assign(query=sub["query"].astype(str))
     for (x, _r), g in sub.groupby(["level", "repeat"]):
         g = g[g["label"].notna()]
@@ -106,7 +106,7 @@ def test_unjudged_rows_survive_and_half_rounds_up():
     )
     # level 50: relevant m=2 -> 1; non-relevant {d3, d4, d6} m=3 -> floor(1.5 + .5) = 2;
     # topic b: m=2 -> 1; NaN row d5 always kept
-    sub = pdireval.subsample_qrels(qrels, levels=(50,), repeats=4, rng=0)
+    sub = pdireval.subsample_qrels(qrels, levels=(50,), n_resamples=4, rng=0)
     for _, g in sub.groupby("repeat"):
         a = g[g["query"] == "a"]
         assert "d5" in set(a["doc"]) and a.loc[a["doc"] == "d5", "label"].isna().all()
@@ -114,13 +114,13 @@ def test_unjudged_rows_survive_and_half_rounds_up():
         assert ((a["label"] < 1) & a["label"].notna()).sum() == 2
         assert (g["query"] == "b").sum() == 1
     # level 20 of topic b: floor(0.4 + 0.5) = 0 -> the topic leaves the drop-mode qrels
-    sub = pdireval.subsample_qrels(qrels, levels=(20,), repeats=1, rng=0)
+    sub = pdireval.subsample_qrels(qrels, levels=(20,), n_resamples=1, rng=0)
     assert set(sub["query"]) == {"a"}
 
 
 def test_nested_levels_are_subsets(small):
     _, qrels = small
-    sub = pdireval.subsample_qrels(qrels, levels=(2, 10, 30, 60, 90), repeats=3, rng=9, nested=True)
+    sub = pdireval.subsample_qrels(qrels, levels=(2, 10, 30, 60, 90), n_resamples=3, rng=9, nested=True)
     sets = _variant_sets(sub)
     for r in range(3):
         chain = [sets[(x, r)] for x in (2, 10, 30, 60, 90)]
@@ -131,27 +131,27 @@ def test_nested_levels_are_subsets(small):
 def test_reproducible_and_frame_shape(small):
     _, qrels = small
     before = qrels.copy()
-    a = pdireval.subsample_qrels(qrels, levels=(5, 50), repeats=2, rng=3)
-    b = pdireval.subsample_qrels(qrels, levels=(5, 50), repeats=2, rng=3)
+    a = pdireval.subsample_qrels(qrels, levels=(5, 50), n_resamples=2, rng=3)
+    b = pdireval.subsample_qrels(qrels, levels=(5, 50), n_resamples=2, rng=3)
     pd.testing.assert_frame_equal(a, b)
     pd.testing.assert_frame_equal(qrels, before)
     assert list(a.columns) == ["query", "doc", "label", "level", "repeat"]
     assert a["level"].dtype == np.int64 and a["repeat"].dtype == np.int64
     assert isinstance(a.index, pd.RangeIndex)
-    c = pdireval.subsample_qrels(qrels, levels=(5, 50), repeats=2, rng=np.random.default_rng(1))
-    d = pdireval.subsample_qrels(qrels, levels=(5, 50), repeats=2, rng=np.random.default_rng(1))
+    c = pdireval.subsample_qrels(qrels, levels=(5, 50), n_resamples=2, rng=np.random.default_rng(1))
+    d = pdireval.subsample_qrels(qrels, levels=(5, 50), n_resamples=2, rng=np.random.default_rng(1))
     pd.testing.assert_frame_equal(c, d)
     # a level's draws do not depend on the other levels requested
-    e = pdireval.subsample_qrels(qrels, levels=(50,), repeats=2, rng=3)
+    e = pdireval.subsample_qrels(qrels, levels=(50,), n_resamples=2, rng=3)
     pd.testing.assert_frame_equal(e, a[a["level"] == 50].reset_index(drop=True))
     # accessor mirror
-    pd.testing.assert_frame_equal(qrels.ireval.subsample_qrels(levels=(5, 50), repeats=2, rng=3), a)
+    pd.testing.assert_frame_equal(qrels.ireval.subsample_qrels(levels=(5, 50), n_resamples=2, rng=3), a)
 
 
 def test_unjudged_mode_keeps_every_row(small):
     _, qrels = small
-    drop = pdireval.subsample_qrels(qrels, levels=(10,), repeats=2, rng=4)
-    unj = pdireval.subsample_qrels(qrels, levels=(10,), repeats=2, rng=4, mode="unjudged")
+    drop = pdireval.subsample_qrels(qrels, levels=(10,), n_resamples=2, rng=4)
+    unj = pdireval.subsample_qrels(qrels, levels=(10,), n_resamples=2, rng=4, mode="unjudged")
     assert len(unj) == 2 * len(qrels)
     kept = unj[unj["label"].notna()].reset_index(drop=True)
     pd.testing.assert_frame_equal(kept, drop[drop["label"].notna()].reset_index(drop=True))
@@ -166,7 +166,7 @@ def test_unjudged_mode_keeps_every_row(small):
         ({"levels": ()}, "empty"),
         ({"levels": (150,)}, "percentages"),
         ({"mode": "delete"}, "mode="),
-        ({"repeats": 0}, "repeats="),
+        ({"n_resamples": 0}, "n_resamples="),
         ({"min_relevant": -1}, "min_relevant="),
         ({"rng": "seed"}, "rng="),
     ],
@@ -174,7 +174,7 @@ def test_unjudged_mode_keeps_every_row(small):
 def test_bad_arguments(small, kwargs, match):
     _, qrels = small
     if match is None:  # 0.1% is a legal (if tiny) level
-        pdireval.subsample_qrels(qrels, repeats=1, rng=0, **kwargs)
+        pdireval.subsample_qrels(qrels, n_resamples=1, rng=0, **kwargs)
         return
     with pytest.raises((ValueError, TypeError), match=match):
         pdireval.subsample_qrels(qrels, **kwargs)
@@ -191,7 +191,7 @@ MEASURES = ["AP", "Bpref", "infAP", "nDCG", "AP(judged_only=true)", "nDCG(judged
 def test_variants_equal_plain_evaluate(small, mode, missing):
     run, qrels = small
     run = run[~((run["system"] == run["system"].iloc[0]) & (run["query"] == run["query"].iloc[0]))]
-    sub = pdireval.subsample_qrels(qrels, levels=(1, 4, 20, 80), repeats=2, rng=1, mode=mode, min_relevant=0)
+    sub = pdireval.subsample_qrels(qrels, levels=(1, 4, 20, 80), n_resamples=2, rng=1, mode=mode, min_relevant=0)
     got = pdireval.evaluate_variants(run, MEASURES, sub, missing=missing)
     assert list(got.columns) == ["level", "repeat", "system", "query", "measure", "value"]
     n_queries = []
@@ -221,7 +221,7 @@ def test_variants_any_key_columns_and_row_order(small):
 
 def test_variants_errors(small):
     run, qrels = small
-    sub = pdireval.subsample_qrels(qrels, levels=(50,), repeats=2, rng=0)
+    sub = pdireval.subsample_qrels(qrels, levels=(50,), n_resamples=2, rng=0)
     with pytest.raises(SchemaError, match="repeated"):
         pdireval.evaluate_variants(run, "AP", sub.drop(columns="repeat"))
     with pytest.raises(SchemaError, match="lack column"):
@@ -250,7 +250,7 @@ def _trec_eval_infap(run: pd.DataFrame, qrels: pd.DataFrame) -> dict:
 def test_unjudged_infap_matches_trec_eval(small):
     run, qrels = small
     qrels = qrels[qrels["label"] >= 0]  # trec_eval reads negatives as unjudged; keep labels plain
-    sub = pdireval.subsample_qrels(qrels, levels=(5, 30, 70), repeats=2, rng=8, mode="unjudged")
+    sub = pdireval.subsample_qrels(qrels, levels=(5, 30, 70), n_resamples=2, rng=8, mode="unjudged")
     scores = pdireval.evaluate_variants(run, "infAP", sub, missing="drop")
     for system in run["system"].unique()[:2]:
         one = run[run["system"] == system]
@@ -265,7 +265,7 @@ def test_unjudged_infap_matches_trec_eval(small):
 @pytest.mark.slow
 def test_robust03_variants_and_trec_eval(robust03):
     run, qrels = robust03
-    sub = pdireval.subsample_qrels(qrels, levels=(3, 30), repeats=2, rng=2, mode="unjudged")
+    sub = pdireval.subsample_qrels(qrels, levels=(3, 30), n_resamples=2, rng=2, mode="unjudged")
     runs = run[run["system"].isin(sorted(run["system"].unique())[:3])]
     got = pdireval.evaluate_variants(runs, ["infAP", "AP", "Bpref"], sub, missing="drop")
     for (x, r), g in sub.groupby(["level", "repeat"]):
@@ -284,7 +284,7 @@ def test_completeness_correlation_against_scipy(small):
     from scipy import stats
 
     run, qrels = small
-    sub = pdireval.subsample_qrels(qrels, levels=(5, 40), repeats=2, rng=6)
+    sub = pdireval.subsample_qrels(qrels, levels=(5, 40), n_resamples=2, rng=6)
     var = pdireval.evaluate_variants(run, ["AP", "Bpref"], sub)
     full = pdireval.evaluate(run, ["AP", "Bpref"], qrels=qrels)
     out = pdireval.completeness_correlation(var, full)
@@ -314,7 +314,7 @@ def test_plots(small):
     from pdireval import plot
 
     run, qrels = small
-    sub = pdireval.subsample_qrels(qrels, levels=(5, 40), repeats=2, rng=6)
+    sub = pdireval.subsample_qrels(qrels, levels=(5, 40), n_resamples=2, rng=6)
     var = pdireval.evaluate_variants(run, ["AP", "Bpref"], sub)
     corr = pdireval.completeness_correlation(var, pdireval.evaluate(run, ["AP", "Bpref"], qrels=qrels))
     fig = plot.completeness_curves(corr)
@@ -346,7 +346,7 @@ def test_property_variants_equal_evaluate():
     )
     def check(seed, levels, mode, nested, min_relevant):
         run, qrels = pdireval.datasets.simulate(n_systems=3, n_queries=4, depth=25, rng=seed)
-        sub = pdireval.subsample_qrels(qrels, levels=levels, repeats=2, rng=seed, mode=mode, nested=nested,
+        sub = pdireval.subsample_qrels(qrels, levels=levels, n_resamples=2, rng=seed, mode=mode, nested=nested,
                                        min_relevant=min_relevant)
         measures = ["AP", "infAP", "Bpref", "nDCG@10", "AP(judged_only=true)", "ERR@10"]
         if sub.empty:  # min_relevant=0 at a tiny level can remove every judgment
