@@ -259,7 +259,7 @@ def test_read_run_errors_name_the_path(tmp_path):
 
 
 def test_evaluate_variants_means_equal_the_pandas_path():
-    sub = pdireval.subsample_qrels(QRELS, levels=(30, 70), repeats=2, rng=0)
+    sub = pdireval.subsample_qrels(QRELS, levels=(30, 70), n_resamples=2, rng=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PdirevalWarning)
         full = pdireval.evaluate_variants(RUN, ["AP", "nDCG@10", "NumRel"], sub)
