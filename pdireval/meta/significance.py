@@ -289,10 +289,11 @@ def compare(
     n_resamples
         Resamples of the resampling methods (None: the method's default).
     rng
-        Seed or numpy Generator; the default seed is **42**, so two identical calls give
-        identical p-values (pass ``rng=None`` for fresh entropy). An integer seed restarts the
-        draws for every group (so a measure's p-values do not depend on the other measures in
-        the frame); a Generator is consumed group after group.
+        None, an integer seed, a ``SeedSequence`` or a Generator (which contributes one
+        draw); the default seed is **42**, so two identical calls give identical p-values
+        (pass ``rng=None`` for fresh entropy). Every group's draws start from the seed alone
+        (``default_rng(seed)`` for an integer), so a measure's p-values do not depend on the
+        other measures in the frame.
     correction
         Multiple-comparison adjustment written to ``p_adjusted`` (see
         :func:`pdireval.stats.corrections.adjust_pvalues`): None, ``"bonferroni"``,
