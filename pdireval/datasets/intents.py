@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 
 from pdireval.core.schema import ID_DTYPE
-from pdireval.datasets import _rng, _whole
+from pdireval.datasets import _whole
+from pdireval.errors import check_rng, group_generator
 
 __all__ = ["simulate_diversity"]
 
@@ -72,7 +73,7 @@ def simulate_diversity(
         _whole("n_candidates", n_candidates, depth)
     if pool_depth is not None:
         _whole("pool_depth", pool_depth, 1)
-    gen = _rng(rng)
+    gen = group_generator(check_rng(rng))
     n_cand = int(n_candidates) if n_candidates is not None else 3 * depth
     S = max_subtopics
     n_sub = gen.integers(2, S + 1, size=n_queries)
