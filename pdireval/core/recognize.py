@@ -1,0 +1,251 @@
+"""Frames and inputs as users have them: column recognition and input coercion.
+
+pdireval's own names are ``system, query, doc, score, rank, label`` (run), ``query, doc,
+label`` (qrels) and ``system, query, measure, value`` (scores). Frames from other tools
+use other names; :func:`recognize` maps them without ``columns=``, by these rules (also in
+docs/data-model.md):
+
+1. An explicit ``columns={canonical: yours}`` wins, for the names it maps.
+2. A column with pdireval's own name is used, except that a ``query`` column beside a
+   ``qid``, ``query_id`` or ``q_id`` column is the query *text* (PyTerrier, ir_datasets):
+   the id is taken from the other column and the text is ignored.
+3. Otherwise the one column among the known spellings is used:
+
+   =========  =============================================================
+   canonical  spellings (first wins only where a tie-break is listed)
+   =========  =============================================================
+   query      ``qid`` (PyTerrier, TREC), ``query_id`` (ir_measures, ir_datasets), ``q_id`` (ranx)
+   doc        ``docno`` (PyTerrier, TREC) over ``doc_id`` (ir_measures, ir_datasets, ranx)
+              over ``docid`` (PyTerrier's integer index)
+   system     ``name`` (PyTerrier), ``run``, ``runid``, ``run_id``, ``tag``
+   label      ``relevance`` (ir_measures, ir_datasets), ``rel``; in qrels also ``score``
+              (ranx's qrels frames)
+   measure    ``metric``
+   =========  =============================================================
+
+   Two spellings of the same column without a tie-break (``qid`` and ``query_id``, or
+   ``name`` and ``run``) are ambiguous: a SchemaError lists them and the ``columns=`` to
+   pass.
+4. A run or scores frame without any system column holds one system, named
+   :data:`DEFAULT_SYSTEM` (``"run"``).
+
+Columns pdireval does not use (``Q0``, ``iter``, ``iteration``, PyTerrier's ``query``
+text, ...) are ignored in runs and qrels; in a scores frame, other columns are grouping
+keys, so a displaced query-text column is dropped there.
+
+:func:`as_frame` turns the other inputs users have into frames: a path (``str`` /
+``os.PathLike``: the TREC readers), a pytrec_eval dict of dicts ``{query: {doc: value}}``,
+or an iterable of records (namedtuples such as ir_datasets' ``qrels_iter()``, dicts, or
+plain ``(query, doc, value)`` tuples).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+
+import pandas as pd
+
+from ..errors import SchemaError
+
+__all__ = ["DEFAULT_SYSTEM", "SPELLINGS", "recognize", "as_frame"]
+
+#: the system name given to a run or scores frame that has no system column
+DEFAULT_SYSTEM = "run"
+
+_QUERY_IDS = ("qid", "query_id", "q_id")
+
+#: canonical -> other spellings, by frame kind (order = tie-break where TIE_BREAKS allows)
+SPELLINGS = {
+    "run": {
+        "system": ("name", "run", "runid", "run_id", "tag"),
+        "query": _QUERY_IDS,
+        "doc": ("docno", "doc_id", "docid"),
+        "score": (),
+        "rank": (),
+        "label": ("relevance", "rel"),
+    },
+    "qrels": {
+        "query": _QUERY_IDS,
+        "doc": ("docno", "doc_id", "docid"),
+        "label": ("relevance", "rel", "score"),
+    },
+    "scores": {
+        "system": ("name", "run", "runid", "run_id", "tag"),
+        "query": _QUERY_IDS,
+        "measure": ("metric",),
+        "value": (),
+    },
+}
+
+#: spellings that win over others when both are present (the rest are ambiguous)
+TIE_BREAKS = {
+    "doc": ("docno", "doc_id", "docid"),
+    "label": ("relevance", "rel", "score"),
+}
+
+
+class Recognized:
+    """What :func:`recognize` found: ``columns`` {canonical: the frame's column},
+    ``drop`` (columns to ignore: a displaced query text), ``add_system`` (no system
+    column: one system named :data:`DEFAULT_SYSTEM`)."""
+
+    def __init__(self, columns: dict, drop: list, add_system: bool):
+        self.columns = columns
+        self.drop = drop
+        self.add_system = add_system
+
+
+def recognize(frame: pd.DataFrame, kind: str, columns: Mapping[str, str] | None = None) -> Recognized:
+    """Map a frame's columns to pdireval's names (the rules in this module's docstring).
+
+    Parameters
+    ----------
+    frame
+        A run, qrels or scores frame as the user has it.
+    kind
+        ``"run"``, ``"qrels"`` or ``"scores"``.
+    columns
+        The user's explicit ``{canonical: their column}`` mapping (wins), or None.
+
+    Returns
+    -------
+    Recognized
+        The full mapping (explicit entries first), the columns to drop, and whether a
+        system column must be added.
+
+    Raises
+    ------
+    SchemaError
+        Two spellings of one column and no rule to choose (the message lists them and
+        the ``columns=`` to pass).
+    """
+    explicit = dict(columns or {})
+    present = [str(c) for c in frame.columns]
+    taken = set(explicit.values())
+    mapping = dict(explicit)
+    drop: list[str] = []
+    for canonical, spellings in SPELLINGS[kind].items():
+        if canonical in explicit:
+            continue
+        if canonical == "query" and canonical in present and canonical not in taken:
+            ids = [s for s in _QUERY_IDS if s in present and s not in taken]
+            if ids:  # PyTerrier / ir_datasets: 'query' is the query text beside the id
+                if len(ids) > 1:
+                    raise _ambiguous(kind, canonical, ids)
+                mapping[canonical] = ids[0]
+                taken.add(ids[0])
+                drop.append("query")
+                continue
+        if canonical in present and canonical not in taken:
+            continue  # already pdireval's name
+        found = [s for s in spellings if s in present and s not in taken]
+        if not found:
+            continue
+        if len(found) > 1 and canonical not in TIE_BREAKS:
+            raise _ambiguous(kind, canonical, found)
+        mapping[canonical] = found[0]
+        taken.add(found[0])
+    add_system = (
+        kind in ("run", "scores")
+        and "system" not in mapping
+        and "system" not in present
+    )
+    # a column that is not mapped but carries a canonical name another column now takes
+    for canonical, user in mapping.items():
+        if canonical != user and canonical in present and canonical not in mapping.values() and canonical not in drop:
+            drop.append(canonical)
+    return Recognized({k: v for k, v in mapping.items() if k != v}, drop, add_system)
+
+
+def _ambiguous(kind: str, canonical: str, found: list[str]) -> SchemaError:
+    options = " or ".join(f"columns={{{canonical!r}: {name!r}}}" for name in found)
+    return SchemaError(
+        f"the {kind} frame has {len(found)} columns that could be its {canonical!r} column: "
+        f"{', '.join(repr(f) for f in found)}. Say which with {options} (or drop the other)."
+    )
+
+
+# --------------------------------------------------------------------------- inputs
+
+_VALUE_NAME = {"run": "score", "qrels": "label"}
+
+
+def as_frame(obj, kind: str):
+    """A DataFrame from what a user passes as a run or qrels.
+
+    Parameters
+    ----------
+    obj
+        A DataFrame (returned as is), a path (``str`` or ``os.PathLike``: read with
+        :func:`pdireval.read_run` / :func:`pdireval.read_qrels`), a pytrec_eval dict of
+        dicts ``{query: {doc: score or label}}``, or an iterable of records: namedtuples
+        or dataclass-like objects with fields (ir_datasets' ``qrels_iter()`` and
+        ``scoreddocs_iter()``), dicts, or plain ``(query, doc, score or label)`` tuples.
+    kind
+        ``"run"`` or ``"qrels"``.
+
+    Returns
+    -------
+    DataFrame or the object unchanged
+        Anything that is neither of the above (e.g. a Dask frame) is returned unchanged,
+        for the caller's own checks.
+    """
+    if isinstance(obj, pd.DataFrame) or obj is None:
+        return obj
+    if isinstance(obj, (str, os.PathLike)):
+        from ..io import read_qrels, read_run
+
+        return read_run(obj) if kind == "run" else read_qrels(obj)
+    if isinstance(obj, Mapping):
+        return _from_nested(obj, kind)
+    if isinstance(obj, Iterable) and not hasattr(obj, "columns") and not isinstance(obj, (bytes, pd.Series)):
+        return _from_records(obj, kind)
+    return obj
+
+
+def _from_nested(obj: Mapping, kind: str) -> pd.DataFrame:
+    queries, docs, values = [], [], []
+    for query, inner in obj.items():
+        if not isinstance(inner, Mapping):
+            raise SchemaError(
+                f"a dict {kind} must be a pytrec_eval dict of dicts {{query: {{doc: "
+                f"{_VALUE_NAME[kind]}}}}}; the value for query {query!r} is a "
+                f"{type(inner).__name__}, not a dict."
+            )
+        for doc, value in inner.items():
+            queries.append(query)
+            docs.append(doc)
+            values.append(value)
+    if not queries:
+        raise SchemaError(f"the {kind} dict is empty: there is nothing to evaluate.")
+    frame = pd.DataFrame({"query": queries, "doc": docs, _VALUE_NAME[kind]: values})
+    if kind == "run":
+        frame.insert(0, "system", DEFAULT_SYSTEM)
+    return frame
+
+
+def _from_records(obj: Iterable, kind: str) -> pd.DataFrame:
+    records = list(obj)
+    if not records:
+        raise SchemaError(f"the {kind} records are empty: there is nothing to evaluate.")
+    first = records[0]
+    if isinstance(first, Mapping):
+        return pd.DataFrame.from_records(records)
+    fields = getattr(first, "_fields", None)
+    if fields is not None:  # namedtuples (ir_datasets' records)
+        return pd.DataFrame.from_records(records, columns=list(fields))
+    if hasattr(first, "__dataclass_fields__"):
+        names = list(first.__dataclass_fields__)
+        return pd.DataFrame([[getattr(r, n) for n in names] for r in records], columns=names)
+    if isinstance(first, (tuple, list)) and len(first) == 3:
+        frame = pd.DataFrame.from_records(records, columns=["query", "doc", _VALUE_NAME[kind]])
+        if kind == "run":
+            frame.insert(0, "system", DEFAULT_SYSTEM)
+        return frame
+    raise SchemaError(
+        f"cannot read the {kind} records: the first is a {type(first).__name__} "
+        f"({first!r:.80}). Pass a DataFrame, a path, a dict of dicts {{query: {{doc: "
+        f"{_VALUE_NAME[kind]}}}}}, or records with named fields (namedtuples or dicts) or "
+        f"(query, doc, {_VALUE_NAME[kind]}) tuples."
+    )

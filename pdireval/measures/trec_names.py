@@ -1,0 +1,341 @@
+"""trec_eval's measure names, read generically from the registry.
+
+Every :class:`~pdireval.measures.registry.MeasureDef` states the trec_eval names it answers
+to in its ``trec_eval`` field: a comma-separated list of *templates*, one per trec_eval
+measure family, e.g. ``"map, map_cut_k"`` on ``AP``. A template is
+
+``family``
+    the whole measure, no parameter (``map`` -> ``AP``);
+``family_k``
+    a family whose trec_eval parameter is pdireval's integer cut-off (``P_k`` -> ``P@k``);
+``family_x``
+    the same with a real-valued cut-off, printed ``%3.2f`` (``iprec_at_recall_x``);
+``family_{name}``
+    a family whose trec_eval parameter is the pdireval parameter ``name``
+    (``Rprec_mult_{mult}`` -> ``Rprec_mult(mult=0.2)``), printed ``%3.2f`` when real.
+
+From those templates alone this module knows every trec_eval spelling a user types:
+the ``-m`` forms (``P``, ``P.10``, ``P.5,10,20``, ``iprec_at_recall.0.10``), the output
+forms (``P_10``, ``iprec_at_recall_0.10``), and the sets ``official`` and ``all_trec``
+(trec_eval's own lists, resolved to the families pdireval has). A measure registered later
+with a ``trec_eval`` template is picked up with nothing else to change. What is trec_eval's
+and not pdireval's lives in the tables below: the order in which trec_eval prints families,
+each family's default parameters, and the two sets.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..errors import MeasureError
+
+__all__ = [
+    "FAMILY_ORDER",
+    "FAMILY_DEFAULTS",
+    "MEASURE_SETS",
+    "TrecMeasure",
+    "families",
+    "expand",
+    "lookup",
+    "trec_eval_name",
+]
+
+#: trec_eval's families in the order it prints them (measures.c of 9.0.8, then 10.0's new
+#: ones); a family registered in pdireval but not listed here is printed after these.
+FAMILY_ORDER = (
+    "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+    "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref",
+    "Rprec_mult", "utility", "11pt_avg", "binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel",
+    "Rndcg", "ndcg_cut", "map_cut", "relative_P", "success", "set_P", "set_relative_P",
+    "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "map_avgjg", "P_avgjg",
+    "Rprec_mult_avgjg", "yaap", "rbp", "rbp_resid", "unj",
+)
+
+_CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+_RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+#: trec_eval's default parameter values of its parameterised families (used for ``-m P``
+#: and for the sets); a MeasureDef may give others in ``extra["trec_eval_defaults"]``.
+FAMILY_DEFAULTS = {
+    "P": _CUTS, "recall": _CUTS, "ndcg_cut": _CUTS, "map_cut": _CUTS, "relative_P": _CUTS,
+    "P_avgjg": _CUTS, "success": (1, 5, 10), "iprec_at_recall": _RECALL_LEVELS,
+    "Rprec_mult": (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0),
+    "Rprec_mult_avgjg": (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0),
+}
+
+#: trec_eval's named sets of families (``-m official``, ``-m all_trec``; 9.0.8's lists).
+MEASURE_SETS = {
+    "official": (
+        "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
+        "bpref", "recip_rank", "iprec_at_recall", "P",
+    ),
+    "all_trec": (
+        "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
+        "bpref", "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP",
+        "gm_bpref", "utility", "11pt_avg", "ndcg", "relative_P", "Rprec_mult", "success",
+        "map_cut", "ndcg_cut", "ndcg_rel", "Rndcg", "binG", "G", "set_P", "set_recall",
+        "set_relative_P", "set_map", "set_F", "num_nonrel_judged_ret",
+    ),
+}
+
+#: families that are not measures of a ranking (printed by the trec_eval command itself).
+PSEUDO_FAMILIES = ("runid", "num_q")
+
+
+@dataclass(frozen=True)
+class _Family:
+    family: str
+    definition: object  # MeasureDef
+    slot: str | None  # None | "cutoff" | "cutoff_float" | parameter name
+    position: int  # registration order (families trec_eval does not list sort last)
+
+    @property
+    def defaults(self) -> tuple:
+        extra = getattr(self.definition, "extra", None) or {}
+        return tuple(extra.get("trec_eval_defaults", FAMILY_DEFAULTS.get(self.family, ())))
+
+
+@dataclass(frozen=True)
+class TrecMeasure:
+    """One trec_eval output measure: its printed ``name`` (``P_10``), its ``family``
+    (``P``) and the pdireval :class:`~pdireval.measures.registry.Measure` computing it."""
+
+    name: str
+    family: str
+    measure: object  # Measure
+
+
+_TEMPLATE = re.compile(r"^(?P<family>[A-Za-z0-9_]+?)(?:_(?P<slot>k|x|\{[A-Za-z_][A-Za-z0-9_]*\}))?$")
+
+
+def families() -> dict[str, _Family]:
+    """trec_eval family name -> how the registry computes it (read from every MeasureDef's
+    ``trec_eval`` templates each call, so later registrations are included)."""
+    try:
+        from .registry import REGISTRY
+    except ImportError:  # TEMP before layout
+        from .spec import REGISTRY
+
+    out: dict[str, _Family] = {}
+    for position, definition in enumerate(REGISTRY.values()):
+        for template in (t.strip() for t in (definition.trec_eval or "").split(",")):
+            match = _TEMPLATE.match(template)
+            if not template or not match:
+                continue
+            slot = match.group("slot")
+            if slot == "k":
+                slot = "cutoff"
+            elif slot == "x":
+                slot = "cutoff_float"
+            elif slot:
+                slot = slot[1:-1]
+            out.setdefault(match.group("family"), _Family(match.group("family"), definition, slot, position))
+    return out
+
+
+def _order_key(fam: _Family) -> tuple:
+    try:
+        return (0, FAMILY_ORDER.index(fam.family), 0)
+    except ValueError:
+        return (1, fam.position, 0)
+
+
+def _format_value(value) -> str:
+    if isinstance(value, float) and not float(value).is_integer():
+        return f"{value:3.2f}"
+    if isinstance(value, float):
+        return f"{value:3.2f}" if value < 10 else str(int(value))
+    return str(value)
+
+
+def _name(fam: _Family, value) -> str:
+    if fam.slot is None:
+        return fam.family
+    if fam.slot == "cutoff":
+        return f"{fam.family}_{int(value)}"
+    if fam.slot == "cutoff_float" or isinstance(value, float):
+        return f"{fam.family}_{float(value):3.2f}"
+    return f"{fam.family}_{value}"
+
+
+def _measure(fam: _Family, value, extra_params: dict | None = None):
+    try:
+        from .registry import build_measure
+    except ImportError:  # TEMP
+        from .spec import build_measure
+
+    params = dict(extra_params or {})
+    if fam.slot is None:
+        return build_measure(fam.definition.name, params)
+    if fam.slot == "cutoff":
+        return build_measure(fam.definition.name, params, int(value))
+    if fam.slot == "cutoff_float":
+        return build_measure(fam.definition.name, params, value)
+    params[fam.slot] = value
+    return build_measure(fam.definition.name, params)
+
+
+def _parse_values(fam: _Family, text: str, spelled: str) -> list:
+    values = []
+    for raw in text.split(","):
+        raw = raw.strip()
+        try:
+            number = float(raw)
+        except ValueError:
+            raise MeasureError(
+                f"trec_eval measure {spelled!r}: parameter {raw!r} is not a number. Write e.g. "
+                f"'{fam.family}.{_format_value(fam.defaults[0]) if fam.defaults else 10}'."
+            ) from None
+        if fam.slot == "cutoff":
+            if not number.is_integer() or number < 1:
+                raise MeasureError(
+                    f"trec_eval measure {spelled!r}: the cut-off {raw!r} must be a whole number "
+                    f">= 1, e.g. '{fam.family}.10'."
+                )
+            values.append(int(number))
+        else:
+            values.append(number)
+    return sorted(dict.fromkeys(values))
+
+
+def _one(fam: _Family, value, extra_params=None) -> TrecMeasure:
+    return TrecMeasure(_name(fam, value), fam.family, _measure(fam, value, extra_params))
+
+
+def expand(spec: str, *, extra_params: dict | None = None, pseudo: bool = False) -> list[TrecMeasure]:
+    """The trec_eval measures a ``-m`` argument names, in trec_eval's print order.
+
+    ``spec`` is a family (``P``: its default parameters), a family with parameters after a
+    dot (``P.5,10``; trec_eval sorts them), an output name (``P_10``), or a set
+    (``official``, ``all_trec``: the families of trec_eval's list that pdireval has).
+    ``extra_params`` (e.g. ``{"rel": 2}``) are set on every measure that declares them.
+    ``pseudo=True`` keeps ``runid`` / ``num_q`` entries (their ``measure`` is None).
+
+    Raises
+    ------
+    MeasureError
+        Not a trec_eval name pdireval knows (says which families it has).
+    """
+    fams = families()
+    spec = spec.strip()
+    if spec in MEASURE_SETS:
+        out = []
+        for family in MEASURE_SETS[spec]:
+            if family in PSEUDO_FAMILIES:
+                if pseudo:
+                    out.append(TrecMeasure(family, family, None))
+            elif family in fams:
+                out.extend(_family_measures(fams[family], None, spec, extra_params))
+        return out
+    if pseudo and spec in PSEUDO_FAMILIES:
+        return [TrecMeasure(spec, spec, None)]
+    found = _split(spec, fams)
+    if found is None:
+        known = ", ".join(sorted(fams, key=str.lower))
+        raise MeasureError(
+            f"{spec!r} is not a trec_eval measure pdireval has. trec_eval names it knows: {known}; "
+            "sets: official, all_trec. Parameters go after a dot, e.g. 'P.5,10'."
+        )
+    fam, values = found
+    return _family_measures(fam, values, spec, extra_params)
+
+
+def _family_measures(fam: _Family, values, spelled: str, extra_params) -> list[TrecMeasure]:
+    if fam.slot is None:
+        if values:
+            raise MeasureError(
+                f"trec_eval measure {spelled!r}: {fam.family} takes no parameters here; write "
+                f"{fam.family!r}."
+            )
+        return [_one(fam, None, _declared(fam, extra_params))]
+    if values is None:
+        values = list(fam.defaults)
+        if not values:
+            raise MeasureError(
+                f"trec_eval measure {spelled!r} needs its parameter, e.g. '{fam.family}.10'."
+            )
+    return [_one(fam, v, _declared(fam, extra_params)) for v in values]
+
+
+def _declared(fam: _Family, params: dict | None) -> dict:
+    if not params:
+        return {}
+    names = {p.name for p in fam.definition.params}
+    return {k: v for k, v in params.items() if k in names}
+
+
+def _split(spec: str, fams: dict[str, _Family]):
+    """(family, values or None) for ``P``, ``P.5,10``, ``P_10``; None if unknown."""
+    if spec in fams:
+        return fams[spec], None
+    lowered = {name.lower(): fam for name, fam in fams.items()}
+    if spec.lower() in lowered and lowered[spec.lower()].slot is not None:
+        return lowered[spec.lower()], None
+    # family.params (the -m form): the family is the longest known prefix before a dot
+    for name in sorted(fams, key=len, reverse=True):
+        fam = fams[name]
+        if spec.startswith(name + ".") and fam.slot is not None:
+            rest = spec[len(name) + 1:]
+            if rest:
+                return fam, _parse_values(fam, rest, spec)
+    # family_value (the output form)
+    for name in sorted(fams, key=len, reverse=True):
+        fam = fams[name]
+        if fam.slot is not None and spec.lower().startswith(name.lower() + "_"):
+            rest = spec[len(name) + 1:]
+            if re.fullmatch(r"\d+(\.\d+)?", rest):
+                return fam, _parse_values(fam, rest, spec)
+    return None
+
+
+def lookup(text: str) -> list | None:
+    """pdireval measures for a trec_eval spelling (``P.10``, ``P.5,10``, ``P_10``,
+    ``iprec_at_recall.0.10``, ``official``), or None when ``text`` is none of these.
+    Used by the measure parser."""
+    text = text.strip()
+    if text in MEASURE_SETS:
+        return [t.measure for t in expand(text)]
+    fams = families()
+    if "." not in text and "_" not in text:
+        return None
+    found = _split(text, fams)
+    if found is None:
+        return None
+    fam, values = found
+    if values is None:
+        return None  # a bare family name: the registry's own aliases decide
+    return [t.measure for t in _family_measures(fam, values, text, None)]
+
+
+def trec_eval_name(measure) -> str | None:
+    """trec_eval's output name of a pdireval measure (``P@10`` -> ``P_10``), or None when
+    no registered template spells it exactly (parameters beyond the template's)."""
+    for fam in sorted(families().values(), key=_order_key):
+        if fam.definition.name != measure.name:
+            continue
+        try:
+            if fam.slot is None and measure.cutoff is None and not measure.params:
+                return fam.family
+            if fam.slot == "cutoff" and measure.cutoff is not None and not measure.params:
+                return _name(fam, measure.cutoff)
+            if fam.slot not in (None, "cutoff", "cutoff_float") and measure.cutoff is None:
+                keys = [k for k, _ in measure.params]
+                if keys == [fam.slot]:
+                    return _name(fam, measure.params[0][1])
+        except (TypeError, ValueError):
+            continue
+    return None
+
+
+def print_order(items: list[TrecMeasure]) -> list[TrecMeasure]:
+    """Sort trec_eval measures as trec_eval prints them: by family (trec_eval's order),
+    within a family by parameter value (stable)."""
+    fams = families()
+
+    def key(item: TrecMeasure):
+        if item.family in PSEUDO_FAMILIES:
+            return (0, FAMILY_ORDER.index(item.family), 0)
+        return _order_key(fams[item.family])
+
+    return sorted(items, key=key)

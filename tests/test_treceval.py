@@ -1,0 +1,170 @@
+"""``pdireval trec_eval`` against the trec_eval binaries built from ../shared/oracles.
+
+For every measure pdireval prints, its line equals trec_eval's, in trec_eval's order: the
+binary's output restricted to the measure names pdireval prints must be pdireval's output,
+exactly. The binaries are built by ``../shared/oracles/build-trec-eval`` (a C compiler and
+make, a few seconds); the tests skip with the reason when that is impossible.
+"""
+
+from __future__ import annotations
+
+import io
+import subprocess
+from contextlib import redirect_stdout
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import pdireval
+from pdireval.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+ORACLES = ROOT.parent / "shared" / "oracles"
+DATA = ROOT.parent / "shared" / "data"
+
+
+def _build(version: str, tmp_path_factory) -> str:
+    script = ORACLES / "build-trec-eval"
+    if not script.exists():
+        pytest.skip(f"{script} is absent: the trec_eval oracle tests need the project's ../shared folder")
+    dest = tmp_path_factory.mktemp(f"trec_eval-{version}") / "te"
+    try:
+        done = subprocess.run([str(script), version, str(dest)], capture_output=True, text=True, timeout=300)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        pytest.skip(f"cannot build trec_eval {version}: {exc}")
+    binary = Path(done.stdout.strip().splitlines()[-1]) if done.stdout.strip() else None
+    if done.returncode != 0 or binary is None or not binary.exists():
+        pytest.skip(f"cannot build trec_eval {version} (needs cc and make): {done.stderr.strip()[:300]}")
+    return str(binary)
+
+
+@pytest.fixture(scope="session")
+def te9(tmp_path_factory):
+    return _build("9.0.8", tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def te10(tmp_path_factory):
+    return _build("10.0", tmp_path_factory)
+
+
+def theirs(binary: str, *argv) -> str:
+    done = subprocess.run([binary, *map(str, argv)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def ours(*argv) -> str:
+    buffer = io.StringIO()
+    with redirect_stdout(buffer):
+        status = main(["trec_eval", *map(str, argv)])
+    assert status == 0
+    return buffer.getvalue()
+
+
+def assert_same(binary: str, *argv, expect=("map", "P_10")) -> str:
+    """pdireval's output equals the binary's lines for the measures pdireval prints."""
+    mine = ours(*argv)
+    names = {line.split("\t")[0].strip() for line in mine.splitlines()}
+    for name in expect:
+        assert name in names, f"{name} missing from pdireval's output"
+    reference = theirs(binary, *argv)
+    kept = [line for line in reference.splitlines() if line.split("\t")[0].strip() in names]
+    assert mine.splitlines() == kept
+    return mine
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory):
+    """A simulated collection with score ties, float32-only ties, negative labels, unjudged
+    documents, a query no run answers and a run query without judgments."""
+    folder = tmp_path_factory.mktemp("generated")
+    run, qrels = pdireval.datasets.simulate(n_systems=3, n_queries=12, depth=60, score_decimals=1, rng=11)
+    one = run[run["system"] == run["system"].iloc[0]].copy()
+    one = one[one["query"] != one["query"].iloc[0]]  # a judged query the run does not answer
+    # near-ties: scores equal as C floats, different as doubles
+    near = one.index[::7]
+    one.loc[near, "score"] = 1000.0 + 1e-6 * np.arange(len(near)) % 3
+    extra = pd.DataFrame({"system": one["system"].iloc[0], "query": "9999", "doc": ["x1", "x2"], "score": [1.0, 2.0]})
+    one = pd.concat([one, extra], ignore_index=True)
+    pdireval.write_run(one, folder / "run.txt")
+    pdireval.write_qrels(qrels, folder / "qrels.txt")
+    return folder / "qrels.txt", folder / "run.txt"
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [(), ("-q",), ("-c",), ("-c", "-q"), ("-l", "2"), ("-J",), ("-M", "100"), ("-M", "7", "-q"), ("-J", "-c", "-q")],
+    ids=lambda f: " ".join(f) or "default",
+)
+def test_generated_official(te9, generated, flags):
+    qrels, run = generated
+    assert_same(te9, *flags, qrels, run)
+
+
+@pytest.mark.parametrize(
+    "measures",
+    [
+        ("-m", "map", "-m", "P.5,10", "-m", "ndcg_cut.10,20"),
+        ("-m", "all_trec",),
+        ("-m", "P.20,5", "-m", "recip_rank", "-m", "num_q", "-m", "runid"),
+        ("-m", "official", "-m", "P.7"),
+        ("-m", "ndcg", "-m", "bpref", "-m", "infAP", "-m", "success.1,3", "-m", "map_cut.5", "-m", "recall.10"),
+    ],
+    ids=lambda m: " ".join(m[1::2]),
+)
+def test_generated_measure_lists(te9, generated, measures):
+    qrels, run = generated
+    assert_same(te9, "-q", *measures, qrels, run, expect=())
+    assert_same(te9, "-c", "-l", "2", *measures, qrels, run, expect=())
+
+
+def test_trec_eval_own_test_files(te9):
+    """trec_eval's test/ files: results.test, and results.trunc (tab-separated, space-padded
+    scores, words after the run tag)."""
+    test = Path(te9).parent / "test"
+    assert_same(te9, "-q", test / "qrels.test", test / "results.test")
+    assert_same(te9, test / "qrels.test", test / "results.trunc")
+    assert_same(te9, "-q", "-l", "2", test / "qrels.rel_level", test / "results.test", expect=("map",))
+
+
+def test_no_summary_and_stdin(te9, generated, monkeypatch):
+    qrels, run = generated
+    assert ours("-n", qrels, run) == theirs(te9, "-n", qrels, run) == ""
+    monkeypatch.setattr("sys.stdin", io.StringIO(Path(run).read_text()))
+    assert ours(qrels, "-") == ours(qrels, run)
+
+
+def test_robust_one_run(te9):
+    qrels, run = DATA / "robust03" / "qrels.txt", DATA / "robust03" / "runs" / "input.InexpC2.gz"
+    if not run.exists():
+        pytest.skip(f"{run} is absent: the real-data tests need the project's ../shared folder")
+    assert_same(te9, "-q", qrels, run)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("flags", [(), ("-q",), ("-c",), ("-l", "2"), ("-J",), ("-M", "100")], ids=lambda f: " ".join(f) or "default")
+def test_robust_all_runs(te9, flags):
+    folder = DATA / "robust03" / "runs"
+    if not folder.exists():
+        pytest.skip(f"{folder} is absent: the real-data tests need the project's ../shared folder")
+    qrels = DATA / "robust03" / "qrels.txt"
+    runs = sorted(folder.iterdir())
+    assert len(runs) == 17
+    for run in runs:
+        assert_same(te9, *flags, qrels, run)
+
+
+def test_v10_orders_as_trec_eval_10(te9, te10):
+    """oce03noXbmD, query 623: scores that tie as C floats but not as doubles; 9.0.8 gives
+    AP 0.5, 10.0 gives 1.0. pdireval's default follows 9.0.8, --v10 follows 10.0."""
+    qrels, run = DATA / "robust03" / "qrels.txt", DATA / "robust03" / "runs" / "input.oce03noXbmD.gz"
+    if not run.exists():
+        pytest.skip(f"{run} is absent: the real-data tests need the project's ../shared folder")
+    nine = assert_same(te9, "-q", "-m", "map", "-m", "P.5,10", qrels, run)
+    ten = ours("--v10", "-q", "-m", "map", "-m", "P.5,10", qrels, run)
+    assert ten.splitlines() == theirs(te10, "-q", "-m", "map", "-m", "P.5,10", qrels, run).splitlines()
+    assert "map                   \t623\t0.5000" in nine
+    assert "map                   \t623\t1.0000" in ten
