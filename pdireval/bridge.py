@@ -41,7 +41,7 @@ def as_ir_measure(measure):
     >>> str(gap)
     'GAP'
     """
-    from .measures import parse_measure
+    from pdireval.measures import parse_measure
 
     parsed = parse_measure(measure)
     try:
@@ -54,8 +54,8 @@ def as_ir_measure(measure):
     def impl(qrels, run):
         import warnings
 
-        from .errors import PdirevalWarning
-        from .evaluate import evaluate
+        from pdireval.errors import PdirevalWarning
+        from pdireval.evaluation import evaluate
 
         if len(run) == 0 or len(qrels) == 0:
             return []

@@ -22,6 +22,7 @@ import pandas as pd
 
 from pdireval import __version__
 from pdireval.errors import PdirevalError, PdirevalWarning
+from pdireval.treceval import add_trec_eval
 
 __all__ = ["main", "build_parser", "SUBCOMMANDS"]
 
@@ -95,6 +96,17 @@ def _load(args) -> tuple[pd.DataFrame, pd.DataFrame]:
     if args.qrels is None:
         raise PdirevalError("no --qrels given: pass --qrels QRELS with the run file(s).")
     runs = [read_run(path, system=args.system) for path in args.runs]
+    seen: dict[str, str] = {}
+    for path, part in zip(args.runs, runs):
+        for tag in pd.unique(part["system"]):
+            if tag in seen and seen[tag] != path:
+                how = "--system filename" if args.system == "tag" else "different file names"
+                raise PdirevalError(
+                    f"{seen[tag]} and {path} both hold run {tag!r}: two runs with one name "
+                    f"cannot be told apart. Name systems by file with {how}, or give the runs "
+                    "different tags."
+                )
+            seen.setdefault(tag, path)
     run = pd.concat(runs, ignore_index=True) if len(runs) > 1 else runs[0]
     return run, read_qrels(args.qrels)
 
@@ -111,9 +123,17 @@ def _table(scores: pd.DataFrame, summary: pd.DataFrame, per_query: bool) -> str:
             rows = scores[scores["system"] == system]
             for measure, query, value in zip(rows["measure"], rows["query"], rows["value"]):
                 lines.append(f"{measure:<{width}}\t{query}\t{value:.4f}")
-        for measure, value in zip(block["measure"], block["mean"]):
-            lines.append(f"{measure:<{width}}\tall\t{value:.4f}")
+        for measure, value in zip(block["measure"], block["summary"]):
+            # trec_eval's summary rules: sums of counts (as integers), means otherwise
+            text = f"{int(value)}" if _is_count(measure) and value == value else f"{value:.4f}"
+            lines.append(f"{measure:<{width}}\tall\t{text}")
     return "\n".join(lines) + "\n"
+
+
+def _is_count(measure: str) -> bool:
+    from pdireval.measures.registry import parse_measure
+
+    return parse_measure(measure).definition.summary == "sum"
 
 
 def run_evaluate(args) -> int:
@@ -203,7 +223,7 @@ def run_report(args) -> int:
 
 # --------------------------------------------------------------------------- driver
 
-SUBCOMMANDS: list[Callable] = [add_evaluate, add_report]
+SUBCOMMANDS: list[Callable] = [add_evaluate, add_report, add_trec_eval]
 
 
 def build_parser() -> argparse.ArgumentParser:

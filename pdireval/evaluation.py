@@ -26,6 +26,7 @@ __all__ = ["evaluate", "prepare", "Prepared", "scores_frame"]
 
 MISSING = ("zero", "drop")
 ORDERS = ("score", "rank")
+SCORE_PRECISIONS = ("float32", "float64")
 
 
 class Prepared:
@@ -101,6 +102,7 @@ def prepare(
     qrels_columns: Mapping[str, str] | None = None,
     order: str = "score",
     canonical: bool = False,
+    score_precision: str = "float32",
 ) -> Prepared:
     """Validate ``run`` and ``qrels`` and reduce them to segments (see :func:`evaluate`).
 
@@ -108,9 +110,10 @@ def prepare(
     """
     check_option("missing", missing, MISSING)
     check_option("order", order, ORDERS)
+    check_option("score_precision", score_precision, SCORE_PRECISIONS)
     keys = None
     if not canonical:
-        run, keys = canonical_run_keys(run, columns)
+        run, keys = canonical_run_keys(run, columns, order=order)
     if order == "score" and "score" not in run.columns:
         order = "rank"  # only a rank column: order by it (design.md §2)
     if order == "rank" and "rank" not in run.columns:
@@ -126,9 +129,21 @@ def prepare(
     if dropped is not None:
         warnings.warn(unjudged_message(dropped), PdirevalWarning, stacklevel=3)
     run = judged_run
-    segments = build_segments(run, judgments, order=order, keys=keys)
+    segments = build_segments(run, judgments, order=order, keys=keys, score_precision=score_precision)
     if missing == "zero":
+        answered = segments.n_segments
         segments = segments.with_empty_segments()
+        filled = segments.n_segments - answered
+        if filled:
+            n_sys = len(segments.systems)
+            warnings.warn(
+                f"missing='zero': {_count(filled, '(system, query) pair', '(system, query) pairs')} "
+                f"had no retrieved document (judged queries a system did not answer) and score "
+                f"each measure's empty value (0; NumRel = R), out of {n_sys * judgments.n_queries}. "
+                "Pass missing='drop' to leave them out (trec_eval's default).",
+                PdirevalWarning,
+                stacklevel=3,
+            )
     return Prepared(segments, run, judgments_frame, missing)
 
 
@@ -163,6 +178,7 @@ def evaluate(
     columns: Mapping[str, str] | None = None,
     qrels_columns: Mapping[str, str] | None = None,
     order: str = "score",
+    score_precision: str = "float32",
 ) -> pd.DataFrame:
     """Evaluate a run frame: one value per (system, query, measure).
 
@@ -170,12 +186,23 @@ def evaluate(
     ----------
     run
         Run frame: ``system, query, doc`` and ``score`` and/or ``rank`` (optionally
-        ``label``), one row per retrieved document per system.
+        ``label``), one row per retrieved document per system. Other tools' column names
+        are recognised (PyTerrier's ``qid, docno``, ir_measures' ``query_id, doc_id``, ...;
+        see docs/data-model.md), a frame without a system column is one system named
+        ``"run"``, and 0-based ranks are shifted to 1-based. Also a path (read with
+        :func:`pdireval.read_run`), a pytrec_eval dict ``{query: {doc: score}}`` or an
+        iterable of records (namedtuples, dicts).
     measures
-        A measure string (``"nDCG@10"``) or a list of them; see :func:`pdireval.measures`.
+        A measure string (``"nDCG@10"``), or anything whose ``str()`` is one (ir_measures
+        measure objects), or a list of them; trec_eval spellings (``P.10``, ``P.5,10``,
+        ``P_10``, ``official``) and ranx names (``ndcg_burges@10``, ``hits@5-l2``) work
+        too. See :func:`pdireval.measures` and docs/coming-from.md.
     qrels
-        Judgments: ``query, doc, label``. When omitted, the run's ``label`` column supplies
-        them (the distinct (query, doc, label) rows; conflicting labels are an error).
+        Judgments: ``query, doc, label`` (other tools' names recognised, e.g. ir_datasets'
+        ``query_id, doc_id, relevance``); also a path, a pytrec_eval dict of dicts
+        ``{query: {doc: label}}`` or an iterable of records (ir_datasets' ``qrels_iter()``).
+        When omitted, the run's ``label`` column supplies them (the distinct (query, doc,
+        label) rows; conflicting labels are an error).
     missing
         ``"zero"`` (default, ir_measures): a judged query a system did not answer scores the
         measure's empty value (0 for most; NumRel is R). ``"drop"``: such rows are left out
@@ -186,6 +213,11 @@ def evaluate(
         ``"score"`` (default): score descending, ties by doc id descending (trec_eval).
         ``"rank"``: the rank column ascending, ties by doc id ascending. A run with only a
         ``rank`` column is ordered by rank.
+    score_precision
+        ``"float32"`` (default): scores equal as C floats are ties, as in trec_eval 9.0.8 and
+        pytrec_eval (trec_eval stores scores as floats). ``"float64"``: only equal doubles
+        tie, as in trec_eval 10.0 (e.g. Robust 2003, query 623 of oce03noXbmD: AP 0.5 in
+        9.0.8, 1.0 in 10.0).
 
     Returns
     -------
@@ -193,7 +225,8 @@ def evaluate(
         ``system`` (str), ``query`` (str), ``measure`` (str, canonical spelling), ``value``
         (float64); sorted by system, query (numeric order when ids are integers), then
         measure in the order given. Run queries without judgments are dropped with one
-        :class:`PdirevalWarning`.
+        :class:`PdirevalWarning`; under ``missing="zero"``, one :class:`PdirevalWarning`
+        says how many (system, query) pairs were filled with empty values.
 
     Raises
     ------
@@ -212,7 +245,10 @@ def evaluate(
     ['system', 'query', 'measure', 'value']
     """
     parsed = parse_measures(measures)
-    prepared = prepare(run, qrels=qrels, missing=missing, columns=columns, qrels_columns=qrels_columns, order=order)
+    prepared = prepare(
+        run, qrels=qrels, missing=missing, columns=columns, qrels_columns=qrels_columns,
+        order=order, score_precision=score_precision,
+    )
     values = [prepared.values(m) for m in parsed]
     return scores_frame(prepared.segments, parsed, values)
 

@@ -81,7 +81,7 @@ def _line_number(path: Path, row: int) -> int:
     with _open_text(path) as fh:
         seen = -1
         for number, line in enumerate(fh, start=1):
-            if line.strip():
+            if line.strip() and not line.lstrip().startswith("#"):
                 seen += 1
                 if seen == row:
                     return number
@@ -107,8 +107,10 @@ def _diagnose(path: Path, fmt: _Format, cause: str = "") -> SchemaError:
         with _open_text(path) as fh:
             for number, line in enumerate(fh, start=1):
                 fields = line.split()
-                if not fields:
+                if not fields or fields[0].startswith("#"):
                     continue
+                if fmt.kind == "run":
+                    fields = fields[: len(fmt.names)]
                 problem = None
                 if len(fields) != len(fmt.names):
                     few = "few" if len(fields) < len(fmt.names) else "many"
@@ -138,9 +140,55 @@ def _read_fast(path: Path, fmt: _Format) -> pd.DataFrame | None:
     except (OSError, EOFError, gzip.BadGzipFile):
         return None
     delimiter = "\t" if "\t" in first else " "
-    types = {n: (pa.float64() if n in fmt.numeric else pa.string()) for n in fmt.names}
+    table = _arrow_read(path, fmt, delimiter, typed=True)
+    if table is None and delimiter == "\t":
+        # tab-separated with spaces inside fields (trec_eval's test/results.trunc pads
+        # scores and writes words after the run tag): split on tabs, trim, then convert
+        table = _arrow_read(path, fmt, delimiter, typed=False)
+        if table is None:
+            return None
+        columns = {}
+        for name in fmt.names:
+            column = table[name]
+            if name in fmt.numeric:
+                try:
+                    column = pa_compute.cast(pa_compute.utf8_trim_whitespace(column), pa.float64())
+                except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                    return None
+            columns[name] = column
+        table = pa.table(columns)
+    if table is None:
+        return None
+    if delimiter == "\t":
+        table = _trim_fields(table, fmt)
+    # '#' lines are comments (trec_eval 10.0)
+    comment = pa_compute.starts_with(table[fmt.names[0]], "#")
+    if pa_compute.any(comment).as_py():
+        table = table.filter(pa_compute.invert(comment))
+    mapping = {pa.string(): pd.StringDtype("pyarrow"), pa.large_string(): pd.StringDtype("pyarrow")}
+    return table.to_pandas(types_mapper=mapping.get)
+
+
+def _trim_fields(table, fmt: _Format):
+    """Tab-separated fields without surrounding spaces; a run tag is its first word
+    (trec_eval splits on any whitespace and ignores what follows the tag)."""
+    columns = {}
+    for name in fmt.names:
+        column = table[name]
+        if name not in fmt.numeric and pa_compute.any(pa_compute.match_substring_regex(column, r"\s")).as_py():
+            column = pa_compute.utf8_trim_whitespace(column)
+            if name == fmt.names[-1] and fmt.kind == "run":
+                column = pa_compute.list_element(pa_compute.utf8_split_whitespace(column, max_splits=1), 0)
+        columns[name] = column
+    return pa.table(columns)
+
+
+def _arrow_read(path: Path, fmt: _Format, delimiter: str, typed: bool):
+    """pyarrow's CSV reader with ``fmt``'s field names (numeric fields as float64 when
+    ``typed``, else every field as a string); None when the file does not fit."""
+    types = {n: (pa.float64() if typed and n in fmt.numeric else pa.string()) for n in fmt.names}
     try:
-        table = pa_csv.read_csv(
+        return pa_csv.read_csv(
             path,
             read_options=pa_csv.ReadOptions(column_names=list(fmt.names)),
             parse_options=pa_csv.ParseOptions(delimiter=delimiter, quote_char=False),
@@ -150,8 +198,6 @@ def _read_fast(path: Path, fmt: _Format) -> pd.DataFrame | None:
         )
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError, EOFError):
         return None
-    mapping = {pa.string(): pd.StringDtype("pyarrow"), pa.large_string(): pd.StringDtype("pyarrow")}
-    return table.to_pandas(types_mapper=mapping.get)
 
 
 def _read_slow(path: Path, fmt: _Format) -> pd.DataFrame:
@@ -180,11 +226,44 @@ def _read_slow(path: Path, fmt: _Format) -> pd.DataFrame:
     except pd.errors.EmptyDataError:
         raise SchemaError(f"{path}: the {fmt.kind} file is empty; {fmt.expect()}.") from None
     except (pd.errors.ParserError, pd.errors.ParserWarning, ValueError, OSError, EOFError) as exc:
+        lenient = _read_lenient(path, fmt)
+        if lenient is not None:
+            return lenient
         raise _diagnose(path, fmt, str(exc).strip()) from None
     frame = frame[frame[fmt.names[0]].notna().to_numpy()]
-    if frame[fmt.names[-1]].isna().any() or frame["_surplus"].notna().any():
+    if frame[fmt.names[-1]].isna().any() or frame["_surplus"].notna().any() or (
+        frame[fmt.names[0]].str.startswith("#").any()
+    ):
+        lenient = _read_lenient(path, fmt)
+        if lenient is not None:
+            return lenient
         raise _diagnose(path, fmt)
     frame = frame.drop(columns="_surplus")
+    for name in fmt.numeric:
+        frame[name] = pd.to_numeric(frame[name], errors="coerce")
+    return frame
+
+
+def _read_lenient(path: Path, fmt: _Format) -> pd.DataFrame | None:
+    """trec_eval's own reading, line by line (only for files the parsers above reject):
+    lines starting with '#' are comments (trec_eval 10.0), fields are split on any
+    whitespace, and a run line's words after the run tag are ignored (trec_eval ignores
+    them). None when a line is still malformed (then :func:`_diagnose` explains)."""
+    rows = []
+    try:
+        with _open_text(path) as fh:
+            for line in fh:
+                fields = line.split()
+                if not fields or fields[0].startswith("#"):
+                    continue
+                if len(fields) > len(fmt.names) and fmt.kind == "run":
+                    fields = fields[: len(fmt.names)]
+                if len(fields) != len(fmt.names):
+                    return None
+                rows.append(fields)
+    except (OSError, EOFError, gzip.BadGzipFile):
+        return None
+    frame = pd.DataFrame(rows, columns=list(fmt.names), dtype=object)
     for name in fmt.numeric:
         frame[name] = pd.to_numeric(frame[name], errors="coerce")
     return frame
@@ -275,8 +354,11 @@ def read_run(path, *, system: str = "tag") -> pd.DataFrame:
     The TREC run format has six whitespace-separated fields per line:
     ``query Q0 doc rank score tag``. Files may be gzipped (``.gz``). A file ending in
     ``.parquet`` (or ``.pq``) holds a run frame (as :func:`write_run` writes it, or any
-    frame with the run columns): its columns are read as they are (ranks are not shifted)
-    and validated like a frame passed to :func:`pdireval.evaluate`.
+    frame with the run columns): its columns are read as they are and validated like a
+    frame passed to :func:`pdireval.evaluate` (so 0-based ranks are shifted to 1-based).
+    In text files, as in trec_eval, lines starting with ``#`` are comments (trec_eval
+    10.0), words after the run tag are ignored, and a tab-separated file is split on tabs
+    with the spaces around fields trimmed.
 
     Parameters
     ----------
@@ -384,6 +466,9 @@ def _check_run_duplicates(run: pd.DataFrame, frames: list[pd.DataFrame], files: 
 def read_qrels(path, *, subtopics: bool = False) -> pd.DataFrame:
     """Read a TREC qrels file (``query iteration doc label``; plain or ``.gz``).
 
+    Lines starting with ``#`` are comments (trec_eval 10.0); a tab-separated file is split
+    on tabs with the spaces around fields trimmed.
+
     Parameters
     ----------
     path : str or os.PathLike
@@ -436,6 +521,14 @@ def read_qrels(path, *, subtopics: bool = False) -> pd.DataFrame:
 
 
 def _check_writable_ids(frame: pd.DataFrame, names, kind: str) -> None:
+    comment = frame["query"].str.startswith("#").to_numpy(dtype=bool)
+    if comment.any():
+        raise SchemaError(
+            f"cannot write this {kind} file: {int(comment.sum())} query id(s) start with '#' "
+            f"(first: {frame['query'][comment].iloc[0]!r}), and a line starting with '#' is a "
+            "comment to trec_eval 10.0 and to pdireval's readers. Rename those queries first.",
+            failure_cases=frame[comment],
+        )
     for name in names:
         text = frame[name]
         bad = (text.str.contains(r"\s", regex=True) | (text.str.len() == 0)).to_numpy(dtype=bool)

@@ -66,6 +66,8 @@ EXPORTS: dict[str, str] = {
     "reproducibility": "pdireval.runs.reproduction",
     # presentation
     "report": "pdireval.reporting",
+    # other tools
+    "as_ir_measure": "pdireval.bridge",
 }
 
 #: Public subpackages, importable as attributes of ``pdireval`` (``pdireval.datasets.simulate``).

@@ -102,9 +102,9 @@ def trec_eval_output(
     str
         The lines trec_eval prints, each ending in a newline.
     """
-    from .errors import MeasureError, PdirevalWarning
-    from .measures import parse_measure
-    from .measures.trec_names import TrecMeasure, expand, print_order, trec_eval_name
+    from pdireval.errors import MeasureError, PdirevalWarning
+    from pdireval.measures import parse_measure
+    from pdireval.measures.trec_names import TrecMeasure, expand, print_order, trec_eval_name
 
     float64 = score_precision == "float64"
     runid = str(run["system"].iloc[-1])
@@ -156,14 +156,14 @@ def trec_eval_output(
     unique = list(dict.fromkeys(t.measure for t in items if t.measure is not None))
     special_num_rel = complete and any(t.family == "num_rel" for t in items)
     if special_num_rel:  # trec_eval -c: num_rel counts every judged relevant doc (label > 0)
-        from .measures import build_measure
+        from pdireval.measures import build_measure
 
         all_rel = build_measure("NumRel")
         unique.append(all_rel)
     values = {}
     if unique:
         if len(run):
-            from .evaluate import evaluate
+            from pdireval.evaluation import evaluate
 
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", PdirevalWarning)
@@ -216,7 +216,7 @@ def _precision_kw(score_precision: str) -> dict:
 def _empty_table(unique, qrels, runid, score_precision) -> pd.DataFrame:
     """Values of every measure on empty rankings for every judged query: a placeholder query
     (one document judged 0, so no label scale changes) answers, the others are empty."""
-    from .evaluate import evaluate
+    from pdireval.evaluation import evaluate
 
     ghost = "\x00pdireval-empty"
     run = pd.DataFrame({"system": [runid], "query": [ghost], "doc": [ghost], "score": [0.0]})
@@ -239,7 +239,7 @@ def _line(name: str, query: str, value: float, integer: bool) -> str:
 
 
 def _no_queries():
-    from .errors import SchemaError
+    from pdireval.errors import SchemaError
 
     return SchemaError(
         "no queries with both results and judgments: the run's query ids and the qrels' "
@@ -306,8 +306,8 @@ def _file(path: str):
 
 
 def run_trec_eval(args) -> int:
-    from .errors import OptionError
-    from .io import read_qrels, read_run
+    from pdireval.errors import OptionError
+    from pdireval.io import read_qrels, read_run
 
     if args.qrels == "-" and args.run == "-":
         raise OptionError("QRELS and RUN cannot both be '-' (standard input): name one of them as a file.")

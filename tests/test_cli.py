@@ -87,7 +87,7 @@ def test_json_summary_and_several_run_files(files, tmp_path, capsys):
     assert status == 0
     records = json.loads(out)
     assert [r["system"] for r in records] == ["sys01", "sys02"]
-    assert set(records[0]) == {"system", "measure", "mean", "std", "n_queries"}
+    assert set(records[0]) == {"system", "measure", "mean", "std", "n_queries", "summary"}
     expected = pdireval.aggregate(pdireval.evaluate(run[run["system"] != "sys03"], "AP", qrels=files["qrels"]))
     assert [r["mean"] for r in records] == pytest.approx(expected["mean"].tolist(), rel=1e-14)
 

@@ -46,7 +46,7 @@ from collections.abc import Iterable, Mapping
 
 import pandas as pd
 
-from ..errors import SchemaError
+from pdireval.errors import SchemaError
 
 __all__ = ["DEFAULT_SYSTEM", "SPELLINGS", "recognize", "as_frame"]
 
@@ -194,12 +194,16 @@ def as_frame(obj, kind: str):
     if isinstance(obj, pd.DataFrame) or obj is None:
         return obj
     if isinstance(obj, (str, os.PathLike)):
-        from ..io import read_qrels, read_run
+        from pdireval.io import read_qrels, read_run
 
         return read_run(obj) if kind == "run" else read_qrels(obj)
     if isinstance(obj, Mapping):
-        return _from_nested(obj, kind)
-    if isinstance(obj, Iterable) and not hasattr(obj, "columns") and not isinstance(obj, (bytes, pd.Series)):
+        if obj and all(isinstance(inner, Mapping) for inner in obj.values()):
+            return _from_nested(obj, kind)
+        return obj  # e.g. a dict of columns: the caller's type error says what to pass
+    if isinstance(obj, Iterable) and not hasattr(obj, "columns") and not isinstance(
+        obj, (bytes, pd.Series, pd.Index)
+    ) and not hasattr(obj, "__array__"):
         return _from_records(obj, kind)
     return obj
 
@@ -238,14 +242,11 @@ def _from_records(obj: Iterable, kind: str) -> pd.DataFrame:
     if hasattr(first, "__dataclass_fields__"):
         names = list(first.__dataclass_fields__)
         return pd.DataFrame([[getattr(r, n) for n in names] for r in records], columns=names)
-    if isinstance(first, (tuple, list)) and len(first) == 3:
+    if isinstance(first, (tuple, list)) and len(first) == 3 and all(
+        isinstance(r, (tuple, list)) and len(r) == 3 for r in records
+    ):
         frame = pd.DataFrame.from_records(records, columns=["query", "doc", _VALUE_NAME[kind]])
         if kind == "run":
             frame.insert(0, "system", DEFAULT_SYSTEM)
         return frame
-    raise SchemaError(
-        f"cannot read the {kind} records: the first is a {type(first).__name__} "
-        f"({first!r:.80}). Pass a DataFrame, a path, a dict of dicts {{query: {{doc: "
-        f"{_VALUE_NAME[kind]}}}}}, or records with named fields (namedtuples or dicts) or "
-        f"(query, doc, {_VALUE_NAME[kind]}) tuples."
-    )
+    return records  # not records pdireval can read: the caller's type error explains

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from pdireval.core.keys import RunKeys, run_keys
+from pdireval.core.recognize import DEFAULT_SYSTEM, SPELLINGS, as_frame, recognize
 from pdireval.errors import SchemaError, show_rows
 
 __all__ = ["RUN_COLUMNS", "QRELS_COLUMNS", "SCORES_COLUMNS", "canonical_run", "canonical_qrels", "canonical_scores", "qrels_from_run"]
@@ -37,9 +38,18 @@ ID_DTYPE = "string[pyarrow]"
 # --------------------------------------------------------------------------- helpers
 
 
-def _check_frame(frame, kind: str) -> None:
+def _check_frame(frame, kind: str) -> pd.DataFrame:
+    """The frame itself; a run or qrels given as a path, a pytrec_eval dict of dicts or an
+    iterable of records becomes a frame first (:func:`pdireval.core.recognize.as_frame`)."""
+    if kind in ("run", "qrels"):
+        frame = as_frame(frame, kind)
     if not isinstance(frame, pd.DataFrame):
-        raise TypeError(f"the {kind} must be a pandas DataFrame, got {type(frame).__name__}")
+        extra = (
+            ", a path, a dict of dicts {query: {doc: value}} or an iterable of records"
+            if kind in ("run", "qrels") else ""
+        )
+        raise TypeError(f"the {kind} must be a pandas DataFrame{extra}, got {type(frame).__name__}")
+    return frame
 
 
 def _rename(
@@ -66,10 +76,17 @@ def _rename(
                 f"(it has {list(frame.columns)!r}). Fix the mapping: keys are pdireval's names "
                 f"(e.g. 'query'), values are your column names."
             )
+    frame = frame.copy(deep=False)
+    if kind in SPELLINGS:  # other tools' names (PyTerrier, ir_measures, ranx, TREC files)
+        found = recognize(frame, kind, columns)
+        if found.drop:
+            frame = frame.drop(columns=found.drop)
+        columns = found.columns
+        if found.add_system:
+            frame["system"] = pd.Series(DEFAULT_SYSTEM, index=frame.index, dtype=ID_DTYPE)
+    if columns:
         inverse = {user: canonical for canonical, user in columns.items()}
         frame = frame.rename(columns=inverse)
-    else:
-        frame = frame.copy(deep=False)
     names = pd.Index(frame.columns)
     dup = names[names.duplicated()].unique().tolist()
     if dup:
@@ -88,6 +105,13 @@ def _require(frame: pd.DataFrame, needed, kind: str, columns) -> None:
     if missing:
         if columns is not None:
             hint = " Check the columns= mapping."
+        elif kind == "scores" and any(c in frame.columns for c in ("doc", "docno", "doc_id", "docid")):
+            hint = (
+                " This looks like a run (one row per retrieved document), not a scores frame "
+                "(one value per system, query and measure): evaluate it first, e.g. "
+                "scores = run.ireval.evaluate(['nDCG@10', 'AP'], qrels=qrels), then call this "
+                "on scores."
+            )
         elif kind == "scores":
             hint = (
                 " Rename yours first, e.g. df.rename(columns={'score': 'value'}); a scores "
@@ -187,8 +211,10 @@ def canonical_run(
     Returns
     -------
     DataFrame
-        Columns ``system, query, doc`` (string dtype), ``score`` (float64) if given, ``rank``
-        (int64) if given, ``label`` (float64) if given, in the caller's row order, with a
+        Columns ``system, query, doc`` (string dtype; a frame without a system column is
+        one system named ``"run"``), ``score`` (float64) if given, ``rank`` (int64, 1-based:
+        0-based ranks are shifted by one) if given and valid (with a ``score`` column,
+        ranks are only read when ordering by rank, so an unusable rank column is dropped), ``label`` (float64) if given, in the caller's row order, with a
         fresh RangeIndex. The caller's frame is not modified.
 
     Raises
@@ -205,13 +231,17 @@ def canonical_run_keys(
     columns: Mapping[str, str] | None = None,
     *,
     check_duplicates: bool = True,
+    order: str = "score",
 ) -> tuple[pd.DataFrame, RunKeys | None]:
     """:func:`canonical_run`, also returning the run's :class:`~pdireval.core.keys.RunKeys`
     (computed for the duplicate check; None when ``check_duplicates`` is False), which
     :func:`pdireval.evaluation.prepare` hands on so that no string column is factorized twice.
     """
-    _check_frame(run, "run")
+    run = _check_frame(run, "run")
     frame = _rename(run, columns, "run", RUN_COLUMNS + ("score", "rank", "label"))
+    no_system = "system" not in run.columns and "system" not in (columns or {}) and not any(
+        name in run.columns for name in SPELLINGS["run"]["system"]
+    )
     _require(frame, RUN_COLUMNS, "run", columns)
     if "score" not in frame.columns and "rank" not in frame.columns:
         raise SchemaError(
@@ -235,23 +265,9 @@ def canonical_run_keys(
             )
         out["score"] = score
     if "rank" in frame.columns:
-        if frame["rank"].dtype.kind in "iu":  # integers: only the range needs checking (no copy)
-            rank = frame["rank"]
-            values = rank.to_numpy()
-            bad = (values < 1) | (values > 2**53)
-        else:
-            rank = _as_float(frame["rank"], "rank", "run", original)
-            values = rank.to_numpy()
-            with np.errstate(invalid="ignore"):
-                bad = ~np.isfinite(values) | (values < 1) | (values > 2**53) | (values != np.round(values))
-        if bad.any():
-            raise SchemaError(
-                f"the run column 'rank' must hold whole numbers >= 1, but {int(bad.sum())} "
-                f"value(s) do not:{show_rows(original[bad])}\nFix those ranks (1 = top), or "
-                "drop the rank column and order by 'score'.",
-                failure_cases=original[bad],
-            )
-        out["rank"] = rank.astype(np.int64)
+        rank = _canonical_rank(frame, original, required=order == "rank" or "score" not in out)
+        if rank is not None:
+            out["rank"] = rank
     if "label" in frame.columns:
         out["label"] = _as_float(frame["label"], "label", "run", original)
         _check_finite_labels(out["label"], "run", original)
@@ -266,13 +282,55 @@ def canonical_run_keys(
         if len(dup):
             rows = original.iloc[dup]
             key = ["system", "query", "doc"]
+            hint = ""
+            if no_system:
+                hint = (
+                    f" The frame has no system column, so it is read as one run named "
+                    f"{DEFAULT_SYSTEM!r}: if it holds several runs, give it a 'system' column "
+                    "(or map yours, e.g. columns={'system': 'name'})."
+                )
             raise SchemaError(
                 f"the run frame has {len(dup)} rows sharing a ({', '.join(key)}) key:"
                 f"{show_rows(rows)}\nEach ({', '.join(key)}) may appear once: drop the "
-                f"duplicates (e.g. df.drop_duplicates({key!r})).",
+                f"duplicates (e.g. df.drop_duplicates({key!r})).{hint}",
                 failure_cases=rows,
             )
     return canonical, keys
+
+
+def _canonical_rank(frame: pd.DataFrame, original: pd.DataFrame, required: bool) -> pd.Series | None:
+    """The rank column as int64, 1-based: a frame whose smallest rank is 0 (PyTerrier, many
+    TREC submissions) is shifted by one, the rule :func:`pdireval.read_run` applies to files.
+    Ranks are only read when documents are ordered by rank (``required``): otherwise a rank
+    column that is not whole numbers >= 0 is ignored (None) instead of an error."""
+    try:
+        if frame["rank"].dtype.kind in "iu":  # integers: only the range needs checking (no copy)
+            rank = frame["rank"]
+            values = rank.to_numpy()
+            with np.errstate(invalid="ignore"):
+                bad = (values < 0) | (values > 2**53)
+        else:
+            rank = _as_float(frame["rank"], "rank", "run", original)
+            values = rank.to_numpy()
+            with np.errstate(invalid="ignore"):
+                bad = ~np.isfinite(values) | (values < 0) | (values > 2**53) | (values != np.round(values))
+    except SchemaError:
+        if required:
+            raise
+        return None
+    if bad.any():
+        if not required:
+            return None
+        raise SchemaError(
+            f"the run column 'rank' must hold whole numbers >= 0 (0-based ranks are shifted "
+            f"to start at 1), but {int(bad.sum())} value(s) do not:{show_rows(original[bad])}\n"
+            "Fix those ranks (1 = top), or drop the rank column and order by 'score'.",
+            failure_cases=original[bad],
+        )
+    rank = rank.astype(np.int64)
+    if len(rank) and int(rank.min()) == 0:
+        rank = rank + 1  # 0-based ranks
+    return rank
 
 
 def _check_finite_labels(label: pd.Series, kind: str, frame: pd.DataFrame) -> None:
@@ -320,7 +378,7 @@ def canonical_qrels(qrels: pd.DataFrame, columns: Mapping[str, str] | None = Non
         Missing columns, empty frame, non-numeric labels, or the same (query, doc) with
         different labels.
     """
-    _check_frame(qrels, "qrels")
+    qrels = _check_frame(qrels, "qrels")
     frame = _rename(qrels, columns, "qrels", QRELS_COLUMNS + ("subtopic",))
     _require(frame, QRELS_COLUMNS, "qrels", columns)
     _require_nonempty(frame, "qrels")

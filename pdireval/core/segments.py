@@ -207,10 +207,15 @@ class Segments:
         )
 
 
-def _order_bits(run: pd.DataFrame, order: str) -> np.ndarray:
+def _order_bits(run: pd.DataFrame, order: str, score_precision: str = "float32") -> np.ndarray:
     """uint32 (or uint64 below 2**32) keys that sort rows into trec_eval order within a
-    segment (before doc-id tie-breaking): score descending compared at float32 precision,
+    segment (before doc-id tie-breaking): score descending compared at float32 precision
+    (trec_eval 9.0.8) or, with ``score_precision="float64"``, as doubles (trec_eval 10.0),
     or rank ascending."""
+    if order == "score" and score_precision == "float64":
+        # doubles do not fit 32 bits: their dense rank (ties kept) has the same order
+        f = -run["score"].to_numpy(dtype=np.float64) + 0.0  # descending; -0.0 -> +0.0
+        return np.unique(f, return_inverse=True)[1].reshape(-1).astype(np.uint64)
     if order == "score":
         # trec_eval stores scores as C floats, so scores equal at single precision are ties
         f = run["score"].to_numpy(dtype=np.float64).astype(np.float32)
@@ -280,7 +285,12 @@ def _find_hits_exact(keys: RunKeys, row_query: np.ndarray, judgments: Judgments)
 
 
 def build_segments(
-    run: pd.DataFrame, judgments: Judgments, *, order: str = "score", keys: RunKeys | None = None
+    run: pd.DataFrame,
+    judgments: Judgments,
+    *,
+    order: str = "score",
+    keys: RunKeys | None = None,
+    score_precision: str = "float32",
 ) -> Segments:
     """Reduce a canonical run (only queries present in ``judgments``) to :class:`Segments`.
 
@@ -295,6 +305,9 @@ def build_segments(
         ascending, ties by doc ascending.
     keys
         The run's :class:`~pdireval.core.keys.RunKeys` when already computed.
+    score_precision
+        ``"float32"``: scores equal as C floats tie (trec_eval 9.0.8); ``"float64"``: only
+        equal doubles tie (trec_eval 10.0).
 
     Notes
     -----
@@ -321,7 +334,7 @@ def build_segments(
 
     packed = seg.astype(np.uint64)
     packed <<= np.uint64(32)
-    packed |= _order_bits(run, order)
+    packed |= _order_bits(run, order, score_precision)
     ordered = keys.contiguous and bool(np.all(packed[1:] >= packed[:-1]))
     sorted_packed = packed if ordered else np.sort(packed)
     seg_len = np.bincount(seg, minlength=n_seg).astype(np.int64)

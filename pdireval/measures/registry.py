@@ -260,6 +260,20 @@ def _did_you_mean(name: str) -> str:
     return f" Known measures: {', '.join(names)}."
 
 
+#: exact spellings that would silently mean another measure than the user's tool computes
+_REFUSED = {
+    "rbp": (
+        "'rbp' is trec_eval 10.0's rank-biased precision (p = 0.9, graded gains rescaled to "
+        "[0, 1]), which pdireval does not compute. pdireval's RBP is Moffat & Zobel's binary "
+        "form: write 'RBP' (p = 0.8) or 'RBP(p=0.9)' for trec_eval's persistence."
+    ),
+    "rbp_resid": (
+        "'rbp_resid' is trec_eval 10.0's residual of its graded rbp, which pdireval does not "
+        "compute; pdireval's binary residual is 'RBPResidual(p=0.9)'."
+    ),
+}
+
+
 def parse_measure(text: str | Measure) -> Measure:
     """Parse a measure string (or pass a :class:`Measure` through).
 
@@ -282,8 +296,28 @@ def parse_measure(text: str | Measure) -> Measure:
     """
     if isinstance(text, Measure):
         return text
-    if not isinstance(text, str):
-        raise TypeError(f"a measure is a string such as 'nDCG@10', got {type(text).__name__}")
+    text = _as_text(text)
+    if text.strip() in _REFUSED:
+        raise MeasureError(_REFUSED[text.strip()])
+    found = _foreign(text)
+    if found is not None:
+        if len(found) != 1:
+            raise MeasureError(
+                f"{text!r} names {len(found)} measures ({', '.join(map(str, found[:5]))}"
+                f"{', ...' if len(found) > 5 else ''}): pass it to a function that takes a list "
+                "of measures (evaluate, parse_measures), or name one, e.g. 'P.10'."
+            )
+        return found[0]
+    text, level = _level_suffix(text)
+    if level is not None:
+        measure = parse_measure(text)
+        if not any(p.name == "rel" for p in measure.definition.params):
+            raise MeasureError(
+                f"the relevance-level suffix -l{level:g} (ranx) sets rel=, which "
+                f"{measure.name} does not have; its parameters: "
+                f"{', '.join(p.name for p in measure.definition.params) or 'none'}."
+            )
+        return measure.replace(rel=level)
     match = _SYNTAX.match(text)
     if not match or not text.strip():
         raise MeasureError(
@@ -340,10 +374,13 @@ def build_measure(name: str, params: Mapping[str, Any] | None = None, cutoff: in
     if definition is None:
         raise MeasureError(f"unknown measure {name!r}.{_did_you_mean(name)}")
     shown = text or name
+    if definition.name == "NumRet" and any(str(k).lower() == "rel" for k in (params or {})):
+        definition = REGISTRY["numrelret"]  # ir_measures spells NumRelRet as NumRet(rel=1)
+    params, cutoff = _foreign_params(definition, params, cutoff, shown)
     # parameter names match case-insensitively and keep their declared spelling (e.g. T)
     declared = {p.name.lower(): p for p in definition.params}
     kept = []
-    for key, value in (params or {}).items():
+    for key, value in params.items():
         if key.lower() not in declared:
             known = ", ".join(p.name for p in definition.params) or "none"
             raise MeasureError(
@@ -372,6 +409,37 @@ def build_measure(name: str, params: Mapping[str, Any] | None = None, cutoff: in
     return Measure(definition.name, tuple(sorted(kept)), cutoff)
 
 
+#: ir_measures' parameter names -> pdireval's (value translations for ``dcg=``)
+_DCG = {"log2": "linear", "exp-log2": "exp"}
+
+
+def _foreign_params(definition: MeasureDef, params, cutoff, shown: str):
+    """ir_measures' spellings of parameters: ``cutoff=k`` (the cut-off), ``gains={...}``
+    (``gain=``), ``dcg=log2|exp-log2`` (``gain=linear|exp``)."""
+    declared = {p.name.lower() for p in definition.params}
+    out: dict[str, Any] = {}
+    for key, value in (params or {}).items():
+        key = key.lower()
+        if key in declared:
+            out[key] = value
+        elif key == "cutoff":
+            if cutoff is not None and cutoff != value:
+                raise MeasureError(f"measure {shown!r} gives the cut-off twice (cutoff= and @).")
+            cutoff = value
+        elif key == "gains" and "gain" in declared:
+            out["gain"] = value
+        elif key == "dcg" and "gain" in declared:
+            if not isinstance(value, str) or value.lower() not in _DCG:
+                raise MeasureError(
+                    f"dcg={value!r} in {shown!r}: ir_measures' dcg= is 'log2' (gain = label) or "
+                    "'exp-log2' (gain = 2^label - 1); pdireval writes gain=linear or gain=exp."
+                )
+            out["gain"] = _DCG[value.lower()]
+        else:
+            out[key] = value  # unknown: reported by the caller
+    return out, cutoff
+
+
 def _coerce(param: Param, value: Any, name: str, shown: str) -> Any:
     def fail(expected: str):
         raise MeasureError(
@@ -385,9 +453,12 @@ def _coerce(param: Param, value: Any, name: str, shown: str) -> Any:
             fail("a whole number")
         value = int(value)
     elif kind == "float":
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            fail("a number")
-        value = float(value)
+        if isinstance(value, str) and value.lower() in param.choices:
+            value = value.lower()  # a named reading beside numbers (ERR's max_grade=qrels)
+        elif isinstance(value, bool) or not isinstance(value, (int, float)):
+            fail("a number" + "".join(f" or {c}" for c in param.choices))
+        else:
+            value = float(value)
     elif kind == "bool":
         if not isinstance(value, bool):
             fail("true or false")
@@ -423,8 +494,13 @@ def _coerce(param: Param, value: Any, name: str, shown: str) -> Any:
 
 
 def parse_measures(measures) -> list[Measure]:
-    """Parse one measure or a list of them, keeping order and dropping repeats."""
-    if isinstance(measures, (str, Measure)):
+    """Parse one measure or a list of them, keeping order and dropping repeats.
+
+    A trec_eval spelling that names several measures expands in place: ``"P.5,10"`` (P@5,
+    P@10), ``"P"`` (trec_eval's default cut-offs), ``"official"`` and ``"all_trec"``
+    (trec_eval's sets, resolved to the measures pdireval has).
+    """
+    if isinstance(measures, (str, Measure)) or not hasattr(measures, "__iter__"):
         measures = [measures]
     try:
         items = list(measures)
@@ -432,4 +508,60 @@ def parse_measures(measures) -> list[Measure]:
         raise TypeError("measures must be a string such as 'nDCG@10' or a list of them") from None
     if not items:
         raise MeasureError("no measure given: pass e.g. ['nDCG@10', 'AP'].")
-    return list(dict.fromkeys(parse_measure(m) for m in items))
+    out: list[Measure] = []
+    for item in items:
+        if isinstance(item, Measure):
+            out.append(item)
+            continue
+        text = _as_text(item)
+        found = _foreign(text, families_too=True)
+        out.extend(found if found is not None else [parse_measure(text)])
+    return list(dict.fromkeys(out))
+
+
+def _as_text(value) -> str:
+    """A measure's text: a string, or anything whose ``str()`` is one (ir_measures objects)."""
+    if isinstance(value, str):
+        return value
+    if value is None or isinstance(value, (bool, int, float, bytes, list, tuple, dict, set)) or not hasattr(
+        type(value), "__str__"
+    ) or type(value).__str__ is object.__str__:
+        raise TypeError(
+            f"a measure is a string such as 'nDCG@10' (or an object whose str() is one, e.g. an "
+            f"ir_measures measure), got {type(value).__name__}"
+        )
+    return str(value)
+
+
+_LEVEL = re.compile(r"^(?P<text>.*[^\s])-l(?P<level>\d+(?:\.\d+)?)$")
+
+
+def _level_suffix(text: str) -> tuple[str, float | None]:
+    """ranx's relevance-level suffix: ``precision@10-l2`` -> (``precision@10``, 2.0)."""
+    match = _LEVEL.match(text.strip())
+    if not match:
+        return text, None
+    return match.group("text"), float(match.group("level"))
+
+
+def _foreign(text: str, families_too: bool = False) -> list[Measure] | None:
+    """trec_eval spellings the grammar does not cover (``P.10``, ``P.5,10``, ``P_10``,
+    ``iprec_at_recall.0.10``, ``official``; with ``families_too`` also a bare parameterised
+    family such as ``P``), or None."""
+    stripped = text.strip()
+    if "(" in stripped or "@" in stripped:
+        return None
+    from pdireval.measures.trec_names import expand, lookup
+
+    found = lookup(stripped)
+    if found is None and families_too:
+        try:
+            items = expand(stripped)
+        except MeasureError:
+            return None
+        from pdireval.measures.trec_names import families
+
+        fam = families().get(stripped)
+        if fam is not None and fam.slot is not None:
+            return [t.measure for t in items]
+    return found

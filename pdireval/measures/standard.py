@@ -132,6 +132,20 @@ def success(segments, m):
     return (seg_sum(v.hit_seg[hits], 1.0, v.n_seg) > 0).astype(np.float64)
 
 
+def f_measure(segments, m):
+    """F@k = (1 + β²)·P·R / (β²·P + R) (van Rijsbergen 1979), P = |relevant in the top k| / k
+    and R = |relevant in the top k| / R; without a cut-off P = |relevant retrieved| / L
+    (the retrieved set). 0 when P + R = 0 or R = 0. ``F@k`` is ranx's ``f1@k``."""
+    v, k = _view(segments, m), m.cutoff
+    hits = _relevant(v, m.get("rel")) & _in_cutoff(v, k)
+    found = seg_sum(v.hit_seg[hits], 1.0, v.n_seg)
+    depth = v.seg_len.astype(np.float64) if k is None else np.full(v.n_seg, float(k))
+    p = _safe_div(found, depth)
+    r = _safe_div(found, _R(v, m.get("rel")))
+    b2 = m.get("beta") ** 2
+    return _safe_div((1.0 + b2) * p * r, b2 * p + r)
+
+
 def num_ret(segments, m):
     """NumRet@k = number of documents retrieved (within the top k)."""
     v = _view(segments, m)
@@ -288,7 +302,7 @@ def ndcg(segments, m):
 
 def _max_grade(v: View, m) -> float:
     given = m.get("max_grade")
-    if given is not None:
+    if given != "qrels":
         return float(given)
     labels = v.q_label[~np.isnan(v.q_label)]
     return float(labels.max()) if len(labels) else 0.0
@@ -298,13 +312,12 @@ def err(segments, m):
     """ERR@k (Chapelle et al. 2009) = Σ_i (1/i)·R_i·Π_{j<i}(1 − R_j), R = (2^g − 1)/2^{g_max}.
 
     g is the label (negative labels and unjudged documents stop nobody: R = 0); g_max is
-    ``max_grade`` or, by default, the largest label in the qrels (under the ``negatives``
-    reading); a label above ``max_grade`` has R = 1.
-
-    Differs from ir_measures' ``ERR@k`` (gdeval), which fixes g_max = 4 whatever the labels:
-    ``ERR(max_grade=4)@k`` gives gdeval's number (on runs without score ties; gdeval prints 5
-    decimals). Chapelle et al. define g_max as the top grade of the label scale, which the
-    qrels' largest label estimates when the scale is not given.
+    ``max_grade``: by default 4, as in ir_measures' ``ERR@k`` (gdeval), so that the same
+    name gives the same number (on runs without score ties; gdeval prints 5 decimals);
+    ``max_grade=qrels`` takes the largest label in the qrels (under the ``negatives``
+    reading), pdireval's earlier default — Chapelle et al. define g_max as the top grade of
+    the label scale, which the qrels' largest label estimates when the scale is not given.
+    A label above ``max_grade`` has R = 1.
     """
     v, k = _view(segments, m), m.cutoff
     inside = _in_cutoff(v, k)
@@ -405,6 +418,7 @@ register(MeasureDef("SP", sum_precision, "Sum of precision at relevant ranks (un
 register(MeasureDef("RR", reciprocal_rank, "Reciprocal rank of the first relevant document.", BINARY, citation=_TREC, trec_eval="recip_rank", aliases=("mrr", "recip_rank")))
 register(MeasureDef("Rprec", r_precision, "Precision at rank R.", BINARY, cutoff="none", citation=_TREC, trec_eval="Rprec", aliases=("r-prec", "rprecision")))
 register(MeasureDef("Success", success, "1 if a relevant document is in the top k.", BINARY, cutoff="required", citation=_TREC, trec_eval="success_k"))
+register(MeasureDef("F", f_measure, "F-measure: weighted harmonic mean of precision and recall at k.", (Param("beta", "float", 1.0, "Weight of recall: beta = 1 is F1, the harmonic mean.", check=lambda b: None if b > 0 else "a number > 0"),) + BINARY, citation="van Rijsbergen 1979; ranx f1 (Bassani 2022)", aliases=("f1",)))
 register(MeasureDef("NumRet", num_ret, "Number of documents retrieved.", (JUDGED_ONLY, NEG), empty="0", citation=_TREC, trec_eval="num_ret", aliases=("num_ret",), summary="sum"))
 register(MeasureDef("NumRel", num_rel, "Number of judged relevant documents (R).", (REL, NEG), cutoff="none", empty="R", citation=_TREC, trec_eval="num_rel", aliases=("num_rel",), summary="sum"))
 register(MeasureDef("NumRelRet", num_rel_ret, "Number of relevant documents retrieved.", BINARY, citation=_TREC, trec_eval="num_rel_ret", aliases=("num_rel_ret",), summary="sum"))
@@ -413,7 +427,7 @@ register(MeasureDef("Bpref", bpref, "Binary preference (2005 trec_eval form).", 
 register(MeasureDef("infAP", inferred_ap, "Inferred average precision.", (REL, NEG), cutoff="none", citation="Yilmaz & Aslam 2006; " + _TREC, trec_eval="infAP", aliases=("infap",)))
 register(MeasureDef("DCG", dcg, "Discounted cumulative gain.", GRADED, citation="Järvelin & Kekäläinen 2002"))
 register(MeasureDef("nDCG", ndcg, "Normalised DCG; ideal = judged pool sorted by gain.", GRADED, citation="Järvelin & Kekäläinen 2002; " + _TREC, trec_eval="ndcg, ndcg_cut_k", aliases=("ndcg",)))
-register(MeasureDef("ERR", err, "Expected reciprocal rank.", (Param("max_grade", "float", None, "g_max in R = (2^g - 1)/2^g_max; default the largest label in the qrels."), JUDGED_ONLY, NEG), citation="Chapelle, Metzler, Zhang & Grinspan 2009"))
+register(MeasureDef("ERR", err, "Expected reciprocal rank.", (Param("max_grade", "float", 4.0, "g_max in R = (2^g - 1)/2^g_max: a number (default 4, gdeval and ir_measures), or qrels (the largest label in the qrels).", choices=("qrels",)), JUDGED_ONLY, NEG), citation="Chapelle, Metzler, Zhang & Grinspan 2009"))
 register(MeasureDef("RBP", rbp, "Rank-biased precision.", (P_PARAM,) + BINARY, citation="Moffat & Zobel 2008"))
 register(MeasureDef("RBPResidual", rbp_residual, "Residual of RBP: the weight of unjudged and unretrieved ranks.", (P_PARAM, JUDGED_ONLY, NEG), empty="1", citation="Moffat & Zobel 2008"))
 register(MeasureDef("GAP", graded_ap, "Graded average precision.", (Param("probs", "vector", None, "Threshold probabilities g_1..g_C over relevant grades (sum 1); default uniform.", check=_probs_check), JUDGED_ONLY, NEG), citation="Robertson, Kanoulas & Yilmaz 2010"))
@@ -428,5 +442,11 @@ register_alias_pattern(r"success_(\d+)", "Success")
 register_alias_pattern(r"ERR_(\d+)", "ERR")
 register_alias_pattern(r"err_cut_(\d+)", "ERR")
 register_alias("mrr", "RR")
+# ranx's names (ranx.metrics): hits@k, hit_rate@k, r-precision, ndcg_burges@k, dcg_burges@k
+register_alias("hits", "NumRelRet")
+register_alias("hit_rate", "Success")
+register_alias("r-precision", "Rprec")
+register_alias("ndcg_burges", "nDCG", {"gain": "exp"})
+register_alias("dcg_burges", "DCG", {"gain": "exp"})
 register_alias("bpref", "Bpref")
 register_alias("rbp_residual", "RBPResidual")

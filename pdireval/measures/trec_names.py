@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..errors import MeasureError
+from pdireval.errors import MeasureError
 
 __all__ = [
     "FAMILY_ORDER",
@@ -112,10 +112,7 @@ _TEMPLATE = re.compile(r"^(?P<family>[A-Za-z0-9_]+?)(?:_(?P<slot>k|x|\{[A-Za-z_]
 def families() -> dict[str, _Family]:
     """trec_eval family name -> how the registry computes it (read from every MeasureDef's
     ``trec_eval`` templates each call, so later registrations are included)."""
-    try:
-        from .registry import REGISTRY
-    except ImportError:  # TEMP before layout
-        from .spec import REGISTRY
+    from pdireval.measures.registry import REGISTRY
 
     out: dict[str, _Family] = {}
     for position, definition in enumerate(REGISTRY.values()):
@@ -160,10 +157,7 @@ def _name(fam: _Family, value) -> str:
 
 
 def _measure(fam: _Family, value, extra_params: dict | None = None):
-    try:
-        from .registry import build_measure
-    except ImportError:  # TEMP
-        from .spec import build_measure
+    from pdireval.measures.registry import build_measure
 
     params = dict(extra_params or {})
     if fam.slot is None:

@@ -1,9 +1,9 @@
 """Measures trec_eval lacks, cross-checked against ir_measures where it implements them.
 
-* ``ERR(max_grade=4)@k`` and ``nDCG(gain=exp)@k`` against ir_measures' ``ERR@k`` and
-  ``nDCG(dcg='exp-log2')@k`` (its gdeval provider; gdeval prints 5 decimals, and fixes the
-  top grade at 4, so our default ``ERR@k`` — g_max = the qrels' largest label — differs by
-  design and is tested by hand in test_measures_hand.py);
+* ``ERR@k`` and ``nDCG(gain=exp)@k`` against ir_measures' ``ERR@k`` and
+  ``nDCG(dcg='exp-log2')@k`` (its gdeval provider; gdeval prints 5 decimals and fixes the
+  top grade at 4, which is our default ``max_grade``; ``ERR(max_grade=qrels)``, the qrels'
+  largest label, is tested by hand in test_measures_hand.py);
 * ``Judged@k`` against ir_measures' ``Judged@k`` (which counts every qrels entry as judged,
   negative labels included: our ``negatives=nonrel``/``keep`` readings; the default reading
   follows trec_eval and counts them as unjudged);
@@ -79,7 +79,7 @@ def test_err_and_exp_ndcg_match_gdeval(data):
     assume(len(run))
     measures = {}
     for k in (1, 3, 20):
-        measures[f"ERR(max_grade=4)@{k}"] = f"ERR@{k}"
+        measures[f"ERR@{k}"] = f"ERR@{k}"  # same name, same number
         measures[f"nDCG(gain=exp)@{k}"] = f"nDCG(dcg='exp-log2')@{k}"
     compare(run, qrels, measures, atol=5.1e-6)  # gdeval prints %.5f
 
@@ -114,13 +114,14 @@ def test_ndcg_gain_mapping_matches_ir_measures(data, gains):
     compare(run, qrels, measures, atol=1e-9)
 
 
-def test_err_default_max_grade_differs_from_gdeval_by_design():
-    # labels 0..2: our default g_max is 2 (R = 3/4 for a 2), gdeval's is 4 (R = 3/16)
+def test_err_default_is_gdeval_and_the_qrels_reading_is_explicit():
+    # labels 0..2: the default g_max is 4 as in gdeval / ir_measures (R = 3/16 for a 2);
+    # max_grade=qrels takes the qrels' largest label, 2 (R = 3/4)
     run = pd.DataFrame({"system": "s", "query": "1", "doc": ["a", "b"], "score": [2.0, 1.0]})
     qrels = pd.DataFrame({"query": "1", "doc": ["a", "b"], "label": [2, 0]})
-    ours = pdireval.evaluate(run, ["ERR@5", "ERR(max_grade=4)@5"], qrels=qrels)["value"].tolist()
-    assert ours == pytest.approx([3 / 4, 3 / 16])
-    assert theirs(run, qrels, {"ERR(max_grade=4)@5": "ERR@5"})["value"].tolist() == pytest.approx([3 / 16], abs=5e-6)
+    ours = pdireval.evaluate(run, ["ERR@5", "ERR(max_grade=qrels)@5"], qrels=qrels)["value"].tolist()
+    assert ours == pytest.approx([3 / 16, 3 / 4])
+    assert theirs(run, qrels, {"ERR@5": "ERR@5"})["value"].tolist() == pytest.approx([3 / 16], abs=5e-6)
 
 
 def test_unlisted_label_gain_differs_from_ir_measures_by_design():

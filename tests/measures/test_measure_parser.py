@@ -122,7 +122,8 @@ def test_case_insensitive(variant, canonical):
         ("RBP(p=0.8)", "RBP"),
         ("nDCG(gain={2:3,0:0,1:1})@5", "nDCG(gain={0:0,1:1,2:3})@5"),
         ("nDCG(discount=[1, 0.5])", "nDCG(discount=[1,0.5])"),
-        ("ERR(max_grade=4)@20", "ERR(max_grade=4)@20"),
+        ("ERR(max_grade=4)@20", "ERR@20"),
+        ("ERR(max_grade=QRELS)@20", "ERR(max_grade=qrels)@20"),
     ],
 )
 def test_canonical_form(text, canonical):
@@ -137,7 +138,7 @@ ALL_SPELLINGS = sorted(PUBLIC) + sorted(TREC_ALIASES) + [
     "nDCG(discount=[1,0.5,0.25])",
     "AP(judged_only=true,rel=2)@10",
     "GAP(probs=[0.25,0.75])",
-    "ERR(max_grade=4)@20",
+    "ERR(max_grade=2)@20",
     "RR@10",
     "R@5",
 ]

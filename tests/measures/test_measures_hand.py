@@ -103,9 +103,9 @@ B_DOCS = ["n1", "r1", "u1", "r2", "n2"]
         ("RBPResidual(p=0.5)", (1 - 0.5) * 0.5**2 + 0.5**5),
         ("RBPResidual(p=0.5)@2", 0.5**2),  # only ranks 1-2 are inside: the rest is residual
         # ERR with g_max = 1 (largest label): R = (2^1 - 1)/2^1 = 1/2 for a relevant document
-        ("ERR", (1 / 2) * (1 / 2) + (1 / 4) * (1 / 2) * (1 - 1 / 2)),
-        ("ERR@1", 0.0),
-        ("ERR@3", (1 / 2) * (1 / 2)),
+        ("ERR(max_grade=qrels)", (1 / 2) * (1 / 2) + (1 / 4) * (1 / 2) * (1 - 1 / 2)),
+        ("ERR(max_grade=qrels)@1", 0.0),
+        ("ERR(max_grade=qrels)@3", (1 / 2) * (1 / 2)),
         ("GAP", (1 / 2 + 2 / 4) / 3),  # a single relevant grade: GAP = AP
         ("DCG", lg(2) + lg(4)),
         ("DCG@3", lg(2)),
@@ -170,7 +170,7 @@ def test_unanswered_query_order_and_count():
 
 def test_all_relevant():
     labels = {"a": 1, "b": 1, "c": 1}
-    got = values(["AP", "P@3", "P@5", "R@3", "Rprec", "RR", "nDCG", "Bpref", "infAP", "ERR", "GAP", "Success@1", "RBP(p=0.5)", "RBPResidual(p=0.5)", "SP@3"], ["a", "b", "c"], labels)
+    got = values(["AP", "P@3", "P@5", "R@3", "Rprec", "RR", "nDCG", "Bpref", "infAP", "ERR(max_grade=qrels)", "GAP", "Success@1", "RBP(p=0.5)", "RBPResidual(p=0.5)", "SP@3"], ["a", "b", "c"], labels)
     r_stop = 1 / 2  # ERR: g_max = 1
     expected = {
         "AP": 1.0,
@@ -183,7 +183,7 @@ def test_all_relevant():
         "Bpref": 1.0,  # N = 0: no non-relevant document above any relevant one
         # infAP: b at j=1 (r=1 above), c at j=2 (r=2 above); nn = 0
         "infAP": (1 + (1 / 2 + (1 / 2) * (1 / 1) * ((1 + EPS) / (1 + 2 * EPS))) + (1 / 3 + (2 / 3) * (2 / 2) * ((2 + EPS) / (2 + 2 * EPS)))) / 3,
-        "ERR": r_stop + (1 / 2) * r_stop * (1 - r_stop) + (1 / 3) * r_stop * (1 - r_stop) ** 2,
+        "ERR(max_grade=qrels)": r_stop + (1 / 2) * r_stop * (1 - r_stop) + (1 / 3) * r_stop * (1 - r_stop) ** 2,
         "GAP": 1.0,
         "Success@1": 1.0,
         "RBP(p=0.5)": (1 - 0.5) * (1 + 0.5 + 0.25),
@@ -317,7 +317,7 @@ def test_dcg_and_err_with_negative_labels_kept():
     # ERR: a negative label stops nobody (R = 0) under any reading; g_max = 2
     r_c, r_a = (2**1 - 1) / 2**2, (2**2 - 1) / 2**2
     for negatives in ("unjudged", "nonrel", "keep"):
-        assert value(f"ERR(negatives={negatives})", N_DOCS, N_LABELS) == pytest.approx(r_c + (1 / 3) * r_a * (1 - r_c))
+        assert value(f"ERR(max_grade=qrels,negatives={negatives})", N_DOCS, N_LABELS) == pytest.approx(r_c + (1 / 3) * r_a * (1 - r_c))
 
 
 # --------------------------------------------------------------------------- condensed lists
@@ -388,10 +388,11 @@ def test_linear_discount_needs_a_cutoff():
 def test_err_graded():
     # g_max = 2 (largest label): R(c) = (2^1 - 1)/4 = 1/4, R(b) = 0, R(a) = (2^2 - 1)/4 = 3/4
     r_c, r_a = 1 / 4, 3 / 4
-    assert value("ERR", G_DOCS, G_LABELS) == pytest.approx(1 * r_c + (1 / 3) * r_a * (1 - r_c))
-    assert value("ERR@2", G_DOCS, G_LABELS) == pytest.approx(r_c)
-    # g_max = 4 (gdeval's fixed scale)
+    assert value("ERR(max_grade=qrels)", G_DOCS, G_LABELS) == pytest.approx(1 * r_c + (1 / 3) * r_a * (1 - r_c))
+    assert value("ERR(max_grade=qrels)@2", G_DOCS, G_LABELS) == pytest.approx(r_c)
+    # g_max = 4 (the default: gdeval's and ir_measures' fixed scale)
     r_c, r_a = 1 / 16, 3 / 16
+    assert value("ERR", G_DOCS, G_LABELS) == pytest.approx(r_c + (1 / 3) * r_a * (1 - r_c))
     assert value("ERR(max_grade=4)", G_DOCS, G_LABELS) == pytest.approx(r_c + (1 / 3) * r_a * (1 - r_c))
     # a label above max_grade stops the user for sure (R = 1): nothing below it counts
     assert value("ERR(max_grade=1)", ["a", "c"], G_LABELS) == pytest.approx(1.0)

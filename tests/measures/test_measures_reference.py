@@ -104,7 +104,9 @@ def reference(measure: str, docs: list[str], qlabels: dict, all_labels: list, p)
         return sum(lab is not None for lab in top) / len(top) if top else 0.0
     if measure == "ERR":
         judged = [x for x in (read(v, neg) for v in all_labels) if x is not None]
-        gmax = p.get("max_grade", max(judged) if judged else 0.0)
+        gmax = p.get("max_grade", 4.0)
+        if gmax == "qrels":
+            gmax = max(judged) if judged else 0.0
         total, survive = 0.0, 1.0
         for i, lab in enumerate(top, 1):
             g = 0.0 if lab is None else max(lab, 0.0)
@@ -179,6 +181,7 @@ CASES = [
     ("ERR@3", "ERR", {"k": 3}),
     ("ERR(max_grade=2)@5", "ERR", {"max_grade": 2.0, "k": 5}),
     ("ERR(max_grade=4)", "ERR", {"max_grade": 4.0}),
+    ("ERR(max_grade=qrels)@5", "ERR", {"max_grade": "qrels", "k": 5}),
     ("ERR(negatives=keep)@5", "ERR", {"negatives": "keep", "k": 5}),
     ("ERR(judged_only=true)@3", "ERR", {"judged_only": True, "k": 3}),
     ("GAP", "GAP", {}),
