@@ -68,6 +68,7 @@ from pdireval.errors import OptionError, PdirevalWarning, SchemaError, check_opt
 from pdireval.evaluation import (
     MISSING,
     ORDERS,
+    filled_message,
     judged_rows,
     no_overlap_error,
     scores_frame,
@@ -267,6 +268,7 @@ def _finalize(frame: pd.DataFrame, judgments: Judgments, names, missing: str) ->
         raise _split_error(scores.iloc[first], np.flatnonzero(seen[seg] > 1))
     if missing == "zero" and (seen == 0).any():
         miss = np.flatnonzero(seen == 0)
+        _warn(filled_message(len(miss), n_s * n_q))
         ms, mq = miss // n_q, miss % n_q
         empty = _empty_values(judgments, parsed)
         s = np.concatenate([s, np.repeat(ms, n_m)])

@@ -135,16 +135,19 @@ def prepare(
         segments = segments.with_empty_segments()
         filled = segments.n_segments - answered
         if filled:
-            n_sys = len(segments.systems)
-            warnings.warn(
-                f"missing='zero': {_count(filled, '(system, query) pair', '(system, query) pairs')} "
-                f"had no retrieved document (judged queries a system did not answer) and score "
-                f"each measure's empty value (0; NumRel = R), out of {n_sys * judgments.n_queries}. "
-                "Pass missing='drop' to leave them out (trec_eval's default).",
-                PdirevalWarning,
-                stacklevel=3,
-            )
+            total = len(segments.systems) * judgments.n_queries
+            warnings.warn(filled_message(filled, total), PdirevalWarning, stacklevel=3)
     return Prepared(segments, run, judgments_frame, missing)
+
+
+def filled_message(filled: int, total: int) -> str:
+    """The warning of ``missing="zero"`` when it filled (system, query) pairs."""
+    return (
+        f"missing='zero': {_count(filled, '(system, query) pair', '(system, query) pairs')} "
+        f"had no retrieved document (judged queries a system did not answer) and score "
+        f"each measure's empty value (0; NumRel = R), out of {total}. "
+        "Pass missing='drop' to leave them out (trec_eval's default)."
+    )
 
 
 def scores_frame(segments: Segments, measures, values: list[np.ndarray]) -> pd.DataFrame:

@@ -19,7 +19,7 @@ docs/data-model.md):
               over ``docid`` (PyTerrier's integer index)
    system     ``name`` (PyTerrier), ``run``, ``runid``, ``run_id``, ``tag``
    label      ``relevance`` (ir_measures, ir_datasets), ``rel``; in qrels also ``score``
-              (ranx's qrels frames)
+              (ranx's qrels frames; not in a frame with a rank or system column: a run)
    measure    ``metric``
    =========  =============================================================
 
@@ -77,6 +77,9 @@ SPELLINGS = {
         "value": (),
     },
 }
+
+#: columns only a run has: a qrels frame with one of these is not read as ranx's qrels
+_RUN_ONLY = ("rank", "system", "name", "run", "runid", "run_id", "tag")
 
 #: spellings that win over others when both are present (the rest are ambiguous)
 TIE_BREAKS = {
@@ -140,6 +143,10 @@ def recognize(frame: pd.DataFrame, kind: str, columns: Mapping[str, str] | None 
         if canonical in present and canonical not in taken:
             continue  # already pdireval's name
         found = [s for s in spellings if s in present and s not in taken]
+        if kind == "qrels" and canonical == "label" and "score" in found and any(
+            c in present for c in _RUN_ONLY
+        ):
+            found.remove("score")  # a run's score is not a label (ranx qrels: q_id, doc_id, score)
         if not found:
             continue
         if len(found) > 1 and canonical not in TIE_BREAKS:
