@@ -216,8 +216,8 @@ def expand(spec: str, *, extra_params: dict | None = None, pseudo: bool = False)
     if spec in MEASURE_SETS:
         out = []
         for family in MEASURE_SETS[spec]:
-            if family in PSEUDO_FAMILIES:
-                if pseudo:
+            if family in PSEUDO_FAMILIES and (pseudo or family not in fams):
+                if pseudo:  # printed by the trec_eval command itself
                     out.append(TrecMeasure(family, family, None))
             elif family in fams:
                 out.extend(_family_measures(fams[family], None, spec, extra_params))

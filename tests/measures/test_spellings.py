@@ -1,0 +1,115 @@
+"""Measure names as users type them: trec_eval's -m and output forms and sets, ir_measures'
+objects and parameter names, ranx's names; trec_eval's summary rules in aggregate."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import pdireval
+from pdireval.errors import MeasureError
+from pdireval.measures import parse_measure, parse_measures
+from pdireval.measures.trec_names import MEASURE_SETS, expand, families
+
+
+@pytest.mark.parametrize(
+    ("spelled", "canonical"),
+    [
+        ("P.10", "P@10"), ("P_10", "P@10"), ("ndcg_cut.10", "nDCG@10"), ("ndcg_cut_10", "nDCG@10"),
+        ("map_cut.100", "AP@100"), ("recall.1000", "R@1000"), ("success.1", "Success@1"),
+        ("success_1", "Success@1"), ("map", "AP"), ("recip_rank", "RR"), ("num_rel_ret", "NumRelRet"),
+        ("iprec_at_recall.0.10", "IPrec@0.1"), ("iprec_at_recall_0.10", "IPrec@0.1"),
+        # ir_measures' parameter names
+        ("nDCG(cutoff=10)", "nDCG@10"), ("nDCG(dcg=exp-log2)@10", "nDCG(gain=exp)@10"),
+        ("nDCG(dcg='log2')@10", "nDCG@10"), ("nDCG(gains={0:0,1:1,2:3})@5", "nDCG(gains={0:0,1:1,2:3})@5"),
+        ("NumRet(rel=1)", "NumRelRet"), ("AP(judged_only=True)", "AP(judged_only=true)"),
+        # ranx's names
+        ("hits@10", "NumRelRet@10"), ("hit_rate@10", "Success@10"), ("f1@10", "F@10"),
+        ("r-precision", "Rprec"), ("ndcg_burges@10", "nDCG(gain=exp)@10"), ("dcg_burges@10", "DCG(gain=exp)@10"),
+        ("precision@10-l2", "P(rel=2)@10"), ("map@100-l2", "AP(rel=2)@100"), ("mrr", "RR"),
+    ],
+)
+def test_spellings(spelled, canonical):
+    assert str(parse_measure(spelled)) == canonical
+
+
+def test_lists_families_and_sets():
+    assert [str(m) for m in parse_measures("P.5,10,20")] == ["P@5", "P@10", "P@20"]
+    assert [str(m) for m in parse_measures("P")] == [f"P@{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)]
+    official = [str(m) for m in parse_measures("official")]
+    assert official[:5] == ["NumQ", "NumRet", "NumRel", "NumRelRet", "AP"]
+    assert "gm_map" in official and "IPrec@0.5" in official and official[-1] == "P@1000"
+    every = [str(m) for m in parse_measures("all_trec")]
+    assert set(official) < set(every) and "nDCG@1000" in every and "infAP" in every
+    with pytest.raises(MeasureError, match="names 3 measures"):
+        parse_measure("P.5,10,20")
+
+
+def test_sets_use_every_registered_trec_eval_name():
+    """A family of trec_eval's set that the registry has is in the set: nothing is listed by hand."""
+    fams = families()
+    for name, listed in MEASURE_SETS.items():
+        got = {t.family for t in expand(name)}
+        assert got == {f for f in listed if f in fams and f != "runid"}, name
+
+
+def test_ir_measures_objects_are_measures():
+    import ir_measures
+
+    objects = [ir_measures.AP, ir_measures.nDCG @ 10, ir_measures.P(rel=2) @ 10, ir_measures.NumRet(rel=1),
+               ir_measures.nDCG(dcg="exp-log2") @ 5, ir_measures.Judged @ 10, ir_measures.ERR @ 20]
+    assert [str(parse_measure(o)) for o in objects] == [
+        "AP", "nDCG@10", "P(rel=2)@10", "NumRelRet", "nDCG(gain=exp)@5", "Judged@10", "ERR@20",
+    ]
+    run, qrels = pdireval.datasets.simulate(n_systems=1, n_queries=3, depth=10, rng=1)
+    by_object = pdireval.evaluate(run, objects[:3], qrels=qrels)
+    by_text = pdireval.evaluate(run, ["AP", "nDCG@10", "P(rel=2)@10"], qrels=qrels)
+    pd.testing.assert_frame_equal(by_object, by_text)
+
+
+def test_trec_eval_rbp_is_refused_not_silently_changed():
+    with pytest.raises(MeasureError, match="trec_eval 10.0's rank-biased precision"):
+        parse_measure("rbp")
+    assert str(parse_measure("RBP(p=0.9)")) == "RBP(p=0.9)"
+
+
+def test_ranx_level_suffix_needs_rel():
+    with pytest.raises(MeasureError, match="-l2 .* sets rel="):
+        parse_measure("ndcg@10-l2")
+
+
+def test_f_measure_by_hand():
+    qrels = pd.DataFrame({"query": "1", "doc": ["a", "b", "c"], "label": [1, 1, 0]})
+    run = pd.DataFrame({"system": "s", "query": "1", "doc": ["a", "c", "x"], "score": [3.0, 2.0, 1.0]})
+    got = pdireval.evaluate(run, ["F@2", "F", "F(beta=2)@2"], qrels=qrels)["value"].tolist()
+    p, r = 1 / 2, 1 / 2  # top 2: a (relevant), c
+    p_all = 1 / 3  # 3 retrieved
+    assert got == pytest.approx([2 * p * r / (p + r), 2 * p_all * r / (p_all + r), 5 * p * r / (4 * p + r)])
+
+
+def test_aggregate_summary_column_follows_trec_eval():
+    run, qrels = pdireval.datasets.simulate(n_systems=2, n_queries=6, depth=20, rng=2)
+    scores = pdireval.evaluate(run, ["AP", "NumRet", "NumRel", "NumRelRet", "gm_map"], qrels=qrels)
+    summary = pdireval.aggregate(scores).set_index(["system", "measure"])
+    per = scores.groupby(["system", "measure"])["value"]
+    for (system, measure), row in summary.iterrows():
+        values = per.get_group((system, measure)).to_numpy()
+        assert row["mean"] == pytest.approx(values.mean())
+        if measure.startswith("Num"):
+            assert row["summary"] == values.sum()
+        elif measure == "gm_map":
+            assert row["summary"] == pytest.approx(np.exp(values.mean()))
+        else:
+            assert row["summary"] == row["mean"]
+    other = pd.DataFrame({"system": "s", "query": ["1", "2"], "measure": "mine", "value": [1.0, 3.0]})
+    assert pdireval.aggregate(other)["summary"].item() == 2.0  # unknown measures: the mean
+
+
+def test_score_precision_float64_orders_near_ties_by_score():
+    qrels = pd.DataFrame({"query": "1", "doc": ["a"], "label": [1]})
+    run = pd.DataFrame({"system": "s", "query": "1", "doc": ["a", "b"], "score": [1.00000001, 1.0]})
+    assert pdireval.evaluate(run, "RR", qrels=qrels)["value"].item() == 0.5  # float tie: b before a
+    assert pdireval.evaluate(run, "RR", qrels=qrels, score_precision="float64")["value"].item() == 1.0
+    with pytest.raises(pdireval.OptionError, match="score_precision="):
+        pdireval.evaluate(run, "RR", qrels=qrels, score_precision="double")
