@@ -32,7 +32,8 @@ def simulate_diversity(
     scores a document ``skill · Σ_j grade_j · w_j + N(0, 1)`` (``w_j`` the system's
     random interest in subtopic j, so systems favour different intents) and returns its top
     ``depth``. The pool of every system's top ``pool_depth`` is judged for every subtopic
-    of the query (label 0 where not relevant). Scores are continuous (no ties).
+    of the query (label 0 where not relevant). Scores are distinct even at single
+    precision, so every tool (trec_eval compares scores as C floats) ranks alike.
 
     Parameters
     ----------
@@ -92,9 +93,16 @@ def simulate_diversity(
     interest = gen.random((n_systems, n_queries, S))
     signal = np.einsum("qcs,pqs->pqc", labels.astype(np.float64), interest)
     scores = skill[:, :, None] * signal + gen.normal(0, 1, size=(n_systems, n_queries, n_cand))
-    scores = scores * 5 + 20
+    scores = np.maximum(scores * 5 + 50, 1.0)  # positive
     order = np.argsort(-scores, axis=2, kind="stable")[:, :, :depth]
-    top = np.take_along_axis(scores, order, axis=2)
+    top = np.take_along_axis(scores, order, axis=2).astype(np.float32)
+    # distinct at single precision (trec_eval compares scores as C floats; peers as
+    # doubles): positive float32 bit patterns order like the floats, so make them strictly
+    # decreasing along each ranking
+    bits = top.view(np.int32).astype(np.int64)
+    idx = np.arange(depth)
+    bits = np.minimum.accumulate(bits + idx, axis=2) - idx
+    top = bits.astype(np.int32).view(np.float32).astype(np.float64)
     s_idx = np.repeat(np.arange(n_systems), n_queries * depth)
     q_idx = np.tile(np.repeat(np.arange(n_queries), depth), n_systems)
     width = max(2, len(str(n_systems)))

@@ -101,6 +101,8 @@ def _exclusive_product(seg: np.ndarray, factor: np.ndarray) -> np.ndarray:
     (its log is −inf, which would poison the segmented sums, so it is tracked apart).
     """
     zero = factor == 0
+    if not zero.any():
+        return np.exp(within_segment_cumsum(seg, np.log(np.abs(factor)), inclusive=False))
     logs = np.log(np.abs(np.where(zero, 1.0, factor)))
     blocked = within_segment_cumsum(seg, zero.astype(np.float64), inclusive=False) > 0
     return np.where(blocked, 0.0, np.exp(within_segment_cumsum(seg, logs, inclusive=False)))
@@ -223,6 +225,33 @@ def nerr11(segments, m):
 # --------------------------------------------------------------------------- INST, BPM
 
 
+def trigamma(x: np.ndarray) -> np.ndarray:
+    """ψ₁(x) = Σ_{m>=0} 1/(x + m)² for x > 0, to ~1e-16 relative.
+
+    Shifts x to >= 20 with ψ₁(x) = ψ₁(x + 1) + 1/x², then the asymptotic series
+    1/x + 1/(2x²) + Σ B_{2k}/x^{2k+1} (Bernoulli numbers; the first omitted term is below
+    4e-16 at x = 20). Several times faster than scipy's Hurwitz zeta for the same accuracy.
+    """
+    scalar = np.ndim(x) == 0
+    x = np.array(x, dtype=np.float64, copy=True).reshape(-1)
+    out = np.zeros_like(x)
+    small = np.flatnonzero(x < 20.0)
+    if len(small):
+        xs, acc = x[small], np.zeros(len(small))
+        for _ in range(20):  # at most 20 recurrence steps, each vectorised
+            step = xs < 20.0
+            if not step.any():
+                break
+            acc[step] += 1.0 / (xs[step] * xs[step])
+            xs[step] += 1.0
+        x[small], out[small] = xs, acc
+    inv = 1.0 / x
+    inv2 = inv * inv
+    series = inv2 * (1.0 / 6 - inv2 * (1.0 / 30 - inv2 * (1.0 / 42 - inv2 * (1.0 / 30 - inv2 * (5.0 / 66)))))
+    out += inv + 0.5 * inv2 + inv * series
+    return out[0] if scalar else out
+
+
 def inst(segments, m):
     """INST (Moffat, Bailey, Scholer & Thomas 2015): C_i = ((a_i − 1)/a_i)² with
     a_i = i + 2T − G_i (G_i the gain up to and including rank i), over N = 1000 ranks.
@@ -232,8 +261,6 @@ def inst(segments, m):
     ``K`` is multiplied by ``((x − g)/x)²`` with ``x = r + 2T − G_before − 1``), and the
     sum of P over a block is ``K_b·(ψ₁(lo) − ψ₁(hi))``, ψ₁ the trigamma function.
     """
-    from scipy.special import polygamma
-
     T = m.get("T")
     v, seg, rank, g = cwl_gains(segments, m)
     n, N = v.n_seg, CWL_DEPTH
@@ -250,11 +277,11 @@ def inst(segments, m):
     first_rank = np.full(n, N, dtype=np.int64)
     is_first = np.r_[True, seg[1:] != seg[:-1]] if len(seg) else np.zeros(0, dtype=bool)
     first_rank[seg[is_first]] = rank[is_first]
-    total = 4.0 * T * T * (polygamma(1, 2.0 * T) - polygamma(1, first_rank + 2.0 * T))
+    total = 4.0 * T * T * (trigamma(2.0 * T) - trigamma(first_rank + 2.0 * T))
     nxt = _next_in_segment(seg, rank, np.full(n, N, dtype=np.int64))
     lo = rank + 2.0 * T - G_after
     hi = nxt + 2.0 * T - G_after
-    total = total + seg_sum(seg, k_after * (polygamma(1, lo) - polygamma(1, hi)), n)
+    total = total + seg_sum(seg, k_after * (trigamma(lo) - trigamma(hi)), n)
     return utility / total
 
 

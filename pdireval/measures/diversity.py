@@ -133,13 +133,13 @@ def _pairs(v: View, st: SubtopicJudgments, cutoff: int | None) -> Pairs:
     entry = first + (np.arange(len(hit)) - np.repeat(np.cumsum(count) - count, count))
     sub = st.sub[entry]
     seg, pos = v.hit_seg[hit], v.hit_pos[hit]
-    order = np.lexsort((pos, sub, seg))
-    group = np.empty(len(hit), dtype=np.int64)
     seen = np.empty(len(hit), dtype=np.int64)
     if len(hit):
-        ordered_group = np.cumsum(np.r_[True, (np.diff(seg[order]) != 0) | (np.diff(sub[order]) != 0)])
-        group[order] = ordered_group
-        seen[order] = within_segment_rank(ordered_group)
+        # pairs are in (segment, position) order already: a stable sort by (segment,
+        # subtopic) keeps positions ascending within each group
+        key = seg.astype(np.int64) * (int(sub.max()) + 1) + sub
+        order = np.argsort(key, kind="stable")
+        seen[order] = within_segment_rank(key[order])
     return Pairs(hit, seg, pos, sub, seen)
 
 
@@ -152,7 +152,7 @@ def _novelty_gain(v: View, st: SubtopicJudgments, alpha: float, cutoff: int | No
     pairs = _pairs(v, st, cutoff)
     gain = np.power(1.0 - alpha, pairs.seen.astype(np.float64))
     score = np.bincount(pairs.hit, weights=gain, minlength=len(v.hit_seg))
-    hits = np.unique(pairs.hit)
+    hits = np.flatnonzero(score > 0)  # (a zero gain adds nothing to any measure)
     return v.hit_seg[hits], v.hit_pos[hits], score[hits]
 
 
@@ -173,37 +173,52 @@ def greedy_ideal(segments, rel: float, alpha: float):
     st = subtopic_judgments(segments, rel)
     judgments = segments.judgments
     # candidates: qrels rows with a relevant subtopic, in row order = (query, doc ascending)
-    cand_row = np.unique(st.row)
+    cand_row = st.row[np.r_[True, st.row[1:] != st.row[:-1]]] if len(st.row) else st.row  # sorted
     cand_query = judgments.row_query[cand_row].astype(np.int64)
     ent_cand = np.searchsorted(cand_row, st.row)
     ent_sub = st.sub
     n_cand = len(cand_row)
     gain_sub = np.ones(len(st.sub_count))
-    taken = np.zeros(n_cand, dtype=bool)
-    out_q, out_r, out_s = [], [], []
-    if n_cand:
+    decay = 1.0 - alpha
+    out_q, out_s = [], []
+    while n_cand:
+        # (re)build the per-query layout of the untaken candidates; rebuilt when a quarter
+        # of them have been taken, so a step costs O(untaken entries), not O(all entries)
         bounds = np.flatnonzero(np.r_[True, cand_query[1:] != cand_query[:-1]])
         group_query = cand_query[bounds]
-        group_of = np.repeat(np.arange(len(bounds)), np.diff(np.r_[bounds, n_cand]))
+        sizes = np.diff(np.r_[bounds, n_cand])
+        group_of = np.repeat(np.arange(len(bounds)), sizes)
         idx = np.arange(n_cand)
-        decay = 1.0 - alpha
-        for rank in range(int(np.diff(np.r_[bounds, n_cand]).max())):
+        taken = np.zeros(n_cand, dtype=bool)
+        n_taken, limit = 0, max(n_cand // 4, 1)
+        while n_taken < limit:
             score = np.bincount(ent_cand, weights=gain_sub[ent_sub], minlength=n_cand)
             score[taken] = -1.0
             best = np.maximum.reduceat(score, bounds)
             live = best >= 0
+            if not live.any():
+                break
             # ties: the largest doc id = the last candidate of the query holding the maximum
             pick = np.maximum.reduceat(np.where(score == best[group_of], idx, -1), bounds)[live]
             taken[pick] = True
+            n_taken += len(pick)
             out_q.append(group_query[live])
-            out_r.append(np.full(int(live.sum()), rank, dtype=np.int64))
             out_s.append(best[live])
             picked = np.zeros(n_cand, dtype=bool)
             picked[pick] = True
-            hit_subs = ent_sub[picked[ent_cand]]
-            gain_sub[hit_subs] *= decay
+            gain_sub[ent_sub[picked[ent_cand]]] *= decay
+        # drop the taken candidates and their entries
+        keep_ent = ~taken[ent_cand]
+        new_index = np.cumsum(~taken) - 1
+        ent_cand, ent_sub = new_index[ent_cand[keep_ent]], ent_sub[keep_ent]
+        cand_query = cand_query[~taken]
+        n_cand = len(cand_query)
     if out_q:
-        q, r, s = np.concatenate(out_q), np.concatenate(out_r), np.concatenate(out_s)
+        q, s = np.concatenate(out_q), np.concatenate(out_s)
+        # a query's picks come in rank order: its rank is its running count of picks
+        order = np.argsort(q, kind="stable")
+        r = np.empty(len(q), dtype=np.int64)
+        r[order] = within_segment_rank(q[order])
         keep = s > 0
         q, r, s = q[keep], r[keep], s[keep]
     else:
