@@ -125,17 +125,20 @@ def sequential_cumsum(seg: np.ndarray, values: np.ndarray) -> np.ndarray:
     first = np.r_[True, seg[1:] != seg[:-1]]
     starts = np.flatnonzero(first)
     lengths = np.diff(np.r_[starts, n])
+    bucket = np.ceil(np.log2(lengths)).astype(np.int64)  # 0 for a run of length 1
+    elem_bucket = np.repeat(bucket, lengths)
+    single = elem_bucket == 0
+    out[single] = values[single]  # a run of one: its own value
+    if single.all():
+        return out
     within = np.arange(n) - np.repeat(starts, lengths)
-    bucket = np.ceil(np.log2(lengths)).astype(np.int64)
-    row_of_run = np.repeat(np.arange(len(starts)), lengths)
-    for b in np.unique(bucket):  # a loop over length buckets (at most ~log2(N) + 1)
-        runs = np.flatnonzero(bucket == b)
-        rows = np.empty(len(starts), dtype=np.int64)
-        rows[runs] = np.arange(len(runs))
-        mine = np.isin(row_of_run, runs) if len(runs) < len(starts) else np.ones(n, dtype=bool)
-        width = int(lengths[runs].max())
-        grid = np.zeros((len(runs), width))
-        r, c = rows[row_of_run[mine]], within[mine]
+    row_of_run = np.zeros(len(starts), dtype=np.int64)
+    for b in np.unique(bucket[bucket > 0]):  # a loop over length buckets (~log2(N))
+        runs = bucket == b
+        row_of_run[runs] = np.arange(int(runs.sum()))
+        mine = elem_bucket == b
+        r, c = np.repeat(row_of_run[runs], lengths[runs]), within[mine]
+        grid = np.zeros((int(runs.sum()), int(lengths[runs].max())))
         grid[r, c] = values[mine]
         np.cumsum(grid, axis=1, out=grid)
         out[mine] = grid[r, c]
