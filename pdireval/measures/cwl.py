@@ -51,12 +51,15 @@ CWL_DEPTH = 1000  # cwl_eval's max_n: ranks evaluated per list
 # --------------------------------------------------------------------------- gains
 
 
-def _max_rel(v, m) -> float:
+def _max_rel(v, m, lo: float) -> float:
+    """``max_rel``, by default the largest label in the qrels (``lo + 1`` when no label
+    exceeds ``min_rel``: every gain is 0 then, whatever ``max_rel``)."""
     given = m.get("max_rel")
     if given is not None:
         return float(given)
     labels = v.q_label[~np.isnan(v.q_label)]
-    return float(max(labels.max(), 0.0)) if len(labels) else 1.0
+    top = float(labels.max()) if len(labels) else lo
+    return top if top > lo else lo + 1.0
 
 
 def cwl_gains(segments, m):
@@ -65,7 +68,8 @@ def cwl_gains(segments, m):
     Labels as ir_measures' cwl_eval provider reads them (see the module docstring).
     """
     v = view_of(segments, negatives="keep")
-    lo, hi = float(m.get("min_rel")), _max_rel(v, m)
+    lo = float(m.get("min_rel"))
+    hi = _max_rel(v, m, lo)
     if not lo < hi:
         raise MeasureError(
             f"{m}: min_rel={lo:g} must be below max_rel={hi:g} (gains are "
