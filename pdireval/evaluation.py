@@ -115,7 +115,7 @@ def prepare(
     if not canonical:
         run, keys = canonical_run_keys(run, columns, order=order)
     if order == "score" and "score" not in run.columns:
-        order = "rank"  # only a rank column: order by it (design.md §2)
+        order = "rank"  # only a rank column: order by it
     if order == "rank" and "rank" not in run.columns:
         raise SchemaError("order='rank' needs a 'rank' column in the run; it has only 'score'.")
     judgments_frame = _resolve_judgments(run, qrels, qrels_columns)
@@ -290,18 +290,18 @@ def bounds(
 ) -> pd.DataFrame:
     """Per (system, query, measure): the value and its ideal, random and worst values.
 
-    For a measure A@k and a query (methods-spec §2.4, §3, §4; Karmaker & Feng 2022, seed 000;
-    Gienapp et al. 2020, seed 002):
+    For a measure A@k and a query (Karmaker & Feng 2022;
+    Gienapp et al. 2020):
 
     * ``ideal`` (IUB): A of the ideal ranking of the judged pool — IDCG@k for DCG,
-      ``min(k, Np)`` for SP@k (seed 000 writes k, right only when Np >= k), 1 for nDCG;
+      ``min(k, Np)`` for SP@k (Karmaker & Feng (2022) write k, right only when Np >= k), 1 for nDCG;
     * ``random`` (RLB): the expectation of A under a uniformly random permutation of the pool,
       exactly (``lb="exact"``: E[DCG@k] = ḡ·Σ_{i<=min(k,n)} w_i; E[SP@k] =
-      p·Σ_{i<=min(k,N)} [1 + (i−1)(Np−1)/(N−1)]/i; Bestgen's E[AP]), as published by seed 000
-      (``lb="paper"``: eq. 7 summing to k even past n, and the k·p² of §4.5.1, which is
+      p·Σ_{i<=min(k,N)} [1 + (i−1)(Np−1)/(N−1)]/i; Bestgen's E[AP]), as published by Karmaker & Feng (2022)
+      (``lb="paper"``: eq. 7 summing to k even past n, and the k·p² of its Section 4.5.1, which is
       wrong — see :func:`pdireval.measures.bounds.expected_sp_paper`), or by Monte-Carlo
       (``lb="mc"``, any measure);
-    * ``worst`` (WLB): A of the worst ranking — WDCG@k (pool sorted ascending, seed 002), SP of
+    * ``worst`` (WLB): A of the worst ranking — WDCG@k (pool sorted ascending; Gienapp et al. 2020), SP of
       the all-non-relevant-first ranking.
 
     Measures other than DCG/nDCG/SP/AP take their ideal and worst values from the pool sorted

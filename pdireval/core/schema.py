@@ -1,6 +1,6 @@
 """Canonical frame kinds and their validation.
 
-pdireval knows three frame kinds (design.md §2):
+pdireval knows three frame kinds:
 
 ========  =============================================  ======================  =================
 kind      required columns                               key                     optional
@@ -131,7 +131,7 @@ def _require_nonempty(frame: pd.DataFrame, kind: str) -> None:
 
 
 def _as_ids(series: pd.Series, name: str, kind: str, frame: pd.DataFrame | None = None) -> pd.Series:
-    """Identifiers are compared as strings (methods-spec §1.1); missing ids are an error."""
+    """Identifiers are compared as strings; missing ids are an error."""
     bad = series.isna()
     if bad.any():
         rows = frame[bad.to_numpy()] if frame is not None else series[bad].to_frame()
@@ -430,7 +430,7 @@ def _merge_duplicate_judgments(frame: pd.DataFrame, kind: str, key=("query", "do
 
 
 def qrels_from_run(run: pd.DataFrame) -> pd.DataFrame:
-    """Judgments taken from a canonical run that carries ``label`` (design.md §2).
+    """Judgments taken from a canonical run that carries ``label``.
 
     The distinct (query, doc, label) rows of the table, NaN labels dropped (unjudged).
     Conflicting labels for the same (query, doc) across systems are a SchemaError.

@@ -8,9 +8,9 @@ the qrels. So a run of millions of rows is reduced to
 * the **hits**: the retrieved rows whose (query, doc) is in the qrels, with their 0-based
   position in trec_eval's order and their label (NaN = pooled but unjudged),
 
-and kernels work on those arrays only (design.md §3: kernels never see a DataFrame).
+and kernels work on those arrays only.
 
-Ordering (methods-spec §1.2): by ``score`` descending, ties by ``doc`` descending
+Ordering: by ``score`` descending, ties by ``doc`` descending
 (trec_eval; scores are compared at single precision, as trec_eval stores them in a C
 ``float``, so scores that differ only beyond float32 precision are ties); or with ``order="rank"`` by ``rank`` ascending, ties by ``doc`` ascending.
 Documents outside the qrels are interchangeable for every measure, so tie-breaking is only

@@ -1,22 +1,22 @@
 """Bounds of a measure per query, and bound-normalised measures (seeds 000 and 002).
 
-For a measure A@k and a query, three reference values (methods-spec §2.4, §3, §4):
+For a measure A@k and a query, three reference values:
 
 * **IUB** (ideal upper bound): A of the ideal ranking of the judged pool (labels or gains
-  sorted descending) — IDCG@k for DCG, ``min(k, Np)`` for SP@k (seed 000 writes k, which is
-  right only when Np >= k; methods-spec §3.2).
+  sorted descending) — IDCG@k for DCG, ``min(k, Np)`` for SP@k (Karmaker & Feng (2022) write k, which is
+  right only when Np >= k).
 * **WLB** (worst lower bound): A of the worst ranking (sorted ascending) — WDCG@k for DCG
-  (seed 002), the all-non-relevant-first ranking for SP.
+  (Gienapp et al. 2020), the all-non-relevant-first ranking for SP.
 * **RLB** (random lower bound): the expectation of A under a uniformly random permutation of
   the pool — exactly where a closed form exists (E[DCG@k], E[SP@k], Bestgen's E[AP]), as
-  published (seed 000, ``lb=paper``), or by a vectorized Monte-Carlo estimate for any
+  published (Karmaker & Feng 2022, ``lb=paper``), or by a vectorized Monte-Carlo estimate for any
   registered measure (``lb=mc``).
 
 Every measure that supports bounds takes the parameters ``bounds`` (``max`` = the ordinary
-measure, ``minmax`` = seed 002's NDCG_min, ``ul1`` / ``ul2`` = seed 000's V1 / V2), ``lb``
+measure, ``minmax`` = Gienapp et al.'s (2020) NDCG_min, ``ul1`` / ``ul2`` = Karmaker & Feng's (2022) V1 / V2), ``lb``
 (``exact`` / ``paper`` / ``mc``), ``lower`` (``paper`` / ``worst``, V2's lower branch),
 ``rlb_pool`` (``qrels`` / ``run``), ``mc_samples`` and ``mc_seed``, and ``clip`` (NDCG_min
-clipped to [0, 1]; off by default, methods-spec §2.4).
+clipped to [0, 1]; off by default).
 
 Units: the DCG family is normalised in DCG units (A = DCG@k, IUB = IDCG@k, RLB = E[DCG@k],
 WLB = WDCG@k), the AP family in SP units (AP@k = SP@k / R). Every normalisation here is
@@ -59,7 +59,7 @@ LB = ("exact", "paper", "mc")
 LOWER = ("paper", "worst")
 RLB_POOLS = ("qrels", "run")
 
-#: relative tolerance of the degenerate row of methods-spec §4.3 (IUB - RLB <= TOL·max(1, |IUB|))
+#: relative tolerance of the degenerate case of the UL normalisation (IUB - RLB <= TOL·max(1, |IUB|))
 TOL = 1e-12
 
 _BOUND_PARAM_NAMES = ("bounds", "lb", "lower", "rlb_pool", "mc_samples", "mc_seed", "clip")
@@ -70,13 +70,13 @@ def _at_least(n):
 
 
 BOUND_PARAMS = (
-    Param("bounds", "choice", "max", "Bound normalisation: max (the ordinary measure), minmax ((A - WLB)/(IUB - WLB), seed 002's NDCG_min), ul1 / ul2 (seed 000's V1 / V2 with the random lower bound).", choices=BOUNDS),
-    Param("lb", "choice", "exact", "Random lower bound (RLB, expectation under a random ranking): exact closed form, paper (seed 000's published formula), or mc (Monte-Carlo).", choices=LB),
+    Param("bounds", "choice", "max", "Bound normalisation: max (the ordinary measure), minmax ((A - WLB)/(IUB - WLB), Gienapp et al.'s (2020) NDCG_min), ul1 / ul2 (Karmaker & Feng's (2022) V1 / V2 with the random lower bound).", choices=BOUNDS),
+    Param("lb", "choice", "exact", "Random lower bound (RLB, expectation under a random ranking): exact closed form, paper (Karmaker & Feng's (2022) published formula), or mc (Monte-Carlo).", choices=LB),
     Param("lower", "choice", "paper", "V2's branch below the random level: paper ((A - RLB)/RLB) or worst ((A - RLB)/(RLB - WLB), maps the worst ranking to -1).", choices=LOWER),
     Param("rlb_pool", "choice", "qrels", "What a random ranking permutes: qrels (the judged pool of the query) or run (the documents the run ranks, unjudged ones with gain 0).", choices=RLB_POOLS),
     Param("mc_samples", "int", 1000, "Monte-Carlo permutations per query (lb=mc).", check=_at_least(2)),
     Param("mc_seed", "int", 0, "Seed of the Monte-Carlo permutations (lb=mc).", check=_at_least(0)),
-    Param("clip", "bool", False, "bounds=minmax only: clip to [0, 1] (NDCG_min leaves [0, 1] when unjudged documents or a short list sit where the worst ranking puts negative ones; methods-spec §2.4)."),
+    Param("clip", "bool", False, "bounds=minmax only: clip to [0, 1] (NDCG_min leaves [0, 1] when unjudged documents or a short list sit where the worst ranking puts negative ones)."),
 )
 
 #: measures whose RLB has a closed form (exact) and a published form (paper)
@@ -145,16 +145,15 @@ def _discount_table(m: Measure, upto: int) -> np.ndarray:
 
 
 def expected_dcg(v: View, m: Measure, *, pool: str = "qrels", paper: bool = False) -> np.ndarray:
-    """E[DCG@k] of a uniformly random ranking, per segment (methods-spec §3.1).
+    """E[DCG@k] of a uniformly random ranking, per segment.
 
     Exactly, for any gain and discount (negative gains too): every position i <= n holds a
     uniformly random document of the pool, so
 
         E[DCG@k] = ḡ · Σ_{i=1}^{min(k, n)} w_i,    ḡ = (1/n) Σ_{d in pool} gain(ℓ_d),
 
-    and 0 for an empty pool. ``paper=True`` gives seed 000's eq. 7 literally, which sums the
-    discounts to k even when k > n and then overstates the expectation (methods-spec §3.1,
-    §10 #2); for k <= n both agree. ``pool="qrels"``: the judged documents of the query
+    and 0 for an empty pool. ``paper=True`` gives Karmaker & Feng's (2022) eq. 7 literally, which sums the
+    discounts to k even when k > n and then overstates the expectation; for k <= n both agree. ``pool="qrels"``: the judged documents of the query
     (n = |D(q)|); ``pool="run"``: the documents the run ranks (n = list length, unjudged
     documents with gain 0).
     """
@@ -175,14 +174,14 @@ def expected_dcg(v: View, m: Measure, *, pool: str = "qrels", paper: bool = Fals
 
 
 def expected_sp(N, Np, k) -> np.ndarray:
-    """Exact E[SP@k] of a random permutation of N documents, Np relevant (methods-spec §3.3).
+    """Exact E[SP@k] of a random permutation of N documents, Np relevant.
 
     With p = Np/N and m = min(k, N) (k = None: m = N)::
 
         E[SP@k] = p · Σ_{i=1}^{m} [1 + (i − 1)(Np − 1)/(N − 1)] / i
                 = p · [H_m (N − Np)/(N − 1) + m (Np − 1)/(N − 1)]      (N >= 2)
 
-    p for N = 1, 0 for N = 0. Seed 000 (§4.5.1) assumes Prec(i) and R_i independent and gets
+    p for N = 1, 0 for N = 0. Karmaker & Feng (2022) assumes Prec(i) and R_i independent and gets
     k p², which underestimates the baseline for every k < N (see :func:`expected_sp_paper`).
     """
     N = np.asarray(N, dtype=np.float64)
@@ -195,11 +194,10 @@ def expected_sp(N, Np, k) -> np.ndarray:
 
 
 def expected_sp_paper(N, Np, k) -> np.ndarray:
-    """Seed 000's published E[SP@k] ≈ k·(Np/N)² (§4.5.1; k = None reads as k = N).
+    """Karmaker & Feng's (2022) published E[SP@k] ≈ k·(Np/N)² (their Section 4.5.1; k = None reads as k = N).
 
     It rests on the false assumption that Prec(i) and R_i are independent; the gap to the
-    exact value is E[SP@k] − k p² = p·Nn/(N − 1)·(H_k − k/N) >= 0 for k <= N (methods-spec
-    §3.3), and for k > N the literal k p² keeps growing while the truth stops at m = N.
+    exact value is E[SP@k] − k p² = p·Nn/(N − 1)·(H_k − k/N) >= 0 for k <= N, and for k > N the literal k p² keeps growing while the truth stops at m = N.
     """
     N = np.asarray(N, dtype=np.float64)
     p = _div(Np, N)
@@ -208,8 +206,7 @@ def expected_sp_paper(N, Np, k) -> np.ndarray:
 
 
 def expected_ap(N, Np) -> np.ndarray:
-    """Exact E[AP] (full depth, divided by Np) of a random ranking (Bestgen 2015;
-    methods-spec §3.4): E[SP@N]/Np = (N − Np)·H_N/(N(N − 1)) + (Np − 1)/(N − 1); NaN for
+    """Exact E[AP] (full depth, divided by Np) of a random ranking (Bestgen 2015): E[SP@N]/Np = (N − Np)·H_N/(N(N − 1)) + (Np − 1)/(N − 1); NaN for
     Np = 0. The folk value Np/N is only an approximation."""
     N = np.asarray(N, dtype=np.float64)
     Np = np.asarray(Np, dtype=np.float64)
@@ -423,7 +420,7 @@ def measure_bounds(segments: Segments, m: Measure, *, worst: bool = True) -> Bou
         )
     if lb == "paper" and name not in PAPER_FORM:
         raise MeasureError(
-            f"seed 000 publishes a random lower bound only for DCG/nDCG and SP/AP, not for {name} "
+            f"Karmaker & Feng (2022) publish a random lower bound only for DCG/nDCG and SP/AP, not for {name} "
             f"(in {str(m)!r}): use lb=exact or lb=mc."
         )
     n = v.n_seg
@@ -470,22 +467,22 @@ def measure_bounds(segments: Segments, m: Measure, *, worst: bool = True) -> Bou
 def normalise(A, iub, rlb, wlb, bounds: str, *, lower: str = "paper") -> np.ndarray:
     """Bound-normalise values A given IUB, RLB and WLB (all arrays of one shape).
 
-    ``minmax`` (seed 002's NDCG_min, methods-spec §2.4)::
+    ``minmax`` (Gienapp et al.'s (2020) NDCG_min)::
 
         (A − WLB) / (IUB − WLB),  NaN when IUB − WLB <= 1e−12·max(1, |IUB|)
 
-    ``ul1`` (seed 000's V1, methods-spec §4.1)::
+    ``ul1`` (Karmaker & Feng's (2022) V1)::
 
         V1 = (A / IUB) · (A / (A + RLB))
 
-    Its true range is [0, IUB/(IUB + RLB)], not the claimed [0, 1] (methods-spec §4.2).
+    Its true range is [0, IUB/(IUB + RLB)], not the claimed [0, 1].
 
-    ``ul2`` (seed 000's V2)::
+    ``ul2`` (Karmaker & Feng's (2022) V2)::
 
         V2 = (A − RLB)/(IUB − RLB)  if A >= RLB,  else (A − RLB)/RLB   (lower="paper")
                                                        (A − RLB)/(RLB − WLB) (lower="worst")
 
-    Edge cases follow methods-spec §4.3 exactly: V1 is NaN when IUB <= 0 or A < 0 or RLB < 0,
+    Edge cases: V1 is NaN when IUB <= 0 or A < 0 or RLB < 0,
     0 when A = 0 (and RLB = 0), 0.5 when every permutation scores the same
     (IUB − RLB <= 1e−12·max(1, |IUB|)); V2 is NaN in that degenerate case (which includes
     IUB = RLB = 0), and NaN below the random level when RLB <= 0 (``lower="paper"``) or
@@ -530,7 +527,7 @@ def _check_combination(m: Measure) -> None:
     bounds = m.get("bounds")
     if m.get("clip") and bounds != "minmax":
         raise MeasureError(
-            f"clip=true clips seed 002's NDCG_min to [0, 1], so it needs bounds=minmax (in "
+            f"clip=true clips Gienapp et al.'s (2020) NDCG_min to [0, 1], so it needs bounds=minmax (in "
             f"{str(m)!r}): write '{str(m.replace(bounds='minmax'))}' or drop clip=true."
         )
     if m.get("lower") == "worst" and bounds != "ul2":

@@ -1,6 +1,6 @@
 """Measure values, the measure-string grammar, and the registry.
 
-A measure is a value with one canonical string (design.md §4)::
+A measure is a value with one canonical string::
 
     Name(param=value,...)@cutoff      e.g.  nDCG@10   AP   RBP(p=0.8)   nDCG(gain=exp)@10
 

@@ -1,8 +1,8 @@
-"""Relevance Information Correlation (RIC; Golbus & Aslam 2013, seed 001 §5; methods-spec §6).
+"""Relevance Information Correlation (RIC; Golbus & Aslam 2013, Section 5).
 
 RIC(S) = I(R_S; Q) in bits, the mutual information between a system's ranked-list variable
 and the qrels variable over the uniform distribution on the *ordered* pairs (d_i, d_j) of
-judged documents of a query with different labels (methods-spec §6.1):
+judged documents of a query with different labels:
 
 * Q(d_i, d_j) = 1 if g_i > g_j else 0, so P(Q = 1) = 1/2 and RIC <= 1 bit;
 * R_S(d_i, d_j) = +1 if d_i is ranked above d_j, -1 if below, 0 if neither is retrieved, on
@@ -12,7 +12,7 @@ judged documents of a query with different labels (methods-spec §6.1):
 The kernel never materialises pairs. By the symmetry of ordered pairs, the joint
 distribution of (R_S, Q) is fixed by three fractions of the *unordered* different-label
 pairs: c (the higher-labelled document ranked above), d (ranked below) and z = 1 - c - d
-(neither retrieved), and (methods-spec §6.2)
+(neither retrieved), and
 
     RIC = (c + d) · (1 − H2(c / (c + d))),   RIC = 0 when c + d = 0,
 
@@ -44,7 +44,7 @@ def binary_entropy(p) -> np.ndarray:
 
 
 def ric_from_fractions(c, d) -> np.ndarray:
-    """RIC = (c + d)·(1 − H2(c/(c + d))) (methods-spec §6.2); 0 when c + d = 0, NaN stays NaN."""
+    """RIC = (c + d)·(1 − H2(c/(c + d))); 0 when c + d = 0, NaN stays NaN."""
     c = np.asarray(c, dtype=np.float64)
     d = np.asarray(d, dtype=np.float64)
     s = c + d
@@ -116,7 +116,7 @@ def ric_counts(segments, *, rel: float = 1.0, negatives: str = "unjudged", cutof
 
 
 def ric(segments, m):
-    """RIC = I(R_S; Q) in bits (Golbus & Aslam 2013, eq. 18; methods-spec §6.1–6.2).
+    """RIC = I(R_S; Q) in bits (Golbus & Aslam 2013, eq. 18).
 
     Closed form (c + d)·(1 − H2(c/(c + d))) over the unordered different-label pairs of
     judged documents, c / d the fractions whose higher-labelled document the condensed,
@@ -141,6 +141,6 @@ register(
         "Relevance information correlation: mutual information (bits) between the condensed, truncated list and the qrels over ordered different-label pairs.",
         (_REL, _NEG),
         empty="0",
-        citation="Golbus & Aslam 2013 (seed 001), eq. 18; methods-spec §6.2",
+        citation="Golbus & Aslam 2013, eq. 18",
     )
 )

@@ -100,8 +100,8 @@ def average_precision(segments, m):
 
 
 def sum_precision(segments, m):
-    """SP@k = sum_{i <= min(k, L)} Prec(i)·R_i, the un-normalised AP of seed 000 (eq. 3);
-    seed 000's AP@k is SP@k / k."""
+    """SP@k = sum_{i <= min(k, L)} Prec(i)·R_i, the un-normalised AP of Karmaker & Feng (2022) (eq. 3);
+    Karmaker & Feng's (2022) AP@k is SP@k / k."""
     v = _view(segments, m)
     return _sum_precision(v, m.get("rel"), m.cutoff)
 
@@ -181,7 +181,7 @@ def judged(segments, m):
 
 
 def bpref(segments, m):
-    """bpref = (1/R)·Σ_{retrieved relevant r} [1 − min(n_r, R)/min(N, R)] (methods-spec §9.1).
+    """bpref = (1/R)·Σ_{retrieved relevant r} [1 − min(n_r, R)/min(N, R)].
 
     n_r = judged non-relevant documents ranked above r (unjudged skipped), N = judged
     non-relevant documents of the query; the term is 1 when n_r = 0; R = 0 -> 0. trec_eval
@@ -210,7 +210,7 @@ INFAP_EPS = 1e-5
 
 
 def inferred_ap(segments, m):
-    """infAP (Yilmaz & Aslam 2006, trec_eval form; methods-spec §9.2).
+    """infAP (Yilmaz & Aslam 2006, trec_eval form).
 
     For a judged relevant document at 0-based position j with r, nn, u judged relevant,
     judged non-relevant and pooled-but-unjudged documents above it: 1 if j = 0, else
@@ -270,17 +270,17 @@ def ordered_pool_dcg(v: View, m, *, descending: bool = True) -> np.ndarray:
 
 
 def dcg(segments, m):
-    """DCG@k = Σ_{i=1}^{min(k,L)} gain(ℓ_i)·w_i (methods-spec §2.3); unjudged gain 0."""
+    """DCG@k = Σ_{i=1}^{min(k,L)} gain(ℓ_i)·w_i; unjudged gain 0."""
     return _dcg(_view(segments, m), m)
 
 
 def ndcg(segments, m):
     """nDCG@k = DCG@k / IDCG@k, IDCG@k the DCG@k of the judged pool sorted by gain
     descending; IDCG = 0 -> 0 (trec_eval ``ndcg`` / ``ndcg_cut_k`` with the default linear
-    gain and log2 discount). With negatives=keep this is seed 002's NDCG_org, with
+    gain and log2 discount). With negatives=keep this is Gienapp et al.'s (2020) NDCG_org, with
     negatives=nonrel its NDCG_0.
 
-    With a gain mapping, labels the mapping does not list get gain 0 (methods-spec §2.1);
+    With a gain mapping, labels the mapping does not list get gain 0;
     ir_measures' ``nDCG(gains=...)`` keeps an unlisted label as its own gain, so the two
     agree only when the mapping lists every label (tested so). ``gains=`` gives trec_eval's
     and ir_measures' reading (unlisted labels keep their label as gain; see
@@ -356,7 +356,7 @@ def rbp_residual(segments, m):
 
 
 def graded_ap(segments, m):
-    """GAP (Robertson, Kanoulas & Yilmaz 2010; methods-spec §9.4).
+    """GAP (Robertson, Kanoulas & Yilmaz 2010).
 
     Grades 1..C (labels >= 1, rounded down) are relevant; g_c = probability that a user's
     threshold is grade c (``probs``; default uniform over 1..C, C the largest label in the
@@ -414,7 +414,7 @@ _TREC = "trec_eval (Buckley, NIST)"
 register(MeasureDef("P", precision, "Precision at k.", BINARY, cutoff="required", citation=_TREC, trec_eval="P_k", aliases=("precision",)))
 register(MeasureDef("R", recall, "Recall (at k).", BINARY, citation=_TREC, trec_eval="recall_k", aliases=("recall",)))
 register(MeasureDef("AP", average_precision, "Average precision; @k = trec_eval map_cut_k (divides by R).", BINARY, citation="Harman 1993; " + _TREC, trec_eval="map, map_cut_k", aliases=("map",)))
-register(MeasureDef("SP", sum_precision, "Sum of precision at relevant ranks (un-normalised AP).", BINARY, citation="Karmaker & Feng 2022 (seed 000), eq. 3"))
+register(MeasureDef("SP", sum_precision, "Sum of precision at relevant ranks (un-normalised AP).", BINARY, citation="Karmaker & Feng 2022, eq. 3"))
 register(MeasureDef("RR", reciprocal_rank, "Reciprocal rank of the first relevant document.", BINARY, citation=_TREC, trec_eval="recip_rank", aliases=("mrr", "recip_rank")))
 register(MeasureDef("Rprec", r_precision, "Precision at rank R.", BINARY, cutoff="none", citation=_TREC, trec_eval="Rprec", aliases=("r-prec", "rprecision")))
 register(MeasureDef("Success", success, "1 if a relevant document is in the top k.", BINARY, cutoff="required", citation=_TREC, trec_eval="success_k"))

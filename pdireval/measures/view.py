@@ -20,7 +20,7 @@ NEGATIVES = ("unjudged", "nonrel", "keep")
 
 
 def read_negatives(labels: np.ndarray, negatives: str) -> np.ndarray:
-    """Apply a reading of negative labels (methods-spec header, design.md §4).
+    """Apply a reading of negative labels.
 
     ``unjudged`` (default, trec_eval): a negative label counts as pooled but unjudged (NaN).
     ``nonrel``: judged non-relevant (label 0). ``keep``: a genuine negative label.
@@ -212,7 +212,7 @@ def gain_values(labels: np.ndarray, gain) -> np.ndarray:
 
 
 def discount_weights(positions: np.ndarray, discount, cutoff: int | None) -> np.ndarray:
-    """Weight of 0-based ``positions`` (rank i = position + 1), methods-spec §2.2.
+    """Weight of 0-based ``positions`` (rank i = position + 1).
 
     ``log2``: 1/log2(i+1); ``zipf``: 1/i; ``jk``: 1/max(1, log2 i); ``linear``: (k+1-i)/k
     (needs a cut-off); a vector: its i-th entry, 0 past its end.

@@ -26,12 +26,12 @@ def completeness_correlation(
     ``level`` and ``repeat`` of :func:`evaluate_variants`), systems are ranked by their mean
     over queries (NaN skipped), and the ranking is correlated with the ranking the same
     measure gives under ``reference`` (the scores on the full qrels). This is the curve of
-    Buckley & Voorhees (2004) and of seed 004 §5: τ (or ρ) against completeness x, one curve
+    Buckley & Voorhees (2004) and of He et al. (2008, Section 5): τ (or ρ) against completeness x, one curve
     per measure; average it over repeats with a ``groupby``.
 
     Kendall's τ_b (default, with τ_a, γ, Spearman ρ, Pearson r, τ_AP) come from
     :func:`pdireval.meta.correlation.rank_correlation`:
-    :math:`\tau_b = (c - d)/\sqrt{(n_0 - n_1)(n_0 - n_2)}` over system pairs (methods-spec §5.1).
+    :math:`\tau_b = (c - d)/\sqrt{(n_0 - n_1)(n_0 - n_2)}` over system pairs.
     τ_AP takes the full-judgment ranking as the truth.
 
     Parameters
@@ -63,7 +63,8 @@ def completeness_correlation(
     References
     ----------
     Buckley & Voorhees, "Retrieval evaluation with incomplete information", SIGIR 2004.
-    He, Macdonald & Ounis, SIGIR 2008 (seed 004), §5 and Figure 3.
+    He, Macdonald & Ounis (2008). Retrieval Sensitivity Under Training Using Different Measures.
+    SIGIR 2008, Section 5 and Figure 3.
     """
     from pdireval.stats.rank_correlation import CORRELATION_METHODS, rank_correlation
 

@@ -71,7 +71,7 @@ def correlate(
     experiments; extra grouping columns present in both frames are matched.
 
     Methods (one name or a list): ``"kendall_b"`` (default), ``"kendall_a"``, ``"gamma"``
-    (seed 001's τ), ``"spearman"``, ``"pearson"``, ``"tau_ap"`` (τ_AP of measure_a's ranking
+    (Golbus & Aslam's (2013) τ), ``"spearman"``, ``"pearson"``, ``"tau_ap"`` (τ_AP of measure_a's ranking
     against measure_b's as the truth), ``"tau_ap_sym"`` and ``"rbo"`` (extrapolated
     rank-biased overlap with persistence ``p``, systems with equal means in name order); see
     :func:`kendall_tau`, :func:`tau_ap`, :func:`rank_correlation`, and

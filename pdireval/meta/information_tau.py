@@ -1,17 +1,17 @@
 """Information τ: Kendall's τ as mutual information, and its conditional form.
 
-Golbus & Aslam 2013 (seed 001, §3–4 and appendix); methods-spec §5.1–5.5.
+Golbus & Aslam (2013, Sections 3–4 and appendix).
 
 Sample space: the n(n − 1) *ordered* pairs (i, j) of distinct objects (here: systems),
 uniform. A ranking R defines the pair variable X_R(i, j) = +1 if R puts i above j, −1 if
-below, and 0 if it ties them (library convention, methods-spec §5.2; seed 001 eq. 12
+below, and 0 if it ties them (library convention; Golbus & Aslam 2013, eq. 12
 gives a tied pair −1 in both orders, which breaks the antisymmetry Theorem 1 needs).
 Then τ_a = E[X_R·X_S], and information τ is τ_I(R, S) = I(X_R; X_S) in bits.
 
-Theorem 1 (seed 001): for total orders, I(X_R; X_S) = ((1+τ)/2)·log2(1+τ) +
+Theorem 1 (Golbus & Aslam 2013): for total orders, I(X_R; X_S) = ((1+τ)/2)·log2(1+τ) +
 ((1−τ)/2)·log2(1−τ) = 1 − H2((1 − τ)/2). With ``ties="drop"`` (every ordered pair tied in
 any ranking involved is discarded) it holds exactly for γ = (c − d)/(c + d), the statistic
-seed 001 calls τ (its footnote's "τ_A" is Goodman–Kruskal's γ; methods-spec §5.1, §10 #9).
+Golbus & Aslam (2013) call τ (their footnote's "τ_A" is Goodman–Kruskal's γ).
 Kendall's τ_a / τ_b / γ themselves are :func:`pdireval.meta.correlation.kendall_tau`.
 """
 
@@ -128,8 +128,7 @@ def information_tau(
 ) -> pd.DataFrame:
     """Information τ between the rankings of systems by two measures, optionally given others.
 
-    τ_I(A, B | G_1..G_m) = I(X_A; X_B | X_G1, …, X_Gm) in bits (seed 001 eqs. 14–15;
-    methods-spec §5.4–5.5): the plug-in mutual information between the pair variables of
+    τ_I(A, B | G_1..G_m) = I(X_A; X_B | X_G1, …, X_Gm) in bits (Golbus & Aslam 2013, eqs. 14–15): the plug-in mutual information between the pair variables of
     the system rankings induced by measures A and B, conditioned on the joint outcome of the
     rankings by the ``given`` measures, over the ordered pairs of distinct systems. Without
     ``given`` and with ``ties="drop"`` it equals Theorem 1 applied to γ = (c − d)/(c + d)
@@ -147,11 +146,11 @@ def information_tau(
         ``"map"`` → ``"AP"`` are also matched). A list gives every (a, b) combination.
     given
         Conditioning rankings: ``()`` (none), a measure name, a tuple of names (conditioned
-        on jointly, seed 001 Table 1's "| nDCG, ERR"), or a list of such sets — e.g.
+        on jointly, Golbus & Aslam's (2013) Table 1 "| nDCG, ERR"), or a list of such sets — e.g.
         ``[(), "nDCG", "ERR", ("nDCG", "ERR")]`` — for one row per set.
     per_query
-        ``False`` (default; seed 001 Table 1): rank systems by their mean over queries (NaN
-        values skipped). ``True`` (seed 001 Figure 1): one ranking of systems per query.
+        ``False`` (default; Golbus & Aslam 2013, Table 1): rank systems by their mean over queries (NaN
+        values skipped). ``True`` (Golbus & Aslam 2013, Figure 1): one ranking of systems per query.
     ties
         ``"drop"`` (default): discard every ordered pair tied (or NaN) in any ranking
         involved. ``"keep"``: keep tied pairs with value 0 (three-valued variables; no

@@ -31,10 +31,9 @@ def discriminative_power(
 
     For every group (measure and any extra grouping column) every unordered pair of systems
     is tested with ``method`` (see :func:`pdireval.compare`; the default is Sakai's
-    studentised paired bootstrap with one index matrix shared by all pairs, methods-spec
-    §8.2). A pair is significant iff its p-value (ASL) is strictly below ``alpha``.
+    studentised paired bootstrap with one index matrix shared by all pairs). A pair is significant iff its p-value (ASL) is strictly below ``alpha``.
 
-    Sakai's *estimated performance difference required* (§8.3): for each pair, sort the
+    Sakai's *estimated performance difference required*: for each pair, sort the
     bootstrap replicates by t*_b descending and take the one at 1-based position ⌈α·B⌉ (among
     replicates sharing that t*, the smallest b); its |w̄*_b|. The estimate is the maximum over
     all pairs. For ``method="tukey"`` the analogue is reported: the HSD critical value, the
@@ -164,7 +163,7 @@ def conflicts(
     Every pair of systems is tested under every measure (:func:`pdireval.compare`); then, for
     every unordered pair of measures (order of first appearance; per value of any extra
     grouping column), a system pair is a *conflict* iff it is significant (p < alpha) under one
-    measure and not under the other (methods-spec §4.6; seed 000 Tables 7 and 17). Pairs
+    measure and not under the other (Karmaker & Feng 2022, Tables 7 and 17). Pairs
     significant under both measures but in opposite directions are counted separately
     (``n_opposite``; Sakai's stricter notion of a conflict).
 

@@ -1,9 +1,9 @@
-"""Query informativeness and percentage absolute difference (Karmaker & Feng 2022, seed 000).
+"""Query informativeness and percentage absolute difference (Karmaker & Feng 2022).
 
-* :func:`query_sets` — seed 000 §4.4: how far real systems get above the random baseline on
-  each query; the *uninformative* and *ideal* query sets (methods-spec §4.4).
-* :func:`pad` — seed 000 eq. 8, the percentage absolute difference between the averages of
-  two systems, averaged over all pairs (methods-spec §4.5).
+* :func:`query_sets` — Karmaker & Feng (2022, Section 4.4): how far real systems get above the random baseline on
+  each query; the *uninformative* and *ideal* query sets.
+* :func:`pad` — Karmaker & Feng (2022, eq. 8), the percentage absolute difference between the averages of
+  two systems, averaged over all pairs.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def query_sets(
     n_queries: int,
     absolute: bool = False,
 ) -> pd.DataFrame:
-    """Uninformative and ideal query sets of seed 000 §4.4 (methods-spec §4.4).
+    """Uninformative and ideal query sets of Karmaker & Feng (2022, Section 4.4).
 
     For each query::
 
@@ -62,7 +62,7 @@ def query_sets(
 
     The *uninformative* set is the ``n_queries`` queries with the smallest difference (systems
     barely beat a random ranking), the *ideal* set the ``n_queries`` queries with the largest;
-    ties are broken by query id ascending. Seed 000 says the difference is "minimal" for
+    ties are broken by query id ascending. Karmaker & Feng (2022) say the difference is "minimal" for
     uninformative queries, which could mean |d|; its explanation fits the signed d, the
     default, and ``absolute=True`` ranks uninformative queries by |d| instead (the ideal
     set always takes the largest signed d).
@@ -105,7 +105,7 @@ def query_sets(
     References
     ----------
     Karmaker, S. K., Feng, D. (2022). Joint Upper & Lower Bound Normalization for IR
-    Evaluation. §4.4.
+    Evaluation. Preprint, Section 4.4.
     """
     frame = canonical_scores(scores)
     real = frame.groupby("query", sort=False)["value"].mean()
@@ -139,7 +139,7 @@ def query_sets(
 
         raise OptionError(
             f"n_queries= must be a whole number from 1 to {n} (the queries with a difference); got "
-            f"{n_queries!r}. Seed 000 used 1,000 of 10,000 (MSLR) and 500 of 1,000 (MQ2007) queries."
+            f"{n_queries!r}. Karmaker & Feng (2022) used 1,000 of 10,000 (MSLR) and 500 of 1,000 (MQ2007) queries."
         )
     qrank = np.empty(n, dtype=np.int64)
     qrank[natural_order(table["query"])] = np.arange(n)
@@ -169,7 +169,7 @@ def pad(
     cutoffs: str = "average",
     pairs: bool = False,
 ) -> pd.DataFrame:
-    """Percentage absolute difference between systems (seed 000 eq. 8; methods-spec §4.5).
+    """Percentage absolute difference between systems (Karmaker & Feng 2022, eq. 8).
 
     For each system M, a_M is the mean over the cut-offs of its mean over queries (NaN
     values skipped); for every unordered pair of systems::
@@ -177,10 +177,10 @@ def pad(
         PAD(M1, M2) = |a_1 − a_2| / max(a_1, a_2) × 100
 
     and the result is the mean over the pairs. The denominator is the **signed** maximum, as
-    printed (it reproduces seed 000's Table 19 from its Tables 12 and 14); with negative
+    printed (it reproduces Karmaker & Feng's (2022) Table 19 from its Tables 12 and 14); with negative
     averages (V2) that literal formula gives negative or very large per-pair values, and
     ``denominator="absmax"`` uses max(|a_1|, |a_2|) instead. A pair with a zero denominator is
-    dropped. (Seed 000's nDCG row of Table 19, 31, does not follow from its Table 2, which
+    dropped. (Karmaker & Feng's (2022) nDCG row of Table 19, 31, does not follow from its Table 2, which
     gives 29.78.)
 
     Parameters
@@ -188,7 +188,7 @@ def pad(
     scores
         A scores frame. With ``cutoffs="average"`` (default) measures that differ only in the
         cut-off (``nDCG@5``, ``nDCG@10``, ...) form one group and a_M averages over them, as
-        seed 000 does; ``"separate"`` treats every measure string on its own. Other grouping
+        Karmaker & Feng (2022) do; ``"separate"`` treats every measure string on its own. Other grouping
         columns (e.g. ``query_set``) give separate results.
     denominator
         ``"max"`` (the paper's signed maximum) or ``"absmax"``.

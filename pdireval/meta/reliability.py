@@ -1,8 +1,8 @@
-"""Generalizability theory on scores frames: G-study, D-study, queries needed (methods-spec §7).
+"""Generalizability theory on scores frames: G-study, D-study, queries needed.
 
 Design: systems s = 1..n_s crossed with queries t = 1..n_t, one score per cell,
-``x_st = mu + nu_s + nu_t + nu_st,e`` (Brennan 2001; Bodoff & Li 2007; seed 003 §2.1,
-seed 002 §3). Everything here is closed form on the query x system matrix of each group of
+``x_st = mu + nu_s + nu_t + nu_st,e`` (Brennan 2001; Bodoff & Li 2007; Kanoulas & Aslam 2009, Section 2.1;
+Gienapp et al. 2020, Section 3). Everything here is closed form on the query x system matrix of each group of
 a scores frame; groups of equal shape are stacked and computed at once.
 """
 
@@ -67,8 +67,8 @@ def _group_matrices(frame: pd.DataFrame):
         if len(s_u) < 2 or len(q_u) < 2:
             raise SchemaError(
                 f"the {_what(keys)} have {len(s_u)} system(s) and {len(q_u)} "
-                "query(ies): a generalizability study needs at least 2 systems and 2 queries "
-                "(methods-spec §7.1). Evaluate more systems or queries for this group, or "
+                "query(ies): a generalizability study needs at least 2 systems and 2 queries. "
+                "Evaluate more systems or queries for this group, or "
                 "drop it."
             )
         m = np.empty((len(q_u), len(s_u)), dtype=np.float64)
@@ -146,9 +146,9 @@ def reliability(
     For every group of ``scores`` (every column other than ``system``, ``query`` and
     ``value`` is a grouping key, so ``measure`` and any extras such as ``k`` or
     ``collection``), fits the additive two-way ANOVA without replication on the complete
-    query x system matrix (the G-study) and projects it to a query-set size (the D-study),
-    methods-spec §7.1–7.4 (Brennan 2001; Bodoff & Li 2007; Kanoulas & Aslam 2009, seed 003;
-    Gienapp et al. 2020, seed 002):
+    query x system matrix (the G-study) and projects it to a query-set size (the D-study)
+    (Brennan 2001; Bodoff & Li 2007; Kanoulas & Aslam 2009;
+    Gienapp et al. 2020):
 
     .. math::
 
@@ -164,9 +164,8 @@ def reliability(
         E\\rho^2(n') = \\frac{\\sigma^2_s}{\\sigma^2_s + \\sigma^2_{st,e}/n'}
 
     Both coefficients *increase* with n′ and Eρ² ≥ Φ (equality iff σ²_t = 0 or σ²_s = 0);
-    seed 003 says they "decrease" and that Eρ² is "always larger" — slips (methods-spec
-    §7.3). Seed 002's authors' code fits a saturated model without intercept and does not
-    divide σ²_t by |T|; this is the paper's formula, not that code (methods-spec §7.7).
+    Kanoulas & Aslam (2009) say they "decrease" and that Eρ² is "always larger" — slips (see docs/reliability.md). Gienapp et al.'s (2020) authors' code fits a saturated model without intercept and does not
+    divide σ²_t by |T|; this is the paper's formula, not that code.
 
     Parameters
     ----------
@@ -177,8 +176,8 @@ def reliability(
         D-study query-set size n′ for ``phi`` and ``e_rho2`` (default: each group's observed
         number of queries). Need not be an integer.
     target
-        Coefficient to reach for ``queries_needed`` (0 < target < 1). Seed 003's tables use
-        0.95 (its text once says 0.9 for Table 1, whose caption says 0.95; methods-spec §7.4).
+        Coefficient to reach for ``queries_needed`` (0 < target < 1). Kanoulas & Aslam's (2009) tables use
+        0.95 (its text once says 0.9 for Table 1, whose caption says 0.95).
     negative
         ``"clip"`` (default, Brennan): negative variance-component estimates are set to 0.
         ``"keep"``: keep them (then Φ can fall outside [0, 1]).
@@ -277,7 +276,7 @@ def d_study(
     """D-study curves: Φ(n′) and Eρ²(n′) of each measure for several query-set sizes.
 
     The variance components are estimated once per group (as in :func:`reliability`, the
-    G-study on the observed matrix) and projected to every size in ``n_queries`` (seed 003 §2.1:
+    G-study on the observed matrix) and projected to every size in ``n_queries`` (Kanoulas & Aslam 2009, Section 2.1:
     the projected size need not equal, and may exceed, the observed one).
 
     Parameters

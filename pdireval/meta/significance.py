@@ -7,7 +7,7 @@ sign_test``): :func:`paired_t`, :func:`wilcoxon`, :func:`sign_test`, :func:`rand
 Frame level: :func:`compare` — one row per (measure, system_a, system_b).
 
 Speed: the resampling tests draw **one** set of resamples per group (measure) and share it
-by every system pair (methods-spec §8.2). The paired bootstrap then needs no per-pair
+by every system pair. The paired bootstrap then needs no per-pair
 resampling at all: with C the B × n matrix of how often each query occurs in each bootstrap
 sample and W the n × P matrix of centred per-query differences of the P pairs, the replicate
 sums are ``C @ W`` and the replicate sums of squares ``C @ W**2`` — two matrix products,

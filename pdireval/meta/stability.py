@@ -1,5 +1,5 @@
-"""Stability of system rankings: swap rates (methods-spec §8.6) and the Buckley–Voorhees error rate
-with fuzziness (§8.5), vectorized over trials and system pairs.
+"""Stability of system rankings: swap rates and the Buckley–Voorhees error rate
+with fuzziness, vectorized over trials and system pairs.
 """
 
 from __future__ import annotations
@@ -99,9 +99,9 @@ def swap_rate(
     rng=None,
     progress: bool | None = None,
 ) -> pd.DataFrame:
-    r"""Swap rates (methods-spec §8.6): between two experiments, or Voorhees–Buckley query splits.
+    r"""Swap rates: between two experiments, or Voorhees–Buckley query splits.
 
-    **Between two experiments** (``other`` given; seed 000's usage): per group, the mean score of
+    **Between two experiments** (``other`` given; Karmaker & Feng's (2022) usage): per group, the mean score of
     each system in ``scores`` (a_i) and in ``other`` (b_i) over the same systems. A pair swaps iff
     (a_i − a_j)(b_i − b_j) < 0; rate = swaps / C(m, 2). Pairs tied in either experiment are not
     swaps and stay in the denominator (``ties="drop"`` removes them). Without ties the rate
@@ -210,8 +210,7 @@ def swap_difference(swaps: pd.DataFrame, *, max_rate: float = 0.05) -> pd.DataFr
     """The difference needed for a swap rate of at most ``max_rate`` (Voorhees & Buckley 2002).
 
     From a :func:`swap_rate` query-split frame: per group and size, the lower edge of the first
-    non-empty bin (in increasing difference) whose swap rate is ≤ ``max_rate`` (methods-spec
-    §8.6).
+    non-empty bin (in increasing difference) whose swap rate is ≤ ``max_rate``.
 
     Parameters
     ----------
@@ -256,7 +255,7 @@ def error_rate(
     rng=None,
     progress: bool | None = None,
 ) -> pd.DataFrame:
-    r"""Buckley–Voorhees error rate with fuzziness, as a curve over query-set sizes (§8.5).
+    r"""Buckley–Voorhees error rate with fuzziness, as a curve over query-set sizes.
 
     For each size c, with its own stream ``rng = group_generator(seed, c)`` (so a size's
     numbers do not depend on the other sizes requested), trial t draws
@@ -264,7 +263,7 @@ def error_rate(
     ranges, which consumes the stream exactly as successive ``permutation`` calls; everything
     after the draw is vectorised over trials and pairs). With
     ``unit="query_set"`` (default; Buckley & Voorhees 2000) the systems' **mean** scores over
-    T_c are compared, one comparison per pair per trial; with ``unit="query"`` (seed 002) the
+    T_c are compared, one comparison per pair per trial; with ``unit="query"`` (Gienapp et al. 2020) the
     scores on each query of T_c, c comparisons per pair per trial. A comparison of a and b is a
     tie iff |a − b| ≤ f·max(|a|, |b|). Accumulating |A>B|, |A<B|, |A=B| per pair over all trials:
 
@@ -279,7 +278,7 @@ def error_rate(
     fuzziness
         f ≥ 0 (default 0.05).
     n_resamples
-        Trials per size (default 200, as in seed 002).
+        Trials per size (default 200, as in Gienapp et al. 2020).
     n_queries
         Query-set sizes (default 5, 10, ..., n).
     unit

@@ -1,11 +1,11 @@
-"""Measure selection under training (seed 004 §4–5, methods-spec §9.6).
+"""Measure selection under training (He et al. 2008, Sections 4–5).
 
 Systems are parameter settings of one retrieval model. A *training measure* M picks the
 best setting on training queries; that setting is evaluated on test queries with each
 *evaluation measure* X, giving X(M); folds are swapped. Under subsampled training
 judgments (qrels variants, see :mod:`pdireval.runs.variants`) the stability over repeats
 of the chosen setting (1/σ_opt) and of the test difference to training by MAP (1/σ_diff)
-is compared between M and MAP with the sign test (seed 004 Tables 4–5).
+is compared between M and MAP with the sign test (He et al. 2008, Tables 4–5).
 """
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ def train_test(
     train_scores: pd.DataFrame | None = None,
     swap: bool = True,
 ) -> pd.DataFrame:
-    r"""Train a parameter on one query set by each measure, test on another (seed 004 §4.1).
+    r"""Train a parameter on one query set by each measure, test on another (He et al. 2008, Section 4.1).
 
     For a fold (training queries T, test queries T′) and each training measure M, the chosen
     setting is
@@ -95,14 +95,14 @@ def train_test(
 
     (ties: the first system in sorted order), and for each evaluation measure X,
     :math:`X(M) = \frac{1}{|T'|}\sum_{q \in T'} X(\hat s_M, q)`. X(M) is compared with
-    X(``reference``) (seed 004: MAP) by the two-sided Wilcoxon signed-rank test over the test
-    queries (:func:`pdireval.meta.significance.wilcoxon`; methods-spec §8.7). ``swap=True``
+    X(``reference``) (He et al. 2008: MAP) by the two-sided Wilcoxon signed-rank test over the test
+    queries (:func:`pdireval.stats.paired_tests.wilcoxon`). ``swap=True``
     adds the fold with the roles of the two query sets exchanged.
 
     With ``train_scores`` (e.g. :func:`pdireval.evaluate_variants` on subsampled training
     qrels), training reads those scores — once per value of their extra grouping columns
     (``level``, ``repeat``) — while the test evaluation always reads ``scores`` (the full
-    judgments), as in seed 004 §5.1.
+    judgments), as in He et al. (2008, Section 5.1).
 
     Parameters
     ----------
@@ -145,7 +145,7 @@ def train_test(
     References
     ----------
     He, Macdonald & Ounis, "Retrieval Sensitivity Under Training Using Different Measures",
-    SIGIR 2008 (seed 004), §4.1 and §5.1; Wilcoxon (1945).
+    SIGIR 2008, Sections 4.1 and 5.1; Wilcoxon (1945).
     """
     full = canonical_scores(scores)
     tr = full if train_scores is None else canonical_scores(train_scores)
@@ -263,7 +263,7 @@ def training_stability(
     reference: str = "AP",
     ddof: int = 1,
 ) -> pd.DataFrame:
-    r"""1/σ_opt and 1/σ_diff over repeated training on subsampled judgments (seed 004 §5.1).
+    r"""1/σ_opt and 1/σ_diff over repeated training on subsampled judgments (He et al. 2008, Section 5.1).
 
     For each group of :func:`train_test` results (fold, level, ... — every column except
     the per-row ones, the parameters and ``over``) and each training measure M other than
@@ -275,12 +275,12 @@ def training_stability(
         1/\sigma_{diff}(\mathrm{MAP}) = 1 / \mathrm{sd}_r\, |\mathrm{MAP}(\mathrm{MAP}) - \mathrm{MAP}(M)|
 
     θ_X is the parameter value chosen by training measure X, r runs over ``over``
-    (repetitions), sd is the sample standard deviation (``ddof=1``; seed 004 does not say
-    which, methods-spec §9.6). Identical values over the repetitions (the same setting every
+    (repetitions), sd is the sample standard deviation (``ddof=1``; He et al. (2008) do not say
+    which). Identical values over the repetitions (the same setting every
     time — common with a discrete grid) give 1/σ = ∞ exactly; fewer than ddof + 1
     repetitions give NaN.
 
-    Caveat (methods-spec §9.6): 1/σ_diff measures how *stable* the difference is across
+    Caveat: 1/σ_diff measures how *stable* the difference is across
     repetitions, not how *small* it is; and 1/σ_diff(M), 1/σ_diff(MAP) are in the units of
     different measures.
 
@@ -362,12 +362,12 @@ def stability_sign_test(
     ranges=((0, 10), (10, 100)),
     by=(),
 ) -> pd.DataFrame:
-    r"""Sign-test counts a/b of seed 004 Tables 4 (1/σ_opt) and 5 (1/σ_diff).
+    r"""Sign-test counts a/b of He et al.'s (2008) Tables 4 (1/σ_opt) and 5 (1/σ_diff).
 
     Over the cases of ``stability`` (training tasks × completeness levels), a = #cases with
     1/σ(M) > 1/σ(MAP), b = #cases with <; ties (including ∞ = ∞) and NaN are dropped; the
     two-sided exact sign test gives p = min(1, 2·P(X ≥ max(a, b))), X ~ Binomial(a + b, ½)
-    (:func:`pdireval.meta.significance.sign_test`, methods-spec §8.7). Seed 004 marks
+    (:func:`pdireval.stats.paired_tests.sign_test`). He et al. (2008) mark
     p < 0.05 with > and p < 0.01 with ≫.
 
     Parameters
@@ -377,8 +377,8 @@ def stability_sign_test(
     level
         The completeness column (default ``"level"``).
     ranges
-        Level ranges (lo, hi] counted separately besides "all" (seed 004: x ≤ 10 and
-        x > 10; its Table 5 header "≥ x > 10" is a typo for x > 10, methods-spec §9.6).
+        Level ranges (lo, hi] counted separately besides "all" (He et al. 2008: x ≤ 10 and
+        x > 10; its Table 5 header "≥ x > 10" is a typo for x > 10).
     by
         Extra columns kept apart (e.g. ``"model"``); ``measure`` and ``parameter`` always are.
 

@@ -1,4 +1,4 @@
-"""Figures for bound frames (seed 000's Figures 2 and 3: histograms of expected values)."""
+"""Figures for bound frames (Karmaker & Feng's (2022) Figures 2 and 3: histograms of expected values)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ __all__ = ["expected_histogram"]
 
 
 def expected_histogram(frame: pd.DataFrame, *, column: str = "random", bins=20, ax=None, **hist_kwargs):
-    """Histogram of per-query expected values, one panel-line per measure (seed 000 Fig. 2, 3).
+    """Histogram of per-query expected values, one panel-line per measure (Karmaker & Feng 2022, Figure 2, 3).
 
     Parameters
     ----------

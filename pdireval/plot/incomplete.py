@@ -1,10 +1,10 @@
-"""Figures for incomplete judgments (Buckley & Voorhees 2004; seed 004).
+"""Figures for incomplete judgments (Buckley & Voorhees 2004; He et al. 2008).
 
 * :func:`completeness_curves` — rank correlation with the full-judgment ranking against the
   completeness level, one line per measure (mean over repeats, with the min–max band), from
   :func:`pdireval.completeness_correlation`.
 * :func:`training_curves` — test effectiveness X(Y) of settings trained on subsampled
-  judgments against the completeness level (seed 004 Figure 2), from :func:`pdireval.train_test`.
+  judgments against the completeness level (He et al. 2008, Figure 2), from :func:`pdireval.train_test`.
 
 Each takes our tidy frames and returns a matplotlib Figure (or the ``ax`` given).
 """
@@ -82,7 +82,7 @@ def completeness_curves(corr: pd.DataFrame, *, method: str | None = None, band: 
 
 
 def training_curves(results: pd.DataFrame, *, eval_measure: str, train_measures=None, level: str = "level", ax=None):
-    """Seed 004 Figure 2: X(Y) on the test queries against the completeness of the training
+    """He et al. (2008, Figure 2): X(Y) on the test queries against the completeness of the training
     judgments, one line per training measure Y (mean over repeats and folds).
 
     Parameters

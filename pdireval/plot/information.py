@@ -1,4 +1,4 @@
-"""Figures for the information-theoretic analyses of seed 001 (Golbus & Aslam 2013)."""
+"""Figures for the information-theoretic analyses of Golbus & Aslam (2013)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ def _require(frame: pd.DataFrame, columns, what: str) -> None:
 
 
 def information_tau_per_query(table: pd.DataFrame, *, ax=None):
-    """Per-query information τ, one strip of points per conditioning set (seed 001 Figure 1).
+    """Per-query information τ, one strip of points per conditioning set (Golbus & Aslam 2013, Figure 1).
 
     Parameters
     ----------
@@ -50,7 +50,7 @@ def information_tau_per_query(table: pd.DataFrame, *, ax=None):
 
 
 def ric_scatter(scores: pd.DataFrame, measure: str = "AP", *, ric: str = "RIC", ax=None):
-    """Mean RIC of each system against its mean under another measure (seed 001 Figure 2),
+    """Mean RIC of each system against its mean under another measure (Golbus & Aslam 2013, Figure 2),
     with Kendall's τ_b in the title.
 
     Parameters
@@ -72,7 +72,7 @@ def ric_scatter(scores: pd.DataFrame, measure: str = "AP", *, ric: str = "RIC", 
 
 
 def fusion_scatter(points: pd.DataFrame, *, x: str = "joint_ric", y: str = "fused_ric", by: str = "method", ax=None):
-    """RIC of fused runs against the joint RIC of their inputs (seed 001 Figure 3): one
+    """RIC of fused runs against the joint RIC of their inputs (Golbus & Aslam 2013, Figure 3): one
     colour per fusion method, with the diagonal y = x.
 
     Parameters

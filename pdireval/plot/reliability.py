@@ -1,12 +1,12 @@
-"""Figures for generalizability theory and stability-optimal nDCG (seed 003 Figures 2–4).
+"""Figures for generalizability theory and stability-optimal nDCG (Kanoulas & Aslam 2009, Figures 2–4).
 
 * :func:`d_study_curve` — Φ(n′) or Eρ²(n′) against the number of queries, from
   :func:`pdireval.d_study`, one line (and confidence band) per measure.
 * :func:`optimal_discounts` — the optimal discount factors beside the log2, zipf and linear
-  discounts normalised to sum 1 (seed 003 Figures 2 and 3), from :func:`pdireval.optimize`.
+  discounts normalised to sum 1 (Kanoulas & Aslam 2009, Figures 2 and 3), from :func:`pdireval.optimize`.
 * :func:`optimal_gains` — the optimal gains per relevance grade beside linear and exp.
 * :func:`stability_curves` — Φ(n′) of nDCG under the optimal and the standard functions
-  against the number of queries (seed 003 Figure 4).
+  against the number of queries (Kanoulas & Aslam 2009, Figure 4).
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ def d_study_curve(curve: pd.DataFrame, *, coefficient: str = "phi", band: bool =
 def optimal_discounts(result, *, ax=None, title: str | None = None):
     """The optimal discount factors of :func:`pdireval.optimize` beside the log2
     (1/log2(r+1)), zipf (1/r) and linear ((K+1−r)/K) discounts, all normalised to sum 1
-    over ranks 1..K (seed 003 Figures 2–3; markers as in the paper).
+    over ranks 1..K (Kanoulas & Aslam 2009, Figures 2–3; markers as in the paper).
 
     Returns
     -------
@@ -119,7 +119,7 @@ def optimal_gains(result, *, ax=None, title: str | None = None):
 
 def stability_curves(result, n_queries=None, *, objective: int = 0, target: float | None = 0.95, ax=None):
     """Φ(n′) of nDCG under the optimal and the standard gain/discount functions against the
-    number of queries (seed 003 Figure 4), from ``result.comparison``'s variance components.
+    number of queries (Kanoulas & Aslam 2009, Figure 4), from ``result.comparison``'s variance components.
 
     Parameters
     ----------

@@ -166,8 +166,8 @@ def bounds_section(ctx: Context) -> Section:
         key="bounds",
         title="Bound-normalised measures",
         text=(
-            "Seed 000's joint upper/lower-bound normalisation (V1, V2) with the exact expected "
-            "value under a random ranking, and seed 002's readings of negative labels "
+            "Karmaker & Feng's (2022) joint upper/lower-bound normalisation (V1, V2) with the exact expected "
+            "value under a random ranking, and Gienapp et al.'s (2020) readings of negative labels "
             "(NDCG_org keeps negative gains, NDCG_0 zeroes them, NDCG_min normalises between "
             "the worst and the ideal ranking)."
         ),
@@ -219,7 +219,7 @@ def correlation_section(ctx: Context) -> Section:
     if info is not None:
         info = info[info["measure_a"] < info["measure_b"]].reset_index(drop=True)
         tables["information_tau"] = info
-        captions["information_tau"] = "Information τ (bits) between the per-query system orderings of two measures (seed 001)"
+        captions["information_tau"] = "Information τ (bits) between the per-query system orderings of two measures (Golbus & Aslam 2013)"
     figures = {}
     if len(ctx.measure_names) > 1:
         a, b = ctx.measure_names[:2]
@@ -227,7 +227,7 @@ def correlation_section(ctx: Context) -> Section:
         captions["measure_scatter"] = f"System means: {a} against {b}, with Kendall's τ"
         per_query = information_tau(ctx.scores, a, b, per_query=True)
         figures["information_tau_per_query"] = ctx.save(_figure(plot.information_tau_per_query(per_query)), "information_tau_per_query")
-        captions["information_tau_per_query"] = f"Information τ between the system orderings of {a} and {b} on each query (seed 001 Figure 1)"
+        captions["information_tau_per_query"] = f"Information τ between the system orderings of {a} and {b} on each query (Golbus & Aslam 2013, Figure 1)"
     return Section(
         key="correlations",
         title="Correlations between measures",
@@ -265,7 +265,7 @@ def reliability_section(ctx: Context) -> Section:
 
 
 def information_section(ctx: Context) -> Section:
-    """Relevance information correlation, joint RIC and information difference (seed 001)."""
+    """Relevance information correlation, joint RIC and information difference (Golbus & Aslam 2013)."""
     ric = evaluate(ctx.run, ["RIC"], qrels=ctx.qrels, columns=ctx.columns)
     ric_means = aggregate(ric)
     joint = joint_ric(ctx.run, qrels=ctx.qrels)
@@ -285,7 +285,7 @@ def information_section(ctx: Context) -> Section:
         tables={"ric": ric_means, "joint_ric": joint, "information_difference": diff.head(50)},
         figures=figures,
         captions={
-            "ric_scatter": f"Mean RIC against mean {ctx.measure_names[0]} per system, with Kendall's τ (seed 001 Figure 2)",
+            "ric_scatter": f"Mean RIC against mean {ctx.measure_names[0]} per system, with Kendall's τ (Golbus & Aslam 2013, Figure 2)",
             "ric": "Mean RIC per system",
             "joint_ric": "Joint RIC of all systems (mean over queries)",
             "information_difference": "System pairs by information difference, smallest first (top 50)",

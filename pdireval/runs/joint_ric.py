@@ -1,8 +1,8 @@
-"""Joint RIC and information difference (Golbus & Aslam 2013, seed 001 §6–7; methods-spec §6.3–6.4).
+"""Joint RIC and information difference (Golbus & Aslam 2013, Sections 6–7).
 
 Both are mutual informations between the qrels variable Q and the *joint* outcome of several
 systems' ranked-list variables on the same sample space as RIC: the ordered pairs of judged
-documents of a query with different labels (methods-spec §6.1), each list condensed to
+documents of a query with different labels, each list condensed to
 judged documents and truncated after its last relevant one.
 
 Counting scheme (no enumeration of the pairs that need none)
@@ -226,7 +226,7 @@ def _joint_ric_values(lists: JudgedLists, selected: np.ndarray) -> np.ndarray:
             f"joint RIC of {n_sel} systems at once is not supported: its outcome tuples "
             "(3^n values) are coded in 64 bits, so at most 30 systems (fewer with very many "
             "queries). The plug-in estimate of a 3^n-valued variable on a finite pair sample "
-            "is biased upwards long before that (methods-spec §6.3): use smaller groups."
+            "is biased upwards long before that: use smaller groups."
         )
     powers = 3 ** np.arange(n_sel, dtype=np.int64)
     full = int(3**n_sel - 1)
@@ -325,12 +325,12 @@ def _with_mean_rows(frame: pd.DataFrame, keys: list[str], values: list[str], cou
 def joint_ric(run: pd.DataFrame, *, qrels: pd.DataFrame | None = None, systems=None, rel: float = 1.0, negatives: str = "unjudged") -> pd.DataFrame:
     """Joint relevance information correlation of a set of systems, per query and mean.
 
-    RIC(S_1..S_n) = I((R_S1, …, R_Sn); Q) in bits (seed 001 eq. 19; methods-spec §6.3): the
+    RIC(S_1..S_n) = I((R_S1, …, R_Sn); Q) in bits (Golbus & Aslam 2013, eq. 19): the
     mutual information between the qrels variable and the *tuple* of the systems' ranked-list
     variables, each list condensed and truncated on its own, on RIC's sample space (ordered
     different-label pairs of judged documents). It is ≥ every single system's RIC and ≤ 1;
-    seed 001 uses it as an upper bound on metasearch. With many systems the plug-in estimate
-    of a 3^n-valued variable is biased upwards (seed 001 §5 notes the MLE needs many
+    Golbus & Aslam (2013) use it as an upper bound on metasearch. With many systems the plug-in estimate
+    of a 3^n-valued variable is biased upwards (Golbus & Aslam 2013, Section 5, note that the MLE needs many
     observations); ``n_pairs`` reports the sample size.
 
     Computed without enumerating the pairs that need none (module docstring): pairs with at
@@ -457,7 +457,7 @@ def information_difference(
     """Information difference of every pair of systems, per query and mean.
 
     id(S1, S2) = I(R_S1; Q | R_S2) + I(R_S2; Q | R_S1) = 2·RIC(S1, S2) − RIC(S1) − RIC(S2)
-    (seed 001 eq. 20; methods-spec §6.4, chain rule), all on RIC's pair sample: how much the
+    (Golbus & Aslam 2013, eq. 20, chain rule), all on RIC's pair sample: how much the
     two systems differ in what they say about the judged documents, as opposed to how much
     their effectiveness differs. id(S, S) = 0; 0 ≤ id ≤ 2 − RIC(S1) − RIC(S2).
 
@@ -475,7 +475,7 @@ def information_difference(
         ``None`` (all) or a list of system names to compare pairwise.
     rank
         ``False`` (default): per-query rows and the mean rows. ``True``: only the mean rows,
-        sorted by information difference ascending (the most similar pair first; seed 001
+        sorted by information difference ascending (the most similar pair first; Golbus & Aslam (2013)
         Table 4), with a ``rank`` column.
     rel, negatives
         As in ``RIC``.

@@ -1,4 +1,4 @@
-"""Stability-optimal nDCG gains and discounts (Kanoulas & Aslam 2009, seed 003; methods-spec §7.5).
+"""Stability-optimal nDCG gains and discounts (Kanoulas & Aslam 2009).
 
 nDCG@k of a (system, query) is a ratio of sums that are linear in the gains for fixed
 discounts and linear in the discounts for fixed gains:
@@ -38,7 +38,7 @@ STANDARD_GAINS = ("linear", "exp")
 
 
 def standard_discount(name, k: int) -> np.ndarray:
-    """Discount weights of ranks 1..k (methods-spec §2.2), normalised to sum 1.
+    """Discount weights of ranks 1..k, normalised to sum 1.
 
     ``log2``: 1/log2(r+1); ``zipf``: 1/r; ``linear``: (k+1-r)/k; or an explicit vector
     of length k.
@@ -242,7 +242,7 @@ class OptimizeResult:
         ``var_query``, ``var_residual``, ``n_queries_observed``, ``phi``, ``e_rho2``,
         ``queries_needed``, ``kendall_tau`` (τ_b between the system ranking by mean
         nDCG under this function and under the optimum) and ``rmse`` (root mean squared
-        difference of those system means); seed 003 Tables 1–4 and Figures 7–8.
+        difference of those system means); Kanoulas & Aslam 2009, Tables 1–4 and Figures 7–8.
     means
         Mean nDCG per system under each compared function: the comparison's keys plus
         ``system`` and ``mean``.
@@ -393,18 +393,18 @@ def optimize(
     maxiter: int = 200,
     ftol: float = 1e-10,
 ) -> OptimizeResult:
-    """Stability-optimal gains and/or discounts of nDCG@k: maximise Φ (seed 003).
+    """Stability-optimal gains and/or discounts of nDCG@k: maximise Φ (Kanoulas & Aslam 2009).
 
     Finds the discount factors d_1..d_K over ranks and/or the gains g_1..g_C over the
     relevant grades (non-relevant = 0) that maximise the dependability Φ of nDCG@k
-    (:func:`pdireval.reliability`) on a run + qrels collection, subject to (methods-spec §7.5)
+    (:func:`pdireval.reliability`) on a run + qrels collection, subject to
 
     .. math::
 
         \\sum_r d_r = 1,\\ d_1 \\ge d_2 \\ge \\dots \\ge d_K \\ge 0, \\qquad
         \\sum_j g_j = 1,\\ 0 \\le g_1 \\le \\dots \\le g_C
 
-    (``monotone=False`` drops the orderings and keeps the simplex: seed 003's
+    (``monotone=False`` drops the orderings and keeps the simplex: Kanoulas & Aslam's (2009)
     "un-constrained" variant). The simplex loses nothing: nDCG is invariant to scaling the
     gains or the discounts. Solved with ``scipy.optimize.minimize(method="SLSQP")`` from the
     normalised ``gain`` / ``discount``; Φ is not concave, so the answer is a local optimum
@@ -416,15 +416,14 @@ def optimize(
 
     **Several objectives (minimax).** With several cut-offs ``k=[10, 20, 100]`` and/or
     several collections (``by=``), the optimiser maximises the worst Φ_j over the
-    objectives (epigraph form: maximise t subject to Φ_j ≥ t), S3's ``fminimax``
-    "maximising the worst-case stability" with the objectives made explicit (methods-spec
-    §7.5). A discount vector covers ranks 1..max(k); nDCG@k_j uses its first k_j entries.
+    objectives (epigraph form: maximise t subject to Φ_j ≥ t), Kanoulas & Aslam's (2009) ``fminimax``
+    "maximising the worst-case stability" with the objectives made explicit. A discount vector covers ranks 1..max(k); nDCG@k_j uses its first k_j entries.
 
     **n′ in the objective.** Φ(n′) = 1/(1 + r/n′) with r = (σ²_t + σ²_st,e)/σ²_s, so for
-    one objective the maximiser does not depend on n′ (seed 003 sets n′ = 1 and argues
-    from monotonicity; this is the right reason, methods-spec §7.5). For minimax it does:
+    one objective the maximiser does not depend on n′ (Kanoulas & Aslam (2009) set n′ = 1 and argue
+    from monotonicity; this is the right reason). For minimax it does:
     ``n_queries=None`` (default) compares each objective's Φ at its observed number of
-    queries; ``n_queries=1`` reproduces S3's setting.
+    queries; ``n_queries=1`` reproduces Kanoulas & Aslam's (2009) setting.
 
     Parameters
     ----------
@@ -443,13 +442,13 @@ def optimize(
         ``"discount"`` (gains fixed to ``gain``), ``"gain"`` (discount fixed to
         ``discount``), or ``"both"`` (joint).
     gain
-        Fixed gains (``what="discount"``) or the start: ``"linear"`` (the label; S3's
+        Fixed gains (``what="discount"``) or the start: ``"linear"`` (the label; Kanoulas & Aslam's (2009)
         0/1/2), ``"exp"`` (2^label − 1), or a mapping {label: gain}.
     discount
         Fixed discount (``what="gain"``) or the start: ``"log2"``, ``"zipf"``,
         ``"linear"`` ((K+1−r)/K) or a vector of K weights.
     monotone
-        Enforce non-increasing discounts / non-decreasing gains (default, S3's Figure 1).
+        Enforce non-increasing discounts / non-decreasing gains (default, Kanoulas & Aslam 2009, Figure 1).
     by
         A column of ``run`` (and of ``qrels``, if it has it; otherwise the qrels are shared)
         naming collections: one objective per collection and cut-off (minimax).
@@ -457,7 +456,7 @@ def optimize(
         n′ of Φ in the objective and in the reported ``phi`` columns (default: each
         objective's observed number of queries).
     target
-        Φ to reach for ``queries_needed`` (seed 003 Tables 1 and 3 use 0.95).
+        Φ to reach for ``queries_needed`` (Kanoulas & Aslam's (2009) Tables 1 and 3 use 0.95).
     maxiter, ftol
         SLSQP options.
 
@@ -599,7 +598,7 @@ def _result(model: _Model, what, grades, g0, d0, g, d, success, message, timing,
         )
     summary = pd.DataFrame(rows)
 
-    # comparison against the standard functions (seed 003 Tables 1, 3, 4)
+    # comparison against the standard functions (Kanoulas & Aslam 2009, Tables 1, 3, 4)
     gname0, dname0 = names
     # (gain name, discount name, gain vector, discount: vector or a standard name)
     if what == "discount":

@@ -45,7 +45,7 @@ def _level_values(arr: np.ndarray):
 
 
 def _keep_count(x: float, m: np.ndarray) -> np.ndarray:
-    """keep = ⌊x·m/100 + 0.5⌋ (methods-spec §9.5)."""
+    """keep = ⌊x·m/100 + 0.5⌋."""
     return np.floor(x * m / 100.0 + 0.5).astype(np.int64)
 
 
@@ -61,7 +61,7 @@ def subsample_qrels(
     rel: float = 1.0,
     columns: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
-    r"""Qrels subsampled at completeness levels x%, repeated (methods-spec §9.5; seed 004 §5.1).
+    r"""Qrels subsampled at completeness levels x%, repeated (He et al. 2008, Section 5.1).
 
     Per query the judged documents are split into two strata, relevant (label ≥ ``rel``)
     and non-relevant (label < ``rel``, negative labels included), and each stratum of size
@@ -91,10 +91,10 @@ def subsample_qrels(
     qrels
         Judgments ``query, doc, label`` (the complete pool).
     levels
-        Completeness levels in percent, each in (0, 100]; default seed 004's 16 levels
+        Completeness levels in percent, each in (0, 100]; default He et al.'s (2008) 16 levels
         1, 2, 3, 4, 5, 10, 15, ..., 90.
     n_resamples
-        Independent repetitions per level (seed 004: 10).
+        Independent repetitions per level (He et al. 2008: 10).
     rng
         Integer seed ``s``, numpy Generator, or None.
     nested
@@ -102,8 +102,7 @@ def subsample_qrels(
     mode
         ``"drop"`` (default): removed judgments are deleted, i.e. the documents leave the
         pool. ``"unjudged"``: they stay with a NaN label (pooled but unjudged) — the right
-        choice for infAP, which treats pooled-unjudged and unpooled documents differently
-        (methods-spec §9.2).
+        choice for infAP, which treats pooled-unjudged and unpooled documents differently.
     min_relevant
         Minimum relevant documents kept per query that has any (default 1), so that every
         query keeps R ≥ 1 at every level.
@@ -129,15 +128,15 @@ def subsample_qrels(
 
     Notes
     -----
-    Seed 004 says only "randomly remove (100 − x) percent of relevant and non-relevant
+    He et al. (2008) say only "randomly remove (100 − x) percent of relevant and non-relevant
     documents from the complete pool" (10 repetitions per level); the rounding, the
     minimum relevant kept, nesting and the fate of removed judgments are the library's
-    explicit choices (methods-spec §9.5, §10 row 23).
+    explicit choices.
 
     References
     ----------
     He, Macdonald & Ounis, "Retrieval Sensitivity Under Training Using Different Measures",
-    SIGIR 2008 (seed 004), §5.1. Buckley & Voorhees, "Retrieval evaluation with incomplete
+    SIGIR 2008, Section 5.1. Buckley & Voorhees, "Retrieval evaluation with incomplete
     information", SIGIR 2004.
 
     Examples

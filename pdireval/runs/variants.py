@@ -1,11 +1,11 @@
 """Incomplete judgments: qrels subsampling, evaluation over qrels variants, robustness curves.
 
-Seed 004 (He, Macdonald & Ounis, SIGIR 2008), after Buckley & Voorhees (SIGIR 2004):
+He, Macdonald & Ounis (2008), after Buckley & Voorhees (SIGIR 2004):
 judgments are removed at random from a complete pool to simulate completeness levels
-x% (methods-spec §9.5), runs are evaluated against every (level, repeat) variant, and the
+x%, runs are evaluated against every (level, repeat) variant, and the
 system rankings under the reduced judgments are compared with the rankings under the full
 judgments (Kendall τ, Spearman ρ), or two measures are compared with each other at each
-level (seed 004, Figure 3).
+level (He et al. 2008, Figure 3).
 
 The evaluation over variants reuses one validation, sort and judged-hit join of the run:
 a subsampled qrels only changes *which* hits are in the qrels and their labels, so each

@@ -64,7 +64,7 @@ def t_ppf(q, df):
 def binom_two_sided(n_greater, n_less):
     """Exact two-sided sign-test p-value for counts ``a = n_greater``, ``b = n_less``.
 
-    p = min(1, 2·P(X ≥ max(a, b))), X ~ Binomial(a + b, 1/2) (methods-spec §8.7); a + b = 0
+    p = min(1, 2·P(X ≥ max(a, b))), X ~ Binomial(a + b, 1/2); a + b = 0
     gives 1. Equals ``scipy.stats.binomtest(a, a + b).pvalue`` (checked in the tests), but works
     on whole arrays of counts at once.
     """

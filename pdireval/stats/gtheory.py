@@ -25,7 +25,7 @@ def anova_table(x: np.ndarray) -> dict[str, np.ndarray]:
     dict of arrays (shape ``x.shape[:-2]``)
         ``ss_system, ss_query, ss_residual`` (sums of squares), ``df_system = n_s - 1``,
         ``df_query = n_t - 1``, ``df_residual = (n_s - 1)(n_t - 1)``, and the mean squares
-        ``ms_* = ss_* / df_*`` (methods-spec §7.1).
+        ``ms_* = ss_* / df_*``.
     """
     x = np.asarray(x, dtype=np.float64)
     n_t, n_s = x.shape[-2], x.shape[-1]
@@ -59,7 +59,7 @@ def anova_table(x: np.ndarray) -> dict[str, np.ndarray]:
 
 
 def variance_components(ms_system, ms_query, ms_residual, n_systems, n_queries, *, negative="clip"):
-    """Variance components from the mean squares (methods-spec §7.2).
+    """Variance components from the mean squares.
 
     ``var_system = (MS_s - MS_res)/n_t``, ``var_query = (MS_t - MS_res)/n_s``,
     ``var_residual = MS_res`` (interaction and error confounded). ``negative="clip"``
@@ -86,7 +86,7 @@ def _coefficient(var_s, error, n):
 
 
 def phi(var_system, var_query, var_residual, n_queries):
-    """Dependability Φ(n′) = σ²_s / (σ²_s + (σ²_t + σ²_res)/n′) (seed 003 eq. 2; §7.3).
+    """Dependability Φ(n′) = σ²_s / (σ²_s + (σ²_t + σ²_res)/n′) (Kanoulas & Aslam 2009, eq. 2).
 
     Zero denominator → NaN; σ²_s = 0 (with a non-zero denominator) → 0. Broadcasts.
     """
@@ -94,12 +94,12 @@ def phi(var_system, var_query, var_residual, n_queries):
 
 
 def e_rho2(var_system, var_residual, n_queries):
-    """Generalizability Eρ²(n′) = σ²_s / (σ²_s + σ²_res/n′) (methods-spec §7.3). Broadcasts."""
+    """Generalizability Eρ²(n′) = σ²_s / (σ²_s + σ²_res/n′). Broadcasts."""
     return _coefficient(var_system, var_residual, n_queries)
 
 
 def queries_needed(var_system, error, target):
-    """Smallest integer n′ ≥ 1 with σ²_s/(σ²_s + error/n′) ≥ ``target`` (methods-spec §7.4).
+    """Smallest integer n′ ≥ 1 with σ²_s/(σ²_s + error/n′) ≥ ``target``.
 
     ``error`` is σ²_t + σ²_res for Φ and σ²_res for Eρ². The closed form
     ⌈target·error / (σ²_s (1 − target))⌉ is corrected by ±1 against the coefficient itself,

@@ -13,10 +13,10 @@ __all__ = ["information_from_tau", "tau_from_information", "plugin_mutual_inform
 
 
 def information_from_tau(tau):
-    """Theorem 1 of seed 001: I(τ) = ((1+τ)/2)·log2(1+τ) + ((1−τ)/2)·log2(1−τ) bits.
+    """Theorem 1 of Golbus & Aslam (2013): I(τ) = ((1+τ)/2)·log2(1+τ) + ((1−τ)/2)·log2(1−τ) bits.
 
     Equal to 1 − H2((1 − τ)/2) (Corollary 1). Exact for total orders, and for γ when tied
-    pairs are dropped (methods-spec §5.3–5.4). I(τ) = I(−τ); range [0, 1] bits.
+    pairs are dropped. I(τ) = I(−τ); range [0, 1] bits.
 
     Parameters
     ----------
@@ -44,7 +44,7 @@ def information_from_tau(tau):
 
 def tau_from_information(bits):
     """Inverse of Theorem 1 on τ ∈ [0, 1]: τ = 1 − 2·H2⁻¹(1 − I), the root of H2 in [0, ½]
-    found by bisection (methods-spec §5.3). I(τ) = I(−τ), so the sign is not recoverable.
+    found by bisection. I(τ) = I(−τ), so the sign is not recoverable.
 
     Parameters
     ----------
@@ -99,7 +99,7 @@ def plugin_mutual_information(x, y, *, group=None):
 
 
 def plugin_conditional_mutual_information(x, y, z: Sequence = (), *, group=None):
-    """Plug-in I(X; Y | Z) in bits, Z the joint of the arrays in ``z`` (methods-spec §5.5):
+    """Plug-in I(X; Y | Z) in bits, Z the joint of the arrays in ``z``:
 
     I(X;Y|Z) = Σ p(x,y,z)·log2[p(x,y,z)·p(z) / (p(x,z)·p(y,z))] = H(X,Z) + H(Y,Z) − H(X,Y,Z) − H(Z).
 

@@ -47,8 +47,8 @@ class SignTestResult(NamedTuple):
 def _paired(a, b):
     """(a, b) as float64 arrays of the same shape, 1-D or 2-D (columns = pairs).
 
-    For 1-D input, positions where either value is NaN are dropped (methods-spec §8.1:
-    queries where both are defined). 2-D input must be complete.
+    For 1-D input, positions where either value is NaN are dropped (the
+    queries where both are defined are kept). 2-D input must be complete.
     """
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
@@ -217,7 +217,7 @@ def required_position(alpha, n_res):
 
 
 def bootstrap_counts(rng, n, n_res):
-    """Draw the §8.1 index matrix (one call) and turn it into the B x n counts matrix."""
+    """Draw the bootstrap index matrix (one call) and turn it into the B x n counts matrix."""
     idx = rng.integers(0, n, size=(n_res, n))
     flat = idx + (np.arange(n_res) * n)[:, None]
     return np.bincount(flat.ravel(), minlength=n_res * n).reshape(n_res, n).astype(np.float64)
@@ -249,11 +249,11 @@ def randomization_kernel(d, signs, exact, alternative="two-sided"):
 
 
 def tukey_null(x, rng, n_res, progress=None):
-    """HSD null distribution: max - min of system means over B row-permuted matrices (§8.4)."""
+    """HSD null distribution: max - min of system means over B row-permuted matrices."""
     n, m = x.shape
     hsd = np.empty(n_res)
     # rng.permuted on a stack of B copies consumes the stream exactly as B calls
-    # rng.permuted(X, axis=1) in turn, so chunking over B keeps the §8.4 draws.
+    # rng.permuted(X, axis=1) in turn, so chunking over B keeps the documented draws.
     parts = chunks(n_res, n * m)
     for part in progress_bar(parts, desc="Tukey HSD", progress=progress):
         stack = np.broadcast_to(x, (part.stop - part.start, n, m))
@@ -410,7 +410,7 @@ def bootstrap_test(a, b, *, n_resamples: int = 1000, rng=None, alternative: str 
 
 
 def tukey_hsd(matrix, *, n_resamples: int = 5000, rng=None) -> np.ndarray:
-    r"""Randomised Tukey HSD p-values for every pair of columns (methods-spec §8.4).
+    r"""Randomised Tukey HSD p-values for every pair of columns.
 
     For b = 1..B, X_b = ``rng.permuted(X, axis=1)`` (each query's row shuffled independently;
     drawn in chunks of stacked copies, which consumes the stream exactly as B successive

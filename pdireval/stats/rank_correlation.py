@@ -37,11 +37,11 @@ def kendall_tau(x, y, variant: str = "b") -> float:
     r"""Kendall's rank correlation between two score vectors over the same objects.
 
     Over the n0 = n(n − 1)/2 unordered pairs: c concordant, d discordant, n1 tied in x, n2
-    tied in y (methods-spec §5.1):
+    tied in y:
 
     * ``"a"``: τ_a = (c − d) / n0;
     * ``"b"`` (default, scipy's ``kendalltau``): τ_b = (c − d) / √((n0 − n1)(n0 − n2));
-    * ``"gamma"``: Goodman–Kruskal γ = (c − d) / (c + d) — the statistic seed 001 calls τ.
+    * ``"gamma"``: Goodman–Kruskal γ = (c − d) / (c + d) — the statistic Golbus & Aslam (2013) call τ.
 
     Without ties the three agree. Undefined (n < 2 or a zero denominator) gives NaN.
     """
@@ -63,7 +63,7 @@ def tau_ap(x, y, *, symmetric: bool = False) -> float:
     r"""AP correlation τ_AP of ranking x against the "true" ranking y (Yilmaz et al. 2008).
 
     Order the items by x descending; for the item at position i = 2..N, C(i) is the number of
-    items above it (in x's order) that y also ranks above it. Then (methods-spec §5.6)
+    items above it (in x's order) that y also ranks above it. Then
 
     .. math:: \tau_{AP}(x \mid y) = \frac{2}{N-1} \sum_{i=2}^{N} \frac{C(i)}{i-1} - 1 .
 
