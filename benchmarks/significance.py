@@ -179,7 +179,7 @@ def main():
         "(`pdireval.core.chunking.CHUNK_CELLS`), so memory does not grow with the number of pairs.")
     say(f"The naive loop draws its resamples differently, so its ASLs differ from ours by Monte Carlo noise "
         f"(largest |difference| on the timed pairs: {max_dev:.3f}); the vectorized kernel equals a loop "
-        "on the *same* draws exactly (tests/test_significance.py). ranx's Fisher p-values vs ours "
+        "on the *same* draws exactly (tests/meta/test_significance.py). ranx's Fisher p-values vs ours "
         f"(different draws; ranx counts #≥/B, we use (#≥+1)/(B+1)): median |difference| {np.median(diffs):.4f}, "
         f"max {np.max(diffs):.3f}.\n")
     say("What limits our speed: two (P × n) @ (n × B) matrix products per chunk (replicate sums and "

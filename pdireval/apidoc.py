@@ -1,6 +1,6 @@
 """Generate ``docs/api.md``, the list of every public function, from the code.
 
-``python -m pdireval.apidoc > docs/api.md``; ``tests/test_docs_api.py`` checks the page is in
+``python -m pdireval.apidoc > docs/api.md``; ``tests/docs/test_docs_api.py`` checks the page is in
 sync. Each entry gives the signature, the docstring's summary, its parameters (name, type and
 first line of the description) and its Returns section as written, so the page cannot
 disagree with ``help()``.

@@ -1,6 +1,6 @@
 """Generate docs/measures.md from the registry: ``python -m pdireval.measures.docs > docs/measures.md``.
 
-``tests/test_docs_measures.py`` fails when the committed page differs from the registry.
+``tests/docs/test_docs_measures.py`` fails when the committed page differs from the registry.
 """
 
 from __future__ import annotations
