@@ -12,7 +12,7 @@ from tests.helpers import ROOT
 
 INTERNAL = re.compile(r"seed 00\d|methods-spec|methods spec", re.IGNORECASE)
 FILES = sorted(
-    [ROOT / "README.md"]
+    [ROOT / "README.md", ROOT / "DEVELOPING.md"]
     + [p for p in (ROOT / "docs").rglob("*") if p.suffix in {".md", ".html", ".txt", ".py"}]
     + list((ROOT / "pdireval").rglob("*.py"))
 )
