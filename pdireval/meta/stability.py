@@ -278,7 +278,7 @@ def error_rate(
     fuzziness
         f ≥ 0 (default 0.05).
     n_resamples
-        Trials per size (default 200, as in Gienapp et al. 2020).
+        Trials per size (default 200, as in Gienapp, Fröbe, Hagen & Potthast 2020).
     n_queries
         Query-set sizes (default 5, 10, ..., n).
     unit

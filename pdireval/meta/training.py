@@ -377,7 +377,7 @@ def stability_sign_test(
     level
         The completeness column (default ``"level"``).
     ranges
-        Level ranges (lo, hi] counted separately besides "all" (He et al. 2008: x ≤ 10 and
+        Level ranges (lo, hi] counted separately besides "all" (He, Macdonald & Ounis 2008: x ≤ 10 and
         x > 10; its Table 5 header "≥ x > 10" is a typo for x > 10).
     by
         Extra columns kept apart (e.g. ``"model"``); ``measure`` and ``parameter`` always are.

@@ -94,7 +94,7 @@ def subsample_qrels(
         Completeness levels in percent, each in (0, 100]; default He et al.'s (2008) 16 levels
         1, 2, 3, 4, 5, 10, 15, ..., 90.
     n_resamples
-        Independent repetitions per level (He et al. 2008: 10).
+        Independent repetitions per level (He, Macdonald & Ounis 2008: 10).
     rng
         Integer seed ``s``, numpy Generator, or None.
     nested
