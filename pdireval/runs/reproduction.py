@@ -173,8 +173,10 @@ def reproducibility(
     ----------
     original, reproduced
         Run frames (``system, query, doc, score`` and/or ``rank``); lists are ordered as
-        trec_eval orders them (score descending, ties by doc id descending; by rank when
-        there is no score).
+        trec_eval orders them (score descending compared at float32 precision, ties by doc
+        id descending; by rank when there is no score). repro_eval compares the exact
+        scores, so the two orders (and KTU / RBO) differ only where two scores of a list are
+        equal in float32 but not in float64.
     qrels
         Judgments of the original collection (and of the reproduction when
         ``reproduced_qrels`` is None).

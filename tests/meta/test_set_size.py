@@ -93,3 +93,21 @@ def test_bad_input(scores):
         pdireval.topic_set_size(scores, min_difference=0)
     with pytest.raises(OptionError, match="power"):
         pdireval.topic_set_size(scores, power=1.0)
+
+
+def test_robust03_sizes_against_pingouin_and_statsmodels(robust03):
+    import pingouin
+    import statsmodels.formula.api as smf
+    from statsmodels.stats.anova import anova_lm
+
+    run, qrels = robust03
+    scores = pdireval.evaluate(run, "AP", qrels=qrels)
+    res = pdireval.topic_set_size(scores, method=["ttest", "anova"], min_difference=0.05).set_index("method")
+    table = anova_lm(smf.ols("value ~ C(system) + C(query)", data=scores).fit())
+    var = table.loc["Residual", "mean_sq"]
+    assert res.loc["ttest", "variance"] == pytest.approx(var)
+    d = 0.05 / np.sqrt(2 * var)
+    assert res.loc["ttest", "n_queries"] == np.ceil(pingouin.power_ttest(d=d, power=0.8, contrast="paired"))
+    f2 = 0.05**2 / (2 * 17 * var)
+    n = pingouin.power_anova(eta_squared=f2 / (1 + f2), k=17, power=0.8)
+    assert res.loc["anova", "n_queries"] == np.ceil(n)
