@@ -212,3 +212,28 @@ def test_warnings_are_one_line_on_stderr(files, tmp_path, capsys):
     status, out, err = call(capsys, "evaluate", files["file"], "--qrels", tmp_path / "fewer.txt", "-m", "AP")
     assert status == 0 and "runid" in out
     assert err.strip().splitlines() == ["pdireval: warning: 1 run query has no judgments and is not evaluated (e.g. ['6'])."]
+
+
+def test_evaluate_sums_counts_and_says_how_many_pairs_it_filled(capsys, tmp_path):
+    run, qrels = pdireval.datasets.simulate(n_systems=1, n_queries=4, depth=10, rng=2)
+    run = run[run["query"] != "1"]  # a judged query the run does not answer
+    pdireval.write_run(run, tmp_path / "run.txt")
+    pdireval.write_qrels(qrels, tmp_path / "qrels.txt")
+    status, out, err = call(capsys, "evaluate", tmp_path / "run.txt", "--qrels", tmp_path / "qrels.txt", "-m", "NumRet", "-m", "AP")
+    assert status == 0
+    assert err.count("\n") == 1 and "missing='zero': 1 (system, query) pair" in err  # one line
+    numret = [line for line in out.splitlines() if line.startswith("NumRet") and "\tall\t" in line]
+    assert numret[0].endswith(f"\t{len(run)}")  # trec_eval sums counts (as an integer)
+
+
+def test_two_run_files_with_one_tag_name_both_files(capsys, tmp_path):
+    run, qrels = pdireval.datasets.simulate(n_systems=1, n_queries=3, depth=5, rng=2)
+    pdireval.write_run(run, tmp_path / "a.txt")
+    pdireval.write_run(run, tmp_path / "b.txt")
+    pdireval.write_qrels(qrels, tmp_path / "qrels.txt")
+    status, _, err = call(capsys, "evaluate", tmp_path / "a.txt", tmp_path / "b.txt", "--qrels", tmp_path / "qrels.txt")
+    assert status == 1
+    assert "a.txt" in err and "b.txt" in err and "--system filename" in err
+    status, out, _ = call(capsys, "evaluate", tmp_path / "a.txt", tmp_path / "b.txt", "--qrels", tmp_path / "qrels.txt", "--system", "filename")
+    assert status == 0
+    assert {line.split("\t")[2] for line in out.splitlines() if line.startswith("runid")} == {"a", "b"}

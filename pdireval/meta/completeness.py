@@ -19,6 +19,7 @@ def completeness_correlation(
     reference: pd.DataFrame,
     *,
     method: str | Sequence[str] = ("kendall_b", "spearman"),
+    columns=None,
 ) -> pd.DataFrame:
     r"""Correlation of system rankings under reduced judgments with the full-judgment ranking.
 
@@ -45,6 +46,10 @@ def completeness_correlation(
         matched.
     method
         One correlation method or a list (see :func:`pdireval.correlate`).
+    columns
+        Optional mapping ``{canonical name: your column name}`` for the scores frame(s);
+        other tools' spellings (PyTerrier's ``name, qid``, ir_measures' ``query_id``) are
+        recognised without it.
 
     Returns
     -------
@@ -74,8 +79,8 @@ def completeness_correlation(
     for m in methods:
         if m not in CORRELATION_METHODS:
             raise OptionError(f"method= must be among {CORRELATION_METHODS}, got {m!r}")
-    frame = canonical_scores(scores)
-    ref = canonical_scores(reference)
+    frame = canonical_scores(scores, columns)
+    ref = canonical_scores(reference, columns)
     keys = group_columns(frame)
     ref_keys = group_columns(ref)
     extra_ref = [k for k in ref_keys if k != "measure"]

@@ -60,6 +60,7 @@ def correlate(
     *,
     method: str | list[str] = "kendall_b",
     p: float = 0.9,
+    columns=None,
 ) -> pd.DataFrame:
     r"""Rank correlation between the system rankings induced by measures.
 
@@ -85,6 +86,10 @@ def correlate(
         A second scores frame whose system rankings are compared with those of ``scores``.
     method : str or list of str
         One or several of the methods above.
+    columns
+        Optional mapping ``{canonical name: your column name}`` for the scores frame(s);
+        other tools' spellings (PyTerrier's ``name, qid``, ir_measures' ``query_id``) are
+        recognised without it.
 
     Returns
     -------
@@ -107,13 +112,13 @@ def correlate(
         raise OptionError("method= is an empty list; pass at least one correlation method")
     for m in methods:
         check_option("method", m, CORRELATION_METHODS)
-    frame = canonical_scores(scores)
+    frame = canonical_scores(scores, columns)
     extra = [c for c in group_columns(frame) if c != "measure"]
     left = _system_means(frame, extra, "scores")
     if other is None:
         right = None
     else:
-        frame_b = canonical_scores(other)
+        frame_b = canonical_scores(other, columns)
         extra_b = [c for c in group_columns(frame_b) if c != "measure"]
         if sorted(extra_b) != sorted(extra):
             raise SchemaError(

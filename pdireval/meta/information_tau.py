@@ -125,6 +125,7 @@ def information_tau(
     given=(),
     per_query: bool = False,
     ties: str = "drop",
+    columns=None,
 ) -> pd.DataFrame:
     """Information τ between the rankings of systems by two measures, optionally given others.
 
@@ -156,6 +157,10 @@ def information_tau(
         involved. ``"keep"``: keep tied pairs with value 0 (three-valued variables; no
         closed form, and the maximum is no longer 1 bit). Pairs with a NaN score are always
         discarded.
+    columns
+        Optional mapping ``{canonical name: your column name}`` for the scores frame(s);
+        other tools' spellings (PyTerrier's ``name, qid``, ir_measures' ``query_id``) are
+        recognised without it.
 
     Returns
     -------
@@ -194,7 +199,7 @@ def information_tau(
         raise OptionError(f"ties= must be one of {TIES}, got {ties!r}")
     if not isinstance(per_query, (bool, np.bool_)):
         raise TypeError("per_query= must be True or False")
-    frame = canonical_scores(scores)
+    frame = canonical_scores(scores, columns)
     a_list = _as_list(a, "a")
     b_list = _as_list(b, "b")
     sets = _given_sets(given)

@@ -26,6 +26,7 @@ def discriminative_power(
     n_resamples: int = 1000,
     rng=None,
     progress: bool | None = None,
+    columns=None,
 ) -> pd.DataFrame:
     r"""Discriminative power of each measure: how many system pairs a test separates.
 
@@ -54,6 +55,10 @@ def discriminative_power(
         alone (see :func:`pdireval.errors.check_rng`).
     progress
         tqdm progress bars (None: when stderr is a terminal).
+    columns
+        Optional mapping ``{canonical name: your column name}`` for the scores frame(s);
+        other tools' spellings (PyTerrier's ``name, qid``, ir_measures' ``query_id``) are
+        recognised without it.
 
     Returns
     -------
@@ -67,7 +72,7 @@ def discriminative_power(
     ----------
     Sakai, T. (2006). Evaluating evaluation metrics based on the bootstrap. SIGIR.
     """
-    frame = canonical_scores(scores)
+    frame = canonical_scores(scores, columns)
     _check_common(method, 0.95)
     _check_alpha(alpha)
     keys_cols = group_columns(frame)
@@ -100,6 +105,7 @@ def asl_curve(
     n_resamples: int = 1000,
     rng=None,
     progress: bool | None = None,
+    columns=None,
 ) -> pd.DataFrame:
     """ASL curve data: every pair's p-value (ASL), sorted increasingly, per measure (Sakai 2006).
 
@@ -121,6 +127,10 @@ def asl_curve(
         Seed of the resamples.
     progress : bool or None
         Show a progress bar (None: only when standard error is a terminal).
+    columns
+        Optional mapping ``{canonical name: your column name}`` for the scores frame(s);
+        other tools' spellings (PyTerrier's ``name, qid``, ir_measures' ``query_id``) are
+        recognised without it.
 
     Returns
     -------
@@ -129,7 +139,7 @@ def asl_curve(
         increasing p-value order; ties keep system-pair order), ``system_a``, ``system_b``,
         ``p_value``.
     """
-    res = compare(scores, method=method, n_resamples=n_resamples, rng=rng, progress=progress)
+    res = compare(scores, columns=columns, method=method, n_resamples=n_resamples, rng=rng, progress=progress)
     frame_keys = [c for c in res.columns[: list(res.columns).index("system_a")]]
     parts = []
     for _, group in _groups_in_order(res, frame_keys):
@@ -157,6 +167,7 @@ def conflicts(
     n_resamples: int = 1000,
     rng=None,
     progress: bool | None = None,
+    columns=None,
 ) -> pd.DataFrame:
     """Pairs of systems on which two measures reach different significance decisions.
 
@@ -181,6 +192,10 @@ def conflicts(
         Seed of the resamples.
     progress : bool or None
         Show a progress bar (None: only when standard error is a terminal).
+    columns
+        Optional mapping ``{canonical name: your column name}`` for the scores frame(s);
+        other tools' spellings (PyTerrier's ``name, qid``, ir_measures' ``query_id``) are
+        recognised without it.
 
     Returns
     -------
@@ -191,7 +206,7 @@ def conflicts(
         the mean difference), ``conflict_rate`` (n_conflicts / n_pairs).
     """
     _check_alpha(alpha)
-    res = compare(scores, method=method, n_resamples=n_resamples, rng=rng, progress=progress)
+    res = compare(scores, columns=columns, method=method, n_resamples=n_resamples, rng=rng, progress=progress)
     extra = [c for c in res.columns[: list(res.columns).index("system_a")] if c != "measure"]
     rows = []
     for _key, group in _groups_in_order(res, extra):

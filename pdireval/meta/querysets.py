@@ -49,6 +49,7 @@ def query_sets(
     *,
     n_queries: int,
     absolute: bool = False,
+    columns=None,
 ) -> pd.DataFrame:
     """Uninformative and ideal query sets of Karmaker & Feng (2022, Section 4.4).
 
@@ -79,6 +80,10 @@ def query_sets(
         Number of queries in each set (1 <= n_queries <= number of queries with a difference).
     absolute
         Rank uninformative queries by |difference|.
+    columns
+        Optional mapping ``{canonical name: your column name}`` for the scores frame(s);
+        other tools' spellings (PyTerrier's ``name, qid``, ir_measures' ``query_id``) are
+        recognised without it.
 
     Returns
     -------
@@ -107,7 +112,7 @@ def query_sets(
     Karmaker, S. K., Feng, D. (2022). Joint Upper & Lower Bound Normalization for IR
     Evaluation. Preprint, Section 4.4.
     """
-    frame = canonical_scores(scores)
+    frame = canonical_scores(scores, columns)
     real = frame.groupby("query", sort=False)["value"].mean()
     exp = _expected_per_query(expected)
     absent = real.index[~real.index.isin(exp.index)]
@@ -168,6 +173,7 @@ def pad(
     denominator: str = "max",
     cutoffs: str = "average",
     pairs: bool = False,
+    columns=None,
 ) -> pd.DataFrame:
     """Percentage absolute difference between systems (Karmaker & Feng 2022, eq. 8).
 
@@ -194,6 +200,10 @@ def pad(
         ``"max"`` (the paper's signed maximum) or ``"absmax"``.
     pairs
         Also return the per-pair rows instead of the summary.
+    columns
+        Optional mapping ``{canonical name: your column name}`` for the scores frame(s);
+        other tools' spellings (PyTerrier's ``name, qid``, ir_measures' ``query_id``) are
+        recognised without it.
 
     Returns
     -------
@@ -215,7 +225,7 @@ def pad(
     """
     check_option("denominator", denominator, DENOMINATORS)
     check_option("cutoffs", cutoffs, CUTOFFS)
-    frame = canonical_scores(scores)
+    frame = canonical_scores(scores, columns)
     measure = frame["measure"].astype(str)
     cut = measure.str.extract(_CUTOFF.pattern, expand=False)
     if cutoffs == "average":

@@ -140,6 +140,7 @@ def reliability(
     target: float = 0.95,
     negative: str = "clip",
     confidence_level: float = 0.95,
+    columns=None,
 ) -> pd.DataFrame:
     """Generalizability-theory reliability of each measure: variance components, Φ, Eρ².
 
@@ -183,6 +184,10 @@ def reliability(
         ``"keep"``: keep them (then Φ can fall outside [0, 1]).
     confidence_level
         Level of the ``*_ci_low``/``*_ci_high`` intervals.
+    columns
+        Optional mapping ``{canonical name: your column name}`` for the scores frame(s);
+        other tools' spellings (PyTerrier's ``name, qid``, ir_measures' ``query_id``) are
+        recognised without it.
 
     Returns
     -------
@@ -226,7 +231,7 @@ def reliability(
     target = _check_target(target)
     confidence_level = _check_confidence(confidence_level)
     check_option("negative", negative, NEGATIVE)
-    frame = canonical_scores(scores)
+    frame = canonical_scores(scores, columns)
     keys_list, tab, n_s, n_t = _tables(frame)
     if n_queries is None:
         n_prime = n_t.copy()
@@ -272,6 +277,7 @@ def d_study(
     *,
     negative: str = "clip",
     confidence_level: float = 0.95,
+    columns=None,
 ) -> pd.DataFrame:
     """D-study curves: Φ(n′) and Eρ²(n′) of each measure for several query-set sizes.
 
@@ -287,6 +293,10 @@ def d_study(
         query-set sizes n′ > 0 (a number or a list), e.g. ``range(1, 201)``.
     negative, confidence_level
         As in :func:`reliability`.
+    columns
+        Optional mapping ``{canonical name: your column name}`` for the scores frame(s);
+        other tools' spellings (PyTerrier's ``name, qid``, ir_measures' ``query_id``) are
+        recognised without it.
 
     Returns
     -------
@@ -308,7 +318,7 @@ def d_study(
     confidence_level = _check_confidence(confidence_level)
     check_option("negative", negative, NEGATIVE)
     size = _check_sizes(n_queries, "n_queries")
-    frame = canonical_scores(scores)
+    frame = canonical_scores(scores, columns)
     keys_list, tab, n_s, n_t = _tables(frame)
     var_s, var_t, var_r = variance_components(tab["ms_system"], tab["ms_query"], tab["ms_residual"], n_s, n_t, negative=negative)
     g = len(keys_list)

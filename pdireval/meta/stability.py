@@ -98,6 +98,7 @@ def swap_rate(
     ties: str = "keep",
     rng=None,
     progress: bool | None = None,
+    columns=None,
 ) -> pd.DataFrame:
     r"""Swap rates: between two experiments, or Voorhees–Buckley query splits.
 
@@ -139,6 +140,10 @@ def swap_rate(
         seed alone (see :func:`pdireval.errors.check_rng`).
     progress
         tqdm progress bar over the sizes (None: when stderr is a terminal).
+    columns
+        Optional mapping ``{canonical name: your column name}`` for the scores frame(s);
+        other tools' spellings (PyTerrier's ``name, qid``, ir_measures' ``query_id``) are
+        recognised without it.
 
     Returns
     -------
@@ -161,7 +166,7 @@ def swap_rate(
     n_bins = _check_positive_int("n_bins", n_bins)
     if not (isinstance(bin_width, (int, float)) and bin_width > 0):
         raise OptionError(f"bin_width= must be a positive number, got {bin_width!r}")
-    frame = canonical_scores(scores)
+    frame = canonical_scores(scores, columns)
     keys_cols = group_columns(frame)
     seed = check_rng(rng)
     parts = []
@@ -254,6 +259,7 @@ def error_rate(
     unit: str = "query_set",
     rng=None,
     progress: bool | None = None,
+    columns=None,
 ) -> pd.DataFrame:
     r"""Buckley–Voorhees error rate with fuzziness, as a curve over query-set sizes.
 
@@ -288,6 +294,10 @@ def error_rate(
         seed alone (see :func:`pdireval.errors.check_rng`).
     progress
         tqdm bar over the sizes (None: when stderr is a terminal).
+    columns
+        Optional mapping ``{canonical name: your column name}`` for the scores frame(s);
+        other tools' spellings (PyTerrier's ``name, qid``, ir_measures' ``query_id``) are
+        recognised without it.
 
     Returns
     -------
@@ -303,7 +313,7 @@ def error_rate(
     n_resamples = _check_positive_int("n_resamples", n_resamples)
     if isinstance(fuzziness, bool) or not isinstance(fuzziness, (int, float)) or not fuzziness >= 0:
         raise OptionError(f"fuzziness= must be a number >= 0, got {fuzziness!r}")
-    frame = canonical_scores(scores)
+    frame = canonical_scores(scores, columns)
     keys_cols = group_columns(frame)
     seed = check_rng(rng)
     rows = []

@@ -85,6 +85,7 @@ def train_test(
     params=None,
     train_scores: pd.DataFrame | None = None,
     swap: bool = True,
+    columns=None,
 ) -> pd.DataFrame:
     r"""Train a parameter on one query set by each measure, test on another (He et al. 2008, Section 4.1).
 
@@ -123,6 +124,10 @@ def train_test(
         Scores used for training (default ``scores``); may carry variant columns.
     swap
         Also train on ``test`` and test on ``train`` (fold 1).
+    columns
+        Optional mapping ``{canonical name: your column name}`` for the scores frame(s);
+        other tools' spellings (PyTerrier's ``name, qid``, ir_measures' ``query_id``) are
+        recognised without it.
 
     Returns
     -------
@@ -147,8 +152,8 @@ def train_test(
     He, Macdonald & Ounis, "Retrieval Sensitivity Under Training Using Different Measures",
     SIGIR 2008, Sections 4.1 and 5.1; Wilcoxon (1945).
     """
-    full = canonical_scores(scores)
-    tr = full if train_scores is None else canonical_scores(train_scores)
+    full = canonical_scores(scores, columns)
+    tr = full if train_scores is None else canonical_scores(train_scores, columns)
     exp_keys = [k for k in group_columns(full) if k != "measure"]
     lacking = [k for k in exp_keys if k not in tr.columns]
     if lacking:

@@ -153,3 +153,29 @@ def test_missing_zero_says_how_many_pairs_it_filled():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         pdireval.evaluate(run, "AP", qrels=qrels, missing="drop")  # no warning
+
+
+def test_columns_everywhere_on_scores_frames():
+    """Every public function taking a scores frame takes columns= (names no rule knows)."""
+    import inspect
+
+    from pdireval.public import EXPORTS, FRAME_FUNCTIONS
+
+    run, qrels = pdireval.datasets.simulate(n_systems=4, n_queries=20, depth=30, rng=3)
+    ours = pdireval.evaluate(run, ["AP", "nDCG@10"], qrels=qrels)
+    odd = ours.rename(columns={"system": "engine", "query": "topic_no", "measure": "metric_name", "value": "val"})
+    mapping = {"system": "engine", "query": "topic_no", "measure": "metric_name", "value": "val"}
+    calls = {
+        "compare": {"method": "t"}, "reliability": {}, "correlate": {}, "aggregate": {},
+        "discriminative_power": {"method": "t"}, "information_tau": {"a": "AP", "b": "nDCG@10"},
+    }
+    for name, options in calls.items():
+        function = getattr(pdireval, name)
+        pd.testing.assert_frame_equal(function(odd, columns=mapping, **options), function(ours, **options))
+    lacking = [
+        name for name in FRAME_FUNCTIONS
+        if "columns" not in inspect.signature(getattr(__import__(EXPORTS[name], fromlist=[name]), name)).parameters
+    ]
+    # results frames of training runs and run-level analyses keep their own column names
+    assert set(lacking) <= {"training_stability", "stability_sign_test", "swap_difference", "joint_ric",
+                            "information_difference", "optimize"}, lacking
