@@ -48,7 +48,7 @@ def as_ir_measure(measure):
         import ir_measures
     except ImportError:  # pragma: no cover - depends on the environment
         raise ImportError(
-            "as_ir_measure needs ir_measures: pip install ir_measures (or pdireval[ir_measures])."
+            "as_ir_measure needs ir_measures: pip install ir-measures (or pdireval[ir_measures])."
         ) from None
 
     def impl(qrels, run):

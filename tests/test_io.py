@@ -408,3 +408,37 @@ def test_write_then_read_qrels_round_trips(tmp_path_factory, rows):
     assert back["query"].tolist() == expected["query"].tolist()
     assert back["doc"].tolist() == expected["doc"].tolist()
     assert back["label"].tolist() == expected["label"].tolist()
+
+
+# --------------------------------------------------------------------------- trec_eval's reading
+
+
+def test_comment_lines_are_skipped(tmp_path):
+    qrels = write(tmp_path, "q.txt", "# judged by NIST\n1 0 a 1\n# 0 b 1\n1 0 c 0\n")
+    assert pdireval.read_qrels(qrels)["doc"].tolist() == ["a", "c"]
+    run = write(tmp_path, "r.txt", "#  run of team x\n1 Q0 a 1 2.0 t\n1 Q0 c 2 1.0 t\n")
+    assert pdireval.read_run(run)["doc"].tolist() == ["a", "c"]
+
+
+@pytest.mark.parametrize("suffix", [".txt", ".gz"])
+def test_words_after_the_run_tag_are_ignored(tmp_path, suffix):
+    path = write(tmp_path, "r" + suffix, "1 Q0 a 1 2 tagA more words\n1 Q0 b 2 1 tagA\n")
+    run = pdireval.read_run(path)
+    assert run["system"].tolist() == ["tagA", "tagA"] and run["doc"].tolist() == ["a", "b"]
+
+
+def test_tab_separated_fields_are_trimmed(tmp_path):
+    # trec_eval's test/results.trunc: padded scores, words after the tag, tab-separated
+    path = write(tmp_path, "r.txt", "301\tQ0\tFBIS3-1\t99\t  2.138276\tSTANDARD more junk at\n301\tQ0\t FBIS3-2 \t98\t  2.5\tSTANDARD\n")
+    run = pdireval.read_run(path)
+    assert run["system"].tolist() == ["STANDARD", "STANDARD"]
+    assert run["doc"].tolist() == ["FBIS3-1", "FBIS3-2"]
+    assert run["score"].tolist() == [2.138276, 2.5]
+    qrels = pdireval.read_qrels(write(tmp_path, "q.txt", "301\t0\t FBIS3-1\t1\n"))
+    assert qrels["doc"].tolist() == ["FBIS3-1"]
+
+
+def test_writer_refuses_query_ids_a_reader_would_skip(tmp_path):
+    qrels = pd.DataFrame({"query": ["#1"], "doc": ["a"], "label": [1]})
+    with pytest.raises(SchemaError, match="start with '#'"):
+        pdireval.write_qrels(qrels, tmp_path / "q.txt")
