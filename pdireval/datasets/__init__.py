@@ -15,23 +15,9 @@ import numpy as np
 import pandas as pd
 
 from pdireval.core.schema import ID_DTYPE
-from pdireval.errors import OptionError, check_rng, group_generator
+from pdireval.errors import check_int, check_real, check_rng, group_generator
 
 __all__ = ["simulate", "simulate_diversity", "read_cranfield"]
-
-
-def _whole(name: str, value, low: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be a whole number, got {type(value).__name__}")
-    if value < low:
-        raise OptionError(f"{name} must be >= {low}, got {value!r}.")
-
-
-def _real(name: str, value, low: float, high: float = np.inf) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a number, got {type(value).__name__}")
-    if not low <= value <= high:
-        raise OptionError(f"{name} must be in [{low}, {high}], got {value!r}.")
 
 
 def simulate(
@@ -121,20 +107,20 @@ def simulate(
     >>> sorted(run["system"].unique())
     ['sys01', 'sys02', 'sys03']
     """
-    _whole("n_systems", n_systems, 1)
-    _whole("n_queries", n_queries, 1)
-    _whole("depth", depth, 1)
-    _whole("max_label", max_label, 1)
+    check_int("n_systems", n_systems, minimum=1)
+    check_int("n_queries", n_queries, minimum=1)
+    check_int("depth", depth, minimum=1)
+    check_int("max_label", max_label, minimum=1)
     if n_candidates is not None:
-        _whole("n_candidates", n_candidates, depth)
+        check_int("n_candidates", n_candidates, minimum=depth)
     if pool_depth is not None:
-        _whole("pool_depth", pool_depth, 1)
+        check_int("pool_depth", pool_depth, minimum=1)
     if score_decimals is not None:
-        _whole("score_decimals", score_decimals, 0)
-    _real("negative_rate", negative_rate, 0, 1)
-    _real("quality_spread", quality_spread, 0)
-    _real("interaction", interaction, 0)
-    _real("query_spread", query_spread, 0)
+        check_int("score_decimals", score_decimals, minimum=0)
+    check_real("negative_rate", negative_rate, low=0, high=1)
+    check_real("quality_spread", quality_spread, low=0)
+    check_real("interaction", interaction, low=0)
+    check_real("query_spread", query_spread, low=0)
     gen = group_generator(check_rng(rng))
     n_cand = int(n_candidates) if n_candidates is not None else 3 * depth
 

@@ -6,8 +6,7 @@ import numpy as np
 import pandas as pd
 
 from pdireval.core.schema import ID_DTYPE
-from pdireval.datasets import _whole
-from pdireval.errors import check_rng, group_generator
+from pdireval.errors import check_int, check_rng, group_generator
 
 __all__ = ["simulate_diversity"]
 
@@ -65,15 +64,15 @@ def simulate_diversity(
     >>> list(qrels.columns)
     ['query', 'subtopic', 'doc', 'label']
     """
-    _whole("n_systems", n_systems, 1)
-    _whole("n_queries", n_queries, 1)
-    _whole("depth", depth, 1)
-    _whole("max_subtopics", max_subtopics, 2)
-    _whole("max_label", max_label, 1)
+    check_int("n_systems", n_systems, minimum=1)
+    check_int("n_queries", n_queries, minimum=1)
+    check_int("depth", depth, minimum=1)
+    check_int("max_subtopics", max_subtopics, minimum=2)
+    check_int("max_label", max_label, minimum=1)
     if n_candidates is not None:
-        _whole("n_candidates", n_candidates, depth)
+        check_int("n_candidates", n_candidates, minimum=depth)
     if pool_depth is not None:
-        _whole("pool_depth", pool_depth, 1)
+        check_int("pool_depth", pool_depth, minimum=1)
     gen = group_generator(check_rng(rng))
     n_cand = int(n_candidates) if n_candidates is not None else 3 * depth
     S = max_subtopics

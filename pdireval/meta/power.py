@@ -7,15 +7,14 @@ import pandas as pd
 
 from pdireval.core.groups import group_columns
 from pdireval.core.schema import canonical_scores
-from pdireval.errors import OptionError
+from pdireval.errors import check_real
 from pdireval.meta.significance import _check_common, _iter_tests, compare
 
 __all__ = ["discriminative_power", "asl_curve", "conflicts"]
 
 
 def _check_alpha(alpha):
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
-        raise OptionError(f"alpha must be in (0, 1), got {alpha!r}")
+    check_real("alpha", alpha, low=0, high=1, inclusive=False)
 
 
 def discriminative_power(

@@ -13,7 +13,7 @@ import pandas as pd
 
 from pdireval.core.groups import group_columns, score_matrix, scores_groups
 from pdireval.core.schema import canonical_scores
-from pdireval.errors import OptionError, SchemaError, check_option
+from pdireval.errors import OptionError, SchemaError, check_option, check_real
 from pdireval.stats.gtheory import (
     NEGATIVE,
     anova_table,
@@ -103,9 +103,7 @@ def _tables(frame: pd.DataFrame):
 
 
 def _check_target(target):
-    if not isinstance(target, (int, float, np.floating, np.integer)) or isinstance(target, bool) or not 0 < target < 1:
-        raise OptionError(f"target= must be a number strictly between 0 and 1 (e.g. 0.95), got {target!r}")
-    return float(target)
+    return check_real("target", target, low=0, high=1, inclusive=False)
 
 
 def _check_sizes(n_queries, name):
@@ -116,9 +114,7 @@ def _check_sizes(n_queries, name):
 
 
 def _check_confidence(confidence_level):
-    if not 0 < confidence_level < 1:
-        raise OptionError(f"confidence_level= must be strictly between 0 and 1 (e.g. 0.95), got {confidence_level!r}")
-    return float(confidence_level)
+    return check_real("confidence_level", confidence_level, low=0, high=1, inclusive=False)
 
 
 def _key_frame(keys_list, frame: pd.DataFrame, repeat: int = 1) -> dict:

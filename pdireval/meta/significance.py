@@ -25,7 +25,15 @@ import pandas as pd
 from pdireval.core.chunking import chunks, progress_bar
 from pdireval.core.groups import group_columns, pair_indices, score_matrix, scores_groups
 from pdireval.core.schema import canonical_scores
-from pdireval.errors import OptionError, SchemaError, check_option, check_rng, group_generator
+from pdireval.errors import (
+    OptionError,
+    SchemaError,
+    check_int,
+    check_option,
+    check_real,
+    check_rng,
+    group_generator,
+)
 from pdireval.stats import adapters as _adapters
 from pdireval.stats.corrections import CORRECTIONS, adjust_pvalues
 from pdireval.stats.paired_tests import (
@@ -68,9 +76,7 @@ DEFAULT_SEED = 42
 def _resolve_resamples(method, n_resamples):
     if n_resamples is None:
         return DEFAULT_RESAMPLES.get(method, 0)
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
-        raise OptionError(f"n_resamples must be a positive integer, got {n_resamples!r}")
-    return int(n_resamples)
+    return check_int("n_resamples", n_resamples, minimum=1)
 
 
 def _baseline_list(baseline) -> list[str] | None:
@@ -205,8 +211,7 @@ def _test_group(x, method, *, n_res, rng, baseline=None, confidence_level=0.95, 
 
 def _check_common(method, confidence_level, alternative="two-sided"):
     check_option("method", method, METHODS)
-    if not (isinstance(confidence_level, (float, int)) and 0 < confidence_level < 1):
-        raise OptionError(f"confidence_level must be in (0, 1), got {confidence_level!r}")
+    check_real("confidence_level", confidence_level, low=0, high=1, inclusive=False)
     check_alternative(alternative)
     if method == "tukey" and alternative != "two-sided":
         raise OptionError(

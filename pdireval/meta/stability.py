@@ -10,7 +10,14 @@ import pandas as pd
 from pdireval.core.chunking import progress_bar
 from pdireval.core.groups import group_columns, pair_indices, score_matrix, scores_groups
 from pdireval.core.schema import canonical_scores
-from pdireval.errors import OptionError, SchemaError, check_option, check_rng, group_generator
+from pdireval.errors import (
+    OptionError,
+    SchemaError,
+    check_int,
+    check_option,
+    check_rng,
+    group_generator,
+)
 
 __all__ = ["swap_rate", "swap_difference", "error_rate"]
 
@@ -26,12 +33,6 @@ def _check_sizes(n_queries, n_total, limit, what):
             f"1 <= size <= {limit}; pass smaller n_queries="
         )
     return [int(c) for c in n_queries]
-
-
-def _check_positive_int(name, value):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise OptionError(f"{name}= must be a positive integer, got {value!r}")
-    return int(value)
 
 
 # ------------------------------------------------------------------------- swap rates
@@ -162,8 +163,8 @@ def swap_rate(
     if other is not None:
         return _swaps_between(scores, other, ties)
     check_option("sampling", sampling, ("split", "replacement"))
-    n_resamples = _check_positive_int("n_resamples", n_resamples)
-    n_bins = _check_positive_int("n_bins", n_bins)
+    n_resamples = check_int("n_resamples", n_resamples, minimum=1)
+    n_bins = check_int("n_bins", n_bins, minimum=1)
     if not (isinstance(bin_width, (int, float)) and bin_width > 0):
         raise OptionError(f"bin_width= must be a positive number, got {bin_width!r}")
     frame = canonical_scores(scores, columns)
@@ -310,7 +311,7 @@ def error_rate(
     Buckley, C., Voorhees, E. M. (2000). Evaluating evaluation measure stability. SIGIR.
     """
     check_option("unit", unit, ("query_set", "query"))
-    n_resamples = _check_positive_int("n_resamples", n_resamples)
+    n_resamples = check_int("n_resamples", n_resamples, minimum=1)
     if isinstance(fuzziness, bool) or not isinstance(fuzziness, (int, float)) or not fuzziness >= 0:
         raise OptionError(f"fuzziness= must be a number >= 0, got {fuzziness!r}")
     frame = canonical_scores(scores, columns)

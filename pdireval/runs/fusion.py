@@ -58,7 +58,6 @@ vectorised over all rows at once (per-segment reductions and ``np.bincount`` per
 
 from __future__ import annotations
 
-import math
 from functools import cmp_to_key
 from operator import lt
 
@@ -69,7 +68,7 @@ import pyarrow.compute as pc
 from pdireval.core.hashing import take
 from pdireval.core.schema import ID_DTYPE, canonical_qrels, canonical_run_keys, qrels_from_run
 from pdireval.core.segments import natural_order
-from pdireval.errors import OptionError, SchemaError
+from pdireval.errors import OptionError, SchemaError, check_real
 from pdireval.measures.view import read_negatives
 
 __all__ = ["fuse", "FUSION_METHODS", "NORMS", "fusion_contributions"]
@@ -506,15 +505,11 @@ def check_weights(weights, systems, method: str) -> np.ndarray | None:
 
 
 def _check_k(k):
-    if isinstance(k, bool) or not isinstance(k, (int, float, np.integer, np.floating)) or not math.isfinite(k) or k < 0:
-        raise OptionError(f"k= (the RRF constant) must be a non-negative number, got {k!r}.")
-    return float(k)
+    return check_real("k", k, low=0)  # the RRF constant
 
 
 def _check_phi(phi):
-    if isinstance(phi, bool) or not isinstance(phi, (int, float, np.integer, np.floating)) or not 0 < phi < 1:
-        raise OptionError(f"phi= (the RBC persistence) must be in (0, 1), got {phi!r}.")
-    return float(phi)
+    return check_real("phi", phi, low=0, high=1, inclusive=False)  # the RBC persistence
 
 
 def select_systems(canonical: pd.DataFrame, keys, systems):

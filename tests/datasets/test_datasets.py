@@ -127,15 +127,15 @@ def test_valid_for_evaluate_without_warnings():
 @pytest.mark.parametrize(
     ("kwargs", "error", "fragment"),
     [
-        ({"n_systems": 0}, OptionError, "n_systems must be >= 1"),
-        ({"n_queries": 2.5}, TypeError, "n_queries must be a whole number"),
-        ({"depth": True}, TypeError, "depth must be a whole number"),
-        ({"depth": 10, "n_candidates": 5}, OptionError, "n_candidates must be >= 10"),
-        ({"negative_rate": 1.5}, OptionError, "negative_rate must be in [0, 1]"),
-        ({"quality_spread": -1}, OptionError, "quality_spread must be in"),
-        ({"interaction": "big"}, TypeError, "interaction must be a number"),
-        ({"pool_depth": 0}, OptionError, "pool_depth must be >= 1"),
-        ({"max_label": 0}, OptionError, "max_label must be >= 1"),
+        ({"n_systems": 0}, OptionError, "n_systems= must be >= 1"),
+        ({"n_queries": 2.5}, TypeError, "n_queries= must be an integer"),
+        ({"depth": True}, TypeError, "depth= must be an integer"),
+        ({"depth": 10, "n_candidates": 5}, OptionError, "n_candidates= must be >= 10"),
+        ({"negative_rate": 1.5}, OptionError, "negative_rate= must be >= 0 and <= 1"),
+        ({"quality_spread": -1}, OptionError, "quality_spread= must be >= 0"),
+        ({"interaction": "big"}, TypeError, "interaction= must be a number"),
+        ({"pool_depth": 0}, OptionError, "pool_depth= must be >= 1"),
+        ({"max_label": 0}, OptionError, "max_label= must be >= 1"),
     ],
 )
 def test_bad_arguments(kwargs, error, fragment):
