@@ -55,6 +55,7 @@ def add_evaluate(subparsers) -> None:
             "  pdireval evaluate runs/ --qrels qrels.txt -m nDCG@10 -m AP\n"
             "  pdireval evaluate run1.gz run2.gz --qrels qrels.txt -m P@10 --per-query "
             "--format csv > scores.csv\n"
+            "  pdireval evaluate runs/ --qrels diversity-qrels.txt --subtopics -m alpha_nDCG@20 -m ERR_IA@20\n"
             "measures: see pdireval.measures(); trec_eval names (map, ndcg_cut_10, P_10) work too."
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -64,6 +65,11 @@ def add_evaluate(subparsers) -> None:
     p.add_argument(
         "-m", "--measure", action="append", dest="measures", metavar="MEASURE",
         help=f"a measure such as nDCG@10, AP, 'RBP(p=0.8)'; repeat for more (default: {' '.join(DEFAULT_MEASURES)})",
+    )
+    p.add_argument(
+        "--subtopics", action="store_true",
+        help="the qrels' second field is a subtopic (a TREC diversity qrels file), for the "
+        "intent-aware measures (alpha_nDCG@10, ERR_IA@20, ...)",
     )
     p.add_argument("--per-query", action="store_true", help="also print one value per query")
     p.add_argument(
@@ -108,7 +114,7 @@ def _load(args) -> tuple[pd.DataFrame, pd.DataFrame]:
                 )
             seen.setdefault(tag, path)
     run = pd.concat(runs, ignore_index=True) if len(runs) > 1 else runs[0]
-    return run, read_qrels(args.qrels)
+    return run, read_qrels(args.qrels, subtopics=getattr(args, "subtopics", False))
 
 
 def _table(scores: pd.DataFrame, summary: pd.DataFrame, per_query: bool) -> str:

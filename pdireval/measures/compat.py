@@ -53,17 +53,19 @@ def compat(segments, m):
     seg, pos, lab = v.hit_seg[rel], v.hit_pos[rel], v.hit_label[rel]
     # ideal position: relevant documents of the query with a higher label, then the
     # retrieved documents of the same label ranked above it by the run
-    labels, code = np.unique(np.r_[v.q_label[q_rel], lab], return_inverse=True)
+    # label levels of the qrels (a hit's label is one of them), highest first
+    labels = np.unique(v.q_label[q_rel])
     n_levels = len(labels)
-    q_code = code[: int(q_rel.sum())]
-    h_code = code[int(q_rel.sum()) :]
-    q_key = np.sort(v.q_row_query[q_rel].astype(np.int64) * n_levels + (n_levels - 1 - q_code))
+    q_code = n_levels - 1 - np.searchsorted(labels, v.q_label[q_rel])
+    h_code = n_levels - 1 - np.searchsorted(labels, lab)
+    q_key = np.sort(v.q_row_query[q_rel].astype(np.int64) * n_levels + q_code)
     h_query = v.seg_query[seg].astype(np.int64)
-    higher = np.searchsorted(q_key, h_query * n_levels + (n_levels - 1 - h_code)) - np.searchsorted(q_key, h_query * n_levels)
-    order = np.lexsort((pos, h_code, seg))
+    higher = np.searchsorted(q_key, h_query * n_levels + h_code) - np.searchsorted(q_key, h_query * n_levels)
+    # hits are in (segment, position) order: a stable sort by (segment, level) keeps it
+    group = seg.astype(np.int64) * n_levels + h_code
+    order = np.argsort(group, kind="stable")
     same_label_above = np.empty(len(seg), dtype=np.int64)
-    group = seg[order].astype(np.int64) * n_levels + h_code[order]
-    same_label_above[order] = within_segment_rank(group)
+    same_label_above[order] = within_segment_rank(group[order])
     ideal_pos = higher + same_label_above
     first_common = np.maximum(pos, ideal_pos)
     score = seg_sum(seg, G[depth[seg]] - G[first_common], n)

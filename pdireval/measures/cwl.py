@@ -43,7 +43,7 @@ from pdireval.errors import MeasureError
 from pdireval.measures.registry import MeasureDef, Param, register
 from pdireval.measures.view import seg_sum, view_of, within_segment_cumsum
 
-__all__ = ["CWL_DEPTH", "cwl_gains", "sequential_cumsum"]
+__all__ = ["CWL_DEPTH", "cwl_gains", "trigamma"]
 
 CWL_DEPTH = 1000  # cwl_eval's max_n: ranks evaluated per list
 
@@ -108,45 +108,12 @@ def _exclusive_product(seg: np.ndarray, factor: np.ndarray) -> np.ndarray:
     if not zero.any():
         return np.exp(within_segment_cumsum(seg, np.log(np.abs(factor)), inclusive=False))
     logs = np.log(np.abs(np.where(zero, 1.0, factor)))
-    blocked = within_segment_cumsum(seg, zero.astype(np.float64), inclusive=False) > 0
+    # zeros before each element of its segment: integer counts, so a global cumulative
+    # count minus the segment's start is exact
+    count = np.cumsum(zero) - zero
+    is_first = np.r_[True, seg[1:] != seg[:-1]]
+    blocked = count > np.maximum.accumulate(np.where(is_first, count, 0))
     return np.where(blocked, 0.0, np.exp(within_segment_cumsum(seg, logs, inclusive=False)))
-
-
-def sequential_cumsum(seg: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """Inclusive cumulative sum within each run of equal ``seg``, added left to right.
-
-    Bit-identical to ``np.cumsum`` of each segment on its own (cwl_eval's order of
-    additions), which a global cumulative sum minus an offset is not: BPM compares the
-    running gain with T, where the last bit decides. Segments are laid out as rows of
-    padded matrices (bucketed by length, so padding at most doubles the work) and summed
-    with one ``np.cumsum(axis=1)`` per bucket.
-    """
-    values = np.asarray(values, dtype=np.float64)
-    n = len(values)
-    out = np.empty(n, dtype=np.float64)
-    if n == 0:
-        return out
-    first = np.r_[True, seg[1:] != seg[:-1]]
-    starts = np.flatnonzero(first)
-    lengths = np.diff(np.r_[starts, n])
-    bucket = np.ceil(np.log2(lengths)).astype(np.int64)  # 0 for a run of length 1
-    elem_bucket = np.repeat(bucket, lengths)
-    single = elem_bucket == 0
-    out[single] = values[single]  # a run of one: its own value
-    if single.all():
-        return out
-    within = np.arange(n) - np.repeat(starts, lengths)
-    row_of_run = np.zeros(len(starts), dtype=np.int64)
-    for b in np.unique(bucket[bucket > 0]):  # a loop over length buckets (~log2(N))
-        runs = bucket == b
-        row_of_run[runs] = np.arange(int(runs.sum()))
-        mine = elem_bucket == b
-        r, c = np.repeat(row_of_run[runs], lengths[runs]), within[mine]
-        grid = np.zeros((int(runs.sum()), int(lengths[runs].max())))
-        grid[r, c] = values[mine]
-        np.cumsum(grid, axis=1, out=grid)
-        out[mine] = grid[r, c]
-    return out
 
 
 # --------------------------------------------------------------------------- product family
@@ -304,7 +271,7 @@ def bpm(segments, m):
     if T <= 0:
         depth[:] = 1
     else:
-        running = sequential_cumsum(seg, g)
+        running = within_segment_cumsum(seg, g)  # added left to right, as cwl_eval does
         reached = running >= T
         stop = np.full(n, CWL_DEPTH + 1, dtype=np.int64)
         np.minimum.at(stop, seg[reached], rank[reached])

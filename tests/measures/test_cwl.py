@@ -88,17 +88,6 @@ def test_goal_must_be_positive():
         parse_measure("INST(T=0)")
 
 
-def test_sequential_cumsum_is_bit_identical_to_cumsum_per_segment():
-    from pdireval.measures.cwl import sequential_cumsum
-
-    gen = np.random.default_rng(0)
-    lengths = gen.integers(1, 70, size=40)
-    seg = np.repeat(np.arange(len(lengths)), lengths)
-    values = gen.integers(0, 4, size=len(seg)) / 3.0
-    expected = np.concatenate([np.cumsum(values[seg == s]) for s in range(len(lengths))])
-    np.testing.assert_array_equal(sequential_cumsum(seg, values), expected)
-
-
 def test_default_max_rel_without_a_positive_label_gives_zero():
     qrels = pd.DataFrame({"query": "1", "doc": ["a", "b"], "label": [0, -1]})
     run = pd.DataFrame({"system": "s", "query": "1", "doc": ["a", "b"], "score": [2.0, 1.0]})

@@ -157,3 +157,29 @@ def test_subtopic_qrels_round_trip_through_a_trec_file(tmp_path):
     pd.testing.assert_frame_equal(back, canonical_qrels(qrels))
     with pytest.raises(SchemaError, match=r"subtopics=True"):
         pdireval.read_qrels(path)
+
+
+def test_command_line_reads_subtopics(tmp_path, capsys):
+    import json
+
+    from pdireval.cli import main
+
+    run, qrels, _ = collection(10, drop=0.0)
+    pdireval.write_run(run, tmp_path / "run.txt")
+    pdireval.write_qrels(qrels, tmp_path / "qrels.txt")
+    status = main(["evaluate", str(tmp_path / "run.txt"), "--qrels", str(tmp_path / "qrels.txt"), "--subtopics", "-m", "alpha_nDCG@10", "--per-query", "--format", "json"])
+    out = capsys.readouterr().out
+    assert status == 0
+    rows = pd.DataFrame(json.loads(out))
+    expected = pdireval.evaluate(run, "alpha_nDCG@10", qrels=qrels)
+    merged = rows[rows["query"] != "all"].astype({"query": str}).merge(expected.astype(str).drop(columns="value").join(expected["value"]), on=["system", "query"])
+    assert len(merged) == len(expected)
+    np.testing.assert_allclose(merged["value_x"].astype(float), merged["value_y"], atol=1e-12)
+
+
+def test_ir_datasets_iteration_column_maps_to_subtopic():
+    run, qrels, _ = collection(11)
+    theirs = qrels.rename(columns={"query": "query_id", "subtopic": "iteration", "doc": "doc_id", "label": "relevance"})
+    mapping = {"query": "query_id", "subtopic": "iteration", "doc": "doc_id", "label": "relevance"}
+    a = pdireval.evaluate(run, ["alpha_nDCG@10", "AP_IA"], qrels=theirs, qrels_columns=mapping)
+    pd.testing.assert_frame_equal(a, pdireval.evaluate(run, ["alpha_nDCG@10", "AP_IA"], qrels=qrels))
