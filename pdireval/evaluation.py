@@ -346,6 +346,12 @@ def bounds(
         A measure without bounds, ``lb="exact"`` for a measure without a closed form (use
         ``"mc"``), ``lb="paper"`` outside DCG/nDCG/SP/AP.
 
+    References
+    ----------
+    Karmaker, S. K., & Feng, D. (2022). Joint Upper & Lower Bound Normalization for IR Evaluation. Preprint.
+    Gienapp, L., Fröbe, M., Hagen, M., & Potthast, M. (2020). The Impact of Negative Relevance Judgments on NDCG. CIKM 2020.
+    Bestgen, Y. (2015). Exact Expected Average Precision of the Random Baseline for System Evaluation. The Prague Bulletin of Mathematical Linguistics 103.
+
     Examples
     --------
     >>> import pdireval

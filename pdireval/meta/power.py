@@ -137,6 +137,10 @@ def asl_curve(
         One row per (group, pair): grouping keys, ``method``, ``rank`` (1-based position in
         increasing p-value order; ties keep system-pair order), ``system_a``, ``system_b``,
         ``p_value``.
+
+    References
+    ----------
+    Sakai, T. (2006). Evaluating Evaluation Metrics Based on the Bootstrap. SIGIR 2006.
     """
     res = compare(scores, columns=columns, method=method, n_resamples=n_resamples, rng=rng, progress=progress)
     frame_keys = [c for c in res.columns[: list(res.columns).index("system_a")]]
@@ -203,6 +207,11 @@ def conflicts(
         ``n_significant_a``, ``n_significant_b``, ``n_both`` (significant under both),
         ``n_conflicts`` (decisions differ), ``n_opposite`` (both significant, opposite signs of
         the mean difference), ``conflict_rate`` (n_conflicts / n_pairs).
+
+    References
+    ----------
+    Karmaker, S. K., & Feng, D. (2022). Joint Upper & Lower Bound Normalization for IR Evaluation. Preprint.
+    Sakai, T. (2006). Evaluating Evaluation Metrics Based on the Bootstrap. SIGIR 2006.
     """
     _check_alpha(alpha)
     res = compare(scores, columns=columns, method=method, n_resamples=n_resamples, rng=rng, progress=progress)

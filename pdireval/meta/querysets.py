@@ -186,8 +186,8 @@ def pad(
     printed (it reproduces Karmaker & Feng's (2022) Table 19 from its Tables 12 and 14); with negative
     averages (V2) that literal formula gives negative or very large per-pair values, and
     ``denominator="absmax"`` uses max(|a_1|, |a_2|) instead. A pair with a zero denominator is
-    dropped. (Karmaker & Feng's (2022) nDCG row of Table 19, 31, does not follow from its Table 2, which
-    gives 29.78.)
+    dropped. One published value does not follow from the paper's own tables: see
+    docs/bounds.md.
 
     Parameters
     ----------
@@ -222,6 +222,10 @@ def pad(
         Systems do not share the same queries within a group (see the message for the fix).
     OptionError
         An invalid option.
+
+    References
+    ----------
+    Karmaker, S. K., & Feng, D. (2022). Joint Upper & Lower Bound Normalization for IR Evaluation. Preprint.
     """
     check_option("denominator", denominator, DENOMINATORS)
     check_option("cutoffs", cutoffs, CUTOFFS)

@@ -161,8 +161,8 @@ def reliability(
         E\\rho^2(n') = \\frac{\\sigma^2_s}{\\sigma^2_s + \\sigma^2_{st,e}/n'}
 
     Both coefficients *increase* with n′ and Eρ² ≥ Φ (equality iff σ²_t = 0 or σ²_s = 0);
-    Kanoulas & Aslam (2009) say they "decrease" and that Eρ² is "always larger" — slips (see docs/reliability.md). Gienapp et al.'s (2020) authors' code fits a saturated model without intercept and does not
-    divide σ²_t by |T|; this is the paper's formula, not that code.
+    These are the published formulas; where the papers' text or code departs from them, see
+    docs/reliability.md.
 
     Parameters
     ----------
@@ -214,6 +214,15 @@ def reliability(
         A group is not a complete system x query matrix (the message names the missing
         (system, query) cells and the two ways out: drop those queries, or evaluate with
         ``missing="zero"``), or has fewer than 2 systems or 2 queries.
+
+    References
+    ----------
+    Brennan, R. L. (2001). Generalizability Theory. Springer.
+    Bodoff, D., & Li, P. (2007). Test Theory for Assessing IR Test Collections. SIGIR 2007.
+    Kanoulas, E., & Aslam, J. A. (2009). Empirical Justification of the Gain and Discount Function for nDCG. CIKM 2009.
+    Gienapp, L., Fröbe, M., Hagen, M., & Potthast, M. (2020). The Impact of Negative Relevance Judgments on NDCG. CIKM 2020.
+    Feldt, L. S. (1965). The Approximate Sampling Distribution of Kuder-Richardson Reliability Coefficient Twenty. Psychometrika 30(3).
+    McGraw, K. O., & Wong, S. P. (1996). Forming Inferences About Some Intraclass Correlation Coefficients. Psychological Methods 1(1).
 
     Examples
     --------
@@ -301,6 +310,11 @@ def d_study(
         grouping keys, ``n_queries`` (float64, the size n′), ``phi``, ``phi_ci_low``,
         ``phi_ci_high``, ``e_rho2``, ``e_rho2_ci_low``, ``e_rho2_ci_high`` (definitions and
         intervals as in :func:`reliability`).
+
+    References
+    ----------
+    Brennan, R. L. (2001). Generalizability Theory. Springer.
+    Kanoulas, E., & Aslam, J. A. (2009). Empirical Justification of the Gain and Discount Function for nDCG. CIKM 2009.
 
     Examples
     --------

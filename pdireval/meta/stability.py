@@ -229,6 +229,10 @@ def swap_difference(swaps: pd.DataFrame, *, max_rate: float = 0.05) -> pd.DataFr
     -------
     DataFrame
         The grouping keys, ``n_queries``, ``diff_needed`` (NaN when no bin qualifies).
+
+    References
+    ----------
+    Voorhees, E. M., & Buckley, C. (2002). The Effect of Topic Set Size on Retrieval Experiment Error. SIGIR 2002.
     """
     need = {"n_queries", "bin", "diff_low", "n_comparisons", "swap_rate"}
     if not isinstance(swaps, pd.DataFrame) or not need <= set(swaps.columns):

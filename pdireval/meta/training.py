@@ -311,6 +311,10 @@ def training_stability(
         ``inv_sigma_diff_reference`` (1/σ_diff(MAP), evaluated by MAP), ``n_repeats``. One
         row per group, M and parameter, in the order of ``results`` (groups, then measures
         in order of first appearance, then parameters as given).
+
+    References
+    ----------
+    He, B., Macdonald, C., & Ounis, I. (2008). Retrieval Sensitivity Under Training Using Different Measures. SIGIR 2008.
     """
     params = [params] if isinstance(params, str) else list(params)
     needed = [over, "train_measure", "eval_measure", "value", "reference_value", *params]
@@ -383,7 +387,7 @@ def stability_sign_test(
         The completeness column (default ``"level"``).
     ranges
         Level ranges (lo, hi] counted separately besides "all" (He, Macdonald & Ounis 2008: x ≤ 10 and
-        x > 10; its Table 5 header "≥ x > 10" is a typo for x > 10).
+        x > 10, see docs/incomplete.md).
     by
         Extra columns kept apart (e.g. ``"model"``); ``measure`` and ``parameter`` always are.
 
@@ -393,6 +397,10 @@ def stability_sign_test(
         ``by`` columns, ``measure``, ``parameter``, ``quantity`` (``"sigma_opt"`` or
         ``"sigma_diff"``), ``levels`` (``"all"`` or ``"lo<x<=hi"``), ``n_cases``,
         ``n_greater`` (a), ``n_less`` (b), ``p_value``.
+
+    References
+    ----------
+    He, B., Macdonald, C., & Ounis, I. (2008). Retrieval Sensitivity Under Training Using Different Measures. SIGIR 2008.
     """
     by = [by] if isinstance(by, str) else list(by)
     needed = [level, "measure", "parameter", "inv_sigma_opt", "inv_sigma_opt_reference", "inv_sigma_diff",

@@ -368,6 +368,10 @@ def joint_ric(run: pd.DataFrame, *, qrels: pd.DataFrame | None = None, systems=N
     PdirevalError
         More than 30 systems in one group.
 
+    References
+    ----------
+    Golbus, P. B., & Aslam, J. A. (2013). A Mutual Information-based Framework for the Analysis of Information Retrieval Systems. SIGIR 2013.
+
     Examples
     --------
     >>> import pdireval
@@ -494,6 +498,10 @@ def information_difference(
     ------
     SchemaError
         Fewer than two systems, unknown system names, or a malformed run / qrels.
+
+    References
+    ----------
+    Golbus, P. B., & Aslam, J. A. (2013). A Mutual Information-based Framework for the Analysis of Information Retrieval Systems. SIGIR 2013.
 
     Examples
     --------

@@ -478,6 +478,10 @@ def optimize(
         No relevant documents, fewer than 2 relevant grades for ``what="gain"``, fewer than
         2 systems or queries, or a bad ``by`` column.
 
+    References
+    ----------
+    Kanoulas, E., & Aslam, J. A. (2009). Empirical Justification of the Gain and Discount Function for nDCG. CIKM 2009.
+
     Examples
     --------
     >>> import pdireval

@@ -32,6 +32,10 @@ def information_from_tau(tau):
     ------
     ValueError
         A value outside [−1, 1].
+
+    References
+    ----------
+    Golbus, P. B., & Aslam, J. A. (2013). A Mutual Information-based Framework for the Analysis of Information Retrieval Systems. SIGIR 2013.
     """
     t = np.asarray(tau, dtype=np.float64)
     if np.any(np.abs(t[~np.isnan(t)]) > 1.0 + 1e-12):
