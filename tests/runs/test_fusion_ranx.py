@@ -12,6 +12,9 @@ import pdireval
 from pdireval.errors import OptionError, SchemaError
 
 
+# ranx's own numba kernels warn while compiling (whichever test compiles them first)
+pytestmark = pytest.mark.filterwarnings("ignore:.*unsafe cast from uint64 to int64")
+
 W = [0.1, 0.2, 0.3, 0.4]
 NORMS = ["min-max", "zmuv", "sum", "max", "rank", "borda", None]
 
@@ -179,3 +182,24 @@ def test_montague_bounds_still_work(runs):
     for method in ("naive", "pareto", "majoritarian", "condorcet"):
         fused = pdireval.fuse(run, method, qrels=qrels)
         assert len(fused) == len(run[["query", "doc"]].drop_duplicates())
+
+
+@pytest.mark.slow  # reads Robust 2003 and compiles ranx
+def test_score_methods_match_ranx_on_robust03(robust03):
+    """Real runs have score ties; the score-based methods do not read positions, so they must
+    equal ranx whatever order either tool gives tied documents."""
+    run, _ = robust03
+    three = run[run["system"].isin(["pircRBa1", "aplrob03a", "uwmtCR0"]) & (run["rank"] <= 100)]
+    ranx_runs = []
+    for system, group in three.groupby("system", observed=True):
+        d = {str(q): dict(zip(g["doc"].astype(str), g["score"].astype(float))) for q, g in group.groupby("query", observed=True)}
+        ranx_runs.append(ranx.Run(d, name=str(system)))
+    for method in ("sum", "mnz", "anz", "max", "min", "med", "wsum"):
+        for norm in ("min-max", "zmuv", "sum", "max", None):
+            params = {"weights": [0.2, 0.3, 0.5]} if method == "wsum" else {}
+            expected = ranx_dict(ranx_runs, method, norm, params)
+            got = as_dict(pdireval.fuse(three, method, norm=norm, **params))
+            assert set(got) == set(expected)
+            keys = sorted(expected)
+            np.testing.assert_allclose([got[k] for k in keys], [expected[k] for k in keys], rtol=1e-12, atol=1e-12,
+                                       err_msg=f"{method} {norm}")
