@@ -340,9 +340,21 @@ def judgments_section(ctx: Context) -> Section | None:
     from pdireval.runs.judgment_agreement import agreement, judgment_confusion
 
     agree = agreement(ctx.qrels, ctx.other_qrels, n_resamples=min(ctx.n_resamples, 1000), rng=ctx.seed())
-    confusion = judgment_confusion(ctx.qrels, ctx.other_qrels)
+    # the confusion table as a square: qrels labels down, other labels across
+    long = judgment_confusion(ctx.qrels, ctx.other_qrels)
+    name = {v: f"other {v:g}" for v in long["other_label"].dropna().unique()}
+    long = long.assign(label=long["label"].map(lambda v: "not judged" if np.isnan(v) else f"{v:g}"),
+                       other=long["other_label"].map(lambda v: "other: not judged" if np.isnan(v) else name[v]))
+    confusion = long.pivot(index="label", columns="other", values="count")
+    confusion = confusion.loc[list(pd.unique(long["label"])), list(pd.unique(long["other"]))]
+    confusion = confusion.fillna(0).astype(np.int64).reset_index()
+    confusion.columns.name = None
     other_scores = evaluate(ctx.run, ctx.measures, qrels=ctx.other_qrels, columns=ctx.columns)
-    board = leaderboard_agreement(ctx.scores, other_scores)
+    long_board = leaderboard_agreement(ctx.scores, other_scores)
+    board = long_board.pivot(index="statistic", columns="measure_a", values="value")
+    board = board.loc[list(pd.unique(long_board["statistic"])), list(pd.unique(long_board["measure_a"]))]
+    board = board.reset_index()
+    board.columns.name = None
     changes = leaderboard_agreement(ctx.scores, other_scores, per_system=True)
     return Section(
         key="judgments",
@@ -358,8 +370,8 @@ def judgments_section(ctx: Context) -> Section | None:
                 "leaderboard_agreement": board, "leaderboard_changes": changes},
         captions={
             "judgment_agreement": "Agreement statistics of the other qrels against the qrels (pairs both judged)",
-            "judgment_confusion": "Label confusion table (label: qrels; other_label: other qrels; NaN = judged by one side only)",
-            "leaderboard_agreement": "Leaderboards under the qrels (a) and the other qrels (b), per measure",
+            "judgment_confusion": "Label confusion table: qrels labels down, other qrels labels across (pairs judged by one side only in the 'not judged' row and column)",
+            "leaderboard_agreement": "Leaderboards under the qrels and the other qrels, one column per measure (sig_*: shares of system pairs by paired t-test decisions)",
             "leaderboard_changes": "System means and ranks under both qrels (rank_change > 0: higher under the other qrels)",
         },
     )
