@@ -262,7 +262,19 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status (0 ok, 1 bad input, 2 usage)."""
+    """Run the command line; returns the exit status (0 ok, 1 bad input, 2 usage).
+
+    User-defined measures: the modules or ``.py`` files listed in the environment variable
+    ``PDIREVAL_MEASURES`` and the ``pdireval.measures`` entry points are imported first
+    (:func:`pdireval.measures.user.load_plugins`).
+    """
+    from pdireval.measures.user import load_plugins
+
+    try:
+        load_plugins()
+    except (PdirevalError, OSError) as exc:
+        print(f"pdireval: error: {one_line(exc)}", file=sys.stderr)
+        return 1
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

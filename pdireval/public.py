@@ -20,6 +20,8 @@ EXPORTS: dict[str, str] = {
     # measures
     "Measure": "pdireval.measures.registry",
     "parse_measure": "pdireval.measures.registry",
+    "register_measure": "pdireval.measures.user",
+    "unregister_measure": "pdireval.measures.user",
     # files
     "read_run": "pdireval.io",
     "read_qrels": "pdireval.io",

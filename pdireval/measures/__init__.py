@@ -32,7 +32,7 @@ from pdireval.measures.registry import (
     parse_measures,
 )
 
-__all__ = ["Measure", "MeasureDef", "Param", "REGISTRY", "parse_measure", "parse_measures", "build_measure", "registry_frame", "compute"]
+__all__ = ["Measure", "MeasureDef", "Param", "REGISTRY", "parse_measure", "parse_measures", "build_measure", "registry_frame", "RegistryFrame", "compute"]
 
 
 def compute(segments, measure: Measure):
@@ -67,7 +67,38 @@ def registry_frame() -> pd.DataFrame:
                 "citation": d.citation,
             }
         )
-    return pd.DataFrame(rows)
+    return RegistryFrame(rows)
+
+
+class RegistryFrame(pd.DataFrame):
+    """The registry frame (a plain DataFrame) that prints readably in a console: one block
+    per measure (name, cut-off, trec_eval name, summary, formula, parameters, reference)
+    instead of a table whose long text columns pandas elides with ``...``. Anything derived
+    from it (a selection, a copy) is an ordinary DataFrame."""
+
+    @property
+    def _constructor(self):
+        return pd.DataFrame
+
+    def __repr__(self) -> str:
+        needed = {"measure", "description", "cutoff", "parameters", "trec_eval", "summary", "citation"}
+        if not needed <= set(self.columns):
+            return pd.DataFrame(self).__repr__()
+        import textwrap
+
+        blocks = [f"{len(self)} measures (pdireval.measures() is a DataFrame with columns {', '.join(self.columns)})"]
+        for row in self.itertuples(index=False):
+            head = f"{row.measure}  [cut-off {row.cutoff}"
+            head += f"; trec_eval {row.trec_eval}" if row.trec_eval else ""
+            head += f"; summary {row.summary}]" if row.summary != "mean" else "]"
+            lines = [head]
+            for label, text in (("", row.description), ("parameters: ", row.parameters), ("reference: ", row.citation)):
+                if text:
+                    lines += textwrap.wrap(label + text, width=96, initial_indent="    ", subsequent_indent="      ")
+            blocks.append("\n".join(lines))
+        return "\n".join(blocks)
+
+    __str__ = __repr__
 
 
 class _CallableModule(types.ModuleType):

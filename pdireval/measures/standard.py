@@ -100,8 +100,8 @@ def average_precision(segments, m):
 
 
 def sum_precision(segments, m):
-    """SP@k = sum_{i <= min(k, L)} Prec(i)·R_i, the un-normalised AP of Karmaker & Feng (2022) (eq. 3);
-    Karmaker & Feng's (2022) AP@k is SP@k / k."""
+    """SP@k = sum_{i <= min(k, L)} Prec(i)·R_i, the un-normalised AP of Karmaker & Feng (2022, eq. 3);
+    their AP@k is SP@k / k."""
     v = _view(segments, m)
     return _sum_precision(v, m.get("rel"), m.cutoff)
 
@@ -277,7 +277,7 @@ def dcg(segments, m):
 def ndcg(segments, m):
     """nDCG@k = DCG@k / IDCG@k, IDCG@k the DCG@k of the judged pool sorted by gain
     descending; IDCG = 0 -> 0 (trec_eval ``ndcg`` / ``ndcg_cut_k`` with the default linear
-    gain and log2 discount). With negatives=keep this is Gienapp et al.'s (2020) NDCG_org, with
+    gain and log2 discount). With negatives=keep this is Gienapp et al. (2020)'s NDCG_org, with
     negatives=nonrel its NDCG_0.
 
     With a gain mapping, labels the mapping does not list get gain 0;
@@ -411,26 +411,26 @@ P_PARAM = Param("p", "float", 0.8, "Persistence: probability of moving on to the
 
 _TREC = "trec_eval (Buckley, NIST)"
 
-register(MeasureDef("P", precision, "Precision at k.", BINARY, cutoff="required", citation=_TREC, trec_eval="P_k", aliases=("precision",)))
-register(MeasureDef("R", recall, "Recall (at k).", BINARY, citation=_TREC, trec_eval="recall_k", aliases=("recall",)))
-register(MeasureDef("AP", average_precision, "Average precision; @k = trec_eval map_cut_k (divides by R).", BINARY, citation="Harman 1993; " + _TREC, trec_eval="map, map_cut_k", aliases=("map",)))
-register(MeasureDef("SP", sum_precision, "Sum of precision at relevant ranks (un-normalised AP).", BINARY, citation="Karmaker & Feng 2022, eq. 3"))
-register(MeasureDef("RR", reciprocal_rank, "Reciprocal rank of the first relevant document.", BINARY, citation=_TREC, trec_eval="recip_rank", aliases=("mrr", "recip_rank")))
-register(MeasureDef("Rprec", r_precision, "Precision at rank R.", BINARY, cutoff="none", citation=_TREC, trec_eval="Rprec", aliases=("r-prec", "rprecision")))
-register(MeasureDef("Success", success, "1 if a relevant document is in the top k.", BINARY, cutoff="required", citation=_TREC, trec_eval="success_k"))
+register(MeasureDef("P", precision, "Precision at k: |relevant in the top k| / k.", BINARY, cutoff="required", citation=_TREC, trec_eval="P_k", aliases=("precision",)))
+register(MeasureDef("R", recall, "Recall: |relevant in the top k| / R (R = 0 -> 0).", BINARY, citation=_TREC, trec_eval="recall_k", aliases=("recall",)))
+register(MeasureDef("AP", average_precision, "Average precision: (1/R)·Σ_{relevant d at rank i <= k} Prec(i); @k = trec_eval map_cut_k (divides by R).", BINARY, citation="Harman 1993; " + _TREC, trec_eval="map, map_cut_k", aliases=("map",)))
+register(MeasureDef("SP", sum_precision, "Sum of precision at relevant ranks: Σ_{relevant d at rank i <= k} Prec(i) (un-normalised AP).", BINARY, citation="Karmaker & Feng 2022, eq. 3"))
+register(MeasureDef("RR", reciprocal_rank, "Reciprocal rank: 1 / rank of the first relevant document (0 if none in the top k).", BINARY, citation=_TREC, trec_eval="recip_rank", aliases=("mrr", "recip_rank")))
+register(MeasureDef("Rprec", r_precision, "R-precision: |relevant in the top R| / R.", BINARY, cutoff="none", citation=_TREC, trec_eval="Rprec", aliases=("r-prec", "rprecision")))
+register(MeasureDef("Success", success, "Success: 1 if a relevant document is in the top k, else 0.", BINARY, cutoff="required", citation=_TREC, trec_eval="success_k"))
 register(MeasureDef("F", f_measure, "F-measure: weighted harmonic mean of precision and recall at k.", (Param("beta", "float", 1.0, "Weight of recall: beta = 1 is F1, the harmonic mean.", check=lambda b: None if b > 0 else "a number > 0"),) + BINARY, citation="van Rijsbergen 1979; ranx f1 (Bassani 2022)", aliases=("f1",)))
-register(MeasureDef("NumRet", num_ret, "Number of documents retrieved.", (JUDGED_ONLY, NEG), empty="0", citation=_TREC, trec_eval="num_ret", aliases=("num_ret",), summary="sum"))
-register(MeasureDef("NumRel", num_rel, "Number of judged relevant documents (R).", (REL, NEG), cutoff="none", empty="R", citation=_TREC, trec_eval="num_rel", aliases=("num_rel",), summary="sum"))
-register(MeasureDef("NumRelRet", num_rel_ret, "Number of relevant documents retrieved.", BINARY, citation=_TREC, trec_eval="num_rel_ret", aliases=("num_rel_ret",), summary="sum"))
-register(MeasureDef("Judged", judged, "Fraction of the top k that is judged.", (NEG,), citation="ir_measures (MacAvaney et al. 2022)"))
-register(MeasureDef("Bpref", bpref, "Binary preference (2005 trec_eval form).", BINARY, citation="Buckley & Voorhees 2004; " + _TREC, trec_eval="bpref", aliases=("bpref",)))
-register(MeasureDef("infAP", inferred_ap, "Inferred average precision.", (REL, NEG), cutoff="none", citation="Yilmaz & Aslam 2006; " + _TREC, trec_eval="infAP", aliases=("infap",)))
-register(MeasureDef("DCG", dcg, "Discounted cumulative gain.", GRADED, citation="Järvelin & Kekäläinen 2002"))
-register(MeasureDef("nDCG", ndcg, "Normalised DCG; ideal = judged pool sorted by gain.", GRADED, citation="Järvelin & Kekäläinen 2002; " + _TREC, trec_eval="ndcg, ndcg_cut_k", aliases=("ndcg",)))
-register(MeasureDef("ERR", err, "Expected reciprocal rank.", (Param("max_grade", "float", 4.0, "g_max in R = (2^g - 1)/2^g_max: a number (default 4, gdeval and ir_measures), or qrels (the largest label in the qrels).", choices=("qrels",)), JUDGED_ONLY, NEG), citation="Chapelle, Metzler, Zhang & Grinspan 2009"))
-register(MeasureDef("RBP", rbp, "Rank-biased precision.", (P_PARAM,) + BINARY, citation="Moffat & Zobel 2008"))
-register(MeasureDef("RBPResidual", rbp_residual, "Residual of RBP: the weight of unjudged and unretrieved ranks.", (P_PARAM, JUDGED_ONLY, NEG), empty="1", citation="Moffat & Zobel 2008"))
-register(MeasureDef("GAP", graded_ap, "Graded average precision.", (Param("probs", "vector", None, "Threshold probabilities g_1..g_C over relevant grades (sum 1); default uniform.", check=_probs_check), JUDGED_ONLY, NEG), citation="Robertson, Kanoulas & Yilmaz 2010"))
+register(MeasureDef("NumRet", num_ret, "Number of documents retrieved: min(L, k).", (JUDGED_ONLY, NEG), empty="0", citation=_TREC, trec_eval="num_ret", aliases=("num_ret",), summary="sum"))
+register(MeasureDef("NumRel", num_rel, "R = |judged documents with label >= rel|.", (REL, NEG), cutoff="none", empty="R", citation=_TREC, trec_eval="num_rel", aliases=("num_rel",), summary="sum"))
+register(MeasureDef("NumRelRet", num_rel_ret, "Number of relevant documents retrieved: |relevant in the top k|.", BINARY, citation=_TREC, trec_eval="num_rel_ret", aliases=("num_rel_ret",), summary="sum"))
+register(MeasureDef("Judged", judged, "Fraction of the top k that is judged: |judged in the top k| / min(L, k).", (NEG,), citation="ir_measures (MacAvaney et al. 2022)"))
+register(MeasureDef("Bpref", bpref, "Binary preference: (1/R)·Σ_{relevant retrieved r} [1 − min(n_r, R)/min(N, R)], n_r judged non-relevant above r (2005 trec_eval form).", BINARY, citation="Buckley & Voorhees 2004; " + _TREC, trec_eval="bpref", aliases=("bpref",)))
+register(MeasureDef("infAP", inferred_ap, "Inferred AP: (1/R)·Σ_{relevant d at rank j+1} [1/(j+1) + j/(j+1)·(pooled above/j)·(r+ε)/(r+nn+2ε)] (trec_eval form).", (REL, NEG), cutoff="none", citation="Yilmaz & Aslam 2006; " + _TREC, trec_eval="infAP", aliases=("infap",)))
+register(MeasureDef("DCG", dcg, "Discounted cumulative gain: Σ_{i<=k} gain(label_i)·w_i.", GRADED, citation="Järvelin & Kekäläinen 2002"))
+register(MeasureDef("nDCG", ndcg, "Normalised DCG: DCG@k / IDCG@k, ideal = judged pool sorted by gain.", GRADED, citation="Järvelin & Kekäläinen 2002; " + _TREC, trec_eval="ndcg, ndcg_cut_k", aliases=("ndcg",)))
+register(MeasureDef("ERR", err, "Expected reciprocal rank: Σ_i (1/i)·R_i·Π_{j<i}(1 − R_j), R = (2^g − 1)/2^g_max.", (Param("max_grade", "float", 4.0, "g_max in R = (2^g - 1)/2^g_max: a number (default 4, gdeval and ir_measures), or qrels (the largest label in the qrels).", choices=("qrels",)), JUDGED_ONLY, NEG), citation="Chapelle, Metzler, Zhang & Grinspan 2009"))
+register(MeasureDef("RBP", rbp, "Rank-biased precision: (1 − p)·Σ_i rel_i·p^(i−1).", (P_PARAM,) + BINARY, citation="Moffat & Zobel 2008"))
+register(MeasureDef("RBPResidual", rbp_residual, "Residual of RBP: 1 − (1 − p)·Σ_{judged i} p^(i−1), the weight of unjudged and unretrieved ranks.", (P_PARAM, JUDGED_ONLY, NEG), empty="1", citation="Moffat & Zobel 2008"))
+register(MeasureDef("GAP", graded_ap, "Graded AP: Σ_{relevant n} (1/n)·Σ_{m<=n relevant} G(min(i_m, i_n)) / Σ_{judged d} G(grade d).", (Param("probs", "vector", None, "Threshold probabilities g_1..g_C over relevant grades (sum 1); default uniform.", check=_probs_check), JUDGED_ONLY, NEG), citation="Robertson, Kanoulas & Yilmaz 2010"))
 
 # trec_eval spellings
 register_alias("ndcg_cut", "nDCG")

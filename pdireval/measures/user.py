@@ -1,0 +1,302 @@
+"""User-defined measures: :func:`register_measure` adds a measure that ``evaluate``, the
+``DataFrame.ireval`` accessor, the measure parser, ``pdireval.measures()`` and the command line
+all know.
+
+Two ways to compute it:
+
+* ``function=`` — a plain Python function of one query's ranking (the documented **slow
+  path**: pdireval calls it once per (system, query), in Python)::
+
+      def function(ranked, judged, **params) -> float
+
+  ``ranked`` is a float64 array of the labels of the ranked documents, best first, truncated
+  at the cut-off when one is given (NaN = not judged); ``judged`` holds the labels of every
+  judged document of the query (the qrels, NaN-free: what R or an ideal ranking needs);
+  ``params`` are the measure's parameters (with defaults filled in) and ``cutoff`` (None when
+  not given). Labels are read under ``negatives=`` and ``judged_only=``, which every user
+  measure accepts like the built-in ones.
+
+* ``kernel=`` — a vectorised function over every (system, query) segment at once, with the
+  built-in measures' contract::
+
+      def kernel(view, measure) -> numpy.ndarray   # one float64 per segment
+
+  ``view`` (:class:`pdireval.measures.view.View`) holds ``n_seg``, ``seg_len`` (list lengths),
+  ``seg_query``, and the **hits** (retrieved documents found in the qrels, sorted by segment
+  then position): ``hit_seg``, ``hit_pos`` (0-based rank), ``hit_label`` (NaN = unjudged);
+  ``view.num_rel(rel)[view.seg_query]`` is R per segment. ``measure.get(name)`` reads a
+  parameter, ``measure.cutoff`` the cut-off. Helpers: ``pdireval.measures.view.seg_sum`` and
+  ``within_segment_cumsum``.
+
+Command line: ``pdireval`` imports the modules (or ``.py`` files) listed in the environment
+variable ``PDIREVAL_MEASURES`` (separated by ``os.pathsep``) and every entry point of the group
+``pdireval.measures`` before it parses its arguments, so measures they register work with
+``pdireval evaluate -m``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import os
+import re
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import numpy as np
+
+from pdireval.errors import MeasureError
+from pdireval.measures.registry import _ALIASES, REGISTRY, SUMMARIES, MeasureDef, Param, register
+from pdireval.measures.standard import JUDGED_ONLY, NEG
+from pdireval.measures.view import view_of
+
+__all__ = ["register_measure", "unregister_measure", "load_plugins"]
+
+_KINDS = {bool: "bool", int: "int", float: "float", str: "choice"}
+_CUTOFFS = ("optional", "required", "none")
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+
+
+def _param(name: str, spec) -> Param:
+    """A :class:`Param` from ``default`` or ``{"default":, "type":, "choices":, "description":}``."""
+    if not isinstance(spec, Mapping):
+        spec = {"default": spec}
+    unknown = set(spec) - {"default", "type", "choices", "description"}
+    if unknown or "default" not in spec:
+        raise MeasureError(
+            f"parameter {name!r}: give a default value, or a mapping with 'default' and optionally "
+            f"'type' (int, float, bool, str), 'choices' and 'description' (got keys {sorted(spec)})."
+        )
+    default = spec["default"]
+    choices = tuple(c.lower() if isinstance(c, str) else c for c in spec.get("choices", ()))
+    kind_type = spec.get("type", type(default))
+    if kind_type not in _KINDS:
+        raise MeasureError(f"parameter {name!r}: type must be one of int, float, bool, str; got {kind_type!r}.")
+    kind = _KINDS[kind_type]
+    if kind == "choice":
+        if not choices or not isinstance(default, str) or default.lower() not in choices:
+            raise MeasureError(f"parameter {name!r}: a text parameter needs choices=[...] that include its default {default!r}.")
+        default = default.lower()
+    elif choices:
+        raise MeasureError(f"parameter {name!r}: choices= is only for text parameters (type str).")
+    elif kind == "float" and isinstance(default, int) and not isinstance(default, bool):
+        default = float(default)
+    description = spec.get("description", f"Parameter {name} of a user-defined measure.")
+    return Param(name, kind, default, description, choices=choices)
+
+
+def _segment_labels(view, m):
+    """Per segment: its ranked labels (NaN = unjudged), truncated at the cut-off."""
+    k = m.cutoff
+    lengths = view.seg_len if k is None else np.minimum(view.seg_len, k)
+    starts = np.concatenate([[0], np.cumsum(lengths)])
+    flat = np.full(int(starts[-1]), np.nan)
+    inside = view.hit_pos < lengths[view.hit_seg]
+    flat[starts[view.hit_seg[inside]] + view.hit_pos[inside]] = view.hit_label[inside]
+    return flat, starts
+
+
+def _slow_kernel(function: Callable, names: tuple[str, ...]):
+    def kernel(segments, m):
+        view = view_of(segments, negatives=m.get("negatives"), judged_only=m.get("judged_only"))
+        flat, starts = _segment_labels(view, m)
+        q_start = view.q_start
+        judged_by_query = [
+            view.q_label[q_start[q]:q_start[q + 1]] for q in range(view.n_queries)
+        ]
+        judged_by_query = [lab[~np.isnan(lab)] for lab in judged_by_query]
+        params = {name: m.get(name) for name in names}
+        out = np.empty(view.n_seg)
+        for s in range(view.n_seg):  # the documented slow path: one Python call per segment
+            value = function(flat[starts[s]:starts[s + 1]], judged_by_query[view.seg_query[s]], cutoff=m.cutoff, **params)
+            try:
+                out[s] = float(value)
+            except (TypeError, ValueError):
+                raise MeasureError(
+                    f"the function of measure {m.name} returned {value!r} for a query; it must return a number."
+                ) from None
+        return out
+
+    return kernel
+
+
+def _fast_kernel(kernel_function: Callable, m_name: str):
+    def kernel(segments, m):
+        view = view_of(segments, negatives=m.get("negatives"), judged_only=m.get("judged_only"))
+        values = np.asarray(kernel_function(view, m), dtype=np.float64)
+        if values.shape != (view.n_seg,):
+            raise MeasureError(
+                f"the kernel of measure {m_name} returned shape {values.shape}; it must return one "
+                f"value per segment, shape ({view.n_seg},)."
+            )
+        return values
+
+    return kernel
+
+
+def register_measure(
+    name: str,
+    function: Callable | None = None,
+    *,
+    kernel: Callable | None = None,
+    params: Mapping | None = None,
+    cutoff: str = "optional",
+    empty: float = 0.0,
+    description: str = "",
+    citation: str = "",
+    summary: str = "mean",
+    aliases: tuple[str, ...] = (),
+    replace: bool = False,
+) -> str:
+    """Add a measure to pdireval's registry.
+
+    Parameters
+    ----------
+    name
+        The measure's canonical name (letters, digits, ``_``; starting with a letter), as it
+        will appear in the ``measure`` column. Parsing is case-insensitive.
+    function
+        A per-query function ``function(ranked, judged, *, cutoff, **params) -> float`` (the
+        slow path, one Python call per (system, query)): ``ranked`` = labels of the ranked
+        list, best first, truncated at the cut-off, NaN where unjudged; ``judged`` = labels
+        of every judged document of the query. Give exactly one of ``function`` and ``kernel``.
+    kernel
+        A vectorised function ``kernel(view, measure) -> ndarray`` returning one float per
+        (system, query) segment (see the module docstring for ``view``'s arrays).
+    params
+        ``{parameter: default}`` or ``{parameter: {"default": d, "type": int|float|bool|str,
+        "choices": [...], "description": "..."}}``. Every user measure also accepts
+        ``negatives=`` and ``judged_only=`` (as the built-in measures).
+    cutoff
+        ``"optional"`` (default), ``"required"`` or ``"none"``.
+    empty
+        The value for a judged query the system did not answer (``evaluate(missing="zero")``);
+        it is stored for the registry and docs, and used instead of calling ``function`` on an
+        empty ranking.
+    description, citation
+        One line each for ``pdireval.measures()`` and the docs table: the formula, and the
+        paper (author and year).
+    summary
+        How the measure summarises over queries: ``"mean"``, ``"sum"`` or ``"gm"`` (values are
+        logs, summary exp(mean)).
+    aliases
+        Other accepted spellings.
+    replace
+        Replace an earlier user-defined measure of the same name (a built-in one is never
+        replaced).
+
+    Returns
+    -------
+    str
+        The canonical name.
+
+    Raises
+    ------
+    MeasureError
+        A bad name, a name already taken, both or neither of ``function`` / ``kernel``, or a
+        malformed parameter.
+
+    Examples
+    --------
+    >>> import numpy as np, pdireval
+    >>> def hits(ranked, judged, *, cutoff, rel):
+    ...     return float(np.sum(ranked >= rel))
+    >>> pdireval.register_measure("Hits", hits, params={"rel": 1.0},
+    ...     description="Number of relevant documents retrieved.", replace=True)
+    'Hits'
+    >>> run, qrels = pdireval.datasets.simulate(n_systems=1, n_queries=2, depth=10, rng=1)
+    >>> pdireval.evaluate(run, "Hits@5", qrels=qrels)["measure"].iloc[0]
+    'Hits@5'
+    """
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        raise MeasureError(
+            f"a measure name is letters, digits and '_', starting with a letter; got {name!r}."
+        )
+    if (function is None) == (kernel is None):
+        raise MeasureError(f"register_measure({name!r}): give exactly one of function= (per query) and kernel= (vectorised).")
+    chosen = function if function is not None else kernel
+    if not callable(chosen):
+        raise TypeError(f"register_measure({name!r}): {'function' if function is not None else 'kernel'} must be callable")
+    if cutoff not in _CUTOFFS:
+        raise MeasureError(f"register_measure({name!r}): cutoff must be one of {', '.join(_CUTOFFS)}; got {cutoff!r}.")
+    if summary not in SUMMARIES:
+        raise MeasureError(f"register_measure({name!r}): summary must be one of {', '.join(SUMMARIES)}; got {summary!r}.")
+    key = name.lower()
+    existing = REGISTRY.get(key)
+    if existing is not None:
+        if not existing.extra.get("user") or not replace:
+            what = "a built-in measure" if not existing.extra.get("user") else "a user-defined measure (pass replace=True)"
+            raise MeasureError(f"the measure name {name!r} is taken by {what}: choose another name.")
+        unregister_measure(name)
+    if key in _ALIASES:
+        raise MeasureError(f"{name!r} is already an alias of {_ALIASES[key][0]}: choose another name.")
+    declared = tuple(_param(p, spec) for p, spec in (params or {}).items())
+    for p in declared:
+        if p.name in ("negatives", "judged_only", "cutoff"):
+            raise MeasureError(f"register_measure({name!r}): {p.name!r} is a reserved parameter name.")
+    names = tuple(p.name for p in declared)
+    if function is not None:
+        accepted = inspect.signature(function).parameters
+        takes_all = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in accepted.values())
+        missing = [n for n in ("cutoff", *names) if n not in accepted and not takes_all]
+        if missing:
+            raise MeasureError(
+                f"register_measure({name!r}): the function must accept the keyword argument(s) "
+                f"{', '.join(missing)} (write def f(ranked, judged, *, cutoff, ...) or add **params)."
+            )
+        compute = _slow_kernel(function, names)
+    else:
+        compute = _fast_kernel(kernel, name)
+
+    def with_empty(segments, m, _compute=compute):
+        out = _compute(segments, m) if segments.n_segments else np.zeros(0)
+        out[segments.seg_len == 0] = float(empty)
+        return out
+
+    with_empty.__doc__ = (chosen.__doc__ or description or name).strip()
+    register(MeasureDef(
+        name, with_empty, description or (chosen.__doc__ or name).strip().splitlines()[0],
+        declared + (JUDGED_ONLY, NEG), cutoff=cutoff, empty=repr(float(empty)), citation=citation or "user-defined",
+        aliases=tuple(aliases), summary=summary, extra={"user": True},
+    ))
+    return name
+
+
+def unregister_measure(name: str) -> None:
+    """Remove a measure added by :func:`register_measure` (built-in measures stay)."""
+    key = str(name).lower()
+    definition = REGISTRY.get(key)
+    if definition is None or not definition.extra.get("user"):
+        raise MeasureError(f"{name!r} is not a user-defined measure.")
+    del REGISTRY[key]
+    for alias in definition.aliases:
+        _ALIASES.pop(alias.lower(), None)
+
+
+def load_plugins(spec: str | None = None) -> list[str]:
+    """Import the measure modules named in ``spec`` (default: the environment variable
+    ``PDIREVAL_MEASURES``; module names or ``.py`` paths separated by ``os.pathsep``) and every
+    entry point of the group ``pdireval.measures``. Returns what was loaded."""
+    from importlib.metadata import entry_points
+
+    loaded = []
+    spec = os.environ.get("PDIREVAL_MEASURES", "") if spec is None else spec
+    for item in filter(None, (part.strip() for part in spec.split(os.pathsep))):
+        if item.endswith(".py"):
+            path = Path(item)
+            if not path.exists():
+                raise MeasureError(f"PDIREVAL_MEASURES names {item!r}, which does not exist.")
+            module_spec = importlib.util.spec_from_file_location(f"pdireval_user_measures_{path.stem}", path)
+            module = importlib.util.module_from_spec(module_spec)
+            module_spec.loader.exec_module(module)
+        else:
+            try:
+                importlib.import_module(item)
+            except ImportError as exc:
+                raise MeasureError(f"PDIREVAL_MEASURES names the module {item!r}, which cannot be imported: {exc}.") from None
+        loaded.append(item)
+    for point in entry_points(group="pdireval.measures"):
+        point.load()
+        loaded.append(point.name)
+    return loaded
