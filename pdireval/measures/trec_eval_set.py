@@ -486,7 +486,7 @@ register(MeasureDef("SetF", set_f, "Set F: (β+1)·P·R / (β·P + R) of SetP an
 register(MeasureDef("SetAP", set_ap, "Set AP: relevant retrieved² / (retrieved · R).", BINARY, cutoff="none", citation=_TREC, trec_eval="set_map", aliases=("set_map",)))
 register(MeasureDef("SetRelP", set_relative_precision, "Set relative precision: relevant retrieved / min(retrieved, R).", BINARY, cutoff="none", citation=_TREC, trec_eval="set_relative_P", aliases=("set_relative_p",)))
 register(MeasureDef(
-    "utility", utility, "Linear set utility a·RR + b·(L−RR) + c·(R−RR) + d·(N+RR−L−R) (RR relevant retrieved, L retrieved, N num_docs).",
+    "utility", utility, "Linear set utility = a·RR + b·(L−RR) + c·(R−RR) + d·(N+RR−L−R) (RR relevant retrieved, L retrieved, N num_docs).",
     (Param("a", "float", 1.0, "Gain per relevant retrieved document."), Param("b", "float", -1.0, "Gain per non-relevant retrieved document."),
      Param("c", "float", 0.0, "Gain per relevant document not retrieved."), Param("d", "float", 0.0, "Gain per non-relevant document not retrieved."),
      Param("num_docs", "float", 0.0, "Number of documents in the collection (trec_eval -N).")) + BINARY,

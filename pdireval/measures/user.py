@@ -208,6 +208,7 @@ def register_measure(
     >>> run, qrels = pdireval.datasets.simulate(n_systems=1, n_queries=2, depth=10, rng=1)
     >>> pdireval.evaluate(run, "Hits@5", qrels=qrels)["measure"].iloc[0]
     'Hits@5'
+    >>> pdireval.unregister_measure("Hits")
     """
     if not isinstance(name, str) or not _NAME.fullmatch(name):
         raise MeasureError(
@@ -264,7 +265,22 @@ def register_measure(
 
 
 def unregister_measure(name: str) -> None:
-    """Remove a measure added by :func:`register_measure` (built-in measures stay)."""
+    """Remove a measure added by :func:`register_measure` (built-in measures stay).
+
+    Parameters
+    ----------
+    name
+        The measure's name (any case).
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    MeasureError
+        ``name`` is not a user-defined measure.
+    """
     key = str(name).lower()
     definition = REGISTRY.get(key)
     if definition is None or not definition.extra.get("user"):
