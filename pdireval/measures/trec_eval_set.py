@@ -331,10 +331,13 @@ def _ideal_dcg(v: View, gains):
 
 
 def _hit_dcg(v: View, gains):
-    """Per hit: gain, and the DCG of its segment down to and including it (log2 discount)."""
-    g = trec_gain(v.hit_label, gains)
-    contrib = np.where(g != 0, g / np.log2(v.hit_pos + 2.0), 0.0)
-    return g, within_segment_cumsum(v.hit_seg, contrib), contrib
+    """Per hit: gain and DCG contribution gain / log2(i + 1) (cached per label reading)."""
+    key = ("trec_hit_dcg", v.negatives, v.judged_only, tuple(sorted(dict(gains or {}).items())))
+    cache = v.segments.cache
+    if key not in cache:
+        g = trec_gain(v.hit_label, gains)
+        cache[key] = (g, g / np.log2(v.hit_pos + 2.0))
+    return cache[key]
 
 
 def trec_ndcg(segments, m):
@@ -345,7 +348,7 @@ def trec_ndcg(segments, m):
     v, gains, k = _view(segments, m), m.get("gains"), m.cutoff
     ideal = _ideal(v, gains)
     cum = _ideal_dcg(v, gains)
-    _, _, contrib = _hit_dcg(v, gains)
+    _, contrib = _hit_dcg(v, gains)
     seg = v.hit_seg
     if k is not None:
         inside = v.hit_pos < k
@@ -365,7 +368,8 @@ def ndcg_rel(segments, m):
     v, gains = _view(segments, m), m.get("gains")
     ideal = _ideal(v, gains)
     cum = _ideal_dcg(v, gains)
-    g, dcg_at, contrib = _hit_dcg(v, gains)
+    g, contrib = _hit_dcg(v, gains)
+    dcg_at = within_segment_cumsum(v.hit_seg, contrib)  # DCG down to and including each hit
     q_hit = v.seg_query[v.hit_seg]
     pos_hit = g > 0
     ratio = _safe_div(dcg_at[pos_hit], ideal.at(cum, q_hit[pos_hit], v.hit_pos[pos_hit] + 1))
@@ -403,7 +407,7 @@ def r_ndcg(segments, m):
     v, gains, rel = _view(segments, m), m.get("gains"), m.get("rel")
     ideal = _ideal(v, gains)
     cum = _ideal_dcg(v, gains)
-    _, _, contrib = _hit_dcg(v, gains)
+    _, contrib = _hit_dcg(v, gains)
     # boundaries per query: b = rank + 1 where the next ideal gain differs (or the list ends)
     nxt = np.r_[ideal.gain[1:], -np.inf]
     last = np.r_[ideal.query[1:] != ideal.query[:-1], True] if len(ideal.query) else np.zeros(0, bool)

@@ -1,0 +1,118 @@
+"""Benchmark: the cost of each measure kernel, as a ratio to nDCG@10's, on the benchmark runs.
+
+    python benchmarks/measures.py            # full size: the 7M-row MS MARCO-like run and the 5M-row TREC-like one
+    python benchmarks/measures.py --small    # 10x smaller collections, a quick check
+
+What is timed: the kernel alone. Each collection is validated and reduced to segments once
+(``pdireval.evaluation.prepare``, not timed); then, for every measure, the segment cache is
+emptied (so the measure pays for its own label view, ideal rankings, interpolation tables)
+and ``Prepared.values(measure)`` — the per-(system, query) values, what ``evaluate`` adds per
+measure on top of the shared preparation — is timed ``--repeat`` times; the table reports the
+median wall time (and the minimum) and the ratio to nDCG@10's median measured the same way in
+the same process. The target of issue 14: every new kernel within 2x of nDCG@10.
+
+The MS MARCO-like run has 7,000,000 rows but only ~6,400 judged hits (sparse qrels), so every
+kernel there costs well under a millisecond and the ratios mostly compare fixed overheads; the
+TREC-like run (100 systems x 50 queries x 1,000 documents, graded labels pooled to depth 30)
+has ~2.4 million hits and is where the kernels' real cost shows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+
+BASELINE = "nDCG@10"
+MEASURES = [
+    BASELINE, "AP", "IPrec@0.1", "11pt_avg", "Rprec_mult@1", "relative_P@10", "SetP", "SetR", "SetF",
+    "SetAP", "SetRelP", "utility", "gm_map", "gm_bpref", "NumQ", "NumNonRelJudgedRet", "binG", "G",
+    "ndcg_rel", "Rndcg", "nDCG(gains={1:3,2:7})",
+]
+
+
+def time_kernels(prepared, measures, repeat):
+    from pdireval.measures import parse_measure
+
+    out = {}
+    for text in measures:
+        m = parse_measure(text)
+        times = []
+        for _ in range(repeat):
+            prepared.segments.cache.clear()
+            prepared.segments.judgments.cache.pop("row_query", None)
+            t0 = time.perf_counter()
+            prepared.values(m)
+            times.append(time.perf_counter() - t0)
+        out[text] = (statistics.median(times), min(times))
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--small", action="store_true")
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--out", default=str(HERE / "results" / "measures.md"))
+    args = parser.parse_args()
+
+    import numpy as np
+    import pandas as pd
+
+    import pdireval
+    from _data import msmarco_like, trec_like
+    from pdireval.evaluation import prepare
+
+    scale = 10 if args.small else 1
+    collections = [
+        ("MS MARCO-like (7M rows, sparse binary qrels)", msmarco_like(n_queries=7000 // scale)),
+        ("TREC-like (5M rows, graded qrels pooled to depth 30)", trec_like(n_systems=100 // scale)),
+    ]
+    load_start = os.getloadavg()[0]
+    lines = [
+        "# Benchmark: measure kernels against nDCG@10",
+        "",
+        f"Produced by `python benchmarks/measures.py{' --small' if args.small else ''}` on "
+        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.",
+        "",
+        f"- Machine: {platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, load average "
+        f"{load_start:.1f} at the start (a shared machine; the ratios, measured side by side in one "
+        "process, are steadier than the wall times).",
+        f"- Versions: python {platform.python_version()}, pdireval {pdireval.__version__}, numpy {np.__version__}, pandas {pd.__version__}.",
+        f"- Each kernel alone on prepared segments, segment cache emptied before every call; median (min) of {args.repeat} calls, wall ms. "
+        "Ratio = median / nDCG@10's median. Target: every new kernel within 2x of nDCG@10.",
+        "",
+    ]
+    for title, (run, qrels) in collections:
+        prepared = prepare(run, qrels=qrels)
+        seg = prepared.segments
+        results = time_kernels(prepared, MEASURES, args.repeat)
+        base = results[BASELINE][0]
+        lines += [
+            f"## {title}",
+            "",
+            f"{len(run):,} run rows, {len(qrels):,} qrels rows, {seg.n_segments:,} (system, query) segments, {len(seg.hit_seg):,} judged hits.",
+            "",
+            "| measure | median ms (min) | x nDCG@10 |",
+            "|---|---|---|",
+        ]
+        for text, (med, best) in results.items():
+            lines.append(f"| {text} | {med * 1e3:.2f} ({best * 1e3:.2f}) | {med / base:.2f} |")
+        lines.append("")
+        del prepared, run, qrels
+    lines.append(f"Load average at the end: {os.getloadavg()[0]:.1f}.")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if not args.small:
+        Path(args.out).write_text(text)
+
+
+if __name__ == "__main__":
+    main()
