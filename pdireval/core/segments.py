@@ -169,6 +169,10 @@ class Segments:
     hit_seg, hit_pos, hit_label
         Per hit (retrieved row found in the qrels), sorted by segment then position:
         its segment, 0-based position in the ordered list, and label (NaN = unjudged).
+    hit_tie_start, hit_tie_size
+        Per hit: the first position and the size of its score-tie group (the rows of its
+        segment sharing its order key, judged or not); size 1 when it is not tied. Used by
+        tie-aware measures (``ties="expected"``).
     """
 
     systems: pd.Index
@@ -180,6 +184,8 @@ class Segments:
     hit_label: np.ndarray
     judgments: Judgments
     hit_qrow: np.ndarray | None = None  # per hit: its row in judgments (label, doc)
+    hit_tie_start: np.ndarray | None = None  # per hit: first position of its score-tie group
+    hit_tie_size: np.ndarray | None = None  # per hit: rows in its score-tie group (1 = untied)
     cache: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -204,6 +210,8 @@ class Segments:
             hit_label=self.hit_label,
             judgments=self.judgments,
             hit_qrow=self.hit_qrow,
+            hit_tie_start=self.hit_tie_start,
+            hit_tie_size=self.hit_tie_size,
         )
 
 
@@ -368,6 +376,19 @@ def build_segments(
         tied = (nxt > lo) & (sorted_packed[nxt] == hit_key)
     hit_pos = lo - seg_start[hit_seg]
     hit_label = judgments.label[hit_qrow]
+    # each hit's tie group (rows sharing its segment and order key): first position and size,
+    # for tie-aware measures (ties="expected"); a hit without ties is a group of one
+    tie_start = hit_pos.copy()
+    tie_size = np.ones(len(hit_pos), dtype=np.int64)
+    if tied.any():
+        t_key = hit_key[tied]
+        by = np.argsort(t_key)
+        first, last = np.empty(len(t_key), dtype=np.int64), np.empty(len(t_key), dtype=np.int64)
+        first[by] = np.searchsorted(sorted_packed, t_key[by], side="left")
+        last[by] = np.searchsorted(sorted_packed, t_key[by], side="right")
+        tie_start[tied] = first - seg_start[hit_seg[tied]]
+        tie_size[tied] = last - first
+        del t_key, by, first, last
 
     if tied.any():
         hit_pos, order_of_hits = _break_ties(
@@ -381,9 +402,11 @@ def build_segments(
         if order_of_hits is not None:
             hit_seg, hit_pos = hit_seg[order_of_hits], hit_pos[order_of_hits]
             hit_label, hit_qrow = hit_label[order_of_hits], hit_qrow[order_of_hits]
+            tie_start, tie_size = tie_start[order_of_hits], tie_size[order_of_hits]
     else:
         o = np.argsort((hit_seg.astype(np.uint64) << np.uint64(32)) | hit_pos.astype(np.uint64))
         hit_seg, hit_pos, hit_label, hit_qrow = hit_seg[o], hit_pos[o], hit_label[o], hit_qrow[o]
+        tie_start, tie_size = tie_start[o], tie_size[o]
     return Segments(
         systems=pd.Index(keys.systems.to_numpy(dtype=object)[sys_order], name="system"),
         seg_system=seg_system,
@@ -394,6 +417,8 @@ def build_segments(
         hit_label=hit_label,
         judgments=judgments,
         hit_qrow=hit_qrow,
+        hit_tie_start=tie_start.astype(np.int64),
+        hit_tie_size=tie_size,
     )
 
 

@@ -20,6 +20,7 @@ from pdireval.measures import (
     diversity,  # noqa: F401  (registers the intent-aware measures of ndeval)
     ric,  # noqa: F401  (registers RIC)
     standard,  # noqa: F401  (registers the standard measures)
+    tie_aware,  # noqa: F401  (ties="expected" on the rank-based measures; after bounds)
     trec_eval_set,  # noqa: F401  (registers the rest of trec_eval's all_trec set)
 )
 from pdireval.measures.registry import (

@@ -1,0 +1,344 @@
+"""Tie-aware evaluation: ``ties="expected"`` (McSherry & Najork 2008).
+
+When a system gives several documents the same score, trec_eval (and pdireval by default,
+``ties="break"``) orders them by doc id, an arbitrary choice that can move a measure a lot.
+``ties="expected"`` gives instead the exact expectation of the measure over all orderings of
+every group of tied documents, each ordering equally likely (McSherry & Najork 2008). Without
+ties it equals the default.
+
+Notation, for a tie group g of a (system, query) list: it occupies positions s..s+n−1
+(0-based; rank = position + 1) and holds r relevant documents (label >= ``rel``) and gains
+G_g = Σ_{d in g} gain(d); c is the number of relevant documents in the groups above g; k the
+cut-off (k = ∞ without one) and m = min(n, max(k − s, 0)) the slots of g inside the top k. In
+a random ordering of g every document of g is equally likely at each of its n slots, so:
+
+* **linear measures** (P, R, NumRelRet, Rprec, DCG, nDCG, RBP, RBPResidual, Judged): each
+  document's weight w_i is replaced by the mean weight of its group's slots,
+  E = Σ_g G_g · (1/n)·Σ_{t<m} w_{s+t}. The normalisers (k, R, IDCG) do not depend on the order.
+* **SP and AP**: a relevant document of g at slot t has c + 1 + (r−1)·t/(n−1) relevant documents
+  at or above it on average (each other relevant document of g is above it with probability
+  t/(n−1)), so E[SP@k] = Σ_g (r/n)·Σ_{t<m} (c + 1 + (r−1)·t/(n−1)) / (s + t + 1), in closed
+  form with harmonic numbers; E[AP@k] = E[SP@k] / R.
+* **RR**: only the first group with r > 0 matters; the first relevant document is at its slot t
+  with probability C(n−1−t, r−1)/C(n, r), so E[RR@k] = Σ_{t<m} C(n−1−t, r−1)/C(n, r)/(s+t+1).
+* **Success@k** = 1 − Π_g C(n−r, m)/C(n, m) (no relevant document among any group's slots
+  inside the top k).
+
+Other measures (bpref, infAP, ERR, GAP, RIC, the interpolated and set measures, ...) have no
+``ties`` parameter: for them the expectation over orderings has no closed form here, and
+pdireval does not approximate it.
+
+References
+----------
+McSherry, F. & Najork, M. (2008). Computing information retrieval performance measures
+efficiently in the presence of tied scores. ECIR 2008, 414–421.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import gammaln
+
+from pdireval.errors import MeasureError
+from pdireval.measures.registry import REGISTRY, Param, add_params
+from pdireval.measures.standard import _R, _safe_div, _view, ordered_pool_dcg
+from pdireval.measures.view import discount_weights, gain_values, read_negatives, seg_sum
+
+__all__ = ["TIES", "TIES_PARAM", "TIE_AWARE", "tie_groups", "expected"]
+
+TIES = ("break", "expected")
+TIES_PARAM = Param(
+    "ties", "choice", "break",
+    "Score ties: break (trec_eval: by doc id descending) or expected (the exact expectation over "
+    "all orderings of tied documents, McSherry & Najork 2008).",
+    choices=TIES,
+)
+
+
+@dataclass
+class Groups:
+    """The tie groups holding at least one hit (under a view's label reading)."""
+
+    seg: np.ndarray  # segment of each group
+    start: np.ndarray  # s: first position
+    size: np.ndarray  # n: number of documents (judged or not)
+    hit_group: np.ndarray  # group of each hit of the view
+
+
+def tie_groups(v) -> Groups:
+    """Tie groups of the view's hits; under ``judged_only`` the groups of the condensed list
+    (the judged documents of each original group, which stay consecutive)."""
+    key = ("tie_groups", v.negatives, v.judged_only)
+    cache = v.segments.cache
+    if key in cache:
+        return cache[key]
+    seg = v.segments
+    if seg.hit_tie_start is None or seg.hit_tie_size is None:
+        raise MeasureError(
+            "ties='expected' needs the score-tie groups of the run, which these segments do not "
+            "carry; evaluate the run itself with pdireval.evaluate."
+        )
+    start, size = seg.hit_tie_start, seg.hit_tie_size
+    if v.judged_only:
+        keep = ~np.isnan(read_negatives(seg.hit_label, v.negatives))
+        start = start[keep]
+    hit_seg = v.hit_seg
+    n = len(hit_seg)
+    new = np.ones(n, dtype=bool)
+    if n:
+        new[1:] = (hit_seg[1:] != hit_seg[:-1]) | (start[1:] != start[:-1])
+    hit_group = np.cumsum(new) - 1
+    g_seg = hit_seg[new]
+    if v.judged_only:
+        g_start = v.hit_pos[new]  # first condensed position of the group's judged documents
+        g_size = np.bincount(hit_group, minlength=len(g_seg)).astype(np.int64)
+    else:
+        g_start = start[new]
+        g_size = size[new]
+    out = Groups(g_seg, g_start.astype(np.int64), g_size.astype(np.int64), hit_group)
+    cache[key] = out
+    return out
+
+
+def _inside(groups: Groups, k) -> np.ndarray:
+    """m: slots of each group inside the top k (k scalar, per-group array, or None)."""
+    if k is None:
+        return groups.size
+    return np.clip(k - groups.start, 0, groups.size)
+
+
+def _mean_weight(groups: Groups, m: np.ndarray, weight_of) -> np.ndarray:
+    """(1/n)·Σ_{t<m} w(s + t) per group, w given for positions by ``weight_of``."""
+    top = int((groups.start + m).max()) if len(m) else 0
+    w = weight_of(np.arange(top))
+    cum = np.concatenate([[0.0], np.cumsum(w)])
+    total = cum[groups.start + m] - cum[groups.start]
+    single = groups.size == 1  # exact, untouched by the cumulative sums
+    total[single & (m == 1)] = w[groups.start[single & (m == 1)]]
+    return total / groups.size
+
+
+def _group_sum(groups: Groups, values: np.ndarray) -> np.ndarray:
+    return np.bincount(groups.hit_group, weights=values, minlength=len(groups.seg))
+
+
+def _linear(v, groups: Groups, per_hit: np.ndarray, k, weight_of) -> np.ndarray:
+    """E[Σ_i w_i·x_i] per segment, x_i = per_hit values (0 for documents outside the qrels)."""
+    m = _inside(groups, k)
+    mean_w = _mean_weight(groups, m, weight_of)
+    return seg_sum(groups.seg, _group_sum(groups, per_hit) * mean_w, v.n_seg)
+
+
+def _ones_until(k):
+    return lambda pos: np.ones(len(pos)) if k is None else (pos < k).astype(np.float64)
+
+
+def _relevant_hits(v, m) -> np.ndarray:
+    return (v.hit_label >= m.get("rel")).astype(np.float64)
+
+
+def expected_count(v, m, k) -> np.ndarray:
+    """E[relevant in the top k] (k scalar or None)."""
+    groups = tie_groups(v)
+    return _linear(v, groups, _relevant_hits(v, m), k, _ones_until(k))
+
+
+def _harmonic_sum(s: np.ndarray, m: np.ndarray, n: np.ndarray):
+    """(Σ_{t<m} 1/(s+t+1), Σ_{t<m} t/(s+t+1)) per group, exact for single slots."""
+    top = int((s + m).max()) if len(s) else 0
+    H = np.concatenate([[0.0], np.cumsum(1.0 / np.arange(1, top + 1))])
+    inv = H[s + m] - H[s]
+    one = m == 1
+    inv[one] = 1.0 / (s[one] + 1.0)
+    lin = m - (s + 1.0) * inv
+    lin[one] = 0.0
+    return inv, lin
+
+
+# --------------------------------------------------------------------------- kernels
+
+
+def _p(segments, m):
+    v = _view(segments, m)
+    return expected_count(v, m, m.cutoff) / m.cutoff
+
+
+def _r(segments, m):
+    v = _view(segments, m)
+    return _safe_div(expected_count(v, m, m.cutoff), _R(v, m.get("rel")))
+
+
+def _num_rel_ret(segments, m):
+    return expected_count(_view(segments, m), m, m.cutoff)
+
+
+def _rprec(segments, m):
+    v = _view(segments, m)
+    R = _R(v, m.get("rel"))
+    groups = tie_groups(v)
+    mm = np.clip(R[groups.seg].astype(np.int64) - groups.start, 0, groups.size)
+    count = seg_sum(groups.seg, _group_sum(groups, _relevant_hits(v, m)) * mm / groups.size, v.n_seg)
+    return _safe_div(count, R)
+
+
+def _judged(segments, m):
+    v, k = _view(segments, m), m.cutoff
+    groups = tie_groups(v)
+    judged = (~np.isnan(v.hit_label)).astype(np.float64)
+    count = _linear(v, groups, judged, k, _ones_until(k))
+    depth = v.seg_len.astype(np.float64) if k is None else np.minimum(v.seg_len, k).astype(np.float64)
+    return _safe_div(count, depth)
+
+
+def _dcg_expected(v, m) -> np.ndarray:
+    k = m.cutoff
+    groups = tie_groups(v)
+    gains = gain_values(v.hit_label, m.get("gain"))
+
+    def weight_of(pos):
+        w = discount_weights(pos, m.get("discount"), k)
+        return w if k is None else np.where(pos < k, w, 0.0)
+
+    return _linear(v, groups, gains, k, weight_of)
+
+
+def _dcg(segments, m):
+    return _dcg_expected(_view(segments, m), m)
+
+
+def _ndcg(segments, m):
+    v = _view(segments, m)
+    return _safe_div(_dcg_expected(v, m), ordered_pool_dcg(v, m)[v.seg_query])
+
+
+def _rbp_weight(p, k):
+    def weight_of(pos):
+        w = (1.0 - p) * np.power(p, pos)
+        return w if k is None else np.where(pos < k, w, 0.0)
+
+    return weight_of
+
+
+def _rbp(segments, m):
+    v, k, p = _view(segments, m), m.cutoff, m.get("p")
+    return _linear(v, tie_groups(v), _relevant_hits(v, m), k, _rbp_weight(p, k))
+
+
+def _rbp_residual(segments, m):
+    v, k, p = _view(segments, m), m.cutoff, m.get("p")
+    judged = (~np.isnan(v.hit_label)).astype(np.float64)
+    return 1.0 - _linear(v, tie_groups(v), judged, k, _rbp_weight(p, k))
+
+
+def _sp_expected(v, m) -> np.ndarray:
+    groups = tie_groups(v)
+    r = _group_sum(groups, _relevant_hits(v, m))
+    c = np.zeros(len(r))
+    if len(r):  # relevant documents in the earlier groups of the same segment
+        total = np.cumsum(r) - r
+        first = np.r_[True, groups.seg[1:] != groups.seg[:-1]]
+        c = total - np.maximum.accumulate(np.where(first, total, 0.0))
+    mm = _inside(groups, m.cutoff)
+    s, n = groups.start, groups.size
+    inv, lin = _harmonic_sum(s, mm, n)
+    slope = np.where(n > 1, (r - 1.0) / np.maximum(n - 1.0, 1.0), 0.0)
+    contrib = np.where(r > 0, (r / n) * ((c + 1.0) * inv + slope * lin), 0.0)
+    return seg_sum(groups.seg, contrib, v.n_seg)
+
+
+def _sp(segments, m):
+    return _sp_expected(_view(segments, m), m)
+
+
+def _ap(segments, m):
+    v = _view(segments, m)
+    return _safe_div(_sp_expected(v, m), _R(v, m.get("rel")))
+
+
+def _log_comb(a, b):
+    return gammaln(a + 1.0) - gammaln(b + 1.0) - gammaln(a - b + 1.0)
+
+
+def _rr(segments, m):
+    v = _view(segments, m)
+    groups = tie_groups(v)
+    r = _group_sum(groups, _relevant_hits(v, m))
+    has = np.flatnonzero(r > 0)
+    if len(has) == 0:
+        return np.zeros(v.n_seg)
+    first_of_seg = has[np.r_[True, groups.seg[has][1:] != groups.seg[has][:-1]]]
+    seg, s, n, rr = groups.seg[first_of_seg], groups.start[first_of_seg], groups.size[first_of_seg], r[first_of_seg]
+    mm = np.clip(np.full(len(s), np.iinfo(np.int64).max) if m.cutoff is None else m.cutoff - s, 0, n)
+    # expand every (group, slot t < m): Σ over slots is over at most the group's size
+    owner = np.repeat(np.arange(len(s)), mm)
+    t = np.arange(len(owner)) - np.repeat(np.cumsum(mm) - mm, mm)
+    nn, rk = n[owner].astype(np.float64), rr[owner]
+    avail = nn - 1.0 - t
+    logp = _log_comb(avail, rk - 1.0) - _log_comb(nn, rk)
+    prob = np.where(avail >= rk - 1.0, np.exp(logp), 0.0)
+    prob[nn == 1] = 1.0  # exact for an untied first relevant document
+    value = np.bincount(owner, weights=prob / (s[owner] + t + 1.0), minlength=len(s))
+    out = np.zeros(v.n_seg)
+    out[seg] = value
+    return out
+
+
+def _success(segments, m):
+    v = _view(segments, m)
+    groups = tie_groups(v)
+    r = _group_sum(groups, _relevant_hits(v, m))
+    mm = _inside(groups, m.cutoff).astype(np.float64)
+    n = groups.size.astype(np.float64)
+    impossible = mm > n - r  # some relevant document is necessarily inside
+    log_none = np.where(impossible, 0.0, _log_comb(np.maximum(n - r, mm), mm) - _log_comb(n, mm))
+    total = seg_sum(groups.seg, np.where(r > 0, log_none, 0.0), v.n_seg)
+    forced = seg_sum(groups.seg, (impossible & (r > 0)).astype(np.float64), v.n_seg) > 0
+    return np.where(forced, 1.0, 1.0 - np.exp(total))
+
+
+#: measure name -> tie-aware kernel
+TIE_AWARE = {
+    "P": _p, "R": _r, "NumRelRet": _num_rel_ret, "Rprec": _rprec, "Judged": _judged,
+    "DCG": _dcg, "nDCG": _ndcg, "RBP": _rbp, "RBPResidual": _rbp_residual,
+    "SP": _sp, "AP": _ap, "RR": _rr, "Success": _success,
+}
+
+
+def expected(segments, m) -> np.ndarray:
+    """The tie-aware value of ``m`` per segment (``ties="expected"``)."""
+    if m.get("bounds", "max") != "max":
+        raise MeasureError(f"{m}: ties='expected' does not combine with bounds= (give one of them).")
+    if m.get("gains", None) is not None:
+        raise MeasureError(f"{m}: ties='expected' does not combine with gains= (trec_eval's gain levels).")
+    return TIE_AWARE[m.name](segments, m)
+
+
+def _wrap(kernel):
+    def tie_kernel(segments, m):
+        if m.get("ties", "break") == "expected":
+            return expected(segments, m)
+        return kernel(segments, m)
+
+    tie_kernel.__doc__ = (kernel.__doc__ or "").rstrip() + (
+        "\n\nWith ties=expected: the exact expectation over all orderings of tied documents "
+        "(McSherry & Najork 2008; see pdireval.measures.tie_aware)."
+    )
+    tie_kernel.__name__ = getattr(kernel, "__name__", "kernel")
+    return tie_kernel
+
+
+def install() -> None:
+    """Declare ``ties=`` on the tie-aware measures and route ``ties="expected"`` to their
+    tie-aware kernels (called once, on import)."""
+    for name in TIE_AWARE:
+        definition = REGISTRY[name.lower()]
+        if "tie_kernel" in definition.extra:
+            continue
+        add_params(name, TIES_PARAM)
+        definition.extra["tie_kernel"] = TIE_AWARE[name]
+        definition.kernel = _wrap(definition.kernel)
+
+
+install()

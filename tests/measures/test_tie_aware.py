@@ -1,0 +1,122 @@
+"""ties="expected" (McSherry & Najork 2008): equal to the mean over every ordering of the tied
+documents (brute-force enumeration), and to the default when there are no ties."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import pdireval
+from pdireval.measures.registry import parse_measure
+from pdireval.measures.tie_aware import TIE_AWARE
+
+MEASURES = [
+    "P@3", "R@4", "NumRelRet@2", "Rprec", "Judged@3", "DCG@3", "nDCG", "nDCG(gain=exp)@4",
+    "nDCG(discount=zipf)@3", "RBP(p=0.5)", "RBPResidual(p=0.6)@4", "SP@4", "AP", "AP@3", "RR",
+    "RR@2", "Success@1", "Success@3", "AP(judged_only=true)", "nDCG(judged_only=true)@2",
+    "P(judged_only=true)@2", "RR(judged_only=true)", "AP(rel=2)", "nDCG(negatives=keep)",
+]
+
+
+def expected_name(text: str) -> str:
+    return str(parse_measure(text).replace(ties="expected"))
+
+
+@st.composite
+def tied_runs(draw):
+    """One or two queries, lists of up to 6 documents with scores from {1, 2, 3} (many
+    ties), graded and negative labels, unjudged and pooled-but-unjudged documents."""
+    docs = [f"d{i}" for i in range(8)]
+    qrows, rows = [], []
+    for q in draw(st.lists(st.sampled_from(["1", "2"]), min_size=1, max_size=2, unique=True)):
+        judged = draw(st.lists(st.sampled_from(docs), min_size=1, max_size=6, unique=True))
+        labels = draw(st.lists(st.sampled_from([-1, 0, 1, 2, 3]), min_size=len(judged), max_size=len(judged)))
+        qrows += [(q, d, float(lab)) for d, lab in zip(judged, labels)]
+        ranked = draw(st.lists(st.sampled_from(docs), min_size=1, max_size=6, unique=True))
+        scores = draw(st.lists(st.sampled_from([1.0, 2.0, 3.0]), min_size=len(ranked), max_size=len(ranked)))
+        rows += [("s", q, d, sc) for d, sc in zip(ranked, scores)]
+    return pd.DataFrame(rows, columns=["system", "query", "doc", "score"]), pd.DataFrame(qrows, columns=["query", "doc", "label"])
+
+
+def brute_force(run: pd.DataFrame, qrels: pd.DataFrame, measures) -> pd.DataFrame:
+    """Mean of the default (doc-id tie-break) value over every ordering of each segment's tie
+    groups: each ordering becomes a system with distinct scores, evaluated in one call."""
+    rows = []
+    for (system, query), seg in run.groupby(["system", "query"], sort=False):
+        groups = [list(seg.loc[seg["score"] == sc, "doc"]) for sc in sorted(seg["score"].unique(), reverse=True)]
+        for i, perms in enumerate(itertools.product(*[itertools.permutations(g) for g in groups])):
+            order = [d for p in perms for d in p]
+            rows += [(f"{system}|{query}|{i}", query, d, float(len(order) - j)) for j, d in enumerate(order)]
+    every = pd.DataFrame(rows, columns=["system", "query", "doc", "score"])
+    scores = pdireval.evaluate(every, measures, qrels=qrels, missing="drop")
+    scores["system"] = scores["system"].str.split("|").str[0]
+    return scores.groupby(["system", "query", "measure"], sort=False)["value"].mean()
+
+
+@pytest.mark.slow
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tied_runs())
+def test_expected_equals_the_mean_over_every_ordering(data):
+    run, qrels = data
+    reference = brute_force(run, qrels, MEASURES)
+    ours = pdireval.evaluate(run, [expected_name(m) for m in MEASURES], qrels=qrels, missing="drop")
+    for text in MEASURES:
+        got = ours[ours["measure"] == expected_name(text)].set_index(["system", "query"])["value"]
+        want = reference.xs(str(parse_measure(text)), level="measure")
+        np.testing.assert_allclose(got.sort_index().to_numpy(), want.sort_index().to_numpy(), rtol=0, atol=1e-12, err_msg=text)
+
+
+def test_a_hand_example():
+    # two relevant documents tied with one non-relevant at ranks 1-3, then a relevant one
+    qrels = pd.DataFrame({"query": "q", "doc": ["a", "b", "c", "d"], "label": [1, 1, 0, 1]})
+    run = pd.DataFrame({"system": "s", "query": "q", "doc": ["a", "b", "c", "d"], "score": [2.0, 2.0, 2.0, 1.0]})
+    got = pdireval.evaluate(run, ["P(ties=expected)@1", "RR(ties=expected)", "AP(ties=expected)"], qrels=qrels)
+    value = dict(zip(got["measure"], got["value"]))
+    assert value["P(ties=expected)@1"] == pytest.approx(2 / 3)
+    # first relevant at rank 1 w.p. 2/3, rank 2 w.p. 1/3
+    assert value["RR(ties=expected)"] == pytest.approx(2 / 3 + 1 / 6)
+    # orderings of {a, b, c}: (rel, rel, non) x2 -> 1 + 1 + 3/4; (rel, non, rel) x2 -> 1 + 2/3 + 3/4;
+    # (non, rel, rel) x2 -> 1/2 + 2/3 + 3/4; AP = mean / 3
+    mean_sp = ((1 + 1 + 0.75) + (1 + 2 / 3 + 0.75) + (0.5 + 2 / 3 + 0.75)) / 3
+    assert value["AP(ties=expected)"] == pytest.approx(mean_sp / 3)
+    # the default breaks the tie by doc id descending: c, b, a, d
+    default = pdireval.evaluate(run, "RR", qrels=qrels)["value"].iloc[0]
+    assert default == pytest.approx(1 / 2)
+
+
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_without_ties_expected_equals_the_default(shuffle):
+    run, qrels = pdireval.datasets.simulate(n_systems=3, n_queries=8, depth=60, rng=5)
+    run = run.assign(score=np.arange(len(run), 0, -1, dtype=float))  # all distinct
+    if shuffle:  # the engine's sorting path
+        run = run.sample(frac=1.0, random_state=0)
+    names = [f"{name}@10" if name not in ("Rprec",) else name for name in TIE_AWARE]
+    default = pdireval.evaluate(run, names, qrels=qrels)
+    tie_aware = pdireval.evaluate(run, [expected_name(n) for n in names], qrels=qrels)
+    np.testing.assert_allclose(tie_aware["value"].to_numpy(), default["value"].to_numpy(), rtol=0, atol=1e-12)
+
+
+def test_ties_change_the_value_and_shuffling_does_not():
+    run, qrels = pdireval.datasets.simulate(n_systems=2, n_queries=6, depth=50, rng=9)
+    run = run.assign(score=np.round(run["score"], 1))  # many ties
+    names = [expected_name(m) for m in ("AP", "nDCG@10", "RR", "P@5")]
+    ordered = pdireval.evaluate(run, names, qrels=qrels)
+    shuffled = pdireval.evaluate(run.sample(frac=1.0, random_state=1), names, qrels=qrels)
+    np.testing.assert_allclose(ordered["value"].to_numpy(), shuffled["value"].to_numpy(), rtol=0, atol=1e-12)
+    broken = pdireval.evaluate(run, ["AP", "nDCG@10", "RR", "P@5"], qrels=qrels)
+    assert not np.allclose(ordered["value"].to_numpy(), broken["value"].to_numpy())
+
+
+def test_unsupported_combinations():
+    run, qrels = pdireval.datasets.simulate(n_systems=1, n_queries=2, depth=10, rng=1)
+    with pytest.raises(pdireval.MeasureError, match="has no parameter 'ties'"):
+        parse_measure("Bpref(ties=expected)")
+    with pytest.raises(pdireval.MeasureError, match="one of break, expected"):
+        parse_measure("AP(ties=random)")
+    with pytest.raises(pdireval.MeasureError, match="bounds="):
+        pdireval.evaluate(run, "nDCG(ties=expected,bounds=minmax)@5", qrels=qrels)
