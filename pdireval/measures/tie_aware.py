@@ -39,8 +39,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import gammaln
-
 from pdireval.errors import MeasureError
 from pdireval.measures.registry import REGISTRY, Param, add_params
 from pdireval.measures.standard import _R, _safe_div, _view, ordered_pool_dcg
@@ -258,6 +256,8 @@ def _ap(segments, m):
 
 
 def _log_comb(a, b):
+    from scipy.special import gammaln
+
     return gammaln(a + 1.0) - gammaln(b + 1.0) - gammaln(a - b + 1.0)
 
 
