@@ -49,7 +49,7 @@ register(
     MeasureDef(
         "Accuracy",
         accuracy,
-        "Share of (relevant, non-relevant) retrieved pairs ranked in the right order.",
+        "Share of (relevant, non-relevant) retrieved pairs ranked in the right order: 1 − Σ_{relevant r} (non-relevant above r) / (N·n_rel).",
         (Param("rel", "float", 1.0, "Minimum label counted as relevant.", check=_positive),),
         citation="ir_measures (MacAvaney, Macdonald & Ounis 2022)",
     )
