@@ -19,6 +19,7 @@ from pdireval.measures import (
     cwl,  # noqa: F401  (registers the C/W/L family of cwl_eval)
     diversity,  # noqa: F401  (registers the intent-aware measures of ndeval)
     ric,  # noqa: F401  (registers RIC)
+    sakai,  # noqa: F401  (registers Q, nERR; Bpref(variant=10R))
     standard,  # noqa: F401  (registers the standard measures)
     tie_aware,  # noqa: F401  (ties="expected" on the rank-based measures; after bounds)
     trec_eval_set,  # noqa: F401  (registers the rest of trec_eval's all_trec set)

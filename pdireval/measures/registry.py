@@ -241,7 +241,7 @@ def _parse_value(raw: str, text: str) -> Any:
         return ast.literal_eval(raw)
     except (ValueError, SyntaxError):
         pass
-    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_\-]*", raw):
+    if re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_\-]*", raw):  # words, also 10R
         return lowered
     raise MeasureError(
         f"cannot read the parameter value {raw!r} in measure {text!r}. Values are numbers, "

@@ -1,0 +1,160 @@
+"""Sakai's graded measures and bpref-10: the Q-measure, normalised ERR, ``Bpref(variant=10R)``.
+
+* **Q-measure** (Sakai 2004; Sakai & Kando 2008): a graded AP with "blended ratios",
+
+      Q = (1/R)·Σ_{relevant d at rank r} (β·cg(r) + C(r)) / (β·cg*(r) + r),
+
+  cg(r) the cumulative gain of the list down to rank r, cg*(r) that of the ideal list (the
+  judged pool sorted by gain descending; constant past its last relevant document), C(r) the
+  number of relevant documents (label >= ``rel``) in the top r, R their number, β the
+  persistence (β = 1 by default; β = 0 gives AP). Documents below ``rel`` have gain 0.
+* **nERR@k** (Sakai & Song 2011): ERR@k (Chapelle et al. 2009) divided by the ERR@k of the
+  ideal list (the judged pool sorted by label descending), with ERR's stopping probabilities
+  (2^g − 1)/2^{g_max}; 0 when the ideal ERR is 0.
+* **bpref-10** (Buckley & Voorhees 2004; ``Bpref(variant=10R)``): the same walk as bpref with
+  1 − min(n_r, 10 + R)/min(N, 10 + R) per retrieved relevant document r (n_r judged
+  non-relevant documents above r, N judged non-relevant documents of the query), / R.
+
+References
+----------
+Sakai, T. (2004). New performance metrics based on multigrade relevance. NTCIR-4.
+Sakai, T. & Kando, N. (2008). On information retrieval metrics designed for evaluation with
+incomplete relevance assessments. Information Retrieval 11(5).
+Sakai, T. & Song, R. (2011). Evaluating diversified search results using per-intent graded
+relevance. SIGIR 2011.
+Chapelle, O., Metzler, D., Zhang, Y. & Grinspan, P. (2009). Expected reciprocal rank for graded
+relevance. CIKM 2009.
+Buckley, C. & Voorhees, E. M. (2004). Retrieval evaluation with incomplete information. SIGIR 2004.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pdireval.measures.registry import REGISTRY, MeasureDef, Param, add_params, register
+from pdireval.measures.standard import (
+    GAIN,
+    JUDGED_ONLY,
+    NEG,
+    REL,
+    _in_cutoff,
+    _max_grade,
+    _R,
+    _relevant,
+    _safe_div,
+    _view,
+    err,
+)
+from pdireval.measures.view import gain_values, seg_sum, within_segment_cumsum, within_segment_rank
+
+__all__ = ["q_measure", "normalised_err", "bpref_10"]
+
+
+def _gains(labels, m):
+    g = gain_values(labels, m.get("gain"))
+    return np.where(labels >= m.get("rel"), g, 0.0)  # NaN labels compare False
+
+
+def q_measure(segments, m):
+    """Q = (1/R)·Σ_{relevant d at rank r} (β·cg(r) + C(r)) / (β·cg*(r) + r) (Sakai 2004);
+    R = 0 -> 0."""
+    v, beta, rel = _view(segments, m), m.get("beta"), m.get("rel")
+    key = ("q_ideal", v.negatives, m.get("gain"), rel)
+    cache = v.segments.cache
+    if key not in cache:
+        judged = ~np.isnan(v.q_label)
+        g = _gains(v.q_label[judged], m)
+        rq = v.q_row_query[judged]
+        keep = g > 0
+        g, rq = g[keep], rq[keep]
+        order = np.lexsort((-g, rq))
+        g, rq = g[order], rq[order]
+        n = np.bincount(rq, minlength=v.n_queries)
+        cache[key] = (within_segment_cumsum(rq, g), n, np.concatenate([[0], np.cumsum(n)]))
+    ideal_cum, n_ideal, start = cache[key]
+    seg, pos = v.hit_seg, v.hit_pos
+    g = _gains(v.hit_label, m)
+    cg = within_segment_cumsum(seg, g)
+    is_rel = _relevant(v, rel)
+    count = within_segment_cumsum(seg, is_rel.astype(np.float64))
+    q = v.seg_query[seg]
+    depth = np.minimum(pos + 1, n_ideal[q])
+    cg_ideal = np.where(depth > 0, ideal_cum[np.maximum(start[q] + depth - 1, 0)], 0.0)
+    ratio = (beta * cg + count) / (beta * cg_ideal + pos + 1.0)
+    return _safe_div(seg_sum(seg[is_rel], ratio[is_rel], v.n_seg), _R(v, rel))
+
+
+def _ideal_err(v, m) -> np.ndarray:
+    """Per query: ERR@k of the judged pool sorted by label descending."""
+    key = ("ideal_err", v.negatives, m.get("max_grade"), m.cutoff)
+    cache = v.segments.cache
+    if key in cache:
+        return cache[key]
+    judged = ~np.isnan(v.q_label)
+    lab, rq = v.q_label[judged], v.q_row_query[judged]
+    order = np.lexsort((-lab, rq))
+    lab, rq = lab[order], rq[order]
+    pos = within_segment_rank(rq)
+    if m.cutoff is not None:
+        inside = pos < m.cutoff
+        lab, rq, pos = lab[inside], rq[inside], pos[inside]
+    g = np.maximum(lab, 0.0)
+    stop = np.clip((np.exp2(g) - 1.0) / np.exp2(_max_grade(v, m)), 0.0, 1.0)
+    certain = stop >= 1.0
+    log_continue = np.log1p(-np.where(certain, 0.0, stop))
+    blocked = within_segment_cumsum(rq, certain.astype(np.float64), inclusive=False) > 0
+    survive = np.where(blocked, 0.0, np.exp(within_segment_cumsum(rq, log_continue, inclusive=False)))
+    out = np.bincount(rq, weights=stop * survive / (pos + 1.0), minlength=v.n_queries)
+    cache[key] = out
+    return out
+
+
+def normalised_err(segments, m):
+    """nERR@k = ERR@k / ERR@k of the ideal list (Sakai & Song 2011); ideal 0 -> 0."""
+    v = _view(segments, m)
+    return _safe_div(err(segments, m), _ideal_err(v, m)[v.seg_query])
+
+
+def bpref_10(segments, m):
+    """bpref-10 = (1/R)·Σ_{retrieved relevant r} [1 − min(n_r, 10 + R)/min(N, 10 + R)]
+    (Buckley & Voorhees 2004, with trec_eval's 2005 min(N, ·) correction); R = 0 -> 0."""
+    v, rel = _view(segments, m), m.get("rel")
+    judged_hit = ~np.isnan(v.hit_label)
+    seg, lab = v.hit_seg[judged_hit], v.hit_label[judged_hit]
+    if m.cutoff is not None:
+        keep = v.hit_pos[judged_hit] < m.cutoff
+        seg, lab = seg[keep], lab[keep]
+    is_rel = lab >= rel
+    nonrel_above = within_segment_cumsum(seg, (~is_rel).astype(np.float64), inclusive=False)
+    R = v.num_rel(rel)[v.seg_query]
+    N = v.num_judged_nonrel(rel)[v.seg_query]
+    r_seg, n_r = seg[is_rel], nonrel_above[is_rel]
+    cap = 10.0 + R[r_seg]
+    term = np.ones(len(r_seg))
+    pos = n_r > 0
+    term[pos] = 1.0 - np.minimum(n_r[pos], cap[pos]) / np.minimum(N[r_seg], cap)[pos]
+    return _safe_div(seg_sum(r_seg, term, v.n_seg), R)
+
+
+BETA = Param("beta", "float", 1.0, "Persistence β of the blended ratio (β = 0 gives AP).", check=lambda b: None if b >= 0 else "β >= 0")
+VARIANT = Param("variant", "choice", "r", "r: trec_eval's bpref (min(n_r, R)/min(N, R)); 10r: bpref-10 (min(n_r, 10+R)/min(N, 10+R)).", choices=("r", "10r"))
+
+register(MeasureDef(
+    "Q", q_measure, "Q-measure: (1/R)·Σ_{relevant d at rank r} (β·cg(r) + C(r)) / (β·cg*(r) + r).",
+    (BETA, GAIN, REL, JUDGED_ONLY, NEG), cutoff="none", citation="Sakai 2004; Sakai & Kando 2008", aliases=("q_measure", "qmeasure"),
+))
+register(MeasureDef(
+    "nERR", normalised_err, "Normalised ERR: ERR@k / ERR@k of the ideal ranking.",
+    (REGISTRY["err"].param("max_grade"), JUDGED_ONLY, NEG), citation="Sakai & Song 2011; Chapelle et al. 2009",
+))
+
+_bpref = REGISTRY["bpref"]
+if "variant" not in {p.name for p in _bpref.params}:
+    add_params("Bpref", VARIANT)
+    _plain = _bpref.kernel
+
+    def _bpref_kernel(segments, m, _plain=_plain):
+        return bpref_10(segments, m) if m.get("variant") == "10r" else _plain(segments, m)
+
+    _bpref_kernel.__doc__ = (_plain.__doc__ or "").rstrip() + "\n\nWith variant=10R: bpref-10 (see pdireval.measures.sakai.bpref_10)."
+    _bpref.kernel = _bpref_kernel
