@@ -79,7 +79,9 @@ def q_measure(segments, m):
     count = within_segment_cumsum(seg, is_rel.astype(np.float64))
     q = v.seg_query[seg]
     depth = np.minimum(pos + 1, n_ideal[q])
-    cg_ideal = np.where(depth > 0, ideal_cum[np.maximum(start[q] + depth - 1, 0)], 0.0)
+    cg_ideal = np.zeros(len(seg))
+    has = depth > 0
+    cg_ideal[has] = ideal_cum[start[q[has]] + depth[has] - 1]
     ratio = (beta * cg + count) / (beta * cg_ideal + pos + 1.0)
     return _safe_div(seg_sum(seg[is_rel], ratio[is_rel], v.n_seg), _R(v, rel))
 
