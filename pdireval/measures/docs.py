@@ -16,6 +16,10 @@ Spelling: `Name(param=value,...)@cutoff`, case-insensitive; the canonical spelli
 `evaluate` writes in the `measure` column) sorts parameters and leaves defaults out. trec_eval
 spellings such as `map`, `P_10`, `ndcg_cut_10`, `recip_rank`, `recall_1000` are accepted.
 Every measure trec_eval has gives trec_eval's number with its default parameters.
+Score ties: the rank-based measures with a `ties` parameter (P, R, NumRelRet, Rprec, Judged,
+DCG, nDCG, RBP, RBPResidual, SP, AP, RR, Success) take `ties=expected`, the exact expectation
+over all orderings of tied documents (McSherry & Najork 2008), instead of trec_eval's doc-id
+tie-break. Your own measures: `pdireval.register_measure` (see docs/api.md).
 The summary column says how trec_eval summarises a measure over queries: `mean`, `sum`
 (counts), or `gm` (the per-query values are ln(max(x, 1e-5)) and the summary is exp(mean), the
 geometric mean).

@@ -72,18 +72,18 @@ def q_measure(segments, m):
         n = np.bincount(rq, minlength=v.n_queries)
         cache[key] = (within_segment_cumsum(rq, g), n, np.concatenate([[0], np.cumsum(n)]))
     ideal_cum, n_ideal, start = cache[key]
-    seg, pos = v.hit_seg, v.hit_pos
-    g = _gains(v.hit_label, m)
-    cg = within_segment_cumsum(seg, g)
+    # only relevant documents have a gain here, so cumulate over them alone
     is_rel = _relevant(v, rel)
-    count = within_segment_cumsum(seg, is_rel.astype(np.float64))
+    seg, pos = v.hit_seg[is_rel], v.hit_pos[is_rel]
+    cg = within_segment_cumsum(seg, _gains(v.hit_label[is_rel], m))
+    count = within_segment_rank(seg) + 1.0
     q = v.seg_query[seg]
     depth = np.minimum(pos + 1, n_ideal[q])
     cg_ideal = np.zeros(len(seg))
     has = depth > 0
     cg_ideal[has] = ideal_cum[start[q[has]] + depth[has] - 1]
     ratio = (beta * cg + count) / (beta * cg_ideal + pos + 1.0)
-    return _safe_div(seg_sum(seg[is_rel], ratio[is_rel], v.n_seg), _R(v, rel))
+    return _safe_div(seg_sum(seg, ratio, v.n_seg), _R(v, rel))
 
 
 def _ideal_err(v, m) -> np.ndarray:

@@ -290,11 +290,12 @@ def _success(segments, m):
     groups = tie_groups(v)
     r = _group_sum(groups, _relevant_hits(v, m))
     mm = _inside(groups, m.cutoff).astype(np.float64)
-    n = groups.size.astype(np.float64)
+    use = (r > 0) & (mm > 0)  # other groups leave "no relevant document inside" certain
+    g_seg, r, mm, n = groups.seg[use], r[use], mm[use], groups.size[use].astype(np.float64)
     impossible = mm > n - r  # some relevant document is necessarily inside
     log_none = np.where(impossible, 0.0, _log_comb(np.maximum(n - r, mm), mm) - _log_comb(n, mm))
-    total = seg_sum(groups.seg, np.where(r > 0, log_none, 0.0), v.n_seg)
-    forced = seg_sum(groups.seg, (impossible & (r > 0)).astype(np.float64), v.n_seg) > 0
+    total = seg_sum(g_seg, log_none, v.n_seg)
+    forced = seg_sum(g_seg, impossible.astype(np.float64), v.n_seg) > 0
     return np.where(forced, 1.0, 1.0 - np.exp(total))
 
 

@@ -369,12 +369,14 @@ def ndcg_rel(segments, m):
     ideal = _ideal(v, gains)
     cum = _ideal_dcg(v, gains)
     g, contrib = _hit_dcg(v, gains)
-    dcg_at = within_segment_cumsum(v.hit_seg, contrib)  # DCG down to and including each hit
-    q_hit = v.seg_query[v.hit_seg]
-    pos_hit = g > 0
-    ratio = _safe_div(dcg_at[pos_hit], ideal.at(cum, q_hit[pos_hit], v.hit_pos[pos_hit] + 1))
-    total = seg_sum(v.hit_seg[pos_hit], ratio, v.n_seg)
-    n_ret = seg_sum(v.hit_seg[pos_hit], 1.0, v.n_seg)
+    nz = g != 0  # documents with a zero gain add nothing to the DCG
+    seg_nz, g_nz = v.hit_seg[nz], g[nz]
+    dcg_at = within_segment_cumsum(seg_nz, contrib[nz])  # DCG down to and including each hit
+    pos_hit = g_nz > 0
+    seg_pos = seg_nz[pos_hit]
+    ratio = _safe_div(dcg_at[pos_hit], ideal.at(cum, v.seg_query[seg_pos], v.hit_pos[nz][pos_hit] + 1))
+    total = seg_sum(seg_pos, ratio, v.n_seg)
+    n_ret = seg_sum(seg_pos, 1.0, v.n_seg)
     npos = ideal.npos[v.seg_query].astype(np.float64)
     dcg = seg_sum(v.hit_seg, contrib, v.n_seg)
     idcg = ideal.at(cum, v.seg_query, np.full(v.n_seg, np.iinfo(np.int64).max))
