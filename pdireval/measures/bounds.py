@@ -62,7 +62,8 @@ RLB_POOLS = ("qrels", "run")
 #: relative tolerance of the degenerate case of the UL normalisation (IUB - RLB <= TOL·max(1, |IUB|))
 TOL = 1e-12
 
-_BOUND_PARAM_NAMES = ("bounds", "lb", "lower", "rlb_pool", "mc_samples", "mc_seed", "clip")
+_BOUND_PARAM_NAMES = ("bounds", "lb", "lower", "rlb_pool", "mc_samples", "mc_seed", "clip", "degenerate")
+DEGENERATE = ("nan", "zero", "one")
 
 
 def _at_least(n):
@@ -77,6 +78,7 @@ BOUND_PARAMS = (
     Param("mc_samples", "int", 1000, "Monte-Carlo permutations per query (lb=mc).", check=_at_least(2)),
     Param("mc_seed", "int", 0, "Seed of the Monte-Carlo permutations (lb=mc).", check=_at_least(0)),
     Param("clip", "bool", False, "bounds=minmax only: clip to [0, 1] (NDCG_min leaves [0, 1] when unjudged documents or a short list sit where the worst ranking puts negative ones)."),
+    Param("degenerate", "choice", "nan", "bounds=minmax only: the value when every ordering of the pool scores the same (IUB = WLB, e.g. one distinct label): nan, zero or one.", choices=DEGENERATE),
 )
 
 #: measures whose RLB has a closed form (exact) and a published form (paper)
@@ -530,6 +532,11 @@ def _check_combination(m: Measure) -> None:
             f"clip=true clips Gienapp et al.'s (2020) NDCG_min to [0, 1], so it needs bounds=minmax (in "
             f"{str(m)!r}): write '{str(m.replace(bounds='minmax'))}' or drop clip=true."
         )
+    if m.get("degenerate") != "nan" and bounds != "minmax":
+        raise MeasureError(
+            f"degenerate= sets Gienapp et al.'s (2020) NDCG_min where IUB = WLB, so it needs bounds=minmax "
+            f"(in {str(m)!r}): write '{str(m.replace(bounds='minmax'))}' or drop degenerate=."
+        )
     if m.get("lower") == "worst" and bounds != "ul2":
         raise MeasureError(
             f"lower=worst chooses V2's branch below the random level, so it needs bounds=ul2 "
@@ -545,6 +552,10 @@ def _wrap(plain_kernel):
             return plain_kernel(segments, m)
         b = measure_bounds(segments, m, worst=bounds == "minmax" or m.get("lower") == "worst")
         out = normalise(b.value, b.ideal, b.random, b.worst, bounds, lower=m.get("lower"))
+        if bounds == "minmax" and m.get("degenerate") != "nan":
+            iub, wlb = np.broadcast_arrays(np.asarray(b.ideal, dtype=np.float64), np.asarray(b.worst, dtype=np.float64))
+            flat = ~(iub - wlb > TOL * np.maximum(1.0, np.abs(iub)))
+            out = np.where(flat, 0.0 if m.get("degenerate") == "zero" else 1.0, out)
         return np.clip(out, 0.0, 1.0) if m.get("clip") else out
 
     kernel.__doc__ = (plain_kernel.__doc__ or "") + "\n\nWith bounds= other than max: see pdireval.measures.bounds.normalise."
