@@ -36,7 +36,7 @@ from pdireval.core.segments import Segments
 from pdireval.errors import MeasureError
 from pdireval.measures.registry import REGISTRY, Measure, Param, _thaw, add_params, build_measure
 from pdireval.measures.standard import _dcg, _relevant, _view, ordered_pool_dcg
-from pdireval.measures.view import View, discount_weights, gain_values, read_negatives
+from pdireval.measures.view import View, discount_weights, gain_values, read_negatives, within_segment_rank
 
 __all__ = [
     "BOUNDS",
@@ -62,8 +62,9 @@ RLB_POOLS = ("qrels", "run")
 #: relative tolerance of the degenerate case of the UL normalisation (IUB - RLB <= TOL·max(1, |IUB|))
 TOL = 1e-12
 
-_BOUND_PARAM_NAMES = ("bounds", "lb", "lower", "rlb_pool", "mc_samples", "mc_seed", "clip", "degenerate")
+_BOUND_PARAM_NAMES = ("bounds", "lb", "lower", "rlb_pool", "mc_samples", "mc_seed", "clip", "degenerate", "pool", "pool_depth")
 DEGENERATE = ("nan", "zero", "one")
+POOLS = ("qrels", "retrieved")
 
 
 def _at_least(n):
@@ -78,6 +79,8 @@ BOUND_PARAMS = (
     Param("mc_samples", "int", 1000, "Monte-Carlo permutations per query (lb=mc).", check=_at_least(2)),
     Param("mc_seed", "int", 0, "Seed of the Monte-Carlo permutations (lb=mc).", check=_at_least(0)),
     Param("clip", "bool", False, "bounds=minmax only: clip to [0, 1] (NDCG_min leaves [0, 1] when unjudged documents or a short list sit where the worst ranking puts negative ones)."),
+    Param("pool", "choice", "qrels", "bounds=minmax of DCG/nDCG only: the documents IDCG and WDCG order: qrels (the judged pool of the query) or retrieved (the distinct judged documents retrieved by at least one evaluated run, to pool_depth).", choices=POOLS),
+    Param("pool_depth", "int", None, "pool=retrieved: only documents retrieved at ranks <= pool_depth count (default: whole lists).", check=_at_least(1)),
     Param("degenerate", "choice", "nan", "bounds=minmax only: the value when every ordering of the pool scores the same (IUB = WLB, e.g. one distinct label): nan, zero or one.", choices=DEGENERATE),
 )
 
@@ -122,6 +125,28 @@ def _plain(m: Measure, name: str | None = None) -> Measure:
 def _judged_q(v: View) -> np.ndarray:
     """Mask of qrels rows that are in the judged pool under the view's label reading."""
     return ~np.isnan(v.q_label)
+
+
+def retrieved_pool_dcg(v: View, m: Measure, depth, *, descending: bool = True) -> np.ndarray:
+    """Per query: DCG@k of the gains of the distinct judged documents that at least one of the
+    evaluated runs retrieved (at a rank <= ``depth``; all ranks when None), sorted descending
+    (IDCG) or ascending (WDCG): Gienapp et al.'s (2020) pool, counted once per document."""
+    seg = v.segments
+    if seg.hit_qrow is None:
+        raise MeasureError("pool=retrieved needs the qrels row of each retrieved document; evaluate the run itself.")
+    labels = read_negatives(seg.hit_label, v.negatives)
+    keep = ~np.isnan(labels)
+    if depth is not None:
+        keep &= seg.hit_pos < depth
+    qrow = np.unique(seg.hit_qrow[keep])
+    rq = seg.judgments.row_query[qrow]
+    gains = gain_values(v.q_label[qrow], m.get("gain"))
+    order = np.lexsort((-gains if descending else gains, rq))
+    rq, gains = rq[order], gains[order]
+    pos = within_segment_rank(rq)
+    inside = np.ones(len(pos), dtype=bool) if m.cutoff is None else pos < m.cutoff
+    weights = discount_weights(pos[inside], m.get("discount"), m.cutoff)
+    return np.bincount(rq[inside], weights=gains[inside] * weights, minlength=v.n_queries)
 
 
 def _pool_counts(v: View, m: Measure, pool: str):
@@ -427,7 +452,13 @@ def measure_bounds(segments: Segments, m: Measure, *, worst: bool = True) -> Bou
         )
     n = v.n_seg
     se = np.zeros(n)
-    if name in ("DCG", "nDCG"):
+    if name in ("DCG", "nDCG") and m.get("pool") == "retrieved":
+        value = _dcg(v, base)
+        ideal = retrieved_pool_dcg(v, base, m.get("pool_depth"))[v.seg_query]
+        worst = retrieved_pool_dcg(v, base, m.get("pool_depth"), descending=False)[v.seg_query]
+        scale = _div(1.0, ideal) if name == "nDCG" else np.ones(n)
+        random = np.full(n, np.nan)  # minmax only: no random bound
+    elif name in ("DCG", "nDCG"):
         value = _dcg(v, base)
         ideal = ordered_pool_dcg(v, base)[v.seg_query]
         worst = ordered_pool_dcg(v, base, descending=False)[v.seg_query] if want_worst else np.full(n, np.nan)
@@ -532,6 +563,13 @@ def _check_combination(m: Measure) -> None:
             f"clip=true clips Gienapp et al.'s (2020) NDCG_min to [0, 1], so it needs bounds=minmax (in "
             f"{str(m)!r}): write '{str(m.replace(bounds='minmax'))}' or drop clip=true."
         )
+    if m.get("pool") != "qrels" and (bounds != "minmax" or m.name not in ("DCG", "nDCG")):
+        raise MeasureError(
+            f"pool=retrieved is the pool of Gienapp et al.'s (2020) NDCG_min, so it needs DCG or nDCG with "
+            f"bounds=minmax (in {str(m)!r}): write e.g. 'nDCG(bounds=minmax,pool=retrieved)@10'."
+        )
+    if m.get("pool_depth") is not None and m.get("pool") != "retrieved":
+        raise MeasureError(f"pool_depth= needs pool=retrieved (in {str(m)!r}).")
     if m.get("degenerate") != "nan" and bounds != "minmax":
         raise MeasureError(
             f"degenerate= sets Gienapp et al.'s (2020) NDCG_min where IUB = WLB, so it needs bounds=minmax "
