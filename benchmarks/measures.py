@@ -68,9 +68,9 @@ def main() -> None:
 
     import numpy as np
     import pandas as pd
+    from _data import msmarco_like, trec_like
 
     import pdireval
-    from _data import msmarco_like, trec_like
     from pdireval.evaluation import prepare
 
     scale = 10 if args.small else 1

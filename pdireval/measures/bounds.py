@@ -36,7 +36,13 @@ from pdireval.core.segments import Segments
 from pdireval.errors import MeasureError
 from pdireval.measures.registry import REGISTRY, Measure, Param, _thaw, add_params, build_measure
 from pdireval.measures.standard import _dcg, _relevant, _view, ordered_pool_dcg
-from pdireval.measures.view import View, discount_weights, gain_values, read_negatives, within_segment_rank
+from pdireval.measures.view import (
+    View,
+    discount_weights,
+    gain_values,
+    read_negatives,
+    within_segment_rank,
+)
 
 __all__ = [
     "BOUNDS",

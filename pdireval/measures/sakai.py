@@ -33,13 +33,12 @@ import numpy as np
 
 from pdireval.measures.registry import REGISTRY, MeasureDef, Param, add_params, register
 from pdireval.measures.standard import (
+    _R,
     GAIN,
     JUDGED_ONLY,
     NEG,
     REL,
-    _in_cutoff,
     _max_grade,
-    _R,
     _relevant,
     _safe_div,
     _view,

@@ -39,6 +39,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
 from pdireval.errors import MeasureError
 from pdireval.measures.registry import REGISTRY, Param, add_params
 from pdireval.measures.standard import _R, _safe_div, _view, ordered_pool_dcg
