@@ -239,12 +239,14 @@ def _sp_expected(v, m) -> np.ndarray:
         total = np.cumsum(r) - r
         first = np.r_[True, groups.seg[1:] != groups.seg[:-1]]
         c = total - np.maximum.accumulate(np.where(first, total, 0.0))
-    mm = _inside(groups, m.cutoff)
-    s, n = groups.start, groups.size
+    has = r > 0  # only groups holding a relevant document contribute
+    r, c = r[has], c[has]
+    s, n = groups.start[has], groups.size[has]
+    mm = np.clip(n if m.cutoff is None else m.cutoff - s, 0, n)
     inv, lin = _harmonic_sum(s, mm, n)
     slope = np.where(n > 1, (r - 1.0) / np.maximum(n - 1.0, 1.0), 0.0)
-    contrib = np.where(r > 0, (r / n) * ((c + 1.0) * inv + slope * lin), 0.0)
-    return seg_sum(groups.seg, contrib, v.n_seg)
+    contrib = (r / n) * ((c + 1.0) * inv + slope * lin)
+    return seg_sum(groups.seg[has], contrib, v.n_seg)
 
 
 def _sp(segments, m):
