@@ -184,6 +184,7 @@ def phase(name: str, root: Path, args) -> dict:
     elif name.startswith("dask-subset"):
         n = args.pandas_systems
         ddf = pdask.read_run(files[:n])
+        out["partitions"] = ddf.npartitions
         scores = ddf.ireval.evaluate(MEASURES, qrels=qrels, partitioned_by="system").compute(scheduler="threads")
         _save(scores, root, name)
     elif name in ("system", "query", "shuffle", "trec"):
@@ -205,6 +206,7 @@ def phase(name: str, root: Path, args) -> dict:
         with LocalCluster(n_workers=2, threads_per_worker=1, memory_limit=args.memory_limit, dashboard_address=None) as cluster, Client(cluster) as client:
             t0 = time.perf_counter()  # the cluster's start-up is not counted
             ddf = pdask.read_run(files)
+            out["partitions"] = ddf.npartitions
             scores = ddf.ireval.evaluate(MEASURES, qrels=qrels, partitioned_by=by).compute()
             out["wall_s"] = time.perf_counter() - t0
             spilled = client.run(lambda dask_worker: getattr(getattr(dask_worker, "data", None), "spilled_total", None))
@@ -248,12 +250,13 @@ def compare(root: Path, phases: list[str]) -> dict:
     ref = frames.get("system")
     for p in full:
         out[f"{p} == system"] = bool(ref is not None and frames[p].equals(ref))
+    if "pandas" in frames and "dask-subset" in frames:
+        out["dask-subset == pandas (same systems)"] = bool(frames["pandas"].equals(frames["dask-subset"]))
     for p in [p for p in frames if p.startswith(("pandas", "dask-subset"))]:
         sub = frames[p]
-        out[f"{p} == dask-subset"] = bool("dask-subset" in frames and sub.equals(frames["dask-subset"]))
         if ref is not None:
             part = ref[ref["system"].isin(sub["system"].unique())].reset_index(drop=True)
-            out[f"{p} == its systems in the 10^8-row system result"] = bool(part.equals(sub))
+            out[f"{p} == its systems' rows in the whole-collection 'system' result"] = bool(part.equals(sub))
     return out
 
 
@@ -298,9 +301,81 @@ def run_child(argv: list[str]) -> tuple[dict, int]:
     return json.loads(stdout.strip().splitlines()[-1]), peak[0]
 
 
+DESCRIBE = {
+    "read-only": ("Parquet by system", "threads", "read + validate only (`read_run`, no evaluation)"),
+    "pandas": ("Parquet by system, {ps} systems", "pandas", "`pdireval.read_run` per file + `pdireval.evaluate` (the largest subset run here)"),
+    "dask-subset": ("Parquet by system, {ps} systems", "threads", "the same subset through `pdireval.dask` (overhead vs pandas)"),
+    "system": ("Parquet by system", "threads", "`partitioned_by=\"system\"`, no shuffle"),
+    "query": ("Parquet by block of 10 queries", "threads", "`partitioned_by=\"query\"`, no shuffle"),
+    "shuffle": ("Parquet by system, treated as arbitrary", "threads", "`partitioned_by=None`: shuffled by query"),
+    "trec": ("200 gzipped TREC files", "threads", "one `read_run` task per file, `partitioned_by=\"system\"`"),
+    "cluster-system": ("Parquet by system", "LocalCluster 2x1, {ml}/worker", "no shuffle; cluster start-up not timed"),
+    "cluster-shuffle": ("Parquet by system, treated as arbitrary", "LocalCluster 2x1, {ml}/worker", "shuffled by query (p2p); start-up not timed"),
+    "variants-pandas": ("Parquet by system, {vs} systems", "pandas", "`evaluate_variants`, 80 qrels variants, then per-(variant, system, measure) means"),
+    "variants-dask": ("Parquet by system, {vs} systems", "threads", "`pdireval.dask.evaluate_variants` (means inside each partition)"),
+}
+
+
+def render(report: dict) -> str:
+    """results/dask.md from the JSON report."""
+    z = report["sizes"]
+    rows_total = z["systems"] * z["queries"] * z["depth"]
+    lines = [
+        "# Benchmark: pdireval.dask on 10^8 run rows" if rows_total == 10**8 else f"# Benchmark: pdireval.dask ({rows_total:,} run rows)",
+        "",
+        f"Produced by `python benchmarks/dask_scale.py run` on {report['date']}.",
+        "",
+        f"- Machine: Linux, 2 CPUs shared with other users (load average {' / '.join(report['load_start'])} "
+        f"(1 / 5 / 15 min) at the start, {' / '.join(report['load_end'])} at the end; the load column is the "
+        "1-minute load when each phase started: at a load of 4 to 8 on 2 cores, wall times are 2-4x what a quiet "
+        "machine gives), 24 GiB RAM.",
+        f"- Versions: {report['versions']}.",
+        f"- Collection (seeded): {z['systems']} systems x {z['queries']} queries x {z['depth']} documents = "
+        f"{rows_total:,} run rows; {z['queries'] * z['judged']:,} qrels rows. Measures: {', '.join(MEASURES)}.",
+        "- Wall time: whole computation, reading included, after imports. Peak RSS: the sum over the phase's "
+        "process and all its descendants (LocalCluster nanny and worker processes), sampled every 0.1 s.",
+        "",
+        "| phase | input | scheduler | partitions | wall s | peak RSS, all processes (GiB) | load | what |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    fmt = {"ps": report["pandas_systems"], "vs": report.get("variant_systems", ""), "ml": report["memory_limit"]}
+    for r in report["results"]:
+        inp, sched, what = DESCRIBE.get(r["phase"], ("", "", ""))
+        wall = f"{r['wall_s']:.1f}" if "wall_s" in r else r.get("error", "")
+        lines.append(
+            f"| {r['phase']} | {inp.format(**fmt)} | {sched.format(**fmt)} | {r.get('partitions', '')} | {wall} | "
+            f"{r['peak_rss_gib']:.2f} | {r['load']} | {what.format(**fmt)} |"
+        )
+    by = {r["phase"]: r for r in report["results"]}
+    lines += ["", "## Where the time goes", ""]
+    if "pandas" in by and "read_s" in by["pandas"]:
+        p = by["pandas"]
+        lines.append(f"- pandas subset ({p['rows']:,} rows): read {p['read_s']:.1f} s, evaluate {p['evaluate_s']:.1f} s.")
+    if "pandas" in by and "dask-subset" in by and "wall_s" in by["dask-subset"]:
+        ratio = by["dask-subset"]["wall_s"] / by["pandas"]["wall_s"]
+        lines.append(f"- **Dask overhead** on the same subset, end to end (read + evaluate): {by['dask-subset']['wall_s']:.1f} s vs pandas {by['pandas']['wall_s']:.1f} s = **{ratio:.2f}x**.")
+    if "read-only" in by and "system" in by:
+        lines.append(f"- Reading and validating the 10^8 rows alone (by system): {by['read-only']['wall_s']:.1f} s of the {by['system']['wall_s']:.1f} s of the by-system evaluation.")
+    for name in ("system", "query", "shuffle", "trec"):
+        if name in by and "graph_s" in by[name]:
+            lines.append(f"- Building the lazy graph ({name}): {by[name]['graph_s']:.2f} s.")
+    if "shuffle" in by and "system" in by:
+        lines.append(f"- The shuffle by query costs {by['shuffle']['wall_s'] - by['system']['wall_s']:.1f} s over the by-system layout.")
+    fin = report.get("final", {})
+    if "final_s" in fin:
+        lines.append(f"- The final task alone (split check, zero grid, order) on the {fin['rows']:,} partition rows: {fin['final_s']:.2f} s.")
+    for name in ("cluster-system", "cluster-shuffle"):
+        if name in by and "spilled" in by[name]:
+            lines.append(f"- Bytes spilled to disk per worker ({name}): {by[name]['spilled']}.")
+    lines += ["", "## Bit identity", ""]
+    for k, v in report["compare"].items():
+        lines.append(f"- {k}: {'identical' if v is True else v}")
+    return "\n".join(lines) + "\n"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("command", choices=["generate", "run", "phase", "final", "compare"])
+    ap.add_argument("command", choices=["generate", "run", "phase", "final", "compare", "render"])
     ap.add_argument("name", nargs="?")
     ap.add_argument("--small", action="store_true")
     ap.add_argument("--root", default=None)
@@ -324,6 +399,10 @@ def main() -> None:
     if args.command == "final":
         print(json.dumps(final_task_time(root)))
         return
+    if args.command == "render":  # re-render the Markdown from a saved JSON report
+        out = Path(args.out or HERE / "results" / ("dask-small.md" if args.small else "dask.md"))
+        out.write_text(render(json.loads(out.with_suffix(".json").read_text())))
+        return
     if args.command == "compare":
         print(json.dumps(compare(root, args.phases.split(","))))
         return
@@ -343,9 +422,19 @@ def main() -> None:
     report = {"results": results, "final": final, "compare": same, "load_start": load_start, "load_end": load_end,
               "sizes": sizes(args.small), "pandas_systems": args.pandas_systems, "memory_limit": args.memory_limit,
               "python": platform.python_version()}
-    out = Path(args.out or HERE / "results" / ("dask-small.json" if args.small else "dask.json"))
-    out.write_text(json.dumps(report, indent=1))
-    print(json.dumps(report, indent=1))
+    import dask
+    import numpy
+    import pandas
+    import pyarrow
+
+    report["date"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    report["variant_systems"] = args.variant_systems
+    report["versions"] = (f"python {platform.python_version()}, pandas {pandas.__version__}, numpy {numpy.__version__}, "
+                          f"pyarrow {pyarrow.__version__}, dask {dask.__version__}")
+    out = Path(args.out or HERE / "results" / ("dask-small.md" if args.small else "dask.md"))
+    out.with_suffix(".json").write_text(json.dumps(report, indent=1))
+    out.write_text(render(report))
+    print(render(report))
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 import warnings
 
 import numpy as np
@@ -287,9 +288,14 @@ def test_local_cluster_two_workers():
         client = distributed.Client(cluster)
     try:
         lazy = pdask.evaluate(dd.from_pandas(RUN, npartitions=4, sort=False), MEASURES, qrels=QRELS)
-        with pytest.warns(PdirevalWarning, match="no judgments"):
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always", PdirevalWarning)
             got = lazy.compute()
-            client.sync(client._flush_events) if hasattr(client, "_flush_events") else None
+            deadline = time.monotonic() + 10  # the worker's warning travels as a scheduler event
+            while not any(issubclass(w.category, PdirevalWarning) for w in seen) and time.monotonic() < deadline:
+                time.sleep(0.05)
+        ours = [str(w.message) for w in seen if issubclass(w.category, PdirevalWarning)]
+        assert len(ours) == 1 and "no judgments" in ours[0]
         pd.testing.assert_frame_equal(got, expected, check_exact=True)
         bad = RUN.copy()
         bad.loc[3, "score"] = np.inf
