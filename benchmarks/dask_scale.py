@@ -1,9 +1,11 @@
 """Benchmark: pdireval.dask on a 10^8-row collection (200 systems x 500 queries x 1,000 docs).
 
-    python benchmarks/dask.py generate            # writes the collection under --root (once)
-    python benchmarks/dask.py run                 # every phase, one fresh process each -> results/dask.md
-    python benchmarks/dask.py generate --small    # 20 systems x 100 queries: a quick check
-    python benchmarks/dask.py run --small
+(Named dask_scale.py, not dask.py, so that ``python benchmarks/dask_scale.py`` can import Dask.)
+
+    python benchmarks/dask_scale.py generate            # writes the collection under --root (once)
+    python benchmarks/dask_scale.py run                 # every phase, one fresh process each -> results/dask.md
+    python benchmarks/dask_scale.py generate --small    # 20 systems x 100 queries: a quick check
+    python benchmarks/dask_scale.py run --small
 
 The collection (seeded) is written three ways under ``--root`` (default
 ``/tmp/pdireval-dask``; ``-small`` appended with ``--small``):
@@ -203,7 +205,7 @@ def phase(name: str, root: Path, args) -> dict:
         from distributed import Client, LocalCluster
 
         by = {"cluster-system": "system", "cluster-shuffle": None}[name]
-        with LocalCluster(n_workers=2, threads_per_worker=1, memory_limit=args.memory_limit, dashboard_address=None) as cluster, Client(cluster) as client:
+        with LocalCluster(n_workers=2, threads_per_worker=1, memory_limit=args.memory_limit, dashboard_address=":0") as cluster, Client(cluster) as client:
             t0 = time.perf_counter()  # the cluster's start-up is not counted
             ddf = pdask.read_run(files)
             out["partitions"] = ddf.npartitions
@@ -249,7 +251,8 @@ def compare(root: Path, phases: list[str]) -> dict:
     full = [p for p in frames if not p.startswith(("pandas", "dask-subset"))]
     ref = frames.get("system")
     for p in full:
-        out[f"{p} == system"] = bool(ref is not None and frames[p].equals(ref))
+        if p != "system":
+            out[f"{p} == system"] = bool(ref is not None and frames[p].equals(ref))
     if "pandas" in frames and "dask-subset" in frames:
         out["dask-subset == pandas (same systems)"] = bool(frames["pandas"].equals(frames["dask-subset"]))
     for p in [p for p in frames if p.startswith(("pandas", "dask-subset"))]:
@@ -367,6 +370,8 @@ def render(report: dict) -> str:
     for name in ("cluster-system", "cluster-shuffle"):
         if name in by and "spilled" in by[name]:
             lines.append(f"- Bytes spilled to disk per worker ({name}): {by[name]['spilled']}.")
+    if report.get("rerun"):
+        lines.append(f"- Rerun: {report['rerun']}")
     lines += ["", "## Bit identity", ""]
     for k, v in report["compare"].items():
         lines.append(f"- {k}: {'identical' if v is True else v}")

@@ -161,13 +161,35 @@ def _judgments_from_run(parts):
     return _prepared_judgments(build_judgments(qrels_from_run(frame)))
 
 
+def _current_client():
+    """The distributed client in use, if any (without importing distributed)."""
+    import sys
+
+    if "distributed" not in sys.modules:
+        return None
+    from distributed import default_client
+
+    try:
+        return default_client()
+    except ValueError:
+        return None
+
+
+def _broadcast(value, what: str):
+    """One graph node holding ``value``: on a distributed cluster, scattered to every worker
+    once (not embedded in the graph, which would be shipped with it); else a delayed value."""
+    client = _current_client()
+    if client is not None:
+        return client.scatter(value, broadcast=True, hash=False)
+    return dask.delayed(value, name=f"pdireval-{what}-{uuid.uuid4().hex}", traverse=False)
+
+
 def _judgments(run: dd.DataFrame, qrels, columns, qrels_columns):
     """The judgments as one graph node: built now from a pandas frame (small), or by one
     task from a Dask qrels frame or from the run's ``label`` column."""
-    name = f"pdireval-judgments-{uuid.uuid4().hex}"
     if isinstance(qrels, pd.DataFrame):
         judgments = _prepared_judgments(build_judgments(canonical_qrels(qrels, qrels_columns)))
-        return dask.delayed(judgments, name=name, traverse=False), judgments
+        return _broadcast(judgments, "judgments"), judgments
     if isinstance(qrels, dd.DataFrame):
         return dask.delayed(_judgments_from_qrels, pure=True)(qrels.to_delayed(), qrels_columns), None
     if qrels is not None:
@@ -527,7 +549,7 @@ def evaluate_variants(
     _, key_cols = _canonical_variants(qrels_variants, qrels_columns)
     out_dtypes = {**{k: qrels_variants[k].dtype for k in key_cols}, "system": ID_DTYPE, "measure": ID_DTYPE, "value": np.float64, "n_queries": np.int64}
     meta = _empty(out_dtypes)
-    variants = dask.delayed(qrels_variants, name=f"pdireval-variants-{uuid.uuid4().hex}", traverse=False)
+    variants = _broadcast(qrels_variants, "variants")
     run = _layout(run, partitioned_by, columns, "system")
     parts = run.map_partitions(
         _variant_partition, variants, names, missing, order, columns, qrels_columns, key_cols, meta=meta, enforce_metadata=False

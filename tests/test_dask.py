@@ -284,7 +284,7 @@ def test_local_cluster_two_workers():
         # the cluster's own start-up chatter (ports, deprecations in its dependencies)
         warnings.simplefilter("ignore", DeprecationWarning)
         warnings.simplefilter("ignore", ResourceWarning)
-        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, memory_limit="1GiB", dashboard_address=None)
+        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, memory_limit="1GiB", dashboard_address=":0")
         client = distributed.Client(cluster)
     try:
         lazy = pdask.evaluate(dd.from_pandas(RUN, npartitions=4, sort=False), MEASURES, qrels=QRELS)
