@@ -7,7 +7,7 @@ import pandas as pd
 
 from pdireval.errors import SchemaError, show_rows
 
-__all__ = ["group_columns", "scores_groups", "score_matrix", "pair_indices"]
+__all__ = ["group_columns", "scores_groups", "score_matrix", "group_matrices", "describe_group", "system_means", "pair_indices"]
 
 
 def group_columns(scores: pd.DataFrame) -> list[str]:
@@ -93,6 +93,33 @@ def score_matrix(
     matrix.columns.name = "system"
     matrix.index.name = "query"
     return matrix
+
+
+def describe_group(keys: dict, what: str = "scores") -> str:
+    """How messages name one group: ``"scores of measure='AP', k=10"`` (``what`` alone without keys)."""
+    if not keys:
+        return what
+    return f"{what} of " + ", ".join(f"{k}={v!r}" for k, v in keys.items())
+
+
+def group_matrices(scores: pd.DataFrame, *, what: str = "scores", allow_nan: bool = False):
+    """THE per-group iterator of the meta functions: ``(keys, matrix)`` for every group.
+
+    ``matrix`` is the group's query x system DataFrame of :func:`score_matrix` (systems aligned
+    on ``query``; an incomplete matrix raises a SchemaError naming the group and its missing
+    cells), groups in :func:`scores_groups` order.
+    """
+    for keys, group in scores_groups(scores):
+        yield keys, score_matrix(group, what=describe_group(keys, what), allow_nan=allow_nan)
+
+
+def system_means(scores: pd.DataFrame) -> dict[tuple, pd.Series]:
+    """Mean score of every system per group: ``{tuple(keys.items()): Series indexed by system}``
+    (systems sorted as strings, NaN values skipped), groups in :func:`scores_groups` order."""
+    return {
+        tuple(keys.items()): group.groupby("system", sort=True, observed=True)["value"].mean()
+        for keys, group in scores_groups(scores)
+    }
 
 
 def pair_indices(n_systems: int, baseline: int | None = None):

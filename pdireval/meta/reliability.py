@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from pdireval.core.groups import group_columns, score_matrix, scores_groups
+from pdireval.core.groups import describe_group, group_columns, score_matrix, scores_groups
 from pdireval.core.schema import canonical_scores
 from pdireval.errors import OptionError, SchemaError, check_option, check_real
 from pdireval.stats.gtheory import (
@@ -63,10 +63,10 @@ def _group_matrices(frame: pd.DataFrame):
         q_u, q_i = np.unique(q_codes[idx], return_inverse=True)
         v = values[idx]
         if len(idx) != len(s_u) * len(q_u) or np.isnan(v).any():
-            score_matrix(group, what=_what(keys))  # raises, naming the missing cells
+            score_matrix(group, what=describe_group(keys))  # raises, naming the missing cells
         if len(s_u) < 2 or len(q_u) < 2:
             raise SchemaError(
-                f"the {_what(keys)} have {len(s_u)} system(s) and {len(q_u)} "
+                f"the {describe_group(keys)} have {len(s_u)} system(s) and {len(q_u)} "
                 "query(ies): a generalizability study needs at least 2 systems and 2 queries. "
                 "Evaluate more systems or queries for this group, or "
                 "drop it."
@@ -75,12 +75,6 @@ def _group_matrices(frame: pd.DataFrame):
         m[q_i, s_i] = v
         out.append((keys, m))
     return out
-
-
-def _what(keys) -> str:
-    if not keys:
-        return "scores"
-    return "scores of " + ", ".join(f"{k}={v!r}" for k, v in keys.items())
 
 
 def _tables(frame: pd.DataFrame):

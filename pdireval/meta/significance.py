@@ -23,7 +23,12 @@ import numpy as np
 import pandas as pd
 
 from pdireval.core.chunking import chunks, progress_bar
-from pdireval.core.groups import group_columns, pair_indices, score_matrix, scores_groups
+from pdireval.core.groups import (
+    group_columns,
+    group_matrices,
+    pair_indices,
+    scores_groups,
+)
 from pdireval.core.schema import canonical_scores
 from pdireval.errors import (
     OptionError,
@@ -227,9 +232,9 @@ def _iter_tests(frame, method, *, n_resamples, rng, baseline=None, confidence_le
     n_res = _resolve_resamples(method, n_resamples)
     seed = check_rng(rng)
     _baseline_list(baseline)  # validate before any work
-    groups = list(scores_groups(frame))
-    for keys, group in progress_bar(groups, desc="groups", progress=progress if len(groups) > 1 else False):
-        matrix = score_matrix(group)
+    groups = group_matrices(frame)
+    n_groups = len(list(scores_groups(frame))) if progress else 1
+    for keys, matrix in progress_bar(groups, total=n_groups, desc="groups", progress=progress if n_groups > 1 else False):
         systems = list(matrix.columns)
         x = matrix.to_numpy(dtype=np.float64)
         base = _baseline_index(systems, baseline, keys)

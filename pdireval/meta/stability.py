@@ -8,7 +8,12 @@ import numpy as np
 import pandas as pd
 
 from pdireval.core.chunking import progress_bar
-from pdireval.core.groups import group_columns, pair_indices, score_matrix, scores_groups
+from pdireval.core.groups import (
+    group_columns,
+    group_matrices,
+    pair_indices,
+    system_means,
+)
 from pdireval.core.schema import canonical_scores
 from pdireval.errors import (
     OptionError,
@@ -18,6 +23,7 @@ from pdireval.errors import (
     check_rng,
     group_generator,
 )
+from pdireval.stats.rank_correlation import concordance_counts
 
 __all__ = ["swap_rate", "swap_difference", "error_rate"]
 
@@ -38,14 +44,6 @@ def _check_sizes(n_queries, n_total, limit, what):
 # ------------------------------------------------------------------------- swap rates
 
 
-def _means_by_group(frame, what):
-    out = {}
-    for keys, group in scores_groups(frame):
-        means = group.groupby("system", sort=True)["value"].mean()
-        out[tuple(keys.items())] = means
-    return out
-
-
 def _swaps_between(scores, other, ties):
     frame_a = canonical_scores(scores)
     frame_b = canonical_scores(other)
@@ -55,8 +53,8 @@ def _swaps_between(scores, other, ties):
             f"scores and other have different grouping columns ({keys_a} vs {keys_b}); give both "
             "frames the same ones (e.g. drop a column only one of them has)"
         )
-    left = _means_by_group(frame_a, "scores")
-    right = {tuple(sorted(k)): v for k, v in _means_by_group(frame_b, "other").items()}
+    left = system_means(frame_a)
+    right = {tuple(sorted(k)): v for k, v in system_means(frame_b).items()}
     rows = []
     for key, a in left.items():
         b = right.get(tuple(sorted(key)))
@@ -70,11 +68,8 @@ def _swaps_between(scores, other, ties):
             )
         b = b.loc[a.index]
         av, bv = a.to_numpy(dtype=np.float64), b.to_numpy(dtype=np.float64)
-        i, j = pair_indices(len(av))
-        da, db = av[i] - av[j], bv[i] - bv[j]
-        swaps = int(np.sum(da * db < 0))
-        tied = (da == 0) | (db == 0)
-        n_pairs = int(len(i) - tied.sum()) if ties == "drop" else len(i)
+        concordant, swaps, _, _, n_all = concordance_counts(av, bv)
+        n_pairs = concordant + swaps if ties == "drop" else n_all  # "drop": pairs tied in either
         row = dict(key)
         row.update(n_systems=len(av), n_pairs=n_pairs, n_swaps=swaps,
                    swap_rate=swaps / n_pairs if n_pairs else np.nan)
@@ -171,8 +166,8 @@ def swap_rate(
     keys_cols = group_columns(frame)
     seed = check_rng(rng)
     parts = []
-    for keys, group in scores_groups(frame):
-        x = score_matrix(group).to_numpy(dtype=np.float64)
+    for keys, matrix in group_matrices(frame):
+        x = matrix.to_numpy(dtype=np.float64)
         n, m = x.shape
         limit = n // 2 if sampling == "split" else n
         cs = _check_sizes(n_queries if n_queries is not None else (list(range(5, n // 2 + 1, 5)) or [max(1, n // 2)]),
@@ -322,8 +317,8 @@ def error_rate(
     keys_cols = group_columns(frame)
     seed = check_rng(rng)
     rows = []
-    for keys, group in scores_groups(frame):
-        x = score_matrix(group).to_numpy(dtype=np.float64)
+    for keys, matrix in group_matrices(frame):
+        x = matrix.to_numpy(dtype=np.float64)
         n, m = x.shape
         cs = _check_sizes(n_queries if n_queries is not None else (list(range(5, n + 1, 5)) or [n]), n, n, "sampling")
         pi, pj = pair_indices(m)

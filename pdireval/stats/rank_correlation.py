@@ -7,7 +7,7 @@ import numpy as np
 from pdireval.errors import OptionError, check_option
 from pdireval.stats import adapters as _adapters
 
-__all__ = ["kendall_tau", "tau_ap", "rank_correlation", "CORRELATION_METHODS"]
+__all__ = ["concordance_counts", "kendall_tau", "tau_ap", "rank_correlation", "CORRELATION_METHODS"]
 
 CORRELATION_METHODS = ("kendall_a", "kendall_b", "gamma", "spearman", "pearson", "tau_ap", "tau_ap_sym", "rbo")
 
@@ -22,8 +22,10 @@ def _vectors(x, y):
     return x, y
 
 
-def _pair_counts(x, y):
-    """(concordant, discordant, tied in x, tied in y, n0) over the unordered pairs."""
+def concordance_counts(x, y):
+    """THE concordance counter: ``(concordant, discordant, tied in x, tied in y, n0)`` over the
+    n0 = n(n − 1)/2 unordered pairs of two score vectors (a pair tied in x or y is neither
+    concordant nor discordant). Kendall's τ, Goodman–Kruskal γ and swap rates read it."""
     n = len(x)
     i, j = np.triu_indices(n, 1)
     sx = np.sign(x[i] - x[j])
@@ -49,7 +51,7 @@ def kendall_tau(x, y, variant: str = "b") -> float:
     x, y = _vectors(x, y)
     if len(x) < 2:
         return float("nan")
-    c, d, n1, n2, n0 = _pair_counts(x, y)
+    c, d, n1, n2, n0 = concordance_counts(x, y)
     if variant == "a":
         den = float(n0)
     elif variant == "b":
