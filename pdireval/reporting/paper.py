@@ -1,0 +1,354 @@
+"""Tables for papers: systems × measures means with the best in bold and significance letters.
+
+:func:`paper_table` builds one tidy frame (one row per system and measure) and renders it as
+LaTeX (booktabs), Markdown or HTML. The significance letters are exactly the decisions of
+:func:`pdireval.compare` (``p_adjusted < alpha``), so the table and the test table agree.
+"""
+
+from __future__ import annotations
+
+import html as _html
+import re
+
+import numpy as np
+import pandas as pd
+
+from ..errors import OptionError, SchemaError, check_option
+
+__all__ = ["paper_table"]
+
+FORMATS = ("frame", "latex", "markdown", "html")
+
+TEST_NAMES = {
+    "bootstrap": "Sakai's (2006) paired bootstrap test",
+    "t": "paired t-test",
+    "wilcoxon": "Wilcoxon signed-rank test",
+    "sign": "sign test",
+    "randomization": "Fisher's paired randomisation test (Smucker et al. 2007)",
+    "tukey": "randomised Tukey HSD test (Carterette 2012)",
+}
+
+CORRECTION_NAMES = {
+    "none": "no correction for multiple comparisons",
+    "holm": "Holm (1979) correction",
+    "bonferroni": "Bonferroni correction",
+    "bh": "Benjamini–Hochberg (1995) false-discovery-rate adjustment",
+}
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def _letter(i: int) -> str:
+    """a, b, …, z, aa, ab, … (spreadsheet-style, lower case)."""
+    out = ""
+    i += 1
+    while i:
+        i, r = divmod(i - 1, 26)
+        out = _LETTERS[r] + out
+    return out
+
+
+def paper_table(
+    scores: pd.DataFrame,
+    *,
+    measures=None,
+    systems=None,
+    baseline=None,
+    tests: pd.DataFrame | None = None,
+    method: str = "t",
+    correction: str | None = "holm",
+    alpha: float = 0.05,
+    n_resamples: int | None = None,
+    rng=None,
+    decimals: int = 3,
+    format: str = "frame",
+    caption: str | None = None,
+    label: str | None = None,
+    columns=None,
+):
+    r"""The results table of a paper: mean per system and measure, best in bold, significance letters.
+
+    Every system gets a letter (a, b, c, … in table order). A cell carries, as superscript,
+    the letters of the systems it is significantly better than under that measure — the
+    convention of ranx's and PyTerrier's tables. The decisions are those of
+    :func:`pdireval.compare` on the same scores: a pair is significant iff its
+    ``p_adjusted < alpha``, and the better system is the one with the higher mean. With
+    ``baseline=`` only the comparisons with the baseline are tested, so a letter is either
+    the baseline's (on a system better than it) or, on the baseline's row, the letter of a
+    system it beats. The best mean of each measure is bold (every system sharing it, before
+    rounding). The caption states the test, the correction and α.
+
+    Parameters
+    ----------
+    scores
+        Scores frame (``system, query, measure, value``), e.g. from :func:`pdireval.evaluate`.
+        Any other grouping column must be filtered away first.
+    measures
+        Measures to show, in column order (default: every measure, in order of first
+        appearance).
+    systems
+        Systems to show, in row order (default: every system, sorted by name).
+    baseline
+        A system: test every other system against it only (``compare(baseline=...)``).
+        Default: every pair of systems.
+    tests
+        A :func:`pdireval.compare` result on these scores to reuse (no test is rerun); its
+        ``method`` and ``correction`` are used and ``method``, ``correction``,
+        ``n_resamples``, ``rng`` and ``baseline`` must not be given.
+    method, correction, n_resamples, rng
+        Passed to :func:`pdireval.compare` (default: paired t-test, Holm correction over
+        the pairs of each measure).
+    alpha
+        Significance level of the markers.
+    decimals
+        Digits after the decimal point of the rendered means (the frame keeps them unrounded).
+    format
+        ``"frame"`` (default; the tidy frame below), ``"latex"`` (a ``table`` environment with
+        booktabs rules; needs ``\usepackage{booktabs}``), ``"markdown"`` (a pipe table with
+        ``<sup>`` letters, caption below as ``Table: ...``) or ``"html"`` (a ``<table>`` with
+        ``<caption>``).
+    caption
+        Caption text (default: the generated one, also in ``frame.attrs["caption"]``).
+    label
+        LaTeX ``\label`` (``format="latex"`` only).
+    columns
+        ``{canonical: yours}`` column mapping of ``scores``.
+
+    Returns
+    -------
+    DataFrame or str
+        With ``format="frame"``: one row per (system, measure), systems in row order, then
+        measures in column order. Columns: ``letter`` (str), ``system`` (str), ``measure``
+        (str), ``mean`` (float64, over queries, unrounded), ``n_queries`` (int64), ``best``
+        (bool: the highest mean of the measure), ``better_than`` (str: the letters of the
+        systems this one is significantly better than, in letter order; "" for none),
+        ``text`` (str: the mean rounded to ``decimals``). ``attrs["caption"]`` holds the
+        caption. Otherwise the rendered table as a string.
+
+    Raises
+    ------
+    SchemaError
+        Extra grouping columns, unknown measures / systems, or a ``tests`` frame that does
+        not cover the shown pairs.
+    OptionError
+        An unknown ``format`` or an ``alpha`` / ``decimals`` out of range.
+
+    References
+    ----------
+    Sakai, T. (2006). Evaluating evaluation metrics based on the bootstrap. SIGIR.
+    Holm, S. (1979). A simple sequentially rejective multiple test procedure. Scandinavian
+    Journal of Statistics 6(2).
+    Bassani, E. (2022). ranx: a blazing-fast Python library for ranking evaluation and
+    comparison. ECIR.
+
+    Examples
+    --------
+    >>> import pdireval
+    >>> run, qrels = pdireval.datasets.simulate(n_systems=3, n_queries=20, depth=20, rng=1)
+    >>> scores = pdireval.evaluate(run, ["nDCG@10", "AP"], qrels=qrels)
+    >>> table = pdireval.paper_table(scores)
+    >>> list(table.columns)
+    ['letter', 'system', 'measure', 'mean', 'n_queries', 'best', 'better_than', 'text']
+    """
+    from ..meta.significance import compare
+    from ..schema import canonical_scores, group_columns
+
+    check_option("format", format, FORMATS)
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
+        raise OptionError(f"alpha= must be a number in (0, 1); got {alpha!r}.")
+    if isinstance(decimals, bool) or not isinstance(decimals, (int, np.integer)) or not 0 <= decimals <= 12:
+        raise OptionError(f"decimals= must be an integer from 0 to 12; got {decimals!r}.")
+    frame = canonical_scores(scores, columns)
+    extra = [c for c in group_columns(frame) if c != "measure"]
+    if extra:
+        raise SchemaError(
+            f"paper_table shows one value per system and measure, but the scores have the extra "
+            f"grouping column(s) {extra}: filter them to one value first (e.g. "
+            f"scores[scores[{extra[0]!r}] == ...].drop(columns={extra!r}))."
+        )
+    all_measures = list(pd.unique(frame["measure"]))
+    measures = all_measures if measures is None else [measures] if isinstance(measures, str) else list(measures)
+    _check_names("measure", measures, all_measures)
+    all_systems = sorted(pd.unique(frame["system"]))
+    systems = all_systems if systems is None else [systems] if isinstance(systems, str) else list(systems)
+    _check_names("system", systems, all_systems)
+    frame = frame[frame["measure"].isin(measures) & frame["system"].isin(systems)]
+    if tests is None:
+        if baseline is not None and baseline not in systems:
+            raise SchemaError(f"baseline={baseline!r} is not one of the table's systems {systems}: pick one of them.")
+        tests = compare(frame, method=method, correction=correction, baseline=baseline,
+                        n_resamples=n_resamples, rng=rng, progress=False)
+        b = n_resamples
+    else:
+        given = {k: v for k, v in (("baseline", baseline), ("n_resamples", n_resamples), ("rng", rng)) if v is not None}
+        if given or method != "t" or correction != "holm":
+            raise OptionError(
+                "tests= reuses a compare() result, so its test settings apply: do not also pass "
+                f"{', '.join(given) or 'method=/correction='} (drop them, or drop tests=)."
+            )
+        tests = _check_tests(tests, measures, systems)
+        b = None
+    means = frame.groupby(["system", "measure"], sort=False)["value"].agg(["mean", "count"])
+    letters = {s: _letter(i) for i, s in enumerate(systems)}
+    rows = pd.MultiIndex.from_product([systems, measures], names=["system", "measure"])
+    means = means.reindex(rows)
+    out = pd.DataFrame({
+        "letter": [letters[s] for s in rows.get_level_values("system")],
+        "system": rows.get_level_values("system").astype(str),
+        "measure": rows.get_level_values("measure").astype(str),
+        "mean": means["mean"].to_numpy(dtype=np.float64),
+        "n_queries": means["count"].fillna(0).to_numpy(dtype=np.int64),
+    })
+    best = out.groupby("measure", sort=False)["mean"].transform("max")
+    out["best"] = (out["mean"] == best).to_numpy() & out["mean"].notna().to_numpy()
+    out["better_than"] = _markers(out, tests, letters, alpha)
+    out["text"] = [("–" if np.isnan(v) else f"{v:.{decimals}f}") for v in out["mean"]]
+    out.attrs["caption"] = caption if caption is not None else _caption(out, tests, alpha, b, measures, systems)
+    if format == "frame":
+        return out
+    return _RENDER[format](out, systems, measures, letters, label)
+
+
+def _check_names(kind, wanted, available):
+    unknown = [w for w in wanted if w not in available]
+    if unknown or not wanted:
+        problem = (f"{kind}s= names {len(unknown)} {kind}(s) the scores do not have (first: {unknown[0]!r})"
+                   if unknown else f"{kind}s= is empty")
+        raise SchemaError(
+            f"{problem}; the scores have {available[:10]}{' ...' if len(available) > 10 else ''}. Fix the names."
+        )
+    if len(set(wanted)) != len(wanted):
+        raise SchemaError(f"{kind}s= lists a {kind} twice ({wanted}): list each once.")
+
+
+def _check_tests(tests, measures, systems):
+    need = {"measure", "system_a", "system_b", "mean_diff", "p_adjusted", "method", "correction"}
+    if not isinstance(tests, pd.DataFrame) or need - set(tests.columns):
+        missing = sorted(need - set(getattr(tests, "columns", [])))
+        raise SchemaError(f"tests= must be a pdireval.compare() result; it lacks the column(s) {missing}. Pass compare(scores, ...)'s frame.")
+    part = tests[tests["measure"].isin(measures) & tests["system_a"].isin(systems) & tests["system_b"].isin(systems)]
+    if part.empty:
+        raise SchemaError(
+            "tests= holds no comparison of the table's systems and measures: run compare() on the same scores."
+        )
+    if part["method"].nunique() != 1 or part["correction"].nunique() != 1:
+        raise SchemaError("tests= mixes several methods or corrections: pass one compare() result.")
+    return part
+
+
+def _markers(out, tests, letters, alpha):
+    """Per row of ``out``, the letters of the systems it is significantly better than."""
+    sig = tests[(tests["p_adjusted"] < alpha) & (tests["mean_diff"] != 0)]
+    a_wins = sig["mean_diff"].to_numpy() > 0
+    winner = np.where(a_wins, sig["system_a"].to_numpy(dtype=object), sig["system_b"].to_numpy(dtype=object))
+    loser = np.where(a_wins, sig["system_b"].to_numpy(dtype=object), sig["system_a"].to_numpy(dtype=object))
+    beaten: dict[tuple[str, str], list[str]] = {}
+    for m, w, lo in zip(sig["measure"].to_numpy(dtype=object), winner, loser):  # significant pairs only
+        beaten.setdefault((w, m), []).append(letters[lo])
+    order = {v: i for i, v in enumerate(letters.values())}
+    return [
+        "".join(sorted(beaten.get((s, m), []), key=order.__getitem__))
+        for s, m in zip(out["system"], out["measure"])
+    ]
+
+
+def _caption(out, tests, alpha, n_resamples, measures, systems):
+    method = str(tests["method"].iloc[0])
+    correction = str(tests["correction"].iloc[0])
+    n_q = out["n_queries"].max()
+    test = TEST_NAMES.get(method, method)
+    if n_resamples is not None and method in ("bootstrap", "randomization", "tukey"):
+        test += f", {n_resamples} resamples"
+    if "alternative" in tests.columns and (tests["alternative"].astype(str) != "two-sided").any():
+        test += f", one-sided ({tests['alternative'].iloc[0]})"
+    pairs = tests.groupby("measure").size().max()
+    if correction == "none":
+        corr = CORRECTION_NAMES["none"]
+    else:
+        corr = f"{CORRECTION_NAMES.get(correction, correction)} over the {pairs} comparisons of each measure"
+    against = set(tests["system_b"]) if len(set(tests["system_b"])) == 1 and len(systems) > 2 else None
+    scope = (f"each system compared with the baseline {next(iter(against))}; " if against else "")
+    return (
+        f"Mean {', '.join(measures)} over {n_q} queries. Bold: the best system of each measure. "
+        f"Superscript letters: significantly better than the system with that letter "
+        f"({scope}{test}, {corr}, α = {alpha:g})."
+    )
+
+
+# --------------------------------------------------------------------------- renderers
+
+_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
+                  "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+_LATEX_RE = re.compile("|".join(re.escape(k) for k in _LATEX_SPECIAL))
+
+
+def _tex(text: str) -> str:
+    return _LATEX_RE.sub(lambda m: _LATEX_SPECIAL[m.group()], str(text)).replace("α", r"$\alpha$").replace("–", "--")
+
+
+def _cells(out, systems, measures):
+    return {(s, m): r for s, m, r in zip(out["system"], out["measure"], out.itertuples(index=False))}
+
+
+def _latex(out, systems, measures, letters, label):
+    cells = _cells(out, systems, measures)
+    lines = [r"\begin{table}[t]", r"\centering", rf"\caption{{{_tex(out.attrs['caption'])}}}"]
+    if label:
+        lines.append(rf"\label{{{label}}}")
+    lines += [r"\begin{tabular}{ll" + "r" * len(measures) + "}", r"\toprule",
+              " & System & " + " & ".join(_tex(m) for m in measures) + r" \\", r"\midrule"]
+    for s in systems:
+        row = [letters[s], _tex(s)]
+        for m in measures:
+            c = cells[(s, m)]
+            text = _tex(c.text)
+            text = rf"\textbf{{{text}}}" if c.best else text
+            if c.better_than:
+                text += rf"\textsuperscript{{{c.better_than}}}"
+            row.append(text)
+        lines.append(" & ".join(row) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
+    return "\n".join(lines) + "\n"
+
+
+def _md(text: str) -> str:
+    return str(text).replace("|", r"\|").replace("*", r"\*")
+
+
+def _markdown(out, systems, measures, letters, label):
+    cells = _cells(out, systems, measures)
+    lines = ["|  | System | " + " | ".join(_md(m) for m in measures) + " |",
+             "|---|---|" + "---:|" * len(measures)]
+    for s in systems:
+        row = [letters[s], _md(s)]
+        for m in measures:
+            c = cells[(s, m)]
+            text = f"**{c.text}**" if c.best else c.text
+            if c.better_than:
+                text += f"<sup>{c.better_than}</sup>"
+            row.append(text)
+        lines.append("| " + " | ".join(row) + " |")
+    lines += ["", f"Table: {out.attrs['caption']}"]
+    return "\n".join(lines) + "\n"
+
+
+def _html_table(out, systems, measures, letters, label):
+    e = _html.escape
+    cells = _cells(out, systems, measures)
+    parts = ['<table class="paper-table">', f"<caption>{e(out.attrs['caption'])}</caption>",
+             "<thead><tr><th></th><th>System</th>" + "".join(f"<th>{e(m)}</th>" for m in measures) + "</tr></thead>",
+             "<tbody>"]
+    for s in systems:
+        row = f"<tr><td>{letters[s]}</td><td>{e(s)}</td>"
+        for m in measures:
+            c = cells[(s, m)]
+            text = f"<b>{e(c.text)}</b>" if c.best else e(c.text)
+            if c.better_than:
+                text += f"<sup>{c.better_than}</sup>"
+            row += f"<td>{text}</td>"
+        parts.append(row + "</tr>")
+    parts += ["</tbody>", "</table>"]
+    return "\n".join(parts) + "\n"
+
+
+_RENDER = {"latex": _latex, "markdown": _markdown, "html": _html_table}

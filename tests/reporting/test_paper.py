@@ -1,0 +1,150 @@
+"""paper_table: one tidy frame, three renderings, markers equal to compare()'s decisions."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import pdireval
+from pdireval.errors import OptionError, SchemaError
+from pdireval.reporting.paper import paper_table
+
+
+@pytest.fixture(scope="module")
+def scores():
+    run, qrels = pdireval.datasets.simulate(n_systems=6, n_queries=30, depth=50, rng=3)
+    return pdireval.evaluate(run, ["nDCG@10", "AP", "P@10"], qrels=qrels)
+
+
+def _decisions_from_table(table):
+    """(measure, winner, loser) triples read back from the letters."""
+    by_letter = dict(zip(table["letter"], table["system"]))
+    return {
+        (m, s, by_letter[ch])
+        for s, m, letters in zip(table["system"], table["measure"], table["better_than"])
+        for ch in letters
+    }
+
+
+def _decisions_from_compare(tests, alpha):
+    sig = tests[tests["p_adjusted"] < alpha]
+    out = set()
+    for r in sig.itertuples(index=False):
+        winner, loser = (r.system_a, r.system_b) if r.mean_diff > 0 else (r.system_b, r.system_a)
+        out.add((r.measure, winner, loser))
+    return out
+
+
+@pytest.mark.parametrize("method,correction", [("t", "holm"), ("wilcoxon", "bh"), ("t", None)])
+def test_markers_equal_compare_decisions(scores, method, correction):
+    table = paper_table(scores, method=method, correction=correction)
+    tests = pdireval.compare(scores, method=method, correction=correction)
+    expected = _decisions_from_compare(tests, 0.05)
+    assert expected, "the fixture must have significant pairs for this test to mean something"
+    assert _decisions_from_table(table) == expected
+
+
+def test_markers_reuse_a_bootstrap_compare_and_baseline(scores):
+    tests = pdireval.compare(scores, method="bootstrap", correction="holm", n_resamples=500, rng=1)
+    table = paper_table(scores, tests=tests, alpha=0.01)
+    assert _decisions_from_table(table) == _decisions_from_compare(tests, 0.01)
+    assert "bootstrap" in table.attrs["caption"] and "α = 0.01" in table.attrs["caption"]
+    base = paper_table(scores, baseline="sys03")
+    base_tests = pdireval.compare(scores, method="t", correction="holm", baseline="sys03")
+    got = _decisions_from_table(base)
+    assert got == _decisions_from_compare(base_tests, 0.05)
+    assert all("sys03" in (w, lo) for _, w, lo in got)
+    assert "baseline sys03" in base.attrs["caption"]
+
+
+def test_best_is_the_highest_unrounded_mean(scores):
+    table = paper_table(scores, decimals=2)
+    means = scores.groupby(["measure", "system"])["value"].mean()
+    for m, part in table.groupby("measure"):
+        assert part.loc[part["best"], "system"].tolist() == [means[m].idxmax()]
+        np.testing.assert_allclose(part["mean"].to_numpy(), means[m].loc[part["system"]].to_numpy(), rtol=0, atol=1e-15)
+    assert all(re.fullmatch(r"\d\.\d\d", t) for t in table["text"])
+
+
+def test_latex_is_balanced_booktabs(scores):
+    tex = paper_table(scores, format="latex", label="tab:main", decimals=3)
+    assert tex.count("{") == tex.count("}")
+    assert re.findall(r"\\(begin|end)\{(\w+)\}", tex) == [
+        ("begin", "table"), ("begin", "tabular"), ("end", "tabular"), ("end", "table")]
+    rules = [line for line in tex.splitlines() if line in (r"\toprule", r"\midrule", r"\bottomrule")]
+    assert rules == [r"\toprule", r"\midrule", r"\bottomrule"]
+    body = tex.split("\\midrule\n")[1].split("\\bottomrule")[0].strip().splitlines()
+    assert len(body) == scores["system"].nunique()
+    assert all(row.count("&") == 1 + 3 and row.endswith(r"\\") for row in body)
+    assert tex.count(r"\textbf{") == 3  # one best per measure
+    assert r"\label{tab:main}" in tex and r"$\alpha$" in tex
+
+
+def test_latex_escapes_special_characters():
+    frame = pd.DataFrame({"system": ["run_1&x", "b%2"] * 3, "query": np.repeat(["1", "2", "3"], 2),
+                          "measure": "P_10", "value": [0.1, 0.2, 0.3, 0.2, 0.5, 0.1]})
+    tex = paper_table(frame, format="latex")
+    assert r"run\_1\&x" in tex and r"b\%2" in tex and r"P\_10" in tex
+
+
+def test_markdown_and_html_agree_with_the_frame(scores):
+    table = paper_table(scores)
+    md = paper_table(scores, format="markdown")
+    lines = md.splitlines()
+    rows = [ln for ln in lines if ln.startswith("| ") and not ln.startswith("|  | System")]
+    assert len(rows) == 6 and all(ln.count("|") == 3 + 3 for ln in rows)
+    assert md.count("**") == 2 * int(table["best"].sum())
+    assert lines[-1] == "Table: " + table.attrs["caption"]
+
+    class Cells(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.rows, self.bold, self.sup, self.stack = [], 0, [], []
+
+        def handle_starttag(self, tag, attrs):
+            self.stack.append(tag)
+            if tag == "tr":
+                self.rows.append([])
+            if tag == "b":
+                self.bold += 1
+
+        def handle_endtag(self, tag):
+            assert self.stack.pop() == tag  # well nested
+
+        def handle_data(self, data):
+            if self.stack and self.stack[-1] == "sup":
+                self.sup.append(data)
+
+    parser = Cells()
+    parser.feed(paper_table(scores, format="html"))
+    assert parser.stack == []
+    assert len(parser.rows) == 1 + 6
+    assert parser.bold == int(table["best"].sum())
+    assert sorted(parser.sup) == sorted(t for t in table["better_than"] if t)
+
+
+def test_order_selection_and_no_mutation(scores):
+    before = scores.copy()
+    table = paper_table(scores, measures=["AP"], systems=["sys05", "sys01"])
+    pd.testing.assert_frame_equal(scores, before)
+    assert table["system"].tolist() == ["sys05", "sys01"] and table["letter"].tolist() == ["a", "b"]
+
+
+def test_bad_input(scores):
+    with pytest.raises(OptionError, match="format"):
+        paper_table(scores, format="pdf")
+    with pytest.raises(SchemaError, match="nDCG@20"):
+        paper_table(scores, measures=["nDCG@20"])
+    with pytest.raises(SchemaError, match="grouping column"):
+        paper_table(scores.assign(k=1))
+    tests = pdireval.compare(scores)
+    with pytest.raises(OptionError, match="tests="):
+        paper_table(scores, tests=tests, method="wilcoxon")
+    with pytest.raises(SchemaError, match="compare"):
+        paper_table(scores, tests=tests.drop(columns="p_adjusted"))
+    with pytest.raises(OptionError, match="alpha"):
+        paper_table(scores, alpha=1.5)
