@@ -139,9 +139,9 @@ def main():
         f"| RIC kernel, 17 systems x 100 topics (prepared segments) | {t_kernel * 1000:.0f} ms (median {t_kernel_med * 1000:.0f} ms) | – | closed form, cumulative counts over labels and positions; no pair materialised |",
         f"| `evaluate(run, \"RIC\")` end to end, 17 x 100 | {t_eval:.2f} s (median {t_eval_med:.2f} s) | – | dominated by validation and the judged-hit join |",
         f"| RIC, 2 systems x 100 topics | {ours_2:.2f} s (pro rata of the row above) | naive pair enumeration: {t_naive:.1f} s | ratio {t_naive / ours_2:.0f}x; values agree to {worst:.1e} |",
-        f"| joint RIC of 10 systems, 100 topics | {t_joint:.2f} s (median {t_joint_med:.2f} s) | – | {enumerated:,} pairs inside the union enumerated (chunks of {info.CHUNK_PAIRS:,}); {int(n_pairs.sum()) - enumerated:,} counted by signature or as all-null |",
+        f"| joint RIC of 10 systems, 100 topics | {t_joint:.2f} s (median {t_joint_med:.2f} s) | – | {enumerated:,} pairs inside the union enumerated, one bit per pair and system (chunks of {info.CHUNK_CELLS:,} cells); {int(n_pairs.sum()) - enumerated:,} counted by signature or as all-null |",
         f"| joint RIC of 10 random groups of 10 | {t_joint10:.2f} s | – | one call, `systems=[[...], ...]` |",
-        f"| information difference, all 136 pairs of 17 systems | {t_diff:.2f} s (median {t_diff_med:.2f} s) | – | {int(union17.n_partners.sum()):,} in-union pairs; one matrix product per query chunk |",
+        f"| information difference, all 136 pairs of 17 systems | {t_diff:.2f} s (median {t_diff_med:.2f} s) | – | {int(union17.n_partners.sum()):,} in-union pairs; bit-packed outcome indicators, AND + popcount per system pair and query |",
     ]
     for method, t in fusion_times.items():
         lines.append(f"| `fuse(..., \"{method}\")`, 10 systems x 100 topics | {t:.2f} s | – | {'vectorised' if method.startswith('comb') or method == 'naive' else 'comparator sort (sequential by definition, methods-spec §6.5)'} |")

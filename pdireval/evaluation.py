@@ -370,7 +370,12 @@ def bounds(
     parsed = [_override(m, lb, rlb_pool, n_resamples, seed) for m in parse_measures(measures)]
     parsed = list(dict.fromkeys(parsed))
     prepared = prepare(run, qrels=qrels, missing=missing, columns=columns, qrels_columns=qrels_columns, order=order)
-    segments = prepared.segments
+    return bounds_of_segments(prepared.segments, parsed)
+
+
+def bounds_of_segments(segments: Segments, parsed) -> pd.DataFrame:
+    """The frame of :func:`bounds` for parsed measures on already prepared segments (a
+    report that evaluated the run reuses its segments: no second validation or join)."""
     cols = {name: [] for name in ("value", "ideal", "random", "random_se", "worst")}
     for m in parsed:
         value = compute(segments, m)

@@ -70,6 +70,7 @@ EXPORTS: dict[str, str] = {
     "report": "pdireval.reporting",
     # other tools
     "as_ir_measure": "pdireval.bridge",
+    "paper_table": "pdireval.reporting.paper",
 }
 
 #: Public subpackages, importable as attributes of ``pdireval`` (``pdireval.datasets.simulate``).
@@ -111,6 +112,7 @@ FRAME_FUNCTIONS: tuple[str, ...] = (
     "reproducibility",
     "topic_set_size",
     "report",
+    "paper_table",
     "write_run",
     "write_qrels",
 )

@@ -173,6 +173,10 @@ class Segments:
         Per hit: the first position and the size of its score-tie group (the rows of its
         segment sharing its order key, judged or not); size 1 when it is not tied. Used by
         tie-aware measures (``ties="expected"``).
+    hit_qrow
+        Per hit: its row in ``judgments.frame`` (so analyses that need more than the label,
+        such as the document's identity across systems, reuse this join instead of joining
+        the run and the qrels again). None for segments built by hand without it.
     """
 
     systems: pd.Index

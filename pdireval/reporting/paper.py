@@ -13,7 +13,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from ..errors import OptionError, SchemaError, check_option
+from pdireval.errors import OptionError, SchemaError, check_option
 
 __all__ = ["paper_table"]
 
@@ -150,8 +150,9 @@ def paper_table(
     >>> list(table.columns)
     ['letter', 'system', 'measure', 'mean', 'n_queries', 'best', 'better_than', 'text']
     """
-    from ..meta.significance import compare
-    from ..schema import canonical_scores, group_columns
+    from pdireval.core.groups import group_columns
+    from pdireval.core.schema import canonical_scores
+    from pdireval.meta.significance import compare
 
     check_option("format", format, FORMATS)
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:

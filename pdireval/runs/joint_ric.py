@@ -21,10 +21,16 @@ three parts per query, with U the union of the systems' truncated lists:
 2. one document x in U, the other outside U: t_s = ±1 for the systems retrieving x and 0
    for the others, so such pairs are grouped by x's retrieval signature and counted with
    per-label counts of the documents outside U;
-3. both documents in U: enumerated, in chunks of at most ``CHUNK_PAIRS`` pairs (bounded
-   memory), as x × {documents of U with a lower label} — never same-label pairs.
+3. both documents in U: enumerated per chunk of queries (at most ``CHUNK_CELLS`` pair ×
+   system cells, bounded memory), as x × {documents of U with a lower label} — never
+   same-label pairs. For joint RIC each pair's outcome tuple is coded in base 3 and the
+   codes counted; for the information difference of every pair of systems each system's
+   outcomes are packed one bit per pair (x above y; y above x), and the 2 × 2 co-occurrence
+   counts of two systems are popcounts of the AND of their bit rows, summed per query.
 
-Only part 3 costs per pair: about |relevant in U| × |U| per query.
+Only part 3 costs per pair: about |relevant in U| × |U| per query. The lists come from the
+evaluation's own segments (each judged hit with its position in trec_eval order and its
+qrels row), so a report that evaluated the run joins the run and the qrels once.
 """
 
 from __future__ import annotations
@@ -33,19 +39,17 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from pdireval.core.schema import ID_DTYPE
 from pdireval.core.segments import natural_order
-from pdireval.errors import OptionError, PdirevalError, SchemaError
+from pdireval.errors import PdirevalError, SchemaError, check_option
 from pdireval.evaluation import prepare
 from pdireval.measures.ric import binary_entropy, truncated_condensed
 from pdireval.measures.view import NEGATIVES, read_negatives, within_segment_rank
 
 __all__ = ["joint_ric", "information_difference", "judged_lists", "JudgedLists"]
 
-CHUNK_PAIRS = 1 << 20  # pairs per chunk: ~1M pairs x systems (int32 ranks, int8 signs)
+CHUNK_CELLS = 1 << 26  # pair x system cells per chunk of queries (bounded memory)
 BIG = np.int32(1 << 30)  # rank of a document a list does not hold
 
 
@@ -95,45 +99,46 @@ def judged_lists(run, *, qrels=None, rel: float = 1.0, negatives: str = "unjudge
     """Validate ``run`` / ``qrels`` and build the condensed, truncated lists of every system.
 
     Order follows trec_eval (score descending, ties by doc id descending; a run with only
-    ``rank`` is ordered by rank, ties by doc id ascending), as in :func:`pdireval.evaluate`.
+    ``rank`` is ordered by rank, ties by doc id ascending), as in :func:`pdireval.evaluate`:
+    the lists are read off the evaluation's own segments (:func:`judged_lists_of`).
     """
-    if negatives not in NEGATIVES:
-        raise OptionError(f"negatives= must be one of {NEGATIVES}, got {negatives!r}")
-    prepared = prepare(run, qrels=qrels, missing="drop")
-    run = prepared.run
-    judgments = prepared.segments.judgments
-    systems = prepared.segments.systems
-    # rows of the run that are in the qrels: membership prefilter, then an exact join
-    docs = run["doc"].array
-    native = getattr(docs, "_pa_array", None)
-    docs = native if native is not None else pa.array(run["doc"].to_numpy(dtype=object))
-    maybe = np.asarray(pc.is_in(docs, value_set=pa.array(pd.unique(judgments.doc).astype(object), pa.string())).to_numpy(zero_copy_only=False), dtype=bool)
-    rows = np.flatnonzero(maybe)
-    cand = pd.DataFrame({"query": run["query"].to_numpy(dtype=object)[rows], "doc": run["doc"].to_numpy(dtype=object)[rows], "row": rows})
-    qr = pd.DataFrame({"query": judgments.frame["query"].to_numpy(dtype=object), "doc": judgments.doc.astype(object), "qrow": np.arange(len(judgments.doc))})
-    joined = cand.merge(qr, on=["query", "doc"], how="inner")
-    row = joined["row"].to_numpy(dtype=np.int64)
-    qrow = joined["qrow"].to_numpy(dtype=np.int64)
+    check_option("negatives", negatives, NEGATIVES)
+    return judged_lists_of(prepare(run, qrels=qrels, missing="drop"), rel=rel, negatives=negatives)
+
+
+def judged_lists_of(prepared, *, rel: float = 1.0, negatives: str = "unjudged") -> JudgedLists:
+    """The condensed, truncated lists of every system, from an evaluation's
+    :class:`~pdireval.evaluation.Prepared` run: its segments already hold every judged hit
+    in trec_eval order with its qrels row, so nothing is joined or sorted again."""
+    check_option("negatives", negatives, NEGATIVES)
+    segments = prepared.segments
+    judgments = segments.judgments
+    if segments.hit_qrow is None:  # pragma: no cover - Segments built by hand
+        raise ValueError("these segments do not keep each hit's qrels row; build them with pdireval.evaluation.prepare")
     labels = read_negatives(judgments.label, negatives)
+    qrow = segments.hit_qrow
     keep = ~np.isnan(labels[qrow])
-    row, qrow = row[keep], qrow[keep]
-    sys_code = systems.get_indexer(run["system"].to_numpy(dtype=object)[row]).astype(np.int64)
-    q_code = judgments.row_query[qrow]
-    # qrels rows are sorted by doc id within a query, so qrow orders doc ids
-    if "score" in run.columns:
-        key = -run["score"].to_numpy(dtype=np.float64)[row].astype(np.float32).astype(np.float64)
-        tie = -qrow
-    else:
-        key = run["rank"].to_numpy(dtype=np.float64)[row]
-        tie = qrow
-    order = np.lexsort((tie, key, q_code, sys_code))
-    sys_code, q_code, qrow = sys_code[order], q_code[order], qrow[order]
-    seg = np.r_[0, np.cumsum((np.diff(sys_code) != 0) | (np.diff(q_code) != 0))] if len(order) else np.zeros(0, dtype=np.int64)
+    hit_seg, pos, qrow = segments.hit_seg[keep], segments.hit_pos[keep], qrow[keep]
+    sys_code = segments.seg_system[hit_seg]
+    q_code = segments.seg_query[hit_seg]
+    # hits are sorted by segment then position; segments need not be in (system, query) order
+    seg_key = segments.seg_system.astype(np.int64) * max(judgments.n_queries, 1) + segments.seg_query
+    if len(seg_key) > 1 and not np.all(seg_key[1:] > seg_key[:-1]):
+        order = np.lexsort((pos, q_code, sys_code))
+        sys_code, q_code, qrow, pos, hit_seg = sys_code[order], q_code[order], qrow[order], pos[order], hit_seg[order]
     lab = labels[qrow]
+    seg = _dense(hit_seg)
     kept = truncated_condensed(seg, lab, rel)
     seg, sys_code, q_code, qrow = seg[kept], sys_code[kept], q_code[kept], qrow[kept]
     rank = within_segment_rank(seg)
-    return JudgedLists(systems, judgments.queries, sys_code, q_code, qrow, rank, labels, judgments.row_query)
+    return JudgedLists(segments.systems, judgments.queries, sys_code, q_code, qrow, rank, labels, judgments.row_query)
+
+
+def _dense(seg: np.ndarray) -> np.ndarray:
+    """Renumber a grouped segment array 0, 1, 2, ... in order of appearance."""
+    if len(seg) == 0:
+        return seg.astype(np.int64)
+    return np.r_[0, np.cumsum(seg[1:] != seg[:-1])].astype(np.int64)
 
 
 # --------------------------------------------------------------------------- the pair engine
@@ -180,32 +185,40 @@ class _Union:
         self.partner_end = q_end[qgrp] if n else idx
         self.n_partners = (self.partner_end - self.lower_start).astype(np.int64)
 
-    def chunks(self):
-        """Yield (x, y) index arrays of the enumerated pairs (x higher-labelled), in chunks of
-        at most CHUNK_PAIRS pairs (a single document with more partners is its own chunk)."""
-        counts = self.n_partners
-        if counts.sum() == 0:
-            return
-        cum = np.cumsum(counts)
-        start = 0
-        n = len(counts)
-        while start < n:
-            base = cum[start - 1] if start else 0
-            stop = int(np.searchsorted(cum, base + CHUNK_PAIRS, side="right"))
-            stop = max(stop, start + 1)
-            xs = np.arange(start, stop)
-            c = counts[start:stop]
-            x = np.repeat(xs, c)
-            offsets = np.arange(len(x)) - np.repeat(np.cumsum(c) - c, c)
-            y = np.repeat(self.lower_start[start:stop], c) + offsets
-            if len(x):
-                yield x, y
-            start = stop
+    def query_chunks(self):
+        """Yield ``(queries, counts, x, y)`` for the enumerated pairs (x higher-labelled, both
+        in U) of consecutive queries: the chunk's query indices, its pairs per query, and the
+        pairs' U indices grouped by query. A chunk holds at most ``CHUNK_CELLS`` pair × system
+        cells (a single query larger than that is its own chunk)."""
+        per_q = np.bincount(self.q, weights=self.n_partners, minlength=self.n_q).astype(np.int64)
+        starts = np.searchsorted(self.q, np.arange(self.n_q), side="left")
+        stops = np.searchsorted(self.q, np.arange(self.n_q), side="right")
+        cells = np.cumsum(per_q) * max(self.n_sel, 1)
+        lo = 0
+        while lo < self.n_q:
+            base = cells[lo - 1] if lo else 0
+            hi = max(lo + 1, int(np.searchsorted(cells, base + CHUNK_CELLS, side="right")))
+            a, b = starts[lo], stops[hi - 1]
+            counts = self.n_partners[a:b]
+            if counts.sum():
+                x = np.repeat(np.arange(a, b), counts)
+                y = np.repeat(self.lower_start[a:b] - (np.cumsum(counts) - counts), counts) + np.arange(len(x))
+                yield np.arange(lo, hi), per_q[lo:hi], x, y
+            lo = hi
 
-    def signs(self, x, y) -> np.ndarray:
-        """Outcome t_s ∈ {−1, 0, +1} (int8, pairs × systems) of the ordered pair (x, y)."""
-        py, px = self.pos[y], self.pos[x]
-        return (py > px).view(np.int8) - (py < px).view(np.int8)
+    def positions(self) -> np.ndarray:
+        """Condensed ranks as a systems × U array (one contiguous row per system)."""
+        return np.ascontiguousarray(self.pos.T)
+
+
+_POPCOUNT8 = np.array([bin(i).count("1") for i in range(256)], dtype=np.uint8)
+
+
+def _popcount(words: np.ndarray) -> np.ndarray:
+    """Set bits of every uint64 word (numpy >= 2 has it built in)."""
+    if hasattr(np, "bitwise_count"):
+        return np.bitwise_count(words)
+    return _POPCOUNT8[words.view(np.uint8).reshape(*words.shape, 8)].sum(axis=-1, dtype=np.uint8)  # pragma: no cover
 
 
 def _ric_terms(a, b, n):
@@ -232,15 +245,19 @@ def _joint_ric_values(lists: JudgedLists, selected: np.ndarray) -> np.ndarray:
     full = int(3**n_sel - 1)
     q_parts, c_parts, w_parts = [], [], []
     enumerated = np.zeros(u.n_q)
-    for x, y in u.chunks():
-        t = u.signs(x, y)
-        codes = (t.astype(np.int64) + 1) @ powers
-        key = u.q[x] * (full + 1) + codes
+    pos = u.positions()
+    for queries, counts, x, y in u.query_chunks():
+        codes = np.zeros(len(x), dtype=np.int64)
+        for s in range(n_sel):  # loop over systems, vectorised over the pairs
+            px, py = pos[s].take(x), pos[s].take(y)
+            t = (px < py).view(np.int8) - (px > py).view(np.int8)  # +1: x ranked above y
+            codes += (t + 1).astype(np.int64) * powers[s]
+        key = np.repeat(queries, counts) * (full + 1) + codes
         uk, cnt = np.unique(key, return_counts=True)
         q_parts.append(uk // (full + 1))
         c_parts.append(uk % (full + 1))
         w_parts.append(cnt.astype(np.float64))
-        enumerated += np.bincount(u.q[x], minlength=u.n_q)
+        enumerated[queries] += counts
     retrieved = (u.pos < BIG).astype(np.int64)
     plus = (1 + retrieved) @ powers  # x in U above a lower-labelled document outside U
     minus = (1 - retrieved) @ powers  # x in U above a higher-labelled document outside U
@@ -412,23 +429,32 @@ def _pairwise_counts(lists: JudgedLists, selected: np.ndarray):
     PP = np.zeros((n_q, S, S))
     PM = np.zeros((n_q, S, S))
     MM = np.zeros((n_q, S, S))
-    NP = np.zeros((n_q, S))
-    NM = np.zeros((n_q, S))
-    for x, y in u.chunks():
-        t = u.signs(x, y)
-        X = np.concatenate([t > 0, t < 0], axis=1).astype(np.float64)  # [P M] indicators
-        qx = u.q[x]
-        bounds = np.flatnonzero(np.r_[True, qx[1:] != qx[:-1], True])
-        for lo, hi in zip(bounds[:-1], bounds[1:]):  # the queries of a chunk: one GEMM each
-            q = qx[lo]
-            block = X[lo:hi]
-            G = block.T @ block
-            PP[q] += G[:S, :S]
-            PM[q] += G[:S, S:]
-            MM[q] += G[S:, S:]
-        sums = _rows_by_query(qx, X, n_q)
-        NP += sums[:, :S]
-        NM += sums[:, S:]
+    pos = u.positions()
+    for queries, counts, x, y in u.query_chunks():
+        # each query's pairs padded to whole 64-bit words with (0, 0) pairs (neither P nor M)
+        padded = (counts + 63) // 64 * 64
+        first = np.cumsum(padded) - padded
+        if padded.sum() != len(x):
+            at = np.arange(len(x)) + np.repeat(first - (np.cumsum(counts) - counts), counts)
+            xp = np.zeros(int(padded.sum()), dtype=np.int64)
+            yp = np.zeros(int(padded.sum()), dtype=np.int64)
+            xp[at], yp[at] = x, y
+            x, y = xp, yp
+        n_words = len(x) // 64
+        P = np.empty((S, n_words), dtype=np.uint64)
+        M = np.empty((S, n_words), dtype=np.uint64)
+        for s in range(S):  # loop over systems: one bit per pair, packed
+            px, py = pos[s].take(x), pos[s].take(y)
+            P[s] = np.packbits(px < py, bitorder="little").view(np.uint64)
+            M[s] = np.packbits(px > py, bitorder="little").view(np.uint64)
+        word_start = first[counts > 0] // 64
+        q_of = queries[counts > 0]
+        for s in range(S):  # co-occurrences with every other system: AND + popcount per query
+            for target, bits, other in ((PP, P, P), (MM, M, M), (PM, P, M)):
+                per_word = _popcount(bits[s] & other)
+                target[q_of, s, :] += np.add.reduceat(per_word, word_start, axis=1, dtype=np.int64).T
+    NP = np.diagonal(PP, axis1=1, axis2=2).copy()
+    NM = np.diagonal(MM, axis1=1, axis2=2).copy()
     # documents of U against documents outside U: grouped by retrieval signature
     A = (u.pos < BIG).astype(np.float64)
     for s in range(S):  # loop over systems, vectorised over documents and queries

@@ -46,7 +46,7 @@ def _random_collection(rng, n_queries, n_systems):
 @pytest.mark.parametrize("chunk", [None, 3])
 def test_joint_ric_equals_direct_mle(monkeypatch, chunk):
     if chunk is not None:
-        monkeypatch.setattr(info, "CHUNK_PAIRS", chunk)  # many chunks, also splitting queries
+        monkeypatch.setattr(info, "CHUNK_CELLS", chunk)  # one query per chunk
     rng = np.random.default_rng(21)
     run, qrels, cases = _random_collection(rng, 40, 4)
     groups = [["s0", "s1", "s2", "s3"], ["s2"], ["s3", "s0"]]
@@ -88,7 +88,7 @@ def test_joint_ric_bounds_and_single_system_equals_ric():
 @pytest.mark.parametrize("chunk", [None, 2])
 def test_information_difference_matches_oracle_and_chain_rule(monkeypatch, chunk):
     if chunk is not None:
-        monkeypatch.setattr(info, "CHUNK_PAIRS", chunk)
+        monkeypatch.setattr(info, "CHUNK_CELLS", chunk)
     rng = np.random.default_rng(33)
     run, qrels, cases = _random_collection(rng, 25, 4)
     out = pdireval.information_difference(run, qrels=qrels)
@@ -149,3 +149,43 @@ def test_accessor_mirrors():
     pd.testing.assert_frame_equal(
         run.ireval.information_difference(qrels=qrels), pdireval.information_difference(run, qrels=qrels)
     )
+
+
+def test_segments_keep_each_hits_qrels_row():
+    run, qrels = pdireval.datasets.simulate(n_systems=3, n_queries=6, depth=30, rng=4)
+    shuffled = run.sample(frac=1.0, random_state=1).reset_index(drop=True)
+    for frame in (run, shuffled):
+        prepared = pdireval.evaluation.prepare(frame, qrels=qrels)
+        seg = prepared.segments
+        judged = seg.judgments.frame
+        assert len(seg.hit_qrow) == len(seg.hit_seg) > 0
+        np.testing.assert_array_equal(seg.judgments.row_query[seg.hit_qrow], seg.seg_query[seg.hit_seg])
+        np.testing.assert_array_equal(seg.judgments.label[seg.hit_qrow], seg.hit_label)
+        # the hit at position p of a segment is the run's row ranked p-th there, and its doc is the qrels row's
+        ordered = pdireval.evaluation.prepare(frame, qrels=qrels).run
+        key = ordered.assign(score32=ordered["score"].astype("float32")).sort_values(
+            ["system", "query", "score32", "doc"], ascending=[True, True, False, False])
+        key["pos"] = key.groupby(["system", "query"]).cumcount()
+        hits = pd.DataFrame({
+            "system": seg.systems.to_numpy()[seg.seg_system[seg.hit_seg]],
+            "query": seg.judgments.queries.to_numpy()[seg.seg_query[seg.hit_seg]],
+            "pos": seg.hit_pos,
+            "doc": judged["doc"].to_numpy()[seg.hit_qrow],
+        })
+        merged = hits.merge(key[["system", "query", "pos", "doc"]], on=["system", "query", "pos"], suffixes=("", "_run"))
+        assert len(merged) == len(hits)
+        assert (merged["doc"].astype(str) == merged["doc_run"].astype(str)).all()
+
+
+def test_lists_from_an_evaluations_segments_equal_a_fresh_join(monkeypatch):
+    run, qrels = pdireval.datasets.simulate(n_systems=4, n_queries=8, depth=40, rng=9, negative_rate=0.05)
+    prepared = pdireval.evaluation.prepare(run.sample(frac=1.0, random_state=2), qrels=qrels)  # missing="zero"
+    for negatives in ("unjudged", "nonrel", "keep"):
+        a = info.judged_lists_of(prepared, negatives=negatives, rel=2)
+        b = info.judged_lists(run, qrels=qrels, negatives=negatives, rel=2)
+        for name in ("sys", "query", "doc", "rank"):
+            np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+    # numpy < 2 has no bitwise_count: the byte-table popcount gives the same counts
+    expected = pdireval.information_difference(run, qrels=qrels)
+    monkeypatch.delattr(np, "bitwise_count", raising=False)
+    pd.testing.assert_frame_equal(pdireval.information_difference(run, qrels=qrels), expected)
