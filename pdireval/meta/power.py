@@ -7,7 +7,7 @@ import pandas as pd
 
 from pdireval.core.groups import group_columns
 from pdireval.core.schema import canonical_scores
-from pdireval.errors import check_real
+from pdireval.errors import OptionError, check_real
 from pdireval.meta.significance import _check_common, _iter_tests, compare
 
 __all__ = ["discriminative_power", "asl_curve", "conflicts"]
@@ -17,12 +17,36 @@ def _check_alpha(alpha):
     check_real("alpha", alpha, low=0, high=1, inclusive=False)
 
 
+COMPARE_COLUMNS = ("system_a", "system_b", "mean_diff", "p_value", "method")
+
+
+def is_compare_result(frame) -> bool:
+    """True when ``frame`` looks like a :func:`pdireval.compare` result (its pair columns)."""
+    return isinstance(frame, pd.DataFrame) and all(c in frame.columns for c in COMPARE_COLUMNS)
+
+
+def _tests(scores, method, n_resamples, rng, progress, *, what, columns=None):
+    """A compare() result: the one given (no test rerun) or compare(scores, ...)."""
+    if is_compare_result(scores):
+        given = [name for name, v in (("method", method), ("n_resamples", n_resamples), ("rng", rng)) if v is not None]
+        if given:
+            raise OptionError(
+                f"{what} got a compare() result, whose tests are already run: {', '.join(given)}= "
+                "cannot apply to it. Drop them, or pass the scores frame instead."
+            )
+        if scores["method"].nunique() > 1:
+            raise OptionError(f"{what} got a compare() result mixing several methods: pass one compare() call's result.")
+        return scores
+    return compare(scores, method=method or "bootstrap", n_resamples=1000 if n_resamples is None else n_resamples,
+                   rng=rng, progress=progress, columns=columns)
+
+
 def discriminative_power(
     scores: pd.DataFrame,
     *,
-    method: str = "bootstrap",
+    method: str | None = None,
     alpha: float = 0.05,
-    n_resamples: int = 1000,
+    n_resamples: int | None = None,
     rng=None,
     progress: bool | None = None,
     columns=None,
@@ -42,13 +66,15 @@ def discriminative_power(
     Parameters
     ----------
     scores
-        Scores frame.
+        Scores frame, or a :func:`pdireval.compare` result to reuse (all pairs; no test is
+        rerun, ``method``, ``n_resamples`` and ``rng`` must then be left out, and
+        ``required_diff`` is NaN: it needs the bootstrap replicates).
     method
-        A method of :func:`pdireval.compare`.
+        A method of :func:`pdireval.compare` (default ``"bootstrap"``).
     alpha
         Significance level.
     n_resamples
-        Resamples of the resampling methods (B).
+        Resamples of the resampling methods (B; default 1000).
     rng
         None, an int seed, a SeedSequence or a Generator; every group starts from the seed
         alone (see :func:`pdireval.errors.check_rng`).
@@ -65,15 +91,20 @@ def discriminative_power(
         One row per group: the grouping keys (``measure``, extras), ``method``, ``n_pairs``
         (m(m − 1)/2), ``n_significant`` (pairs with p < alpha), ``power``
         (n_significant / n_pairs), ``required_diff`` (Sakai's estimate for ``"bootstrap"``, the
-        HSD critical value for ``"tukey"``, NaN for the other methods).
+        HSD critical value for ``"tukey"``, NaN for the other methods and for a compare()
+        result).
 
     References
     ----------
     Sakai, T. (2006). Evaluating evaluation metrics based on the bootstrap. SIGIR.
     """
+    _check_alpha(alpha)
+    if is_compare_result(scores):
+        return _power_of_tests(_tests(scores, method, n_resamples, rng, progress, what="discriminative_power"), alpha)
+    method = method or "bootstrap"
+    n_resamples = 1000 if n_resamples is None else n_resamples
     frame = canonical_scores(scores, columns)
     _check_common(method, 0.95)
-    _check_alpha(alpha)
     keys_cols = group_columns(frame)
     rows = []
     want_required = alpha if method in ("bootstrap", "tukey") else None
@@ -97,11 +128,26 @@ def discriminative_power(
     return out
 
 
+def _power_of_tests(res: pd.DataFrame, alpha: float) -> pd.DataFrame:
+    """discriminative_power's frame from a compare() result (required_diff: NaN)."""
+    keys = list(res.columns[: list(res.columns).index("system_a")])
+    rows = []
+    for _, group in _groups_in_order(res, keys):
+        n_pairs = len(group)
+        n_sig = int((group["p_value"].to_numpy() < alpha).sum())
+        row = {k: group[k].iloc[0] for k in keys}
+        row.update(method=str(group["method"].iloc[0]), n_pairs=n_pairs, n_significant=n_sig,
+                   power=n_sig / n_pairs if n_pairs else np.nan, required_diff=np.nan)
+        rows.append(row)
+    out = pd.DataFrame(rows, columns=[*keys, "method", "n_pairs", "n_significant", "power", "required_diff"])
+    return out.astype({"n_pairs": np.int64, "n_significant": np.int64, "power": np.float64, "required_diff": np.float64})
+
+
 def asl_curve(
     scores: pd.DataFrame,
     *,
-    method: str = "bootstrap",
-    n_resamples: int = 1000,
+    method: str | None = None,
+    n_resamples: int | None = None,
     rng=None,
     progress: bool | None = None,
     columns=None,
@@ -117,11 +163,12 @@ def asl_curve(
     ----------
     scores : DataFrame
         Scores frame (``system, query, measure, value`` + grouping keys), a complete query ×
-        system matrix per group.
+        system matrix per group; or a :func:`pdireval.compare` result to reuse (no test is
+        rerun; ``method``, ``n_resamples`` and ``rng`` must then be left out).
     method : str
         The paired test, as in :func:`pdireval.compare` (default ``"bootstrap"``).
     n_resamples : int
-        Resamples of the resampling tests.
+        Resamples of the resampling tests (default 1000).
     rng : None, int, SeedSequence or Generator
         Seed of the resamples.
     progress : bool or None
@@ -142,7 +189,7 @@ def asl_curve(
     ----------
     Sakai, T. (2006). Evaluating Evaluation Metrics Based on the Bootstrap. SIGIR 2006.
     """
-    res = compare(scores, columns=columns, method=method, n_resamples=n_resamples, rng=rng, progress=progress)
+    res = _tests(scores, method, n_resamples, rng, progress, what="asl_curve", columns=columns)
     frame_keys = [c for c in res.columns[: list(res.columns).index("system_a")]]
     parts = []
     for _, group in _groups_in_order(res, frame_keys):
@@ -165,9 +212,9 @@ def _groups_in_order(res, keys):
 def conflicts(
     scores: pd.DataFrame,
     *,
-    method: str = "bootstrap",
+    method: str | None = None,
     alpha: float = 0.05,
-    n_resamples: int = 1000,
+    n_resamples: int | None = None,
     rng=None,
     progress: bool | None = None,
     columns=None,
@@ -184,13 +231,15 @@ def conflicts(
     Parameters
     ----------
     scores : DataFrame
-        Scores frame with at least two measures, a complete query × system matrix per group.
+        Scores frame with at least two measures, a complete query × system matrix per group;
+        or a :func:`pdireval.compare` result to reuse (no test is rerun; ``method``,
+        ``n_resamples`` and ``rng`` must then be left out).
     method : str
         The paired test, as in :func:`pdireval.compare` (default ``"bootstrap"``).
     alpha : float
         Significance level of a decision.
     n_resamples : int
-        Resamples of the resampling tests.
+        Resamples of the resampling tests (default 1000).
     rng : None, int, SeedSequence or Generator
         Seed of the resamples.
     progress : bool or None
@@ -214,7 +263,8 @@ def conflicts(
     Sakai, T. (2006). Evaluating Evaluation Metrics Based on the Bootstrap. SIGIR 2006.
     """
     _check_alpha(alpha)
-    res = compare(scores, columns=columns, method=method, n_resamples=n_resamples, rng=rng, progress=progress)
+    res = _tests(scores, method, n_resamples, rng, progress, what="conflicts", columns=columns)
+    method = str(res["method"].iloc[0]) if len(res) else (method or "bootstrap")
     extra = [c for c in res.columns[: list(res.columns).index("system_a")] if c != "measure"]
     rows = []
     for _key, group in _groups_in_order(res, extra):

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 import pdireval
+from pdireval.errors import OptionError
 from tests.helpers import random_matrix, scores_from_matrix
 
 
@@ -70,3 +71,27 @@ def test_conflicts_match_decisions():
 def test_alpha_validation():
     with pytest.raises(ValueError, match="alpha"):
         pdireval.discriminative_power(two_measures(), alpha=5)
+
+
+def test_a_compare_result_is_reused_not_rerun(monkeypatch):
+    import pdireval.meta.power as power_module
+
+    scores = two_measures()
+    tests = pdireval.compare(scores, n_resamples=300, rng=4)
+    expected_curve = pdireval.asl_curve(scores, n_resamples=300, rng=4)
+    expected_conf = pdireval.conflicts(scores, n_resamples=300, rng=4)
+    expected_power = pdireval.discriminative_power(scores, n_resamples=300, rng=4)
+
+    def no_rerun(*args, **kwargs):
+        raise AssertionError("compare() was rerun")
+
+    monkeypatch.setattr(power_module, "compare", no_rerun)
+    pd.testing.assert_frame_equal(pdireval.asl_curve(tests), expected_curve)
+    pd.testing.assert_frame_equal(pdireval.conflicts(tests), expected_conf)
+    got = pdireval.discriminative_power(tests)
+    pd.testing.assert_frame_equal(got.drop(columns="required_diff"), expected_power.drop(columns="required_diff"))
+    assert got["required_diff"].isna().all()
+    with pytest.raises(OptionError, match="compare\\(\\) result"):
+        pdireval.asl_curve(tests, n_resamples=50)
+    with pytest.raises(OptionError, match="rng"):
+        pdireval.conflicts(tests, rng=1)
