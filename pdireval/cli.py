@@ -21,13 +21,13 @@ from collections.abc import Callable, Sequence
 import pandas as pd
 
 from pdireval import __version__
+from pdireval.datasets import EXAMPLE as SIMULATED
 from pdireval.errors import PdirevalError, PdirevalWarning
 from pdireval.treceval import add_trec_eval
 
 __all__ = ["main", "build_parser", "SUBCOMMANDS"]
 
 DEFAULT_MEASURES = ["AP", "nDCG@10", "P@10", "RR"]
-SIMULATED = {"n_systems": 5, "n_queries": 50, "depth": 100, "rng": 42}
 
 
 def note(message: str) -> None:
@@ -208,11 +208,14 @@ def run_report(args) -> int:
 
     measures = parse_measures(args.measures or list(REPORT_MEASURES))  # bad measures fail first
     if not args.runs and args.qrels is None:
-        note("no RUN or --qrels given: reporting on the built-in simulated collection (pdireval.datasets.simulate(rng=0)).")
+        note(
+            "no RUN or --qrels given: reporting on the built-in simulated collection "
+            f"(pdireval.datasets.simulate({', '.join(f'{k}={v}' for k, v in SIMULATED.items())}))."
+        )
         run, qrels = None, None
     else:
         run, qrels = _load(args)
-        args.title = args.title or f"pdireval report — {', '.join(args.runs)} against {args.qrels}"
+        args.title = args.title or f"pdireval report — {collection_name(args.runs, args.qrels)}"
     other_qrels = None
     if args.other_qrels is not None:
         from pdireval.io import read_qrels
@@ -225,6 +228,17 @@ def run_report(args) -> int:
     )
     print(f"wrote {result.workbook}, {result.html} and {len(result.figures)} figures in {result.directory}/ ({result.seconds:.1f} s)")
     return 0
+
+
+def collection_name(runs: Sequence[str], qrels: str) -> str:
+    """A readable name for a collection given as files: the qrels file's name, or its folder's
+    when the file has a generic name (``robust03/qrels.txt`` -> ``robust03``)."""
+    from pathlib import Path
+
+    path = Path(qrels).resolve()
+    stem = path.name.split(".")[0]
+    name = path.parent.name if stem.lower() in ("qrels", "qrel", "judgments", "judgements", "") else stem
+    return name or stem
 
 
 # --------------------------------------------------------------------------- driver

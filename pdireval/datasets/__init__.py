@@ -17,7 +17,12 @@ import pandas as pd
 from pdireval.core.schema import ID_DTYPE
 from pdireval.errors import check_int, check_real, check_rng, group_generator
 
-__all__ = ["simulate", "simulate_diversity", "read_cranfield"]
+__all__ = ["simulate", "simulate_diversity", "read_cranfield", "EXAMPLE"]
+
+#: The built-in example collection: what ``pdireval evaluate`` and ``pdireval report`` (and
+#: ``pdireval.report()``) use when given no run, and what the README's tour evaluates, so the
+#: README's numbers can be found in the report.
+EXAMPLE = {"n_systems": 5, "n_queries": 50, "depth": 100, "rng": 42}
 
 
 def simulate(

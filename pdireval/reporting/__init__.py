@@ -71,14 +71,18 @@ def report(
     Parameters
     ----------
     run
-        A run frame (see :func:`pdireval.evaluate`). None: the built-in simulated
-        collection (``pdireval.datasets.simulate(rng=0)``, 10 systems × 50 queries).
+        A run frame (see :func:`pdireval.evaluate`). None: the built-in simulated example
+        collection, the one ``pdireval evaluate`` uses with no input and the README's tour
+        evaluates (``pdireval.datasets.simulate(**pdireval.datasets.EXAMPLE)``: 5 systems ×
+        50 queries).
     qrels
         Judgments (or the run's ``label`` column when omitted).
     measures
         Measures of the per-system table and of every analysis.
     out
-        Output folder (created): ``report.xlsx``, ``report.html``, ``figures/*.png|svg``.
+        Output folder (created): ``report.xlsx``, ``report.html``, ``figures/*.png|svg``,
+        and the table for a paper as ``paper_table.tex`` and ``paper_table.md`` (see
+        :func:`pdireval.paper_table`).
     title
         Page title (default names the collection).
     n_resamples
@@ -106,8 +110,11 @@ def report(
     if run is None:
         if qrels is not None:
             raise TypeError("qrels= was given without a run: pass the run too, or neither for the simulated collection")
-        run, qrels = datasets.simulate(rng=0)
-        title = title or "pdireval report — simulated collection (10 systems × 50 queries)"
+        run, qrels = datasets.simulate(**datasets.EXAMPLE)
+        title = title or (
+            f"pdireval report — the simulated example collection "
+            f"(pdireval.datasets.simulate({', '.join(f'{k}={v}' for k, v in datasets.EXAMPLE.items())}))"
+        )
     out = Path(out)
     (out / "figures").mkdir(parents=True, exist_ok=True)
     ctx = Context(
@@ -139,15 +146,19 @@ def report(
         for name, frame in s.tables.items():
             tables[name] = frame
             notes[name] = s.captions.get(name, s.title)
+        for i, line in enumerate(s.notes, start=1):
+            notes[f"{s.title} (note {i})"] = line
         figures.update(s.figures)
     workbook = out / "report.xlsx"
     write_workbook(tables, workbook, notes=notes)
     page = out / "report.html"
+    n_s, n_q = ctx.n_systems, ctx.n_queries
     subtitle = (
-        f"{ctx.scores['system'].nunique()} systems × {ctx.scores['query'].nunique()} queries; "
-        f"measures: {', '.join(ctx.measure_names)}; seed {rng!r}"
+        f"{n_s} system{'s' if n_s != 1 else ''} × {n_q} quer{'ies' if n_q != 1 else 'y'}; "
+        f"measures: {', '.join(ctx.measure_names)}; {n_resamples} resamples; seed {rng!r}"
     )
-    write_html(sections, page, title=title or "pdireval report", subtitle=subtitle)
+    default = f"pdireval report — {n_s} system{'s' if n_s != 1 else ''} × {n_q} quer{'ies' if n_q != 1 else 'y'}"
+    write_html(sections, page, title=title or default, subtitle=subtitle)
     return Report(tables, sections, out, workbook, page, figures, notes, time.perf_counter() - started)
 
 

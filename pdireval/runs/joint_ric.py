@@ -47,7 +47,7 @@ from pdireval.evaluation import prepare
 from pdireval.measures.ric import binary_entropy, truncated_condensed
 from pdireval.measures.view import NEGATIVES, read_negatives, within_segment_rank
 
-__all__ = ["joint_ric", "information_difference", "judged_lists", "JudgedLists"]
+__all__ = ["joint_ric", "information_difference", "judged_lists", "judged_lists_of", "joint_ric_of", "information_difference_of", "JudgedLists"]
 
 CHUNK_CELLS = 1 << 26  # pair x system cells per chunk of queries (bounded memory)
 BIG = np.int32(1 << 30)  # rank of a document a list does not hold
@@ -397,7 +397,11 @@ def joint_ric(run: pd.DataFrame, *, qrels: pd.DataFrame | None = None, systems=N
     >>> list(table.columns), table["query"].iloc[-1]
     (['systems', 'query', 'joint_ric', 'n_pairs'], 'all')
     """
-    lists = judged_lists(run, qrels=qrels, rel=rel, negatives=negatives)
+    return joint_ric_of(judged_lists(run, qrels=qrels, rel=rel, negatives=negatives), systems=systems)
+
+
+def joint_ric_of(lists: JudgedLists, *, systems=None) -> pd.DataFrame:
+    """:func:`joint_ric` of already built lists (e.g. :func:`judged_lists_of` an evaluation)."""
     groups = _select(lists, systems)
     _, _, n_pairs = lists.level_counts()
     q_order = natural_order(lists.queries)
@@ -537,7 +541,11 @@ def information_difference(
     >>> len(table)
     3
     """
-    lists = judged_lists(run, qrels=qrels, rel=rel, negatives=negatives)
+    return information_difference_of(judged_lists(run, qrels=qrels, rel=rel, negatives=negatives), systems=systems, rank=rank)
+
+
+def information_difference_of(lists: JudgedLists, *, systems=None, rank: bool = False) -> pd.DataFrame:
+    """:func:`information_difference` of already built lists (e.g. :func:`judged_lists_of` an evaluation)."""
     (selected,) = _select(lists, systems)
     if len(selected) < 2:
         raise SchemaError("information_difference compares systems pairwise: give two or more systems.")
