@@ -198,6 +198,7 @@ def add_report(subparsers) -> None:
     p.add_argument("--system", choices=("tag", "filename"), default="tag",
                    help="name systems by the run tag in the file (default) or by the file name")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--svg", action="store_true", help="also write every figure as SVG (vector, for papers)")
     p.set_defaults(func=run_report)
 
 
@@ -223,7 +224,7 @@ def run_report(args) -> int:
         other_qrels = read_qrels(args.other_qrels)
     result = report(
         run, qrels=qrels, measures=measures, out=args.out, title=args.title,
-        n_resamples=args.resamples, rng=args.seed, progress=False if args.no_progress else None,
+        n_resamples=args.resamples, rng=args.seed, progress=False if args.no_progress else None, svg=args.svg,
         other_qrels=other_qrels,
     )
     print(f"wrote {result.workbook}, {result.html} and {len(result.figures)} figures in {result.directory}/ ({result.seconds:.1f} s)")

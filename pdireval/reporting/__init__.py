@@ -1,8 +1,8 @@
 """``pdireval report``: the whole evaluation and meta-evaluation of a collection in one call.
 
 :func:`report` evaluates a run (or the built-in simulated collection) and runs every
-analysis the library has, then writes an Excel workbook (one sheet per table), PNG and SVG
-figures, and a self-contained HTML page. This package is presentation only: every number
+analysis the library has, then writes an Excel workbook (one sheet per table), PNG figures
+(SVG twins on request), and a self-contained HTML page. This package is presentation only: every number
 comes from the public functions of the other layers, unrounded.
 """
 
@@ -36,7 +36,7 @@ class Report:
     directory, workbook, html
         Output folder, the .xlsx file and the .html page.
     figures
-        Figure name -> PNG path (an SVG twin sits beside each).
+        Figure name -> PNG path (an SVG twin sits beside each with ``svg=True``).
     notes
         Table name -> the explanation shown with it.
     seconds
@@ -63,6 +63,7 @@ def report(
     n_resamples: int = 1000,
     rng=0,
     progress: bool | None = None,
+    svg: bool = False,
     columns=None,
     other_qrels: pd.DataFrame | None = None,
 ) -> Report:
@@ -80,7 +81,7 @@ def report(
     measures
         Measures of the per-system table and of every analysis.
     out
-        Output folder (created): ``report.xlsx``, ``report.html``, ``figures/*.png|svg``,
+        Output folder (created): ``report.xlsx``, ``report.html``, ``figures/*.png``,
         and the table for a paper as ``paper_table.tex`` and ``paper_table.md`` (see
         :func:`pdireval.paper_table`).
     title
@@ -91,6 +92,9 @@ def report(
         Seed or Generator; a fixed seed gives an identical report.
     progress
         Show a progress bar (default: when stderr is a terminal).
+    svg
+        Also write every figure as SVG beside its PNG (vector figures for a paper; about
+        doubles the time spent on figures).
     columns
         ``{canonical: yours}`` column mapping of the run.
     other_qrels
@@ -126,6 +130,7 @@ def report(
         rng=np.random.default_rng(rng),
         columns=columns,
         other_qrels=other_qrels,
+        svg=svg,
     )
     ctx.prepare()
     sections: list[Section] = []

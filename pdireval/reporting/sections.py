@@ -40,6 +40,7 @@ class Context:
     measure_names: list[str] = field(default_factory=list)
     systems: list[str] = field(default_factory=list)  # in the Systems table's order
     other_qrels: pd.DataFrame | None = None  # a second set of judgments (judgments section)
+    svg: bool = False
 
     def prepare(self) -> None:
         self.prepared = prepare(self.run, qrels=self.qrels, columns=self.columns)
@@ -117,12 +118,13 @@ class Context:
         return frame.iloc[order].reset_index(drop=True)
 
     def save(self, fig, name: str) -> Path:
-        """Save a matplotlib figure as PNG (returned) and SVG, then close it."""
+        """Save a matplotlib figure as PNG (returned; and SVG with ``svg=True``), then close it."""
         import matplotlib.pyplot as plt
 
         png = self.figures_dir / f"{name}.png"
         fig.savefig(png, dpi=110)
-        fig.savefig(self.figures_dir / f"{name}.svg")
+        if self.svg:
+            fig.savefig(self.figures_dir / f"{name}.svg")
         plt.close(fig)
         return png
 
@@ -491,7 +493,7 @@ def stability_section(ctx: Context) -> Section:
 def information_section(ctx: Context) -> Section:
     """Relevance information correlation, joint RIC and information difference."""
     from pdireval.meta.aggregate import aggregate
-    from pdireval.runs.joint_ric import information_difference_of, joint_ric_of, judged_lists_of
+    from pdireval.runs.joint_ric import information_difference_of, joint_ric_of, judged_lists_of, pair_pass
 
     text = (
         "Golbus & Aslam (2013): RIC is the mutual information (bits) between a system's "
@@ -510,6 +512,7 @@ def information_section(ctx: Context) -> Section:
     notes, figures = [], {}
     if ctx.n_systems >= 2:
         lists = judged_lists_of(ctx.prepared)
+        pair_pass(lists, np.arange(len(lists.systems)), codes=True, bits=True)  # one pass for both tables
         joint = joint_ric_of(lists)
         tables["joint_ric"] = joint[joint["query"] == "all"].reset_index(drop=True)
         captions["joint_ric"] = "Joint RIC of all systems (mean over queries); n_pairs counts ordered document pairs"

@@ -47,7 +47,7 @@ from pdireval.evaluation import prepare
 from pdireval.measures.ric import binary_entropy, truncated_condensed
 from pdireval.measures.view import NEGATIVES, read_negatives, within_segment_rank
 
-__all__ = ["joint_ric", "information_difference", "judged_lists", "judged_lists_of", "joint_ric_of", "information_difference_of", "JudgedLists"]
+__all__ = ["joint_ric", "information_difference", "judged_lists", "judged_lists_of", "joint_ric_of", "information_difference_of", "pair_pass", "JudgedLists"]
 
 CHUNK_CELLS = 1 << 26  # pair x system cells per chunk of queries (bounded memory)
 BIG = np.int32(1 << 30)  # rank of a document a list does not hold
@@ -78,6 +78,7 @@ class JudgedLists:
         self.rank = rank
         self.labels = labels
         self.doc_query = doc_query
+        self.cache: dict = {}  # selected systems -> (union, tuples, pair counts) of one pass
 
     @property
     def n_queries(self) -> int:
@@ -230,34 +231,88 @@ def _ric_terms(a, b, n):
     return out
 
 
-def _joint_ric_values(lists: JudgedLists, selected: np.ndarray) -> np.ndarray:
-    """Per query joint RIC of the selected systems (array over lists.queries)."""
-    u = _Union(lists, selected)
+def _check_joint_size(u: _Union) -> None:
     n_sel = u.n_sel
     if n_sel > 30 or u.n_q * 3.0**n_sel >= 2.0**62:
         raise PdirevalError(
             f"joint RIC of {n_sel} systems at once is not supported: its outcome tuples "
             "(3^n values) are coded in 64 bits, so at most 30 systems (fewer with very many "
             "queries). The plug-in estimate of a 3^n-valued variable on a finite pair sample "
+<<<<<<< HEAD
             "is biased upwards long before that: use smaller groups."
+=======
+            "is biased upwards long before that (Golbus & Aslam 2013): use smaller groups."
+>>>>>>> 512f62b (report: figures PNG (SVG with svg=True / --svg); joint RIC and information differences from one pass over the pairs (pair_pass cache); sign-based tuple codes)
         )
-    powers = 3 ** np.arange(n_sel, dtype=np.int64)
-    full = int(3**n_sel - 1)
+
+
+def _enumerated(u: _Union, *, codes: bool, bits: bool):
+    """One pass over the enumerated pairs (both documents in U), comparing each system's
+    positions once per pair.
+
+    Returns ``(tuples, pairs)``: ``tuples`` = (query, code, count) arrays of the observed
+    outcome tuples coded in base 3 (digit t_s + 1), plus the pairs enumerated per query
+    (None unless ``codes``); ``pairs`` = the PP, PM, MM co-occurrence counts [n_q × S × S]
+    over the enumerated pairs (None unless ``bits``)."""
+    S, n_q = u.n_sel, u.n_q
+    powers = 3 ** np.arange(S, dtype=np.int64)
+    full = int(3**S - 1) if codes else 0
     q_parts, c_parts, w_parts = [], [], []
-    enumerated = np.zeros(u.n_q)
+    enumerated = np.zeros(n_q)
+    PP = np.zeros((n_q, S, S)) if bits else None
+    PM = np.zeros((n_q, S, S)) if bits else None
+    MM = np.zeros((n_q, S, S)) if bits else None
     pos = u.positions()
     for queries, counts, x, y in u.query_chunks():
-        codes = np.zeros(len(x), dtype=np.int64)
-        for s in range(n_sel):  # loop over systems, vectorised over the pairs
-            px, py = pos[s].take(x), pos[s].take(y)
-            t = (px < py).view(np.int8) - (px > py).view(np.int8)  # +1: x ranked above y
-            codes += (t + 1).astype(np.int64) * powers[s]
-        key = np.repeat(queries, counts) * (full + 1) + codes
-        uk, cnt = np.unique(key, return_counts=True)
-        q_parts.append(uk // (full + 1))
-        c_parts.append(uk % (full + 1))
-        w_parts.append(cnt.astype(np.float64))
-        enumerated[queries] += counts
+        real = None
+        if bits:
+            # each query's pairs padded to whole 64-bit words with (0, 0) pairs (no outcome)
+            padded = (counts + 63) // 64 * 64
+            first = np.cumsum(padded) - padded
+            if padded.sum() != len(x):
+                real = np.arange(len(x)) + np.repeat(first - (np.cumsum(counts) - counts), counts)
+                xp = np.zeros(int(padded.sum()), dtype=np.int64)
+                yp = np.zeros(int(padded.sum()), dtype=np.int64)
+                xp[real], yp[real] = x, y
+                x, y = xp, yp
+            P = np.empty((S, len(x) // 64), dtype=np.uint64)
+            M = np.empty((S, len(x) // 64), dtype=np.uint64)
+        code = np.zeros(len(x), dtype=np.int64) if codes else None
+        for s in range(S):  # loop over systems, vectorised over the pairs
+            d = pos[s].take(y)
+            d -= pos[s].take(x)  # > 0: x ranked above y (t_s = +1)
+            if bits:
+                P[s] = np.packbits(d > 0, bitorder="little").view(np.uint64)
+                M[s] = np.packbits(d < 0, bitorder="little").view(np.uint64)
+            if codes:
+                np.sign(d, out=d)
+                d += 1
+                code += d * powers[s]
+        if codes:
+            if real is not None:
+                code = code[real]
+            key = np.repeat(queries, counts) * (full + 1) + code
+            uk, cnt = np.unique(key, return_counts=True)
+            q_parts.append(uk // (full + 1))
+            c_parts.append(uk % (full + 1))
+            w_parts.append(cnt.astype(np.float64))
+            enumerated[queries] += counts
+        if bits:
+            word_start = first[counts > 0] // 64
+            q_of = queries[counts > 0]
+            for s in range(S):  # co-occurrences with every other system: AND + popcount per query
+                for target, mine, other in ((PP, P, P), (MM, M, M), (PM, P, M)):
+                    per_word = _popcount(mine[s] & other)
+                    target[q_of, s, :] += np.add.reduceat(per_word, word_start, axis=1, dtype=np.int64).T
+    tuples = (q_parts, c_parts, w_parts, enumerated) if codes else None
+    return tuples, ((PP, PM, MM) if bits else None)
+
+
+def _joint_from(u: _Union, tuples) -> np.ndarray:
+    """Per query joint RIC from the enumerated tuples plus the pairs counted by signature."""
+    q_parts, c_parts, w_parts, enumerated = (list(t) if isinstance(t, list) else t for t in tuples)  # copies: cached
+    powers = 3 ** np.arange(u.n_sel, dtype=np.int64)
+    full = int(3**u.n_sel - 1)
     retrieved = (u.pos < BIG).astype(np.int64)
     plus = (1 + retrieved) @ powers  # x in U above a lower-labelled document outside U
     minus = (1 - retrieved) @ powers  # x in U above a higher-labelled document outside U
@@ -286,6 +341,31 @@ def _joint_ric_values(lists: JudgedLists, selected: np.ndarray) -> np.ndarray:
     terms = _ric_terms(w, w_neg, np.where(n > 0, n, 1.0)) * np.where(found, 1.0, 2.0)
     out = np.bincount(uq, weights=terms, minlength=u.n_q)
     return np.where(u.n_pairs > 0, out, np.nan)
+
+
+def pair_pass(lists: JudgedLists, selected: np.ndarray, *, codes: bool, bits: bool):
+    """``(union, tuples, pairs)`` of the selected systems, from one pass over the enumerated
+    pairs, kept in ``lists.cache``: a caller that needs both the joint RIC and the
+    information differences of the same systems (the report) asks for both at once and the
+    pairs are enumerated and compared once."""
+    key = tuple(int(i) for i in selected)
+    u, tuples, pairs = lists.cache.get(key, (None, None, None))
+    need_codes, need_bits = codes and tuples is None, bits and pairs is None
+    if need_codes or need_bits:
+        u = u if u is not None else _Union(lists, np.asarray(selected))
+        if need_codes:
+            _check_joint_size(u)
+        new_tuples, new_pairs = _enumerated(u, codes=need_codes, bits=need_bits)
+        tuples = new_tuples if need_codes else tuples
+        pairs = new_pairs if need_bits else pairs
+        lists.cache[key] = (u, tuples, pairs)
+    return u, tuples, pairs
+
+
+def _joint_ric_values(lists: JudgedLists, selected: np.ndarray) -> np.ndarray:
+    """Per query joint RIC of the selected systems (array over lists.queries)."""
+    u, tuples, _ = pair_pass(lists, selected, codes=True, bits=False)
+    return _joint_from(u, tuples)
 
 
 def _select(lists: JudgedLists, systems) -> list[np.ndarray]:
@@ -428,35 +508,14 @@ def _pairwise_counts(lists: JudgedLists, selected: np.ndarray):
     """Per query and system pair, the 2 × 2 co-occurrence counts of {+1, −1} outcomes over
     all different-label unordered pairs (oriented higher label first), and the per-system
     marginals: PP, PM, MM [n_q × S × S], NP, NM [n_q × S]."""
-    u = _Union(lists, selected)
+    u, _, pairs = pair_pass(lists, selected, codes=False, bits=True)
+    return _pairwise_from(u, tuple(c.copy() for c in pairs))
+
+
+def _pairwise_from(u: _Union, pairs):
+    """Add the pairs counted by retrieval signature to the enumerated co-occurrence counts."""
+    PP, PM, MM = pairs
     S, n_q = u.n_sel, u.n_q
-    PP = np.zeros((n_q, S, S))
-    PM = np.zeros((n_q, S, S))
-    MM = np.zeros((n_q, S, S))
-    pos = u.positions()
-    for queries, counts, x, y in u.query_chunks():
-        # each query's pairs padded to whole 64-bit words with (0, 0) pairs (neither P nor M)
-        padded = (counts + 63) // 64 * 64
-        first = np.cumsum(padded) - padded
-        if padded.sum() != len(x):
-            at = np.arange(len(x)) + np.repeat(first - (np.cumsum(counts) - counts), counts)
-            xp = np.zeros(int(padded.sum()), dtype=np.int64)
-            yp = np.zeros(int(padded.sum()), dtype=np.int64)
-            xp[at], yp[at] = x, y
-            x, y = xp, yp
-        n_words = len(x) // 64
-        P = np.empty((S, n_words), dtype=np.uint64)
-        M = np.empty((S, n_words), dtype=np.uint64)
-        for s in range(S):  # loop over systems: one bit per pair, packed
-            px, py = pos[s].take(x), pos[s].take(y)
-            P[s] = np.packbits(px < py, bitorder="little").view(np.uint64)
-            M[s] = np.packbits(px > py, bitorder="little").view(np.uint64)
-        word_start = first[counts > 0] // 64
-        q_of = queries[counts > 0]
-        for s in range(S):  # co-occurrences with every other system: AND + popcount per query
-            for target, bits, other in ((PP, P, P), (MM, M, M), (PM, P, M)):
-                per_word = _popcount(bits[s] & other)
-                target[q_of, s, :] += np.add.reduceat(per_word, word_start, axis=1, dtype=np.int64).T
     NP = np.diagonal(PP, axis1=1, axis2=2).copy()
     NM = np.diagonal(MM, axis1=1, axis2=2).copy()
     # documents of U against documents outside U: grouped by retrieval signature

@@ -189,3 +189,16 @@ def test_lists_from_an_evaluations_segments_equal_a_fresh_join(monkeypatch):
     expected = pdireval.information_difference(run, qrels=qrels)
     monkeypatch.delattr(np, "bitwise_count", raising=False)
     pd.testing.assert_frame_equal(pdireval.information_difference(run, qrels=qrels), expected)
+
+
+def test_one_pair_pass_for_joint_ric_and_differences_gives_the_same_tables():
+    run, qrels = pdireval.datasets.simulate(n_systems=5, n_queries=6, depth=40, rng=12)
+    prepared = pdireval.evaluation.prepare(run, qrels=qrels)
+    shared = info.judged_lists_of(prepared)
+    info.pair_pass(shared, np.arange(5), codes=True, bits=True)
+    fresh = info.judged_lists_of(prepared)
+    pd.testing.assert_frame_equal(info.joint_ric_of(shared), info.joint_ric_of(fresh))
+    pd.testing.assert_frame_equal(info.information_difference_of(shared), info.information_difference_of(fresh))
+    # the cached counts are not consumed by a first reader
+    pd.testing.assert_frame_equal(info.information_difference_of(shared), info.information_difference_of(fresh))
+    pd.testing.assert_frame_equal(info.joint_ric_of(shared), pdireval.joint_ric(run, qrels=qrels))
