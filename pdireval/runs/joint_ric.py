@@ -238,11 +238,7 @@ def _check_joint_size(u: _Union) -> None:
             f"joint RIC of {n_sel} systems at once is not supported: its outcome tuples "
             "(3^n values) are coded in 64 bits, so at most 30 systems (fewer with very many "
             "queries). The plug-in estimate of a 3^n-valued variable on a finite pair sample "
-<<<<<<< HEAD
-            "is biased upwards long before that: use smaller groups."
-=======
             "is biased upwards long before that (Golbus & Aslam 2013): use smaller groups."
->>>>>>> 512f62b (report: figures PNG (SVG with svg=True / --svg); joint RIC and information differences from one pass over the pairs (pair_pass cache); sign-based tuple codes)
         )
 
 
