@@ -1,4 +1,4 @@
-"""Bad-input battery (design.md §6): every user mistake raises a pdireval error (or
+"""Bad-input battery: every user mistake raises a pdireval error (or
 TypeError for a wrong argument type) whose message names the column, option or line and
 says how to fix it; offending rows are attached as ``failure_cases``. None leaks a bare
 KeyError / IndexError / numpy error, and the caller's frames are never modified."""

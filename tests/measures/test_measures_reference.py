@@ -1,5 +1,5 @@
 """Differential test: the vectorised kernels against a plain, per-ranking Python transcription of
-the definitions (methods-spec §1–2, §9; the kernel docstrings), on hypothesis collections.
+the definitions (the kernel docstrings), on hypothesis collections.
 
 This covers what trec_eval cannot check — DCG/nDCG under every gain, discount and
 ``negatives=`` reading, condensed lists, ERR, RBP, RBPResidual, Judged, SP, GAP — across many

@@ -1,7 +1,7 @@
-"""RIC as a registered measure (seed 001 §5; methods-spec §6.1–6.2).
+"""RIC as a registered measure (Golbus & Aslam 2013, Section 5).
 
 Oracle: the direct maximum-likelihood MI over explicitly enumerated *ordered* pairs
-(written here from the definitions of §6.1, independent of pdireval's closed form).
+(written here from the definitions, independent of pdireval's closed form).
 """
 
 from __future__ import annotations

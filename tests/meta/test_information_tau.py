@@ -1,4 +1,4 @@
-"""Information τ (seed 001 §3–4; methods-spec §5): Theorem 1, ties, conditioning, frames.
+"""Information τ (Golbus & Aslam 2013, Section 3–4): Theorem 1, ties, conditioning, frames.
 
 The oracle here is independent of pdireval: ordered pairs enumerated in Python and the
 plug-in mutual information computed from collections.Counter.
@@ -269,7 +269,7 @@ def test_information_tau_on_evaluated_scores_matches_canonical_spelling():
 
 
 def test_kendall_tau_is_the_expectation_of_the_pair_product():
-    """τ_a = E[X_R·X_S] over the uniform ordered pairs, ties valued 0 (methods-spec §5.2)."""
+    """τ_a = E[X_R·X_S] over the uniform ordered pairs, ties valued 0."""
     from pdireval.stats.information_theory import pair_signs
 
     rng = np.random.default_rng(17)

@@ -1,4 +1,4 @@
-"""Query informativeness sets and PAD (seed 000 §4.4 and eq. 8; methods-spec §4.4, §4.5)."""
+"""Query informativeness sets and PAD (Karmaker & Feng 2022, Section 4.4 and eq. 8)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pdireval.errors import OptionError, PdirevalWarning, SchemaError
 
 METHODS = ["ARank", "LNet", "RBoost", "RF", "RNet", "CA", "L2LR", "LMART"]
 KS = [5, 10, 15, 20, 30]
-# seed 000, Table 12 (MAP@k, MSLR-WEB30K) and Table 14 (MSP^UL V1, V2), as printed
+# Karmaker & Feng (2022), Table 12 (MAP@k, MSLR-WEB30K) and Table 14 (MSP^UL V1, V2), as printed
 TABLE12 = [
     [0.5414, 0.4948, 0.4724, 0.4598, 0.4493], [0.3203, 0.2994, 0.293, 0.2911, 0.2943],
     [0.5449, 0.4967, 0.475, 0.4618, 0.452], [0.6216, 0.5717, 0.5433, 0.5244, 0.5053],
@@ -49,7 +49,7 @@ def test_pad_reproduces_seed000_table19_from_tables_12_and_14():
     assert list(out["measure"]) == ["AP", "SP(bounds=ul1)", "SP(bounds=ul2)"]
     assert list(out["cutoffs"]) == ["5,10,15,20,30"] * 3
     assert list(out["n_pairs"]) == [28, 28, 28]
-    # methods-spec §4.5: 25.58 / 31.84 / 97.39 (printed: 25.57 / 31.84 / 97.63)
+    # exact values: 25.58 / 31.84 / 97.39 (printed: 25.57 / 31.84 / 97.63)
     np.testing.assert_allclose(out["pad"], [25.58, 31.84, 97.39], atol=0.006)
     absmax = pdireval.pad(table_scores(), denominator="absmax")
     assert absmax["pad"].iloc[2] == pytest.approx(74.5, abs=0.05)

@@ -1,4 +1,4 @@
-"""Generalizability theory (methods-spec §7.1–7.4): G-study, D-study, topics needed."""
+"""Generalizability theory: G-study, D-study, topics needed."""
 
 from __future__ import annotations
 
@@ -209,7 +209,7 @@ def test_no_system_variance_gives_zero_and_infinite_topics():
     x = np.repeat(np.array([[0.1, 0.5, 0.3, 0.9]]), 3, axis=0)  # topics differ, systems identical
     row = pdireval.reliability(frame_of(x)).iloc[0]
     assert row["var_system"] == 0 and row["phi"] == 0  # not 1e-31 from rounding
-    assert np.isnan(row["e_rho2"])  # σ²_s = σ²_res = 0: zero denominator (methods-spec §7.3)
+    assert np.isnan(row["e_rho2"])  # σ²_s = σ²_res = 0: zero denominator
     assert np.isinf(row["queries_needed"])
     # equal system means, but interaction: Eρ² is 0 as well
     x = np.array([[0.1, 0.5, 0.3, 0.9], [0.2, 0.4, 0.3, 0.9], [0.0, 0.6, 0.3, 0.9]])

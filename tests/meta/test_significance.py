@@ -33,7 +33,7 @@ Y_EX = [0.45, 0.5, 0.42, 0.6, 0.5]
 
 
 def loop_bootstrap(z, idx, alpha=None, level=None):
-    """Straightforward per-pair loop of methods-spec §8.1/§8.3 on a given index matrix."""
+    """Straightforward per-pair loop of Sakai's (2006) bootstrap and required difference on a given index matrix."""
     n = len(z)
     zbar = z.mean()
     sd = z.std(ddof=1)
@@ -69,7 +69,7 @@ def loop_bootstrap(z, idx, alpha=None, level=None):
     return out
 
 
-# ------------------------------------------------------------------ worked example §11
+# ------------------------------------------------------------------ worked example
 
 
 def test_bootstrap_worked_example_asl():
@@ -224,7 +224,7 @@ def test_sign_discards_equal_and_infinite_ties():
     assert sign_test([1.0], [1.0]).p_value == 1.0
 
 
-# Seed 004 (He, Macdonald & Ounis 2008), Tables 4 and 5: counts a/b and the printed marks
+# He et al. (2008) (He, Macdonald & Ounis 2008), Tables 4 and 5: counts a/b and the printed marks
 # (">" p < 0.05, ">>" p < 0.01, "" not significant), typed in from the paper.
 SEED004_TABLES = [
     # Table 4

@@ -1,4 +1,4 @@
-"""Measure selection under training (methods-spec §9.6) and the Cranfield experiment."""
+"""Measure selection under training and the Cranfield experiment."""
 
 from __future__ import annotations
 
@@ -127,7 +127,7 @@ def test_training_stability_and_sign_counts():
 
 @pytest.mark.parametrize("a, b, mark", [(57, 7, "≫"), (34, 30, ""), (18, 6, ">"), (17, 7, ""), (27, 13, ">"), (24, 16, "")])
 def test_seed004_table_marks(a, b, mark):
-    """Seed 004 Tables 4-5 marks from the two-sided exact sign test (methods-spec §8.7)."""
+    """He et al. (2008, Tables 4-5) marks from the two-sided exact sign test."""
     stab = pd.DataFrame({"level": np.arange(a + b, dtype=float), "measure": "Bpref", "parameter": "b",
                          "inv_sigma_opt": np.r_[np.full(a, 2.0), np.full(b, 1.0)], "inv_sigma_opt_reference": 1.5,
                          "inv_sigma_diff": np.inf, "inv_sigma_diff_reference": np.inf})

@@ -1,4 +1,4 @@
-"""Metasearch (methods-spec §6.5): hand-computed examples and an independent oracle of the
+"""Metasearch: hand-computed examples and an independent oracle of the
 comparator sorts (plain Python dictionaries and functools.cmp_to_key)."""
 
 from __future__ import annotations

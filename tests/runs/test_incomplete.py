@@ -1,4 +1,4 @@
-"""Qrels subsampling (methods-spec §9.5) and evaluation over qrels variants."""
+"""Qrels subsampling and evaluation over qrels variants."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from pdireval.errors import PdirevalWarning, SchemaError
 
 
 def literal_subsample(qrels: pd.DataFrame, levels, repeats, seed, nested=False, min_relevant=1, rel=1.0):
-    """The §9.5 protocol written out with Python lists of doc id strings: {(x, r): set of (q, d)}."""
+    """The subsampling protocol written out with Python lists of doc id strings: {(x, r): set of (q, d)}."""
     topics = sorted({str(q) for q in qrels["query"]})
     by_topic = {}
     for q, d, lab in zip(qrels["query"].astype(str), qrels["doc"].astype(str), qrels["label"]):

@@ -1,4 +1,4 @@
-"""Joint RIC and information difference (seed 001 §6–7; methods-spec §6.3–6.4) against the
+"""Joint RIC and information difference (Golbus & Aslam 2013, Section 6–7) against the
 direct plug-in MI over enumerated ordered pairs (oracle in tests/helpers.py)."""
 
 from __future__ import annotations

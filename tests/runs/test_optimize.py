@@ -1,4 +1,4 @@
-"""Stability-optimal gains and discounts (seed 003; methods-spec §7.5)."""
+"""Stability-optimal gains and discounts (Kanoulas & Aslam 2009)."""
 
 from __future__ import annotations
 
@@ -211,7 +211,7 @@ def test_errors(sim):
 
 @pytest.mark.slow
 def test_robust03_twenty_rank_discount(robust03):
-    """Seed 003's setting on real data: the optimum is at least as stable as log2, feasible,
+    """Kanoulas & Aslam's (2009) setting on real data: the optimum is at least as stable as log2, feasible,
     and its Φ is the engine's Φ of the returned measure."""
     run, qrels = robust03
     graded = qrels[qrels["query"].astype(int) >= 601]
