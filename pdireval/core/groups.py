@@ -7,7 +7,7 @@ import pandas as pd
 
 from pdireval.errors import SchemaError, show_rows
 
-__all__ = ["group_columns", "scores_groups", "score_matrix", "group_matrices", "describe_group", "system_means", "pair_indices"]
+__all__ = ["check_same_grouping", "check_same_systems", "group_columns", "scores_groups", "score_matrix", "group_matrices", "describe_group", "system_means", "pair_indices"]
 
 
 def group_columns(scores: pd.DataFrame) -> list[str]:
@@ -120,6 +120,25 @@ def system_means(scores: pd.DataFrame) -> dict[tuple, pd.Series]:
         tuple(keys.items()): group.groupby("system", sort=True, observed=True)["value"].mean()
         for keys, group in scores_groups(scores)
     }
+
+
+def check_same_grouping(keys_a: list[str], keys_b: list[str]) -> None:
+    """Two scores frames compared group by group must have the same grouping columns."""
+    if sorted(keys_a) != sorted(keys_b):
+        raise SchemaError(
+            f"scores and other have different grouping columns ({keys_a} vs {keys_b}); drop or "
+            "add columns so both frames have the same ones."
+        )
+
+
+def check_same_systems(systems_a, systems_b, where: str = "") -> None:
+    """Two experiments compared on their system rankings must hold the same systems."""
+    only = sorted(set(systems_a) ^ set(systems_b))
+    if only:
+        raise SchemaError(
+            f"scores and other hold different systems{where} ({len(only)} only in one of them, "
+            f"e.g. {only[:3]}); keep the systems they share in both frames."
+        )
 
 
 def pair_indices(n_systems: int, baseline: int | None = None):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from pdireval.core.groups import group_columns
+from pdireval.core.groups import check_same_grouping, check_same_systems, group_columns
 from pdireval.core.schema import canonical_scores
 from pdireval.errors import OptionError, SchemaError, check_option, check_real, show_rows
 from pdireval.stats.rank_correlation import CORRELATION_METHODS, rank_correlation
@@ -120,11 +120,7 @@ def correlate(
     else:
         frame_b = canonical_scores(other, columns)
         extra_b = [c for c in group_columns(frame_b) if c != "measure"]
-        if sorted(extra_b) != sorted(extra):
-            raise SchemaError(
-                f"scores and other have different grouping columns ({extra} vs {extra_b}); "
-                "drop or add columns so both frames have the same ones"
-            )
+        check_same_grouping(extra, extra_b)
         right = _system_means(frame_b, extra, "other scores")
     rows = []
     for key, table in left.items():
@@ -136,12 +132,7 @@ def correlate(
             if key not in right:
                 continue
             table_b = right[key]
-            if set(table.index) != set(table_b.index):
-                only = sorted(set(table.index) ^ set(table_b.index))
-                raise SchemaError(
-                    f"scores and other rank different systems ({len(only)} only in one of them, "
-                    f"e.g. {only[:3]}); keep the systems they share in both frames"
-                )
+            check_same_systems(table.index, table_b.index)
             table_b = table_b.loc[table.index]
             combos = [(a, b) for a in table.columns for b in table_b.columns]
         for a, b in combos:

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from pdireval.core.chunking import chunks
-from pdireval.core.groups import group_columns, score_matrix
+from pdireval.core.groups import check_same_grouping, group_columns, score_matrix
 from pdireval.core.schema import canonical_scores
 from pdireval.errors import OptionError, SchemaError, check_int, check_real
 from pdireval.stats import adapters
@@ -242,11 +242,7 @@ def leaderboard_agreement(
     else:
         frame_b = canonical_scores(other, columns)
         extra_b = [c for c in group_columns(frame_b) if c != "measure"]
-        if sorted(extra_b) != sorted(extra):
-            raise SchemaError(
-                f"scores and other have different grouping columns ({extra} vs {extra_b}); "
-                "drop or add columns so both frames have the same ones."
-            )
+        check_same_grouping(extra, extra_b)
     keys = ["measure", *extra]
     grouped_a = {kk if isinstance(kk, tuple) else (kk,): g
                  for kk, g in frame_a.groupby(keys, sort=False, dropna=False)}

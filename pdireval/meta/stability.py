@@ -9,6 +9,8 @@ import pandas as pd
 
 from pdireval.core.chunking import progress_bar
 from pdireval.core.groups import (
+    check_same_grouping,
+    check_same_systems,
     group_columns,
     group_matrices,
     pair_indices,
@@ -20,6 +22,7 @@ from pdireval.errors import (
     SchemaError,
     check_int,
     check_option,
+    check_real,
     check_rng,
     group_generator,
 )
@@ -48,11 +51,7 @@ def _swaps_between(scores, other, ties):
     frame_a = canonical_scores(scores)
     frame_b = canonical_scores(other)
     keys_a, keys_b = group_columns(frame_a), group_columns(frame_b)
-    if sorted(keys_a) != sorted(keys_b):
-        raise SchemaError(
-            f"scores and other have different grouping columns ({keys_a} vs {keys_b}); give both "
-            "frames the same ones (e.g. drop a column only one of them has)"
-        )
+    check_same_grouping(keys_a, keys_b)
     left = system_means(frame_a)
     right = {tuple(sorted(k)): v for k, v in system_means(frame_b).items()}
     rows = []
@@ -60,12 +59,7 @@ def _swaps_between(scores, other, ties):
         b = right.get(tuple(sorted(key)))
         if b is None:
             continue
-        if set(a.index) != set(b.index):
-            only = sorted(set(a.index) ^ set(b.index))
-            raise SchemaError(
-                f"the two experiments have different systems for {dict(key)} ({len(only)} only in "
-                f"one, e.g. {only[:3]}); keep the systems they share in both frames"
-            )
+        check_same_systems(a.index, b.index, f" for {dict(key)}")
         b = b.loc[a.index]
         av, bv = a.to_numpy(dtype=np.float64), b.to_numpy(dtype=np.float64)
         concordant, swaps, _, _, n_all = concordance_counts(av, bv)
@@ -160,8 +154,7 @@ def swap_rate(
     check_option("sampling", sampling, ("split", "replacement"))
     n_resamples = check_int("n_resamples", n_resamples, minimum=1)
     n_bins = check_int("n_bins", n_bins, minimum=1)
-    if not (isinstance(bin_width, (int, float)) and bin_width > 0):
-        raise OptionError(f"bin_width= must be a positive number, got {bin_width!r}")
+    check_real("bin_width", bin_width, low=0, inclusive=False)
     frame = canonical_scores(scores, columns)
     keys_cols = group_columns(frame)
     seed = check_rng(rng)
@@ -311,8 +304,7 @@ def error_rate(
     """
     check_option("unit", unit, ("query_set", "query"))
     n_resamples = check_int("n_resamples", n_resamples, minimum=1)
-    if isinstance(fuzziness, bool) or not isinstance(fuzziness, (int, float)) or not fuzziness >= 0:
-        raise OptionError(f"fuzziness= must be a number >= 0, got {fuzziness!r}")
+    fuzziness = check_real("fuzziness", fuzziness, low=0)
     frame = canonical_scores(scores, columns)
     keys_cols = group_columns(frame)
     seed = check_rng(rng)
