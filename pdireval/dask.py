@@ -213,7 +213,12 @@ def _partition_scores(part: pd.DataFrame, judgments: Judgments, names, order, co
     if len(part) == 0:
         return _empty(SCORE_DTYPES)
     parsed = parse_measures(names)
+    position = None
+    if ROW in part.columns:  # shuffled: each row's place in the run before the shuffle
+        position = part[ROW].to_numpy()
+        part = part.drop(columns=ROW)
     run, keys = canonical_run_keys(part, columns)
+    all_queries = run["query"]
     run, keys, dropped = judged_rows(run, keys, judgments)
     if len(run):
         segments = build_segments(run, judgments, order=order, keys=keys)
@@ -229,6 +234,9 @@ def _partition_scores(part: pd.DataFrame, judgments: Judgments, names, order, co
                 "value": np.full(len(dropped), np.nan),
             }
         )
+        if position is not None:  # the first place of each dropped query, for pandas' order
+            first = pd.Series(position).groupby(all_queries.to_numpy(dtype=object)).min()
+            extra["value"] = first.reindex(dropped).to_numpy(dtype=np.float64)
         frame = pd.concat([frame, extra], ignore_index=True)
     return frame
 
@@ -266,7 +274,12 @@ def _finalize(frame: pd.DataFrame, judgments: Judgments, names, missing: str) ->
     """The final small task: split check, zero grid, warning, pandas' row order."""
     parsed = parse_measures(names)
     marker = frame["measure"].isna().to_numpy()
-    dropped = pd.unique(frame["query"].to_numpy(dtype=object)[marker])
+    marks = frame.loc[marker, ["query", "value"]]
+    if len(marks) and marks["value"].notna().all():  # after a shuffle: by first place in the run
+        first = marks.groupby(marks["query"].to_numpy(dtype=object))["value"].min()
+        dropped = first.sort_values(kind="stable").index.to_numpy(dtype=object)
+    else:  # partitions in run order: first appearance
+        dropped = pd.unique(marks["query"].to_numpy(dtype=object))
     scores = frame.loc[~marker]
     if len(frame) == 0:
         raise SchemaError("the run frame is empty: there is nothing to evaluate.")
@@ -313,12 +326,24 @@ def _finalize(frame: pd.DataFrame, judgments: Judgments, names, missing: str) ->
 # --------------------------------------------------------------------------- evaluate
 
 
-def _layout(run: dd.DataFrame, partitioned_by, columns, on: str) -> dd.DataFrame:
+#: column carrying each row's place in the run through a shuffle (partition << 32 | row)
+ROW = "__pdireval_row__"
+
+
+def _with_row(part: pd.DataFrame, partition_info=None) -> pd.DataFrame:
+    number = 0 if partition_info is None else partition_info["number"]
+    return part.assign(**{ROW: (np.int64(number) << np.int64(32)) + np.arange(len(part), dtype=np.int64)})
+
+
+def _layout(run: dd.DataFrame, partitioned_by, columns, on: str, keep_order: bool = False) -> dd.DataFrame:
     """The run with whole (system, query) lists in each partition: as it is when the caller
-    says so, else shuffled by ``on`` (a run column, canonical name)."""
+    says so, else shuffled by ``on`` (a run column, canonical name). ``keep_order`` carries
+    each row's place through the shuffle (so the warning lists queries in the run's order)."""
     check_option("partitioned_by", partitioned_by, PARTITIONED_BY)
     if partitioned_by is not None or run.npartitions == 1:
         return run
+    if keep_order:
+        run = run.map_partitions(_with_row, meta=run._meta.assign(**{ROW: np.int64(0)}), enforce_metadata=False)
     return run.shuffle(on=(columns or {}).get(on, on))
 
 
@@ -419,7 +444,7 @@ def evaluate(
     names = [str(m) for m in parsed]
     order = _resolve_order(run, columns, order)
     judgments, _ = _judgments(run, qrels, columns, qrels_columns)
-    run = _layout(run, partitioned_by, columns, "query")
+    run = _layout(run, partitioned_by, columns, "query", keep_order=finalize)
     meta = _empty(SCORE_DTYPES)
     parts = run.map_partitions(
         _partition_scores, judgments, names, order, columns, finalize, meta=meta, enforce_metadata=False

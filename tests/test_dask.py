@@ -103,6 +103,21 @@ def test_the_same_single_warning_as_pandas():
     assert len(got) == 2  # once each (not once per partition): unjudged queries, filled pairs
 
 
+def test_the_same_warnings_after_a_shuffle():
+    ddf = dd.from_pandas(RUN, npartitions=4, sort=False)  # shuffled by query: rows move
+    with pytest.warns(PdirevalWarning) as expected:
+        pdireval.evaluate(RUN, MEASURES, qrels=QRELS)
+    with pytest.warns(PdirevalWarning) as got:
+        pdask.evaluate(ddf, MEASURES, qrels=QRELS).compute(scheduler="threads")
+    assert [str(w.message) for w in got] == [str(w.message) for w in expected]
+    other = RUN.assign(query="x" + RUN["query"])  # no judged query: the error lists them in run order
+    with pytest.raises(SchemaError) as expected_error:
+        pdireval.evaluate(other, "AP", qrels=QRELS)
+    with pytest.raises(SchemaError) as got_error:
+        pdask.evaluate(dd.from_pandas(other, npartitions=4, sort=False), "AP", qrels=QRELS).compute(scheduler="threads")
+    assert str(got_error.value) == str(expected_error.value)
+
+
 def test_finalize_false_gives_the_partition_rows_unordered():
     lazy = pdask.evaluate(_by(RUN, "query", 3), MEASURES, qrels=QRELS, partitioned_by="query", finalize=False)
     assert lazy.npartitions == 3
@@ -288,14 +303,21 @@ def test_local_cluster_two_workers():
         client = distributed.Client(cluster)
     try:
         lazy = pdask.evaluate(dd.from_pandas(RUN, npartitions=4, sort=False), MEASURES, qrels=QRELS)
+        ddf = dd.from_pandas(RUN, npartitions=4, sort=False)
+        with pytest.warns(PdirevalWarning) as pandas_warnings:
+            pdireval.evaluate(ddf.compute(), MEASURES, qrels=QRELS)
+        want = sorted(str(w.message) for w in pandas_warnings)
         with warnings.catch_warnings(record=True) as seen:
             warnings.simplefilter("always", PdirevalWarning)
             got = lazy.compute()
-            deadline = time.monotonic() + 10  # the worker's warning travels as a scheduler event
-            while not any(issubclass(w.category, PdirevalWarning) for w in seen) and time.monotonic() < deadline:
+            deadline = time.monotonic() + 10  # a worker's warning travels as a scheduler event
+
+            def ours():
+                return sorted(str(w.message) for w in seen if issubclass(w.category, PdirevalWarning))
+
+            while len(ours()) < len(want) and time.monotonic() < deadline:
                 time.sleep(0.05)
-        ours = [str(w.message) for w in seen if issubclass(w.category, PdirevalWarning)]
-        assert len(ours) == 1 and "no judgments" in ours[0]
+        assert ours() == want  # each once, as pandas gives them (2: unjudged queries, filled pairs)
         pd.testing.assert_frame_equal(got, expected, check_exact=True)
         bad = RUN.copy()
         bad.loc[3, "score"] = np.inf
