@@ -392,6 +392,9 @@ def correlation_section(ctx: Context) -> Section:
     methods = ["kendall_b", "spearman"]
     notes = ctx.constant_note()
     means = ctx.meta_scores.groupby(["measure", "system"])["value"].mean()
+    if (means.groupby(level="measure").nunique() < 2).all():
+        return Section(key="correlations", title="Correlations between measures", text=text,
+                       notes=["Skipped: every system has the same mean under every measure, so there is no ranking to correlate."])
     if means.groupby(level="measure").apply(lambda v: v.duplicated().any()).any():
         notes.append("No τ_AP: tied system means (τ_AP assumes total orders, Yilmaz et al. 2008).")
     else:
@@ -407,8 +410,8 @@ def correlation_section(ctx: Context) -> Section:
     a, b = ctx.meta_measures[:2]
     figures = {"measure_scatter": ctx.save(_figure(_plot().measure_scatter(ctx.meta_scores, a, b)), "measure_scatter")}
     captions["measure_scatter"] = f"System means: {a} against {b}, with Kendall's τ"
-    if ctx.n_queries >= 2:
-        per_query = information_tau(ctx.meta_scores, a, b, per_query=True)
+    per_query = information_tau(ctx.meta_scores, a, b, per_query=True) if ctx.n_queries >= 2 else None
+    if per_query is not None and per_query["information_tau"].notna().sum() >= 2:
         figures["information_tau_per_query"] = ctx.save(_figure(_plot().information_tau_per_query(per_query)), "information_tau_per_query")
         captions["information_tau_per_query"] = f"Information τ between the system orderings of {a} and {b} on each query (Golbus & Aslam 2013)"
     return Section(key="correlations", title="Correlations between measures", text=text, tables=tables,

@@ -17,6 +17,7 @@ import re
 import matplotlib
 import pytest
 
+from tests.docs.claims import CLAIMS, normalise
 from tests.helpers import ROOT
 
 FILES = [ROOT / "README.md"] + sorted((ROOT / "docs").rglob("*.md"))
@@ -41,6 +42,10 @@ def test_code_blocks_run_and_print_what_the_page_shows(path, monkeypatch, tmp_pa
     monkeypatch.chdir(ROOT)
     monkeypatch.setenv("PDIREVAL_DOCS_TMP", str(tmp_path))
     namespace: dict = {"__name__": "__docs__"}
+    claims = list(CLAIMS.get(path.name, []))
+    prose = normalise(text)
+    for claim in claims:  # the sentence the check stands for is on the page, word for word
+        assert normalise(claim.sentence) in prose, f"{path.name}: the claim {claim.sentence!r} is no longer on the page"
     for number, match in enumerate(BLOCK.finditer(text), start=1):
         code, shown = match.group(1), match.group(2)
         printed = io.StringIO()
@@ -53,6 +58,10 @@ def test_code_blocks_run_and_print_what_the_page_shows(path, monkeypatch, tmp_pa
             got = "\n".join(line.rstrip() for line in printed.getvalue().rstrip().splitlines())
             want = "\n".join(line.rstrip() for line in shown.rstrip().splitlines())
             assert got == want, f"{path.name}, code block {number} printed something else than the page shows"
+        for claim in [c for c in claims if c.after in code]:  # prose claims, recomputed from the page's results
+            assert claim.check(namespace), f"{path.name}: the page's results contradict its sentence {claim.sentence!r}"
+            claims.remove(claim)
+    assert not claims, f"{path.name}: no code block holds {[c.after for c in claims]} any more (claims unchecked)"
     import matplotlib.pyplot as plt
 
     plt.close("all")

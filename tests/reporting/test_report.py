@@ -114,3 +114,80 @@ def test_cli_report_bad_input_exits_1_with_one_line(tmp_path, capsys):
     assert len(err) == 1 and err[0].startswith("pdireval: error:")
     assert main(["report", "-m", "nDGC@10", "--out", str(tmp_path / "r")]) == 1
     assert "Did you mean" in capsys.readouterr().err
+
+
+def _edge_cases():
+    run, qrels = pdireval.datasets.simulate(n_systems=4, n_queries=10, depth=30, rng=5)
+    one = run[run["system"] == "sys01"]
+    return {
+        "one system": (one, qrels, None),
+        "two systems": (run[run["system"].isin(["sys01", "sys02"])], qrels, None),
+        "one measure": (run, qrels, ["AP"]),
+        "two queries": (run[run["query"].isin(["1", "2"])], qrels[qrels["query"].isin(["1", "2"])], None),
+        "tied system means": (pd.concat([one, one.assign(system="sys01b"), one.assign(system="sys01c")]), qrels, None),
+        "no relevant document": (run, qrels.assign(label=0), None),
+    }
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", list(_edge_cases()))
+def test_small_and_odd_collections_explain_every_section(case, tmp_path):
+    run, qrels, measures = _edge_cases()[case]
+    kwargs = {"measures": measures} if measures else {}
+    r = report(run, qrels=qrels, out=tmp_path, n_resamples=60, progress=False, **kwargs)
+    keys = [s.key for s in r.sections]
+    assert keys == ["systems", "per-query", "bounds", "power", "correlations", "reliability", "stability", "information"]
+    for s in r.sections:
+        assert s.tables or s.figures or s.notes, f"{case}: section {s.key} shows nothing and says nothing"
+        for name, frame in s.tables.items():
+            assert len(frame) > 0, f"{case}: {name} is an empty table"
+    html = r.html.read_text(encoding="utf-8")
+    notes = [n for s in r.sections for n in s.notes]
+    if case == "one system":
+        assert any("two systems" in n for n in notes) and "systems" in r.tables
+    if case in ("two systems", "one system"):
+        assert "asl_curves" not in r.figures  # one pair (or none) is not a curve
+    if case == "two queries":
+        assert "error_rate" not in r.figures and any("four queries" in n for n in notes)
+    if case == "no relevant document":
+        assert any("same value on every system and query" in n for n in notes)
+    import html as html_module
+
+    for n in notes:
+        assert html_module.escape(n) in html
+
+
+def test_paper_table_is_embedded_and_written(simulated_report):
+    html = simulated_report.html.read_text(encoding="utf-8")
+    assert 'class="paper-table"' in html
+    tex = (simulated_report.directory / "paper_table.tex").read_text(encoding="utf-8")
+    assert r"\toprule" in tex and r"\bottomrule" in tex
+    assert (simulated_report.directory / "paper_table.md").is_file()
+    tests = simulated_report.tables["paper_table"]
+    assert set(tests["system"]) == set(simulated_report.tables["systems"]["system"])
+
+
+def test_systems_in_the_systems_table_order_everywhere(simulated_report):
+    order = list(simulated_report.tables["systems"]["system"])
+    first = simulated_report.tables["systems"].columns[1]
+    means = simulated_report.tables["systems"][first].to_numpy()
+    assert (np.diff(means) <= 0).all()
+    for name in ("summary", "per_query", "bound_means", "paper_table", "ric"):
+        systems = list(pd.unique(simulated_report.tables[name]["system"]))
+        assert systems == [s for s in order if s in systems], name
+
+
+def test_svg_twins_on_request(tmp_path):
+    run, qrels = pdireval.datasets.simulate(n_systems=3, n_queries=8, depth=20, rng=2)
+    r = report(run, qrels=qrels, out=tmp_path, n_resamples=30, progress=False, svg=True)
+    assert r.figures and all(p.with_suffix(".svg").is_file() for p in r.figures.values())
+
+
+def test_default_collection_is_the_cli_evaluate_one(simulated_report):
+    from pdireval.datasets import EXAMPLE
+
+    run, qrels = pdireval.datasets.simulate(**EXAMPLE)
+    scores = pdireval.evaluate(run, ["nDCG@10"], qrels=qrels).groupby("system")["value"].mean()
+    shown = simulated_report.tables["systems"].set_index("system")["nDCG@10"]
+    np.testing.assert_allclose(shown.sort_index().to_numpy(), scores.sort_index().to_numpy(), rtol=1e-14, atol=0)
+    assert "simulated example collection" in simulated_report.html.read_text(encoding="utf-8")
