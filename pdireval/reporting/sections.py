@@ -496,7 +496,12 @@ def stability_section(ctx: Context) -> Section:
 def information_section(ctx: Context) -> Section:
     """Relevance information correlation, joint RIC and information difference."""
     from pdireval.meta.aggregate import aggregate
-    from pdireval.runs.joint_ric import information_difference_of, joint_ric_of, judged_lists_of, pair_pass
+    from pdireval.runs.joint_ric import (
+        information_difference_of,
+        joint_ric_of,
+        judged_lists_of,
+        pair_pass,
+    )
 
     text = (
         "Golbus & Aslam (2013): RIC is the mutual information (bits) between a system's "

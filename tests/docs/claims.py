@@ -10,8 +10,8 @@ so does a sentence edited away from what is checked.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
