@@ -130,6 +130,9 @@ def prepare(
         warnings.warn(unjudged_message(dropped), PdirevalWarning, stacklevel=3)
     run = judged_run
     segments = build_segments(run, judgments, order=order, keys=keys, score_precision=score_precision)
+    message = unmatched_docs_message(segments, run, judgments_frame)
+    if message:
+        warnings.warn(message, PdirevalWarning, stacklevel=3)
     if missing == "zero":
         answered = segments.n_segments
         segments = segments.with_empty_segments()
@@ -138,6 +141,33 @@ def prepare(
             total = len(segments.systems) * judgments.n_queries
             warnings.warn(filled_message(filled, total), PdirevalWarning, stacklevel=3)
     return Prepared(segments, run, judgments_frame, missing)
+
+
+def unmatched_docs_message(segments, run: pd.DataFrame, judgments_frame: pd.DataFrame) -> str | None:
+    """The warning for judged queries where no retrieved document is in the qrels.
+
+    Such a query scores 0 under every measure, which is right for a run that retrieved only
+    unjudged documents but is usually a doc-id mismatch (``FBIS3-1`` vs ``fbis3-1``, a prefix,
+    another collection). None when every answered query has at least one judged document.
+    """
+    n_q = segments.judgments.n_queries
+    answered = np.bincount(segments.seg_query[segments.seg_len > 0], minlength=n_q) > 0
+    matched = np.bincount(segments.seg_query[segments.hit_seg], minlength=n_q) > 0
+    unmatched = answered & ~matched
+    if not unmatched.any():
+        return None
+    queries = segments.judgments.queries[unmatched]
+    run_docs = list(pd.unique(run.loc[run["query"].isin(queries), "doc"].astype(str))[:3])
+    qrels_docs = list(pd.unique(judgments_frame.loc[judgments_frame["query"].astype(str).isin(queries.astype(str)), "doc"].astype(str))[:3])
+    if unmatched.sum() == answered.sum():
+        head = (f"none of the run's retrieved documents is in the qrels (all "
+                f"{int(answered.sum())} judged queries); every score will be 0")
+    else:
+        head = (f"{int(unmatched.sum())} of {int(answered.sum())} judged queries have no retrieved "
+                f"document in the qrels (e.g. {list(queries[:5])}); they score 0")
+    return (f"{head}. Run doc ids there look like {run_docs}, qrels doc ids like {qrels_docs}: "
+            "check that both use the same collection and the same spelling (doc ids are compared "
+            "as exact strings, case included).")
 
 
 def filled_message(filled: int, total: int) -> str:

@@ -292,3 +292,70 @@ def test_scores_frame_problems():
     pd.testing.assert_frame_equal(SCORES, before)
     # NaN marks an undefined value and is allowed
     assert pdireval.aggregate(SCORES.assign(value=[np.nan, 0.2, 0.3, 0.4]))["n_queries"].tolist() == [1, 2]
+
+
+# --------------------------------------------------------------------------- silent wrong results (issue 13)
+
+SCORES3 = pd.DataFrame({
+    "system": np.repeat(["a", "b", "c"], 3), "query": ["1", "2", "3"] * 3, "measure": "AP",
+    "value": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.2, 0.1, 0.9],
+})
+
+
+@pytest.mark.parametrize("how", ["csv", "reset_index", "float"])
+@pytest.mark.parametrize("function", ["aggregate", "compare", "correlate", "reliability"])
+def test_row_id_columns_are_not_grouping_keys(tmp_path, how, function):
+    scores = pd.concat([SCORES3, SCORES3.assign(measure="P@10")], ignore_index=True)
+    if how == "csv":
+        scores.to_csv(tmp_path / "s.csv")
+        odd = pd.read_csv(tmp_path / "s.csv", dtype={"query": str})
+        name = "Unnamed: 0"
+    elif how == "reset_index":
+        odd, name = scores.reset_index(), "index"
+    else:
+        odd, name = scores.assign(noise=np.linspace(0.0, 1.0, len(scores))), "noise"
+    before = odd.copy()
+    with pytest.raises(SchemaError, match="look like row ids") as info:
+        getattr(pdireval, function)(odd)
+    assert repr(name) in str(info.value) and "drop(columns=" in str(info.value)
+    pd.testing.assert_frame_equal(odd, before)
+
+
+def test_a_real_grouping_key_is_kept():
+    two = pd.concat([SCORES3.assign(fold=1), SCORES3.assign(fold=2, value=SCORES3["value"] / 2)], ignore_index=True)
+    out = pdireval.aggregate(two)
+    assert out["fold"].tolist() == [1, 2, 1, 2, 1, 2] or sorted(out["fold"].tolist()) == [1, 1, 1, 2, 2, 2]
+    assert len(out) == 6
+
+
+def test_doc_ids_that_never_match_the_qrels_warn():
+    with pytest.warns(PdirevalWarning, match="none of the run's retrieved documents is in the qrels") as rec:
+        out = ev(run_(doc=RUN["doc"].str.upper()))
+    assert (out["value"] == 0).all()
+    assert "'D1'" in str(rec[0].message) and "'d1'" in str(rec[0].message)
+    # only query 2's documents renamed: a per-query warning naming it
+    with pytest.warns(PdirevalWarning, match=r"1 of 2 judged queries have no retrieved document in the qrels \(e.g. \['2'\]\)"):
+        ev(run_(doc=["d1", "d2", "d3", "d1", "D4"]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ev(missing="drop")  # every query has a judged document: no warning
+
+
+@pytest.mark.parametrize("function", ["correlate", "swap_rate_other", "pad", "compare", "reliability"])
+def test_incomplete_matrices_are_refused_alike(function):
+    full = pd.concat([SCORES3, SCORES3.assign(measure="P@10")], ignore_index=True)
+    holey = full.iloc[1:].reset_index(drop=True)  # system a lacks query 1 under AP
+    call = {
+        "correlate": lambda: pdireval.correlate(holey),
+        "swap_rate_other": lambda: pdireval.swap_rate(full, other=holey),
+        "pad": lambda: pdireval.pad(holey),
+        "compare": lambda: pdireval.compare(holey),
+        "reliability": lambda: pdireval.reliability(holey),
+    }[function]
+    with pytest.raises(SchemaError, match="complete system x query matrix") as info:
+        call()
+    assert "missing='zero'" in str(info.value)
+    # NaN values (undefined per-query values) stay allowed where the function skips them
+    if function in ("correlate", "pad"):
+        call_nan = {"correlate": pdireval.correlate, "pad": pdireval.pad}[function]
+        assert len(call_nan(full.assign(value=full["value"].where(full.index != 0)))) >= 1

@@ -7,7 +7,7 @@ import pandas as pd
 
 from pdireval.errors import SchemaError, show_rows
 
-__all__ = ["check_same_grouping", "check_same_systems", "group_columns", "scores_groups", "score_matrix", "group_matrices", "describe_group", "system_means", "pair_indices"]
+__all__ = ["check_same_grouping", "check_same_systems", "group_columns", "scores_groups", "score_matrix", "group_matrices", "describe_group", "system_means", "require_complete", "pair_indices"]
 
 
 def group_columns(scores: pd.DataFrame) -> list[str]:
@@ -57,13 +57,15 @@ def score_matrix(
     Systems are aligned on ``query`` explicitly, never by row order. Rows are sorted by
     query, columns by system (both as strings). An incomplete matrix (a (system, query)
     cell with no row, or a NaN value unless ``allow_nan``) is a SchemaError naming the
-    missing cells and the two ways out.
+    missing cells and the two ways out: ``allow_nan=True`` accepts NaN *values* (an undefined
+    per-query value the caller skips) but never an absent row, so every function refuses a
+    system that lacks some queries the same way.
     """
     matrix = group.pivot(index="query", columns="system", values="value")
     matrix = matrix.sort_index(axis=0).sort_index(axis=1)
     values = matrix.to_numpy(dtype=np.float64)
     missing = np.isnan(values)
-    if not allow_nan and missing.any():
+    if missing.any():
         q_idx, s_idx = np.nonzero(missing)
         cells = pd.DataFrame(
             {"system": matrix.columns[s_idx], "query": matrix.index[q_idx]}
@@ -72,6 +74,10 @@ def score_matrix(
         nan_keys = set(zip(present["system"], present["query"]))
         is_nan = np.array([(s, q) in nan_keys for s, q in zip(cells["system"], cells["query"])], dtype=bool)
         cells["cause"] = np.where(is_nan, "value is NaN", "no row")
+        if allow_nan:
+            cells = cells[~is_nan].reset_index(drop=True)
+            is_nan = is_nan[~is_nan]
+    if missing.any() and len(cells):
         n_nan, n_absent = int(is_nan.sum()), int((~is_nan).sum())
         fixes = []
         if n_absent:
@@ -139,6 +145,18 @@ def check_same_systems(systems_a, systems_b, where: str = "") -> None:
             f"scores and other hold different systems{where} ({len(only)} only in one of them, "
             f"e.g. {only[:3]}); keep the systems they share in both frames."
         )
+
+
+def require_complete(scores: pd.DataFrame, what: str = "scores") -> None:
+    """Raise :func:`score_matrix`'s SchemaError unless every group of a canonical scores frame
+    has a row for every (system, query) cell (NaN values are allowed: callers skip them).
+
+    Used by the functions that average per system (``correlate``, ``swap_rate(other=)``,
+    ``pad``): a system averaged over fewer queries than the others would be ranked on a
+    different basis, silently.
+    """
+    for _ in group_matrices(scores, what=what, allow_nan=True):
+        pass
 
 
 def pair_indices(n_systems: int, baseline: int | None = None):

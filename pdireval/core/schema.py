@@ -18,6 +18,8 @@ pass ``columns={"query": "qid", "doc": "docno", ...}`` (canonical name -> their 
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Mapping
 
 import numpy as np
@@ -478,11 +480,58 @@ def canonical_scores(scores: pd.DataFrame, columns: Mapping[str, str] | None = N
             failure_cases=rows,
         )
     keys = [c for c in out.columns if c != "value"]
+    _check_row_id_columns(out, frame)
     _check_duplicate_keys(out, keys, "scores", None)
     return out
 
 
+#: Column names pandas gives a saved or reset index: ``to_csv()`` then ``read_csv()`` gives
+#: ``Unnamed: 0``, ``reset_index()`` gives ``index`` (``level_0`` when ``index`` exists).
+_INDEX_NAMES = re.compile(r"^(Unnamed: \d+|index|level_\d+)$")
+
+
+def _check_row_id_columns(out: pd.DataFrame, frame: pd.DataFrame) -> None:
+    """Refuse extra scores columns that are row ids, not grouping keys.
+
+    Every column of a scores frame besides ``system, query, value`` groups the rows, so a
+    saved index (``Unnamed: 0`` after ``to_csv``/``read_csv``, ``index`` after
+    ``reset_index()``) or a per-row number (a float column distinct on every row of a
+    measure) would make one group per row: every meta function would then answer per row,
+    or with nothing. Such a column is a SchemaError naming it, with the fix.
+    """
+    extra = [c for c in out.columns if c not in ("system", "query", "value", "measure")]
+    if not extra:
+        return
+    several = bool(out.duplicated(subset=["measure"]).any())  # some measure has 2+ rows
+    bad = {}
+    for c in extra:
+        if isinstance(c, str) and _INDEX_NAMES.match(c):
+            bad[c] = "the name of a saved index"
+        elif several and _distinct_per_row(out, c):
+            bad[c] = "a different value on every row of a measure"
+    if bad:
+        first = next(iter(bad))
+        what = "; ".join(f"{c!r}: {why}" for c, why in bad.items())
+        raise SchemaError(
+            f"the scores frame has {len(bad)} column(s) that look like row ids, not grouping "
+            f"keys ({what}). Every column besides system, query, measure and value splits the "
+            "scores into groups, so this would give one group per row. First rows:"
+            f"{show_rows(frame[list(bad)].head(5))}\nFix: drop it, e.g. "
+            f"scores.drop(columns={list(bad)!r}) (for a CSV, read it back with "
+            "pd.read_csv(path, index_col=0) or save it with to_csv(path, index=False)).",
+            failure_cases=frame[list(bad)].head(5),
+        )
 
 
 
 
+
+
+
+
+def _distinct_per_row(out: pd.DataFrame, column) -> bool:
+    """True when ``column`` takes a different value on every row of each measure."""
+    try:
+        return not out.duplicated(subset=["measure", column]).any()
+    except TypeError:  # unhashable values (lists): the duplicate-key check reports them
+        return False

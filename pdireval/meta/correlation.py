@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from pdireval.core.groups import check_same_grouping, check_same_systems, group_columns
+from pdireval.core.groups import check_same_grouping, check_same_systems, group_columns, require_complete
 from pdireval.core.schema import canonical_scores
 from pdireval.errors import OptionError, SchemaError, check_option, check_real, show_rows
 from pdireval.stats.rank_correlation import CORRELATION_METHODS, rank_correlation
@@ -113,12 +113,14 @@ def correlate(
     for m in methods:
         check_option("method", m, CORRELATION_METHODS)
     frame = canonical_scores(scores, columns)
+    require_complete(frame, "scores")
     extra = [c for c in group_columns(frame) if c != "measure"]
     left = _system_means(frame, extra, "scores")
     if other is None:
         right = None
     else:
         frame_b = canonical_scores(other, columns)
+        require_complete(frame_b, "other scores")
         extra_b = [c for c in group_columns(frame_b) if c != "measure"]
         check_same_grouping(extra, extra_b)
         right = _system_means(frame_b, extra, "other scores")

@@ -14,6 +14,7 @@ from pdireval.core.groups import (
     group_columns,
     group_matrices,
     pair_indices,
+    require_complete,
     system_means,
 )
 from pdireval.core.schema import canonical_scores
@@ -50,6 +51,8 @@ def _check_sizes(n_queries, n_total, limit, what):
 def _swaps_between(scores, other, ties):
     frame_a = canonical_scores(scores)
     frame_b = canonical_scores(other)
+    require_complete(frame_a, "scores")
+    require_complete(frame_b, "other scores")
     keys_a, keys_b = group_columns(frame_a), group_columns(frame_b)
     check_same_grouping(keys_a, keys_b)
     left = system_means(frame_a)
