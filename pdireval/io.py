@@ -8,10 +8,12 @@ format; only then is the file scanned line by line to find the culprit.
 
 from __future__ import annotations
 
+import codecs
 import csv
 import gzip
 import os
 import warnings
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,11 +65,84 @@ QRELS_FORMAT = _Format(
 
 def _path(path, what: str) -> Path:
     try:
-        return Path(os.fspath(path))
+        text = os.fspath(path)
     except TypeError:
         raise TypeError(
             f"the {what} path must be a str or os.PathLike, got {type(path).__name__}"
         ) from None
+    if not str(text).strip():
+        # Path("") is the current folder: reading it would read every file there
+        raise SchemaError(f"the {what} path is empty ({text!r}); pass the path of a {what} file.")
+    return Path(text)
+
+
+#: Ceiling on the decompressed size of one gzipped file (bytes). A larger archive (e.g. a
+#: "gzip bomb") is refused before it is parsed; raise ``pdireval.io.MAX_DECOMPRESSED_BYTES``
+#: for a genuinely larger file.
+MAX_DECOMPRESSED_BYTES = 8 * 2**30
+
+_CHECK_CHUNK = 1 << 24
+
+#: Ceiling on rows x feature columns of the dense matrix :func:`read_svmlight` builds (2**28
+#: float64 cells = 2 GiB); checked before allocating.
+MAX_FEATURE_CELLS = 2**28
+
+
+def _check_text(path: Path, kind: str) -> None:
+    """Check, in one streaming pass before parsing, that a file is UTF-8 text and (for
+    ``.gz``) a sound archive no larger than :data:`MAX_DECOMPRESSED_BYTES` once decompressed.
+
+    Raises a SchemaError with the file and line of the first undecodable byte (pdireval
+    never replaces bytes, which would merge distinct ids), or naming a corrupt, truncated or
+    too large archive.
+    """
+    gz = path.name.endswith(".gz")
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    total, lines_before = 0, 0
+    try:
+        with (gzip.open(path, "rb") if gz else open(path, "rb")) as fh:
+            while True:
+                chunk = fh.read(_CHECK_CHUNK)
+                if not chunk:
+                    break
+                total += len(chunk)
+                if gz and total > MAX_DECOMPRESSED_BYTES:
+                    raise SchemaError(
+                        f"{path}: this gzip archive decompresses to more than "
+                        f"{MAX_DECOMPRESSED_BYTES} bytes (pdireval.io.MAX_DECOMPRESSED_BYTES); "
+                        "it is refused before parsing. Check the file, or raise that limit."
+                    )
+                pending = len(decoder.getstate()[0])
+                try:
+                    decoder.decode(chunk)
+                except UnicodeDecodeError as exc:
+                    at = max(exc.start - pending, 0)
+                    line = lines_before + chunk.count(b"\n", 0, at) + 1
+                    start = chunk.rfind(b"\n", 0, at) + 1
+                    end = chunk.find(b"\n", at)
+                    text = chunk[start:end if end >= 0 else len(chunk)][:200]
+                    raise SchemaError(
+                        f"{path}, line {line}: the {kind} file is not UTF-8 text (byte "
+                        f"0x{chunk[at]:02x} cannot be decoded). The line: {text!r}. pdireval does "
+                        "not replace such bytes (distinct ids would merge): convert the file to "
+                        "UTF-8, e.g. iconv -f latin1 -t utf-8 FILE > FILE.utf8."
+                    ) from None
+                lines_before += chunk.count(b"\n")
+            decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        raise SchemaError(
+            f"{path}, line {lines_before + 1}: the {kind} file ends inside a multi-byte character "
+            "(not UTF-8 text); convert it to UTF-8."
+        ) from None
+    except (zlib.error, EOFError, gzip.BadGzipFile) as exc:
+        raise SchemaError(
+            f"{path}: corrupt or truncated gzip archive ({type(exc).__name__}: {exc}); "
+            "download or compress the file again."
+        ) from None
+    except IsADirectoryError:
+        raise SchemaError(f"{path}: a folder, where a {kind} file is expected.") from None
+    except OSError as exc:
+        raise SchemaError(f"{path}: cannot read this {kind} file ({exc}).") from None
 
 
 def _open_text(path: Path):
@@ -273,6 +348,7 @@ def _read_table(path: Path, fmt: _Format) -> pd.DataFrame:
     """Read a whitespace-separated file with exactly ``len(fmt.names)`` fields per line."""
     if not path.is_file():
         raise SchemaError(f"{path}: no such {fmt.kind} file.")
+    _check_text(path, fmt.kind)
     frame = _read_fast(path, fmt)
     if frame is None:
         frame = _read_slow(path, fmt)
@@ -655,6 +731,7 @@ def _svm_error(file: Path, line: int, problem: str, text: str) -> SchemaError:
 
 def _read_lines(file: Path) -> pd.Series:
     """Every line of a text file (index = line number - 1), by pandas' C parser."""
+    _check_text(file, "SVMlight")
     try:
         lines = pd.read_csv(
             file, sep="\x01", header=None, names=["line"], dtype=str, engine="c", quoting=3,
@@ -819,6 +896,16 @@ def read_svmlight(path, *, query_file=None) -> pd.DataFrame:
         doc = query + "-" + query.groupby(query, sort=False).cumcount().astype(str)
     low = 0 if len(fid) and fid.min() == 0 else 1
     width = int(fid.max()) - low + 1 if len(fid) else 0
+    if len(body) * width > MAX_FEATURE_CELLS:
+        j = int(np.argmax(fid))
+        raise _svm_error(
+            file, int(line_no[position[j]]),
+            f"feature id {int(fid[j])} would make a dense matrix of {len(body)} rows x {width} "
+            f"feature columns ({len(body) * width} cells, {len(body) * width * 8 / 2**30:.1f} GiB), "
+            f"more than pdireval.io.MAX_FEATURE_CELLS = {MAX_FEATURE_CELLS}. Renumber the features "
+            "densely (1..number of features), or raise that limit",
+            raw.iloc[position[j]],
+        )
     matrix = np.zeros((len(body), width), dtype=np.float64)
     matrix[position, fid - low] = fval
     out = pd.DataFrame(

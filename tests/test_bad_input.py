@@ -359,3 +359,125 @@ def test_incomplete_matrices_are_refused_alike(function):
     if function in ("correlate", "pad"):
         call_nan = {"correlate": pdireval.correlate, "pad": pdireval.pad}[function]
         assert len(call_nan(full.assign(value=full["value"].where(full.index != 0)))) >= 1
+
+
+# --------------------------------------------------------------------------- run files (issue 13)
+
+
+def test_run_file_trailing_tab_does_not_make_a_second_system(tmp_path):
+    path = tmp_path / "run.txt"
+    path.write_text("1\tQ0\td1\t1\t2.0\ttag\t\n1\tQ0\td2\t2\t1.0\ttag\n")
+    assert pdireval.read_run(path)["system"].unique().tolist() == ["tag"]
+
+
+def test_empty_path_is_refused_not_the_current_folder():
+    for reader in (pdireval.read_run, pdireval.read_qrels, pdireval.read_svmlight):
+        with pytest.raises(SchemaError, match="path is empty"):
+            reader("")
+
+
+def test_non_utf8_bytes_name_file_and_line(tmp_path):
+    path = tmp_path / "latin1.txt"
+    path.write_bytes("1 Q0 d1 1 2.0 tag\n1 Q0 caf\xe9 2 1.0 tag\n1 Q0 cafe 3 0.5 tag\n".encode("latin-1"))
+    with pytest.raises(SchemaError, match=r"latin1.txt, line 2: the run file is not UTF-8 text \(byte 0xe9"):
+        pdireval.read_run(path)
+    qrels = tmp_path / "q.txt"
+    qrels.write_bytes(b"1 0 d\xff 1\n")
+    with pytest.raises(SchemaError, match="line 1: the qrels file is not UTF-8"):
+        pdireval.read_qrels(qrels)
+
+
+def test_corrupt_gzip_is_a_schema_error_also_in_the_cli(tmp_path, capsys):
+    import gzip
+
+    from pdireval.cli import main
+
+    good = gzip.compress(b"1 Q0 d1 1 2.0 tag\n" * 2000)
+    path = tmp_path / "run.gz"
+    path.write_bytes(good[: len(good) // 2])  # truncated
+    with pytest.raises(SchemaError, match="run.gz: corrupt or truncated gzip archive"):
+        pdireval.read_run(path)
+    path.write_bytes(good[:20] + b"\x00" * 40 + good[60:])  # corrupt deflate stream
+    with pytest.raises(SchemaError, match="corrupt or truncated gzip archive"):
+        pdireval.read_run(path)
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 d1 1\n")
+    try:
+        code = main(["evaluate", "--qrels", str(qrels), str(path)])
+    except SystemExit as exc:
+        code = exc.code
+    assert code not in (0, None)
+    assert "corrupt or truncated gzip archive" in capsys.readouterr().err
+
+
+def test_gzip_size_guard(tmp_path, monkeypatch):
+    import gzip
+
+    import pdireval.io as pio
+
+    path = tmp_path / "bomb.gz"
+    path.write_bytes(gzip.compress(b"1 Q0 d1 1 2.0 tag\n" * 10000))
+    monkeypatch.setattr(pio, "MAX_DECOMPRESSED_BYTES", 50_000)
+    monkeypatch.setattr(pio, "_CHECK_CHUNK", 4096)
+    with pytest.raises(SchemaError, match="decompresses to more than 50000 bytes"):
+        pdireval.read_run(path)
+
+
+def test_rng_true_and_fraction_levels():
+    with pytest.raises(TypeError, match="not a bool"):
+        pdireval.compare(SCORES3, rng=True)
+    with pytest.raises(OptionError, match="look like fractions"):
+        pdireval.subsample_qrels(QRELS, levels=(0.1, 0.5, 1))
+
+
+# --------------------------------------------------------------------------- raw tracebacks (issue 13)
+
+
+def test_asl_curve_on_one_system_is_an_empty_table():
+    out = pdireval.asl_curve(SCORES3[SCORES3["system"] == "a"], n_resamples=10, rng=0)
+    assert len(out) == 0
+    assert list(out.columns) == ["measure", "method", "rank", "system_a", "system_b", "p_value"]
+
+
+def test_report_on_one_system_is_a_pdireval_error(tmp_path):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PdirevalWarning)
+        try:
+            pdireval.report(RUN[RUN["system"] == "a"], qrels=QRELS, out=tmp_path / "r", n_resamples=10)
+        except PdirevalError:
+            pass  # refused with a pdireval error (never a pandas/numpy traceback)
+
+
+def test_nullable_rank_with_a_missing_value():
+    rank = pd.array([1, 2, pd.NA, 1, 1], dtype="Int64")
+    expect(SchemaError, lambda: ev(run_(rank=rank), order="rank"), "'rank' must hold whole numbers", rows=1)
+    # ordered by score, the broken rank column is not read
+    assert len(ev(run_(rank=rank), missing="drop")) == 3
+    # complete nullable ranks are fine
+    assert len(ev(run_(rank=pd.array([1, 2, 3, 1, 1], dtype="Int64")), order="rank", missing="drop")) == 3
+
+
+def test_wrong_typed_options_are_type_errors():
+    with pytest.raises(TypeError, match="confidence_level= must be a number"):
+        pdireval.compare(SCORES3, confidence_level="0.95")
+    with pytest.raises(TypeError, match="n_resamples= must be an integer"):
+        pdireval.compare(SCORES3, method="bootstrap", n_resamples="1000")
+
+
+# --------------------------------------------------------------------------- resource guards (issue 13)
+
+
+def test_resource_ceilings_are_checked_before_allocating(tmp_path):
+    from pdireval.meta.significance import MAX_RESAMPLES
+    from pdireval.runs.optimize import MAX_K
+
+    with pytest.raises(OptionError, match=f"n_resamples= must be >= 1 and <= {MAX_RESAMPLES}; got 1000000000"):
+        pdireval.compare(SCORES3, method="bootstrap", n_resamples=10**9)
+    with pytest.raises(OptionError, match=f"k= is at most {MAX_K}.*got 1000000"):
+        pdireval.optimize(RUN, qrels=QRELS, k=10**6)
+    svm = tmp_path / "wide.txt"
+    svm.write_text("1 qid:1 1:0.5 999999999:1\n0 qid:1 1:0.2\n")
+    with pytest.raises(SchemaError, match=r"wide.txt, line 1: feature id 999999999 would make a dense matrix of 2 rows x 999999999"):
+        pdireval.read_svmlight(svm)
+    with pytest.raises(MeasureError, match="largest label is 1e\\+10"):
+        ev(qrels=QRELS.assign(label=[1, 1e10, 0]), measures="GAP")

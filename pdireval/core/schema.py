@@ -306,7 +306,9 @@ def _canonical_rank(frame: pd.DataFrame, original: pd.DataFrame, required: bool)
     Ranks are only read when documents are ordered by rank (``required``): otherwise a rank
     column that is not whole numbers >= 0 is ignored (None) instead of an error."""
     try:
-        if frame["rank"].dtype.kind in "iu":  # integers: only the range needs checking (no copy)
+        if isinstance(frame["rank"].dtype, np.dtype) and frame["rank"].dtype.kind in "iu":
+            # numpy integers: only the range needs checking (no copy); nullable Int64 with
+            # missing values takes the float path below (a missing rank is an error there)
             rank = frame["rank"]
             values = rank.to_numpy()
             with np.errstate(invalid="ignore"):

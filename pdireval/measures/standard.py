@@ -355,6 +355,10 @@ def rbp_residual(segments, m):
     return 1.0 - judged_weight
 
 
+#: Ceiling on the number of grades GAP builds thresholds for (labels are used as grade numbers).
+MAX_GAP_GRADES = 1000
+
+
 def graded_ap(segments, m):
     """GAP (Robertson, Kanoulas & Yilmaz 2010).
 
@@ -365,7 +369,14 @@ def graded_ap(segments, m):
     """
     v, k = _view(segments, m), m.cutoff
     labels = v.q_label[~np.isnan(v.q_label)]
-    top = int(np.floor(labels.max())) if len(labels) else 0
+    top = float(np.floor(labels.max())) if len(labels) else 0
+    if top > MAX_GAP_GRADES and m.get("probs") is None:
+        raise MeasureError(
+            f"GAP has one threshold per relevance grade 1..C, but the largest label is {labels.max():g}: "
+            f"more than {MAX_GAP_GRADES} grades (pdireval.measures.standard.MAX_GAP_GRADES). Map the "
+            "labels to a few grades first (e.g. qrels['label'].rank(method='dense'))."
+        )
+    top = int(top)
     probs = m.get("probs")
     if probs is None:
         probs = np.full(max(top, 1), 1.0 / max(top, 1))

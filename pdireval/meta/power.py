@@ -196,6 +196,9 @@ def asl_curve(
         g = group.iloc[np.argsort(group["p_value"].to_numpy(), kind="stable")].copy()
         g["rank"] = np.arange(1, len(g) + 1, dtype=np.int64)
         parts.append(g[[*frame_keys, "method", "rank", "system_a", "system_b", "p_value"]])
+    if not parts:  # fewer than two systems: no pair, an empty table with the same columns
+        return res.reindex(columns=[*frame_keys, "method", "rank", "system_a", "system_b", "p_value"]).astype(
+            {"rank": np.int64})
     return pd.concat(parts, ignore_index=True)
 
 

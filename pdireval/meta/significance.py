@@ -78,10 +78,16 @@ DEFAULT_SEED = 42
 # ------------------------------------------------------------------ frame-level compare
 
 
+#: Ceiling on ``n_resamples`` of :func:`compare` (and the functions built on it): the
+#: resampling tests draw a (n_resamples x n_queries) matrix at once, so 10**6 resamples of 250
+#: queries already take 2 GiB. Checked before anything is drawn.
+MAX_RESAMPLES = 10**6
+
+
 def _resolve_resamples(method, n_resamples):
     if n_resamples is None:
         return DEFAULT_RESAMPLES.get(method, 0)
-    return check_int("n_resamples", n_resamples, minimum=1)
+    return check_int("n_resamples", n_resamples, minimum=1, maximum=MAX_RESAMPLES)
 
 
 def _baseline_list(baseline) -> list[str] | None:

@@ -541,6 +541,10 @@ def optimize(
     return _result(model, what, grades, g0, d0, g, d, success, message, (n_eval, seconds, per_eval), target, by, names)
 
 
+#: Ceiling on the cut-off ``k`` of :func:`optimize`, checked before the model is built.
+MAX_K = 10_000
+
+
 def _cutoffs(k) -> list[int]:
     bad = OptionError(f"k= must be a whole-number cut-off >= 1 or a list of them, got {k!r}")
     if isinstance(k, (str, bool)):
@@ -551,6 +555,11 @@ def _cutoffs(k) -> list[int]:
         raise bad from None
     if values.ndim != 1 or len(values) == 0 or not np.all(np.isfinite(values)) or np.any(values < 1) or np.any(values != np.round(values)):
         raise bad
+    if values.max() > MAX_K:
+        raise OptionError(
+            f"k= is at most {MAX_K} (pdireval.runs.optimize.MAX_K: the model holds a grade x "
+            f"segment x rank tensor); got {int(values.max())}. Optimise a shorter cut-off."
+        )
     return sorted({int(x) for x in values})
 
 

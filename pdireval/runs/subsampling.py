@@ -32,6 +32,11 @@ def _check_levels(levels) -> np.ndarray:
         raise OptionError(
             f"levels= must be percentages in (0, 100]; got {bad.tolist()}. Write 10 for 10%, not 0.1."
         )
+    if arr.max() <= 1 and (arr < 1).any():
+        raise OptionError(
+            f"levels= are percentages, but every level given is <= 1 ({arr.tolist()}): they "
+            "look like fractions. Write levels=(10, 50, 100) for 10%, 50%, 100%."
+        )
     if len(np.unique(arr)) != len(arr):
         raise OptionError(f"levels= repeats a level: {arr.tolist()}. Give each level once.")
     return arr
