@@ -426,8 +426,8 @@ def test_gzip_size_guard(tmp_path, monkeypatch):
 def test_rng_true_and_fraction_levels():
     with pytest.raises(TypeError, match="not a bool"):
         pdireval.compare(SCORES3, rng=True)
-    with pytest.raises(OptionError, match="look like fractions"):
-        pdireval.subsample_qrels(QRELS, levels=(0.1, 0.5, 1))
+    with pytest.warns(PdirevalWarning, match="look like fractions and are read as that many percent"):
+        pdireval.subsample_qrels(QRELS, levels=(0.1, 0.5, 1), n_resamples=1, rng=0)
 
 
 # --------------------------------------------------------------------------- raw tracebacks (issue 13)

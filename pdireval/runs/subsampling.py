@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numbers
 from collections.abc import Mapping, Sequence
 
@@ -11,7 +13,7 @@ import pandas as pd
 from pdireval.core.schema import (
     canonical_qrels,
 )
-from pdireval.errors import OptionError, check_rng
+from pdireval.errors import OptionError, PdirevalWarning, check_rng
 
 __all__ = ["subsample_qrels", "DEFAULT_LEVELS", "MODES"]
 
@@ -33,10 +35,11 @@ def _check_levels(levels) -> np.ndarray:
             f"levels= must be percentages in (0, 100]; got {bad.tolist()}. Write 10 for 10%, not 0.1."
         )
     if arr.max() <= 1 and (arr < 1).any():
-        raise OptionError(
+        # legal (0.1 is 0.1 %) but most often fractions meant as percentages: say so
+        warnings.warn(
             f"levels= are percentages, but every level given is <= 1 ({arr.tolist()}): they "
-            "look like fractions. Write levels=(10, 50, 100) for 10%, 50%, 100%."
-        )
+            "look like fractions and are read as that many percent. Write levels=(10, 50, 100) "
+            "for 10%, 50%, 100%.", PdirevalWarning, stacklevel=3)
     if len(np.unique(arr)) != len(arr):
         raise OptionError(f"levels= repeats a level: {arr.tolist()}. Give each level once.")
     return arr

@@ -173,8 +173,9 @@ def test_unjudged_mode_keeps_every_row(small):
 )
 def test_bad_arguments(small, kwargs, match):
     _, qrels = small
-    if match is None:  # 0.1% is a legal (if tiny) level
-        pdireval.subsample_qrels(qrels, n_resamples=1, rng=0, **kwargs)
+    if match is None:  # 0.1% is a legal (if tiny) level, with a warning that it looks like a fraction
+        with pytest.warns(PdirevalWarning, match="look like fractions"):
+            pdireval.subsample_qrels(qrels, n_resamples=1, rng=0, **kwargs)
         return
     with pytest.raises((ValueError, TypeError), match=match):
         pdireval.subsample_qrels(qrels, **kwargs)
