@@ -1,0 +1,153 @@
+"""Property-based fuzzing of the input contract (issue 13).
+
+For arbitrary small frames and TREC file lines, every entry point either returns a result or
+raises a pdireval error (``PdirevalError``; ``TypeError`` only for an argument of the wrong
+type), never another exception type; it warns only with ``PdirevalWarning``; and the caller's
+frame is unchanged. Sizes are bounded (at most a dozen rows or lines), so no example can hang,
+and the whole module runs in well under a minute.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+import pdireval  # noqa: E402
+from pdireval import PdirevalError, PdirevalWarning  # noqa: E402
+
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+# ids as users produce them: short strings (odd characters included), ints, floats, None
+ID_TEXT = st.text(alphabet=st.sampled_from("aAb1 \t\u00a0é#-_."), min_size=0, max_size=3)
+IDS = st.one_of(ID_TEXT, st.integers(-3, 3), st.sampled_from([1.0, 1.5, np.nan, 2**63, -0.0]), st.none())
+NUMBERS = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True, width=64),
+    st.integers(-5, 5),
+    st.sampled_from([1e40, 1e-50, -1.0, 0.0]),
+    st.none(),
+    st.sampled_from(["1", "x", ""]),
+)
+SMALL_IDS = st.sampled_from(["a", "b", "c"])
+CLEAN_NUMBERS = st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.0])
+
+
+def column(draw, clean, odd, n):
+    """A column of n values: clean ones in most examples, odd ones mixed in in some."""
+    values = st.one_of(clean, odd) if draw(st.integers(0, 3)) == 0 else clean
+    return draw(st.lists(values, min_size=n, max_size=n))
+
+
+def _call(function, *frames):
+    """Run ``function``; return the result or the pdireval error, failing on anything else."""
+    before = [f.copy(deep=True) for f in frames]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            result = function()
+        except (PdirevalError, TypeError) as exc:
+            result = exc
+    others = [w for w in caught if not issubclass(w.category, PdirevalWarning)]
+    assert not others, [f"{w.category.__name__}: {w.message}" for w in others]
+    for frame, copy in zip(frames, before):
+        pd.testing.assert_frame_equal(frame, copy)
+    if isinstance(result, TypeError):  # only argument types: the frames here are DataFrames
+        raise result
+    return result
+
+
+@st.composite
+def run_frames(draw):
+    n = draw(st.integers(0, 10))
+    rows = {
+        "system": column(draw, SMALL_IDS, IDS, n),
+        "query": column(draw, SMALL_IDS, IDS, n),
+        "doc": [f"d{i}" for i in range(n)] if draw(st.integers(0, 3)) else column(draw, SMALL_IDS, IDS, n),
+        "score": column(draw, CLEAN_NUMBERS, NUMBERS, n),
+    }
+    if draw(st.booleans()):
+        rows["rank"] = column(draw, st.integers(0, 4), NUMBERS, n)
+    return pd.DataFrame(rows)
+
+
+@st.composite
+def qrels_frames(draw):
+    n = draw(st.integers(0, 8))
+    return pd.DataFrame({
+        "query": column(draw, SMALL_IDS, IDS, n),
+        "doc": column(draw, st.sampled_from(["d1", "d2", "d3", "d4"]), IDS, n),
+        "label": column(draw, st.integers(-2, 3), NUMBERS, n),
+    })
+
+
+@st.composite
+def scores_frames(draw):
+    # mostly a (possibly holey) system x query x measure grid, sometimes odd ids mixed in
+    systems = draw(st.lists(SMALL_IDS, min_size=1, max_size=3, unique=True))
+    queries = draw(st.lists(st.sampled_from(["1", "2", "3", "4"]), min_size=1, max_size=4, unique=True))
+    measures = draw(st.lists(st.sampled_from(["AP", "P@10"]), min_size=1, max_size=2, unique=True))
+    grid = pd.MultiIndex.from_product([systems, queries, measures]).to_frame(index=False)
+    keep = draw(st.lists(st.booleans(), min_size=len(grid), max_size=len(grid)))
+    if draw(st.integers(0, 2)):
+        keep = [True] * len(grid)
+    grid = grid[keep]
+    n = len(grid)
+    rows = {
+        "system": grid[0].tolist() if draw(st.integers(0, 3)) else column(draw, SMALL_IDS, IDS, n),
+        "query": grid[1].tolist() if draw(st.integers(0, 3)) else column(draw, SMALL_IDS, IDS, n),
+        "measure": grid[2].tolist(),
+        "value": column(draw, st.floats(0, 1), NUMBERS, n),
+    }
+    if draw(st.booleans()):
+        rows[draw(st.sampled_from(["Unnamed: 0", "fold", "k"]))] = draw(
+            st.lists(st.one_of(st.integers(0, 2), st.floats(0, 1)), min_size=n, max_size=n))
+    return pd.DataFrame(rows)
+
+
+@SETTINGS
+@given(run=run_frames(), qrels=qrels_frames())
+def test_evaluate_contract(run, qrels):
+    out = _call(lambda: pdireval.evaluate(run, ["AP", "nDCG@5", "P@5", "GAP"], qrels=qrels), run, qrels)
+    if isinstance(out, pd.DataFrame):
+        assert list(out.columns[-2:]) == ["measure", "value"]
+        assert out["value"].dtype == np.float64
+
+
+@SETTINGS
+@given(scores=scores_frames(), function=st.sampled_from(["aggregate", "compare", "correlate", "reliability", "pad"]))
+def test_meta_contract(scores, function):
+    kwargs = {"compare": {"method": "t"}}.get(function, {})
+    out = _call(lambda: getattr(pdireval, function)(scores, **kwargs), scores)
+    if isinstance(out, pd.DataFrame):
+        assert isinstance(out.index, pd.RangeIndex)
+
+
+LINE_TOKENS = st.sampled_from(["1", "2", "Q0", "0", "d1", "D1", "-1", "1.5", "1e400", "nan", "tag", "#", "x", "é", "\u00a0"])
+SEPARATORS = st.sampled_from([" ", "\t", "  ", " \t"])
+
+
+@st.composite
+def trec_files(draw):
+    lines = []
+    for _ in range(draw(st.integers(0, 6))):
+        tokens = draw(st.lists(LINE_TOKENS, min_size=0, max_size=8))
+        sep = draw(SEPARATORS)
+        lines.append(sep.join(tokens) + draw(st.sampled_from(["", "\t", " "])))
+    return "\n".join(lines) + draw(st.sampled_from(["", "\n"]))
+
+
+@SETTINGS
+@given(text=trec_files(), kind=st.sampled_from(["run", "qrels"]))
+def test_reader_contract(tmp_path_factory, text, kind):
+    path = tmp_path_factory.mktemp("fuzz") / f"{kind}.txt"
+    path.write_text(text, encoding="utf-8")
+    reader = pdireval.read_run if kind == "run" else pdireval.read_qrels
+    out = _call(lambda: reader(path))
+    if isinstance(out, pd.DataFrame):
+        assert len(out) <= text.count("\n") + 1
