@@ -481,3 +481,11 @@ def test_resource_ceilings_are_checked_before_allocating(tmp_path):
         pdireval.read_svmlight(svm)
     with pytest.raises(MeasureError, match="largest label is 1e\\+10"):
         ev(qrels=QRELS.assign(label=[1, 1e10, 0]), measures="GAP")
+
+
+def test_scores_outside_float32_range_warn():
+    with pytest.warns(PdirevalWarning, match=r"1 run score\(s\) lie outside float32's range \(e.g. \[1e\+40\]\)"):
+        ev(run_(score=[1e40, 2.0, 1.0, 5.0, 1.0]), missing="drop")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ev(run_(score=[1e40, 2.0, 1.0, 5.0, 1.0]), missing="drop", score_precision="float64")

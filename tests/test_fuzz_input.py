@@ -22,7 +22,7 @@ from hypothesis import strategies as st  # noqa: E402
 import pdireval  # noqa: E402
 from pdireval import PdirevalError, PdirevalWarning  # noqa: E402
 
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+SETTINGS = settings(max_examples=int(__import__("os").environ.get("PDIREVAL_FUZZ_EXAMPLES", 60)), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 # ids as users produce them: short strings (odd characters included), ints, floats, None
 ID_TEXT = st.text(alphabet=st.sampled_from("aAb1 \t\u00a0é#-_."), min_size=0, max_size=3)

@@ -230,7 +230,22 @@ def _order_bits(run: pd.DataFrame, order: str, score_precision: str = "float32")
         return np.unique(f, return_inverse=True)[1].reshape(-1).astype(np.uint64)
     if order == "score":
         # trec_eval stores scores as C floats, so scores equal at single precision are ties
-        f = run["score"].to_numpy(dtype=np.float64).astype(np.float32)
+        d = run["score"].to_numpy(dtype=np.float64)
+        with np.errstate(over="ignore"):
+            f = d.astype(np.float32)
+        lost = np.isinf(f) | ((f == 0) & (d != 0))
+        if lost.any():
+            import warnings
+
+            from pdireval.errors import PdirevalWarning
+
+            warnings.warn(
+                f"{int(lost.sum())} run score(s) lie outside float32's range (e.g. "
+                f"{d[lost][:3].tolist()}) and become +-inf or 0 when compared at float32 "
+                "precision as trec_eval 9 does, so they may tie with other scores. Rescale "
+                "the scores, or pass score_precision='float64' (trec_eval 10.0).",
+                PdirevalWarning, stacklevel=5,
+            )
         np.negative(f, out=f)  # descending
         f += np.float32(0.0)  # -0.0 -> +0.0
         bits = f.view(np.uint32)

@@ -253,7 +253,9 @@ def pad(
                 f"the cut-offs of {key} are evaluated for different systems; evaluate every "
                 "system at every cut-off, or use cutoffs='separate'."
             )
-        means = np.mean([np.nanmean(mx.to_numpy(dtype=np.float64), axis=0) for mx in per_k], axis=0)
+        with warnings.catch_warnings():  # a system with only NaN values: mean NaN, its pairs dropped
+            warnings.simplefilter("ignore", RuntimeWarning)
+            means = np.mean([np.nanmean(mx.to_numpy(dtype=np.float64), axis=0) for mx in per_k], axis=0)
         i, j = pair_indices(len(systems))
         a1, a2 = means[i], means[j]
         den = np.maximum(a1, a2) if denominator == "max" else np.maximum(np.abs(a1), np.abs(a2))
