@@ -489,3 +489,19 @@ def test_scores_outside_float32_range_warn():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         ev(run_(score=[1e40, 2.0, 1.0, 5.0, 1.0]), missing="drop", score_precision="float64")
+
+
+def test_odd_input_table_names_existing_tests():
+    """Every row of docs/data-model.md's "what pdireval does with odd input" names a test here."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    text = (root / "docs" / "data-model.md").read_text(encoding="utf-8")
+    section = text.split("## What pdireval does with odd input", 1)[1]
+    rows = [line for line in section.splitlines() if line.startswith("| ") and not line.startswith("| Input")]
+    assert len(rows) >= 20
+    names = [re.findall(r"`(test_\w+)`", row) for row in rows]
+    assert all(len(n) == 1 for n in names), rows
+    for (name,) in names:
+        assert callable(globals().get(name)), name
