@@ -20,6 +20,7 @@ run (the usual file order) is detected in O(n) and never sorted.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -204,18 +205,12 @@ class Segments:
         miss_s, miss_q = np.nonzero(~present)
         if len(miss_s) == 0:
             return self
-        return Segments(
-            systems=self.systems,
+        return dataclasses.replace(
+            self,
             seg_system=np.concatenate([self.seg_system, miss_s]),
             seg_query=np.concatenate([self.seg_query, miss_q]),
             seg_len=np.concatenate([self.seg_len, np.zeros(len(miss_s), dtype=np.int64)]),
-            hit_seg=self.hit_seg,
-            hit_pos=self.hit_pos,
-            hit_label=self.hit_label,
-            judgments=self.judgments,
-            hit_qrow=self.hit_qrow,
-            hit_tie_start=self.hit_tie_start,
-            hit_tie_size=self.hit_tie_size,
+            cache={},  # per-segment caches do not hold for the longer segment list
         )
 
 

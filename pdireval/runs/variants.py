@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -224,41 +225,43 @@ def _variant_segments(full: Segments, hit_base: np.ndarray, base_pos: np.ndarray
         frame=None,
     )
     if has.all() and every_row:  # same documents, new labels: only relabel the hits
-        return Segments(
-            systems=full.systems,
-            seg_system=full.seg_system,
-            seg_query=full.seg_query,
-            seg_len=full.seg_len,
-            hit_seg=full.hit_seg,
-            hit_pos=full.hit_pos,
-            hit_label=vlabel[hit_base],
-            judgments=judgments,
-        ), qmap
+        return _variant_of(full, judgments, vlabel[hit_base]), qmap
     if has.all():  # every query survives: segments unchanged, hits masked
         hit_keep = present[hit_base]
-        return Segments(
-            systems=full.systems,
-            seg_system=full.seg_system,
-            seg_query=full.seg_query,
-            seg_len=full.seg_len,
-            hit_seg=full.hit_seg[hit_keep],
-            hit_pos=full.hit_pos[hit_keep],
-            hit_label=vlabel[hit_base[hit_keep]],
-            judgments=judgments,
-        ), qmap
+        return _variant_of(full, judgments, vlabel[hit_base[hit_keep]], hit_keep), qmap
     seg_keep = qmap[full.seg_query] >= 0
-    new_seg = np.cumsum(seg_keep) - 1
     hit_keep = seg_keep[full.hit_seg] if every_row else present[hit_base] & seg_keep[full.hit_seg]
-    return Segments(
-        systems=full.systems,
-        seg_system=full.seg_system[seg_keep],
-        seg_query=qmap[full.seg_query[seg_keep]],
-        seg_len=full.seg_len[seg_keep],
-        hit_seg=new_seg[full.hit_seg[hit_keep]],
-        hit_pos=full.hit_pos[hit_keep],
-        hit_label=vlabel[hit_base[hit_keep]],
-        judgments=judgments,
-    ), qmap
+    return _variant_of(full, judgments, vlabel[hit_base[hit_keep]], hit_keep, seg_keep, qmap), qmap
+
+
+def _variant_of(full: Segments, judgments, hit_label, hit_keep=None, seg_keep=None, qmap=None) -> Segments:
+    """The full run's segments under a variant's judgments, by masking, never by a new join.
+
+    Hits kept by ``hit_keep`` (all when None) take ``hit_label``; segments kept by
+    ``seg_keep`` (all when None) are renumbered, their queries mapped by ``qmap``. Positions
+    and score-tie groups are the run's own, so they carry over; a hit's qrels row does not
+    (the variant's judgments are another table), so it is dropped.
+    """
+    keep = slice(None) if hit_keep is None else hit_keep
+    fields = {
+        "hit_seg": full.hit_seg[keep],
+        "hit_pos": full.hit_pos[keep],
+        "hit_label": hit_label,
+        "judgments": judgments,
+        "hit_qrow": None,
+        "hit_tie_start": None if full.hit_tie_start is None else full.hit_tie_start[keep],
+        "hit_tie_size": None if full.hit_tie_size is None else full.hit_tie_size[keep],
+        "cache": {},  # values cached for the full judgments do not hold for the variant
+    }
+    if seg_keep is not None:
+        new_seg = np.cumsum(seg_keep) - 1
+        fields.update(
+            seg_system=full.seg_system[seg_keep],
+            seg_query=qmap[full.seg_query[seg_keep]],
+            seg_len=full.seg_len[seg_keep],
+            hit_seg=new_seg[full.hit_seg[keep]],
+        )
+    return replace(full, **fields)
 
 
 def evaluate_variants(
