@@ -173,7 +173,7 @@ def child(tool: str, folder: str, name: str, repeat: int) -> None:
     __import__(tool.split("_shuffled")[0])
     input_bytes = int(run.memory_usage(deep=True).sum() + qrels.memory_usage(deep=True).sum())
     calls = []
-    for i in range(repeat + 1):
+    for _ in range(repeat + 1):
         gc.collect()
         before = _status()["VmRSS"]
         _reset_peak()

@@ -100,8 +100,8 @@ def main():
         ranx.fuse(small, norm=norm, method=rm, params={k: (v[:2] if k == "weights" else v) for k, v in params.items()})
     rows = []
     for method, options, rm, norm, params in CASES:
-        t_ours, ours = best_of(lambda: pdireval.fuse(run, method, **options), args.repeat)
-        t_ranx, theirs = best_of(lambda: ranx.fuse(ranx_runs, norm=norm, method=rm, params=params), args.repeat)
+        t_ours, ours = best_of(lambda method=method, options=options: pdireval.fuse(run, method, **options), args.repeat)
+        t_ranx, theirs = best_of(lambda norm=norm, rm=rm, params=params: ranx.fuse(ranx_runs, norm=norm, method=rm, params=params), args.repeat)
         ref = theirs.to_dict()
         expected = np.array([ref[q][d] for q, d in zip(ours["query"].astype(str), ours["doc"].astype(str))])
         diff = float(np.max(np.abs(expected - ours["score"].to_numpy())))

@@ -8,7 +8,7 @@ HEAVY = ("scipy.stats", "matplotlib", "openpyxl", "tqdm", "pingouin", "dask", "p
 
 
 def _loaded(code: str) -> set[str]:
-    probe = code + "; import sys; print(','.join(m for m in %r if m in sys.modules))" % (HEAVY,)
+    probe = code + f"; import sys; print(','.join(m for m in {HEAVY!r} if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     return {m for m in out.stdout.strip().split(",") if m}
 

@@ -19,7 +19,6 @@ pass ``columns={"query": "qid", "doc": "docno", ...}`` (canonical name -> their 
 from __future__ import annotations
 
 import re
-
 from collections.abc import Mapping
 
 import numpy as np

@@ -10,7 +10,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from pdireval.core.groups import check_same_grouping, check_same_systems, group_columns, require_complete
+from pdireval.core.groups import (
+    check_same_grouping,
+    check_same_systems,
+    group_columns,
+    require_complete,
+)
 from pdireval.core.schema import canonical_scores
 from pdireval.errors import OptionError, SchemaError, check_option, check_real, show_rows
 from pdireval.stats.rank_correlation import CORRELATION_METHODS, rank_correlation

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import warnings
-
 import numbers
+import warnings
 from collections.abc import Mapping, Sequence
 
 import numpy as np

@@ -13,7 +13,13 @@ from scipy import stats
 import pdireval
 from pdireval.errors import OptionError
 from pdireval.stats import adapters
-from pdireval.stats.paired_tests import bootstrap_test, paired_t, randomization_test, sign_test, wilcoxon
+from pdireval.stats.paired_tests import (
+    bootstrap_test,
+    paired_t,
+    randomization_test,
+    sign_test,
+    wilcoxon,
+)
 
 SIDES = ["two-sided", "greater", "less"]
 

@@ -11,7 +11,6 @@ import ranx
 import pdireval
 from pdireval.errors import OptionError, SchemaError
 
-
 # ranx's own numba kernels warn while compiling (whichever test compiles them first)
 pytestmark = pytest.mark.filterwarnings("ignore:.*unsafe cast from uint64 to int64")
 
