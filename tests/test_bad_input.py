@@ -329,13 +329,21 @@ def test_a_real_grouping_key_is_kept():
 
 
 def test_doc_ids_that_never_match_the_qrels_warn():
+    big = pd.DataFrame({"system": "a", "query": np.repeat(["1", "2", "3"], 10),
+                        "doc": [f"d{i}" for i in range(30)], "score": np.arange(30.0)})
+    qrels3 = pd.DataFrame({"query": ["1", "2", "3"], "doc": ["d0", "d10", "d20"], "label": 1})
     with pytest.warns(PdirevalWarning, match="none of the run's retrieved documents is in the qrels") as rec:
-        out = ev(run_(doc=RUN["doc"].str.upper()))
+        out = pdireval.evaluate(big.assign(doc=big["doc"].str.upper()), "AP", qrels=qrels3)
     assert (out["value"] == 0).all()
-    assert "'D1'" in str(rec[0].message) and "'d1'" in str(rec[0].message)
-    # only query 2's documents renamed: a per-query warning naming it
-    with pytest.warns(PdirevalWarning, match=r"1 of 2 judged queries have no retrieved document in the qrels \(e.g. \['2'\]\)"):
-        ev(run_(doc=["d1", "d2", "d3", "d1", "D4"]))
+    assert "'D0'" in str(rec[0].message) and "'d0'" in str(rec[0].message)
+    # most queries unmatched: a warning naming them
+    with pytest.warns(PdirevalWarning, match=r"2 of 3 judged queries have no retrieved document in the qrels \(e.g. \['2', '3'\]\)"):
+        pdireval.evaluate(big.assign(doc=big["doc"].where(big["query"] == "1", big["doc"].str.upper())), "AP", qrels=qrels3)
+    # a minority of such queries is normal (shallow pools), and so is a tiny run: no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pdireval.evaluate(big.assign(doc=big["doc"].where(big["query"] != "3", big["doc"].str.upper())), "AP", qrels=qrels3)
+        ev(run_(doc=RUN["doc"].str.upper()), missing="drop")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         ev(missing="drop")  # every query has a judged document: no warning
