@@ -336,13 +336,10 @@ def test_doc_ids_that_never_match_the_qrels_warn():
         out = pdireval.evaluate(big.assign(doc=big["doc"].str.upper()), "AP", qrels=qrels3)
     assert (out["value"] == 0).all()
     assert "'D0'" in str(rec[0].message) and "'d0'" in str(rec[0].message)
-    # most queries unmatched: a warning naming them
-    with pytest.warns(PdirevalWarning, match=r"2 of 3 judged queries have no retrieved document in the qrels \(e.g. \['2', '3'\]\)"):
-        pdireval.evaluate(big.assign(doc=big["doc"].where(big["query"] == "1", big["doc"].str.upper())), "AP", qrels=qrels3)
-    # a minority of such queries is normal (shallow pools), and so is a tiny run: no warning
+    # some queries without a judged document are normal (shallow pools), and so is a tiny run: no warning
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        pdireval.evaluate(big.assign(doc=big["doc"].where(big["query"] != "3", big["doc"].str.upper())), "AP", qrels=qrels3)
+        pdireval.evaluate(big.assign(doc=big["doc"].where(big["query"] == "1", big["doc"].str.upper())), "AP", qrels=qrels3)
         ev(run_(doc=RUN["doc"].str.upper()), missing="drop")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
