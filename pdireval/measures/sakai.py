@@ -42,6 +42,7 @@ from pdireval.measures.standard import (
     _relevant,
     _safe_div,
     _view,
+    bpref_with_cap,
     err,
 )
 from pdireval.measures.view import gain_values, seg_sum, within_segment_cumsum, within_segment_rank
@@ -119,22 +120,7 @@ def normalised_err(segments, m):
 def bpref_10(segments, m):
     """bpref-10 = (1/R)·Σ_{retrieved relevant r} [1 − min(n_r, 10 + R)/min(N, 10 + R)]
     (Buckley & Voorhees 2004, with trec_eval's 2005 min(N, ·) correction); R = 0 -> 0."""
-    v, rel = _view(segments, m), m.get("rel")
-    judged_hit = ~np.isnan(v.hit_label)
-    seg, lab = v.hit_seg[judged_hit], v.hit_label[judged_hit]
-    if m.cutoff is not None:
-        keep = v.hit_pos[judged_hit] < m.cutoff
-        seg, lab = seg[keep], lab[keep]
-    is_rel = lab >= rel
-    nonrel_above = within_segment_cumsum(seg, (~is_rel).astype(np.float64), inclusive=False)
-    R = v.num_rel(rel)[v.seg_query]
-    N = v.num_judged_nonrel(rel)[v.seg_query]
-    r_seg, n_r = seg[is_rel], nonrel_above[is_rel]
-    cap = 10.0 + R[r_seg]
-    term = np.ones(len(r_seg))
-    pos = n_r > 0
-    term[pos] = 1.0 - np.minimum(n_r[pos], cap[pos]) / np.minimum(N[r_seg], cap)[pos]
-    return _safe_div(seg_sum(r_seg, term, v.n_seg), R)
+    return bpref_with_cap(segments, m, 10.0)
 
 
 BETA = Param("beta", "float", 1.0, "Persistence β of the blended ratio (β = 0 gives AP).", check=lambda b: None if b >= 0 else "β >= 0")

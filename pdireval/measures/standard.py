@@ -187,6 +187,12 @@ def bpref(segments, m):
     non-relevant documents of the query; the term is 1 when n_r = 0; R = 0 -> 0. trec_eval
     ``bpref`` (the 2005 correction).
     """
+    return bpref_with_cap(segments, m, 0.0)
+
+
+def bpref_with_cap(segments, m, offset: float):
+    """(1/R)·Σ_{retrieved relevant r} [1 − min(n_r, c)/min(N, c)] with c = offset + R: bpref
+    (offset 0) and bpref-10 (offset 10) share it; the term is 1 when n_r = 0; R = 0 -> 0."""
     v, rel = _view(segments, m), m.get("rel")
     judged_hit = ~np.isnan(v.hit_label)
     seg, lab = v.hit_seg[judged_hit], v.hit_label[judged_hit]
@@ -197,12 +203,11 @@ def bpref(segments, m):
     nonrel_above = within_segment_cumsum(seg, (~is_rel).astype(np.float64), inclusive=False)
     R = v.num_rel(rel)[v.seg_query]
     N = v.num_judged_nonrel(rel)[v.seg_query]
-    r_seg = seg[is_rel]
-    n_r = nonrel_above[is_rel]
-    denom = np.minimum(N, R)[r_seg]
+    r_seg, n_r = seg[is_rel], nonrel_above[is_rel]
+    cap = offset + R[r_seg]
     term = np.ones(len(r_seg))
     pos = n_r > 0
-    term[pos] = 1.0 - np.minimum(n_r[pos], R[r_seg][pos]) / denom[pos]
+    term[pos] = 1.0 - np.minimum(n_r[pos], cap[pos]) / np.minimum(N[r_seg], cap)[pos]
     return _safe_div(seg_sum(r_seg, term, v.n_seg), R)
 
 
