@@ -41,7 +41,7 @@ from pdireval.measures.view import (
     discount_weights,
     gain_values,
     read_negatives,
-    within_segment_rank,
+    sorted_per_query,
 )
 
 __all__ = [
@@ -147,9 +147,7 @@ def retrieved_pool_dcg(v: View, m: Measure, depth, *, descending: bool = True) -
     qrow = np.unique(seg.hit_qrow[keep])
     rq = seg.judgments.row_query[qrow]
     gains = gain_values(v.q_label[qrow], m.get("gain"))
-    order = np.lexsort((-gains if descending else gains, rq))
-    rq, gains = rq[order], gains[order]
-    pos = within_segment_rank(rq)
+    rq, gains, pos = sorted_per_query(rq, gains, descending=descending)
     inside = np.ones(len(pos), dtype=bool) if m.cutoff is None else pos < m.cutoff
     weights = discount_weights(pos[inside], m.get("discount"), m.cutoff)
     return np.bincount(rq[inside], weights=gains[inside] * weights, minlength=v.n_queries)

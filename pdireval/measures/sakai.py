@@ -45,7 +45,13 @@ from pdireval.measures.standard import (
     bpref_with_cap,
     err,
 )
-from pdireval.measures.view import gain_values, seg_sum, within_segment_cumsum, within_segment_rank
+from pdireval.measures.view import (
+    gain_values,
+    seg_sum,
+    sorted_per_query,
+    within_segment_cumsum,
+    within_segment_rank,
+)
 
 __all__ = ["q_measure", "normalised_err", "bpref_10"]
 
@@ -67,8 +73,7 @@ def q_measure(segments, m):
         rq = v.q_row_query[judged]
         keep = g > 0
         g, rq = g[keep], rq[keep]
-        order = np.lexsort((-g, rq))
-        g, rq = g[order], rq[order]
+        rq, g, _ = sorted_per_query(rq, g)
         n = np.bincount(rq, minlength=v.n_queries)
         cache[key] = (within_segment_cumsum(rq, g), n, np.concatenate([[0], np.cumsum(n)]))
     ideal_cum, n_ideal, start = cache[key]

@@ -26,6 +26,7 @@ from pdireval.measures.view import (
     discount_weights,
     gain_values,
     seg_sum,
+    sorted_per_query,
     view_of,
     within_segment_cumsum,
 )
@@ -262,11 +263,7 @@ def ordered_pool_dcg(v: View, m, *, descending: bool = True) -> np.ndarray:
     judged_row = ~np.isnan(v.q_label)
     rq = v.q_row_query[judged_row]
     gains = gain_values(v.q_label[judged_row], m.get("gain"))
-    order = np.lexsort((-gains if descending else gains, rq))
-    rq, gains = rq[order], gains[order]
-    from pdireval.measures.view import within_segment_rank
-
-    pos = within_segment_rank(rq)
+    rq, gains, pos = sorted_per_query(rq, gains, descending=descending)
     inside = np.ones(len(pos), dtype=bool) if m.cutoff is None else pos < m.cutoff
     weights = discount_weights(pos[inside], m.get("discount"), m.cutoff)
     out = np.bincount(rq[inside], weights=gains[inside] * weights, minlength=v.n_queries)

@@ -46,7 +46,13 @@ from pdireval.measures.standard import (
     average_precision,
     bpref,
 )
-from pdireval.measures.view import View, seg_sum, within_segment_cumsum, within_segment_rank
+from pdireval.measures.view import (
+    View,
+    seg_sum,
+    sorted_per_query,
+    within_segment_cumsum,
+    within_segment_rank,
+)
 
 __all__ = [
     "MIN_GEO_MEAN",
@@ -293,9 +299,8 @@ class _Ideal:
         rq = v.q_row_query[judged]
         keep = g > 0
         g, rq = g[keep], rq[keep]
-        order = np.lexsort((-g, rq))
-        self.gain, self.query = g[order], rq[order]
-        self.rank = within_segment_rank(self.query)  # 0-based position in the ideal list
+        # self.rank: 0-based position in the ideal list
+        self.query, self.gain, self.rank = sorted_per_query(rq, g)
         self.npos = np.bincount(self.query, minlength=v.n_queries).astype(np.int64)
         self.start = np.concatenate([[0], np.cumsum(self.npos)]).astype(np.int64)
 

@@ -132,6 +132,15 @@ def within_segment_rank(seg: np.ndarray) -> np.ndarray:
     return np.arange(n) - starts
 
 
+def sorted_per_query(query: np.ndarray, gains: np.ndarray, *, descending: bool = True):
+    """Gains grouped by query and sorted within each (descending: the ideal ranking; ascending:
+    the worst one), with each gain's 0-based position: ``(query, gains, position)``. Every
+    ideal and worst ranking of the kernels is built here."""
+    order = np.lexsort((-gains if descending else gains, query))
+    query, gains = query[order], gains[order]
+    return query, gains, within_segment_rank(query)
+
+
 def within_segment_cumsum(seg: np.ndarray, values: np.ndarray, inclusive: bool = True) -> np.ndarray:
     """Cumulative sum of ``values`` within each run of equal ``seg`` (seg sorted).
 
