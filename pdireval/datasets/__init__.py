@@ -25,6 +25,38 @@ __all__ = ["simulate", "simulate_diversity", "read_cranfield", "EXAMPLE"]
 EXAMPLE = {"n_systems": 5, "n_queries": 50, "depth": 100, "rng": 42}
 
 
+def ranked_run(order: np.ndarray, scores: np.ndarray, doc_names: np.ndarray):
+    """The run frame of simulated rankings: ``order[s, q]`` are the candidate indices system s
+    ranks for query q (best first), ``scores`` their scores, ``doc_names[q, c]`` the ids.
+    Systems are named sys01, sys02, ...; returns ``(run, system_names)``."""
+    n_systems, n_queries, depth = order.shape
+    s_idx = np.repeat(np.arange(n_systems), n_queries * depth)
+    q_idx = np.tile(np.repeat(np.arange(n_queries), depth), n_systems)
+    width = max(2, len(str(n_systems)))
+    system_names = np.array([f"sys{i + 1:0{width}d}" for i in range(n_systems)])
+    run = pd.DataFrame(
+        {
+            "system": pd.array(system_names[s_idx], dtype=ID_DTYPE),
+            "query": pd.array((q_idx + 1).astype(str), dtype=ID_DTYPE),
+            "doc": pd.array(doc_names[q_idx, order.reshape(-1)], dtype=ID_DTYPE),
+            "rank": np.tile(np.arange(1, depth + 1), n_systems * n_queries).astype(np.int64),
+            "score": scores.reshape(-1),
+        }
+    )
+    return run, system_names
+
+
+def pooled_candidates(order: np.ndarray, n_candidates: int, pool_depth: int | None) -> np.ndarray:
+    """TREC pooling: bool (query, candidate), True for the candidates some system ranks in its
+    top ``pool_depth`` (every ranked candidate when None)."""
+    n_queries, depth = order.shape[1], order.shape[2]
+    pool = np.zeros((n_queries, n_candidates), dtype=bool)
+    pooled = order[:, :, : depth if pool_depth is None else min(pool_depth, depth)]
+    qq = np.broadcast_to(np.arange(n_queries)[None, :, None], pooled.shape)
+    pool[qq.reshape(-1), pooled.reshape(-1)] = True
+    return pool
+
+
 def simulate(
     n_systems: int = 10,
     n_queries: int = 50,
@@ -161,27 +193,8 @@ def simulate(
     order = np.argsort(-scores, axis=2, kind="stable")[:, :, :depth]
     top_scores = np.take_along_axis(scores, order, axis=2)
 
-    s_idx = np.repeat(np.arange(n_systems), n_queries * depth)
-    q_idx = np.tile(np.repeat(np.arange(n_queries), depth), n_systems)
-    cand = order.reshape(-1)
-    width = len(str(n_systems))
-    system_names = np.array([f"sys{i + 1:0{max(2, width)}d}" for i in range(n_systems)])
-    run = pd.DataFrame(
-        {
-            "system": pd.array(system_names[s_idx], dtype=ID_DTYPE),
-            "query": pd.array((q_idx + 1).astype(str), dtype=ID_DTYPE),
-            "doc": pd.array(rng_docs[q_idx, cand], dtype=ID_DTYPE),
-            "rank": np.tile(np.arange(1, depth + 1), n_systems * n_queries).astype(np.int64),
-            "score": top_scores.reshape(-1),
-        }
-    )
-
-    pool = np.zeros((n_queries, n_cand), dtype=bool)
-    pd_depth = depth if pool_depth is None else min(pool_depth, depth)
-    pooled = order[:, :, :pd_depth]
-    qq = np.broadcast_to(np.arange(n_queries)[None, :, None], pooled.shape)
-    pool[qq.reshape(-1), pooled.reshape(-1)] = True
-    jq, jc = np.nonzero(pool)
+    run, system_names = ranked_run(order, top_scores, rng_docs)
+    jq, jc = np.nonzero(pooled_candidates(order, n_cand, pool_depth))
     qrels = pd.DataFrame(
         {
             "query": pd.array((jq + 1).astype(str), dtype=ID_DTYPE),

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 
 from pdireval.core.schema import ID_DTYPE
+from pdireval.datasets import pooled_candidates, ranked_run
 from pdireval.errors import check_int, check_rng, group_generator
 
 __all__ = ["simulate_diversity"]
@@ -102,24 +103,8 @@ def simulate_diversity(
     idx = np.arange(depth)
     bits = np.minimum.accumulate(bits + idx, axis=2) - idx
     top = bits.astype(np.int32).view(np.float32).astype(np.float64)
-    s_idx = np.repeat(np.arange(n_systems), n_queries * depth)
-    q_idx = np.tile(np.repeat(np.arange(n_queries), depth), n_systems)
-    width = max(2, len(str(n_systems)))
-    system_names = np.array([f"sys{i + 1:0{width}d}" for i in range(n_systems)])
-    run = pd.DataFrame(
-        {
-            "system": pd.array(system_names[s_idx], dtype=ID_DTYPE),
-            "query": pd.array((q_idx + 1).astype(str), dtype=ID_DTYPE),
-            "doc": pd.array(names[q_idx, order.reshape(-1)], dtype=ID_DTYPE),
-            "rank": np.tile(np.arange(1, depth + 1), n_systems * n_queries).astype(np.int64),
-            "score": top.reshape(-1),
-        }
-    )
-    pool = np.zeros((n_queries, n_cand), dtype=bool)
-    pd_depth = depth if pool_depth is None else min(pool_depth, depth)
-    pooled = order[:, :, :pd_depth]
-    qq = np.broadcast_to(np.arange(n_queries)[None, :, None], pooled.shape)
-    pool[qq.reshape(-1), pooled.reshape(-1)] = True
+    run, _ = ranked_run(order, top, names)
+    pool = pooled_candidates(order, n_cand, pool_depth)
     jq, jc, js = np.nonzero(pool[:, :, None] & exists[:, None, :])
     qrels = pd.DataFrame(
         {

@@ -443,27 +443,27 @@ def _comparator_fusion(frame: pd.DataFrame, labels: pd.DataFrame | None, method:
 # ------------------------------------------------------------------------ validation
 
 
+def _resolve(name: str, value, choices, aliases: dict, also: str):
+    """The canonical spelling of an option value (case-insensitive, aliases accepted), or raise."""
+    if isinstance(value, str):
+        key = value.lower()
+        key = aliases.get(key, key)
+        if key in choices:
+            return key
+    known = ", ".join(repr(c) for c in choices)
+    raise OptionError(f"{name}= must be one of {known} ({also}); got {value!r}.")
+
+
 def resolve_method(method) -> str:
     """pdireval's name of a fusion method (case-insensitive; ranx's names accepted)."""
-    if isinstance(method, str):
-        key = method.lower()
-        key = ALIASES.get(key, key)
-        if key in FUSION_METHODS:
-            return key
-    known = ", ".join(repr(m) for m in FUSION_METHODS)
-    raise OptionError(f"method= must be one of {known} (or ranx's names {sorted(ALIASES)}); got {method!r}.")
+    return _resolve("method", method, FUSION_METHODS, ALIASES, f"or ranx's names {sorted(ALIASES)}")
 
 
 def resolve_norm(norm):
+    """pdireval's name of a score normalisation (None: none; 'z-score' for 'zmuv')."""
     if norm is None:
         return None
-    if isinstance(norm, str):
-        key = norm.lower()
-        key = _NORM_ALIASES.get(key, key)
-        if key in NORMS:
-            return key
-    known = ", ".join(repr(n) for n in NORMS)
-    raise OptionError(f"norm= must be one of {known} (or 'z-score' for 'zmuv'); got {norm!r}.")
+    return _resolve("norm", norm, NORMS, _NORM_ALIASES, "or 'z-score' for 'zmuv'")
 
 
 def check_weights(weights, systems, method: str) -> np.ndarray | None:
