@@ -511,7 +511,6 @@ def _check_row_id_columns(out: pd.DataFrame, frame: pd.DataFrame) -> None:
         elif several and _distinct_per_row(out, c):
             bad[c] = "a different value on every row of a measure"
     if bad:
-        first = next(iter(bad))
         what = "; ".join(f"{c!r}: {why}" for c, why in bad.items())
         raise SchemaError(
             f"the scores frame has {len(bad)} column(s) that look like row ids, not grouping "

@@ -214,8 +214,8 @@ class Segments:
         )
 
 
-def _order_bits(run: pd.DataFrame, order: str, score_precision: str = "float32") -> np.ndarray:
-    """uint32 (or uint64 below 2**32) keys that sort rows into trec_eval order within a
+def order_key(run: pd.DataFrame, order: str, score_precision: str = "float32") -> np.ndarray:
+    """THE trec_eval order: uint32 (or uint64 below 2**32) keys that sort rows into trec_eval order within a
     segment (before doc-id tie-breaking): score descending compared at float32 precision
     (trec_eval 9.0.8) or, with ``score_precision="float64"``, as doubles (trec_eval 10.0),
     or rank ascending."""
@@ -356,7 +356,7 @@ def build_segments(
 
     packed = seg.astype(np.uint64)
     packed <<= np.uint64(32)
-    packed |= _order_bits(run, order, score_precision)
+    packed |= order_key(run, order, score_precision)
     ordered = keys.contiguous and bool(np.all(packed[1:] >= packed[:-1]))
     sorted_packed = packed if ordered else np.sort(packed)
     seg_len = np.bincount(seg, minlength=n_seg).astype(np.int64)

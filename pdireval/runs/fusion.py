@@ -67,7 +67,7 @@ import pyarrow.compute as pc
 
 from pdireval.core.hashing import take
 from pdireval.core.schema import ID_DTYPE, canonical_qrels, canonical_run_keys, qrels_from_run
-from pdireval.core.segments import natural_order
+from pdireval.core.segments import natural_order, order_key
 from pdireval.errors import OptionError, SchemaError, check_real
 from pdireval.measures.view import read_negatives
 
@@ -120,13 +120,13 @@ class _Lists:
         seg = keys.seg.astype(np.int64)
         if "score" in frame.columns:
             raw = frame["score"].to_numpy(dtype=np.float64)
-            # trec_eval compares scores as C floats; ties by doc id descending
-            key = -raw.astype(np.float32)
+            # core.segments' trec_eval order (scores as C floats); ties by doc id descending
+            key = order_key(frame, "score")
             after = lambda a, b: (key[b] > key[a]) | ((key[b] == key[a]) & (doc_codes[b] < doc_codes[a]))  # noqa: E731
             tie = -doc_codes
         else:
             raw = None
-            key = frame["rank"].to_numpy()
+            key = order_key(frame, "rank")
             after = lambda a, b: (key[b] > key[a]) | ((key[b] == key[a]) & (doc_codes[b] > doc_codes[a]))  # noqa: E731
             tie = doc_codes
         a = np.arange(n - 1)
@@ -330,8 +330,7 @@ def _run_frame(lists: _Lists, score: np.ndarray, name: str) -> pd.DataFrame:
 def _ordered(run: pd.DataFrame) -> pd.DataFrame:
     """Canonical run in trec_eval order per (system, query), with a 0-based ``pos``."""
     if "score" in run.columns:
-        key = -run["score"].to_numpy(dtype=np.float64).astype(np.float32).astype(np.float64)
-        frame = run.assign(_k=key)
+        frame = run.assign(_k=order_key(run, "score"))  # core.segments' trec_eval order
         frame = frame.sort_values(["system", "query", "_k", "doc"], ascending=[True, True, True, False], kind="stable")
     else:
         frame = run.sort_values(["system", "query", "rank", "doc"], kind="stable")
