@@ -27,7 +27,6 @@ from pdireval.core.groups import (
     group_columns,
     group_matrices,
     pair_indices,
-    scores_groups,
 )
 from pdireval.core.schema import canonical_scores
 from pdireval.errors import (
@@ -239,7 +238,8 @@ def _iter_tests(frame, method, *, n_resamples, rng, baseline=None, confidence_le
     seed = check_rng(rng)
     _baseline_list(baseline)  # validate before any work
     groups = group_matrices(frame)
-    n_groups = len(list(scores_groups(frame))) if progress else 1
+    keys = group_columns(frame)
+    n_groups = frame.groupby(keys, dropna=False, observed=True).ngroups if keys else 1
     for keys, matrix in progress_bar(groups, total=n_groups, desc="groups", progress=progress if n_groups > 1 else False):
         systems = list(matrix.columns)
         x = matrix.to_numpy(dtype=np.float64)
