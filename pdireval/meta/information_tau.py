@@ -22,7 +22,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from pdireval.core.groups import score_matrix
+from pdireval.core.groups import group_matrices, scores_groups
 from pdireval.core.schema import canonical_scores
 from pdireval.errors import OptionError, SchemaError
 from pdireval.stats.information_theory import (
@@ -204,20 +204,18 @@ def information_tau(
     b_list = _as_list(b, "b")
     sets = _given_sets(given)
     extra = [c for c in frame.columns if c not in ("system", "query", "measure", "value")]
-    groups = [({}, frame)] if not extra else [
-        (dict(zip(extra, key if isinstance(key, tuple) else (key,))), grp)
-        for key, grp in frame.groupby(extra, sort=True, dropna=False, observed=True)
-    ]
+    groups = list(scores_groups(frame, by=extra))
     rows = []
     for keys, grp in groups:
         available = list(pd.unique(grp["measure"]))
         names = {n: _resolve(n, available) for n in a_list + b_list + [g for s in sets for g in s]}
-        matrices: dict[str, pd.DataFrame] = {}
-        for name in dict.fromkeys(names.values()):
-            part = grp[grp["measure"] == name]
-            # missing (system, query) cells are an error; NaN values are allowed (pairs dropped)
-            score_matrix(part.assign(value=part["value"].fillna(0.0)), what=f"{name!r} scores")
-            matrices[name] = score_matrix(part, what=f"{name!r} scores", allow_nan=True)
+        wanted = list(dict.fromkeys(names.values()))
+        # missing (system, query) cells are an error; NaN values are allowed (pairs dropped)
+        by_measure = dict(
+            (d["measure"], matrix) for d, matrix in
+            group_matrices(grp[grp["measure"].isin(wanted)], by=["measure"], allow_nan=True)
+        )
+        matrices: dict[str, pd.DataFrame] = {name: by_measure[name] for name in wanted}
         ref = next(iter(matrices.values()))
         for name, mat in matrices.items():
             if not (mat.index.equals(ref.index) and mat.columns.equals(ref.columns)):

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from pdireval.core.chunking import chunks
-from pdireval.core.groups import check_same_grouping, group_columns, score_matrix
+from pdireval.core.groups import check_same_grouping, group_columns, group_matrices
 from pdireval.core.schema import canonical_scores
 from pdireval.errors import OptionError, SchemaError, check_int, check_real
 from pdireval.stats import adapters
@@ -139,10 +139,8 @@ def _group_rows(xa, xb, systems, *, p, k, alpha):
     return [float(values[s]) for s in LEADERBOARD_STATISTICS], table
 
 
-def _matrices(frame_a, frame_b, keys_a, keys_b, what):
-    """Query × system matrices of the two groups on the queries they share, same systems."""
-    ma = score_matrix(frame_a, what="scores")
-    mb = score_matrix(frame_b, what="other scores")
+def _matrices(ma, mb, what):
+    """The two groups' query × system matrices on the queries they share, same systems."""
     if list(ma.columns) != list(mb.columns):
         only = sorted(set(ma.columns) ^ set(mb.columns))
         raise SchemaError(
@@ -244,10 +242,9 @@ def leaderboard_agreement(
         extra_b = [c for c in group_columns(frame_b) if c != "measure"]
         check_same_grouping(extra, extra_b)
     keys = ["measure", *extra]
-    grouped_a = {kk if isinstance(kk, tuple) else (kk,): g
-                 for kk, g in frame_a.groupby(keys, sort=False, dropna=False)}
+    grouped_a = {tuple(kk.values()): m for kk, m in group_matrices(frame_a, by=keys, what="scores")}
     grouped_b = grouped_a if other is None else {
-        kk if isinstance(kk, tuple) else (kk,): g for kk, g in frame_b.groupby(keys, sort=False, dropna=False)}
+        tuple(kk.values()): m for kk, m in group_matrices(frame_b, by=keys, what="other scores")}
     combos = []
     if other is None:
         extras = list(dict.fromkeys(kk[1:] for kk in grouped_a))
@@ -276,7 +273,7 @@ def leaderboard_agreement(
     blocks = []
     for ka, kb in combos:
         where = "" if not extra else " (" + ", ".join(f"{c}={v!r}" for c, v in zip(extra, ka[1:])) + ")"
-        xa, xb, systems = _matrices(grouped_a[ka], grouped_b[kb], ka, kb, where)
+        xa, xb, systems = _matrices(grouped_a[ka], grouped_b[kb], where)
         values, table = _group_rows(xa, xb, systems, p=p, k=k, alpha=alpha)
         if per_system:
             block = table.iloc[np.argsort(table["rank_a"].to_numpy(), kind="stable")].reset_index(drop=True)

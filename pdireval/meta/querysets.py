@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from pdireval.core.groups import group_columns, pair_indices, score_matrix
+from pdireval.core.groups import group_columns, group_matrices, pair_indices
 from pdireval.core.schema import ID_DTYPE, canonical_scores
 from pdireval.core.segments import natural_order
 from pdireval.errors import PdirevalWarning, SchemaError, check_option, show_rows
@@ -243,10 +243,8 @@ def pad(
     for key, group in items:
         ks = pd.unique(group["_k"])
         ks = sorted(ks, key=lambda s: int(s) if s else -1)
-        per_k = []
-        for k in ks:  # a handful of cut-offs
-            matrix = score_matrix(group[group["_k"] == k].drop(columns="_k"), allow_nan=True)
-            per_k.append(matrix)
+        by_k = dict((d["_k"], matrix) for d, matrix in group_matrices(group, by=["_k"], allow_nan=True))
+        per_k = [by_k[k] for k in ks]  # a handful of cut-offs
         systems = per_k[0].columns
         if any(list(mx.columns) != list(systems) for mx in per_k):
             raise SchemaError(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from pdireval.core.groups import describe_group, group_columns, score_matrix, scores_groups
+from pdireval.core.groups import describe_group, group_columns, group_matrices
 from pdireval.core.schema import canonical_scores
 from pdireval.errors import OptionError, SchemaError, check_option, check_real
 from pdireval.stats.gtheory import (
@@ -51,29 +51,18 @@ __all__ = ["reliability", "d_study", "variance_components", "phi", "e_rho2", "qu
 
 
 def _group_matrices(frame: pd.DataFrame):
-    """``(keys, matrix)`` per group: matrix float64 (n_t, n_s) of the group's complete
-    query x system table. Incomplete groups raise schema.score_matrix's error."""
-    sys_codes = pd.factorize(frame["system"])[0]
-    q_codes = pd.factorize(frame["query"])[0]
-    values = frame["value"].to_numpy(dtype=np.float64)
+    """``(keys, matrix)`` per group: the float64 (n_t, n_s) array of the group's complete
+    query x system table (:func:`~pdireval.core.groups.group_matrices`), at least 2 x 2."""
     out = []
-    for keys, group in scores_groups(frame):
-        idx = group.index.to_numpy()
-        s_u, s_i = np.unique(sys_codes[idx], return_inverse=True)
-        q_u, q_i = np.unique(q_codes[idx], return_inverse=True)
-        v = values[idx]
-        if len(idx) != len(s_u) * len(q_u) or np.isnan(v).any():
-            score_matrix(group, what=describe_group(keys))  # raises, naming the missing cells
-        if len(s_u) < 2 or len(q_u) < 2:
+    for keys, matrix in group_matrices(frame):
+        n_q, n_s = matrix.shape
+        if n_s < 2 or n_q < 2:
             raise SchemaError(
-                f"the {describe_group(keys)} have {len(s_u)} system(s) and {len(q_u)} "
+                f"the {describe_group(keys)} have {n_s} system(s) and {n_q} "
                 "query(ies): a generalizability study needs at least 2 systems and 2 queries. "
-                "Evaluate more systems or queries for this group, or "
-                "drop it."
+                "Evaluate more systems or queries for this group, or drop it."
             )
-        m = np.empty((len(q_u), len(s_u)), dtype=np.float64)
-        m[q_i, s_i] = v
-        out.append((keys, m))
+        out.append((keys, matrix.to_numpy(dtype=np.float64)))
     return out
 
 

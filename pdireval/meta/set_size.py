@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from pdireval.core.groups import score_matrix, scores_groups
+from pdireval.core.groups import group_matrices
 from pdireval.core.schema import canonical_scores
 from pdireval.errors import OptionError, check_int, check_option, check_real
 from pdireval.stats import adapters
@@ -129,7 +129,8 @@ def topic_set_size(
     ----------
     scores
         Scores frame (``system, query, measure, value`` + grouping columns): each group a
-        complete system × query matrix (at least 2 × 2) when ``variance`` is None.
+        complete system × query matrix (an incomplete one is refused, as by every meta
+        function), at least 2 × 2 when ``variance`` is None.
     method
         One of ``"ttest"`` (default), ``"anova"``, ``"rm_anova"``, ``"ci"``, or a list.
     min_difference
@@ -173,10 +174,10 @@ def topic_set_size(
         n_systems = check_int("n_systems", n_systems, minimum=2)
     frame = canonical_scores(scores, columns)
     rows = []
-    for keys, group in scores_groups(frame):
-        n_sys_group = group["system"].nunique()
+    for keys, matrix in group_matrices(frame):
+        n_sys_group = matrix.shape[1]
         if variance is None:
-            x = score_matrix(group, what="scores" + _where(keys)).to_numpy(np.float64)
+            x = matrix.to_numpy(np.float64)
             if x.shape[0] < 2 or x.shape[1] < 2:
                 raise OptionError(
                     f"the scores{_where(keys)} hold {x.shape[1]} system(s) x {x.shape[0]} "

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from pdireval.core.groups import group_columns, score_matrix
+from pdireval.core.groups import group_columns, group_matrices
 from pdireval.core.schema import canonical_scores
 from pdireval.errors import OptionError, SchemaError, show_rows
 from pdireval.stats.paired_tests import sign_test, wilcoxon
@@ -196,11 +196,7 @@ def train_test(
         # ---- test: per (experiment, eval measure) a query x system matrix on the test queries
         test_part = full[full["query"].isin(t_test).to_numpy()]
         rows = []
-        grouped = test_part.groupby(exp_keys + ["measure"], sort=False, observed=True, dropna=False)
-        for gkey, group in grouped:
-            gkey = gkey if isinstance(gkey, tuple) else (gkey,)
-            gd = dict(zip(exp_keys + ["measure"], gkey))
-            matrix = score_matrix(group, what=f"test scores of {gd}", allow_nan=False)
+        for gd, matrix in group_matrices(test_part, by=exp_keys + ["measure"], what="test scores"):
             sel = chosen
             for k in exp_keys:
                 sel = sel[sel[k] == gd[k]]
