@@ -64,7 +64,7 @@ from pdireval.core.segments import (
     build_segments,
     judgment_keys,
 )
-from pdireval.errors import OptionError, PdirevalWarning, SchemaError, check_option
+from pdireval.errors import OptionError, PdirevalWarning, SchemaError, check_bool, check_option
 from pdireval.evaluation import (
     MISSING,
     ORDERS,
@@ -437,8 +437,7 @@ def evaluate(
     check_option("missing", missing, MISSING)
     check_option("order", order, ORDERS)
     check_option("partitioned_by", partitioned_by, PARTITIONED_BY)
-    if not isinstance(finalize, bool):
-        raise TypeError(f"finalize= must be True or False, got {finalize!r}")
+    finalize = check_bool("finalize", finalize)
     parsed = parse_measures(measures)
     _check_partition_invariant(parsed)
     names = [str(m) for m in parsed]

@@ -166,3 +166,11 @@ def check_real(name: str, value, *, low: float | None = None, high: float | None
         what = " and ".join(p for p in (lo, hi) if p) or "finite"
         raise OptionError(f"{name}= must be {what}; got {value}.")
     return value
+
+
+def check_bool(name: str, value) -> bool:
+    """Return ``value`` as a bool (``True``/``False`` or a numpy bool), or raise TypeError:
+    ``"yes"``, ``1`` or ``None`` are not read as truth values."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name}= must be True or False, got {value!r} ({type(value).__name__}).")
+    return bool(value)

@@ -13,14 +13,21 @@ from pdireval.core.schema import ID_DTYPE, canonical_qrels, canonical_run_keys, 
 from pdireval.core.segments import Segments, build_judgments, build_segments, natural_order
 from pdireval.errors import (
     MeasureError,
-    OptionError,
     PdirevalWarning,
     SchemaError,
+    check_int,
     check_option,
     check_rng,
 )
 from pdireval.measures import compute, parse_measures
-from pdireval.measures.bounds import BOUNDED, LB, RLB_POOLS, measure_bounds, normalise
+from pdireval.measures.bounds import (
+    BOUNDED,
+    LB,
+    MAX_MC_SAMPLES,
+    RLB_POOLS,
+    measure_bounds,
+    normalise,
+)
 
 __all__ = ["evaluate", "prepare", "Prepared", "scores_frame"]
 
@@ -395,8 +402,8 @@ def bounds(
         check_option("lb", lb, LB)
     if rlb_pool is not None:
         check_option("rlb_pool", rlb_pool, RLB_POOLS)
-    if n_resamples is not None and (isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 2):
-        raise OptionError(f"n_resamples= must be a whole number >= 2 (Monte-Carlo permutations per query); got {n_resamples!r}.")
+    if n_resamples is not None:  # Monte-Carlo permutations per query
+        n_resamples = check_int("n_resamples", n_resamples, minimum=2, maximum=MAX_MC_SAMPLES)
     seed = None if rng is None else check_rng(rng)
     parsed = [_override(m, lb, rlb_pool, n_resamples, seed) for m in parse_measures(measures)]
     parsed = list(dict.fromkeys(parsed))

@@ -25,7 +25,7 @@ import pyarrow.csv as pa_csv
 
 from pdireval.core.keys import run_keys
 from pdireval.core.schema import ID_DTYPE, canonical_qrels, canonical_run
-from pdireval.errors import SchemaError, check_option
+from pdireval.errors import SchemaError, check_bool, check_option
 
 __all__ = ["read_run", "read_qrels", "read_svmlight", "write_run", "write_qrels"]
 
@@ -577,8 +577,7 @@ def read_qrels(path, *, subtopics: bool = False) -> pd.DataFrame:
         two different labels.
     """
     file = _path(path, "qrels")
-    if not isinstance(subtopics, bool):
-        raise TypeError(f"subtopics must be True or False, got {type(subtopics).__name__}")
+    subtopics = check_bool("subtopics", subtopics)
     if _is_parquet(file):
         return _read_parquet(file, "qrels")
     raw = _read_table(file, QRELS_FORMAT)

@@ -496,6 +496,162 @@ def test_scores_outside_float32_range_warn():
         ev(run_(score=[1e40, 2.0, 1.0, 5.0, 1.0]), missing="drop", score_precision="float64")
 
 
+# =========================================================================== issue 13, part b:
+# API options, measure parameters, frames, report validation, warnings (keep this block together)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["nDCG(gain=exp,gain=linear)", "RBP(p=0.5,P=0.9)", "nDCG(gain=exp,gains={0:0,1:1})", "nDCG(dcg=log2,gain=exp)"],
+)
+def test_repeated_measure_parameters_are_an_error(text):
+    with pytest.raises(MeasureError, match="twice") as info:
+        pdireval.parse_measure(text)
+    assert "once" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("AP(lb=mc,mc_samples=1e400)", "mc_samples"),
+        ("AP(lb=mc,mc_samples=10000000)", "mc_samples"),  # over the ceiling (10^6), before drawing
+        ("GAP(probs=['a'])", "probs"),
+        ("RBP(p=1e400)", "p"),
+        ("nDCG(gain={0:0,1:1e400})", "gain"),
+        ("nDCG(discount=[1,1e400])", "discount"),
+        ("utility(a=nan)", "a"),
+    ],
+)
+def test_measure_parameter_values_that_cannot_be_converted(text, name):
+    with pytest.raises(MeasureError, match=f"parameter {name}=") as info:
+        pdireval.parse_measure(text)
+    assert "is invalid: expected" in str(info.value)
+
+
+def test_huge_gains_or_labels_are_a_measure_error_never_inf_or_nan():
+    huge = QRELS.assign(label=[1, 5000, 0])  # 2^5000 overflows float64
+    with pytest.raises(MeasureError, match=r"nDCG\(gain=exp\) overflows float64") as info:
+        ev(measures="nDCG(gain=exp)", qrels=huge, missing="drop")
+    assert "largest label: 5000" in str(info.value) and "gain=" in str(info.value)
+    with pytest.raises(MeasureError, match=r"F\(beta=1e\+300\) .*\(set: beta=\)"):
+        ev(measures="F(beta=1e300)", missing="drop")  # a Python OverflowError inside the kernel
+    with pytest.raises(MeasureError, match="too large for float64"):
+        ev(measures="nDCG(gain={0:0,1:1.5e308,2:1.5e308})", missing="drop")  # IDCG = inf: nDCG would be a silent 0
+    with pytest.raises(MeasureError, match=r"ERR\(max_grade=1e\+300\) overflows"):
+        ev(measures="ERR(max_grade=1e300)", missing="drop")
+    # large but representable labels are fine, with no RuntimeWarning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = ev(measures=["nDCG(gain=exp)", "ERR"], qrels=QRELS.assign(label=[1, 50, 0]), missing="drop")
+    assert np.isfinite(out["value"]).all()
+
+
+def test_numpy_scalar_options_and_parameters_are_numbers():
+    from pdireval.measures.registry import build_measure
+
+    assert build_measure("RBP", {"p": np.float32(0.5)}) == pdireval.parse_measure("RBP(p=0.5)")
+    assert build_measure("nDCG", {}, np.int64(10)) == pdireval.parse_measure("nDCG@10")
+    assert build_measure("nDCG", {"gain": {np.int64(1): np.float32(2.0)}}) == pdireval.parse_measure("nDCG(gain={1:2})")
+    with pytest.raises(MeasureError, match="true or false"):
+        build_measure("nDCG", {"clip": "yes"})
+    assert str(build_measure("nDCG", {"clip": np.bool_(True), "bounds": "minmax"})) == "nDCG(bounds=minmax,clip=true)"
+    run3 = pd.concat([RUN, RUN[RUN["system"] == "a"].assign(system="c", score=[1.0, 2.0, 3.0])], ignore_index=True)
+    pd.testing.assert_frame_equal(
+        pdireval.bounds(run3, "nDCG(lb=mc)", qrels=QRELS, n_resamples=np.int64(20), rng=0, missing="drop"),
+        pdireval.bounds(run3, "nDCG(lb=mc)", qrels=QRELS, n_resamples=20, rng=0, missing="drop"))
+    single = pdireval.compare(SCORES3, method="t", confidence_level=np.float32(0.9))
+    reference = pdireval.compare(SCORES3, method="t", confidence_level=float(np.float32(0.9)))
+    pd.testing.assert_frame_equal(single, reference)
+    pd.testing.assert_frame_equal(pdireval.paper_table(SCORES3, alpha=np.float32(0.5)),
+                                  pdireval.paper_table(SCORES3, alpha=float(np.float32(0.5))))
+    flag = np.bool_(False)
+    pd.testing.assert_frame_equal(pdireval.leaderboard_agreement(SCORES3, SCORES3, per_system=flag, k=2),
+                                  pdireval.leaderboard_agreement(SCORES3, SCORES3, per_system=False, k=2))
+    pd.testing.assert_frame_equal(pdireval.agreement(QRELS, QRELS, per_query=flag, n_resamples=10, rng=0),
+                                  pdireval.agreement(QRELS, QRELS, per_query=False, n_resamples=10, rng=0))
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "fragment"),
+    [
+        (lambda: pdireval.aggregate(SCORES3, wide="yes"), TypeError, "wide= must be True or False"),
+        (lambda: pdireval.pad(SCORES3, pairs="yes"), TypeError, "pairs= must be True or False"),
+        (lambda: pdireval.reliability(SCORES3, n_queries=True), TypeError, "not a bool"),
+        (lambda: pdireval.optimize(RUN, qrels=QRELS, maxiter="200"), TypeError, "maxiter= must be an integer"),
+        (lambda: pdireval.optimize(RUN, qrels=QRELS, monotone="yes"), TypeError, "monotone= must be True or False"),
+        (lambda: pdireval.optimize(RUN, qrels=QRELS, ftol=float("nan")), OptionError, "ftol= must be > 0"),
+        (lambda: pdireval.optimize(RUN, qrels=QRELS, k=2, discount=["x", "y"]), MeasureError, "a discount is one of"),
+        (lambda: pdireval.subsample_qrels(QRELS, rel=float("nan")), OptionError, "rel= must be finite"),
+        (lambda: pdireval.joint_ric(RUN, qrels=QRELS, rel=True), TypeError, "rel= must be a number"),
+        (lambda: pdireval.information_difference(RUN, qrels=QRELS, rank="yes"), TypeError, "rank= must be True or False"),
+        (lambda: pdireval.compare(SCORES3, confidence_level="0.95"), TypeError, "confidence_level= must be a number"),
+    ],
+)
+def test_wrong_typed_options_across_public_functions(call, error, fragment):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PdirevalWarning)
+        expect(error, call, fragment)
+
+
+def test_list_or_dict_valued_columns():
+    # ids holding lists would be compared as the text "['a']": refused, with the rows
+    listed = run_(system=[[s] for s in RUN["system"]])
+    expect(SchemaError, lambda: ev(listed), "run column 'system' holds list values in 5 row(s)", "astype(str)", rows=5)
+    expect(SchemaError, lambda: ev(qrels=QRELS.assign(doc=[{"id": d} for d in QRELS["doc"]])), "qrels column 'doc' holds dict", rows=3)
+    # an extra scores column is a grouping key: lists and dicts cannot be one
+    for value in ([1, 2], {"a": 1}):
+        odd = SCORES3.assign(extra=[value] * len(SCORES3))
+        with pytest.raises(SchemaError, match="(?s)scores column 'extra' holds .* grouping column") as info:
+            pdireval.aggregate(odd)
+        assert "drop(columns=['extra'])" in str(info.value)
+    # extra run and qrels columns are not read: list values there change nothing
+    pd.testing.assert_frame_equal(ev(run_(extra=[[1]] * 5), qrels=QRELS.assign(note=[{}] * 3), missing="drop"), ev(missing="drop"))
+
+
+def test_report_validates_everything_before_writing(tmp_path):
+    bad = {
+        "n_resamples": ({"n_resamples": "x"}, TypeError),
+        "rng": ({"rng": -1}, OptionError),
+        "measure": ({"measures": "nope"}, MeasureError),
+        "title": ({"title": 5}, TypeError),
+        "svg": ({"svg": "yes"}, TypeError),
+        "progress": ({"progress": "no"}, TypeError),
+        "run": ({"run": RUN.drop(columns="doc")}, SchemaError),
+        "qrels": ({"qrels": QRELS.drop(columns="label")}, SchemaError),
+        "other_qrels": ({"other_qrels": QRELS.drop(columns="doc")}, SchemaError),
+    }
+    for name, (options, error) in bad.items():
+        out = tmp_path / name
+        kwargs = {"run": RUN, "qrels": QRELS, "out": out, "n_resamples": 10, "progress": False, **options}
+        with pytest.raises(error):
+            pdireval.report(kwargs.pop("run"), **kwargs)
+        assert not out.exists(), name
+    (tmp_path / "a-file").write_text("x")
+    with pytest.raises(OptionError, match="is an existing file, not a folder"):
+        pdireval.report(RUN, qrels=QRELS, out=tmp_path / "a-file", n_resamples=10, progress=False)
+
+
+@pytest.mark.slow
+def test_report_single_measure_string_ties_and_no_relevant_document(tmp_path):
+    """measures="AP" is the one measure AP; two systems tied on the mean and qrels without a
+    relevant document give a report (the constant measure is left out, with a note)."""
+    tied = pd.concat([RUN[RUN["system"] == "a"], RUN[RUN["system"] == "a"].assign(system="a2"), RUN[RUN["system"] == "b"]],
+                     ignore_index=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PdirevalWarning)
+        one = pdireval.report(tied, qrels=QRELS, measures="AP", out=tmp_path / "one", n_resamples=20, progress=False)
+    assert list(one.tables["systems"].columns) == ["system", "AP"]
+    assert set(one.tables["summary"]["measure"]) == {"AP"}
+    means = one.tables["summary"].set_index("system")["mean"]
+    assert means["a"] == means["a2"] and set(one.tables["systems"]["system"]) == {"a", "a2", "b"}
+    assert "the report evaluates one measure" in " ".join(n for s in one.sections for n in s.notes)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PdirevalWarning)
+        none = pdireval.report(RUN, qrels=QRELS.assign(label=0), measures=["AP", "P@2"], out=tmp_path / "none",
+                               n_resamples=20, progress=False)
+    assert none.html.exists() and "the same value on every system and query" in none.html.read_text(encoding="utf-8")
+
+
 def test_odd_input_table_names_existing_tests():
     """Every row of docs/data-model.md's "what pdireval does with odd input" names a test here."""
     import re

@@ -131,8 +131,40 @@ def _require_nonempty(frame: pd.DataFrame, kind: str) -> None:
         raise SchemaError(f"the {kind} frame is empty: there is nothing to evaluate.")
 
 
+#: What ``pandas.api.types.infer_dtype`` calls a column of plain scalars (anything else, e.g.
+#: "mixed", may hold lists, dicts or arrays and is checked value by value).
+_SCALAR_KINDS = {"string", "bytes", "integer", "floating", "mixed-integer-float", "decimal", "boolean",
+                 "empty", "categorical", "datetime", "datetime64", "date", "timedelta", "timedelta64",
+                 "time", "period", "interval", "complex"}
+
+
+def _check_scalars(series: pd.Series, name: str, kind: str, frame: pd.DataFrame | None, role: str) -> None:
+    """Refuse a column holding lists, dicts, sets or arrays (e.g. a JSON field read whole).
+
+    Such values cannot be ids or grouping keys: an id would be compared as the text of the
+    list (``"['d1']"``), a grouping key cannot be hashed. Object columns of plain scalars
+    pass with one C-level type inference; only mixed ones are checked value by value.
+    """
+    if series.dtype != object or pd.api.types.infer_dtype(series, skipna=True) in _SCALAR_KINDS:
+        return
+    bad = series.map(lambda v: isinstance(v, (list, tuple, dict, set, frozenset, np.ndarray, pd.Series))).to_numpy(bool)
+    if not bad.any():
+        return
+    rows = frame[bad] if frame is not None else series[bad].to_frame()
+    first = series[bad].iloc[0]
+    drop = "" if role.endswith(" id") else f", or drop the column (df.drop(columns=['{name}']))"
+    raise SchemaError(
+        f"the {kind} column '{name}' holds {type(first).__name__} values in {int(bad.sum())} row(s) "
+        f"(first: {first!r}):{show_rows(rows)}\n{role[0].upper() + role[1:]} must be a plain "
+        f"value (a string or a number) on every row: turn it into one (e.g. df['{name}'].astype(str) "
+        f"or df.explode('{name}')){drop}.",
+        failure_cases=rows,
+    )
+
+
 def _as_ids(series: pd.Series, name: str, kind: str, frame: pd.DataFrame | None = None) -> pd.Series:
-    """Identifiers are compared as strings; missing ids are an error."""
+    """Identifiers are compared as strings; missing ids and list-valued ids are an error."""
+    _check_scalars(series, name, kind, frame, f"a {name} id")
     bad = series.isna()
     if bad.any():
         rows = frame[bad.to_numpy()] if frame is not None else series[bad].to_frame()
@@ -481,6 +513,9 @@ def canonical_scores(scores: pd.DataFrame, columns: Mapping[str, str] | None = N
             failure_cases=rows,
         )
     keys = [c for c in out.columns if c != "value"]
+    for c in keys:
+        if c not in ("system", "query", "measure"):
+            _check_scalars(out[c], c, "scores", frame, "a grouping column (every column besides value)")
     _check_row_id_columns(out, frame)
     _check_duplicate_keys(out, keys, "scores", None)
     return out

@@ -77,12 +77,20 @@ def _at_least(n):
     return lambda v: None if v >= n else f"a whole number >= {n}"
 
 
+#: The most Monte-Carlo permutations ``mc_samples=`` may ask for (as ``compare``'s n_resamples).
+MAX_MC_SAMPLES = 10**6
+
+
+def _mc_samples(v):
+    return None if 2 <= v <= MAX_MC_SAMPLES else f"a whole number >= 2 and <= {MAX_MC_SAMPLES} (got {v})"
+
+
 BOUND_PARAMS = (
     Param("bounds", "choice", "max", "Bound normalisation: max (the ordinary measure), minmax ((A - WLB)/(IUB - WLB), Gienapp et al.'s (2020) NDCG_min), ul1 / ul2 (Karmaker & Feng's (2022) V1 / V2 with the random lower bound).", choices=BOUNDS),
     Param("lb", "choice", "exact", "Random lower bound (RLB, expectation under a random ranking): exact closed form, paper (Karmaker & Feng's (2022) published formula), or mc (Monte-Carlo).", choices=LB),
     Param("lower", "choice", "paper", "V2's branch below the random level: paper ((A - RLB)/RLB) or worst ((A - RLB)/(RLB - WLB), maps the worst ranking to -1).", choices=LOWER),
     Param("rlb_pool", "choice", "qrels", "What a random ranking permutes: qrels (the judged pool of the query) or run (the documents the run ranks, unjudged ones with gain 0).", choices=RLB_POOLS),
-    Param("mc_samples", "int", 1000, "Monte-Carlo permutations per query (lb=mc).", check=_at_least(2)),
+    Param("mc_samples", "int", 1000, "Monte-Carlo permutations per query (lb=mc).", check=_mc_samples),
     Param("mc_seed", "int", 0, "Seed of the Monte-Carlo permutations (lb=mc).", check=_at_least(0)),
     Param("clip", "bool", False, "bounds=minmax only: clip to [0, 1] (NDCG_min leaves [0, 1] when unjudged documents or a short list sit where the worst ranking puts negative ones)."),
     Param("pool", "choice", "qrels", "bounds=minmax of DCG/nDCG only: the documents IDCG and WDCG order: qrels (the judged pool of the query) or retrieved (the distinct judged documents retrieved by at least one evaluated run, to pool_depth).", choices=POOLS),

@@ -21,6 +21,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from pdireval.errors import MeasureError
 
 __all__ = ["Measure", "Param", "MeasureDef", "REGISTRY", "register", "parse_measure", "parse_measures"]
@@ -57,7 +59,7 @@ def _render(value: Any) -> str:
     if isinstance(value, tuple):
         return "[" + ",".join(_render(v) for v in value) + "]"
     if isinstance(value, float):
-        return repr(int(value)) if value.is_integer() else repr(value)
+        return repr(int(value)) if value.is_integer() and abs(value) < 1e16 else repr(value)
     return str(value)
 
 
@@ -334,7 +336,13 @@ def parse_measure(text: str | Measure) -> Measure:
                     "name=value, e.g. 'RBP(p=0.8)'."
                 )
             key, value = part.split("=", 1)
-            params[key.strip().lower()] = _parse_value(value, text)
+            key = key.strip().lower()
+            if key in params:
+                raise MeasureError(
+                    f"parameter {key!r} is given twice in measure {text!r}: give each parameter "
+                    f"once, e.g. '{name}({key}={value.strip()})'."
+                )
+            params[key] = _parse_value(value, text)
     cutoff = None
     if match.group("cutoff") is not None:
         raw = match.group("cutoff").strip()
@@ -390,6 +398,8 @@ def build_measure(name: str, params: Mapping[str, Any] | None = None, cutoff: in
         value = _coerce(param, value, definition.name, shown)
         if _freeze(value) != _freeze(param.default):
             kept.append((param.name, _freeze(value)))
+    if isinstance(cutoff, (np.integer, np.floating)) and not isinstance(cutoff, np.bool_):
+        cutoff = cutoff.item()  # numpy scalars (np.int64(10)) are the numbers they hold
     if definition.cutoff == "none" and cutoff is not None:
         raise MeasureError(f"{definition.name} takes no cut-off (in {shown!r}): write {definition.name!r}.")
     if definition.cutoff == "required" and cutoff is None:
@@ -418,8 +428,19 @@ def _foreign_params(definition: MeasureDef, params, cutoff, shown: str):
     (``gain=``), ``dcg=log2|exp-log2`` (``gain=linear|exp``)."""
     declared = {p.name.lower() for p in definition.params}
     out: dict[str, Any] = {}
+    given: dict[str, str] = {}  # pdireval's parameter name -> the spelling that set it
+
+    def once(target: str, spelling: str) -> None:
+        if target in given:
+            raise MeasureError(
+                f"measure {shown!r} sets {target}= twice ({given[target]}= and {spelling}=): "
+                "give each parameter once."
+            )
+        given[target] = spelling
+
     for key, value in (params or {}).items():
         key = key.lower()
+        once({"gains": "gain", "dcg": "gain"}.get(key, key) if "gain" in declared else key, key)
         if key in declared:
             out[key] = value
         elif key == "cutoff":
@@ -440,28 +461,38 @@ def _foreign_params(definition: MeasureDef, params, cutoff, shown: str):
     return out, cutoff
 
 
+def _number(value: Any) -> bool:
+    """A real number (Python or numpy, e.g. ``np.float32``), not a bool."""
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+
+
+def _finite(value: Any) -> bool:
+    return _number(value) and math.isfinite(float(value))
+
+
 def _coerce(param: Param, value: Any, name: str, shown: str) -> Any:
     def fail(expected: str):
         raise MeasureError(
-            f"parameter {param.name}={value!r} of {name} (in {shown!r}) is invalid: expected "
-            f"{expected}. {param.description}"
+            f"parameter {param.name}={_render_given(value)} of {name} (in {shown!r}) is invalid: "
+            f"expected {expected}. {param.description}"
         )
 
     kind = param.kind
     if kind == "int":
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or float(value) != int(value):
-            fail("a whole number")
+        if not _finite(value) or float(value) != int(value):
+            fail("a finite whole number" if _number(value) else "a whole number")
         value = int(value)
     elif kind == "float":
         if isinstance(value, str) and value.lower() in param.choices:
             value = value.lower()  # a named reading beside numbers (ERR's max_grade=qrels)
-        elif isinstance(value, bool) or not isinstance(value, (int, float)):
-            fail("a number" + "".join(f" or {c}" for c in param.choices))
+        elif not _finite(value):
+            fail(("a finite number" if _number(value) else "a number") + "".join(f" or {c}" for c in param.choices))
         else:
             value = float(value)
     elif kind == "bool":
-        if not isinstance(value, bool):
+        if not isinstance(value, (bool, np.bool_)):
             fail("true or false")
+        value = bool(value)
     elif kind == "choice":
         if not isinstance(value, str) or value.lower() not in param.choices:
             fail("one of " + ", ".join(param.choices))
@@ -473,24 +504,37 @@ def _coerce(param: Param, value: Any, name: str, shown: str) -> Any:
                 fail("one of " + ", ".join(param.choices) + " or " + what)
             value = value.lower()
         elif kind == "gain" and isinstance(value, Mapping):
-            if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value.values()):
-                fail("numeric gains")
+            if not all(_finite(k) and _finite(v) for k, v in value.items()):
+                fail("a mapping of finite numbers {label: gain}")
             value = {float(k): float(v) for k, v in value.items()}
-        elif kind == "discount" and isinstance(value, Sequence) and not isinstance(value, str):
-            if len(value) == 0 or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
-                fail("a non-empty vector of numbers")
+        elif kind == "discount" and _is_vector(value):
+            if len(value) == 0 or not all(_finite(v) for v in value):
+                fail("a non-empty vector of finite numbers")
             value = tuple(float(v) for v in value)
         else:
             fail("a name or " + ("a mapping" if kind == "gain" else "a vector"))
     elif kind == "vector":
-        if not isinstance(value, Sequence) or isinstance(value, str):
-            fail("a vector of numbers")
+        if not _is_vector(value) or not all(_finite(v) for v in value):
+            fail("a vector of finite numbers")
         value = tuple(float(v) for v in value)
     if param.check is not None:
         problem = param.check(value)
         if problem:
             fail(problem)
     return value
+
+
+def _is_vector(value: Any) -> bool:
+    return (isinstance(value, Sequence) and not isinstance(value, str)) or (
+        isinstance(value, np.ndarray) and value.ndim == 1)
+
+
+def _render_given(value: Any) -> str:
+    """A parameter value as the user wrote it, shortened (1e300 is not shown with 300 digits)."""
+    if _number(value):
+        return f"{float(value):g}" if not float(value).is_integer() or abs(float(value)) >= 1e16 else str(int(value))
+    text = repr(value.tolist() if hasattr(value, "tolist") else value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def parse_measures(measures) -> list[Measure]:

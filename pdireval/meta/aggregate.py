@@ -7,6 +7,7 @@ import pandas as pd
 
 from pdireval.core.groups import group_columns
 from pdireval.core.schema import canonical_scores
+from pdireval.errors import check_bool
 
 __all__ = ["aggregate"]
 
@@ -49,6 +50,7 @@ def aggregate(scores: pd.DataFrame, *, wide: bool = False, columns=None) -> pd.D
         logs; a measure pdireval does not know is summarised by its mean). Sorted by the
         grouping keys (measures in order of first appearance), then system.
     """
+    wide = check_bool("wide", wide)
     frame = canonical_scores(scores, columns)
     keys = group_columns(frame)
     measure_rank = {m: i for i, m in enumerate(pd.unique(frame["measure"]))}

@@ -24,7 +24,7 @@ import pandas as pd
 
 from pdireval.core.groups import group_matrices, scores_groups
 from pdireval.core.schema import canonical_scores
-from pdireval.errors import OptionError, SchemaError
+from pdireval.errors import OptionError, SchemaError, check_bool
 from pdireval.stats.information_theory import (
     TIES,
     pair_signs,
@@ -197,8 +197,7 @@ def information_tau(
     """
     if ties not in TIES:
         raise OptionError(f"ties= must be one of {TIES}, got {ties!r}")
-    if not isinstance(per_query, (bool, np.bool_)):
-        raise TypeError("per_query= must be True or False")
+    per_query = check_bool("per_query", per_query)
     frame = canonical_scores(scores, columns)
     a_list = _as_list(a, "a")
     b_list = _as_list(b, "b")

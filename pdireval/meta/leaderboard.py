@@ -17,7 +17,7 @@ import pandas as pd
 from pdireval.core.chunking import chunks
 from pdireval.core.groups import check_same_grouping, group_columns, group_matrices
 from pdireval.core.schema import canonical_scores
-from pdireval.errors import OptionError, SchemaError, check_int, check_real
+from pdireval.errors import OptionError, SchemaError, check_bool, check_int, check_real
 from pdireval.stats import adapters
 from pdireval.stats.rank_correlation import kendall_tau, tau_ap
 from pdireval.stats.rank_overlap import kendall_tau_b_rows, rbo_ext, top_k_overlap
@@ -231,8 +231,7 @@ def leaderboard_agreement(
     p = check_real("p", p, low=0.0, high=1.0, inclusive=False)
     k = check_int("k", k, minimum=1)
     alpha = check_real("alpha", alpha, low=0.0, high=1.0, inclusive=False)
-    if not isinstance(per_system, bool):
-        raise TypeError(f"per_system= must be True or False, got {per_system!r}")
+    per_system = check_bool("per_system", per_system)
     frame_a = canonical_scores(scores, columns)
     extra = [c for c in group_columns(frame_a) if c != "measure"]
     if other is None:

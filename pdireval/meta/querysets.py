@@ -17,7 +17,7 @@ import pandas as pd
 from pdireval.core.groups import group_columns, group_matrices, pair_indices
 from pdireval.core.schema import ID_DTYPE, canonical_scores
 from pdireval.core.segments import natural_order
-from pdireval.errors import PdirevalWarning, SchemaError, check_option, show_rows
+from pdireval.errors import PdirevalWarning, SchemaError, check_bool, check_option, show_rows
 
 __all__ = ["query_sets", "pad"]
 
@@ -229,6 +229,7 @@ def pad(
     """
     check_option("denominator", denominator, DENOMINATORS)
     check_option("cutoffs", cutoffs, CUTOFFS)
+    pairs = check_bool("pairs", pairs)
     frame = canonical_scores(scores, columns)
     measure = frame["measure"].astype(str)
     cut = measure.str.extract(_CUTOFF.pattern, expand=False)

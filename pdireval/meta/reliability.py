@@ -90,6 +90,9 @@ def _check_target(target):
 
 
 def _check_sizes(n_queries, name):
+    if isinstance(n_queries, (bool, np.bool_)) or (
+            isinstance(n_queries, (list, tuple)) and any(isinstance(n, (bool, np.bool_)) for n in n_queries)):
+        raise TypeError(f"{name} must be a positive number of queries or a list of them, not a bool ({n_queries!r})")
     arr = np.atleast_1d(np.asarray(n_queries, dtype=np.float64)) if not isinstance(n_queries, str) else None
     if arr is None or arr.ndim != 1 or len(arr) == 0 or not np.all(np.isfinite(arr)) or np.any(arr <= 0):
         raise OptionError(f"{name} must be a positive number of queries or a non-empty list of them, got {n_queries!r}")

@@ -10,10 +10,15 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from os import PathLike
 from pathlib import Path
 
 import pandas as pd
 
+from pdireval.core.schema import canonical_qrels
+from pdireval.errors import OptionError, check_bool, check_int, check_rng
+from pdireval.measures.registry import parse_measures
+from pdireval.meta.significance import MAX_RESAMPLES
 from pdireval.reporting.excel import write_workbook
 from pdireval.reporting.html import Section, write_html
 from pdireval.reporting.sections import SECTIONS, Context
@@ -79,9 +84,10 @@ def report(
     qrels
         Judgments (or the run's ``label`` column when omitted).
     measures
-        Measures of the per-system table and of every analysis.
+        Measures of the per-system table and of every analysis: a list, or one measure
+        string (``"AP"`` is the one measure AP).
     out
-        Output folder (created): ``report.xlsx``, ``report.html``, ``figures/*.png``,
+        Output folder (created only once every input and option has been checked): ``report.xlsx``, ``report.html``, ``figures/*.png``,
         and the table for a paper as ``paper_table.tex`` and ``paper_table.md`` (see
         :func:`pdireval.paper_table`).
     title
@@ -119,20 +125,34 @@ def report(
             f"pdireval report — the simulated example collection "
             f"(pdireval.datasets.simulate({', '.join(f'{k}={v}' for k, v in datasets.EXAMPLE.items())}))"
         )
-    out = Path(out)
-    (out / "figures").mkdir(parents=True, exist_ok=True)
+    # every input and option is checked before anything is written
+    parsed = parse_measures(measures)  # "AP" is the one measure AP
+    out = _check_out(out)
+    if title is not None and not isinstance(title, str):
+        raise TypeError(f"title= must be a string or None, got {title!r} ({type(title).__name__}).")
+    n_resamples = check_int("n_resamples", n_resamples, minimum=1, maximum=MAX_RESAMPLES)
+    seed = check_rng(rng)
+    if progress is not None:
+        progress = check_bool("progress", progress)
+    svg = check_bool("svg", svg)
+    if other_qrels is not None:
+        canonical_qrels(other_qrels)
     ctx = Context(
         run=run,
         qrels=qrels,
-        measures=list(measures),
+        measures=parsed,
         figures_dir=out / "figures",
         n_resamples=n_resamples,
-        rng=np.random.default_rng(rng),
+        rng=np.random.default_rng(seed),
         columns=columns,
         other_qrels=other_qrels,
         svg=svg,
     )
-    ctx.prepare()
+    ctx.prepare()  # validates the run and the qrels and evaluates the measures
+    try:
+        (out / "figures").mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise OptionError(f"out={str(out)!r}: a file is in the way of the output folder; pass a folder path.") from None
     sections: list[Section] = []
     try:
         from tqdm.auto import tqdm
@@ -165,6 +185,18 @@ def report(
     default = f"pdireval report — {n_s} system{'s' if n_s != 1 else ''} × {n_q} quer{'ies' if n_q != 1 else 'y'}"
     write_html(sections, page, title=title or default, subtitle=subtitle)
     return Report(tables, sections, out, workbook, page, figures, notes, time.perf_counter() - started)
+
+
+def _check_out(out) -> Path:
+    """``out=`` as a Path: a folder that exists or can be created (not an existing file)."""
+    if not isinstance(out, (str, PathLike)):
+        raise TypeError(f"out= must be a folder path (str or Path), got {out!r} ({type(out).__name__}).")
+    path = Path(out)
+    if str(out) == "":
+        raise OptionError("out= is empty: pass the folder to write the report into, e.g. out='report'.")
+    if path.exists() and not path.is_dir():
+        raise OptionError(f"out={str(out)!r} is an existing file, not a folder: pass a folder path (it is created if needed).")
+    return path
 
 
 def _stderr_is_tty() -> bool:

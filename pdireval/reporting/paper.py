@@ -13,7 +13,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from pdireval.errors import OptionError, SchemaError, check_option
+from pdireval.errors import OptionError, SchemaError, check_option, check_real
 
 __all__ = ["paper_table"]
 
@@ -155,8 +155,7 @@ def paper_table(
     from pdireval.meta.significance import compare
 
     check_option("format", format, FORMATS)
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
-        raise OptionError(f"alpha= must be a number in (0, 1); got {alpha!r}.")
+    alpha = check_real("alpha", alpha, low=0, high=1, inclusive=False)
     if isinstance(decimals, bool) or not isinstance(decimals, (int, np.integer)) or not 0 <= decimals <= 12:
         raise OptionError(f"decimals= must be an integer from 0 to 12; got {decimals!r}.")
     frame = canonical_scores(scores, columns)

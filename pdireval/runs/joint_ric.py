@@ -42,7 +42,7 @@ import pandas as pd
 
 from pdireval.core.schema import ID_DTYPE
 from pdireval.core.segments import natural_order
-from pdireval.errors import PdirevalError, SchemaError, check_option
+from pdireval.errors import PdirevalError, SchemaError, check_bool, check_option, check_real
 from pdireval.evaluation import prepare
 from pdireval.measures.ric import binary_entropy, truncated_condensed
 from pdireval.measures.view import NEGATIVES, read_negatives, within_segment_rank
@@ -112,6 +112,7 @@ def judged_lists_of(prepared, *, rel: float = 1.0, negatives: str = "unjudged") 
     :class:`~pdireval.evaluation.Prepared` run: its segments already hold every judged hit
     in trec_eval order with its qrels row, so nothing is joined or sorted again."""
     check_option("negatives", negatives, NEGATIVES)
+    rel = check_real("rel", rel)
     segments = prepared.segments
     judgments = segments.judgments
     if segments.hit_qrow is None:  # pragma: no cover - Segments built by hand
@@ -596,11 +597,13 @@ def information_difference(
     >>> len(table)
     3
     """
+    rank = check_bool("rank", rank)
     return information_difference_of(judged_lists(run, qrels=qrels, rel=rel, negatives=negatives), systems=systems, rank=rank)
 
 
 def information_difference_of(lists: JudgedLists, *, systems=None, rank: bool = False) -> pd.DataFrame:
     """:func:`information_difference` of already built lists (e.g. :func:`judged_lists_of` an evaluation)."""
+    rank = check_bool("rank", rank)
     (selected,) = _select(lists, systems)
     if len(selected) < 2:
         raise SchemaError("information_difference compares systems pairwise: give two or more systems.")

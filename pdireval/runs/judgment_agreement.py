@@ -21,6 +21,7 @@ from pdireval.core.schema import canonical_qrels
 from pdireval.core.segments import natural_order
 from pdireval.errors import (
     SchemaError,
+    check_bool,
     check_int,
     check_real,
     check_rng,
@@ -243,8 +244,7 @@ def agreement(
     >>> pdireval.agreement(a, a, n_resamples=0).set_index("statistic").loc["cohen_kappa", "value"]
     np.float64(1.0)
     """
-    if not isinstance(per_query, bool):
-        raise TypeError(f"per_query= must be True or False, got {per_query!r}")
+    per_query = check_bool("per_query", per_query)
     n_resamples = check_int("n_resamples", n_resamples, minimum=0)
     confidence_level = check_real("confidence_level", confidence_level, low=0.0, high=1.0,
                                   inclusive=False)
@@ -332,8 +332,7 @@ def judgment_confusion(
         included (so the frame pivots to a square table), plus the one-side rows; ordered by
         label then other_label, NaN last.
     """
-    if not isinstance(per_query, bool):
-        raise TypeError(f"per_query= must be True or False, got {per_query!r}")
+    per_query = check_bool("per_query", per_query)
     keys, groups = _groups(qrels, other, columns)
     blocks = []
     for key, a, b in groups:

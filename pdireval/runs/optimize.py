@@ -22,7 +22,15 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from pdireval.errors import MeasureError, OptionError, SchemaError, check_option
+from pdireval.errors import (
+    MeasureError,
+    OptionError,
+    SchemaError,
+    check_bool,
+    check_int,
+    check_option,
+    check_real,
+)
 from pdireval.evaluation import Prepared, prepare
 from pdireval.measures.view import view_of
 from pdireval.stats.gtheory import anova_table, e_rho2, phi, queries_needed, variance_components
@@ -54,7 +62,10 @@ def standard_discount(name, k: int) -> np.ndarray:
         else:
             raise MeasureError(f"unknown discount {name!r}: use one of {STANDARD_DISCOUNTS} or a vector of {k} weights")
     else:
-        w = np.asarray(name, dtype=np.float64).ravel()
+        try:
+            w = np.asarray(name, dtype=np.float64).ravel()
+        except (TypeError, ValueError):
+            raise MeasureError(f"a discount is one of {STANDARD_DISCOUNTS} or a vector of {k} numbers, got {name!r}") from None
         if len(w) != k or not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
             raise MeasureError(f"a discount vector must hold {k} non-negative finite weights (one per rank 1..{k}) with a positive sum, got {name!r}")
     return w / w.sum()
@@ -492,10 +503,12 @@ def optimize(
     """
     check_option("what", what, WHAT)
     cutoffs = _cutoffs(k)
-    if not 0 < target < 1:
-        raise OptionError(f"target= must be strictly between 0 and 1, got {target!r}")
-    if n_queries is not None and not n_queries > 0:
-        raise OptionError(f"n_queries= must be positive, got {n_queries!r}")
+    target = check_real("target", target, low=0, high=1, inclusive=False)
+    if n_queries is not None:
+        n_queries = check_real("n_queries", n_queries, low=0, inclusive=False)
+    monotone = check_bool("monotone", monotone)
+    maxiter = check_int("maxiter", maxiter, minimum=1, maximum=100_000)
+    ftol = check_real("ftol", ftol, low=0, inclusive=False)
     K = max(cutoffs)
 
     if isinstance(run, Prepared):

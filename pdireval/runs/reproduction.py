@@ -15,7 +15,14 @@ import pandas as pd
 
 from pdireval.core.schema import canonical_run
 from pdireval.core.segments import natural_order
-from pdireval.errors import OptionError, SchemaError, check_int, check_option, check_real
+from pdireval.errors import (
+    OptionError,
+    SchemaError,
+    check_bool,
+    check_int,
+    check_option,
+    check_real,
+)
 from pdireval.evaluation import evaluate
 from pdireval.stats import adapters
 from pdireval.stats.rank_overlap import inversions, rbo_truncated
@@ -210,8 +217,7 @@ def reproducibility(
     """
     depth = check_int("depth", depth, minimum=1)
     p = check_real("p", p, low=0.0, high=1.0, inclusive=False)
-    if not isinstance(per_query, bool):
-        raise TypeError(f"per_query= must be True or False, got {per_query!r}")
+    per_query = check_bool("per_query", per_query)
     orig = canonical_run(original, columns)
     rep = canonical_run(reproduced, columns)
     systems_o = sorted(pd.unique(orig["system"]))

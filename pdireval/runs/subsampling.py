@@ -12,7 +12,7 @@ import pandas as pd
 from pdireval.core.schema import (
     canonical_qrels,
 )
-from pdireval.errors import OptionError, PdirevalWarning, check_rng
+from pdireval.errors import OptionError, PdirevalWarning, check_bool, check_real, check_rng
 
 __all__ = ["subsample_qrels", "DEFAULT_LEVELS", "MODES"]
 
@@ -160,8 +160,8 @@ def subsample_qrels(
         raise OptionError(f"n_resamples= must be a positive integer, got {n_resamples!r}")
     if isinstance(min_relevant, bool) or not isinstance(min_relevant, numbers.Integral) or min_relevant < 0:
         raise OptionError(f"min_relevant= must be a non-negative integer, got {min_relevant!r}")
-    if not isinstance(nested, (bool, np.bool_)):
-        raise TypeError(f"nested= must be True or False, got {nested!r}")
+    nested = check_bool("nested", nested)
+    rel = check_real("rel", rel)
     level_arr = _check_levels(levels)
     seed = check_rng(rng)
     q = canonical_qrels(qrels, columns)  # sorted by query then doc, as strings
