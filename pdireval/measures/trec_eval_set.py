@@ -25,7 +25,6 @@ pdireval always sorts exactly (identical whenever distinct gains differ by at le
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from pdireval.measures.registry import (
     MeasureDef,
@@ -52,6 +51,7 @@ from pdireval.measures.view import (
     sorted_per_query,
     within_segment_cumsum,
     within_segment_rank,
+    within_segment_suffix_max,
 )
 
 __all__ = [
@@ -107,14 +107,6 @@ def _rel_ret_before(v: View, rel: float, depth: np.ndarray) -> np.ndarray:
     return seg_sum(seg[inside], 1.0, v.n_seg)
 
 
-def _suffix_max(seg: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """max(values[j] for j >= i in i's segment), for each i (seg sorted)."""
-    if len(values) == 0:
-        return values
-    rev = pd.Series(values[::-1]).groupby(seg[::-1], sort=False).cummax().to_numpy()
-    return rev[::-1]
-
-
 def _recall_cut(fraction: float, R: np.ndarray) -> np.ndarray:
     """trec_eval's conversion of a fraction of R to a number of documents: (long)(x·R + 0.9)."""
     return np.floor(fraction * R + 0.9)
@@ -124,23 +116,30 @@ def _recall_cut(fraction: float, R: np.ndarray) -> np.ndarray:
 
 
 def _interpolated(v: View, rel: float):
-    """Per relevant retrieved hit: (segment, nth, max precision at this rank or deeper)."""
+    """Per segment: (first row in the table, relevant retrieved count); per relevant
+    retrieved hit, in segment order: the max precision at its rank or deeper."""
     key = ("iprec_table", v.negatives, v.judged_only, rel)
     cache = v.segments.cache
     if key not in cache:
         seg, pos, nth = _rel_hits(v, rel)
-        best = _suffix_max(seg, nth / (pos + 1.0))
-        cache[key] = (seg, nth, best)
+        best = within_segment_suffix_max(seg, nth / (pos + 1.0))
+        count = np.bincount(seg, minlength=v.n_seg)
+        cache[key] = (np.cumsum(count) - count, count, best)
     return cache[key]
 
 
-def _iprec(v: View, rel: float, fraction: float) -> np.ndarray:
-    seg, nth, best = _interpolated(v, rel)
-    R = _R(v, rel)
-    want = np.maximum(_recall_cut(fraction, R), 1.0)  # a cut of 0 documents reads at the first
-    pick = nth == want[seg]
-    out = np.zeros(v.n_seg)
-    out[seg[pick]] = best[pick]
+def _iprec(v: View, rel: float, fractions) -> np.ndarray:
+    """Interpolated precision at each recall level of ``fractions``: (n_seg, len(fractions)).
+
+    The c-th relevant retrieved document of a segment is row start + c - 1 of the table, so
+    each level is one lookup per segment (no pass over the hits)."""
+    start, count, best = _interpolated(v, rel)
+    R = _R(v, rel)[:, None]
+    want = np.maximum(_recall_cut(np.asarray(fractions, dtype=np.float64)[None, :], R), 1.0)
+    want = want.astype(np.int64)  # a cut of 0 documents reads at the first relevant one
+    ok = want <= count[:, None]
+    out = np.zeros(want.shape)
+    out[ok] = best[(start[:, None] + want - 1)[ok]]
     return out
 
 
@@ -154,7 +153,7 @@ def iprec_at_recall(segments, m):
     leaves a list empty).
     """
     v = _view(segments, m)
-    return _iprec(v, m.get("rel"), float(m.cutoff))
+    return _iprec(v, m.get("rel"), [float(m.cutoff)])[:, 0]
 
 
 def eleven_point_average(segments, m):
@@ -162,9 +161,10 @@ def eleven_point_average(segments, m):
     ``11pt_avg``; default 0, 0.1, ..., 1)."""
     v = _view(segments, m)
     levels = m.get("levels")
+    table = _iprec(v, m.get("rel"), [float(x) for x in levels])
     total = np.zeros(v.n_seg)
-    for x in levels:  # a handful of levels, each vectorised over segments
-        total += _iprec(v, m.get("rel"), float(x))
+    for j in range(len(levels)):  # added level by level, in order (as trec_eval sums them)
+        total += table[:, j]
     return total / len(levels)
 
 

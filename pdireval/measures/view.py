@@ -14,7 +14,16 @@ import numpy as np
 from pdireval.core.segments import Segments
 from pdireval.errors import MeasureError
 
-__all__ = ["View", "view_of", "gain_values", "discount_weights", "seg_sum", "within_segment_cumsum"]
+__all__ = [
+    "View",
+    "view_of",
+    "gain_values",
+    "discount_weights",
+    "seg_sum",
+    "within_segment_cumsum",
+    "within_segment_count",
+    "within_segment_suffix_max",
+]
 
 NEGATIVES = ("unjudged", "nonrel", "keep")
 
@@ -141,6 +150,69 @@ def sorted_per_query(query: np.ndarray, gains: np.ndarray, *, descending: bool =
     return query, gains, within_segment_rank(query)
 
 
+def _segment_bounds(seg: np.ndarray):
+    """(is_first, first, lengths) of the runs of equal ``seg`` (seg sorted, non-empty)."""
+    n = len(seg)
+    is_first = np.empty(n, dtype=bool)
+    is_first[0] = True
+    np.not_equal(seg[1:], seg[:-1], out=is_first[1:])
+    first = np.flatnonzero(is_first)
+    lengths = np.diff(np.append(first, n))
+    return is_first, first, lengths
+
+
+#: Largest magnitude below which float64 sums of integers are exact (2^53).
+_EXACT_INTEGER_SUM = float(2**53)
+
+
+def _padded_accumulate(first: np.ndarray, lengths: np.ndarray, values: np.ndarray, ufunc, pad: float) -> np.ndarray:
+    """``ufunc.accumulate`` of ``values`` restarted at every segment (given by ``first`` and
+    ``lengths``), left to right within each segment, bit for bit as on the segment alone.
+
+    Segments become the rows of a padded matrix (``pad`` past a segment's end) accumulated
+    along the rows. Segments are grouped by length class (lengths in (2^(c-1), 2^c]) when
+    one matrix as wide as the longest segment would hold more than 4x the cells (a padded
+    cell costs a fraction of what the extra gathers of the grouping cost); the loop
+    is over those classes (at most ~log2 of the longest segment).
+    """
+    n = len(values)
+    out = np.empty(n, dtype=np.float64)
+    width = int(lengths.max())
+    if len(lengths) * width <= 4 * n + 4096:
+        groups = [None]
+    else:
+        cls = np.ceil(np.log2(lengths)).astype(np.int16)
+        order = np.argsort(cls, kind="stable")  # over segments, not elements
+        bounds = np.flatnonzero(np.diff(cls[order])) + 1
+        groups = np.split(order, bounds)
+    for group in groups:
+        if group is None:
+            g_first, g_len, total = first, lengths, n
+            elem = None
+        else:
+            g_first, g_len = first[group], lengths[group]
+            total = int(g_len.sum())
+            offsets = np.cumsum(g_len) - g_len
+            elem = np.arange(total) + np.repeat(g_first - offsets, g_len)
+        width = int(g_len.max())
+        rows = len(g_len)
+        # flat index in the (rows, width) matrix of element e of row r at column c: r*width + c
+        if elem is None:
+            flat = np.arange(total) + np.repeat(np.arange(rows) * width - g_first, g_len)
+        else:
+            offsets = np.cumsum(g_len) - g_len
+            flat = np.arange(total) + np.repeat(np.arange(rows) * width - offsets, g_len)
+        mat = np.full(rows * width, pad, dtype=np.float64)
+        mat[flat] = values if elem is None else values[elem]
+        mat = mat.reshape(rows, width)
+        ufunc.accumulate(mat, axis=1, out=mat)
+        if elem is None:
+            out[:] = mat.ravel()[flat]
+        else:
+            out[elem] = mat.ravel()[flat]
+    return out
+
+
 def within_segment_cumsum(seg: np.ndarray, values: np.ndarray, inclusive: bool = True) -> np.ndarray:
     """Cumulative sum of ``values`` within each run of equal ``seg`` (seg sorted).
 
@@ -151,39 +223,24 @@ def within_segment_cumsum(seg: np.ndarray, values: np.ndarray, inclusive: bool =
     the segments before it, so a system's score would change with the other systems and
     queries evaluated alongside, or with a Dask partitioning.)
 
-    Vectorised: segments are laid out as the rows of a zero-padded matrix and summed along
-    the rows (``np.cumsum(axis=1)`` adds left to right within each row). Segments are
-    grouped by length class (lengths in (2^(c-1), 2^c]) so the padding at most doubles the
-    cells; the loop is over those classes (at most ~log2 of the longest segment).
+    Vectorised: integer values whose absolute sum stays below 2^53 (counts, linear gains
+    of integer labels) take one global cumulative sum minus each segment's prefix, exact
+    because every partial sum is an exactly represented integer; other values are laid out
+    as the rows of a padded matrix and summed along the rows (``np.cumsum(axis=1)`` adds
+    left to right within each row), see :func:`_padded_accumulate`.
     """
     values = np.asarray(values, dtype=np.float64)
     n = len(values)
     if n == 0:
         return np.zeros(0, dtype=np.float64)
-    seg = np.asarray(seg)
-    is_first = np.r_[True, seg[1:] != seg[:-1]]
-    first = np.flatnonzero(is_first)
-    local = np.cumsum(is_first) - 1  # segment of each element, 0..S-1 (integers: exact)
-    rank = np.arange(n) - first[local]  # position of each element within its segment
-    lengths = np.diff(np.r_[first, n])
-    cls = np.ceil(np.log2(lengths)).astype(np.int16)
-    present = np.unique(cls)
-    if len(present) == 1:
-        order, counts = None, [n]
-    else:  # elements grouped by class, segments kept whole and in order (stable radix sort)
-        elem_cls = cls[local]
-        order = np.argsort(elem_cls, kind="stable")
-        counts = np.bincount(elem_cls)[present]
-    out = np.empty(n, dtype=np.float64)
-    lo = 0
-    for count in counts:
-        idx = slice(lo, lo + count) if order is None else order[lo : lo + count]
-        r = rank[idx]
-        row = np.cumsum(r == 0) - 1
-        mat = np.zeros((int(row[-1]) + 1, int(r.max()) + 1), dtype=np.float64)
-        mat[row, r] = values[idx]
-        out[idx] = np.cumsum(mat, axis=1)[row, r]
-        lo += count
+    is_first, first, lengths = _segment_bounds(np.asarray(seg))
+    total = np.abs(values).sum()
+    if total < _EXACT_INTEGER_SUM and np.array_equal(values, np.floor(values)):
+        out = np.cumsum(values)
+        base = out[first] - values[first]  # exact: integers below 2^53
+        out -= np.repeat(base, lengths)
+    else:
+        out = _padded_accumulate(first, lengths, values, np.add, 0.0)
     if inclusive:
         return out
     before = np.empty(n, dtype=np.float64)
@@ -191,6 +248,34 @@ def within_segment_cumsum(seg: np.ndarray, values: np.ndarray, inclusive: bool =
     before[1:] = out[:-1]
     before[is_first] = 0.0
     return before
+
+
+def within_segment_count(seg: np.ndarray, mask: np.ndarray, inclusive: bool = True) -> np.ndarray:
+    """Number of True ``mask`` elements within each run of equal ``seg`` (seg sorted) up to
+    and including each element (``inclusive``) or before it, as float64 (integer arithmetic:
+    the same numbers as ``within_segment_cumsum(seg, mask)``, cheaper)."""
+    n = len(mask)
+    if n == 0:
+        return np.zeros(0, dtype=np.float64)
+    _, first, lengths = _segment_bounds(np.asarray(seg))
+    counts = np.cumsum(mask, dtype=np.int64)
+    base = counts[first]
+    if inclusive:
+        base = base - np.asarray(mask[first], dtype=np.int64)
+    else:
+        counts -= np.asarray(mask, dtype=np.int64)
+        base = counts[first]
+    counts -= np.repeat(base, lengths)
+    return counts.astype(np.float64)
+
+
+def within_segment_suffix_max(seg: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """max(values[j] for j >= i in i's segment), for each i (seg sorted; exact)."""
+    values = np.asarray(values, dtype=np.float64)
+    if len(values) == 0:
+        return values.copy()
+    _, first, lengths = _segment_bounds(np.asarray(seg)[::-1])
+    return _padded_accumulate(first, lengths, values[::-1], np.maximum, -np.inf)[::-1]
 
 
 # --------------------------------------------------------------------------- gains / discounts
