@@ -24,6 +24,9 @@ pdireval always sorts exactly (identical whenever distinct gains differ by at le
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import cached_property
+
 import numpy as np
 
 from pdireval.measures.registry import (
@@ -335,28 +338,68 @@ def _ideal_dcg(v: View, gains):
     return cache[key]
 
 
-def _hit_dcg(v: View, gains):
-    """Per hit: gain and DCG contribution gain / log2(i + 1) (cached per label reading)."""
-    key = ("trec_hit_dcg", v.negatives, v.judged_only, tuple(sorted(dict(gains or {}).items())))
+def _gain_hits(v: View, gains) -> _GainHits:
+    """The hits with a non-zero trec_eval gain, in segment order (:class:`_GainHits`), cached
+    per label reading. Hits with gain 0 add nothing to any sum of these measures, so the
+    kernels read only these."""
+    from pdireval.measures.registry import _freeze
+
+    key = ("trec_gain_hits", v.negatives, v.judged_only, _freeze(gains))
     cache = v.segments.cache
     if key not in cache:
-        g = trec_gain(v.hit_label, gains)
-        cache[key] = (g, g / np.log2(v.hit_pos + 2.0))
+        lab = v.hit_label
+        if dict(gains or {}).get(0, 0.0) == 0:  # label 0 (and unjudged) -> gain 0: skip them
+            idx = np.flatnonzero(np.abs(lab) > 0)  # NaN compares False
+            g = trec_gain(lab[idx], gains)
+            if gains:
+                keep = g != 0
+                if not keep.all():
+                    idx, g = idx[keep], g[keep]
+        else:
+            g = trec_gain(lab, gains)
+            idx = np.flatnonzero(g)
+            g = g[idx]
+        cache[key] = _GainHits(v.hit_seg[idx].astype(np.int64, copy=False), v.hit_pos[idx].astype(np.int64, copy=False), g)
     return cache[key]
+
+
+@dataclass
+class _GainHits:
+    """Hits with a non-zero gain: segment, position, gain; ``contrib`` = gain / log2(i + 1)
+    (the DCG contribution) is computed on first use."""
+
+    seg: np.ndarray
+    pos: np.ndarray
+    gain: np.ndarray
+
+    @cached_property
+    def contrib(self) -> np.ndarray:
+        return self.gain / np.log2(self.pos + 2.0)
+
+
+def _segment_totals(seg: np.ndarray, cum: np.ndarray, n_seg: int) -> np.ndarray:
+    """Per segment: the last value of an inclusive segmented cumulative sum ``cum`` (0 for a
+    segment without elements): bit for bit the segment's sum in element order."""
+    out = np.zeros(n_seg)
+    if len(seg):
+        last = np.flatnonzero(np.r_[seg[1:] != seg[:-1], True])
+        out[seg[last]] = cum[last]
+    return out
 
 
 def trec_ndcg(segments, m):
     """``nDCG(gains={...})@k``: nDCG with trec_eval gain levels, DCG@k / IDCG@k with
     DCG@k = Σ_{i<=k} gain_i / log2(i + 1) and IDCG@k the same over the ideal ranking (its
     positive gains only); IDCG = 0 -> 0. Without a cut-off this is trec_eval's ``ndcg`` with
-    gain parameters (``-m ndcg.1=g1,2=g2``), with one it is ``ndcg_cut`` on relabelled qrels."""
+    gain parameters (``-m ndcg.1=g1,2=g2``, and ``ndcg_p``), with one it is ``ndcg_cut`` on
+    relabelled qrels."""
     v, gains, k = _view(segments, m), m.get("gains"), m.cutoff
     ideal = _ideal(v, gains)
     cum = _ideal_dcg(v, gains)
-    _, contrib = _hit_dcg(v, gains)
-    seg = v.hit_seg
+    hits = _gain_hits(v, gains)
+    seg, pos, contrib = hits.seg, hits.pos, hits.contrib
     if k is not None:
-        inside = v.hit_pos < k
+        inside = pos < k
         seg, contrib = seg[inside], contrib[inside]
     dcg = seg_sum(seg, contrib, v.n_seg)
     depth = np.full(v.n_seg, np.iinfo(np.int64).max if k is None else k)
@@ -373,33 +416,37 @@ def ndcg_rel(segments, m):
     v, gains = _view(segments, m), m.get("gains")
     ideal = _ideal(v, gains)
     cum = _ideal_dcg(v, gains)
-    g, contrib = _hit_dcg(v, gains)
-    nz = g != 0  # documents with a zero gain add nothing to the DCG
-    seg_nz, g_nz = v.hit_seg[nz], g[nz]
-    dcg_at = within_segment_cumsum(seg_nz, contrib[nz])  # DCG down to and including each hit
-    pos_hit = g_nz > 0
-    seg_pos = seg_nz[pos_hit]
-    ratio = _safe_div(dcg_at[pos_hit], ideal.at(cum, v.seg_query[seg_pos], v.hit_pos[nz][pos_hit] + 1))
-    total = seg_sum(seg_pos, ratio, v.n_seg)
-    n_ret = seg_sum(seg_pos, 1.0, v.n_seg)
+    hits = _gain_hits(v, gains)
+    seg, pos, g = hits.seg, hits.pos, hits.gain
+    dcg_at = within_segment_cumsum(seg, hits.contrib)  # DCG down to and including each hit
+    dcg = _segment_totals(seg, dcg_at, v.n_seg)
+    positive = g > 0
+    if not positive.all():
+        seg, pos, dcg_at = seg[positive], pos[positive], dcg_at[positive]
+    ratio = _safe_div(dcg_at, ideal.at(cum, v.seg_query[seg], pos + 1))
+    total = seg_sum(seg, ratio, v.n_seg)
+    n_ret = np.bincount(seg, minlength=v.n_seg)
     npos = ideal.npos[v.seg_query].astype(np.float64)
-    dcg = seg_sum(v.hit_seg, contrib, v.n_seg)
     idcg = ideal.at(cum, v.seg_query, np.full(v.n_seg, np.iinfo(np.int64).max))
     total = total + (npos - n_ret) * _safe_div(dcg, idcg)
     return np.where(total > 0, _safe_div(total, npos), 0.0)
 
 
-def _dcg_before(v: View, contrib: np.ndarray, seg: np.ndarray, depth: np.ndarray) -> np.ndarray:
-    """DCG of segment seg[j] over positions < depth[j] (vectorised binary search)."""
+def _dcg_before(v: View, gains, seg: np.ndarray, depth: np.ndarray):
+    """DCG of segment seg[j] over positions < depth[j] (vectorised binary search), and the
+    DCG of every whole segment."""
     # a sum restarted per segment (within_segment_cumsum): a segment's value depends on its
     # own hits only, not on the segments before it
-    cum = within_segment_cumsum(v.hit_seg, contrib)
-    key_hits = (v.hit_seg.astype(np.int64) << 32) | v.hit_pos.astype(np.int64)
-    seg_first = np.searchsorted(v.hit_seg, np.arange(v.n_seg))
+    hits = _gain_hits(v, gains)
+    h_seg, h_pos = hits.seg, hits.pos
+    cum = within_segment_cumsum(h_seg, hits.contrib)
+    key_hits = (h_seg << 32) | h_pos
+    seg_first = np.searchsorted(h_seg, np.arange(v.n_seg))
     d = np.minimum(depth, np.int64(2**31 - 1)).astype(np.int64)
     end = np.searchsorted(key_hits, (seg.astype(np.int64) << 32) | d, side="left")
     inside = end > seg_first[seg]  # at least one hit of the segment before the depth
-    return np.where(inside, cum[np.maximum(end - 1, 0)] if len(cum) else 0.0, 0.0)
+    before = np.where(inside, cum[np.maximum(end - 1, 0)] if len(cum) else 0.0, 0.0)
+    return before, _segment_totals(h_seg, cum, v.n_seg)
 
 
 def r_ndcg(segments, m):
@@ -414,7 +461,6 @@ def r_ndcg(segments, m):
     v, gains, rel = _view(segments, m), m.get("gains"), m.get("rel")
     ideal = _ideal(v, gains)
     cum = _ideal_dcg(v, gains)
-    _, contrib = _hit_dcg(v, gains)
     # boundaries per query: b = rank + 1 where the next ideal gain differs (or the list ends)
     nxt = np.r_[ideal.gain[1:], -np.inf]
     last = np.r_[ideal.query[1:] != ideal.query[:-1], True] if len(ideal.query) else np.zeros(0, bool)
@@ -426,14 +472,12 @@ def r_ndcg(segments, m):
     pair_seg = np.repeat(np.arange(v.n_seg), per_seg)
     within = within_segment_rank(pair_seg)
     depth = bdepth[bstart[v.seg_query[pair_seg]] + within].astype(np.int64)
-    ratio = _safe_div(
-        _dcg_before(v, contrib, pair_seg, depth), ideal.at(cum, v.seg_query[pair_seg], depth)
-    )
+    before, dcg = _dcg_before(v, gains, pair_seg, depth)
+    ratio = _safe_div(before, ideal.at(cum, v.seg_query[pair_seg], depth))
     total = seg_sum(pair_seg, ratio, v.n_seg)
     count = per_seg.astype(np.float64)
     npos = ideal.npos[v.seg_query]
     longer = (v.seg_len > npos + 1) & (npos > 0)  # trec_eval's loop: not when L = n⁺ + 1
-    dcg = seg_sum(v.hit_seg, contrib, v.n_seg)
     idcg = ideal.at(cum, v.seg_query, np.full(v.n_seg, np.iinfo(np.int64).max))
     total = total + np.where(longer, _safe_div(dcg, idcg), 0.0)
     count = count + longer
@@ -456,9 +500,8 @@ def g_measure(segments, m):
     if key not in cache:
         cache[key] = (ideal.cumulative(np.maximum(ideal.gain, 1.0)), ideal.cumulative(ideal.gain))
     cost_cum, gain_cum = cache[key]
-    g = trec_gain(v.hit_label, gains)
-    nz = g != 0
-    seg, pos, g = v.hit_seg[nz], v.hit_pos[nz], g[nz]
+    hits = _gain_hits(v, gains)
+    seg, pos, g = hits.seg, hits.pos, hits.gain
     q = v.seg_query[seg]
     sum_results = within_segment_cumsum(seg, g)
     depth = pos + 1

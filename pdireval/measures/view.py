@@ -234,6 +234,8 @@ def within_segment_cumsum(seg: np.ndarray, values: np.ndarray, inclusive: bool =
     if n == 0:
         return np.zeros(0, dtype=np.float64)
     is_first, first, lengths = _segment_bounds(np.asarray(seg))
+    if len(first) == n:  # one element per segment
+        return values.copy() if inclusive else np.zeros(n)
     total = np.abs(values).sum()
     if total < _EXACT_INTEGER_SUM and np.array_equal(values, np.floor(values)):
         out = np.cumsum(values)
@@ -275,6 +277,8 @@ def within_segment_suffix_max(seg: np.ndarray, values: np.ndarray) -> np.ndarray
     if len(values) == 0:
         return values.copy()
     _, first, lengths = _segment_bounds(np.asarray(seg)[::-1])
+    if len(first) == len(values):  # one element per segment
+        return values.copy()
     return _padded_accumulate(first, lengths, values[::-1], np.maximum, -np.inf)[::-1]
 
 
