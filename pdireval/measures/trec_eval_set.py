@@ -406,6 +406,47 @@ def trec_ndcg(segments, m):
     return _safe_div(dcg, ideal.at(cum, v.seg_query, depth))
 
 
+def ndcg_p(segments, m):
+    """``ndcg_p``: trec_eval's m_ndcg_p.c, nDCG with gain parameters and Järvelin &
+    Kekäläinen's (2002) base-2 discount, in which ranks 1 and 2 are not discounted.
+
+    DCG = Σ_{i: gain_i != 0} gain_i / max(1, log2 i) over the ranked list (i the 1-based rank),
+    gain_i the trec_eval gain of the document's label (``gains``; a level not listed keeps
+    its label as gain; gains may be 0 or negative and label 0 may get one; unjudged and
+    unpooled documents have gain 0). IDCG: the same sum over the ideal ranking, the positive
+    gains of the query's judged documents sorted descending, each divided by log2 i rounded
+    to single precision (m_ndcg_p.c casts it to a C float). ndcg_p = DCG / IDCG when at least
+    one relevant document (label >= ``rel``) is retrieved, else 0; IDCG = 0 -> 0 (trec_eval
+    divides by 0 there). Unlike ``ndcg`` (log2(i + 1), no condition on relevant retrieved
+    documents), so ``ndcg_p`` is its own measure, not ``nDCG(gains=...)``. trec_eval 9.0.8
+    ships m_ndcg_p.c but does not register it, so its stock binary rejects ``-m ndcg_p``.
+    As for the other gain measures, trec_eval orders gain levels with a comparator that
+    truncates differences to integers, so with gains closer than 1 to each other (e.g.
+    ``ndcg_p.1=0.5,2=0.25``) its ideal ranking can be out of order or empty; pdireval sorts
+    exactly (identical whenever distinct gains differ by at least 1).
+    """
+    v, gains, rel = _view(segments, m), m.get("gains"), m.get("rel")
+    ideal = _ideal(v, gains)
+    key = ("trec_ideal_dcg_p", v.negatives, _freeze_gains(gains))
+    cache = v.segments.cache
+    if key not in cache:
+        rank = ideal.rank + 1.0
+        divisor = np.where(rank > 1, np.log2(rank).astype(np.float32).astype(np.float64), 1.0)
+        cache[key] = np.bincount(ideal.query, weights=ideal.gain / divisor, minlength=v.n_queries)
+    idcg = cache[key]
+    hits = _gain_hits(v, gains)
+    rank = hits.pos + 1.0
+    dcg = seg_sum(hits.seg, hits.gain / np.where(rank > 1, np.log2(rank), 1.0), v.n_seg)
+    found = _rel_ret(v, rel) > 0
+    return np.where(found, _safe_div(dcg, idcg[v.seg_query]), 0.0)
+
+
+def _freeze_gains(gains):
+    from pdireval.measures.registry import _freeze
+
+    return _freeze(gains)
+
+
 def ndcg_rel(segments, m):
     """ndcg_rel: nDCG averaged over the positive-gain documents (trec_eval ``ndcg_rel``).
 
@@ -554,6 +595,7 @@ register(MeasureDef("binG", bin_g, "Binary G: (1/R)·Σ_{relevant retrieved d} 1
 register(MeasureDef("G", g_measure, "trec_eval's normalised gain: Σ gain_i / log2(2 + C_i − S_i) / Σ ideal gains.", TREC_GRADED, cutoff="none", citation=_TREC, trec_eval="G"))
 register(MeasureDef("ndcg_rel", ndcg_rel, "nDCG averaged over the n⁺ positive-gain documents: (1/n⁺)·[Σ_{retrieved d} DCG@r_d/IDCG@r_d + (unretrieved)·DCG/IDCG].", TREC_GRADED, cutoff="none", citation="Järvelin & Kekäläinen 2002; " + _TREC, trec_eval="ndcg_rel"))
 register(MeasureDef("Rndcg", r_ndcg, "nDCG averaged at the R-levels b (depths where the ideal gain changes, and the list end): mean_b DCG@b/IDCG@b.", TREC_GRADED, cutoff="none", citation="Järvelin & Kekäläinen 2002; " + _TREC, trec_eval="Rndcg"))
+register(MeasureDef("ndcg_p", ndcg_p, "nDCG with trec_eval gain levels and the base-2 discount of Järvelin & Kekäläinen: Σ gain_i / max(1, log2 i) / the same over the ideal ranking; 0 unless a relevant document is retrieved.", TREC_GRADED, cutoff="none", citation="Järvelin & Kekäläinen 2002; trec_eval 9.0.8 m_ndcg_p.c (Buckley, NIST; Soboroff)", trec_eval="ndcg_p"))
 add_params("nDCG", GAINS)  # nDCG(gains={...}): trec_eval's ndcg with gain parameters (see trec_ndcg)
 
 register_alias_pattern(r"iprec_at_recall_([0-9]*\.?[0-9]+)", "IPrec")

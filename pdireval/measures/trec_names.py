@@ -193,6 +193,30 @@ def _parse_values(fam: _Family, text: str, spelled: str) -> list:
     return sorted(dict.fromkeys(values))
 
 
+#: trec_eval's gain parameters: ``rel_level=gain`` pairs (``ndcg_p.1=3.5,2=9``)
+_PAIRS = re.compile(r"^-?\d+=[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?(?:,-?\d+=[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)*$")
+
+
+@dataclass(frozen=True)
+class _GainPairs:
+    """Gain levels spelled as trec_eval's parameters, e.g. ``1=3.5,2=9`` (kept as typed:
+    trec_eval prints them so, ``ndcg_p_1=3.5,2=9``)."""
+
+    text: str
+
+    @property
+    def mapping(self) -> dict:
+        out = {}
+        for pair in self.text.split(","):
+            level, gain = pair.split("=")
+            out[int(level)] = float(gain)
+        return out
+
+
+def _takes_gains(fam: _Family) -> bool:
+    return fam.slot is None and any(p.name == "gains" for p in fam.definition.params)
+
+
 def _one(fam: _Family, value, extra_params=None) -> TrecMeasure:
     return TrecMeasure(_name(fam, value), fam.family, _measure(fam, value, extra_params))
 
@@ -236,6 +260,11 @@ def expand(spec: str, *, extra_params: dict | None = None, pseudo: bool = False)
 
 
 def _family_measures(fam: _Family, values, spelled: str, extra_params) -> list[TrecMeasure]:
+    if isinstance(values, _GainPairs):
+        from pdireval.measures.registry import build_measure
+
+        params = {**_declared(fam, extra_params), "gains": values.mapping}
+        return [TrecMeasure(f"{fam.family}_{values.text}", fam.family, build_measure(fam.definition.name, params))]
     if fam.slot is None:
         if values:
             raise MeasureError(
@@ -266,6 +295,12 @@ def _split(spec: str, fams: dict[str, _Family]):
     lowered = {name.lower(): fam for name, fam in fams.items()}
     if spec.lower() in lowered and lowered[spec.lower()].slot is not None:
         return lowered[spec.lower()], None
+    # gain levels as pairs (ndcg_p.1=3,2=7; printed ndcg_p_1=3,2=7)
+    for name in sorted(fams, key=len, reverse=True):
+        fam = fams[name]
+        for sep in ".", "_":
+            if spec.startswith(name + sep) and _takes_gains(fam) and _PAIRS.match(spec[len(name) + 1:]):
+                return fam, _GainPairs(spec[len(name) + 1:])
     # family.params (the -m form): the family is the longest known prefix before a dot
     for name in sorted(fams, key=len, reverse=True):
         fam = fams[name]
