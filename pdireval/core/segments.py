@@ -268,6 +268,17 @@ def judgment_keys(judgments: Judgments):
     return cached
 
 
+def judged_hits(keys: RunKeys, judgments: Judgments):
+    """THE run–qrels join: ``(rows, qrels_rows)``, the run rows whose (query, doc) is in the
+    qrels (ascending) and each one's row in ``judgments`` (its ``label``/``doc``).
+
+    Rows of queries without judgments never match. :func:`build_segments` and every analysis
+    that needs a run row's label (fusion's upper bounds) use this one join.
+    """
+    q_to_judged = judgments.queries.get_indexer(keys.queries).astype(np.int32)
+    return _find_hits(keys, q_to_judged[keys.seg_query][keys.seg], judgments)
+
+
 def _find_hits(keys: RunKeys, row_query: np.ndarray, judgments: Judgments):
     """Rows whose (query, doc) is in the qrels, and the qrels row of each (exact).
 
@@ -363,9 +374,7 @@ def build_segments(
     seg_start = np.concatenate([[0], np.cumsum(seg_len)[:-1]]).astype(np.int64)
 
     # ---- hits: rows whose (query, doc) is in the qrels
-    row_query = seg_query.astype(np.int32)[seg]
-    hit_rows, hit_qrow = _find_hits(keys, row_query, judgments)
-    del row_query
+    hit_rows, hit_qrow = judged_hits(keys, judgments)
     hit_seg = seg[hit_rows]
     hit_key = packed[hit_rows]
     # index in the sorted order of the first row sharing the hit's key, and of the row past it

@@ -67,7 +67,7 @@ import pyarrow.compute as pc
 
 from pdireval.core.hashing import take
 from pdireval.core.schema import ID_DTYPE, canonical_qrels, canonical_run_keys, qrels_from_run
-from pdireval.core.segments import natural_order, order_key
+from pdireval.core.segments import build_judgments, judged_hits, natural_order, order_key
 from pdireval.errors import OptionError, SchemaError, check_real
 from pdireval.measures.view import read_negatives
 
@@ -138,6 +138,7 @@ class _Lists:
             seg, doc_codes = seg[order], doc_codes[order]
             if raw is not None:
                 raw = raw[order]
+        self.row_order = order  # list row i is the frame's row row_order[i] (None: the same)
         self.score = raw
         first = np.r_[True, seg[1:] != seg[:-1]] if n else np.zeros(0, bool)
         self.seg_start = np.flatnonzero(first)
@@ -327,38 +328,6 @@ def _run_frame(lists: _Lists, score: np.ndarray, name: str) -> pd.DataFrame:
 # --------------------------------------------------------------- the comparator methods
 
 
-def _ordered(run: pd.DataFrame) -> pd.DataFrame:
-    """Canonical run in trec_eval order per (system, query), with a 0-based ``pos``."""
-    if "score" in run.columns:
-        frame = run.assign(_k=order_key(run, "score"))  # core.segments' trec_eval order
-        frame = frame.sort_values(["system", "query", "_k", "doc"], ascending=[True, True, True, False], kind="stable")
-    else:
-        frame = run.sort_values(["system", "query", "rank", "doc"], kind="stable")
-    frame = frame.reset_index(drop=True)
-    seg = frame.groupby(["system", "query"], sort=False, observed=True).ngroup().to_numpy()
-    first = np.r_[True, seg[1:] != seg[:-1]]
-    starts = np.maximum.accumulate(np.where(first, np.arange(len(seg)), 0))
-    frame["pos"] = np.arange(len(seg)) - starts
-    return frame.drop(columns=[c for c in ("_k",) if c in frame.columns])
-
-
-def _output(query, doc, score, name) -> pd.DataFrame:
-    """The fused run: trec_eval order (score desc at float32, ties doc id desc), rank 1.."""
-    frame = pd.DataFrame({"query": pd.array(query, dtype=ID_DTYPE), "doc": pd.array(doc, dtype=ID_DTYPE), "score": np.asarray(score, dtype=np.float64)})
-    q_codes, q_uniques = pd.factorize(frame["query"])
-    q_rank = np.empty(len(q_uniques), dtype=np.int64)
-    q_rank[natural_order(q_uniques)] = np.arange(len(q_uniques))
-    doc_codes, _ = pd.factorize(frame["doc"], sort=True)
-    o = np.lexsort((-doc_codes, -frame["score"].to_numpy().astype(np.float32), q_rank[q_codes]))
-    frame = frame.iloc[o].reset_index(drop=True)
-    qs = q_rank[q_codes][o]
-    first = np.r_[True, qs[1:] != qs[:-1]]
-    starts = np.maximum.accumulate(np.where(first, np.arange(len(qs)), 0))
-    frame["rank"] = (np.arange(len(qs)) - starts + 1).astype(np.int64)
-    frame.insert(0, "system", pd.array([name] * len(frame), dtype=ID_DTYPE))
-    return frame
-
-
 def _comparator(rows: list, rel: list, n: int, method: str):
     """cmp(i, j) over the documents of one query: −1 = i first, 1 = j first, 0 = equal.
 
@@ -403,40 +372,43 @@ def _comparator(rows: list, rel: list, n: int, method: str):
     return cmp
 
 
-def _comparator_fusion(frame: pd.DataFrame, labels: pd.DataFrame | None, method: str, name: str) -> pd.DataFrame:
-    systems = pd.Index(sorted(pd.unique(frame["system"])))
-    n_sys = len(systems)
-    # U per query, doc ids ascending (plain string comparison)
-    u = frame[["query", "doc"]].drop_duplicates()
-    u = u.assign(_d=u["doc"].to_numpy(dtype=object)).sort_values(["query", "_d"], kind="stable").drop(columns="_d").reset_index(drop=True)
-    u["u"] = np.arange(len(u))
-    joined = frame[["system", "query", "doc", "pos"]].merge(u, on=["query", "doc"], how="left")
-    pos = np.full((len(u), n_sys), _BIG, dtype=np.int64)
-    pos[joined["u"].to_numpy(), systems.get_indexer(joined["system"])] = joined["pos"].to_numpy()
-    rel = np.zeros(len(u))
-    if labels is not None:
-        lab = u.merge(labels, on=["query", "doc"], how="left")["label"].to_numpy(dtype=np.float64)
-        lab = read_negatives(lab, "unjudged")
-        rel = np.where(np.isnan(lab), 0.0, lab)
-    qv = u["query"].to_numpy(dtype=object)
-    bounds = np.flatnonzero(np.r_[True, qv[1:] != qv[:-1], True])
-    order = np.empty(len(u), dtype=np.int64)
+def _comparator_fusion(lists: _Lists, rel: np.ndarray, method: str, name: str) -> pd.DataFrame:
+    """Sort every query's documents U with the method's comparator (Python's stable sort over
+    U in doc-id order, so equal documents keep that order) and score them |U| − position."""
+    n_sys = len(lists.systems)
+    pos = np.full((lists.n_u, n_sys), _BIG, dtype=np.int64)
+    pos[lists.u, lists.system] = lists.pos
+    u_sorted = np.lexsort((lists.u_doc, lists.u_query))  # per query, doc ids ascending
+    qs = lists.u_query[u_sorted]
+    bounds = np.flatnonzero(np.r_[True, qs[1:] != qs[:-1], True])
+    position = np.empty(lists.n_u, dtype=np.int64)
     for lo, hi in zip(bounds[:-1], bounds[1:]):  # per query: the sort is sequential by definition
-        m = hi - lo
+        members = u_sorted[lo:hi]
         if method == "naive":
-            local = np.argsort(-rel[lo:hi], kind="stable")  # = sorted() with the relevance comparator
+            local = np.argsort(-rel[members], kind="stable")  # = sorted() with the relevance comparator
         else:
-            rows = list(map(tuple, pos[lo:hi].tolist()))
-            cmp = _comparator(rows, rel[lo:hi].tolist(), n_sys, method)
-            local = np.array(sorted(range(m), key=cmp_to_key(cmp)), dtype=np.int64)
-        order[lo:hi] = lo + local
-        # score m − position: unique, so evaluate() keeps this order
-    position = np.empty(len(u), dtype=np.int64)
-    rank_in_query = np.arange(len(u)) - np.repeat(bounds[:-1], np.diff(bounds))
-    position[order] = rank_in_query
-    size = np.repeat(np.diff(bounds), np.diff(bounds))
-    score = (size - position).astype(np.float64)
-    return _output(u["query"].to_numpy(dtype=object), u["doc"].to_numpy(dtype=object), score, name)
+            rows = list(map(tuple, pos[members].tolist()))
+            cmp = _comparator(rows, rel[members].tolist(), n_sys, method)
+            local = np.array(sorted(range(hi - lo), key=cmp_to_key(cmp)), dtype=np.int64)
+        position[members[local]] = np.arange(hi - lo)
+    size = lists.n_u_query[lists.u_query]
+    score = (size - position).astype(np.float64)  # unique per query, so evaluate() keeps this order
+    return _run_frame(lists, score, name)
+
+
+def _labels_of_documents(lists: _Lists, keys, labels: pd.DataFrame) -> np.ndarray:
+    """Label of every document of U (0 when unjudged or negative), read through the one
+    run–qrels join of :func:`pdireval.core.segments.judged_hits`."""
+    judgments = build_judgments(labels)
+    rows, qrow = judged_hits(keys, judgments)
+    if lists.row_order is not None:
+        list_row = np.empty(len(lists.row_order), dtype=np.int64)
+        list_row[lists.row_order] = np.arange(len(lists.row_order))
+        rows = list_row[rows]
+    rel = np.zeros(lists.n_u)
+    label = read_negatives(judgments.label[qrow], "unjudged")
+    rel[lists.u[rows]] = np.where(np.isnan(label), 0.0, label)
+    return rel
 
 
 # ------------------------------------------------------------------------ validation
@@ -632,7 +604,7 @@ def fuse(
     if method in COMPARATOR_METHODS:
         if weights is not None:
             check_weights(weights, [], method)
-        return _fuse_comparator(canonical, method, qrels, label)
+        return _fuse_comparator(canonical, keys, method, qrels, label)
     if method in SCORE_METHODS and norm not in ("rank", "borda") and "score" not in canonical.columns:
         raise SchemaError(
             f"{SCORE_METHODS[method]} fuses scores, but the run has only a 'rank' column. Add "
@@ -645,8 +617,9 @@ def fuse(
     return _run_frame(lists, fused, label)
 
 
-def _fuse_comparator(canonical, method, qrels, label):
-    labels = None
+def _fuse_comparator(canonical, keys, method, qrels, label):
+    lists = _Lists(canonical, keys)
+    rel = np.zeros(lists.n_u)
     if method in _NEEDS_QRELS:
         if qrels is not None:
             labels = canonical_qrels(qrels)
@@ -657,7 +630,5 @@ def _fuse_comparator(canonical, method, qrels, label):
                 f"method={method!r} is an upper bound that reads the judgments: pass qrels= (a "
                 "frame with query, doc, label), or give the run a 'label' column."
             )
-        labels = labels.assign(query=labels["query"].astype(object), doc=labels["doc"].astype(object))
-    frame = _ordered(canonical)
-    frame = frame.assign(query=frame["query"].astype(object), doc=frame["doc"].astype(object))
-    return _comparator_fusion(frame, labels, method, label)
+        rel = _labels_of_documents(lists, keys, labels)
+    return _comparator_fusion(lists, rel, method, label)

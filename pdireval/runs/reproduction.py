@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from pdireval.core.schema import canonical_run
-from pdireval.core.segments import natural_order
+from pdireval.core.segments import natural_order, order_key
 from pdireval.errors import (
     OptionError,
     SchemaError,
@@ -47,14 +47,14 @@ def _ordered(run: pd.DataFrame, order: str, depth: int) -> pd.DataFrame:
     """(system, query, doc, pos) of the first ``depth`` documents of every list, trec_eval order."""
     frame = run[["system", "query", "doc"]].copy()
     if order == "score" and "score" in run.columns:
-        # trec_eval compares scores as C floats; ties by doc id descending
-        frame["_key"] = -run["score"].to_numpy(np.float64).astype(np.float32).astype(np.float64)
+        # core.segments' trec_eval order (scores as C floats), ties by doc id descending
+        frame["_key"] = order_key(run, "score")
         frame = frame.sort_values(["system", "query", "_key", "doc"],
                                   ascending=[True, True, True, False], kind="stable")
     else:
         if "rank" not in run.columns:
             raise SchemaError("order='rank' needs a 'rank' column in the runs; it has none.")
-        frame["_key"] = run["rank"].to_numpy(np.float64)
+        frame["_key"] = order_key(run, "rank")
         frame = frame.sort_values(["system", "query", "_key", "doc"], kind="stable")
     frame["pos"] = frame.groupby(["system", "query"], sort=False).cumcount().to_numpy(np.int64)
     frame = frame[frame["pos"].to_numpy() < depth]
