@@ -67,8 +67,9 @@ def discriminative_power(
     ----------
     scores
         Scores frame, or a :func:`pdireval.compare` result to reuse (all pairs; no test is
-        rerun, ``method``, ``n_resamples`` and ``rng`` must then be left out, and
-        ``required_diff`` is NaN: it needs the bootstrap replicates).
+        rerun, ``method``, ``n_resamples`` and ``rng`` must then be left out; its
+        ``required_diff`` is the largest of compare's per-pair ``required_diff`` when compare
+        was called with the same ``alpha``, NaN otherwise: it needs the bootstrap replicates).
     method
         A method of :func:`pdireval.compare` (default ``"bootstrap"``).
     alpha
@@ -92,7 +93,7 @@ def discriminative_power(
         (m(m − 1)/2), ``n_significant`` (pairs with p < alpha), ``power``
         (n_significant / n_pairs), ``required_diff`` (Sakai's estimate for ``"bootstrap"``, the
         HSD critical value for ``"tukey"``, NaN for the other methods and for a compare()
-        result).
+        result made without ``alpha=`` or with another one).
 
     References
     ----------
@@ -128,8 +129,21 @@ def discriminative_power(
     return out
 
 
+def _required_of(group: pd.DataFrame, alpha: float) -> float:
+    """Sakai's required difference of one group of a compare() result: the largest per-pair
+    ``required_diff`` when compare() computed it at this ``alpha`` (else NaN)."""
+    if "required_diff" not in group.columns or "required_alpha" not in group.columns or not len(group):
+        return np.nan
+    at = group["required_alpha"].to_numpy(dtype=np.float64)
+    req = group["required_diff"].to_numpy(dtype=np.float64)
+    if not (at == alpha).all() or np.isnan(req).all():
+        return np.nan
+    return float(np.nanmax(req))
+
+
 def _power_of_tests(res: pd.DataFrame, alpha: float) -> pd.DataFrame:
-    """discriminative_power's frame from a compare() result (required_diff: NaN)."""
+    """discriminative_power's frame from a compare() result (required_diff: from compare's
+    ``required_diff`` when it was computed at ``alpha``, else NaN)."""
     keys = list(res.columns[: list(res.columns).index("system_a")])
     rows = []
     for _, group in _groups_in_order(res, keys):
@@ -137,7 +151,7 @@ def _power_of_tests(res: pd.DataFrame, alpha: float) -> pd.DataFrame:
         n_sig = int((group["p_value"].to_numpy() < alpha).sum())
         row = {k: group[k].iloc[0] for k in keys}
         row.update(method=str(group["method"].iloc[0]), n_pairs=n_pairs, n_significant=n_sig,
-                   power=n_sig / n_pairs if n_pairs else np.nan, required_diff=np.nan)
+                   power=n_sig / n_pairs if n_pairs else np.nan, required_diff=_required_of(group, alpha))
         rows.append(row)
     out = pd.DataFrame(rows, columns=[*keys, "method", "n_pairs", "n_significant", "power", "required_diff"])
     return out.astype({"n_pairs": np.int64, "n_significant": np.int64, "power": np.float64, "required_diff": np.float64})

@@ -100,7 +100,7 @@ class Context:
         from pdireval.meta.significance import compare
 
         return compare(self.meta_scores, method="bootstrap", correction="holm", n_resamples=self.n_resamples,
-                       rng=self.seed(), progress=False)
+                       alpha=ALPHA, rng=self.seed(), progress=False)
 
     def in_order(self, frame: pd.DataFrame) -> pd.DataFrame:
         """Rows sorted by the Systems table's order of ``system`` / ``system_a``, ``system_b``
@@ -330,7 +330,9 @@ def power_section(ctx: Context) -> Section:
         "How many system pairs each measure tells apart (Sakai 2006): Sakai's studentised paired "
         f"bootstrap test with {ctx.n_resamples} resamples shared by all pairs, run once for this "
         "report. A pair of systems is counted once (unordered: m(m − 1)/2 pairs for m systems); it "
-        f"is significant when its achieved significance level (ASL) is below α = {ALPHA}."
+        f"is significant when its achieved significance level (ASL) is below α = {ALPHA}. The "
+        "difference required is Sakai's (2006) estimate, from the same resamples, of how large a "
+        "difference in means must be for the test to call it significant with this many queries."
     )
     skipped = _nothing_varies(ctx, "power", "Discriminative power", text)
     if skipped is not None:
@@ -340,13 +342,15 @@ def power_section(ctx: Context) -> Section:
         return Section(key="power", title="Discriminative power", text=text,
                        notes=[f"Skipped: the collection has {why}; a paired test needs two systems and two queries."])
     tests = ctx.tests
-    power = discriminative_power(tests, alpha=ALPHA).drop(columns="required_diff")
+    power = discriminative_power(tests, alpha=ALPHA)  # required_diff from compare's one bootstrap
     curve = ctx.in_order(asl_curve(tests))
     curve = curve.sort_values(["measure", "rank"], key=lambda c: c.map({m: i for i, m in enumerate(ctx.meta_measures)}) if c.name == "measure" else c,
                               kind="stable").reset_index(drop=True)
     tables = {"power": power, "asl_curve": curve}
     captions = {
-        "power": f"Discriminative power: share of the system pairs with ASL < {ALPHA}",
+        "power": (f"Discriminative power: share of the system pairs with ASL < {ALPHA}; difference required: "
+                  "Sakai's (2006) estimate of the smallest difference in means the test finds significant "
+                  "(the largest over the pairs)"),
         "asl_curve": "ASL of every system pair per measure, sorted increasingly",
     }
     notes, figures = ctx.constant_note(), {}
@@ -363,8 +367,6 @@ def power_section(ctx: Context) -> Section:
         captions["conflicts"] = "System pairs whose significance decision differs between two measures (Sakai 2006)"
     else:
         notes.append("No conflicts between measures: the report evaluates one measure.")
-    notes.append("Sakai's estimated difference required for significance needs the bootstrap replicates: "
-                 "pdireval.discriminative_power(scores) gives it.")
     return Section(key="power", title="Discriminative power", text=text, tables=tables, figures=figures,
                    captions=captions, notes=notes)
 

@@ -218,8 +218,8 @@ def test_columns_and_errors():
     res = pdireval.compare(scores, method="t")
     assert list(res.columns) == [
         "measure", "system_a", "system_b", "mean_a", "mean_b", "mean_diff", "ci_low", "ci_high",
-        "effect_size", "hedges_g", "bf10", "statistic", "p_value", "p_adjusted", "n_wins", "n_ties",
-        "n_losses", "method", "alternative", "correction", "n_queries",
+        "effect_size", "hedges_g", "bf10", "statistic", "p_value", "p_adjusted", "required_diff", "n_wins",
+        "n_ties", "n_losses", "method", "alternative", "correction", "required_alpha", "n_queries",
     ]
     with pytest.raises(OptionError, match="two-sided only"):
         pdireval.compare(scores, method="tukey", alternative="greater")

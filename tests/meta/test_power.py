@@ -95,3 +95,36 @@ def test_a_compare_result_is_reused_not_rerun(monkeypatch):
         pdireval.asl_curve(tests, n_resamples=50)
     with pytest.raises(OptionError, match="rng"):
         pdireval.conflicts(tests, rng=1)
+
+
+def test_a_compare_result_with_alpha_carries_sakais_required_difference(monkeypatch):
+    import pdireval.meta.power as power_module
+
+    scores = two_measures()
+    expected = pdireval.discriminative_power(scores, alpha=0.1, n_resamples=300, rng=4)
+    tests = pdireval.compare(scores, alpha=0.1, n_resamples=300, rng=4)
+    assert (tests["required_alpha"] == 0.1).all() and tests["required_diff"].notna().all()
+
+    def no_rerun(*args, **kwargs):
+        raise AssertionError("compare() was rerun")
+
+    monkeypatch.setattr(power_module, "compare", no_rerun)
+    got = pdireval.discriminative_power(tests, alpha=0.1)
+    pd.testing.assert_frame_equal(got, expected)  # required_diff included: one bootstrap, same number
+    # computed at another alpha: Sakai's estimate is not that of alpha=0.05, so NaN (not a wrong number)
+    assert pdireval.discriminative_power(tests, alpha=0.05)["required_diff"].isna().all()
+    tukey = pdireval.compare(scores, method="tukey", alpha=0.05, n_resamples=400, rng=3)
+    np.testing.assert_array_equal(
+        pdireval.discriminative_power(tukey)["required_diff"],
+        pdireval.discriminative_power(scores, method="tukey", n_resamples=400, rng=3)["required_diff"])
+
+
+def test_compare_required_diff_only_where_it_is_defined():
+    scores = two_measures()
+    plain = pdireval.compare(scores, n_resamples=300, rng=4)
+    assert plain["required_diff"].isna().all() and plain["required_alpha"].isna().all()
+    assert pdireval.compare(scores, method="t", alpha=0.05)["required_diff"].isna().all()
+    one_sided = pdireval.compare(scores, alpha=0.05, alternative="greater", n_resamples=300, rng=4)
+    assert one_sided["required_diff"].isna().all()
+    with pytest.raises(ValueError, match="alpha"):
+        pdireval.compare(scores, alpha=1.5)

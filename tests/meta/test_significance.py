@@ -135,6 +135,21 @@ def test_bootstrap_equals_loop_with_many_degenerate_replicates(n):
     assert disc.required_diff.item() == pytest.approx(max(refs), rel=1e-12)
 
 
+def test_compare_required_diff_per_pair_equals_loop():
+    # Sakai's (2006) estimated difference required, per pair, from compare's single bootstrap,
+    # against the protocol written out literally on the same draws
+    x = random_matrix(n=12, m=5, seed=7)
+    B = 200
+    res = pdireval.compare(scores_from_matrix(x), alpha=0.05, n_resamples=B, rng=3)
+    idx = np.random.default_rng(3).integers(0, 12, size=(B, 12))
+    for row in res.itertuples():
+        i, j = int(row.system_a[1:]), int(row.system_b[1:])
+        ref = loop_bootstrap(x[:, i] - x[:, j], idx, alpha=0.05)
+        assert row.p_value == ref["asl"]
+        assert row.required_diff == pytest.approx(ref["required"], rel=1e-12), (i, j)
+    assert (res["required_alpha"] == 0.05).all()
+
+
 def test_discriminative_power_required_diff_equals_loop():
     x = random_matrix(n=12, m=5, seed=7)
     scores = scores_from_matrix(x)

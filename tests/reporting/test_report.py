@@ -191,3 +191,17 @@ def test_default_collection_is_the_cli_evaluate_one(simulated_report):
     shown = simulated_report.tables["systems"].set_index("system")["nDCG@10"]
     np.testing.assert_allclose(shown.sort_index().to_numpy(), scores.sort_index().to_numpy(), rtol=1e-14, atol=0)
     assert "simulated example collection" in simulated_report.html.read_text(encoding="utf-8")
+
+
+def test_power_table_shows_sakais_required_difference(simulated_report):
+    # the report's one bootstrap (the first seed drawn from rng=0) gives the same estimate as
+    # discriminative_power run on its own on the per-query scores
+    power = simulated_report.tables["power"]
+    assert "required_diff" in power.columns and power["required_diff"].notna().all()
+    seed = int(np.random.default_rng(0).integers(0, 2**31 - 1))
+    scores = simulated_report.tables["per_query"]
+    alone = pdireval.discriminative_power(scores, alpha=0.05, n_resamples=200, rng=seed)
+    alone = alone.set_index("measure").loc[power["measure"]]
+    np.testing.assert_array_equal(power["required_diff"].to_numpy(), alone["required_diff"].to_numpy())
+    np.testing.assert_array_equal(power["n_significant"].to_numpy(), alone["n_significant"].to_numpy())
+    assert "Difference required" in simulated_report.html.read_text(encoding="utf-8")
