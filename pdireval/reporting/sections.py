@@ -103,8 +103,8 @@ class Context:
                        alpha=ALPHA, rng=self.seed(), progress=False)
 
     def in_order(self, frame: pd.DataFrame) -> pd.DataFrame:
-        """Rows sorted by the Systems table's order of ``system`` / ``system_a``, ``system_b``
-        (stable: other keys keep their order)."""
+        """Rows sorted by the Systems table's order of ``system`` (stable: other keys keep
+        their order). Pair tables: see :meth:`pairs_in_order`."""
         rank = {s: i for i, s in enumerate(self.systems)}
         cols = [c for c in ("system", "system_a", "system_b") if c in frame.columns]
         if not cols:
@@ -116,6 +116,39 @@ class Context:
             keys.append(codes)
         order = np.lexsort(keys)
         return frame.iloc[order].reset_index(drop=True)
+
+    def pairs_in_order(self, frame: pd.DataFrame, by: str) -> pd.DataFrame:
+        """A table of symmetric system-pair results in the Systems table's order.
+
+        Each pair is written with ``system_a`` before ``system_b`` in the Systems table (the
+        ``*_a`` / ``*_b`` columns swapped with them; ``by`` and every other column must not
+        depend on the pair's direction, e.g. a two-sided p-value or an information
+        difference); rows are sorted per measure (in the report's measure order) by ``by``,
+        ties by the Systems table's order of ``system_a`` then ``system_b``; a ``rank`` column
+        is renumbered 1, 2, ... in that order.
+        """
+        pos = {s: i for i, s in enumerate(self.systems)}
+        out = frame.copy()
+        pa = out["system_a"].map(pos).to_numpy()
+        pb = out["system_b"].map(pos).to_numpy()
+        swap = pa > pb
+        for col in out.columns:
+            if col.endswith("_a") and col[:-2] + "_b" in out.columns:
+                other = col[:-2] + "_b"
+                a, b = out[col].to_numpy(copy=True), out[other].to_numpy(copy=True)
+                a[swap], b[swap] = out[other].to_numpy()[swap], out[col].to_numpy()[swap]
+                out[col], out[other] = a, b
+        pa, pb = np.where(swap, pb, pa), np.where(swap, pa, pb)
+        keys = [pb, pa, out[by].to_numpy()]
+        if "measure" in out.columns:
+            measure_pos = {m: i for i, m in enumerate(self.measure_names)}
+            keys.append(out["measure"].map(measure_pos).to_numpy())
+        order = np.lexsort(keys)
+        out = out.iloc[order].reset_index(drop=True)
+        if "rank" in out.columns:
+            group = out["measure"] if "measure" in out.columns else pd.Series(0, index=out.index)
+            out["rank"] = (group.groupby(group, sort=False).cumcount() + 1).astype(np.int64)
+        return out
 
     def save(self, fig, name: str) -> Path:
         """Save a matplotlib figure as PNG (returned; and SVG with ``svg=True``), then close it."""
@@ -343,9 +376,7 @@ def power_section(ctx: Context) -> Section:
                        notes=[f"Skipped: the collection has {why}; a paired test needs two systems and two queries."])
     tests = ctx.tests
     power = discriminative_power(tests, alpha=ALPHA)  # required_diff from compare's one bootstrap
-    curve = ctx.in_order(asl_curve(tests))
-    curve = curve.sort_values(["measure", "rank"], key=lambda c: c.map({m: i for i, m in enumerate(ctx.meta_measures)}) if c.name == "measure" else c,
-                              kind="stable").reset_index(drop=True)
+    curve = ctx.pairs_in_order(asl_curve(tests), by="p_value")
     tables = {"power": power, "asl_curve": curve}
     captions = {
         "power": (f"Discriminative power: share of the system pairs with ASL < {ALPHA}; difference required: "
@@ -379,8 +410,9 @@ def correlation_section(ctx: Context) -> Section:
     text = (
         "Do the measures rank the systems alike? Kendall's τ_b and Spearman's ρ between the "
         "system rankings by mean, and τ_AP (Yilmaz et al. 2008, symmetric form), which weighs "
-        "disagreements at the top more; information τ (Golbus & Aslam 2013) compares the "
-        "per-query orderings of the systems in bits."
+        "disagreements at the top more; information τ (Golbus & Aslam 2013) is the mutual "
+        "information, in bits, between the two rankings' orderings of the system pairs, over the "
+        "rankings by mean (table) and per query (figure)."
     )
     skipped = _nothing_varies(ctx, "correlations", "Correlations between measures", text)
     if skipped is not None:
@@ -405,10 +437,11 @@ def correlation_section(ctx: Context) -> Section:
     tables = {"correlations": corr}
     captions = {"correlations": "Correlation between the system rankings (means over queries) of every pair of measures"}
     info = information_tau(ctx.meta_scores, ctx.meta_measures, ctx.meta_measures)
-    info = info[info["measure_a"] < info["measure_b"]].reset_index(drop=True)
+    position = {m: i for i, m in enumerate(ctx.meta_measures)}  # each unordered pair once, in the measure order
+    info = info[info["measure_a"].map(position) < info["measure_b"].map(position)].reset_index(drop=True)
     tables["information_tau"] = info
-    captions["information_tau"] = ("Information τ (bits) between the per-query system orderings of two measures; "
-                                   "n_pairs counts ordered system pairs, m(m − 1) per query")
+    captions["information_tau"] = ("Information τ (bits) between the system rankings (by mean) of two measures; "
+                                   "n_pairs counts the ordered system pairs left after ties, at most m(m − 1)")
     a, b = ctx.meta_measures[:2]
     figures = {"measure_scatter": ctx.save(_figure(_plot().measure_scatter(ctx.meta_scores, a, b)), "measure_scatter")}
     captions["measure_scatter"] = f"System means: {a} against {b}, with Kendall's τ"
@@ -526,7 +559,7 @@ def information_section(ctx: Context) -> Section:
         joint = joint_ric_of(lists)
         tables["joint_ric"] = joint[joint["query"] == "all"].reset_index(drop=True)
         captions["joint_ric"] = "Joint RIC of all systems (mean over queries); n_pairs counts ordered document pairs"
-        diff = information_difference_of(lists, rank=True)
+        diff = ctx.pairs_in_order(information_difference_of(lists, rank=True), by="information_difference")
         tables["information_difference"] = diff
         captions["information_difference"] = "System pairs by information difference, smallest first"
     else:

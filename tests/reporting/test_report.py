@@ -205,3 +205,33 @@ def test_power_table_shows_sakais_required_difference(simulated_report):
     np.testing.assert_array_equal(power["required_diff"].to_numpy(), alone["required_diff"].to_numpy())
     np.testing.assert_array_equal(power["n_significant"].to_numpy(), alone["n_significant"].to_numpy())
     assert "Difference required" in simulated_report.html.read_text(encoding="utf-8")
+
+
+def test_pair_tables_in_the_systems_table_order(simulated_report):
+    # the simulated collection's Systems order (by mean) is not the names' order, so sorting by
+    # name would fail here
+    order = list(simulated_report.tables["systems"]["system"])
+    assert order != sorted(order)
+    pos = {s: i for i, s in enumerate(order)}
+    measures = list(simulated_report.tables["systems"].columns[1:])
+    by = {"asl_curve": "p_value", "information_difference": "information_difference"}
+    for name, value in by.items():
+        frame = simulated_report.tables[name]
+        a, b = frame["system_a"].map(pos), frame["system_b"].map(pos)
+        assert (a < b).all(), f"{name}: a pair written against the Systems table's order"
+        group = frame["measure"].map(measures.index) if "measure" in frame else pd.Series(0, index=frame.index)
+        key = list(zip(group, frame[value], a, b))
+        assert key == sorted(key), name
+        ranks = frame.groupby(group, sort=False).cumcount() + 1
+        assert (frame["rank"] == ranks).all(), name
+    # the information difference is symmetric: each row's RICs are those of its own systems
+    ric = simulated_report.tables["ric"].set_index("system")["mean"]
+    diff = simulated_report.tables["information_difference"]
+    np.testing.assert_allclose(diff["ric_a"], diff["system_a"].map(ric), rtol=1e-12)
+    np.testing.assert_allclose(diff["ric_b"], diff["system_b"].map(ric), rtol=1e-12)
+    for name in ("conflicts", "correlations", "information_tau"):
+        frame = simulated_report.tables[name]
+        ma, mb = frame["measure_a"].map(measures.index), frame["measure_b"].map(measures.index)
+        assert (ma < mb).all(), name
+        key = list(zip(ma, mb))
+        assert key == sorted(key), name
