@@ -197,7 +197,7 @@ def add_report(subparsers) -> None:
     p.add_argument("--title", help="title of the HTML page")
     p.add_argument("--system", choices=("tag", "filename"), default="tag",
                    help="name systems by the run tag in the file (default) or by the file name")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars (default: shown when stderr is a terminal)")
     p.add_argument("--svg", action="store_true", help="also write every figure as SVG (vector, for papers)")
     p.set_defaults(func=run_report)
 

@@ -240,7 +240,7 @@ def _iter_tests(frame, method, *, n_resamples, rng, baseline=None, confidence_le
     groups = group_matrices(frame)
     keys = group_columns(frame)
     n_groups = frame.groupby(keys, dropna=False, observed=True).ngroups if keys else 1
-    for keys, matrix in progress_bar(groups, total=n_groups, desc="groups", progress=progress if n_groups > 1 else False):
+    for keys, matrix in progress_bar(groups, total=n_groups, desc=f"{method} groups", progress=progress if n_groups > 1 else False):
         systems = list(matrix.columns)
         x = matrix.to_numpy(dtype=np.float64)
         base = _baseline_index(systems, baseline, keys)

@@ -21,6 +21,7 @@ from pdireval.measures.registry import parse_measures
 from pdireval.meta.significance import MAX_RESAMPLES
 from pdireval.reporting.excel import write_workbook
 from pdireval.reporting.html import Section, write_html
+from pdireval.reporting.progress import Progress
 from pdireval.reporting.sections import SECTIONS, Context
 
 __all__ = ["report", "Report", "DEFAULT_MEASURES"]
@@ -97,7 +98,10 @@ def report(
     rng
         Seed or Generator; a fixed seed gives an identical report.
     progress
-        Show a progress bar (default: when stderr is a terminal).
+        Show progress bars on stderr (default: when stderr is a terminal): one over the
+        steps of the report (evaluation, each section, writing) and, inside it, one over the
+        current section's steps and the analyses' own bars (the bootstrap's measure groups,
+        the error- and swap-rate subset sizes). ``False``: nothing is shown.
     svg
         Also write every figure as SVG beside its PNG (vector figures for a paper; about
         doubles the time spent on figures).
@@ -148,22 +152,31 @@ def report(
         other_qrels=other_qrels,
         svg=svg,
     )
-    ctx.prepare()  # validates the run and the qrels and evaluates the measures
-    try:
-        (out / "figures").mkdir(parents=True, exist_ok=True)
-    except (FileExistsError, NotADirectoryError):
-        raise OptionError(f"out={str(out)!r}: a file is in the way of the output folder; pass a folder path.") from None
-    sections: list[Section] = []
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:  # pragma: no cover - tqdm is a core dependency
-        tqdm = None
     show = progress if progress is not None else _stderr_is_tty()
-    steps = SECTIONS if tqdm is None else tqdm(SECTIONS, desc="pdireval report", disable=not show, unit="section")
-    for build in steps:
-        section = build(ctx)
-        if section is not None:
-            sections.append(section)
+    bar = ctx.progress = Progress(show, len(SECTIONS) + 2)  # evaluation, the sections, writing
+    try:
+        bar.section("evaluation")
+        ctx.prepare()  # validates the run and the qrels and evaluates the measures
+        try:
+            (out / "figures").mkdir(parents=True, exist_ok=True)
+        except (FileExistsError, NotADirectoryError):
+            raise OptionError(f"out={str(out)!r}: a file is in the way of the output folder; pass a folder path.") from None
+        bar.section_done()
+        sections: list[Section] = []
+        for build in SECTIONS:
+            bar.section(build.__name__.removesuffix("_section").replace("_", " "))
+            section = build(ctx)
+            bar.section_done()
+            if section is not None:
+                sections.append(section)
+        bar.section("writing the workbook and the page")
+        return _write(ctx, sections, out, title, n_resamples, rng, started)
+    finally:
+        bar.close()
+
+
+def _write(ctx: Context, sections: list[Section], out: Path, title, n_resamples, rng, started) -> Report:
+    """Write the workbook and the HTML page of the built sections."""
     tables: dict[str, pd.DataFrame] = {}
     notes: dict[str, str] = {}
     figures: dict[str, Path] = {}
@@ -174,8 +187,11 @@ def report(
         for i, line in enumerate(s.notes, start=1):
             notes[f"{s.title} (note {i})"] = line
         figures.update(s.figures)
+    step = ctx.steps("writing", ["workbook", "page"])
+    step("workbook")
     workbook = out / "report.xlsx"
     write_workbook(tables, workbook, notes=notes)
+    step("page")
     page = out / "report.html"
     n_s, n_q = ctx.n_systems, ctx.n_queries
     subtitle = (
@@ -184,6 +200,7 @@ def report(
     )
     default = f"pdireval report — {n_s} system{'s' if n_s != 1 else ''} × {n_q} quer{'ies' if n_q != 1 else 'y'}"
     write_html(sections, page, title=title or default, subtitle=subtitle)
+    ctx.progress.section_done()
     return Report(tables, sections, out, workbook, page, figures, notes, time.perf_counter() - started)
 
 

@@ -18,6 +18,7 @@ import pandas as pd
 
 from pdireval.evaluation import Prepared, prepare, scores_frame
 from pdireval.reporting.html import Section
+from pdireval.reporting.progress import Progress, Steps
 
 __all__ = ["Context", "SECTIONS"]
 
@@ -41,9 +42,22 @@ class Context:
     systems: list[str] = field(default_factory=list)  # in the Systems table's order
     other_qrels: pd.DataFrame | None = None  # a second set of judgments (judgments section)
     svg: bool = False
+    progress: Progress | None = None  # the report's progress bars (None: none shown)
+
+    @property
+    def show(self) -> bool:
+        """Whether progress bars are shown (passed on as the analyses' ``progress=``)."""
+        return self.progress is not None and self.progress.show
+
+    def steps(self, section: str, labels) -> Steps:
+        """The steps of a section as an inner progress bar (see :class:`Progress`)."""
+        return self.progress.steps(section, labels) if self.progress is not None else Steps(None, section)
 
     def prepare(self) -> None:
+        step = self.steps("evaluation", ["validating and joining run and qrels", "measures"])
+        step("validating and joining run and qrels")
         self.prepared = prepare(self.run, qrels=self.qrels, columns=self.columns)
+        step("measures")
         self.scores = self.evaluate(self.measures)
         self.measure_names = list(pd.unique(self.scores["measure"]))
         first = self.scores[self.scores["measure"] == self.measure_names[0]]
@@ -100,7 +114,7 @@ class Context:
         from pdireval.meta.significance import compare
 
         return compare(self.meta_scores, method="bootstrap", correction="holm", n_resamples=self.n_resamples,
-                       alpha=ALPHA, rng=self.seed(), progress=False)
+                       alpha=ALPHA, rng=self.seed(), progress=self.show)
 
     def in_order(self, frame: pd.DataFrame) -> pd.DataFrame:
         """Rows sorted by the Systems table's order of ``system`` (stable: other keys keep
@@ -195,6 +209,8 @@ def systems_section(ctx: Context) -> Section:
     from pdireval.reporting.paper import paper_table
     from pdireval.stats.corrections import adjust_pvalues
 
+    step = ctx.steps("systems", ["means", "bootstrap tests", "table for a paper"])
+    step("means")
     summary = ctx.in_order(aggregate(ctx.scores))
     wide = summary.pivot(index="system", columns="measure", values="mean").loc[ctx.systems, ctx.measure_names]
     wide.columns.name = None
@@ -205,6 +221,7 @@ def systems_section(ctx: Context) -> Section:
                            f"systems by mean {ctx.measure_names[0]}"}
     extra_html = ""
     if ctx.n_systems >= 2 and ctx.n_queries >= 2 and ctx.meta_measures:
+        step("bootstrap tests")
         tests = ctx.tests
         rows = []
         for measure in ctx.meta_measures:
@@ -221,6 +238,7 @@ def systems_section(ctx: Context) -> Section:
         summary["worse_than_best"] = summary["p_vs_best"].lt(ALPHA)
         tables["summary"] = summary
         captions["summary"] = "Per system and measure: mean, standard deviation, queries, rank, p-value against the best (Holm)"
+        step("table for a paper")
         frame = paper_table(ctx.scores, tests=tests, systems=ctx.systems, measures=ctx.measure_names, decimals=3)
         tables["paper_table"] = frame
         captions["paper_table"] = "The table for a paper (tidy form; paper_table.tex / .md beside the report)"
@@ -288,6 +306,8 @@ def bounds_section(ctx: Context) -> Section:
     from pdireval.meta.aggregate import aggregate
     from pdireval.meta.correlation import correlate
 
+    step = ctx.steps("bounds", ["normalised measures", "rank correlations", "random baseline"])
+    step("normalised measures")
     variants = ctx.evaluate(list(BOUND_MEASURES))
     variants["measure"] = variants["measure"].map(BOUND_MEASURES)
     defined = variants.groupby("measure", sort=False)["value"].apply(lambda v: v.notna().any())
@@ -305,6 +325,7 @@ def bounds_section(ctx: Context) -> Section:
         wide.columns.name = None
         tables["bound_means"] = wide
         captions["bound_means"] = f"Mean per system of each variant ({legend})"
+    step("rank correlations")
     if ctx.n_systems >= 3 and len(variants):
         complete = variants.groupby("measure").filter(
             lambda g: g["value"].notna().all() and g["value"].max() > g["value"].min())  # defined and varying
@@ -319,6 +340,7 @@ def bounds_section(ctx: Context) -> Section:
                 captions["bound_tau"] = "Kendall's τ_b between the system rankings of a measure and its normalised variant"
     elif ctx.n_systems < 3:
         notes.append("No rank correlation between the variants: it needs three or more systems.")
+    step("random baseline")
     expected = bounds_of_segments(ctx.prepared.segments, parse_measures(["nDCG(gain=exp)@10", "SP@10"]))
     per_query = (
         expected.groupby(["measure", "query"], sort=False)[["value", "ideal", "random", "worst"]]
@@ -374,8 +396,11 @@ def power_section(ctx: Context) -> Section:
         why = "one system" if ctx.n_systems < 2 else "one query"
         return Section(key="power", title="Discriminative power", text=text,
                        notes=[f"Skipped: the collection has {why}; a paired test needs two systems and two queries."])
+    step = ctx.steps("power", ["discriminative power", "ASL curves", "conflicts"])
+    step("discriminative power")
     tests = ctx.tests
     power = discriminative_power(tests, alpha=ALPHA)  # required_diff from compare's one bootstrap
+    step("ASL curves")
     curve = ctx.pairs_in_order(asl_curve(tests), by="p_value")
     tables = {"power": power, "asl_curve": curve}
     captions = {
@@ -391,6 +416,7 @@ def power_section(ctx: Context) -> Section:
         captions["asl_curves"] = "ASL curves: the ASL of every system pair, sorted (lower = more pairs told apart)"
     else:
         notes.append("No ASL curve: two systems make a single pair, a single point.")
+    step("conflicts")
     if len(ctx.meta_measures) >= 2:
         figures["discriminative_power"] = ctx.save(_figure(_plot().discriminative_power_bars(power)), "discriminative_power")
         captions["discriminative_power"] = f"Share of system pairs significant at α = {ALPHA}"
@@ -433,15 +459,19 @@ def correlation_section(ctx: Context) -> Section:
         notes.append("No τ_AP: tied system means (τ_AP assumes total orders, Yilmaz et al. 2008).")
     else:
         methods.insert(1, "tau_ap_sym")
+    step = ctx.steps("correlations", ["rank correlations", "information τ", "figures"])
+    step("rank correlations")
     corr = correlate(ctx.meta_scores, method=methods)
     tables = {"correlations": corr}
     captions = {"correlations": "Correlation between the system rankings (means over queries) of every pair of measures"}
+    step("information τ")
     info = information_tau(ctx.meta_scores, ctx.meta_measures, ctx.meta_measures)
     position = {m: i for i, m in enumerate(ctx.meta_measures)}  # each unordered pair once, in the measure order
     info = info[info["measure_a"].map(position) < info["measure_b"].map(position)].reset_index(drop=True)
     tables["information_tau"] = info
     captions["information_tau"] = ("Information τ (bits) between the system rankings (by mean) of two measures; "
                                    "n_pairs counts the ordered system pairs left after ties, at most m(m − 1)")
+    step("figures")
     a, b = ctx.meta_measures[:2]
     figures = {"measure_scatter": ctx.save(_figure(_plot().measure_scatter(ctx.meta_scores, a, b)), "measure_scatter")}
     captions["measure_scatter"] = f"System means: {a} against {b}, with Kendall's τ"
@@ -470,10 +500,14 @@ def reliability_section(ctx: Context) -> Section:
         why = _count(ctx.n_systems, "system") if ctx.n_systems < 2 else _count(ctx.n_queries, "query", "queries")
         return Section(key="reliability", title="Reliability (generalizability theory)", text=text,
                        notes=[f"Skipped: {why}; the ANOVA needs two or more systems and queries."])
+    step = ctx.steps("reliability", ["variance components", "D-study", "figure"])
+    step("variance components")
     rel = reliability(ctx.meta_scores)
     n_obs = ctx.n_queries
     sizes = sorted({s for s in (5, 10, 25, 50, 100, 200) if s != n_obs} | {1, n_obs})
+    step("D-study")
     curve = d_study(ctx.meta_scores, sizes)
+    step("figure")
     figures = {"d_study": ctx.save(_figure(_plot().d_study_curve(curve, target=0.95)), "d_study")}
     captions = {
         "d_study": "D-study: Φ and Eρ² (with confidence intervals) for other numbers of queries",
@@ -508,14 +542,17 @@ def stability_section(ctx: Context) -> Section:
                        notes=[f"Skipped: {why}; these rates need two systems and at least four queries (subsets of two)."])
     sizes = sorted({s for s in (2, 5, 10, 15, 20, 25, 30, 40, 50, 75, 100) if s <= half} | {half})
     tables, captions, figures, notes = {}, {}, {}, ctx.constant_note()
-    errors = error_rate(ctx.meta_scores, n_queries=sizes, n_resamples=trials, rng=ctx.seed(), progress=False)
+    step = ctx.steps("stability", ["error rates", "swap rates"])
+    step("error rates")
+    errors = error_rate(ctx.meta_scores, n_queries=sizes, n_resamples=trials, rng=ctx.seed(), progress=ctx.show)
     tables["error_rate"] = errors
     captions["error_rate"] = f"Buckley–Voorhees error rate (fuzziness 5%) by number of queries ({trials} trials)"
     if len(sizes) >= 2:
         figures["error_rate"] = ctx.save(_figure(_plot().error_rate_curves(errors)), "error_rate")
     else:
         notes.append("No error-rate curve: one subset size only.")
-    swaps = swap_rate(ctx.meta_scores, n_queries=sizes, n_resamples=trials, rng=ctx.seed(), progress=False)
+    step("swap rates")
+    swaps = swap_rate(ctx.meta_scores, n_queries=sizes, n_resamples=trials, rng=ctx.seed(), progress=ctx.show)
     tables["swap_rate"] = swaps
     captions["swap_rate"] = f"Swap rate by difference in means, disjoint query halves of each size ({trials} trials)"
     needed = swap_difference(swaps)
@@ -546,6 +583,9 @@ def information_section(ctx: Context) -> Section:
         "metasearch could reach; the information difference says how differently two systems "
         "rank (smallest first)."
     )
+    step = ctx.steps("information", ["RIC", "judged lists", "document pairs", "joint RIC",
+                                     "information differences", "figure"])
+    step("RIC")
     ric = ctx.evaluate(["RIC"])
     if ric["value"].isna().all():
         return Section(key="information", title="Information-theoretic analysis", text=text,
@@ -554,17 +594,22 @@ def information_section(ctx: Context) -> Section:
     captions = {"ric": "Mean RIC per system (queries where it is defined)"}
     notes, figures = [], {}
     if ctx.n_systems >= 2:
+        step("judged lists")
         lists = judged_lists_of(ctx.prepared)
+        step("document pairs")
         pair_pass(lists, np.arange(len(lists.systems)), codes=True, bits=True)  # one pass for both tables
+        step("joint RIC")
         joint = joint_ric_of(lists)
         tables["joint_ric"] = joint[joint["query"] == "all"].reset_index(drop=True)
         captions["joint_ric"] = "Joint RIC of all systems (mean over queries); n_pairs counts ordered document pairs"
+        step("information differences")
         diff = ctx.pairs_in_order(information_difference_of(lists, rank=True), by="information_difference")
         tables["information_difference"] = diff
         captions["information_difference"] = "System pairs by information difference, smallest first"
     else:
         notes.append("No joint RIC or information difference: they combine or compare two or more systems.")
     if ctx.n_systems >= 2:
+        step("figure")
         both = pd.concat([ctx.scores[ctx.scores["measure"] == ctx.measure_names[0]], ric], ignore_index=True)
         figures["ric_scatter"] = ctx.save(_figure(_plot().ric_scatter(both, ctx.measure_names[0])), "ric_scatter")
         captions["ric_scatter"] = f"Mean RIC against mean {ctx.measure_names[0]} per system, with Kendall's τ (Golbus & Aslam 2013, Figure 2)"
@@ -580,7 +625,10 @@ def judgments_section(ctx: Context) -> Section | None:
     from pdireval.meta.leaderboard import leaderboard_agreement
     from pdireval.runs.judgment_agreement import agreement, judgment_confusion
 
+    step = ctx.steps("judgments", ["label agreement", "confusion table", "leaderboards"])
+    step("label agreement")
     agree = agreement(ctx.qrels, ctx.other_qrels, n_resamples=min(ctx.n_resamples, 1000), rng=ctx.seed())
+    step("confusion table")
     # the confusion table as a square: qrels labels down, other labels across
     long = judgment_confusion(ctx.qrels, ctx.other_qrels)
     name = {v: f"other {v:g}" for v in long["other_label"].dropna().unique()}
@@ -590,6 +638,7 @@ def judgments_section(ctx: Context) -> Section | None:
     confusion = confusion.loc[list(pd.unique(long["label"])), list(pd.unique(long["other"]))]
     confusion = confusion.fillna(0).astype(np.int64).reset_index()
     confusion.columns.name = None
+    step("leaderboards")
     other_scores = evaluate(ctx.run, ctx.measures, qrels=ctx.other_qrels, columns=ctx.columns)
     long_board = leaderboard_agreement(ctx.scores, other_scores)
     board = long_board.pivot(index="statistic", columns="measure_a", values="value")

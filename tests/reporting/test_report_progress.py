@@ -1,0 +1,79 @@
+"""The report's progress bars: they advance inside the sections (the long steps show), and
+nothing is shown with progress=False or when stderr is not a terminal."""
+
+from __future__ import annotations
+
+import pytest
+
+import pdireval
+from pdireval.reporting import report
+
+
+class Recorder:
+    """Stands in for tqdm: records every bar and every advance (with the outer bar's section)."""
+
+    bars: list = []
+    events: list = []
+
+    def __init__(self, iterable=None, total=None, desc="", **kwargs):
+        self.iterable, self.total, self.desc, self.n, self.postfix = iterable, total, desc, 0, ""
+        Recorder.bars.append(self)
+
+    def __iter__(self):
+        for item in self.iterable:
+            yield item
+            self.update(1)
+
+    def update(self, n=1):
+        self.n += n
+        outer = Recorder.bars[0]
+        Recorder.events.append((self, outer.postfix))
+
+    def set_description_str(self, text):
+        self.desc = text
+
+    def set_postfix_str(self, text):
+        self.postfix = text
+
+    def close(self):
+        pass
+
+
+@pytest.fixture
+def recorder(monkeypatch):
+    import tqdm.auto
+
+    Recorder.bars, Recorder.events = [], []
+    monkeypatch.setattr(tqdm.auto, "tqdm", Recorder)
+    return Recorder
+
+
+def _collection():
+    run, qrels = pdireval.datasets.simulate(n_systems=4, n_queries=12, depth=30, rng=5)
+    return run, qrels
+
+
+def test_progress_advances_inside_every_long_section(recorder, tmp_path):
+    run, qrels = _collection()
+    r = report(run, qrels=qrels, out=tmp_path, n_resamples=50, progress=True)
+    outer = recorder.bars[0]
+    assert outer.desc == "pdireval report" and outer.total == outer.n == 11  # evaluation, 9 sections, writing
+    inner = [(bar, section) for bar, section in recorder.events if bar is not outer]
+    for section in ("evaluation", "systems", "bounds", "power", "correlation", "reliability", "stability", "information"):
+        advances = sum(1 for _, s in inner if s == section)
+        assert advances >= 2, f"the {section} section advanced its bars {advances} time(s)"
+    # the bootstrap shows its measure groups, one advance each
+    groups = [bar for bar in recorder.bars if bar.desc == "bootstrap groups"]
+    assert len(groups) == 1 and groups[0].total == groups[0].n == len(r.tables["power"])
+    assert len(inner) > 3 * outer.total
+
+
+@pytest.mark.slow
+def test_no_progress_when_off_or_not_a_terminal(recorder, tmp_path, capsys):
+    run, qrels = _collection()
+    report(run, qrels=qrels, out=tmp_path / "off", n_resamples=50, progress=False)
+    assert recorder.bars == []
+    # progress=None: only when stderr is a terminal; under pytest's capture it is not
+    report(run, qrels=qrels, out=tmp_path / "default", n_resamples=50)
+    assert recorder.bars == []
+    assert capsys.readouterr().err == ""
