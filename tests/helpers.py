@@ -357,3 +357,42 @@ def assert_same_values(ours: pd.DataFrame, theirs: pd.DataFrame, atol: float = 1
     assert (merged["_merge"] == "both").all(), merged[merged["_merge"] != "both"].head(10)
     diff = np.abs(merged["value_x"].to_numpy(dtype=float) - merged["value_y"].to_numpy(dtype=float))
     assert (diff <= atol).all(), merged[diff > atol].head(10)
+
+
+def assert_report_headers(rep) -> None:
+    """Every sheet of a report's workbook has the one header style, explicit human titles
+    (no snake_case left, Greek letters where the field uses them), and the same header texts
+    as the HTML page's table of the same name (abbreviated long names resolved by its legend)."""
+    import html as html_module
+    import re
+
+    import openpyxl
+
+    from pdireval.reporting.excel import TITLES
+
+    wb = openpyxl.load_workbook(rep.workbook)
+    styles = {}
+    for ws in wb.worksheets:
+        for cell in ws[1]:
+            key = (cell.font.b, cell.fill.fill_type, cell.fill.start_color.rgb, cell.alignment.wrap_text,
+                   cell.alignment.vertical, cell.border.bottom.style)
+            styles.setdefault(key, []).append(f"{ws.title}!{cell.coordinate}")
+    assert len(styles) == 1, f"more than one header style: { {k: v[:3] + [f'({len(v)} cells)'] for k, v in styles.items()} }"
+    assert next(iter(styles))[0] is True, "headers are not bold"
+    page = rep.html.read_text(encoding="utf-8")
+    for name, frame in rep.tables.items():
+        heads = [cell.value for cell in wb[name[:31]][1]]
+        assert len(heads) == len(frame.columns), name
+        for col, head in zip(frame.columns, heads):
+            if re.fullmatch(r"[a-z][a-z0-9_]*", str(col)):  # a field, not a measure or label name
+                assert col in TITLES, f"{name}.{col}: no human title (shown as {head!r})"
+            assert not re.search(r"(?i)\b(rho|phi|tau|sigma|kappa|alpha)\d*\b", head), f"{name}: {head!r} spells a Greek letter"
+        found = re.search(rf'<table id="tab-{re.escape(name)}">.*?<thead><tr>(.*?)</tr></thead>.*?</div>'
+                          r'(<p class="legend">(.*?)</p>)?', page, re.S)
+        assert found is not None, name
+        shown = [html_module.unescape(t) for t in re.findall(r"<th>(.*?)</th>", found.group(1))]
+        legend = {}
+        if found.group(3):
+            legend = dict(item.split(" = ", 1) for item in html_module.unescape(found.group(3)).split("; "))
+        assert [legend.get(t, t) for t in shown] == heads, name
+    wb.close()

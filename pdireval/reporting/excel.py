@@ -1,8 +1,9 @@
 """The Excel workbook of a report: one sheet per table, readable and unrounded.
 
 Values are written exactly as the frames hold them (no rounding: a test reads the workbook
-back and compares); readability comes from cell formats, frozen header rows, bold headers,
-fitted column widths and human column titles. Needs openpyxl (``pip install pdireval[excel]``).
+back and compares); readability comes from cell formats, frozen header rows, one header style on every sheet
+(:func:`style_header`), fitted column widths and human column titles (:data:`TITLES`, the
+same as the HTML page's). Needs openpyxl (``pip install pdireval[excel]``).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-__all__ = ["write_workbook", "column_title", "require_openpyxl"]
+__all__ = ["write_workbook", "column_title", "require_openpyxl", "style_header"]
 
 TITLES = {
     "system": "System",
@@ -71,7 +72,7 @@ TITLES = {
     "n_resamples": "Resamples",
     "n_comparisons": "Comparisons",
     "size": "Queries in subset",
-    "queries_needed": "Queries needed",
+    "queries_needed": "Queries needed (Φ)",
     "var_system": "σ² system",
     "var_query": "σ² query",
     "var_residual": "σ² residual",
@@ -83,6 +84,34 @@ TITLES = {
     "swap_rate": "Swap rate",
     "error_rate": "Error rate",
     "tie_rate": "Tie rate",
+    "queries_needed_e_rho2": "Queries needed (Eρ²)",
+    "ss_system": "SS system",
+    "ss_query": "SS query",
+    "ss_residual": "SS residual",
+    "df_system": "df system",
+    "df_query": "df query",
+    "df_residual": "df residual",
+    "ms_system": "MS system",
+    "ms_query": "MS query",
+    "ms_residual": "MS residual",
+    "summary": "Summary",
+    "best": "Best",
+    "rank": "Rank",
+    "method": "Method",
+    "given": "Given",
+    "unit": "Unit",
+    "fuzziness": "Fuzziness",
+    "bin": "Bin",
+    "diff_low": "Difference from",
+    "n_swaps": "Swaps",
+    "diff_needed": "Difference needed",
+    "systems": "Systems",
+    "n_only_qrels": "Judged in qrels only",
+    "n_only_other": "Judged in other only",
+    "label": "Label",
+    "rank_a": "Rank A",
+    "rank_b": "Rank B",
+    "rank_change": "Rank change",
 }
 
 # number formats by column name (first match wins); everything else by dtype
@@ -134,7 +163,7 @@ def _sheet_name(name: str, used: set[str]) -> str:
 def write_workbook(tables: dict[str, pd.DataFrame], path, *, notes: dict[str, str] | None = None) -> dict[str, str]:
     """Write ``tables`` (sheet name -> frame) to an .xlsx file.
 
-    Each sheet: a bold, frozen header row of human column titles, then the frame's values
+    Each sheet: a frozen header row of human column titles in the one header style, then the frame's values
     unrounded, with number formats (4 decimals for floats, integers plain) and fitted column
     widths. Infinite values are written as the text "inf" (Excel has no infinity).
     ``notes`` (sheet name -> text) are written in a final "Notes" sheet.
@@ -146,22 +175,18 @@ def write_workbook(tables: dict[str, pd.DataFrame], path, *, notes: dict[str, st
     """
     require_openpyxl()
     from openpyxl import Workbook
-    from openpyxl.styles import Alignment, Font
     from openpyxl.utils import get_column_letter
 
     wb = Workbook()
     wb.remove(wb.active)
     used: set[str] = set()
     names: dict[str, str] = {}
-    bold = Font(bold=True)
     for name, frame in tables.items():
         sheet = wb.create_sheet(_sheet_name(name, used))
         names[name] = sheet.title
         columns = [str(c) for c in frame.columns]
         sheet.append([column_title(c) for c in columns])
-        for cell in sheet[1]:
-            cell.font = bold
-            cell.alignment = Alignment(wrap_text=True, vertical="top")
+        style_header(sheet)
         data = frame.astype(object).where(frame.notna(), None)
         for row in data.itertuples(index=False, name=None):
             sheet.append([_cell(v) for v in row])
@@ -178,8 +203,7 @@ def write_workbook(tables: dict[str, pd.DataFrame], path, *, notes: dict[str, st
     if notes:
         sheet = wb.create_sheet(_sheet_name("Notes", used))
         sheet.append(["Sheet", "Note"])
-        for cell in sheet[1]:
-            cell.font = bold
+        style_header(sheet)
         for key, text in notes.items():
             sheet.append([names.get(key, key), text])
         sheet.column_dimensions["A"].width = 28
@@ -187,6 +211,23 @@ def write_workbook(tables: dict[str, pd.DataFrame], path, *, notes: dict[str, st
         sheet.freeze_panes = "A2"
     wb.save(Path(path))
     return names
+
+
+#: The one header style of every sheet (the HTML page's <th>: bold on light grey, wrapped,
+#: bottom-aligned, a rule below).
+HEADER_FILL = "F4F4F4"
+
+
+def style_header(sheet) -> None:
+    """Give the first row of ``sheet`` the workbook's one header style."""
+    from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
+
+    font = Font(bold=True)
+    fill = PatternFill("solid", start_color=HEADER_FILL, end_color=HEADER_FILL)
+    align = Alignment(wrap_text=True, vertical="bottom")
+    border = Border(bottom=Side(style="thin", color="999999"))
+    for cell in sheet[1]:
+        cell.font, cell.fill, cell.alignment, cell.border = font, fill, align, border
 
 
 def _cell(value):

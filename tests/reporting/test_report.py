@@ -12,6 +12,7 @@ import pytest
 
 import pdireval
 from pdireval.reporting import report
+from tests.helpers import assert_report_headers
 
 
 @pytest.fixture(scope="module")
@@ -235,3 +236,8 @@ def test_pair_tables_in_the_systems_table_order(simulated_report):
         assert (ma < mb).all(), name
         key = list(zip(ma, mb))
         assert key == sorted(key), name
+
+
+def test_workbook_headers_one_style_human_titles_same_as_the_page(simulated_report):
+    pytest.importorskip("openpyxl")
+    assert_report_headers(simulated_report)

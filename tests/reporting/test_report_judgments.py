@@ -9,6 +9,7 @@ import pytest
 import pdireval
 from pdireval.cli import main
 from pdireval.reporting import report
+from tests.helpers import assert_report_headers
 
 
 @pytest.fixture(scope="module")
@@ -42,6 +43,7 @@ def test_section_appears_with_other_qrels_only(collection, tmp_path):
     assert confusion.loc["1", "other 2"] == crosstab.loc[1.0, 2.0]
     assert confusion.loc["not judged"].sum() == 0
     assert "Agreement of the two sets of judgments" in with_other.html.read_text(encoding="utf-8")
+    assert_report_headers(with_other)  # the judgments tables too: one header style, human titles
     without = report(run, qrels=qrels, measures=["AP"], out=tmp_path / "b", n_resamples=20, rng=1, progress=False)
     assert "judgment_agreement" not in without.tables
     assert all(s.key != "judgments" for s in without.sections)

@@ -12,6 +12,7 @@ import pytest
 
 import pdireval
 from pdireval.reporting import report
+from tests.helpers import assert_report_headers
 
 MEASURE = """
 <script>window.addEventListener('load',function(){
@@ -74,3 +75,12 @@ def test_no_table_is_wider_than_the_page(reports, tmp_path, width):
         assert layout["scroll"] <= layout["page"], f"{name}: the page scrolls sideways at {width}px"
         too_wide = [t for t in layout["tables"] if t["right"] > layout["page"]]
         assert not too_wide, f"{name}: tables wider than the {layout['page']}px page: {too_wide}"
+
+
+@pytest.mark.slow
+def test_long_measure_names_abbreviated_on_the_page_same_titles_in_the_workbook(reports):
+    pytest.importorskip("openpyxl")
+    long = reports["long measure names"]
+    assert 'class="legend"' in long.html.read_text(encoding="utf-8")
+    for rep in reports.values():
+        assert_report_headers(rep)
