@@ -23,8 +23,10 @@ and handed to every partition, which validates its own rows and evaluates them w
   partitions (it would be scored twice, on parts of the list: never a silent wrong number),
 * adds the (system, judged query) cells a system did not answer with each measure's empty
   value when ``missing="zero"`` (NumRel is R, computed from the qrels),
-* warns once about run queries without judgments (through ``distributed.warn`` on a
-  cluster, so the warning reaches the client), and
+* warns once about run queries without judgments, and about doc ids that do not match the
+  qrels (the whole run, or lists with near-miss spellings, as :mod:`pdireval.core.docids`
+  describes: each partition sends its evidence in a few marker rows), through
+  ``distributed.warn`` on a cluster so the warnings reach the client, and
 * restores :func:`pdireval.evaluate`'s row order.
 
 Nothing is computed before ``.compute()``. Every value depends on its own (system, query)
@@ -47,6 +49,7 @@ import numpy as np
 import pandas as pd
 
 from pdireval import io as _io
+from pdireval.core.docids import DocIdEvidence, doc_id_evidence, doc_id_messages, merge_evidence
 from pdireval.core.schema import (
     ID_DTYPE,
     RUN_COLUMNS,
@@ -223,6 +226,8 @@ def _partition_scores(part: pd.DataFrame, judgments: Judgments, names, order, co
     if len(run):
         segments = build_segments(run, judgments, order=order, keys=keys)
         frame = scores_frame(segments, parsed, [compute(segments, m) for m in parsed])
+        if markers:
+            frame = pd.concat([frame, _evidence_rows(doc_id_evidence(segments, keys, judgments))], ignore_index=True)
     else:
         frame = _empty(SCORE_DTYPES)
     if markers and dropped is not None and len(dropped):
@@ -239,6 +244,41 @@ def _partition_scores(part: pd.DataFrame, judgments: Judgments, names, order, co
             extra["value"] = first.reindex(dropped).to_numpy(dtype=np.float64)
         frame = pd.concat([frame, extra], ignore_index=True)
     return frame
+
+
+#: measure values of the marker rows carrying a partition's doc-id evidence to the final task
+_DOCID = "\x00docid:"
+
+
+def _evidence_rows(evidence: DocIdEvidence) -> pd.DataFrame:
+    """A partition's doc-id evidence as marker rows: ``matched``, or its smallest run doc ids
+    (in ``query``), plus one row per suspect list (its example doc id after the marker)."""
+    if evidence.matched:
+        system, query, measure = [None], [None], [_DOCID + "matched"]
+    else:
+        n = len(evidence.sample)
+        system, query, measure = [None] * n, list(evidence.sample), [_DOCID + "sample"] * n
+    lists = evidence.lists
+    return pd.DataFrame({
+        "system": pd.array(system + list(lists["system"]), dtype=ID_DTYPE),
+        "query": pd.array(query + list(lists["query"]), dtype=ID_DTYPE),
+        "measure": pd.array(measure + [_DOCID + "list:" + d for d in lists["run_doc"]], dtype=ID_DTYPE),
+        "value": np.full(len(measure) + len(lists), np.nan),
+    })
+
+
+def _evidence_from_rows(rows: pd.DataFrame) -> DocIdEvidence:
+    """The whole run's doc-id evidence from the partitions' marker rows."""
+    measure = rows["measure"].to_numpy(dtype=object)
+    is_list = np.array([m.startswith(_DOCID + "list:") for m in measure], dtype=bool)
+    lists = pd.DataFrame({
+        "system": rows["system"].to_numpy(dtype=object)[is_list],
+        "query": rows["query"].to_numpy(dtype=object)[is_list],
+        "run_doc": np.array([m[len(_DOCID + "list:"):] for m in measure[is_list]], dtype=object),
+    })
+    matched = bool((measure == _DOCID + "matched").any())
+    sample = rows["query"].to_numpy(dtype=object)[measure == _DOCID + "sample"]
+    return merge_evidence([DocIdEvidence(matched, sample, lists)])
 
 
 def _empty_values(judgments: Judgments, parsed) -> np.ndarray:
@@ -273,6 +313,9 @@ def _split_error(scores: pd.DataFrame, dup: np.ndarray) -> SchemaError:
 def _finalize(frame: pd.DataFrame, judgments: Judgments, names, missing: str) -> pd.DataFrame:
     """The final small task: split check, zero grid, warning, pandas' row order."""
     parsed = parse_measures(names)
+    docid = frame["measure"].str.startswith(_DOCID).fillna(False).to_numpy(dtype=bool)
+    evidence = _evidence_from_rows(frame.loc[docid]) if docid.any() else None
+    frame = frame.loc[~docid]
     marker = frame["measure"].isna().to_numpy()
     marks = frame.loc[marker, ["query", "value"]]
     if len(marks) and marks["value"].notna().all():  # after a shuffle: by first place in the run
@@ -287,6 +330,9 @@ def _finalize(frame: pd.DataFrame, judgments: Judgments, names, missing: str) ->
         raise no_overlap_error(dropped, len(dropped), judgments.queries)
     if len(dropped):
         _warn(unjudged_message(dropped))
+    if evidence is not None:
+        for message in doc_id_messages(evidence, judgments):
+            _warn(message)
     # codes: system in sorted order, query in the judgments' (natural) order, measure as given
     sys_names = pd.unique(scores["system"].to_numpy(dtype=object))
     sys_names = sys_names[np.argsort(sys_names, kind="stable")]
@@ -619,11 +665,14 @@ def _pieces(files: list[str]):
     return pieces, schema
 
 
-def _read_run_piece(piece, system):
+def _read_run_piece(piece, system, names):
     path, rg = piece
+    name = names.get(path)
     if path.endswith(".parquet"):
-        return _io._read_parquet(path, "run", system=system, row_group=rg)
-    return _io.read_run(path, system=system)
+        return _io._read_parquet(path, "run", system=system, row_group=rg, name=name)
+    run = _io._read_run_file(Path(path), system, name)
+    _io._check_run_duplicates(run, [run], [Path(path)])
+    return canonical_run(run, check_duplicates=False)
 
 
 def _read_qrels_piece(piece):
@@ -665,9 +714,13 @@ def read_run(path, *, system: str = "tag") -> dd.DataFrame:
         shuffle). Only the Parquet footers are read now.
     """
     check_option("system", system, ("tag", "filename"))
-    pieces, schema = _pieces(_files(path))
+    files = _files(path)
+    # system="filename": names over all the files at once, so that colliding stems
+    # (bm25.txt, bm25.run) keep their whole file names, as in pdireval.read_run
+    names = dict(zip(files, _io.file_system_names(files))) if system == "filename" else {}
+    pieces, schema = _pieces(files)
     meta = _meta_from("run", schema)
-    return dd.from_map(_read_run_piece, pieces, system=system, meta=meta, enforce_metadata=False, label="pdireval-read-run")
+    return dd.from_map(_read_run_piece, pieces, system=system, names=names, meta=meta, enforce_metadata=False, label="pdireval-read-run")
 
 
 def read_qrels(path) -> dd.DataFrame:

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from pdireval.core.docids import doc_id_evidence, doc_id_messages
 from pdireval.core.keys import run_keys
 from pdireval.core.schema import ID_DTYPE, canonical_qrels, canonical_run_keys, qrels_from_run
 from pdireval.core.segments import Segments, build_judgments, build_segments, natural_order
@@ -137,8 +138,7 @@ def prepare(
         warnings.warn(unjudged_message(dropped), PdirevalWarning, stacklevel=3)
     run = judged_run
     segments = build_segments(run, judgments, order=order, keys=keys, score_precision=score_precision)
-    message = unmatched_docs_message(segments, run, judgments_frame)
-    if message:
+    for message in doc_id_messages(doc_id_evidence(segments, keys, judgments), judgments):
         warnings.warn(message, PdirevalWarning, stacklevel=3)
     if missing == "zero":
         answered = segments.n_segments
@@ -148,34 +148,6 @@ def prepare(
             total = len(segments.systems) * judgments.n_queries
             warnings.warn(filled_message(filled, total), PdirevalWarning, stacklevel=3)
     return Prepared(segments, run, judgments_frame, missing)
-
-
-#: The doc-id mismatch warning needs at least this many distinct run doc ids.
-MIN_UNMATCHED_DOCS = 20
-
-
-def unmatched_docs_message(segments, run: pd.DataFrame, judgments_frame: pd.DataFrame) -> str | None:
-    """The warning for a run none of whose doc ids occurs anywhere in the qrels.
-
-    Every score is then 0, which is the signature of doc ids spelled differently
-    (``FBIS3-1`` vs ``fbis3-1``, a prefix, another collection). Checked on the doc-id
-    vocabularies (at least :data:`MIN_UNMATCHED_DOCS` distinct run doc ids, so a tiny
-    hand-made run is not flagged); a query here and there without a judged document is normal
-    with shallow pools and is not reported.
-    """
-    if len(segments.hit_seg):
-        return None
-    run_docs = pd.unique(run["doc"].astype(str).to_numpy())
-    if len(run_docs) < MIN_UNMATCHED_DOCS:
-        return None
-    qrels_docs = pd.unique(judgments_frame["doc"].astype(str).to_numpy())
-    if np.isin(run_docs, qrels_docs).any():
-        return None
-    n_q = int((np.bincount(segments.seg_query[segments.seg_len > 0], minlength=segments.judgments.n_queries) > 0).sum())
-    return (f"none of the run's retrieved documents is in the qrels (all {n_q} judged queries); "
-            f"every score will be 0. Run doc ids look like {list(run_docs[:3])}, qrels doc ids "
-            f"like {list(qrels_docs[:3])}: check that both use the same collection and the same "
-            "spelling (doc ids are compared as exact strings, case included).")
 
 
 def filled_message(filled: int, total: int) -> str:
@@ -267,7 +239,11 @@ def evaluate(
         (float64); sorted by system, query (numeric order when ids are integers), then
         measure in the order given. Run queries without judgments are dropped with one
         :class:`PdirevalWarning`; under ``missing="zero"``, one :class:`PdirevalWarning`
-        says how many (system, query) pairs were filled with empty values.
+        says how many (system, query) pairs were filled with empty values. Doc ids that do
+        not match the qrels get one :class:`PdirevalWarning`: when no retrieved document of
+        the run is in the qrels, or when ranked lists of at least 10 documents retrieve no
+        judged document while some of their doc ids match a judged one but for case, Unicode
+        form or surrounding whitespace (see :mod:`pdireval.core.docids`).
 
     Raises
     ------

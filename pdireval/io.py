@@ -12,6 +12,8 @@ import codecs
 import csv
 import gzip
 import os
+import re
+import unicodedata
 import warnings
 import zlib
 from dataclasses import dataclass
@@ -25,7 +27,7 @@ import pyarrow.csv as pa_csv
 
 from pdireval.core.keys import run_keys
 from pdireval.core.schema import ID_DTYPE, canonical_qrels, canonical_run
-from pdireval.errors import SchemaError, check_bool, check_option
+from pdireval.errors import OptionError, SchemaError, check_bool, check_option
 
 __all__ = ["read_run", "read_qrels", "read_svmlight", "write_run", "write_qrels"]
 
@@ -88,17 +90,55 @@ _CHECK_CHUNK = 1 << 24
 MAX_FEATURE_CELLS = 2**28
 
 
+#: Unicode whitespace that is not ASCII whitespace, as UTF-8 bytes: U+0085, U+00A0 (no-break
+#: space), U+1680, U+2000-U+200A, U+2028, U+2029, U+202F, U+205F, U+3000, and U+FEFF (a
+#: byte-order mark; allowed as the file's first character only).
+_UNICODE_SPACE = re.compile(
+    rb"\xc2[\x85\xa0]|\xe1\x9a\x80|\xe2\x80[\x80-\x8a\xa8\xa9\xaf]|\xe2\x81\x9f|\xe3\x80\x80|\xef\xbb\xbf"
+)
+
+
+def _unicode_space_error(path: Path, kind: str, buf: bytes, offset: int, lines_before: int,
+                         at_file_start: bool) -> SchemaError | None:
+    """The error for the first non-ASCII whitespace character of ``buf`` outside comment
+    lines (and other than a byte-order mark opening the file), or None. ``lines_before``:
+    newlines in the file before ``buf``; ``offset``: where to start looking."""
+    while True:
+        match = _UNICODE_SPACE.search(buf, offset)
+        if match is None:
+            return None
+        at = match.start()
+        start = buf.rfind(b"\n", 0, at) + 1
+        end = buf.find(b"\n", at)
+        end = len(buf) if end < 0 else end
+        if (at == 0 and at_file_start and match.group() == b"\xef\xbb\xbf") or buf[start:end].lstrip().startswith(b"#"):
+            offset = match.end()
+            continue
+        char = match.group().decode("utf-8")
+        line = lines_before + buf.count(b"\n", 0, at) + 1
+        text = buf[start:end][:200].decode("utf-8", errors="replace")
+        return SchemaError(
+            f"{path}, line {line}: the {kind} line holds the character "
+            f"{unicodedata.name(char, 'whitespace')} (U+{ord(char):04X}), which is not a field separator in a TREC file (fields are "
+            f"separated by ASCII spaces or tabs) and cannot be part of an id. The line: {text!r}. "
+            "Replace it by an ordinary space (e.g. sed 's/\\xc2\\xa0/ /g' for no-break spaces) "
+            "or remove it."
+        )
+
+
 def _check_text(path: Path, kind: str) -> None:
-    """Check, in one streaming pass before parsing, that a file is UTF-8 text and (for
-    ``.gz``) a sound archive no larger than :data:`MAX_DECOMPRESSED_BYTES` once decompressed.
+    """Check, in one streaming pass before parsing, that a file is UTF-8 text without
+    non-ASCII whitespace (no-break spaces...) and (for ``.gz``) a sound archive no larger
+    than :data:`MAX_DECOMPRESSED_BYTES` once decompressed.
 
     Raises a SchemaError with the file and line of the first undecodable byte (pdireval
-    never replaces bytes, which would merge distinct ids), or naming a corrupt, truncated or
-    too large archive.
+    never replaces bytes, which would merge distinct ids) or non-ASCII whitespace
+    character, or naming a corrupt, truncated or too large archive. An ASCII chunk (the
+    usual case) costs one ``bytes.isascii`` for the whitespace check.
     """
     gz = path.name.endswith(".gz")
     decoder = codecs.getincrementaldecoder("utf-8")()
-    total, lines_before = 0, 0
+    total, lines_before, tail = 0, 0, b""
     try:
         with (gzip.open(path, "rb") if gz else open(path, "rb")) as fh:
             while True:
@@ -127,7 +167,16 @@ def _check_text(path: Path, kind: str) -> None:
                         "not replace such bytes (distinct ids would merge): convert the file to "
                         "UTF-8, e.g. iconv -f latin1 -t utf-8 FILE > FILE.utf8."
                     ) from None
+                if not chunk.isascii():
+                    # a character may straddle two chunks: look again at the last 2 bytes
+                    buf = tail + chunk
+                    problem = _unicode_space_error(
+                        path, kind, buf, 0, lines_before - tail.count(b"\n"), total == len(chunk)
+                    )
+                    if problem is not None:
+                        raise problem
                 lines_before += chunk.count(b"\n")
+                tail = chunk[-2:]
             decoder.decode(b"", final=True)
     except UnicodeDecodeError:
         raise SchemaError(
@@ -140,23 +189,66 @@ def _check_text(path: Path, kind: str) -> None:
             "download or compress the file again."
         ) from None
     except IsADirectoryError:
-        raise SchemaError(f"{path}: a folder, where a {kind} file is expected.") from None
+        raise _folder_error(path, kind) from None
     except OSError as exc:
         raise SchemaError(f"{path}: cannot read this {kind} file ({exc}).") from None
 
 
+def _folder_error(path: Path, kind: str) -> SchemaError:
+    """A folder was given where a file is expected: say so and show what it holds."""
+    try:
+        inside = sorted(p.name for p in path.iterdir() if not p.name.startswith("."))
+    except OSError:
+        inside = []
+    held = f" (it holds {', '.join(repr(n) for n in inside[:5])}{', ...' if len(inside) > 5 else ''})" if inside else " (it is empty)"
+    return SchemaError(
+        f"{path}: this is a folder{held}, where a {kind} file is expected. Pass the path of the "
+        f"{kind} file itself, e.g. {str(path / (inside[0] if inside else 'file.txt'))!r}."
+    )
+
+
+def _require_file(path: Path, kind: str) -> None:
+    """A readable path: a folder or a missing file is a clear SchemaError."""
+    if path.is_dir():
+        raise _folder_error(path, kind)
+    if not path.is_file():
+        raise SchemaError(f"{path}: no such {kind} file.")
+
+
 def _open_text(path: Path):
+    # utf-8-sig: a byte-order mark opening the file is not part of the first id
     if path.name.endswith(".gz"):
-        return gzip.open(path, "rt", encoding="utf-8", errors="replace")
-    return open(path, encoding="utf-8", errors="replace")
+        return gzip.open(path, "rt", encoding="utf-8-sig", errors="replace")
+    return open(path, encoding="utf-8-sig", errors="replace")
 
 
-def _line_number(path: Path, row: int) -> int:
-    """1-based file line of non-blank data row ``row`` (error path only)."""
+#: ASCII whitespace: what separates the fields of a TREC line (as trec_eval's C parser)
+_ASCII_SPACE = re.compile(r"[ \t\n\r\f\v]+")
+
+
+def _fields(line: str) -> list[str]:
+    """The fields of a line, split on ASCII whitespace only (``str.split()`` would also split
+    on no-break spaces and the like, which neither the parsers nor trec_eval do)."""
+    return [f for f in _ASCII_SPACE.split(line) if f]
+
+
+#: A number as the readers accept it: ASCII digits, optional sign, decimal point, exponent
+#: (no ``1_000``, which Python's ``float`` would accept, no hexadecimal, no other digits).
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_NONFINITE = re.compile(r"[+-]?(?:inf|infinity|nan)", re.IGNORECASE)
+
+#: Largest whole-number field (a rank) the readers accept: 2**53, beyond which float64 no
+#: longer holds every whole number (and int64 overflows past 2**63).
+MAX_WHOLE = 2**53
+
+
+def _line_number(path: Path, row: int, comments: bool = False) -> int:
+    """1-based file line of non-blank data row ``row`` (counting comment lines as rows when
+    ``comments``; error path only)."""
     with _open_text(path) as fh:
         seen = -1
         for number, line in enumerate(fh, start=1):
-            if line.strip() and not line.lstrip().startswith("#"):
+            if _fields(line) and (comments or not line.lstrip().startswith("#")):
                 seen += 1
                 if seen == row:
                     return number
@@ -165,14 +257,18 @@ def _line_number(path: Path, row: int) -> int:
 
 def _field_problem(fmt: _Format, name: str, text: str) -> str | None:
     """What is wrong with one numeric field's text, or None."""
-    try:
-        value = float(text)
-    except ValueError:
-        return f"the {name} field {text!r} is not a number"
+    text = text.strip()
+    if _NONFINITE.fullmatch(text):
+        return f"the {name} field {text!r} is not a finite number"
+    if not _NUMBER.fullmatch(text):
+        return f"the {name} field {text!r} is not a number (digits 0-9, an optional sign, point and exponent)"
+    value = float(text)
     if not np.isfinite(value):
         return f"the {name} field {text!r} is not a finite number"
     if name in fmt.whole and (value < 0 or not value.is_integer()):
         return f"the {name} field {text!r} is not a whole number >= 0"
+    if name in fmt.whole and value > MAX_WHOLE:
+        return f"the {name} field {text!r} is too large (a {name} is at most 2**53)"
     return None
 
 
@@ -181,7 +277,7 @@ def _diagnose(path: Path, fmt: _Format, cause: str = "") -> SchemaError:
     try:
         with _open_text(path) as fh:
             for number, line in enumerate(fh, start=1):
-                fields = line.split()
+                fields = _fields(line)
                 if not fields or fields[0].startswith("#"):
                     continue
                 if fmt.kind == "run":
@@ -207,11 +303,11 @@ def _diagnose(path: Path, fmt: _Format, cause: str = "") -> SchemaError:
 
 
 def _read_fast(path: Path, fmt: _Format) -> pd.DataFrame | None:
-    """pyarrow's reader with the delimiter of the first line (tab or space); None if that
+    """pyarrow's reader with the delimiter of the first data line (tab or space); None if that
     does not fit the whole file (mixed or repeated whitespace, malformed lines...)."""
     try:
-        with _open_text(path) as fh:
-            first = fh.readline()
+        with _open_text(path) as fh:  # the first line that is not blank or a comment
+            first = next((line for line in fh if line.strip() and not line.lstrip().startswith("#")), "")
     except (OSError, EOFError, gzip.BadGzipFile):
         return None
     delimiter = "\t" if "\t" in first else " "
@@ -235,7 +331,7 @@ def _read_fast(path: Path, fmt: _Format) -> pd.DataFrame | None:
     if table is None:
         return None
     if delimiter == "\t":
-        table = _trim_fields(table, fmt)
+        table = _trim_fields(path, table, fmt)
     # '#' lines are comments (trec_eval 10.0)
     comment = pa_compute.starts_with(table[fmt.names[0]], "#")
     if pa_compute.any(comment).as_py():
@@ -244,9 +340,11 @@ def _read_fast(path: Path, fmt: _Format) -> pd.DataFrame | None:
     return table.to_pandas(types_mapper=mapping.get)
 
 
-def _trim_fields(table, fmt: _Format):
+def _trim_fields(path: Path, table, fmt: _Format):
     """Tab-separated fields without surrounding spaces; a run tag is its first word
-    (trec_eval splits on any whitespace and ignores what follows the tag)."""
+    (trec_eval splits on any whitespace and ignores what follows the tag). An id holding
+    whitespace inside is an error (:func:`_check_inner_spaces`); both are looked at only in a
+    column that holds whitespace at all (one vectorised test per column on a clean file)."""
     columns = {}
     for name in fmt.names:
         column = table[name]
@@ -254,8 +352,30 @@ def _trim_fields(table, fmt: _Format):
             column = pa_compute.utf8_trim_whitespace(column)
             if name == fmt.names[-1] and fmt.kind == "run":
                 column = pa_compute.list_element(pa_compute.utf8_split_whitespace(column, max_splits=1), 0)
+            else:
+                _check_inner_spaces(path, fmt, name, column, table[fmt.names[0]])
         columns[name] = column
     return pa.table(columns)
+
+
+def _check_inner_spaces(path: Path, fmt: _Format, name: str, column, first) -> None:
+    """A tab-separated id field (trimmed ``column``) holding whitespace (``d 1``) is an error
+    with file and line: trec_eval splits fields on any whitespace, so it would read other
+    fields there, and a TREC file cannot hold such an id (:func:`write_run` refuses it).
+    Comment lines (``first`` field starting with '#') are exempt."""
+    inner = pa_compute.and_(
+        pa_compute.match_substring_regex(column, r"\s"), pa_compute.invert(pa_compute.starts_with(first, "#"))
+    )
+    if not pa_compute.any(inner).as_py():
+        return
+    row = int(np.flatnonzero(inner.to_numpy(zero_copy_only=False))[0])
+    number = _line_number(path, row, comments=True)
+    raise SchemaError(
+        f"{path}, line {number}: the {name} field {column[row].as_py()!r} of this tab-separated "
+        f"{fmt.kind} file contains whitespace; an id cannot (trec_eval splits fields on any "
+        f"whitespace and would read different fields). {fmt.expect()[0].upper()}{fmt.expect()[1:]}. "
+        "Replace the whitespace inside ids (e.g. with '_')."
+    )
 
 
 def _arrow_read(path: Path, fmt: _Format, delimiter: str, typed: bool):
@@ -328,7 +448,7 @@ def _read_lenient(path: Path, fmt: _Format) -> pd.DataFrame | None:
     try:
         with _open_text(path) as fh:
             for line in fh:
-                fields = line.split()
+                fields = _fields(line)
                 if not fields or fields[0].startswith("#"):
                     continue
                 if len(fields) > len(fmt.names) and fmt.kind == "run":
@@ -346,8 +466,7 @@ def _read_lenient(path: Path, fmt: _Format) -> pd.DataFrame | None:
 
 def _read_table(path: Path, fmt: _Format) -> pd.DataFrame:
     """Read a whitespace-separated file with exactly ``len(fmt.names)`` fields per line."""
-    if not path.is_file():
-        raise SchemaError(f"{path}: no such {fmt.kind} file.")
+    _require_file(path, fmt.kind)
     _check_text(path, fmt.kind)
     frame = _read_fast(path, fmt)
     if frame is None:
@@ -360,7 +479,7 @@ def _read_table(path: Path, fmt: _Format) -> pd.DataFrame:
         bad |= ~np.isfinite(values)
         if name in fmt.whole:
             with np.errstate(invalid="ignore"):
-                bad |= (values < 0) | (values != np.round(values))
+                bad |= (values < 0) | (values != np.round(values)) | (values > MAX_WHOLE)
     if bad.any():
         raise _diagnose(path, fmt)
     for name in fmt.names:
@@ -388,6 +507,27 @@ def _file_system_name(path: Path) -> str:
     return name
 
 
+def file_system_names(files) -> list[str]:
+    """The ``system="filename"`` name of each file: its name without ``.gz`` / ``.txt`` /
+    ``.run`` / ``.trec`` / ``.parquet`` / ``.pq``, except that files whose stems collide
+    (``bm25.txt`` and ``bm25.run``) keep their whole file name, so that two runs never merge
+    under one name. Two files with the same whole name (in different folders) are an error."""
+    paths = [Path(f) for f in files]
+    stems = [_file_system_name(p) for p in paths]
+    counts = pd.Series(stems).value_counts()
+    names = [p.name if counts[stem] > 1 else stem for p, stem in zip(paths, stems)]
+    seen: dict[str, Path] = {}
+    for path, name in zip(paths, names):
+        if name in seen:
+            raise SchemaError(
+                f"system='filename' would give two run files the same system name {name!r} "
+                f"({seen[name]} and {path}), merging two runs into one. Rename one of the files, "
+                "or read them with system='tag' if their run tags differ."
+            )
+        seen[name] = path
+    return names
+
+
 PARQUET_SUFFIXES = (".parquet", ".pq")
 
 
@@ -395,13 +535,16 @@ def _is_parquet(path) -> bool:
     return str(path).endswith(PARQUET_SUFFIXES)
 
 
-def _read_parquet(path, kind: str, *, system: str = "tag", row_group: int | None = None) -> pd.DataFrame:
+def _read_parquet(path, kind: str, *, system: str = "tag", row_group: int | None = None,
+                  name: str | None = None) -> pd.DataFrame:
     """A run or qrels frame stored in Parquet (as :func:`write_run` / :func:`write_qrels`
     write it, or any frame with the canonical columns), validated; ``row_group`` reads one
     row group only (pdireval.dask reads a file row group by row group)."""
     import pyarrow.parquet as pq
 
     path = Path(path)
+    if path.is_dir():
+        raise _folder_error(path, kind)
     try:
         file = pq.ParquetFile(path)
         table = file.read() if row_group is None else file.read_row_group(row_group)
@@ -415,7 +558,7 @@ def _read_parquet(path, kind: str, *, system: str = "tag", row_group: int | None
         if kind == "qrels":
             return canonical_qrels(frame)
         if system == "filename":
-            frame["system"] = _file_system_name(path)
+            frame["system"] = name if name is not None else _file_system_name(path)
         return canonical_run(frame)
     except SchemaError as exc:
         raise SchemaError(f"{path}: {exc}", failure_cases=exc.failure_cases) from None
@@ -434,7 +577,11 @@ def read_run(path, *, system: str = "tag") -> pd.DataFrame:
     frame passed to :func:`pdireval.evaluate` (so 0-based ranks are shifted to 1-based).
     In text files, as in trec_eval, lines starting with ``#`` are comments (trec_eval
     10.0), words after the run tag are ignored, and a tab-separated file is split on tabs
-    with the spaces around fields trimmed.
+    with the spaces around fields trimmed. Fields are separated by ASCII whitespace only (as
+    trec_eval's C parser): a no-break space or other Unicode space anywhere outside a
+    comment is an error naming the file and line (it would otherwise become part of an id,
+    or split one where trec_eval does not), and so is an id of a tab-separated file holding
+    a space. A byte-order mark opening the file is skipped.
 
     Parameters
     ----------
@@ -444,7 +591,9 @@ def read_run(path, *, system: str = "tag") -> pd.DataFrame:
     system : {"tag", "filename"}
         ``"tag"`` (default): the ``system`` column is each line's run tag (the 6th field).
         ``"filename"``: the file's name without ``.gz`` / ``.txt`` / ``.run`` / ``.trec``
-        (use it when several files share a run tag).
+        / ``.parquet`` (use it when several files share a run tag); files whose names
+        would collide that way (``bm25.txt`` and ``bm25.run``) keep their whole file
+        name (``"bm25.txt"``, ``"bm25.run"``), so two runs never merge under one name.
 
     Returns
     -------
@@ -463,9 +612,11 @@ def read_run(path, *, system: str = "tag") -> pd.DataFrame:
     ------
     SchemaError
         Missing or empty file or folder; a malformed line (too few or too many fields,
-        a rank that is not a whole number >= 0, a score that is not a finite number), named
-        by file and 1-based line number; a document listed twice for the same query and
-        run (file and lines given), or two files with the same run tag.
+        a rank that is not a whole number from 0 to 2**53, a score that is not a finite
+        number, numbers written other than with ASCII digits, sign, point and exponent, e.g.
+        ``1_000``; non-ASCII whitespace; a space inside an id of a tab-separated file), named
+        by file and 1-based line number; a document listed twice for the same query and run
+        (file and lines given), or two files with the same run tag.
 
     Examples
     --------
@@ -477,32 +628,33 @@ def read_run(path, *, system: str = "tag") -> pd.DataFrame:
     (12, 5)
     """
     check_option("system", system, ("tag", "filename"))
-    frames, files = [], []
-    for file in _run_files(_path(path, "run")):
-        if _is_parquet(file):
-            frames.append(_read_parquet(file, "run", system=system))
-            files.append(file)
-            continue
-        raw = _read_table(file, RUN_FORMAT)
-        rank = raw["rank"].to_numpy().astype(np.int64)
-        if rank.min() == 0:
-            rank = rank + 1  # 0-based rank fields (common in TREC submissions)
-        tag = raw["system"] if system == "tag" else pd.Series(
-            _file_system_name(file), index=raw.index, dtype=ID_DTYPE
-        )
-        frames.append(
-            pd.DataFrame(
-                {"system": tag, "query": raw["query"], "doc": raw["doc"],
-                 "score": raw["score"].to_numpy(dtype=np.float64), "rank": rank}
-            )
-        )
-        files.append(file)
+    files = _run_files(_path(path, "run"))
+    names = file_system_names(files) if system == "filename" else [None] * len(files)
+    frames = [_read_run_file(file, system, name) for file, name in zip(files, names)]
     if len({tuple(f.columns) for f in frames}) > 1:  # Parquet files with other columns: keep the shared ones
         shared = [c for c in frames[0].columns if all(c in f.columns for f in frames)]
         frames = [f[shared] for f in frames]
     run = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
     _check_run_duplicates(run, frames, files)
     return canonical_run(run, check_duplicates=False)
+
+
+def _read_run_file(file: Path, system: str, name: str | None = None) -> pd.DataFrame:
+    """One run file (TREC text or Parquet) as a run frame; ``name``: the system name when
+    ``system="filename"`` (default: the file's stem)."""
+    if _is_parquet(file):
+        return _read_parquet(file, "run", system=system, name=name)
+    raw = _read_table(file, RUN_FORMAT)
+    rank = raw["rank"].to_numpy().astype(np.int64)
+    if rank.min() == 0:
+        rank = rank + 1  # 0-based rank fields (common in TREC submissions)
+    tag = raw["system"] if system == "tag" else pd.Series(
+        name if name is not None else _file_system_name(file), index=raw.index, dtype=ID_DTYPE
+    )
+    return pd.DataFrame(
+        {"system": tag, "query": raw["query"], "doc": raw["doc"],
+         "score": raw["score"].to_numpy(dtype=np.float64), "rank": rank}
+    )
 
 
 def _check_run_duplicates(run: pd.DataFrame, frames: list[pd.DataFrame], files: list[Path]) -> None:
@@ -543,7 +695,8 @@ def read_qrels(path, *, subtopics: bool = False) -> pd.DataFrame:
     """Read a TREC qrels file (``query iteration doc label``; plain or ``.gz``).
 
     Lines starting with ``#`` are comments (trec_eval 10.0); a tab-separated file is split
-    on tabs with the spaces around fields trimmed.
+    on tabs with the spaces around fields trimmed. Fields are separated by ASCII whitespace
+    only, as in :func:`read_run` (non-ASCII whitespace is an error with file and line).
 
     Parameters
     ----------
@@ -572,9 +725,10 @@ def read_qrels(path, *, subtopics: bool = False) -> pd.DataFrame:
     Raises
     ------
     SchemaError
-        Missing or empty file; a malformed line (too few or too many fields, a label that
-        is not a finite number), named by file and 1-based line number; a (query, doc) with
-        two different labels.
+        Missing or empty file, or a folder; a malformed line (too few or too many fields, a
+        label that is not a finite number, non-ASCII whitespace, a space inside an id of a
+        tab-separated file), named by file and 1-based line number; a (query, doc) with two
+        different labels.
     """
     file = _path(path, "qrels")
     subtopics = check_bool("subtopics", subtopics)
@@ -593,6 +747,26 @@ def read_qrels(path, *, subtopics: bool = False) -> pd.DataFrame:
 
 
 # --------------------------------------------------------------------------- writers
+
+
+def _output_path(path, kind: str) -> Path:
+    """The path a writer writes to, checked before anything is written: not empty, not a
+    folder, and in a folder that exists (pdireval does not create folders for a file)."""
+    target = _path(path, kind)
+    if target.is_dir():
+        raise OptionError(
+            f"{target}: this is a folder; write_{kind} needs the path of a {kind} file to write, "
+            f"e.g. {str(target / (kind + '.txt'))!r}."
+        )
+    parent = target.parent
+    if not parent.is_dir():
+        what = "is a file, not a folder" if parent.exists() else "does not exist"
+        raise OptionError(
+            f"{target}: cannot write the {kind} file there: the folder {str(parent)!r} {what}. "
+            "Create the folder first (e.g. Path(path).parent.mkdir(parents=True)) or pick "
+            "another path."
+        )
+    return target
 
 
 def _check_writable_ids(frame: pd.DataFrame, names, kind: str) -> None:
@@ -643,10 +817,13 @@ def write_run(run: pd.DataFrame, path, *, columns=None) -> None:
     ------
     SchemaError
         An invalid run frame, or ids that are empty or contain whitespace.
+    OptionError
+        ``path`` is a folder, or its folder does not exist (checked before writing).
     """
     canonical = canonical_run(run, columns)
+    target = _output_path(path, "run")
     if _is_parquet(path):
-        canonical.to_parquet(_path(path, "run"), index=False)
+        canonical.to_parquet(target, index=False)
         return
     _check_writable_ids(canonical, ("system", "query", "doc"), "run")
     if "score" in canonical.columns:
@@ -665,7 +842,7 @@ def write_run(run: pd.DataFrame, path, *, columns=None) -> None:
         {"query": ordered["query"].to_numpy(), "q0": "Q0", "doc": ordered["doc"].to_numpy(),
          "rank": rank, "score": score, "system": ordered["system"].to_numpy()}
     )
-    out.to_csv(_path(path, "run"), sep=" ", header=False, index=False, quoting=csv.QUOTE_NONE)
+    out.to_csv(target, sep=" ", header=False, index=False, quoting=csv.QUOTE_NONE)
 
 
 def write_qrels(qrels: pd.DataFrame, path, *, columns=None) -> None:
@@ -693,10 +870,13 @@ def write_qrels(qrels: pd.DataFrame, path, *, columns=None) -> None:
     SchemaError
         An invalid qrels frame; ids that are empty or contain whitespace; NaN (pooled but
         unjudged) labels, which a TREC qrels file cannot express.
+    OptionError
+        ``path`` is a folder, or its folder does not exist (checked before writing).
     """
     canonical = canonical_qrels(qrels, columns)
+    target = _output_path(path, "qrels")
     if _is_parquet(path):
-        canonical.to_parquet(_path(path, "qrels"), index=False)
+        canonical.to_parquet(target, index=False)
         return
     has_sub = "subtopic" in canonical.columns
     _check_writable_ids(canonical, ("query", "subtopic", "doc") if has_sub else ("query", "doc"), "qrels")
@@ -713,7 +893,7 @@ def write_qrels(qrels: pd.DataFrame, path, *, columns=None) -> None:
     out = pd.DataFrame(
         {"query": canonical["query"].to_numpy(), "it": canonical["subtopic"].to_numpy() if has_sub else "0", "doc": canonical["doc"].to_numpy(), "label": text}
     )
-    out.to_csv(_path(path, "qrels"), sep=" ", header=False, index=False, quoting=csv.QUOTE_NONE)
+    out.to_csv(target, sep=" ", header=False, index=False, quoting=csv.QUOTE_NONE)
 
 
 # --------------------------------------------------------------------------- SVMlight
@@ -798,8 +978,7 @@ def read_svmlight(path, *, query_file=None) -> pd.DataFrame:
         add up to the number of lines.
     """
     file = _path(path, "SVMlight")
-    if not file.is_file():
-        raise SchemaError(f"{file}: no such SVMlight file.")
+    _require_file(file, "SVMlight")
     lines = _read_lines(file)
     split = lines.str.split("#", n=1)
     body = split.str[0].str.strip()
@@ -835,6 +1014,8 @@ def read_svmlight(path, *, query_file=None) -> pd.DataFrame:
             raise _svm_error(file, line_no[i], "the qid: field is empty", raw.iloc[i])
     elif not has_qid.any():
         qfile = _path(query_file, "query") if query_file is not None else Path(str(file) + ".query")
+        if qfile.is_dir():
+            raise _folder_error(qfile, "group (query_file=)")
         if not qfile.is_file():
             raise SchemaError(
                 f"{file}: the lines have no 'qid:' field and there is no group file {qfile}. "

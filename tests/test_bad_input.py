@@ -335,11 +335,12 @@ def test_doc_ids_that_never_match_the_qrels_warn():
     with pytest.warns(PdirevalWarning, match="none of the run's retrieved documents is in the qrels") as rec:
         out = pdireval.evaluate(big.assign(doc=big["doc"].str.upper()), "AP", qrels=qrels3)
     assert (out["value"] == 0).all()
+    assert len(rec) == 1  # the whole-run warning only, not also one about each list
     assert "'D0'" in str(rec[0].message) and "'d0'" in str(rec[0].message)
-    # some queries without a judged document are normal (shallow pools), and so is a tiny run: no warning
+    # queries without a judged document are normal (shallow pools), and so is a tiny run: no warning
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        pdireval.evaluate(big.assign(doc=big["doc"].where(big["query"] == "1", big["doc"].str.upper())), "AP", qrels=qrels3)
+        pdireval.evaluate(big.assign(doc=big["doc"].where(big["query"] == "1", "x" + big["doc"])), "AP", qrels=qrels3)
         ev(run_(doc=RUN["doc"].str.upper()), missing="drop")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -426,6 +427,211 @@ def test_gzip_size_guard(tmp_path, monkeypatch):
     monkeypatch.setattr(pio, "_CHECK_CHUNK", 4096)
     with pytest.raises(SchemaError, match="decompresses to more than 50000 bytes"):
         pdireval.read_run(path)
+
+
+# --------------------------------------------------------------------------- files and ids (issue 13, h13a)
+
+
+def _lists_run(n_queries=6, depth=12):
+    """One system, ``n_queries`` lists of ``depth`` docs; the qrels judge each query's first doc."""
+    query = np.repeat([str(q) for q in range(1, n_queries + 1)], depth)
+    doc = [f"FBIS3-{q}{i:02d}" for q in range(1, n_queries + 1) for i in range(depth)]
+    run = pd.DataFrame({"system": "a", "query": query, "doc": doc, "score": np.tile(np.arange(depth, 0, -1.0), n_queries)})
+    qrels = run.groupby("query", sort=False).head(1)[["query", "doc"]].assign(label=1).reset_index(drop=True)
+    return run, qrels
+
+
+def test_doc_ids_misspelled_in_some_lists_warn_once():
+    run, qrels = _lists_run()
+    lower = run["query"].isin(["2", "4", "5", "6"])
+    odd = run.assign(doc=run["doc"].where(~lower, run["doc"].str.lower()))
+    before = odd.copy()
+    with pytest.warns(PdirevalWarning) as rec:
+        out = pdireval.evaluate(odd, "AP", qrels=qrels)
+    pd.testing.assert_frame_equal(odd, before)
+    assert len(rec) == 1
+    message = str(rec[0].message)
+    assert message.startswith("4 ranked lists of at least 10 documents retrieve no judged document")
+    # the first three lists in query order, each with both spellings; then how many more
+    assert "system 'a', query '2': 'fbis3-200' in the run, 'FBIS3-200' in the qrels" in message
+    assert "query '4'" in message and "query '5'" in message and "query '6'" not in message
+    assert "1 more" in message and "same case" in message
+    assert out.loc[out["query"].isin(["2", "4", "5", "6"]), "value"].eq(0).all()
+    assert out.loc[out["query"].isin(["1", "3"]), "value"].eq(1).all()
+    # whitespace and Unicode forms (full-width letters) are near misses too
+    spaced = run.assign(doc=run["doc"].where(run["query"] != "3", run["doc"] + " "))
+    with pytest.warns(PdirevalWarning, match=r"^1 ranked list .*'FBIS3-300 ' in the run, 'FBIS3-300' in the qrels"):
+        pdireval.evaluate(spaced, "AP", qrels=qrels)
+    wide = run.assign(doc=run["doc"].where(run["query"] != "3", run["doc"].str.replace("F", "\uff26")))
+    with pytest.warns(PdirevalWarning, match="^1 ranked list "):
+        pdireval.evaluate(wide, "AP", qrels=qrels)
+
+
+def test_lists_without_a_judged_document_but_no_near_miss_stay_quiet():
+    run, qrels = _lists_run()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        # unpooled documents (no spelling of a judged one): normal with shallow pools
+        pdireval.evaluate(run.assign(doc=run["doc"].where(run["query"] == "1", "X" + run["doc"])), "AP", qrels=qrels)
+        # a near miss in a list of fewer than 10 documents is too little evidence
+        short = run.groupby("query").head(9)
+        pdireval.evaluate(short.assign(doc=short["doc"].where(short["query"] == "1", short["doc"].str.lower())), "AP", qrels=qrels)
+        # a list with one exactly judged document besides near misses is not reported
+        mixed = run.assign(doc=run["doc"].where(run.groupby("query").cumcount() == 0, run["doc"].str.lower()))
+        pdireval.evaluate(mixed, "AP", qrels=qrels)
+
+
+@pytest.mark.parametrize("reader", ["pandas", "dask"])
+def test_filename_stems_that_collide_keep_their_whole_name(tmp_path, reader):
+    (tmp_path / "bm25.txt").write_text("1 Q0 d1 1 2.0 a\n1 Q0 d2 2 1.0 a\n")
+    (tmp_path / "bm25.run").write_text("1 Q0 d1 1 3.0 b\n1 Q0 d3 2 1.0 b\n")
+    (tmp_path / "lm.txt.gz").write_bytes(__import__("gzip").compress(b"1 Q0 d2 1 2.0 c\n"))
+    if reader == "pandas":
+        run = pdireval.read_run(tmp_path, system="filename")
+    else:
+        pdask = pytest.importorskip("pdireval.dask")
+        run = pdask.read_run(tmp_path, system="filename").compute(scheduler="sync")
+    assert sorted(run["system"].unique()) == ["bm25.run", "bm25.txt", "lm"]
+    assert run.groupby("system")["doc"].apply(list).to_dict() == {"bm25.run": ["d1", "d3"], "bm25.txt": ["d1", "d2"], "lm": ["d2"]}
+
+
+def test_same_file_name_in_two_folders_is_refused_for_filename_systems(tmp_path):
+    pdask = pytest.importorskip("pdireval.dask")
+    for folder in ("x", "y"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "bm25.txt").write_text("1 Q0 d1 1 2.0 a\n")
+    with pytest.raises(SchemaError, match="same system name 'bm25.txt'.*Rename one"):
+        pdask.read_run([tmp_path / "x" / "bm25.txt", tmp_path / "y" / "bm25.txt"], system="filename")
+
+
+@pytest.mark.parametrize("char", ["\u00a0", "\u3000", "\u2009", "\ufeff"])
+@pytest.mark.parametrize("where", ["separator", "inside", "trailing"])
+def test_unicode_spaces_in_trec_lines_name_file_and_line(tmp_path, char, where):
+    second = {"separator": f"1{char}Q0 d2 2 1.0 tag", "inside": f"1 Q0 d{char}2 2 1.0 tag", "trailing": f"1 Q0 d2 2 1.0 tag{char}"}[where]
+    path = tmp_path / "run.txt"
+    path.write_text(f"# a comment\u00a0with a no-break space is fine\n1 Q0 d1 1 2.0 tag\n{second}\n", encoding="utf-8")
+    with pytest.raises(SchemaError, match=rf"run.txt, line 3: the run line holds the character .* \(U\+{ord(char):04X}\)"):
+        pdireval.read_run(path)
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text(f"1 0 d1 1\n1 0 d2{char}1\n", encoding="utf-8")
+    with pytest.raises(SchemaError, match="qrels.txt, line 2: the qrels line holds the character"):
+        pdireval.read_qrels(qrels)
+
+
+def test_byte_order_mark_and_inner_tabs_read_as_trec_eval(tmp_path):
+    bom = tmp_path / "bom.txt"
+    bom.write_text("\ufeff1 Q0 d1 1 2.0 tag\n1 Q0 d2 2 1.0 tag\n", encoding="utf-8")
+    assert pdireval.read_run(bom)["query"].tolist() == ["1", "1"]  # not '\ufeff1'
+    bom.write_text("\ufeff1 0 d1 1\n1 0 d2 x\n", encoding="utf-8")
+    with pytest.raises(SchemaError, match="bom.txt, line 2: malformed qrels line"):
+        pdireval.read_qrels(bom)
+    tabs = tmp_path / "tabs.txt"  # an empty field between two tabs: trec_eval splits on any whitespace
+    tabs.write_text("1\tQ0\td1\t\t1\t2.0\ttag\n1\tQ0\td2\t2\t1.0\ttag\t\n")
+    run = pdireval.read_run(tabs)
+    assert run[["system", "query", "doc", "rank"]].values.tolist() == [["tag", "1", "d1", 1], ["tag", "1", "d2", 2]]
+
+
+def test_space_inside_an_id_of_a_tab_separated_file(tmp_path):
+    path = tmp_path / "run.tsv"
+    path.write_text("1\tQ0\td0\t1\t3.0\ttag\n1\tQ0\td1\t1\t2.0\ttag\n\n1\tQ0\td 2\t2\t1.0\ttag\n")
+    with pytest.raises(SchemaError, match=r"run.tsv, line 4: the doc field 'd 2' of this tab-separated run file contains whitespace"):
+        pdireval.read_run(path)
+    qrels = tmp_path / "qrels.tsv"
+    qrels.write_text("1\t0\td1\t1\n1 2\t0\td2\t1\n")
+    with pytest.raises(SchemaError, match=r"qrels.tsv, line 2: the query field '1 2'"):
+        pdireval.read_qrels(qrels)
+    # words after the run tag are still ignored, as by trec_eval
+    path.write_text("1\tQ0\td1\t1\t2.0\ttag extra words\n")
+    assert pdireval.read_run(path)["system"].tolist() == ["tag"]
+
+
+@pytest.mark.parametrize("line, problem", [
+    ("1 Q0 d2 1_000 1.0 tag", "the rank field '1_000' is not a number"),
+    ("1 Q0 d2 2 1_0.5 tag", "the score field '1_0.5' is not a number"),
+    ("1 Q0 d2 1e300 1.0 tag", "the rank field '1e300' is too large"),
+    ("1 Q0 d2 1e19 1.0 tag", "the rank field '1e19' is too large"),
+    ("1 Q0 d2 2 \u0661 tag", "the score field '\u0661' is not a number"),
+])
+def test_numbers_the_readers_refuse_name_file_and_line(tmp_path, line, problem):
+    path = tmp_path / "run.txt"
+    path.write_text(f"1 Q0 d1 1 2.0 tag\n{line}\n1 Q0 d3 3 0.5 tag\n", encoding="utf-8")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no numpy RuntimeWarning from an overflowing cast
+        with pytest.raises(SchemaError, match=rf"run.txt, line 2: malformed run line: {problem}"):
+            pdireval.read_run(path)
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 d1 1\n1 0 d2 1_0\n")
+    with pytest.raises(SchemaError, match="qrels.txt, line 2: malformed qrels line: the label field '1_0' is not a number"):
+        pdireval.read_qrels(qrels)
+
+
+def test_whole_float_ids_beyond_2_63_stay_distinct():
+    ids = [2.0**63, 2.0**63 + 4096, 2.0**64, 3.0]
+    run = pd.DataFrame({"query": ids, "doc": "a", "score": 1.0})
+    qrels = pd.DataFrame({"query": ids, "doc": "a", "label": [1, 0, 1, 1]})
+    with pytest.warns(PdirevalWarning, match=r"whole numbers beyond 2\*\*53 as floats .*dtype=\{'query': str\}"):
+        out = pdireval.evaluate(run, "AP", qrels=qrels)
+    assert dict(zip(out["query"], out["value"])) == {
+        "3": 1.0, "9223372036854775808": 1.0, "9223372036854779904": 0.0, "18446744073709551616": 1.0}
+    scores = pd.DataFrame({"system": np.repeat(["x", "y"], 2), "query": [2.0**63, 2.0**64] * 2, "measure": "AP", "value": [0.1, 0.2, 0.3, 0.4]})
+    with pytest.warns(PdirevalWarning, match="beyond 2"):
+        assert pdireval.aggregate(scores)["n_queries"].tolist() == [2, 2]
+    with warnings.catch_warnings():  # ordinary float ids: no warning, "1.0" -> "1"
+        warnings.simplefilter("error")
+        assert ev(run_(query=[1.0, 1.0, 1.0, 1.0, 2.0]), missing="drop")["query"].tolist() == ["1", "1", "2"]
+
+
+def test_a_folder_where_a_file_is_expected(tmp_path, capsys):
+    from pdireval.cli import main
+
+    folder = tmp_path / "qrels"
+    folder.mkdir()
+    (folder / "qrels.txt").write_text("1 0 d1 1\n")
+    for call, kind in [
+        (lambda: pdireval.read_qrels(folder), "qrels"),
+        (lambda: ev(qrels=folder), "qrels"),
+        (lambda: pdireval.read_svmlight(folder), "SVMlight"),
+        (lambda: pdireval.read_qrels(tmp_path / "qrels"), "qrels"),
+    ]:
+        expect(SchemaError, call, "this is a folder (it holds 'qrels.txt')", f"where a {kind} file is expected", "qrels.txt'")
+    (tmp_path / "q.parquet").mkdir()
+    expect(SchemaError, lambda: pdireval.read_qrels(tmp_path / "q.parquet"), "this is a folder (it is empty)")
+    svm = tmp_path / "s.txt"
+    svm.write_text("1 1:0.5\n0 1:0.2\n")
+    expect(SchemaError, lambda: pdireval.read_svmlight(svm, query_file=folder), "where a group (query_file=) file is expected")
+    run = tmp_path / "run.txt"
+    run.write_text("1 Q0 d1 1 2.0 tag\n")
+    assert main(["evaluate", "--qrels", str(folder), str(run)]) == 1
+    assert "this is a folder" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("writer", ["write_run", "write_qrels"])
+@pytest.mark.parametrize("suffix", ["", ".parquet"])
+def test_writing_to_a_folder_path_is_an_option_error(tmp_path, writer, suffix):
+    frame = RUN if writer == "write_run" else QRELS
+    write = getattr(pdireval, writer)
+    folder = tmp_path / f"out{suffix}"
+    folder.mkdir()
+    expect(OptionError, lambda: write(frame, folder), "this is a folder", "needs the path of a")
+    expect(OptionError, lambda: write(frame, tmp_path / "missing" / f"f{suffix or '.txt'}"), "the folder", "does not exist")
+    (tmp_path / "afile").write_text("x")
+    expect(OptionError, lambda: write(frame, tmp_path / "afile" / f"f{suffix or '.txt'}"), "is a file, not a folder")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile", folder.name]  # nothing written
+
+
+def test_duplicate_advice_never_merges_two_runs(tmp_path):
+    # two rankings under one system name: the advice is to name them apart, not drop_duplicates
+    two = pd.concat([RUN, RUN.assign(score=RUN["score"] * 2)], ignore_index=True)
+    err = expect(SchemaError, lambda: ev(two), "5 of the repeated documents have different score values",
+                 "two rankings under one system name", "own system name", "would splice")
+    assert "drop them" not in str(err)
+    copies = pd.concat([RUN, RUN.iloc[[0]]], ignore_index=True)  # exact copies: dropping them is safe
+    expect(SchemaError, lambda: ev(copies), "exact copies", "drop them (e.g. df.drop_duplicates")
+    # files sharing a run tag: read them by file name, where colliding stems stay apart
+    (tmp_path / "x.txt").write_text("1 Q0 d1 1 2.0 tag\n")
+    (tmp_path / "x.run").write_text("1 Q0 d1 1 5.0 tag\n")
+    expect(SchemaError, lambda: pdireval.read_run(tmp_path), "Several files share the run tag", "system='filename'")
+    assert sorted(pdireval.read_run(tmp_path, system="filename")["system"]) == ["x.run", "x.txt"]
 
 
 def test_rng_true_and_fraction_levels():

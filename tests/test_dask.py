@@ -103,6 +103,26 @@ def test_the_same_single_warning_as_pandas():
     assert len(got) == 2  # once each (not once per partition): unjudged queries, filled pairs
 
 
+@pytest.mark.parametrize("layout", ["shuffle", "system"])
+def test_the_same_doc_id_warnings_as_pandas(layout):
+    """Doc ids that miss the qrels: the whole-run and the per-list warnings, examples
+    included, as pandas gives them, whatever the partitioning (issue 13)."""
+    run = RUN[~RUN["query"].str.startswith("unjudged")].sort_values("system", kind="stable", ignore_index=True)
+    first = sorted(run["system"].unique())[0]
+    some = run.assign(doc=run["doc"].where(~((run["system"] == first) & run["query"].isin(["3", "5", "7", "8"])), run["doc"].str.lower()))
+    every = run.assign(doc=run["doc"].str.lower())
+    for odd, start in ((some, "4 ranked lists of at least 10 documents"), (every, "none of the run's retrieved documents")):
+        with warnings.catch_warnings(record=True) as expected:
+            warnings.simplefilter("always", PdirevalWarning)
+            pdireval.evaluate(odd, "AP", qrels=QRELS, missing="drop")
+        assert [str(w.message)[: len(start)] for w in expected] == [start]
+        ddf = _by(odd, "system", 3) if layout == "system" else dd.from_pandas(odd.sample(frac=1.0, random_state=0), npartitions=4, sort=False)
+        with warnings.catch_warnings(record=True) as got:
+            warnings.simplefilter("always", PdirevalWarning)
+            pdask.evaluate(ddf, "AP", qrels=QRELS, missing="drop", partitioned_by=layout if layout == "system" else None).compute(scheduler="threads")
+        assert [str(w.message) for w in got] == [str(w.message) for w in expected]
+
+
 def test_the_same_warnings_after_a_shuffle():
     ddf = dd.from_pandas(RUN, npartitions=4, sort=False)  # shuffled by query: rows move
     with pytest.warns(PdirevalWarning) as expected:

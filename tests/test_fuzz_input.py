@@ -134,8 +134,11 @@ def test_meta_contract(scores, function):
         assert isinstance(out.index, pd.RangeIndex)
 
 
-LINE_TOKENS = st.sampled_from(["1", "2", "Q0", "0", "d1", "D1", "-1", "1.5", "1e400", "nan", "tag", "#", "x", "é", "\u00a0"])
-SEPARATORS = st.sampled_from([" ", "\t", "  ", " \t"])
+LINE_TOKENS = st.sampled_from(["1", "2", "Q0", "0", "d1", "D1", "-1", "1.5", "1e400", "nan", "tag", "#", "x", "é", "\u00a0",
+                               # issue 13's file classes: underscores, other digits, huge ranks,
+                               # non-ASCII spaces, a byte-order mark, a space inside a field
+                               "1_000", "\u0661", "1e300", "1e19", "\u3000", "\ufeff", "d 1"])
+SEPARATORS = st.sampled_from([" ", "\t", "  ", " \t", "\t\t"])
 
 
 @st.composite
@@ -157,3 +160,9 @@ def test_reader_contract(tmp_path_factory, text, kind):
     out = _call(lambda: reader(path))
     if isinstance(out, pd.DataFrame):
         assert len(out) <= text.count("\n") + 1
+        # strict splitting: no id holds whitespace (ASCII or not) or a byte-order mark
+        for name in ("system", "query", "doc"):
+            if name in out.columns:
+                assert not out[name].str.contains("[\\s\u00a0\u3000\ufeff]", regex=True).any(), out[name].tolist()
+        if "rank" in out.columns:  # ranks fit (no overflowed cast)
+            assert out["rank"].between(1, 2**53 + 1).all(), out["rank"].tolist()

@@ -19,6 +19,7 @@ pass ``columns={"query": "qid", "doc": "docno", ...}`` (canonical name -> their 
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Mapping
 
 import numpy as np
@@ -26,7 +27,7 @@ import pandas as pd
 
 from pdireval.core.keys import RunKeys, run_keys
 from pdireval.core.recognize import DEFAULT_SYSTEM, SPELLINGS, as_frame, recognize
-from pdireval.errors import SchemaError, show_rows
+from pdireval.errors import PdirevalWarning, SchemaError, show_rows
 
 __all__ = ["RUN_COLUMNS", "QRELS_COLUMNS", "SCORES_COLUMNS", "canonical_run", "canonical_qrels", "canonical_scores", "qrels_from_run"]
 
@@ -178,9 +179,40 @@ def _as_ids(series: pd.Series, name: str, kind: str, frame: pd.DataFrame | None 
     if series.dtype.kind == "f":
         # 1.0 -> "1": float ids usually come from a reader that saw NaN-free integers.
         values = series.to_numpy()
-        if np.all(values == np.round(values)):
-            series = series.astype(np.int64)
+        if np.all(np.isfinite(values) & (values == np.round(values))):
+            return _whole_float_ids(series, values, name, kind)
     return series.astype(str).astype(ID_DTYPE)
+
+
+def _whole_float_ids(series: pd.Series, values: np.ndarray, name: str, kind: str) -> pd.Series:
+    """Whole-number float ids as their integer text ("1.0" -> "1"), exactly at any size:
+    values at or beyond 2**63 (which int64 would overflow, merging distinct ids) are written
+    from their exact integer value, once per distinct value. Past 2**53 a float cannot hold
+    every whole number, so ids that differed in their last digits may already have merged
+    when the column became float: that gets a PdirevalWarning."""
+    small = (values >= -(2.0**63)) & (values < 2.0**63)
+    if small.all():
+        out = series.astype(np.int64).astype(str)
+    else:
+        text = np.empty(len(values), dtype=object)
+        text[small] = values[small].astype(np.int64).astype(str)
+        unsigned = (values >= 2.0**63) & (values < 2.0**64)  # exact in uint64
+        text[unsigned] = values[unsigned].astype(np.uint64).astype(str)
+        rest = ~(small | unsigned)
+        if rest.any():  # beyond 2**64: Python ints, once per distinct value
+            codes, uniques = pd.factorize(values[rest])
+            text[rest] = np.array([str(int(u)) for u in uniques], dtype=object)[codes]
+        out = pd.Series(text, index=series.index)
+    if (np.abs(values) > 2.0**53).any():
+        warnings.warn(
+            f"the {kind} column '{name}' holds whole numbers beyond 2**53 as floats (e.g. "
+            f"{out[np.abs(values) > 2.0**53].iloc[0]}); a float cannot hold every whole number "
+            "that large, so ids that differ in their last digits may have become equal before "
+            "pdireval saw them. Read ids as strings (e.g. pd.read_csv(..., dtype={'" + name + "': str})).",
+            PdirevalWarning,
+            stacklevel=5,
+        )
+    return out.astype(ID_DTYPE)
 
 
 def _as_float(series: pd.Series, name: str, kind: str, frame: pd.DataFrame) -> pd.Series:
@@ -324,11 +356,32 @@ def canonical_run_keys(
                 )
             raise SchemaError(
                 f"the run frame has {len(dup)} rows sharing a ({', '.join(key)}) key:"
-                f"{show_rows(rows)}\nEach ({', '.join(key)}) may appear once: drop the "
-                f"duplicates (e.g. df.drop_duplicates({key!r})).{hint}",
+                f"{show_rows(rows)}\n{_duplicate_advice(canonical.iloc[dup], key)}{hint}",
                 failure_cases=rows,
             )
     return canonical, keys
+
+
+def _duplicate_advice(rows: pd.DataFrame, key: list[str]) -> str:
+    """How to fix repeated (system, query, doc) rows. Repeats with the same score and rank
+    are copies: dropping them is safe. Repeats with different scores or ranks are two
+    rankings under one system name (two runs concatenated, or a run tag shared by two
+    files): dropping duplicates would splice them into a ranking neither system produced,
+    so the advice is to name the runs apart instead."""
+    order = [c for c in ("score", "rank") if c in rows.columns]
+    differing = rows.groupby(key, observed=True, sort=False)[order].nunique().gt(1).any(axis=1)
+    if not differing.any():
+        return (f"Each ({', '.join(key)}) may appear once; these repeats are exact copies (same "
+                f"{' and '.join(order)}): drop them (e.g. df.drop_duplicates({key!r})).")
+    first = differing.index[differing.to_numpy()][0]
+    return (
+        f"{int(differing.sum())} of the repeated documents have different {' or '.join(order)} "
+        f"values (e.g. {dict(zip(key, first))}), so the frame holds two rankings under one "
+        "system name (two runs concatenated, or two files sharing a run tag). Give each run its "
+        "own system name (e.g. pd.concat([a.assign(system='a'), b.assign(system='b')]), or "
+        "read_run(folder, system='filename')): df.drop_duplicates would splice the two runs "
+        "into one ranking neither produced."
+    )
 
 
 def _canonical_rank(frame: pd.DataFrame, original: pd.DataFrame, required: bool) -> pd.Series | None:
