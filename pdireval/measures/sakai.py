@@ -8,6 +8,9 @@
   judged pool sorted by gain descending; constant past its last relevant document), C(r) the
   number of relevant documents (label >= ``rel``) in the top r, R their number, β the
   persistence (β = 1 by default; β = 0 gives AP). Documents below ``rel`` have gain 0.
+  **Q@l** (Sakai 2014; NTCIREVAL's document cut-off) sums over the top l only and divides by
+  min(l, R), the number of relevant documents an ideal list can place in the top l:
+  Q@l = (1/min(l, R))·Σ_{relevant d at rank r <= l} BR(r).
 * **nERR@k** (Sakai & Song 2011): ERR@k (Chapelle et al. 2009) divided by the ERR@k of the
   ideal list (the judged pool sorted by label descending), with ERR's stopping probabilities
   (2^g − 1)/2^{g_max}; 0 when the ideal ERR is 0.
@@ -20,6 +23,7 @@ References
 Sakai, T. (2004). New performance metrics based on multigrade relevance. NTCIR-4.
 Sakai, T. & Kando, N. (2008). On information retrieval metrics designed for evaluation with
 incomplete relevance assessments. Information Retrieval 11(5).
+Sakai, T. (2014). Metrics, statistics, tests. PROMISE Winter School 2013, LNCS 8173.
 Sakai, T. & Song, R. (2011). Evaluating diversified search results using per-intent graded
 relevance. SIGIR 2011.
 Chapelle, O., Metzler, D., Zhang, Y. & Grinspan, P. (2009). Expected reciprocal rank for graded
@@ -63,7 +67,8 @@ def _gains(labels, m):
 
 def q_measure(segments, m):
     """Q = (1/R)·Σ_{relevant d at rank r} (β·cg(r) + C(r)) / (β·cg*(r) + r) (Sakai 2004);
-    R = 0 -> 0."""
+    R = 0 -> 0. With a cut-off l (Sakai 2014; NTCIREVAL's Q@l): the sum runs over ranks
+    r <= l and the divisor is min(l, R)."""
     v, beta, rel = _view(segments, m), m.get("beta"), m.get("rel")
     key = ("q_ideal", v.negatives, m.get("gain"), rel)
     cache = v.segments.cache
@@ -79,6 +84,8 @@ def q_measure(segments, m):
     ideal_cum, n_ideal, start = cache[key]
     # only relevant documents have a gain here, so cumulate over them alone
     is_rel = _relevant(v, rel)
+    if m.cutoff is not None:
+        is_rel &= v.hit_pos < m.cutoff
     seg, pos = v.hit_seg[is_rel], v.hit_pos[is_rel]
     cg = within_segment_cumsum(seg, _gains(v.hit_label[is_rel], m))
     count = within_segment_rank(seg) + 1.0
@@ -88,7 +95,8 @@ def q_measure(segments, m):
     has = depth > 0
     cg_ideal[has] = ideal_cum[start[q[has]] + depth[has] - 1]
     ratio = (beta * cg + count) / (beta * cg_ideal + pos + 1.0)
-    return _safe_div(seg_sum(seg, ratio, v.n_seg), _R(v, rel))
+    R = _R(v, rel)
+    return _safe_div(seg_sum(seg, ratio, v.n_seg), R if m.cutoff is None else np.minimum(R, m.cutoff))
 
 
 def _ideal_err(v, m) -> np.ndarray:
@@ -132,8 +140,8 @@ BETA = Param("beta", "float", 1.0, "Persistence β of the blended ratio (β = 0 
 VARIANT = Param("variant", "choice", "r", "r: trec_eval's bpref (min(n_r, R)/min(N, R)); 10r: bpref-10 (min(n_r, 10+R)/min(N, 10+R)).", choices=("r", "10r"))
 
 register(MeasureDef(
-    "Q", q_measure, "Q-measure: (1/R)·Σ_{relevant d at rank r} (β·cg(r) + C(r)) / (β·cg*(r) + r).",
-    (BETA, GAIN, REL, JUDGED_ONLY, NEG), cutoff="none", citation="Sakai 2004; Sakai & Kando 2008", aliases=("q_measure", "qmeasure"),
+    "Q", q_measure, "Q-measure: (1/R)·Σ_{relevant d at rank r} BR(r), BR(r) = (β·cg(r) + C(r)) / (β·cg*(r) + r); Q@l: ranks r <= l, divided by min(l, R).",
+    (BETA, GAIN, REL, JUDGED_ONLY, NEG), citation="Sakai 2004; Sakai & Kando 2008; Sakai 2014 (Q@l)", aliases=("q_measure", "qmeasure"),
 ))
 register(MeasureDef(
     "nERR", normalised_err, "Normalised ERR: ERR@k / ERR@k of the ideal ranking.",

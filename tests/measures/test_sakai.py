@@ -39,6 +39,28 @@ def q_reference(ranked, judged, beta=1.0, rel=1.0):
     return total / R if R else 0.0
 
 
+def q_at_reference(ranked, judged, k, beta=1.0, rel=1.0):
+    """Q@k by brute force from its definition: BR(r) = (β·cg(r) + C(r)) / (β·cg*(r) + r)
+    summed over the relevant documents of the top k, divided by min(k, R); every sum is
+    recomputed from scratch at each rank."""
+    ideal = sorted((x for x in judged if x >= rel), reverse=True)
+    R = len(ideal)
+    if R == 0:
+        return 0.0
+
+    def relevant(x):
+        return not math.isnan(x) and x >= rel
+
+    total = 0.0
+    for r in range(1, min(k, len(ranked)) + 1):
+        if relevant(ranked[r - 1]):
+            cg = sum(x for x in ranked[:r] if relevant(x))
+            count = sum(1 for x in ranked[:r] if relevant(x))
+            cg_ideal = sum(ideal[:r])
+            total += (beta * cg + count) / (beta * cg_ideal + r)
+    return total / min(k, R)
+
+
 def err_reference(labels, k, gmax=4.0):
     value, survive = 0.0, 1.0
     for i, x in enumerate(labels[:k], start=1):
@@ -82,6 +104,44 @@ def test_against_references(collection):
             want = err_reference(labels, k) / err_reference(ideal, k) if err_reference(ideal, k) else 0.0
             assert got[(s, q, name)] == pytest.approx(want, abs=1e-12)
         assert got[(s, q, "Bpref(variant=10r)")] == pytest.approx(bpref10_reference(labels, judged[q]), abs=1e-12)
+
+
+def test_q_at_k_against_brute_force(collection):
+    run, qrels = collection
+    ranked, judged = ranked_lists(run, qrels)
+    names = ["Q@1", "Q@5", "Q@20", "Q(beta=0.5)@10", "Q(rel=2)@10", "Q@1000"]
+    scores = pdireval.evaluate(run, names, qrels=qrels, missing="drop")
+    got = {(s, q, m): v for s, q, m, v in zip(scores["system"], scores["query"], scores["measure"], scores["value"])}
+    checked = 0
+    for (s, q), labels in ranked.items():
+        for name, k, beta, rel in (("Q@1", 1, 1.0, 1.0), ("Q@5", 5, 1.0, 1.0), ("Q@20", 20, 1.0, 1.0),
+                                   ("Q(beta=0.5)@10", 10, 0.5, 1.0), ("Q(rel=2)@10", 10, 1.0, 2.0)):
+            assert got[(s, q, name)] == pytest.approx(q_at_reference(labels, judged[q], k, beta, rel), abs=1e-12)
+            checked += got[(s, q, name)] > 0
+        # a cut-off past every list and past R is Q itself
+        assert got[(s, q, "Q@1000")] == pytest.approx(q_reference(labels, judged[q]), abs=1e-12)
+    assert checked > 20
+
+
+def test_q_and_q_at_k_match_pyntcireval(collection):
+    """pyNTCIREVAL (Kato's Python port of Sakai's NTCIREVAL): QMeasure(xrelnum, grades, beta,
+    cutoff) on each ranked list (unjudged documents as level 0, gains = labels)."""
+    from pyNTCIREVAL.metrics import QMeasure
+
+    run, qrels = collection
+    ranked, judged = ranked_lists(run, qrels)
+    names = ["Q", "Q@1", "Q@3", "Q@10", "Q(beta=2)@10", "Q@50"]
+    scores = pdireval.evaluate(run, names, qrels=qrels, missing="drop")
+    got = {(s, q, m): v for s, q, m, v in zip(scores["system"], scores["query"], scores["measure"], scores["value"])}
+    for (s, q), labels in ranked.items():
+        levels = [int(x) for x in judged[q]]
+        xrelnum = [levels.count(level) for level in range(max(levels) + 1)]
+        grades = list(range(1, max(levels) + 1)) or [1]
+        ranked_list = [(i, None if math.isnan(x) else int(x)) for i, x in enumerate(labels)]
+        for name, beta, cutoff in (("Q", 1.0, None), ("Q@1", 1.0, 1), ("Q@3", 1.0, 3), ("Q@10", 1.0, 10),
+                                   ("Q(beta=2)@10", 2.0, 10), ("Q@50", 1.0, 50)):
+            theirs = QMeasure(xrelnum, grades, beta, cutoff=cutoff).compute(ranked_list)
+            assert got[(s, q, name)] == pytest.approx(theirs, abs=1e-12), (s, q, name)
 
 
 def test_identities(collection):
