@@ -113,9 +113,10 @@ def registry_frame() -> pd.DataFrame:
 
 class RegistryFrame(pd.DataFrame):
     """The registry frame (a plain DataFrame) that prints readably in a console: one block
-    per measure (name, cut-off, trec_eval name, summary, formula, parameters, reference)
-    instead of a table whose long text columns pandas elides with ``...``. Anything derived
-    from it (a selection, a copy) is an ordinary DataFrame."""
+    per measure (name, cut-off, trec_eval name, summary, formula, parameters, reference),
+    wrapped to the terminal's width, instead of a table whose long text columns pandas
+    elides with ``...``; in a notebook, the whole table. Anything derived from it (a
+    selection, a copy) is an ordinary DataFrame."""
 
     @property
     def _constructor(self):
@@ -125,19 +126,40 @@ class RegistryFrame(pd.DataFrame):
         needed = {"measure", "description", "cutoff", "parameters", "trec_eval", "summary", "citation"}
         if not needed <= set(self.columns):
             return pd.DataFrame(self).__repr__()
+        return self.to_text()
+
+    def to_text(self, width: int | None = None) -> str:
+        """The console form: one block per measure, wrapped to ``width`` columns (default:
+        the terminal's width, as pandas reads it, between 60 and 120)."""
+        import shutil
         import textwrap
 
-        blocks = [f"{len(self)} measures (pdireval.measures() is a DataFrame with columns {', '.join(self.columns)})"]
+        if width is None:
+            width = pd.get_option("display.width") or 80
+            if not pd.get_option("display.width") or width == 80:
+                width = shutil.get_terminal_size((80, 24)).columns
+            width = min(max(int(width), 60), 120)
+
+        def wrap(text: str, first: str, rest: str) -> list[str]:
+            return textwrap.wrap(text, width=width, initial_indent=first, subsequent_indent=rest,
+                                 break_long_words=False, break_on_hyphens=False)
+
+        blocks = ["\n".join(wrap(f"{len(self)} measures (a DataFrame with columns {', '.join(self.columns)}):", "", ""))]
         for row in self.itertuples(index=False):
             head = f"{row.measure}  [cut-off {row.cutoff}"
             head += f"; trec_eval {row.trec_eval}" if row.trec_eval else ""
             head += f"; summary {row.summary}]" if row.summary != "mean" else "]"
-            lines = [head]
+            lines = wrap(head, "", "    ")
             for label, text in (("", row.description), ("parameters: ", row.parameters), ("reference: ", row.citation)):
                 if text:
-                    lines += textwrap.wrap(label + text, width=96, initial_indent="    ", subsequent_indent="      ")
+                    lines += wrap(label + text, "    ", "      ")
             blocks.append("\n".join(lines))
         return "\n".join(blocks)
+
+    def _repr_html_(self) -> str:
+        """In a notebook: the whole table, no cell cut short with ``...``."""
+        with pd.option_context("display.max_colwidth", None, "display.max_rows", None, "display.max_columns", None):
+            return pd.DataFrame(self)._repr_html_()
 
     __str__ = __repr__
 

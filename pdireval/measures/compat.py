@@ -94,7 +94,7 @@ register(
     MeasureDef(
         "Compat",
         compat,
-        "Compatibility: rank-biased overlap with the ideal ranking most compatible with the run.",
+        "Compatibility: RBO = Σ_{i<=D} p^(i−1)·|A_i ∩ I_i|/i / Σ_{i<=D} p^(i−1) between the run and the ideal ranking most compatible with it (A_i, I_i their top i); normalize divides by the ideal's own RBO.",
         (
             Param("p", "float", 0.95, "RBO persistence.", check=_p_check),
             Param("normalize", "bool", True, "Divide by the RBO of the ideal ranking with itself (a perfect run scores 1)."),

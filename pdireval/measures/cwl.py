@@ -298,11 +298,11 @@ MAX_REL = Param("max_rel", "float", None, "Label mapped to gain 1 (higher labels
 GAINS = (MIN_REL, MAX_REL)
 _CWL = "Azzopardi, Thomas & Moffat 2019 (cwl_eval)"
 
-register(MeasureDef("INSQ", insq, "C/W/L INSQ: weights ((2T)/(i+2T-1))^2, gain-independent.", (T_GOAL,) + GAINS, cutoff="none", citation="Moffat, Scholer & Thomas 2012; " + _CWL))
-register(MeasureDef("INST", inst, "C/W/L INST: adaptive INSQ whose patience falls as gain T is met.", (T_GOAL,) + GAINS, cutoff="none", citation="Moffat, Bailey, Scholer & Thomas 2015; " + _CWL))
-register(MeasureDef("BPM", bpm, "Bejeweled Player Model (static): mean gain of the ranks read before K ranks or gain T.", (T_BPM,) + GAINS, cutoff="required", citation="Zhang, Liu, Li, Zhang, Xu & Ma 2017; " + _CWL))
-register(MeasureDef("SDCG", sdcg, "Scaled DCG@k: DCG@k over the DCG@k of k fully relevant documents.", GAINS, cutoff="required", citation="Järvelin & Kekäläinen 2002; " + _CWL))
-register(MeasureDef("NERR8", nerr8, "Not (but nearly) ERR, eq. 8: gain-based stopping truncated at k.", GAINS, cutoff="required", citation="Azzopardi, Mackenzie & Moffat 2021; " + _CWL))
+register(MeasureDef("INSQ", insq, "C/W/L INSQ: EU = Σ_i W_i·g_i with W_i ∝ (2T/(i+2T−1))², C_i = ((i+2T−1)/(i+2T))², gain-independent.", (T_GOAL,) + GAINS, cutoff="none", citation="Moffat, Scholer & Thomas 2012; " + _CWL))
+register(MeasureDef("INST", inst, "C/W/L INST: EU = Σ_i W_i·g_i with C_i = ((a_i − 1)/a_i)², a_i = i + 2T − G_i (G_i the gain up to rank i): INSQ whose patience falls as gain T is met.", (T_GOAL,) + GAINS, cutoff="none", citation="Moffat, Bailey, Scholer & Thomas 2015; " + _CWL))
+register(MeasureDef("BPM", bpm, "Bejeweled Player Model (static): Σ_{i<=D} g_i / D, D = min(K, L, the first rank where the cumulative gain reaches T).", (T_BPM,) + GAINS, cutoff="required", citation="Zhang, Liu, Li, Zhang, Xu & Ma 2017; " + _CWL))
+register(MeasureDef("SDCG", sdcg, "Scaled DCG@k: Σ_{i<=k} g_i/log2(i+1) / Σ_{i<=k} 1/log2(i+1), DCG@k over that of k fully relevant documents.", GAINS, cutoff="required", citation="Järvelin & Kekäläinen 2002; " + _CWL))
+register(MeasureDef("NERR8", nerr8, "Not (but nearly) ERR, eq. 8: C_i = 1 − g_i for i < k, then 0; EU = Σ_i P_i·g_i / Σ_{i<=k} P_i, P_i = Π_{j<i} C_j.", GAINS, cutoff="required", citation="Azzopardi, Mackenzie & Moffat 2021; " + _CWL))
 register(MeasureDef("NERR9", nerr9, "Not (but nearly) ERR, eq. 9: gain-based stopping and 1/i discount, truncated at k.", GAINS, cutoff="required", citation="Azzopardi, Mackenzie & Moffat 2021; " + _CWL))
-register(MeasureDef("NERR10", nerr10, "Not (but nearly) ERR, eq. 10: gain-based stopping with RBP patience p.", (Param("p", "float", 0.9, "Persistence: probability of moving on when the document gave no gain.", check=_p_check),) + GAINS, cutoff="none", citation="Azzopardi, Mackenzie & Moffat 2021; " + _CWL))
-register(MeasureDef("NERR11", nerr11, "Not (but nearly) ERR, eq. 11: gain-based stopping with INSQ's goal T.", (T_GOAL,) + GAINS, cutoff="none", citation="Azzopardi, Mackenzie & Moffat 2021; " + _CWL))
+register(MeasureDef("NERR10", nerr10, "Not (but nearly) ERR, eq. 10: C_i = p·(1 − g_i), P_i = p^(i−1)·Π_{j<i}(1 − g_j): gain-based stopping with RBP patience p.", (Param("p", "float", 0.9, "Persistence: probability of moving on when the document gave no gain.", check=_p_check),) + GAINS, cutoff="none", citation="Azzopardi, Mackenzie & Moffat 2021; " + _CWL))
+register(MeasureDef("NERR11", nerr11, "Not (but nearly) ERR, eq. 11: C_i = ((i+2T−1)/(i+2T))²·(1 − g_i): INSQ's continuation with ERR's stopping.", (T_GOAL,) + GAINS, cutoff="none", citation="Azzopardi, Mackenzie & Moffat 2021; " + _CWL))

@@ -363,14 +363,14 @@ JUDGED = Param("judged_only", "bool", False, "Drop documents absent from the qre
 _NDEVAL = "ndeval (TREC Web track, Clarke)"
 
 register(MeasureDef("alpha_DCG", alpha_dcg, "alpha-DCG@k = Σ_{i<=k} Σ_j rel_ij·(1 − α)^(c_ij) / log2(1 + i), normalised by ndeval's 'ideal ideal' list.", (REL, ALPHA, JUDGED), cutoff="required", citation="Clarke, Kolla, Cormack, Vechtomova, Ashkan, Büttcher & MacKinnon 2008; " + _NDEVAL))
-register(MeasureDef("alpha_nDCG", alpha_ndcg, "alpha-nDCG@k: novelty-biased DCG over that of the greedy ideal ranking.", (REL, ALPHA, JUDGED), cutoff="required", citation="Clarke et al. 2008; " + _NDEVAL))
+register(MeasureDef("alpha_nDCG", alpha_ndcg, "alpha-nDCG@k = alpha-DCG@k / alpha-DCG@k of ndeval's greedy ideal ranking (novelty-biased DCG).", (REL, ALPHA, JUDGED), cutoff="required", citation="Clarke et al. 2008; " + _NDEVAL))
 register(MeasureDef("ERR_IA", err_ia, "Intent-aware ERR@k = Σ_j ERR_j@k / A, normalised by ndeval's 'ideal ideal' list.", (REL, JUDGED), cutoff="required", citation="Chapelle, Metzler, Zhang & Grinspan 2009; Agrawal, Gollapudi, Halverson & Ieong 2009; " + _NDEVAL))
 register(MeasureDef("nERR_IA", nerr_ia, "nERR-IA@k = ERR-IA@k / ERR-IA@k of the greedy ideal ranking.", (REL, JUDGED), cutoff="required", citation="Chapelle et al. 2009; " + _NDEVAL))
 register(MeasureDef("NRBP", nrbp, "Novelty- and rank-biased precision: (1 − (1 − α)β)/A · Σ_i s_i·β^(i−1).", (REL, ALPHA, BETA), cutoff="none", citation="Clarke, Kolla & Vechtomova 2009; " + _NDEVAL))
 register(MeasureDef("nNRBP", nnrbp, "nNRBP = NRBP / NRBP of the greedy ideal ranking.", (REL, ALPHA, BETA), cutoff="none", citation="Clarke, Kolla & Vechtomova 2009; " + _NDEVAL))
 register(MeasureDef("P_IA", p_ia, "Intent-aware precision@k = Σ_{i<=k} Σ_j rel_ij / (k·A).", (REL, JUDGED), cutoff="required", citation="Agrawal, Gollapudi, Halverson & Ieong 2009; " + _NDEVAL))
 register(MeasureDef("AP_IA", ap_ia, "Intent-aware AP (ndeval MAP-IA): (1/A)·Σ_j Σ_{i: rel_ij} (c_ij + 1)/i / R_j.", (REL, JUDGED), cutoff="none", citation="Agrawal et al. 2009; " + _NDEVAL, aliases=("MAP_IA", "MAP-IA")))
-register(MeasureDef("StRecall", st_recall, "Subtopic recall: share of the subtopics covered by the top k.", (REL,), cutoff="required", citation="Zhai, Cohen & Lafferty 2003; " + _NDEVAL, aliases=("strec",)))
+register(MeasureDef("StRecall", st_recall, "Subtopic recall: |subtopics covered by the top k| / A (A the query's subtopics).", (REL,), cutoff="required", citation="Zhai, Cohen & Lafferty 2003; " + _NDEVAL, aliases=("strec",)))
 register_alias("alpha-nDCG", "alpha_nDCG")
 register_alias("alpha-DCG", "alpha_DCG")
 register_alias("ERR-IA", "ERR_IA")

@@ -138,7 +138,7 @@ register(
     MeasureDef(
         "RIC",
         ric,
-        "Relevance information correlation: I(R_S; Q), the mutual information (bits) between the condensed, truncated list and the qrels over ordered different-label pairs.",
+        "Relevance information correlation: RIC = I(R_S; Q), the mutual information (bits) between the condensed, truncated list and the qrels over ordered different-label pairs.",
         (_REL, _NEG),
         empty="0",
         citation="Golbus & Aslam 2013, eq. 18",

@@ -589,7 +589,7 @@ register(MeasureDef(
 ))
 register(MeasureDef("gm_map", gm_map, "Per query ln(max(AP, 1e-5)); summary exp(mean): the geometric mean of AP.", BINARY, cutoff="none", empty="ln(1e-5)", citation="Robertson 2006; " + _TREC, trec_eval="gm_map", aliases=("gmap",), summary="gm"))
 register(MeasureDef("gm_bpref", gm_bpref, "Per query ln(max(bpref, 1e-5)); summary exp(mean): the geometric mean of bpref.", BINARY, cutoff="none", empty="ln(1e-5)", citation="Buckley & Voorhees 2004; " + _TREC, trec_eval="gm_bpref", summary="gm"))
-register(MeasureDef("NumQ", num_q, "1 per evaluated query; summary: the sum (the number of queries).", (), cutoff="none", empty="1", citation=_TREC, trec_eval="num_q", aliases=("num_q",), summary="sum"))
+register(MeasureDef("NumQ", num_q, "NumQ = 1 per evaluated query; summary: the sum (the number of queries).", (), cutoff="none", empty="1", citation=_TREC, trec_eval="num_q", aliases=("num_q",), summary="sum"))
 register(MeasureDef("NumNonRelJudgedRet", num_nonrel_judged_ret, "Judged non-relevant documents retrieved: |retrieved d with a label < rel|.", BINARY, cutoff="none", citation=_TREC, trec_eval="num_nonrel_judged_ret", aliases=("num_nonrel_judged_ret",), summary="sum"))
 register(MeasureDef("binG", bin_g, "Binary G: (1/R)·Σ_{relevant retrieved d} 1/log2(2 + non-relevant documents above d).", BINARY, cutoff="none", citation=_TREC, trec_eval="binG"))
 register(MeasureDef("G", g_measure, "trec_eval's normalised gain: Σ gain_i / log2(2 + C_i − S_i) / Σ ideal gains.", TREC_GRADED, cutoff="none", citation=_TREC, trec_eval="G"))
