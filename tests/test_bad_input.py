@@ -858,6 +858,35 @@ def test_report_single_measure_string_ties_and_no_relevant_document(tmp_path):
     assert none.html.exists() and "the same value on every system and query" in none.html.read_text(encoding="utf-8")
 
 
+@pytest.mark.parametrize("function", ["aggregate", "compare", "reliability", "correlate", "topic_set_size"])
+def test_huge_scores_values_are_refused_beyond_the_ceiling(function):
+    from pdireval.core.schema import MAX_ABS_VALUE
+
+    with pytest.raises(SchemaError, match=r"'value' has 9 value\(s\) beyond ±1e\+100 \(largest magnitude 9e\+154\)") as info:
+        getattr(pdireval, function)(SCORES3.assign(value=SCORES3["value"] * 1e155))
+    assert "scores['value'] / 1e+155" in str(info.value) and len(info.value.failure_cases) == 9
+    # up to the ceiling: the answer, with no RuntimeWarning; scale-free results equal the unscaled ones
+    plain = SCORES3.assign(value=[0.1, 0.2, 0.3, 0.4, 0.55, 0.6, 0.2, 0.1, 0.9])  # no constant differences
+    big = plain.assign(value=plain["value"] * MAX_ABS_VALUE / 0.9)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out, ref = getattr(pdireval, function)(big), getattr(pdireval, function)(plain)
+    numbers = out.select_dtypes("number").drop(columns=["n_queries"], errors="ignore")
+    assert not np.isinf(numbers.to_numpy(np.float64)).any()  # (NaN marks what is undefined)
+    scale_free = {"compare": ["p_value", "effect_size"], "reliability": ["phi", "e_rho2", "phi_ci_low", "phi_ci_high",
+                  "e_rho2_ci_low", "e_rho2_ci_high"], "correlate": ["statistic"]}.get(function, [])
+    for column in scale_free:
+        np.testing.assert_allclose(out[column], ref[column], rtol=1e-9, err_msg=column)
+
+
+def test_tiny_scores_values_need_few_queries_not_infinitely_many():
+    # values far below min_difference: the effect is huge and 2 queries suffice (pingouin
+    # answers NaN there, which once became "no finite query count works")
+    for method in ("ttest", "anova", "rm_anova"):
+        out = pdireval.topic_set_size(SCORES3.assign(value=SCORES3["value"] * 1e-100), method=method)
+        assert out["n_queries"].tolist() == [2.0] and out["achieved_power"].tolist() == [1.0], method
+
+
 def test_odd_input_table_names_existing_tests():
     """Every row of docs/data-model.md's "what pdireval does with odd input" names a test here."""
     import re

@@ -565,6 +565,7 @@ def canonical_scores(scores: pd.DataFrame, columns: Mapping[str, str] | None = N
             "value): fix or drop those rows.",
             failure_cases=rows,
         )
+    _check_magnitude(out["value"].to_numpy(), frame)
     keys = [c for c in out.columns if c != "value"]
     for c in keys:
         if c not in ("system", "query", "measure"):
@@ -572,6 +573,32 @@ def canonical_scores(scores: pd.DataFrame, columns: Mapping[str, str] | None = N
     _check_row_id_columns(out, frame)
     _check_duplicate_keys(out, keys, "scores", None)
     return out
+
+
+#: The largest magnitude of a per-query value in a scores frame. Meta-evaluation squares
+#: values (variances, sums of squares) and squares mean squares (Satterthwaite's degrees of
+#: freedom): beyond about 1e154 float64 overflows. Values up to 1e100 leave a margin of 1e100
+#: for sums over many queries; larger ones are refused with the fix (rescale).
+MAX_ABS_VALUE = 1e100
+
+
+def _check_magnitude(value: np.ndarray, frame: pd.DataFrame) -> None:
+    """Refuse per-query values whose squares would overflow float64 (see :data:`MAX_ABS_VALUE`)."""
+    with np.errstate(invalid="ignore"):
+        big = np.abs(value) > MAX_ABS_VALUE
+    if not big.any():
+        return
+    largest = float(np.nanmax(np.abs(value)))
+    scale = 10.0 ** min(int(np.ceil(np.log10(largest))), 308)
+    rows = frame[big]
+    raise SchemaError(
+        f"the scores column 'value' has {int(big.sum())} value(s) beyond ±{MAX_ABS_VALUE:g} "
+        f"(largest magnitude {largest:g}):{show_rows(rows)}\nThe meta-evaluation squares per-query "
+        "values (variances, sums of squares), which overflows float64 at this size. Rescale "
+        f"them, e.g. scores.assign(value=scores['value'] / {scale:g}) (rank-based results such "
+        "as p-values, correlations and reliability do not change).",
+        failure_cases=rows,
+    )
 
 
 #: Column names pandas gives a saved or reset index: ``to_csv()`` then ``read_csv()`` gives

@@ -31,13 +31,20 @@ MAX_QUERIES = 10_000_000
 
 
 def _power(method: str, effect: float, n: float, m: int, alpha: float) -> float:
-    """Power at n queries (float n accepted); ``effect`` is d (ttest) or f² (ANOVAs)."""
+    """Power at n queries (float n accepted); ``effect`` is d (ttest) or f² (ANOVAs).
+
+    The power tends to 1 as the effect grows (n >= 2); pingouin's noncentral distributions
+    answer NaN (or divide by zero when η² rounds to 1) for huge effects (d ~ 1e10, e.g.
+    scores far smaller than ``min_difference``), which is read as that limit, 1.
+    """
     if method == "ttest":
-        return adapters.power_ttest_paired(effect, n, alpha)
-    eta2 = effect / (1.0 + effect)
-    if method == "anova":
-        return adapters.power_anova(eta2, m, n, alpha)
-    return adapters.power_rm_anova(eta2, m, n, alpha)
+        p = adapters.power_ttest_paired(effect, n, alpha)
+    else:
+        eta2 = effect / (1.0 + effect)
+        if eta2 >= 1.0:  # f² so large that η² rounds to 1: the limit
+            return 1.0
+        p = adapters.power_anova(eta2, m, n, alpha) if method == "anova" else adapters.power_rm_anova(eta2, m, n, alpha)
+    return 1.0 if np.isnan(p) and effect > 1.0 else p
 
 
 def _smallest_n(method, effect, m, alpha, power) -> int | float:

@@ -164,9 +164,13 @@ def coefficient_intervals(tab, n_s, n_t, n_prime, confidence_level):
         rho = np.maximum(rho, 0.0)
         a = k * rho / (n * (1.0 - rho))
         b = 1.0 + k * rho * (n - 1.0) / (n * (1.0 - rho))
-        v = np.square(a * ms_t + b * ms_r) / (
-            np.square(a * ms_t) / (k - 1.0) + np.square(b * ms_r) / ((n - 1.0) * (k - 1.0))
-        )
+        # v is scale-free: both terms are divided by the larger before squaring, so that mean
+        # squares of large values (~1e100, their squares ~1e400) do not overflow
+        at, br = a * ms_t, b * ms_r
+        scale = np.maximum(np.abs(at), np.abs(br))
+        scale = np.where(scale > 0, scale, 1.0)
+        at, br = at / scale, br / scale
+        v = np.square(at + br) / (np.square(at) / (k - 1.0) + np.square(br) / ((n - 1.0) * (k - 1.0)))
         f_star = _f_ppf(1 - alpha / 2, n - 1.0, v)
         f_star2 = _f_ppf(1 - alpha / 2, v, n - 1.0)
         common = k * ms_t + (k * n - k - n) * ms_r
