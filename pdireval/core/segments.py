@@ -379,7 +379,7 @@ def build_segments(
     hit_key = packed[hit_rows]
     # index in the sorted order of the first row sharing the hit's key, and of the row past it
     if ordered:
-        lo = hit_rows.copy()
+        lo = hit_rows  # (not modified: hit_pos below is a new array)
         same_prev = np.zeros(len(hit_rows), dtype=bool)
         has = hit_rows > 0
         same_prev[has] = packed[hit_rows[has] - 1] == hit_key[has]
@@ -404,17 +404,7 @@ def build_segments(
     tie_start = hit_pos.copy()
     tie_size = np.ones(len(hit_pos), dtype=np.int64)
     if tied.any():
-        t_key = hit_key[tied]
-        by = np.argsort(t_key)
-        first, last = np.empty(len(t_key), dtype=np.int64), np.empty(len(t_key), dtype=np.int64)
-        first[by] = np.searchsorted(sorted_packed, t_key[by], side="left")
-        last[by] = np.searchsorted(sorted_packed, t_key[by], side="right")
-        tie_start[tied] = first - seg_start[hit_seg[tied]]
-        tie_size[tied] = last - first
-        del t_key, by, first, last
-
-    if tied.any():
-        hit_pos, order_of_hits = _break_ties(
+        hit_pos, order_of_hits, tie_start[tied], tie_size[tied] = _break_ties(
             tied, hit_rows, hit_pos, hit_key, packed, keys.doc, ordered, n, order == "score"
         )
     else:
@@ -448,12 +438,12 @@ def build_segments(
 def _break_ties(tied, hit_rows, hit_pos, hit_key, packed, doc, ordered, n, doc_descending):
     """Order tie groups (rows sharing segment and order key) that hold a hit by doc id.
 
-    Returns the hits' corrected positions and, for an ordered run, the permutation that
-    puts the hits in (segment, position) order (None when no reordering is needed).
+    Returns the hits' corrected positions (``hit_pos`` is updated in place); for an ordered run, the permutation that puts the
+    hits in (segment, position) order (None when no reordering is needed); and, for each tied
+    hit, the first position and the size of its tie group.
     """
     t_rows = hit_rows[tied]
     t_keys = hit_key[tied]
-    hit_pos = hit_pos.copy()
     # members: every row of a tie group holding a hit
     if ordered:
         # hits are in row order = key order: their tie groups are runs of equal t_keys
@@ -493,9 +483,14 @@ def _break_ties(tied, hit_rows, hit_pos, hit_key, packed, doc, ordered, n, doc_d
         member_of_row[members] = np.arange(len(members))
         where = member_of_row[t_rows]
         del member_of_row
+    group_start = hit_pos[tied]  # every tied hit's position is still its group's first row's
+    group_id = np.cumsum(first) - 1
+    member_size = np.empty(len(o), dtype=np.int64)
+    member_size[o] = np.bincount(group_id)[group_id]
+    group_size = member_size[where]
     hit_pos[tied] += member_rank[where]
     if not ordered:
-        return hit_pos, None
+        return hit_pos, None, group_start, group_size
     # The hits of a tie group fill consecutive slots of the hit array (rows are in order);
     # those slots get the group's hits in doc order: the order in which they appear in the
     # sorted member table.
@@ -506,4 +501,4 @@ def _break_ties(tied, hit_rows, hit_pos, hit_key, packed, doc, ordered, n, doc_d
     seq = seq[seq >= 0]
     perm = np.arange(len(hit_rows))
     perm[slots] = slots[seq]
-    return hit_pos, perm
+    return hit_pos, perm, group_start, group_size
