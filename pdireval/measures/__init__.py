@@ -24,6 +24,8 @@ from pdireval.measures import (
     tie_aware,  # noqa: F401  (ties="expected" on the rank-based measures; after bounds)
     trec_eval_set,  # noqa: F401  (registers the rest of trec_eval's all_trec set)
 )
+
+tie_aware.install()  # ties= on every measure registered above
 from pdireval.measures.registry import (
     REGISTRY,
     Measure,

@@ -75,11 +75,11 @@ def tie_groups(v) -> Groups:
         return cache[key]
     seg = v.segments
     if seg.hit_tie_start is None or seg.hit_tie_size is None:
-        raise MeasureError(
-            "ties='expected' needs the score-tie groups of the run, which these segments do not "
-            "carry; evaluate the run itself with pdireval.evaluate."
-        )
-    start, size = seg.hit_tie_start, seg.hit_tie_size
+        # segments without tie groups (the ideal, worst and random rankings of the bounds,
+        # copies made by tie_orderings) hold no ties: every document is its own group
+        start, size = seg.hit_pos, np.ones(len(seg.hit_pos), dtype=np.int64)
+    else:
+        start, size = seg.hit_tie_start, seg.hit_tie_size
     if v.judged_only:
         keep = ~np.isnan(read_negatives(seg.hit_label, v.negatives))
         start = start[keep]
@@ -302,21 +302,70 @@ def _success(segments, m):
     return np.where(forced, 1.0, 1.0 - np.exp(total))
 
 
-#: measure name -> tie-aware kernel
+#: measure name -> closed-form tie-aware kernel
 TIE_AWARE = {
     "P": _p, "R": _r, "NumRelRet": _num_rel_ret, "Rprec": _rprec, "Judged": _judged,
     "DCG": _dcg, "nDCG": _ndcg, "RBP": _rbp, "RBPResidual": _rbp_residual,
     "SP": _sp, "AP": _ap, "RR": _rr, "Success": _success,
 }
 
+#: measures whose value does not depend on the order of the list at all
+INVARIANT = (
+    "NumRet", "NumRel", "NumQ", "SetP", "SetR", "SetF", "SetAP", "SetRelP", "NumNonRelJudgedRet", "utility",
+)
+#: separable measures (a sum over documents of a term of the document, its position and an
+#: order-free summary of the documents above it): exact per-group enumeration
+GROUPWISE = (
+    "Bpref", "infAP", "ERR", "nERR", "GAP", "G", "binG", "Rndcg", "Q", "F", "relative_P", "Rprec_mult",
+    "SDCG", "INSQ", "alpha_DCG", "alpha_nDCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "P_IA", "AP_IA",
+    "StRecall", "Accuracy",
+)
+#: every other measure: exact enumeration of the joint orderings of a list's groups
+JOINT = (
+    "IPrec", "11pt_avg", "gm_map", "gm_bpref", "Compat", "RIC", "INST", "BPM", "NERR8", "NERR9",
+    "NERR10", "NERR11", "ndcg_rel",
+)
+#: measures that read more than a document's label (its subtopics): every judged document
+#: is its own type when arrangements are enumerated
+BY_DOC = ("alpha_DCG", "alpha_nDCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "P_IA", "AP_IA", "StRecall")
+#: measures that are order-free without a cut-off, separable with one
+_INVARIANT_WITHOUT_CUTOFF = ("F",)
+#: measures separable without a cut-off (the normalisers then do not depend on the order)
+#: and handled jointly with one
+_JOINT_WITH_CUTOFF = ("Accuracy",)
+
+
+def method_of(m) -> str:
+    """How ``ties="expected"`` computes ``m``: ``closed`` (a closed form of this module),
+    ``invariant`` (the order does not matter: the default value), ``groupwise`` or ``joint``
+    (:mod:`pdireval.measures.tie_orderings`)."""
+    name = m.name
+    if name in TIE_AWARE and m.get("gains", None) is None:
+        return "closed"
+    if name in INVARIANT or (name in _INVARIANT_WITHOUT_CUTOFF and m.cutoff is None):
+        return "invariant"
+    if name in _JOINT_WITH_CUTOFF and m.cutoff is not None:
+        return "joint"
+    if name in GROUPWISE or name in TIE_AWARE:
+        return "groupwise"
+    return "joint"
+
 
 def expected(segments, m) -> np.ndarray:
     """The tie-aware value of ``m`` per segment (``ties="expected"``)."""
     if m.get("bounds", "max") != "max":
         raise MeasureError(f"{m}: ties='expected' does not combine with bounds= (give one of them).")
-    if m.get("gains", None) is not None:
-        raise MeasureError(f"{m}: ties='expected' does not combine with gains= (trec_eval's gain levels).")
-    return TIE_AWARE[m.name](segments, m)
+    definition = m.definition
+    plain = definition.extra["tie_plain_kernel"]
+    method = method_of(m)
+    if method == "closed":
+        return TIE_AWARE[m.name](segments, m)
+    if method == "invariant":
+        return plain(segments, m)
+    from pdireval.measures.tie_orderings import expected_by_orderings
+
+    by = "doc" if (m.name in BY_DOC or definition.extra.get("user")) else "label"
+    return expected_by_orderings(plain, segments, m, joint=method == "joint", by=by)
 
 
 def _wrap(kernel):
@@ -333,16 +382,15 @@ def _wrap(kernel):
     return tie_kernel
 
 
-def install() -> None:
-    """Declare ``ties=`` on the tie-aware measures and route ``ties="expected"`` to their
-    tie-aware kernels (called once, on import)."""
-    for name in TIE_AWARE:
+def install(names=None) -> None:
+    """Declare ``ties=`` on the measures ``names`` (default: every registered measure) and
+    route ``ties="expected"`` to their tie-aware computation (called on import, after every
+    measure module has registered its measures)."""
+    names = [d.name for d in REGISTRY.values()] if names is None else names
+    for name in names:
         definition = REGISTRY[name.lower()]
-        if "tie_kernel" in definition.extra:
+        if "tie_plain_kernel" in definition.extra:
             continue
-        add_params(name, TIES_PARAM)
-        definition.extra["tie_kernel"] = TIE_AWARE[name]
+        add_params(definition.name, TIES_PARAM)
+        definition.extra["tie_plain_kernel"] = definition.kernel
         definition.kernel = _wrap(definition.kernel)
-
-
-install()

@@ -1,0 +1,352 @@
+"""The expectation of any measure over the orderings of tied documents, by enumeration.
+
+``ties="expected"`` asks for E[M], the mean of a measure M over every ordering of every
+score-tie group of a (system, query) list, each ordering equally likely (McSherry & Najork
+2008). Closed forms (:mod:`pdireval.measures.tie_aware`) cover the measures where they are
+known; this module computes E[M] for every other measure from its ordinary kernel.
+
+**Arrangements, not permutations.** A uniformly random ordering of a group of n documents is
+a uniformly random *arrangement* of its documents' types over its n slots, where documents
+the measure cannot tell apart share a type: documents outside the qrels (all alike), and
+judged documents with the same label (the diversity measures, which read a document's
+subtopics, give every judged document its own type). A group with h judged documents of
+type counts c_1..c_j has A = n! / ((n − h)!·Π c_i!) distinct arrangements, each equally
+likely, so E[M] is the plain mean over them.
+
+**Two ways to combine groups.**
+
+* *groupwise* (exact, separable measures): when M is a sum over documents of a term that
+  depends on the document, its position and an order-free summary of the documents above it
+  (the count or gain of relevant documents above, Π(1 − R_j) of ERR, the per-subtopic counts
+  of α-nDCG, ...), reordering one group changes only that group's terms, so
+  E[M] = M₀ + Σ_g (E_g[M] − M₀), with M₀ the value under the doc-id tie-break and E_g[M] the
+  mean over the arrangements of group g alone (the others as M₀ orders them). The cost is
+  Σ_g A_g evaluations of the list instead of Π_g A_g.
+* *joint* (exact, any measure): the mean over the product of every group's arrangements,
+  for measures that are not such sums (interpolated precision's maximum, INST's and BPM's
+  gain-dependent continuation, the logarithm of gm_map, RIC's entropy, Compat, Accuracy).
+
+Each *unit* (a group, for groupwise; a list, for joint) is enumerated exactly when it has at
+most ``EXACT_LIMIT`` = 5040 (= 7!) distinct arrangements. A larger unit is estimated by the
+mean over ``SAMPLES`` = 1000 uniformly random orderings, drawn from a counter-based hash of
+(system, query, group start, sample, slot): the same value on every call, for any selection
+of systems or queries. Its standard error is σ/√1000, σ the measure's standard deviation over
+the unit's orderings: at most 0.016 for a measure in [0, 1] (σ <= 1/2), and far less in
+practice (one group of a long list moves a measure little).
+
+Every arrangement becomes a copy of the list (hits repositioned, no ties left) and the
+measure's ordinary kernel evaluates all copies at once: vectorised over copies, in chunks of
+``CHUNK_HITS`` judged documents.
+
+References
+----------
+McSherry, F. & Najork, M. (2008). Computing information retrieval performance measures
+efficiently in the presence of tied scores. ECIR 2008, 414–421.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import gammaln
+
+from pdireval.core.segments import Segments
+
+__all__ = ["EXACT_LIMIT", "SAMPLES", "CHUNK_HITS", "TieUnits", "tie_units", "expected_by_orderings"]
+
+EXACT_LIMIT = 5040  # distinct arrangements of a unit enumerated exactly (7!)
+SAMPLES = 1000  # seeded random orderings of a larger unit
+CHUNK_HITS = 2_000_000  # judged documents per kernel call
+
+_U64 = np.uint64
+
+
+@dataclass
+class TieUnits:
+    """The tie groups of a Segments that hold at least one hit, with their arrangements.
+
+    Per group: ``seg``, ``start``, ``size`` (n), ``n_hits`` (h), ``first`` (offset of its
+    hits in ``canon``), ``log_count`` (log of its number of distinct arrangements) and
+    ``shape`` (index into ``tables``, −1 when the group has too many arrangements to list).
+    ``canon`` lists the hits of each group, sorted by type; ``tables[shape]`` is an
+    (A, h) int array: the slot offset of each of the group's hits in each arrangement.
+    """
+
+    seg: np.ndarray
+    start: np.ndarray
+    size: np.ndarray
+    n_hits: np.ndarray
+    first: np.ndarray
+    log_count: np.ndarray
+    shape: np.ndarray
+    canon: np.ndarray
+    tables: list
+
+
+def _arrangements(n: int, counts: tuple[int, ...]) -> np.ndarray:
+    """Every distinct arrangement of a group of ``n`` slots holding ``counts[i]`` hits of type
+    i (the rest outside the qrels): an (A, Σ counts) array of slot offsets, the hits listed by
+    type."""
+    rows = [((), tuple(range(n)))]
+    for c in counts:
+        grown = []
+        for taken, free in rows:
+            for pick in itertools.combinations(range(len(free)), c):
+                chosen = tuple(free[i] for i in pick)
+                rest = tuple(f for i, f in enumerate(free) if i not in pick)
+                grown.append((taken + chosen, rest))
+        rows = grown
+    return np.array([taken for taken, _ in rows], dtype=np.int64).reshape(len(rows), sum(counts))
+
+
+def tie_units(segments: Segments, by: str = "label") -> TieUnits:
+    """The tie groups of ``segments`` holding hits, their hits' types and arrangements (cached).
+
+    ``by="label"``: judged documents with equal raw labels are alike; ``by="doc"``: every
+    judged document is distinct (measures that read more than the label).
+    """
+    key = ("tie_units", by)
+    if key in segments.cache:
+        return segments.cache[key]
+    hit_seg = segments.hit_seg
+    n = len(hit_seg)
+    if segments.hit_tie_start is None or n == 0:
+        start = segments.hit_pos
+        size = np.ones(n, dtype=np.int64)
+    else:
+        start, size = segments.hit_tie_start, segments.hit_tie_size
+    new = np.ones(n, dtype=bool)
+    if n:
+        new[1:] = (hit_seg[1:] != hit_seg[:-1]) | (start[1:] != start[:-1])
+    gid = np.cumsum(new) - 1
+    n_groups = int(new.sum())
+    if by == "label":
+        lab = np.where(np.isnan(segments.hit_label), np.inf, segments.hit_label)
+        _, code = np.unique(lab, return_inverse=True)
+        code = code.reshape(-1)
+    else:
+        code = np.arange(n)
+    canon = np.lexsort((code, gid))  # hits by group, then type
+    g_first = np.flatnonzero(new)
+    g_hits = np.diff(np.r_[g_first, n]).astype(np.int64)
+    g_size = size[new].astype(np.int64)
+    # type runs within each group: their counts
+    c_sorted, gid_sorted = code[canon], gid[canon]
+    run_new = np.ones(n, dtype=bool)
+    if n:
+        run_new[1:] = (gid_sorted[1:] != gid_sorted[:-1]) | (c_sorted[1:] != c_sorted[:-1])
+    run_start = np.flatnonzero(run_new)
+    run_len = np.diff(np.r_[run_start, n])
+    run_gid = gid_sorted[run_start]
+    log_count = gammaln(g_size + 1.0) - gammaln(g_size - g_hits + 1.0)
+    log_count -= np.bincount(run_gid, weights=gammaln(run_len + 1.0), minlength=n_groups)
+    log_count = np.maximum(log_count, 0.0)
+    shape = np.full(n_groups, -1, dtype=np.int64)
+    tables: list = []
+    listable = (log_count > 1e-9) & (log_count <= np.log(EXACT_LIMIT) + 1e-9)
+    if listable.any():
+        runs_of = np.bincount(run_gid, minlength=n_groups)
+        width = int(runs_of[listable].max())
+        rank_in_group = np.arange(len(run_start)) - np.repeat(np.cumsum(runs_of) - runs_of, runs_of)
+        mat = np.zeros((n_groups, width + 1), dtype=np.int64)
+        mat[:, 0] = g_size
+        keep = listable[run_gid]
+        mat[run_gid[keep], 1 + rank_in_group[keep]] = run_len[keep]
+        shapes, inverse = np.unique(mat[listable], axis=0, return_inverse=True)
+        shape[listable] = inverse.reshape(-1)
+        for row in shapes:
+            counts = tuple(int(c) for c in row[1:] if c > 0)
+            tables.append(_arrangements(int(row[0]), counts))
+    units = TieUnits(
+        seg=hit_seg[new].astype(np.int64), start=start[new].astype(np.int64), size=g_size,
+        n_hits=g_hits, first=g_first.astype(np.int64), log_count=log_count, shape=shape,
+        canon=canon, tables=tables,
+    )
+    segments.cache[key] = units
+    return units
+
+
+# --------------------------------------------------------------------------- random orderings
+
+
+def _segment_keys(segments: Segments) -> np.ndarray:
+    """A uint64 key per segment from its (system, query) names: random orderings depend on
+    the list itself, not on which other lists are evaluated."""
+    from pdireval.core.hashing import hash_strings, mix
+
+    systems = hash_strings(np.asarray(segments.systems.astype(str)))
+    queries = hash_strings(np.asarray(segments.judgments.queries.astype(str)))
+    return mix(systems[segments.seg_system], queries[segments.seg_query].view(np.int64))
+
+
+def _random_slots(seg_key: np.ndarray, start: np.ndarray, size: np.ndarray, n_hits: np.ndarray, sample: np.ndarray):
+    """For each (group, sample) pair: the slot offsets of the group's h hits in a uniformly
+    random ordering of its n slots (concatenated, h per pair). Slots are sorted by a hash of
+    (list, group start, sample, slot); the hits take the first h of them."""
+    from pdireval.core.hashing import mix
+
+    n_pairs = len(start)
+    slot_owner = np.repeat(np.arange(n_pairs), size)
+    slot = np.arange(len(slot_owner)) - np.repeat(np.cumsum(size) - size, size)
+    h = mix(seg_key[slot_owner], start[slot_owner])
+    h = mix(h, sample[slot_owner])
+    h = mix(h, slot)
+    order = np.lexsort((h, slot_owner))
+    rank = np.arange(len(order)) - np.repeat(np.cumsum(size) - size, size)
+    take = rank < np.repeat(n_hits, size)
+    return slot[order][take]
+
+
+# --------------------------------------------------------------------------- copies
+
+
+def _copies(segments: Segments, copy_src: np.ndarray, ov_copy: np.ndarray, ov_hit: np.ndarray, ov_pos: np.ndarray) -> Segments:
+    """Segments with one segment per copy: copy c is segment ``copy_src[c]`` with the hits
+    ``ov_hit`` of copy ``ov_copy`` moved to positions ``ov_pos``; no ties left."""
+    n_seg = segments.n_segments
+    seg_hit_start = np.searchsorted(segments.hit_seg, np.arange(n_seg))
+    seg_hit_n = np.bincount(segments.hit_seg, minlength=n_seg)
+    per_copy = seg_hit_n[copy_src]
+    copy_off = np.cumsum(per_copy) - per_copy
+    total = int(per_copy.sum())
+    copy_of = np.repeat(np.arange(len(copy_src)), per_copy)
+    idx = np.arange(total) - np.repeat(copy_off, per_copy) + np.repeat(seg_hit_start[copy_src], per_copy)
+    pos = segments.hit_pos[idx].copy()
+    pos[copy_off[ov_copy] + ov_hit - seg_hit_start[copy_src[ov_copy]]] = ov_pos
+    order = np.lexsort((pos, copy_of))
+    idx, pos, copy_of = idx[order], pos[order], copy_of[order]
+    return Segments(
+        systems=segments.systems,
+        seg_system=segments.seg_system[copy_src],
+        seg_query=segments.seg_query[copy_src],
+        seg_len=segments.seg_len[copy_src],
+        hit_seg=copy_of.astype(np.int64),
+        hit_pos=pos.astype(np.int64),
+        hit_label=segments.hit_label[idx],
+        judgments=segments.judgments,
+        hit_qrow=None if segments.hit_qrow is None else segments.hit_qrow[idx],
+    )
+
+
+def _evaluate(kernel, m, segments: Segments, copy_src, copy_unit, copy_weight, pairs, n_units) -> np.ndarray:
+    """Σ_copies weight·M(copy) per unit, the copies evaluated in chunks of about CHUNK_HITS
+    hits. ``pairs(lo, hi)`` gives the overrides (copy, hit, position) of copies lo..hi−1."""
+    seg_hit_n = np.bincount(segments.hit_seg, minlength=segments.n_segments)
+    cost = np.cumsum(seg_hit_n[copy_src])
+    out = np.zeros(n_units)
+    lo = 0
+    while lo < len(copy_src):
+        base = cost[lo - 1] if lo else 0
+        hi = max(int(np.searchsorted(cost, base + CHUNK_HITS, side="right")), lo + 1)
+        ov_copy, ov_hit, ov_pos = pairs(lo, hi)
+        part = _copies(segments, copy_src[lo:hi], ov_copy - lo, ov_hit, ov_pos)
+        values = np.asarray(kernel(part, m), dtype=np.float64)
+        out += np.bincount(copy_unit[lo:hi], weights=values * copy_weight[lo:hi], minlength=n_units)
+        lo = hi
+    return out
+
+
+def _table_pairs(units: TieUnits, g: np.ndarray, row: np.ndarray):
+    """For each (group g[i], arrangement row[i]) listed: (pair index, hit, slot offset)."""
+    h = units.n_hits[g]
+    pair = np.repeat(np.arange(len(g)), h)
+    j = np.arange(len(pair)) - np.repeat(np.cumsum(h) - h, h)
+    offset = np.empty(len(pair), dtype=np.int64)
+    shapes = units.shape[g]
+    for s in np.unique(shapes):  # one table per distinct group shape
+        sel = shapes[pair] == s
+        table = units.tables[s]
+        offset[sel] = table[row[pair[sel]], j[sel]]
+    hit = units.canon[units.first[g][pair] + j]
+    return pair, hit, offset
+
+
+def _group_pairs(units: TieUnits, seg_key, g: np.ndarray, arrangement: np.ndarray, random: np.ndarray):
+    """Overrides for (group, arrangement) pairs: listed groups take table row ``arrangement``,
+    the others random ordering number ``arrangement``. Returns (pair, hit, position)."""
+    pair_l, hit_l, off_l = _table_pairs(units, g[~random], arrangement[~random])
+    pair_l = np.flatnonzero(~random)[pair_l]
+    idx_r = np.flatnonzero(random)
+    gr = g[idx_r]
+    if len(gr) == 0:
+        return pair_l, hit_l, off_l + units.start[g[pair_l]]
+    off_r = _random_slots(seg_key[units.seg[gr]], units.start[gr], units.size[gr], units.n_hits[gr], arrangement[idx_r])
+    h = units.n_hits[gr]
+    pair_r = np.repeat(idx_r, h)
+    j = np.arange(len(pair_r)) - np.repeat(np.cumsum(h) - h, h)
+    hit_r = units.canon[units.first[gr][np.repeat(np.arange(len(gr)), h)] + j]
+    pair = np.r_[pair_l, pair_r]
+    hit = np.r_[hit_l, hit_r]
+    pos = np.r_[off_l, off_r] + units.start[g[pair]]
+    return pair, hit, pos
+
+
+def expected_by_orderings(kernel, segments: Segments, m, *, joint: bool, by: str = "label") -> np.ndarray:
+    """E[M] per segment over the orderings of its tie groups (see the module docstring).
+
+    ``kernel(segments, m)`` is the measure's ordinary kernel; ``joint`` selects the joint
+    method (any measure) instead of the groupwise one (separable measures only).
+    """
+    base = np.asarray(kernel(segments, m), dtype=np.float64)
+    units = tie_units(segments, by)
+    varying = np.flatnonzero(units.log_count > 1e-9)
+    if len(varying) == 0:
+        return base
+    seg_key = None
+    if not joint:
+        g = varying
+        listed = units.shape[g] >= 0
+        count = np.where(listed, np.rint(np.exp(units.log_count[g])), SAMPLES).astype(np.int64)
+        # copies: for each varying group, one per arrangement (or sample)
+        copy_unit = np.repeat(np.arange(len(g)), count)
+        copy_arr = np.arange(len(copy_unit)) - np.repeat(np.cumsum(count) - count, count)
+        copy_src = units.seg[g][copy_unit]
+        copy_weight = 1.0 / count[copy_unit]
+        if (~listed).any():
+            seg_key = _segment_keys(segments)
+
+        def pairs(lo, hi):
+            cu = copy_unit[lo:hi]
+            pair, hit, pos = _group_pairs(units, seg_key, g[cu], copy_arr[lo:hi], ~listed[cu])
+            return pair + lo, hit, pos
+
+        mean = _evaluate(kernel, m, segments, copy_src, copy_unit, copy_weight, pairs, len(g))
+        return base + np.bincount(units.seg[g], weights=mean - base[units.seg[g]], minlength=len(base))
+    # joint: each list with a varying group is a unit
+    seg_of = units.seg[varying]
+    segs, first_g, n_var = np.unique(seg_of, return_index=True, return_counts=True)
+    log_total = np.bincount(np.searchsorted(segs, seg_of), weights=units.log_count[varying], minlength=len(segs))
+    listed_seg = (log_total <= np.log(EXACT_LIMIT) + 1e-9) & np.bincount(
+        np.searchsorted(segs, seg_of), weights=(units.shape[varying] < 0).astype(float), minlength=len(segs)
+    ).__eq__(0)
+    count = np.where(listed_seg, np.rint(np.exp(log_total)), SAMPLES).astype(np.int64)
+    if (~listed_seg).any():
+        seg_key = _segment_keys(segments)
+    group_count = np.where(units.shape[varying] >= 0, np.rint(np.exp(units.log_count[varying])), 1).astype(np.int64)
+    # mixed radix: copy index c of a listed list -> row (c // stride) % A of each of its groups
+    stride = np.ones(len(varying), dtype=np.int64)
+    for i in range(1, int(n_var.max()) if len(n_var) else 1):  # loop over group rank within a list
+        at = first_g[n_var > i] + i
+        stride[at] = stride[at - 1] * group_count[at - 1]
+    copy_unit = np.repeat(np.arange(len(segs)), count)
+    copy_idx = np.arange(len(copy_unit)) - np.repeat(np.cumsum(count) - count, count)
+    copy_src = segs[copy_unit]
+    copy_weight = 1.0 / count[copy_unit]
+
+    def pairs(lo, hi):
+        cu = copy_unit[lo:hi]
+        n_g = n_var[cu]
+        copy_of_pair = np.repeat(np.arange(hi - lo), n_g)
+        gi = np.repeat(first_g[cu], n_g) + (np.arange(len(copy_of_pair)) - np.repeat(np.cumsum(n_g) - n_g, n_g))
+        c = copy_idx[lo:hi][copy_of_pair]
+        random = ~listed_seg[cu][copy_of_pair]
+        arrangement = np.where(random, c, (c // stride[gi]) % group_count[gi])
+        pair, hit, pos = _group_pairs(units, seg_key, varying[gi], arrangement, random)
+        return copy_of_pair[pair] + lo, hit, pos
+
+    mean = _evaluate(kernel, m, segments, copy_src, copy_unit, copy_weight, pairs, len(segs))
+    out = base.copy()
+    out[segs] = mean
+    return out

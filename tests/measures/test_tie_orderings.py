@@ -1,0 +1,198 @@
+"""ties="expected" on every measure of the registry: equal to the mean over every ordering of
+every tie group (brute force, itertools.permutations), and to the default without ties."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import pdireval
+from pdireval.measures import REGISTRY
+from pdireval.measures import tie_orderings
+from pdireval.measures.registry import parse_measure
+from pdireval.measures.tie_aware import BY_DOC, method_of
+
+#: every measure of the registry but the diversity ones (which need subtopics), with
+#: parameters and cut-offs that cut tie groups
+MEASURES = [
+    "11pt_avg", "Accuracy", "Accuracy@3", "AP", "AP@3", "binG", "BPM(T=1)@3", "BPM(T=2,max_rel=3)@4",
+    "Bpref", "Bpref@3", "Bpref(variant=10R)", "Compat", "Compat(p=0.5,normalize=false)", "DCG@3",
+    "ERR", "ERR@2", "F", "F(beta=2)@3", "G", "G(gains={1:1,2:5,3:7})", "GAP", "gm_bpref", "gm_map",
+    "infAP", "INSQ", "INST(T=2)", "IPrec@0", "IPrec@0.3", "IPrec@1", "Judged@3", "nDCG",
+    "nDCG(gains={1:1,2:3,3:4})", "nDCG(judged_only=true)@3", "ndcg_rel", "nERR", "nERR@3",
+    "NERR10", "NERR11(T=2)", "NERR8@3", "NERR9@4", "NumNonRelJudgedRet", "NumQ", "NumRel",
+    "NumRelRet@2", "NumRet", "NumRet@2", "P@2", "Q", "Q(beta=0.5)", "R@3", "RBP", "RBPResidual@4",
+    "relative_P@3", "RIC", "Rndcg", "Rprec", "Rprec_mult@0.5", "Rprec_mult@2", "RR", "SDCG@3",
+    "SetAP", "SetF", "SetP", "SetR", "SetRelP", "SP@3", "Success@2", "utility",
+    "utility(a=2,b=-1,c=1,d=-2,num_docs=20)", "AP(rel=2)", "ERR(negatives=keep)",
+    "infAP(negatives=nonrel)", "Q(judged_only=true)",
+]
+DIVERSITY = ["alpha_DCG@3", "alpha_nDCG@4", "ERR_IA@3", "nERR_IA@5", "NRBP", "nNRBP", "P_IA@3", "AP_IA", "StRecall@2", "alpha_nDCG(judged_only=true)@3"]
+
+
+def expected_name(text: str) -> str:
+    return str(parse_measure(text).replace(ties="expected"))
+
+
+def test_every_measure_is_covered():
+    covered = {parse_measure(m).name for m in MEASURES + DIVERSITY}
+    users = {d.name for d in REGISTRY.values() if d.extra.get("user")}
+    assert {d.name for d in REGISTRY.values()} - users == covered
+
+
+def brute_force(run: pd.DataFrame, qrels: pd.DataFrame, measures) -> pd.Series:
+    """Mean of the default value over every ordering of every tie group of each list (each
+    ordering becomes a system with distinct scores, all evaluated in one call)."""
+    rows = []
+    for (system, query), seg in run.groupby(["system", "query"], sort=False):
+        groups = [list(seg.loc[seg["score"] == sc, "doc"]) for sc in sorted(seg["score"].unique(), reverse=True)]
+        for i, perms in enumerate(itertools.product(*[itertools.permutations(g) for g in groups])):
+            order = [d for p in perms for d in p]
+            rows += [(f"{system}|{query}|{i}", query, d, float(len(order) - j)) for j, d in enumerate(order)]
+    every = pd.DataFrame(rows, columns=["system", "query", "doc", "score"])
+    scores = pdireval.evaluate(every, measures, qrels=qrels, missing="drop")
+    scores["system"] = scores["system"].str.split("|").str[0]
+    return scores.groupby(["system", "query", "measure"], sort=False)["value"].mean()
+
+
+def check(run, qrels, measures, atol=1e-9):
+    reference = brute_force(run, qrels, measures)
+    ours = pdireval.evaluate(run, [expected_name(m) for m in measures], qrels=qrels, missing="drop")
+    for text in measures:
+        got = ours[ours["measure"] == expected_name(text)].set_index(["system", "query"])["value"].sort_index()
+        want = reference.xs(str(parse_measure(text)), level="measure").sort_index()
+        np.testing.assert_allclose(got.to_numpy(), want.to_numpy(), rtol=0, atol=atol, err_msg=text)
+
+
+def fixed_case(seed: int):
+    """Two systems, three queries, lists of 7 documents in 2-3 tie groups (with
+    2-4 judged documents of mixed grades each), negative labels, unjudged documents."""
+    gen = np.random.default_rng(seed)
+    runs, qrels = [], []
+    for q in ("1", "2", "3"):
+        docs = [f"d{i}" for i in range(10)]
+        labels = gen.choice([-1, 0, 0, 1, 2, 3], size=8)
+        qrels += [(q, d, float(lab)) for d, lab in zip(docs[:8], labels)]
+        for s in ("a", "b"):
+            picked = gen.choice(docs, size=7, replace=False)
+            scores = np.sort(gen.choice([1.0, 2.0, 3.0], size=7))[::-1]
+            runs += [(s, q, d, sc) for d, sc in zip(picked, scores)]
+    return pd.DataFrame(runs, columns=["system", "query", "doc", "score"]), pd.DataFrame(qrels, columns=["query", "doc", "label"])
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_every_measure_equals_the_mean_over_every_ordering(seed):
+    run, qrels = fixed_case(seed)
+    # the case must have what the test is about: several groups with hits in one list
+    assert run.groupby(["system", "query"])["score"].nunique().max() >= 2
+    check(run, qrels, MEASURES)
+
+
+@st.composite
+def tied_runs(draw):
+    """One or two queries, lists of up to 6 documents with scores from {1, 2, 3} (many
+    ties), graded and negative labels, unjudged and unpooled documents."""
+    docs = [f"d{i}" for i in range(8)]
+    qrows, rows = [], []
+    for q in draw(st.lists(st.sampled_from(["1", "2"]), min_size=1, max_size=2, unique=True)):
+        judged = draw(st.lists(st.sampled_from(docs), min_size=1, max_size=6, unique=True))
+        labels = draw(st.lists(st.sampled_from([-1, 0, 1, 2, 3]), min_size=len(judged), max_size=len(judged)))
+        qrows += [(q, d, float(lab)) for d, lab in zip(judged, labels)]
+        ranked = draw(st.lists(st.sampled_from(docs), min_size=1, max_size=6, unique=True))
+        scores = draw(st.lists(st.sampled_from([1.0, 2.0, 3.0]), min_size=len(ranked), max_size=len(ranked)))
+        rows += [("s", q, d, sc) for d, sc in zip(ranked, scores)]
+    return pd.DataFrame(rows, columns=["system", "query", "doc", "score"]), pd.DataFrame(qrows, columns=["query", "doc", "label"])
+
+
+@pytest.mark.slow
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tied_runs())
+def test_every_measure_on_generated_lists(data):
+    run, qrels = data
+    check(run, qrels, MEASURES)
+
+
+def diversity_case(seed: int):
+    gen = np.random.default_rng(seed)
+    runs, qrels = [], []
+    for q in ("1", "2"):
+        docs = [f"d{i}" for i in range(9)]
+        for sub in ("1", "2", "3"):
+            judged = gen.choice(docs[:7], size=4, replace=False)
+            qrels += [(q, sub, d, float(gen.choice([0, 1, 1, 2]))) for d in judged]
+        picked = gen.choice(docs, size=6, replace=False)
+        scores = np.sort(gen.choice([1.0, 2.0], size=6))[::-1]
+        runs += [("s", q, d, sc) for d, sc in zip(picked, scores)]
+    return pd.DataFrame(runs, columns=["system", "query", "doc", "score"]), pd.DataFrame(qrels, columns=["query", "subtopic", "doc", "label"])
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_diversity_measures_equal_the_mean_over_every_ordering(seed):
+    run, qrels = diversity_case(seed)
+    check(run, qrels, DIVERSITY)
+
+
+def test_without_ties_every_measure_equals_the_default():
+    run, qrels = fixed_case(4)
+    run = run.assign(score=np.arange(len(run), 0, -1, dtype=float))
+    names = MEASURES
+    default = pdireval.evaluate(run, names, qrels=qrels)
+    tie_aware = pdireval.evaluate(run, [expected_name(n) for n in names], qrels=qrels)
+    np.testing.assert_allclose(tie_aware["value"].to_numpy(), default["value"].to_numpy(), rtol=0, atol=1e-12)
+
+
+def test_order_free_measures_equal_the_default_with_ties():
+    run, qrels = fixed_case(5)
+    names = [m for m in MEASURES if method_of(parse_measure(expected_name(m))) == "invariant"]
+    assert {"SetP", "NumRet", "utility", "F"} <= {parse_measure(n).name for n in names}
+    default = pdireval.evaluate(run, names, qrels=qrels)
+    tie_aware = pdireval.evaluate(run, [expected_name(n) for n in names], qrels=qrels)
+    np.testing.assert_array_equal(tie_aware["value"].to_numpy(), default["value"].to_numpy())
+
+
+def test_every_measure_has_a_method():
+    methods = {}
+    for text in MEASURES + DIVERSITY:
+        m = parse_measure(expected_name(text))
+        methods[m.name] = method_of(m)
+    assert set(methods.values()) == {"closed", "invariant", "groupwise", "joint"}
+    assert all(parse_measure(d).name in BY_DOC for d in DIVERSITY)
+
+
+def big_group_case():
+    """One list whose 12 documents are all tied, with labels of three grades: more distinct
+    arrangements (12!/(3!·3!·3!·3!) = 369600) than are enumerated."""
+    docs = [f"d{i:02d}" for i in range(12)]
+    qrels = pd.DataFrame({"query": "q", "doc": docs[:9], "label": [0.0, 1, 2, 0, 1, 2, 0, 1, 2]})
+    run = pd.DataFrame({"system": ["s", "t"] * 12, "query": "q", "doc": np.repeat(docs, 2), "score": 1.0})
+    return run, qrels
+
+
+def test_large_groups_are_sampled_reproducibly_and_close_to_exact(monkeypatch):
+    run, qrels = big_group_case()
+    names = [expected_name(m) for m in ("ERR@5", "INST(T=2)", "IPrec@0.5", "nDCG(gains={1:1,2:3})@4")]
+    sampled = pdireval.evaluate(run, names, qrels=qrels)
+    # reproducible, and independent of which other lists are evaluated
+    again = pdireval.evaluate(run[run["system"] == "t"], names, qrels=qrels)
+    np.testing.assert_array_equal(sampled[sampled["system"] == "t"]["value"].to_numpy(), again["value"].to_numpy())
+    # the two systems hold the same tie group but draw different orderings
+    s, t = (sampled[sampled["system"] == x]["value"].to_numpy() for x in ("s", "t"))
+    assert not np.array_equal(s, t)
+    monkeypatch.setattr(tie_orderings, "EXACT_LIMIT", 400_000)
+    exact = pdireval.evaluate(run, names, qrels=qrels)
+    np.testing.assert_allclose(s, t := exact[exact["system"] == "s"]["value"].to_numpy(), atol=0.02)
+    # about 1000 samples: within a few standard errors of the exact value, not equal to it
+    assert not np.allclose(s, t, rtol=0, atol=1e-9)
+
+
+def test_bounds_accept_ties_expected():
+    run, qrels = fixed_case(2)
+    frame = pdireval.bounds(run, ["nDCG(ties=expected)@5", "AP(ties=expected)"], qrels=qrels)
+    values = pdireval.evaluate(run, ["nDCG(ties=expected)@5", "AP(ties=expected)"], qrels=qrels)
+    np.testing.assert_allclose(frame["value"].to_numpy(), values["value"].to_numpy(), atol=1e-12)
+    assert (frame["ideal"] >= frame["value"] - 1e-12).all()
