@@ -302,11 +302,69 @@ def _success(segments, m):
     return np.where(forced, 1.0, 1.0 - np.exp(total))
 
 
+def _earlier(groups: Groups, per_group: np.ndarray) -> np.ndarray:
+    """Σ of ``per_group`` over the earlier groups of the same segment, per group."""
+    if len(per_group) == 0:
+        return per_group
+    total = np.cumsum(per_group) - per_group
+    first = np.r_[True, groups.seg[1:] != groups.seg[:-1]]
+    return total - np.maximum.accumulate(np.where(first, total, 0.0))
+
+
+def _mean_over_run(f_cum: np.ndarray, lo: np.ndarray, width: np.ndarray) -> np.ndarray:
+    """(1/(w+1))·Σ_{u=0}^{w} f(lo + u) per group, from f's cumulative sums ``f_cum``
+    (f_cum[x] = Σ_{y<x} f(y))."""
+    return (f_cum[lo + width + 1] - f_cum[lo]) / (width + 1.0)
+
+
+def _bpref(segments, m):
+    """E[bpref] (and bpref-10): for a relevant document r of group g, with C judged
+    non-relevant documents in the groups above g and b in g, n_r = C + U with U uniform on
+    0..b (r's place among itself and g's b judged non-relevant documents is uniform), so
+    E[term] = 1 − E[min(C + U, c)]/min(N, c), c = R (+10 for bpref-10); a cut-off inside a
+    group is left to the groupwise enumeration."""
+    if m.cutoff is not None:
+        return None
+    v, rel = _view(segments, m), m.get("rel")
+    groups = tie_groups(v)
+    judged = ~np.isnan(v.hit_label)
+    r = _group_sum(groups, (v.hit_label >= rel).astype(np.float64))
+    b = _group_sum(groups, (judged & ~(v.hit_label >= rel)).astype(np.float64))
+    C = _earlier(groups, b)
+    R = v.num_rel(rel)[v.seg_query]
+    N = v.num_judged_nonrel(rel)[v.seg_query]
+    cap = R[groups.seg] + (10.0 if m.get("variant", "r") == "10r" else 0.0)
+    D = np.minimum(N[groups.seg], cap)
+    # Σ_{u=0}^{b} min(C + u, cap): the part below the cap plus the capped part
+    hi = np.minimum(C + b, cap)
+    below = np.where(C < cap, (hi - C + 1.0) * (C + hi) / 2.0, 0.0)
+    capped = np.where(C < cap, C + b - hi, b + 1.0) * cap
+    mean_min = (below + capped) / (b + 1.0)
+    term = r * (1.0 - _safe_div(mean_min, D))
+    return _safe_div(seg_sum(groups.seg, term, v.n_seg), R)
+
+
+def _bin_g(segments, m):
+    """E[binG]: a relevant document of group g (start s, r relevant of n, c relevant above g)
+    has s − c + U non-relevant documents above it, U uniform on 0..n − r, so its expected
+    term is the mean of 1/log2(2 + x) over x = s − c .. s − c + n − r."""
+    v, rel = _view(segments, m), m.get("rel")
+    groups = tie_groups(v)
+    r = _group_sum(groups, (v.hit_label >= rel).astype(np.float64))
+    has = r > 0
+    lo = (groups.start - _earlier(groups, r)).astype(np.int64)[has]
+    width = (groups.size - r).astype(np.int64)[has]
+    top = int((lo + width).max()) + 2 if len(lo) else 1
+    f_cum = np.concatenate([[0.0], np.cumsum(1.0 / np.log2(2.0 + np.arange(top)))])
+    term = r[has] * _mean_over_run(f_cum, lo, width)
+    return _safe_div(seg_sum(groups.seg[has], term, v.n_seg), _R(v, rel))
+
+
 #: measure name -> closed-form tie-aware kernel
 TIE_AWARE = {
     "P": _p, "R": _r, "NumRelRet": _num_rel_ret, "Rprec": _rprec, "Judged": _judged,
     "DCG": _dcg, "nDCG": _ndcg, "RBP": _rbp, "RBPResidual": _rbp_residual,
-    "SP": _sp, "AP": _ap, "RR": _rr, "Success": _success,
+    "SP": _sp, "AP": _ap, "RR": _rr, "Success": _success, "Bpref": _bpref, "binG": _bin_g,
 }
 
 #: measures whose value does not depend on the order of the list at all
@@ -316,7 +374,7 @@ INVARIANT = (
 #: separable measures (a sum over documents of a term of the document, its position and an
 #: order-free summary of the documents above it): exact per-group enumeration
 GROUPWISE = (
-    "Bpref", "infAP", "ERR", "nERR", "GAP", "G", "binG", "Rndcg", "Q", "F", "relative_P", "Rprec_mult",
+    "Bpref", "infAP", "ERR", "nERR", "GAP", "G", "Rndcg", "Q", "F", "relative_P", "Rprec_mult",
     "SDCG", "INSQ", "alpha_DCG", "alpha_nDCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "P_IA", "AP_IA",
     "StRecall", "Accuracy",
 )
@@ -328,6 +386,8 @@ JOINT = (
 #: measures that read more than a document's label (its subtopics): every judged document
 #: is its own type when arrangements are enumerated
 BY_DOC = ("alpha_DCG", "alpha_nDCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "P_IA", "AP_IA", "StRecall")
+#: closed forms that do not cover a cut-off (which may fall inside a group): groupwise then
+_CLOSED_WITHOUT_CUTOFF = ("Bpref",)
 #: measures that are order-free without a cut-off, separable with one
 _INVARIANT_WITHOUT_CUTOFF = ("F",)
 #: measures separable without a cut-off (the normalisers then do not depend on the order)
@@ -340,7 +400,7 @@ def method_of(m) -> str:
     ``invariant`` (the order does not matter: the default value), ``groupwise`` or ``joint``
     (:mod:`pdireval.measures.tie_orderings`)."""
     name = m.name
-    if name in TIE_AWARE and m.get("gains", None) is None:
+    if name in TIE_AWARE and m.get("gains", None) is None and not (name in _CLOSED_WITHOUT_CUTOFF and m.cutoff is not None):
         return "closed"
     if name in INVARIANT or (name in _INVARIANT_WITHOUT_CUTOFF and m.cutoff is None):
         return "invariant"
@@ -359,7 +419,10 @@ def expected(segments, m) -> np.ndarray:
     plain = definition.extra["tie_plain_kernel"]
     method = method_of(m)
     if method == "closed":
-        return TIE_AWARE[m.name](segments, m)
+        value = TIE_AWARE[m.name](segments, m)
+        if value is not None:  # None: the closed form does not cover this case
+            return value
+        method = "groupwise"
     if method == "invariant":
         return plain(segments, m)
     from pdireval.measures.tie_orderings import expected_by_orderings
