@@ -16,10 +16,10 @@ Spelling: `Name(param=value,...)@cutoff`, case-insensitive; the canonical spelli
 `evaluate` writes in the `measure` column) sorts parameters and leaves defaults out. trec_eval
 spellings such as `map`, `P_10`, `ndcg_cut_10`, `recip_rank`, `recall_1000` are accepted.
 Every measure trec_eval has gives trec_eval's number with its default parameters.
-Score ties: the rank-based measures with a `ties` parameter (P, R, NumRelRet, Rprec, Judged,
-DCG, nDCG, RBP, RBPResidual, SP, AP, RR, Success) take `ties=expected`, the exact expectation
-over all orderings of tied documents (McSherry & Najork 2008), instead of trec_eval's doc-id
-tie-break. Your own measures: `pdireval.register_measure` (see docs/api.md).
+Score ties: every measure takes `ties=expected`, the expectation over all orderings of tied
+documents (McSherry & Najork 2008), instead of trec_eval's doc-id tie-break (`ties=break`, the
+default); the column *ties=expected* says how it is computed (see [ties.md](ties.md)). Your
+own measures: `pdireval.register_measure` (see docs/api.md).
 The summary column says how trec_eval summarises a measure over queries: `mean`, `sum`
 (counts), or `gm` (the per-query values are ln(max(x, 1e-5)) and the summary is exp(mean), the
 geometric mean).
@@ -43,10 +43,12 @@ def _param_rows(definition) -> str:
 def measures_markdown() -> str:
     """The measures page as Markdown."""
     out = [HEADER]
-    out.append("| measure | cut-off | trec_eval | empty value | summary | description |\n|---|---|---|---|---|---|\n")
+    from pdireval.measures.tie_aware import describe
+
+    out.append("| measure | cut-off | trec_eval | empty value | summary | ties=expected | description |\n|---|---|---|---|---|---|---|\n")
     defs = sorted(REGISTRY.values(), key=lambda d: d.name.lower())
     for d in defs:
-        out.append(f"| [`{d.name}`](#{d.name.lower()}) | {d.cutoff} | {d.trec_eval or '—'} | {d.empty} | {d.summary} | {d.description} |\n")
+        out.append(f"| [`{d.name}`](#{d.name.lower()}) | {d.cutoff} | {d.trec_eval or '—'} | {d.empty} | {d.summary} | {describe(d.name)} | {d.description} |\n")
     for d in defs:
         doc = (d.kernel.__doc__ or "").strip()
         out.append(f"\n## {d.name}\n\n{d.description}\n\n")

@@ -1,16 +1,40 @@
-"""Tie-aware evaluation: ``ties="expected"`` (McSherry & Najork 2008).
+"""Tie-aware evaluation: ``ties="expected"`` on every measure (McSherry & Najork 2008).
 
 When a system gives several documents the same score, trec_eval (and pdireval by default,
 ``ties="break"``) orders them by doc id, an arbitrary choice that can move a measure a lot.
-``ties="expected"`` gives instead the exact expectation of the measure over all orderings of
+``ties="expected"`` gives instead the expectation of the measure over all orderings of
 every group of tied documents, each ordering equally likely (McSherry & Najork 2008). Without
-ties it equals the default.
+ties it equals the default. Every measure of the registry takes it, computed in one of four
+ways (:func:`method_of`; :func:`describe` says which, per measure, in docs/measures.md):
 
-Notation, for a tie group g of a (system, query) list: it occupies positions s..s+n−1
-(0-based; rank = position + 1) and holds r relevant documents (label >= ``rel``) and gains
-G_g = Σ_{d in g} gain(d); c is the number of relevant documents in the groups above g; k the
-cut-off (k = ∞ without one) and m = min(n, max(k − s, 0)) the slots of g inside the top k. In
-a random ordering of g every document of g is equally likely at each of its n slots, so:
+* **closed form** (this module): P, R, NumRelRet, Rprec, Judged, DCG, nDCG, RBP, RBPResidual,
+  SP, AP, RR, Success, Bpref (without a cut-off), binG. Exact, O(hits).
+* **order-free** (the default value, which no ordering changes): NumRet, NumRel, NumQ, SetP,
+  SetR, SetF, SetAP, SetRelP, NumNonRelJudgedRet, utility, F without a cut-off.
+* **enumeration, group by group** (:mod:`pdireval.measures.tie_orderings`): the separable
+  measures, sums over documents of a term of the document, its position and an order-free
+  summary of the documents above it — infAP, ERR, nERR, GAP, G, Rndcg, Q, F@k, relative_P,
+  Rprec_mult, SDCG, INSQ, Bpref@k, nDCG(gains=...), Accuracy without a cut-off, and the
+  diversity measures alpha_DCG, alpha_nDCG, ERR_IA, nERR_IA, NRBP, nNRBP, P_IA, AP_IA,
+  StRecall. E[M] = M₀ + Σ_g (E_g[M] − M₀) with E_g the mean over the arrangements of group g.
+* **enumeration of the joint orderings**: the rest — IPrec, 11pt_avg, gm_map, gm_bpref
+  (the logarithm of an expectation is not the expectation of the logarithm: these are
+  E[ln max(x, 1e-5)]), Compat, RIC, INST, BPM, NERR8-11, ndcg_rel, Accuracy@k and
+  user-defined measures.
+
+Enumeration is exact when a unit (a group, or a list for the joint orderings) has at most
+5040 distinct arrangements of its documents' labels; a larger one is the mean of 1000
+uniformly random orderings drawn from a seeded, counter-based hash of (system, query, group,
+sample), reproducible and independent of the other lists evaluated, with a standard error
+of σ/√1000 (σ the measure's standard deviation over that unit's orderings, <= 0.016 for a
+measure in [0, 1]). See :mod:`pdireval.measures.tie_orderings`.
+
+The closed forms. Notation, for a tie group g of a (system, query) list: it occupies
+positions s..s+n−1 (0-based; rank = position + 1) and holds r relevant documents
+(label >= ``rel``) and gains G_g = Σ_{d in g} gain(d); c is the number of relevant
+documents in the groups above g; k the cut-off (k = ∞ without one) and
+m = min(n, max(k − s, 0)) the slots of g inside the top k. In a random ordering of g every
+document of g is equally likely at each of its n slots, so:
 
 * **linear measures** (P, R, NumRelRet, Rprec, DCG, nDCG, RBP, RBPResidual, Judged): each
   document's weight w_i is replaced by the mean weight of its group's slots,
@@ -23,10 +47,16 @@ a random ordering of g every document of g is equally likely at each of its n sl
   with probability C(n−1−t, r−1)/C(n, r), so E[RR@k] = Σ_{t<m} C(n−1−t, r−1)/C(n, r)/(s+t+1).
 * **Success@k** = 1 − Π_g C(n−r, m)/C(n, m) (no relevant document among any group's slots
   inside the top k).
+* **bpref** (and bpref-10): a relevant document of g has n_r = C + U judged non-relevant
+  documents above it, C those of the groups above g and U uniform on 0..b, b those of g
+  (its place among itself and g's b judged non-relevant documents is uniform; unjudged and
+  unpooled documents do not count), so
+  E[bpref] = (1/R)·Σ_g r·(1 − (1/(b+1))·Σ_{u=0}^{b} min(C + u, c)/min(N, c)), c = R
+  (10 + R for bpref-10). A cut-off inside a group is left to the enumeration.
+* **binG**: a relevant document of g has s − c + U non-relevant documents above it, U
+  uniform on 0..n − r, so E[binG] = (1/R)·Σ_g r·(1/(n−r+1))·Σ_{u=0}^{n−r} 1/log2(2 + s − c + u).
 
-Other measures (bpref, infAP, ERR, GAP, RIC, the interpolated and set measures, ...) have no
-``ties`` parameter: for them the expectation over orderings has no closed form here, and
-pdireval does not approximate it.
+``ties="expected"`` does not combine with ``bounds=`` other than ``max`` (give one of them).
 
 References
 ----------
@@ -431,15 +461,34 @@ def expected(segments, m) -> np.ndarray:
     return expected_by_orderings(plain, segments, m, joint=method == "joint", by=by)
 
 
-def _wrap(kernel):
+def describe(name: str) -> str:
+    """How ``ties="expected"`` computes the measure ``name``, in words (docs and docstrings)."""
+    enumeration = {"groupwise": "enumeration, group by group", "joint": "enumeration of the joint orderings"}
+    if name in TIE_AWARE:
+        text = "closed form"
+        if name in _CLOSED_WITHOUT_CUTOFF:
+            text += " (with a cut-off: enumeration, group by group)"
+        if name == "nDCG":
+            text += " (with gains=: enumeration, group by group)"
+        return text
+    if name in INVARIANT:
+        return "order-free: the default value"
+    if name in _INVARIANT_WITHOUT_CUTOFF:
+        return "order-free without a cut-off (the default value); with one: enumeration, group by group"
+    if name in _JOINT_WITH_CUTOFF:
+        return "enumeration, group by group (with a cut-off: of the joint orderings)"
+    return enumeration["groupwise" if name in GROUPWISE else "joint"]
+
+
+def _wrap(kernel, name: str):
     def tie_kernel(segments, m):
         if m.get("ties", "break") == "expected":
             return expected(segments, m)
         return kernel(segments, m)
 
     tie_kernel.__doc__ = (kernel.__doc__ or "").rstrip() + (
-        "\n\nWith ties=expected: the exact expectation over all orderings of tied documents "
-        "(McSherry & Najork 2008; see pdireval.measures.tie_aware)."
+        "\n\nWith ties=expected: the expectation over all orderings of tied documents "
+        f"(McSherry & Najork 2008), by {describe(name)} (see pdireval.measures.tie_aware)."
     )
     tie_kernel.__name__ = getattr(kernel, "__name__", "kernel")
     return tie_kernel
@@ -456,4 +505,4 @@ def install(names=None) -> None:
             continue
         add_params(definition.name, TIES_PARAM)
         definition.extra["tie_plain_kernel"] = definition.kernel
-        definition.kernel = _wrap(definition.kernel)
+        definition.kernel = _wrap(definition.kernel, definition.name)

@@ -234,7 +234,7 @@ def register_measure(
         raise MeasureError(f"{name!r} is already an alias of {_ALIASES[key][0]}: choose another name.")
     declared = tuple(_param(p, spec) for p, spec in (params or {}).items())
     for p in declared:
-        if p.name in ("negatives", "judged_only", "cutoff"):
+        if p.name in ("negatives", "judged_only", "cutoff", "ties"):
             raise MeasureError(f"register_measure({name!r}): {p.name!r} is a reserved parameter name.")
     names = tuple(p.name for p in declared)
     if function is not None:
@@ -261,6 +261,9 @@ def register_measure(
         declared + (JUDGED_ONLY, NEG), cutoff=cutoff, empty=repr(float(empty)), citation=citation or "user-defined",
         aliases=tuple(aliases), summary=summary, extra={"user": True},
     ))
+    from pdireval.measures.tie_aware import install
+
+    install([name])  # ties=expected: the joint orderings of the tie groups, by enumeration
     return name
 
 

@@ -196,3 +196,25 @@ def test_bounds_accept_ties_expected():
     values = pdireval.evaluate(run, ["nDCG(ties=expected)@5", "AP(ties=expected)"], qrels=qrels)
     np.testing.assert_allclose(frame["value"].to_numpy(), values["value"].to_numpy(), atol=1e-12)
     assert (frame["ideal"] >= frame["value"] - 1e-12).all()
+
+
+def discounted_first_relevant(ranked, judged, *, cutoff):
+    """A non-separable per-query measure: 1/(rank of the first relevant)², and 0.5 more when
+    the top 3 hold two relevant documents."""
+    rel = np.flatnonzero(ranked >= 1)
+    if len(rel) == 0:
+        return 0.0
+    return 1.0 / (rel[0] + 1.0) ** 2 + (0.5 if np.sum(ranked[:3] >= 1) >= 2 else 0.0)
+
+
+def test_user_defined_measures_take_ties_expected():
+    name = pdireval.register_measure("UFirstRel", discounted_first_relevant, replace=True)
+    try:
+        assert parse_measure("UFirstRel(ties=expected)").get("ties") == "expected"
+        assert method_of(parse_measure("UFirstRel(ties=expected)")) == "joint"
+        run, qrels = fixed_case(6)
+        check(run, qrels, ["UFirstRel"])
+        with pytest.raises(pdireval.MeasureError, match="reserved"):
+            pdireval.register_measure("UTies", discounted_first_relevant, params={"ties": 1.0})
+    finally:
+        pdireval.unregister_measure(name)
