@@ -416,6 +416,8 @@ JOINT = (
 #: measures that read more than a document's label (its subtopics): every judged document
 #: is its own type when arrangements are enumerated
 BY_DOC = ("alpha_DCG", "alpha_nDCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "P_IA", "AP_IA", "StRecall")
+#: groupwise measures whose normalisers read the whole list (its relevant count, its end)
+_READS_WHOLE_LIST = ("Accuracy", "Rndcg")
 #: closed forms that do not cover a cut-off (which may fall inside a group): groupwise then
 _CLOSED_WITHOUT_CUTOFF = ("Bpref",)
 #: measures that are order-free without a cut-off, separable with one
@@ -458,7 +460,9 @@ def expected(segments, m) -> np.ndarray:
     from pdireval.measures.tie_orderings import expected_by_orderings
 
     by = "doc" if (m.name in BY_DOC or definition.extra.get("user")) else "label"
-    return expected_by_orderings(plain, segments, m, joint=method == "joint", by=by)
+    # a group's copies may stop after its last hit unless a normaliser reads the list below it
+    truncate = m.name not in _READS_WHOLE_LIST and not m.get("judged_only", False)
+    return expected_by_orderings(plain, segments, m, joint=method == "joint", by=by, truncate=truncate)
 
 
 def describe(name: str) -> str:

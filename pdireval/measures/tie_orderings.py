@@ -59,6 +59,7 @@ __all__ = ["EXACT_LIMIT", "SAMPLES", "CHUNK_HITS", "TieUnits", "tie_units", "exp
 EXACT_LIMIT = 5040  # distinct arrangements of a unit enumerated exactly (7!)
 SAMPLES = 1000  # seeded random orderings of a larger unit
 CHUNK_HITS = 2_000_000  # judged documents per kernel call
+DESIGNS = True  # groupwise: whole-list cyclic designs where cheaper (False: each group alone; tests)
 
 _U64 = np.uint64
 
@@ -70,8 +71,9 @@ class TieUnits:
     Per group: ``seg``, ``start``, ``size`` (n), ``n_hits`` (h), ``first`` (offset of its
     hits in ``canon``), ``log_count`` (log of its number of distinct arrangements) and
     ``shape`` (index into ``tables``, −1 when the group has too many arrangements to list).
-    ``canon`` lists the hits of each group, sorted by type; ``tables[shape]`` is an
-    (A, h) int array: the slot offset of each of the group's hits in each arrangement.
+    ``canon`` lists the hits of each group, sorted by type; ``tables[shape]`` is a pair of
+    (A, h) int arrays: per arrangement, the group's occupied slot offsets in increasing order,
+    and which of its hits (index into its part of ``canon``) takes each.
     """
 
     seg: np.ndarray
@@ -158,7 +160,9 @@ def tie_units(segments: Segments, by: str = "label") -> TieUnits:
         shape[listable] = inverse.reshape(-1)
         for row in shapes:
             counts = tuple(int(c) for c in row[1:] if c > 0)
-            tables.append(_arrangements(int(row[0]), counts))
+            table = _arrangements(int(row[0]), counts)
+            # per arrangement, the slots in increasing order and which hit takes each
+            tables.append((np.sort(table, axis=1), np.argsort(table, axis=1, kind="stable")))
     units = TieUnits(
         seg=hit_seg[new].astype(np.int64), start=start[new].astype(np.int64), size=g_size,
         n_hits=g_hits, first=g_first.astype(np.int64), log_count=log_count, shape=shape,
@@ -202,134 +206,93 @@ def _random_slots(seg_key: np.ndarray, start: np.ndarray, size: np.ndarray, n_hi
 # --------------------------------------------------------------------------- copies
 
 
-def _copies(segments: Segments, copy_src: np.ndarray, ov_copy: np.ndarray, ov_hit: np.ndarray, ov_pos: np.ndarray) -> Segments:
-    """Segments with one segment per copy: copy c is segment ``copy_src[c]`` with the hits
-    ``ov_hit`` of copy ``ov_copy`` moved to positions ``ov_pos``; no ties left."""
+def _copies(segments: Segments, copy_src: np.ndarray, copy_len: np.ndarray, ov_copy, ov_slot, ov_hit, ov_pos) -> Segments:
+    """Segments with one segment per copy: copy c is the first ``copy_len[c]`` hits of segment
+    ``copy_src[c]`` (its list length unchanged), whose hit array
+    entry ``ov_slot`` (an index into the original hits) holds hit ``ov_hit`` at position
+    ``ov_pos`` instead; no ties left. A group's hits fill the same entries in increasing
+    position order, so every copy stays sorted by position without a sort."""
     n_seg = segments.n_segments
     seg_hit_start = np.searchsorted(segments.hit_seg, np.arange(n_seg))
-    seg_hit_n = np.bincount(segments.hit_seg, minlength=n_seg)
-    per_copy = seg_hit_n[copy_src]
+    per_copy = copy_len
     copy_off = np.cumsum(per_copy) - per_copy
-    total = int(per_copy.sum())
-    copy_of = np.repeat(np.arange(len(copy_src)), per_copy)
-    idx = np.arange(total) - np.repeat(copy_off, per_copy) + np.repeat(seg_hit_start[copy_src], per_copy)
-    pos = segments.hit_pos[idx].copy()
-    pos[copy_off[ov_copy] + ov_hit - seg_hit_start[copy_src[ov_copy]]] = ov_pos
-    order = np.lexsort((pos, copy_of))
-    idx, pos, copy_of = idx[order], pos[order], copy_of[order]
+    copy_of = np.repeat(np.arange(len(copy_src), dtype=np.int64), per_copy)
+    idx = np.arange(len(copy_of)) + np.repeat(seg_hit_start[copy_src] - copy_off, per_copy)
+    pos = segments.hit_pos[idx]
+    entry = copy_off[ov_copy] + ov_slot - seg_hit_start[copy_src[ov_copy]]
+    idx[entry] = ov_hit
+    pos[entry] = ov_pos
     return Segments(
         systems=segments.systems,
         seg_system=segments.seg_system[copy_src],
         seg_query=segments.seg_query[copy_src],
         seg_len=segments.seg_len[copy_src],
-        hit_seg=copy_of.astype(np.int64),
-        hit_pos=pos.astype(np.int64),
+        hit_seg=copy_of,
+        hit_pos=pos.astype(np.int64, copy=False),
         hit_label=segments.hit_label[idx],
         judgments=segments.judgments,
         hit_qrow=None if segments.hit_qrow is None else segments.hit_qrow[idx],
     )
 
 
-def _evaluate(kernel, m, segments: Segments, copy_src, copy_unit, copy_weight, pairs, n_units) -> np.ndarray:
+def _evaluate(kernel, m, segments: Segments, copy_src, copy_len, copy_unit, copy_weight, pairs, n_units) -> np.ndarray:
     """Σ_copies weight·M(copy) per unit, the copies evaluated in chunks of about CHUNK_HITS
-    hits. ``pairs(lo, hi)`` gives the overrides (copy, hit, position) of copies lo..hi−1."""
-    seg_hit_n = np.bincount(segments.hit_seg, minlength=segments.n_segments)
-    cost = np.cumsum(seg_hit_n[copy_src])
+    hits. ``pairs(lo, hi)`` gives the overrides (copy, entry, hit, position) of copies lo..hi−1."""
+    cost = np.cumsum(copy_len)
     out = np.zeros(n_units)
     lo = 0
     while lo < len(copy_src):
         base = cost[lo - 1] if lo else 0
         hi = max(int(np.searchsorted(cost, base + CHUNK_HITS, side="right")), lo + 1)
-        ov_copy, ov_hit, ov_pos = pairs(lo, hi)
-        part = _copies(segments, copy_src[lo:hi], ov_copy - lo, ov_hit, ov_pos)
+        ov_copy, ov_slot, ov_hit, ov_pos = pairs(lo, hi)
+        part = _copies(segments, copy_src[lo:hi], copy_len[lo:hi], ov_copy - lo, ov_slot, ov_hit, ov_pos)
         values = np.asarray(kernel(part, m), dtype=np.float64)
         out += np.bincount(copy_unit[lo:hi], weights=values * copy_weight[lo:hi], minlength=n_units)
         lo = hi
     return out
 
 
-def _table_pairs(units: TieUnits, g: np.ndarray, row: np.ndarray):
-    """For each (group g[i], arrangement row[i]) listed: (pair index, hit, slot offset)."""
-    h = units.n_hits[g]
-    pair = np.repeat(np.arange(len(g)), h)
-    j = np.arange(len(pair)) - np.repeat(np.cumsum(h) - h, h)
-    offset = np.empty(len(pair), dtype=np.int64)
-    shapes = units.shape[g]
-    for s in np.unique(shapes):  # one table per distinct group shape
-        sel = shapes[pair] == s
-        table = units.tables[s]
-        offset[sel] = table[row[pair[sel]], j[sel]]
-    hit = units.canon[units.first[g][pair] + j]
-    return pair, hit, offset
-
-
 def _group_pairs(units: TieUnits, seg_key, g: np.ndarray, arrangement: np.ndarray, random: np.ndarray):
     """Overrides for (group, arrangement) pairs: listed groups take table row ``arrangement``,
-    the others random ordering number ``arrangement``. Returns (pair, hit, position)."""
-    pair_l, hit_l, off_l = _table_pairs(units, g[~random], arrangement[~random])
-    pair_l = np.flatnonzero(~random)[pair_l]
+    the others random ordering number ``arrangement``. Returns, per overridden hit entry,
+    (pair, entry, hit, position), a pair's entries in increasing position order."""
+    h = units.n_hits[g]
+    pair = np.repeat(np.arange(len(g)), h)
+    k = np.arange(len(pair)) - np.repeat(np.cumsum(h) - h, h)  # rank within the group's block
+    first = units.first[g][pair]
+    offset = np.empty(len(pair), dtype=np.int64)
+    which = np.empty(len(pair), dtype=np.int64)  # index into the group's part of canon
+    listed = ~random[pair]
+    shapes = np.where(random, -1, units.shape[g])[pair]
+    for sh in np.unique(shapes[listed]):  # one table per distinct group shape
+        sel = shapes == sh
+        slots, hit_order = units.tables[sh]
+        offset[sel] = slots[arrangement[pair[sel]], k[sel]]
+        which[sel] = hit_order[arrangement[pair[sel]], k[sel]]
     idx_r = np.flatnonzero(random)
-    gr = g[idx_r]
-    if len(gr) == 0:
-        return pair_l, hit_l, off_l + units.start[g[pair_l]]
-    off_r = _random_slots(seg_key[units.seg[gr]], units.start[gr], units.size[gr], units.n_hits[gr], arrangement[idx_r])
-    h = units.n_hits[gr]
-    pair_r = np.repeat(idx_r, h)
-    j = np.arange(len(pair_r)) - np.repeat(np.cumsum(h) - h, h)
-    hit_r = units.canon[units.first[gr][np.repeat(np.arange(len(gr)), h)] + j]
-    pair = np.r_[pair_l, pair_r]
-    hit = np.r_[hit_l, hit_r]
-    pos = np.r_[off_l, off_r] + units.start[g[pair]]
-    return pair, hit, pos
+    if len(idx_r):
+        gr = g[idx_r]
+        slots_r = _random_slots(seg_key[units.seg[gr]], units.start[gr], units.size[gr], units.n_hits[gr], arrangement[idx_r])
+        hr = units.n_hits[gr]
+        owner = np.repeat(np.arange(len(gr)), hr)
+        j = np.arange(len(owner)) - np.repeat(np.cumsum(hr) - hr, hr)
+        order = np.lexsort((slots_r, owner))  # within each pair, slots increasing
+        sel = np.flatnonzero(~listed)  # the random pairs' entries, in pair then k order
+        offset[sel] = slots_r[order]
+        which[sel] = j[order]
+    hit = units.canon[first + which]
+    return pair, first + k, hit, offset + units.start[g][pair]
 
 
-def expected_by_orderings(kernel, segments: Segments, m, *, joint: bool, by: str = "label") -> np.ndarray:
-    """E[M] per segment over the orderings of its tie groups (see the module docstring).
-
-    ``kernel(segments, m)`` is the measure's ordinary kernel; ``joint`` selects the joint
-    method (any measure) instead of the groupwise one (separable measures only).
-    """
-    base = np.asarray(kernel(segments, m), dtype=np.float64)
-    units = tie_units(segments, by)
-    varying = np.flatnonzero(units.log_count > 1e-9)
-    if len(varying) == 0:
-        return base
-    seg_key = None
-    if not joint:
-        g = varying
-        listed = units.shape[g] >= 0
-        count = np.where(listed, np.rint(np.exp(units.log_count[g])), SAMPLES).astype(np.int64)
-        # copies: for each varying group, one per arrangement (or sample)
-        copy_unit = np.repeat(np.arange(len(g)), count)
-        copy_arr = np.arange(len(copy_unit)) - np.repeat(np.cumsum(count) - count, count)
-        copy_src = units.seg[g][copy_unit]
-        copy_weight = 1.0 / count[copy_unit]
-        if (~listed).any():
-            seg_key = _segment_keys(segments)
-
-        def pairs(lo, hi):
-            cu = copy_unit[lo:hi]
-            pair, hit, pos = _group_pairs(units, seg_key, g[cu], copy_arr[lo:hi], ~listed[cu])
-            return pair + lo, hit, pos
-
-        mean = _evaluate(kernel, m, segments, copy_src, copy_unit, copy_weight, pairs, len(g))
-        return base + np.bincount(units.seg[g], weights=mean - base[units.seg[g]], minlength=len(base))
-    # joint: each list with a varying group is a unit
-    seg_of = units.seg[varying]
+def _list_means(kernel, m, segments: Segments, units: TieUnits, groups: np.ndarray, seg_key, count_of, arrangement_of):
+    """Mean of M over copies of whole lists: ``groups`` (varying groups, sorted by list)
+    define the lists; list u gets ``count_of(segs, first_g, n_var)[u]`` copies, and in copy
+    c its group number i (``gi`` = index into ``groups``) takes
+    ``arrangement_of(c, gi, u) -> (arrangement, random)``. Returns (lists, means)."""
+    seg_of = units.seg[groups]
     segs, first_g, n_var = np.unique(seg_of, return_index=True, return_counts=True)
-    log_total = np.bincount(np.searchsorted(segs, seg_of), weights=units.log_count[varying], minlength=len(segs))
-    listed_seg = (log_total <= np.log(EXACT_LIMIT) + 1e-9) & np.bincount(
-        np.searchsorted(segs, seg_of), weights=(units.shape[varying] < 0).astype(float), minlength=len(segs)
-    ).__eq__(0)
-    count = np.where(listed_seg, np.rint(np.exp(log_total)), SAMPLES).astype(np.int64)
-    if (~listed_seg).any():
-        seg_key = _segment_keys(segments)
-    group_count = np.where(units.shape[varying] >= 0, np.rint(np.exp(units.log_count[varying])), 1).astype(np.int64)
-    # mixed radix: copy index c of a listed list -> row (c // stride) % A of each of its groups
-    stride = np.ones(len(varying), dtype=np.int64)
-    for i in range(1, int(n_var.max()) if len(n_var) else 1):  # loop over group rank within a list
-        at = first_g[n_var > i] + i
-        stride[at] = stride[at - 1] * group_count[at - 1]
+    count = count_of(segs, first_g, n_var)
+    seg_hit_n = np.bincount(segments.hit_seg, minlength=segments.n_segments)
     copy_unit = np.repeat(np.arange(len(segs)), count)
     copy_idx = np.arange(len(copy_unit)) - np.repeat(np.cumsum(count) - count, count)
     copy_src = segs[copy_unit]
@@ -340,13 +303,119 @@ def expected_by_orderings(kernel, segments: Segments, m, *, joint: bool, by: str
         n_g = n_var[cu]
         copy_of_pair = np.repeat(np.arange(hi - lo), n_g)
         gi = np.repeat(first_g[cu], n_g) + (np.arange(len(copy_of_pair)) - np.repeat(np.cumsum(n_g) - n_g, n_g))
-        c = copy_idx[lo:hi][copy_of_pair]
-        random = ~listed_seg[cu][copy_of_pair]
-        arrangement = np.where(random, c, (c // stride[gi]) % group_count[gi])
-        pair, hit, pos = _group_pairs(units, seg_key, varying[gi], arrangement, random)
-        return copy_of_pair[pair] + lo, hit, pos
+        arrangement, random = arrangement_of(copy_idx[lo:hi][copy_of_pair], gi, cu[copy_of_pair])
+        pair, slot, hit, pos = _group_pairs(units, seg_key, groups[gi], arrangement, random)
+        return copy_of_pair[pair] + lo, slot, hit, pos
 
-    mean = _evaluate(kernel, m, segments, copy_src, copy_unit, copy_weight, pairs, len(segs))
-    out = base.copy()
-    out[segs] = mean
+    mean = _evaluate(kernel, m, segments, copy_src, seg_hit_n[copy_src], copy_unit, copy_weight, pairs, len(segs))
+    return segs, mean
+
+
+def _running(values: np.ndarray, first_g: np.ndarray, n_var: np.ndarray, step) -> np.ndarray:
+    """Per list, the running ``step`` (e.g. a product, an lcm) of ``values`` over its groups,
+    one vectorised step per group rank (a list's groups are consecutive); returns the value
+    after each group."""
+    out = values.copy()
+    for i in range(1, int(n_var.max()) if len(n_var) else 1):  # loop over group rank, not lists
+        at = first_g[n_var > i] + i
+        out[at] = step(out[at - 1], values[at])
     return out
+
+
+def expected_by_orderings(kernel, segments: Segments, m, *, joint: bool, by: str = "label", truncate: bool = False) -> np.ndarray:
+    """E[M] per segment over the orderings of its tie groups (see the module docstring).
+
+    ``kernel(segments, m)`` is the measure's ordinary kernel; ``joint`` selects the joint
+    method (any measure) instead of the groupwise one (separable measures only).
+    ``truncate`` (groupwise only; for measures whose normalisers do not depend on the hits
+    below a group): a group's copies stop after its last hit, and the change is measured
+    against the default order of the same truncated list.
+    """
+    base = np.asarray(kernel(segments, m), dtype=np.float64)
+    units = tie_units(segments, by)
+    varying = np.flatnonzero(units.log_count > 1e-9)
+    if len(varying) == 0:
+        return base
+    seg_key = _segment_keys(segments) if (units.shape[varying] < 0).any() or joint else None
+    n_seg = segments.n_segments
+    seg_hit_start = np.searchsorted(segments.hit_seg, np.arange(n_seg))
+    seg_hit_n = np.bincount(segments.hit_seg, minlength=n_seg)
+    listed = units.shape >= 0
+    period = np.where(listed, np.rint(np.exp(np.minimum(units.log_count, 30.0))), SAMPLES).astype(np.int64)
+    out = base.copy()
+    if joint:
+        # every combination of the groups' arrangements (mixed radix), or SAMPLES random orderings
+        seg_of = units.seg[varying]
+        segs, first_g, n_var = np.unique(seg_of, return_index=True, return_counts=True)
+        unit_of = np.repeat(np.arange(len(segs)), n_var)
+        log_total = np.bincount(unit_of, weights=units.log_count[varying], minlength=len(segs))
+        sampled = np.bincount(unit_of, weights=(~listed[varying]).astype(float), minlength=len(segs)) > 0
+        exact = (log_total <= np.log(EXACT_LIMIT) + 1e-9) & ~sampled
+        per = period[varying]
+        capped = np.minimum(per, EXACT_LIMIT + 1)
+        cum = _running(capped, first_g, n_var, lambda a, b: np.minimum(a * b, EXACT_LIMIT + 1))
+        stride = np.where(np.r_[True, unit_of[1:] != unit_of[:-1]], 1, np.r_[1, cum[:-1]])
+
+        def count_of(segs_, first_, n_):
+            return np.where(exact, np.rint(np.exp(log_total)), SAMPLES).astype(np.int64)
+
+        def arrangement_of(c, gi, u):
+            random = ~exact[u]
+            return np.where(random, c, (c // stride[gi]) % per[gi]), random
+
+        segs, mean = _list_means(kernel, m, segments, units, varying, seg_key, count_of, arrangement_of)
+        out[segs] = mean
+        return out
+    # groupwise. A list whose groups' periods have a small least common multiple K is
+    # evaluated on K copies where group g takes arrangement c mod A_g in copy c: every group
+    # sees each of its arrangements equally often, so for a separable measure the mean over
+    # the K copies is E[M]. Other lists: each group alone, on copies of the list.
+    seg_of = units.seg[varying]
+    segs, first_g, n_var = np.unique(seg_of, return_index=True, return_counts=True)
+    unit_of = np.repeat(np.arange(len(segs)), n_var)
+    per = period[varying]
+    lcm = _running(np.minimum(per, EXACT_LIMIT + 1), first_g, n_var, lambda a, b: np.minimum(np.lcm(a, b), EXACT_LIMIT + 1))
+    K = lcm[first_g + n_var - 1]
+    if truncate:
+        prefix = units.first[varying] + units.n_hits[varying] - seg_hit_start[seg_of]
+        cost_alone = np.bincount(unit_of, weights=(per + 1.0) * prefix, minlength=len(segs))
+    else:
+        cost_alone = np.bincount(unit_of, weights=per * seg_hit_n[seg_of].astype(float), minlength=len(segs))
+    design = (K <= max(EXACT_LIMIT, SAMPLES)) & (K * seg_hit_n[segs] <= cost_alone) & DESIGNS
+    in_design = design[unit_of]
+    if in_design.any():
+        groups = varying[in_design]
+        per_d = per[in_design]
+
+        def count_of(segs_, first_, n_):
+            return K[design]
+
+        def arrangement_of(c, gi, u):
+            return c % per_d[gi], ~listed[groups[gi]]
+
+        done, mean = _list_means(kernel, m, segments, units, groups, seg_key, count_of, arrangement_of)
+        out[done] = mean
+    g = varying[~in_design]
+    if len(g) == 0:
+        return out
+    count = period[g]
+    extra = 1 if truncate else 0  # the default order of the truncated list, weight −1
+    copy_unit = np.repeat(np.arange(len(g)), count + extra)
+    copy_arr = np.arange(len(copy_unit)) - np.repeat(np.cumsum(count + extra) - count - extra, count + extra) - extra
+    copy_src = units.seg[g][copy_unit]
+    copy_weight = np.where(copy_arr < 0, -1.0, 1.0 / count[copy_unit])
+    if truncate:
+        copy_len = (units.first[g] + units.n_hits[g] - seg_hit_start[units.seg[g]])[copy_unit]
+    else:
+        copy_len = seg_hit_n[copy_src]
+
+    def pairs(lo, hi):
+        moved = np.flatnonzero(copy_arr[lo:hi] >= 0)
+        cu = copy_unit[lo:hi][moved]
+        pair, slot, hit, pos = _group_pairs(units, seg_key, g[cu], copy_arr[lo:hi][moved], ~listed[g[cu]])
+        return moved[pair] + lo, slot, hit, pos
+
+    change = _evaluate(kernel, m, segments, copy_src, copy_len, copy_unit, copy_weight, pairs, len(g))
+    if not truncate:
+        change = change - base[units.seg[g]]
+    return out + np.bincount(units.seg[g], weights=change, minlength=len(base))

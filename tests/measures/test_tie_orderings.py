@@ -30,7 +30,8 @@ MEASURES = [
     "relative_P@3", "RIC", "Rndcg", "Rprec", "Rprec_mult@0.5", "Rprec_mult@2", "RR", "SDCG@3",
     "SetAP", "SetF", "SetP", "SetR", "SetRelP", "SP@3", "Success@2", "utility",
     "utility(a=2,b=-1,c=1,d=-2,num_docs=20)", "AP(rel=2)", "ERR(negatives=keep)",
-    "infAP(negatives=nonrel)", "Q(judged_only=true)",
+    "infAP(negatives=nonrel)", "Q(judged_only=true)", "Rndcg(judged_only=true)", "F(judged_only=true)@3",
+    "INSQ(T=2)", "GAP@3", "ERR(judged_only=true)@3", "relative_P(judged_only=true)@2",
 ]
 DIVERSITY = ["alpha_DCG@3", "alpha_nDCG@4", "ERR_IA@3", "nERR_IA@5", "NRBP", "nNRBP", "P_IA@3", "AP_IA", "StRecall@2", "alpha_nDCG(judged_only=true)@3"]
 
@@ -85,8 +86,10 @@ def fixed_case(seed: int):
     return pd.DataFrame(runs, columns=["system", "query", "doc", "score"]), pd.DataFrame(qrels, columns=["query", "doc", "label"])
 
 
-@pytest.mark.parametrize("seed", [0, 1])
-def test_every_measure_equals_the_mean_over_every_ordering(seed):
+@pytest.mark.parametrize("seed, designs", [(0, True), (1, False)])
+def test_every_measure_equals_the_mean_over_every_ordering(seed, designs, monkeypatch):
+    # designs=False: every group alone on truncated copies; True: whole-list cyclic designs
+    monkeypatch.setattr(tie_orderings, "DESIGNS", designs)
     run, qrels = fixed_case(seed)
     # the case must have what the test is about: several groups with hits in one list
     assert run.groupby(["system", "query"])["score"].nunique().max() >= 2
