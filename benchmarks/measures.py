@@ -40,7 +40,7 @@ MEASURES = [
     "P(ties=expected)@10", "nDCG(ties=expected)@10", "AP(ties=expected)", "RR(ties=expected)",
     "Success(ties=expected)@10", "Bpref(ties=expected)", "binG(ties=expected)", "ERR(ties=expected)@10",
     "nERR(ties=expected)@10", "Q(ties=expected)", "infAP(ties=expected)", "nDCG(gains={1:3,2:7},ties=expected)",
-    "SetP(ties=expected)", "nDCG",
+    "ndcg_rel(ties=expected)", "SetP(ties=expected)", "nDCG",
 ]
 #: tie-aware measures by enumeration of the joint orderings: timed on a 10-system slice of the
 #: TREC-like collection only (1000 copies of a list with many tie groups: minutes at full size)

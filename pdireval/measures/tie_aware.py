@@ -8,7 +8,8 @@ ties it equals the default. Every measure of the registry takes it, computed in 
 ways (:func:`method_of`; :func:`describe` says which, per measure, in docs/measures.md):
 
 * **closed form** (this module): P, R, NumRelRet, Rprec, Judged, DCG, nDCG, RBP, RBPResidual,
-  SP, AP, RR, Success, Bpref (without a cut-off), binG. Exact, O(hits).
+  SP, AP, RR, Success, Bpref (without a cut-off), binG, ndcg_rel (nonnegative gains). Exact,
+  O(hits).
 * **order-free** (the default value, which no ordering changes): NumRet, NumRel, NumQ, SetP,
   SetR, SetF, SetAP, SetRelP, NumNonRelJudgedRet, utility, F without a cut-off.
 * **enumeration, group by group** (:mod:`pdireval.measures.tie_orderings`): the separable
@@ -19,8 +20,8 @@ ways (:func:`method_of`; :func:`describe` says which, per measure, in docs/measu
   StRecall. E[M] = M₀ + Σ_g (E_g[M] − M₀) with E_g the mean over the arrangements of group g.
 * **enumeration of the joint orderings**: the rest — IPrec, 11pt_avg, gm_map, gm_bpref
   (the logarithm of an expectation is not the expectation of the logarithm: these are
-  E[ln max(x, 1e-5)]), Compat, RIC, INST, BPM, NERR8-11, ndcg_rel, Accuracy@k and
-  user-defined measures.
+  E[ln max(x, 1e-5)]), Compat, RIC, INST, BPM, NERR8-11, ndcg_rel with a negative gain,
+  Accuracy@k and user-defined measures.
 
 Enumeration is exact when a unit (a group, or a list for the joint orderings) has at most
 5040 distinct arrangements of its documents' labels; a larger one is the mean of 1000
@@ -55,6 +56,9 @@ document of g is equally likely at each of its n slots, so:
   (10 + R for bpref-10). A cut-off inside a group is left to the enumeration.
 * **binG**: a relevant document of g has s − c + U non-relevant documents above it, U
   uniform on 0..n − r, so E[binG] = (1/R)·Σ_g r·(1/(n−r+1))·Σ_{u=0}^{n−r} 1/log2(2 + s − c + u).
+* **ndcg_rel**: a sum over pairs (j above or at d) of g_j·w(p_j)/IDCG@p_d; documents of
+  different groups are independent (a product of two linear means), two documents of one
+  group take a uniformly random pair of its slots (see :func:`_ndcg_rel`).
 
 ``ties="expected"`` does not combine with ``bounds=`` other than ``max`` (give one of them).
 
@@ -73,7 +77,7 @@ import numpy as np
 from pdireval.errors import MeasureError
 from pdireval.measures.registry import REGISTRY, Param, add_params
 from pdireval.measures.standard import _R, _safe_div, _view, ordered_pool_dcg
-from pdireval.measures.view import discount_weights, gain_values, read_negatives, seg_sum
+from pdireval.measures.view import discount_weights, gain_values, read_negatives, seg_sum, within_segment_cumsum
 
 __all__ = ["TIES", "TIES_PARAM", "TIE_AWARE", "tie_groups", "expected"]
 
@@ -390,11 +394,92 @@ def _bin_g(segments, m):
     return _safe_div(seg_sum(groups.seg[has], term, v.n_seg), _R(v, rel))
 
 
+def _range_sums(prefix: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Σ_{lo <= x < hi} from an exclusive prefix array (prefix[x] = Σ_{y<x}); 0 when hi <= lo."""
+    hi = np.maximum(hi, lo)
+    return prefix[hi] - prefix[lo]
+
+
+def _ndcg_rel(segments, m):
+    """E[ndcg_rel] in closed form (nonnegative gains; otherwise None: joint enumeration).
+
+    ndcg_rel·n⁺ = A + (n⁺ − n_ret)·DCG/IDCG with A = Σ_{d: g_d > 0} f(p_d)·Σ_{j: p_j <= p_d}
+    g_j·w(p_j), w(p) = 1/log2(p + 2), f(p) = 1/IDCG@(p + 1) (0-based positions). DCG is
+    linear; in A, with G_H the gain of group H, w̄_H and f̄_H the mean of w and f over its
+    slots, P_G its positive-gain documents and T_G its gain:
+    E[A] = Σ_G [Σ_{d in G, g_d>0} g_d·mean_t(w·f)(s+t) + P_G·f̄_G·Σ_{H above G} G_H·w̄_H
+    + (P_G·T_G − Σ_{d in G, g_d>0} g_d)·S_G], S_G = (1/(n(n−1)))·Σ_{t<u<n} w(s+t)·f(s+u),
+    the mean over ordered pairs of distinct slots (documents in different groups are
+    independent; two documents of G take a uniformly random pair of its slots). The clamp
+    "0 unless the sum is positive" is inactive with nonnegative gains.
+    """
+    from pdireval.measures.trec_eval_set import _hit_dcg, _ideal, _ideal_dcg
+
+    v, gains = _view(segments, m), m.get("gains")
+    g, _ = _hit_dcg(v, gains)
+    if np.any(g < 0):
+        return None
+    ideal = _ideal(v, gains)
+    cum = _ideal_dcg(v, gains)
+    groups = tie_groups(v)
+    q = v.seg_query[groups.seg]
+    s, n = groups.start, groups.size
+    top = int((s + n).max()) + 1 if len(s) else 1
+    pos = np.arange(top, dtype=np.float64)
+    w = 1.0 / np.log2(pos + 2.0)
+    Wc = np.concatenate([[0.0], np.cumsum(w)])  # Wc[p] = Σ_{x<p} w(x)
+    # f over the ideal region p < n⁺_q (per query, flat), constant 1/IDCG_q past it
+    npos = ideal.npos
+    idcg = ideal.at(cum, np.arange(v.n_queries), np.full(v.n_queries, np.iinfo(np.int64).max))
+    f_flat = _safe_div(np.ones(len(cum)), cum)
+    p_flat = ideal.rank.astype(np.int64)
+    p_in = np.minimum(p_flat, top - 1)
+    # exclusive prefixes per query, laid out with one extra slot per query
+    q_off = ideal.start[:-1] + np.arange(v.n_queries)
+    flat_q = np.repeat(np.arange(v.n_queries), npos)
+
+    def per_query_prefix(values):
+        out = np.zeros(len(values) + v.n_queries)
+        inc = within_segment_cumsum(flat_q, values) if len(values) else values
+        out[q_off[flat_q] + (np.arange(len(values)) - ideal.start[flat_q]) + 1] = inc
+        return out
+
+    pre_f = per_query_prefix(f_flat)
+    pre_fw = per_query_prefix(f_flat * w[p_in])
+    pre_fWc = per_query_prefix(f_flat * Wc[p_in])
+    pre_w = np.concatenate([[0.0], np.cumsum(w)])
+    pre_Wc = np.concatenate([[0.0], np.cumsum(Wc[:top])])
+    nq = npos[q]
+    a, b = s, s + n  # slots [a, b); ideal region [a, min(b, n⁺)), constant region [max(a, n⁺), b)
+    ia, ib = np.minimum(a, nq), np.minimum(b, nq)
+    ca = np.maximum(a, nq)
+    c = _safe_div(np.ones(len(q)), idcg[q])
+    F1 = _range_sums(pre_f, q_off[q] + ia, q_off[q] + ib) + c * np.maximum(b - ca, 0)
+    FW = _range_sums(pre_fw, q_off[q] + ia, q_off[q] + ib) + c * _range_sums(pre_w, np.minimum(ca, b), b)
+    FWc = _range_sums(pre_fWc, q_off[q] + ia, q_off[q] + ib) + c * _range_sums(pre_Wc, np.minimum(ca, b), b)
+    nf = n.astype(np.float64)
+    S = np.where(n > 1, (FWc - Wc[s] * F1) / np.maximum(nf * (nf - 1.0), 1.0), 0.0)
+    positive = (g > 0).astype(np.float64)
+    P = _group_sum(groups, positive)
+    T = _group_sum(groups, g)
+    Gpos = _group_sum(groups, g * positive)
+    mean_w = (Wc[s + n] - Wc[s]) / nf
+    above = _earlier(groups, T * mean_w)
+    A = Gpos * FW / nf + P * (F1 / nf) * above + (P * T - Gpos) * S
+    A_seg = seg_sum(groups.seg, A, v.n_seg)
+    dcg = seg_sum(groups.seg, T * mean_w, v.n_seg)
+    n_ret = seg_sum(groups.seg, P, v.n_seg)
+    npos_seg = npos[v.seg_query].astype(np.float64)
+    total = A_seg + (npos_seg - n_ret) * _safe_div(dcg, idcg[v.seg_query])
+    return np.where(total > 0, _safe_div(total, npos_seg), 0.0)
+
+
 #: measure name -> closed-form tie-aware kernel
 TIE_AWARE = {
     "P": _p, "R": _r, "NumRelRet": _num_rel_ret, "Rprec": _rprec, "Judged": _judged,
     "DCG": _dcg, "nDCG": _ndcg, "RBP": _rbp, "RBPResidual": _rbp_residual,
     "SP": _sp, "AP": _ap, "RR": _rr, "Success": _success, "Bpref": _bpref, "binG": _bin_g,
+    "ndcg_rel": _ndcg_rel,
 }
 
 #: measures whose value does not depend on the order of the list at all
@@ -406,7 +491,7 @@ INVARIANT = (
 GROUPWISE = (
     "Bpref", "infAP", "ERR", "nERR", "GAP", "G", "Rndcg", "Q", "F", "relative_P", "Rprec_mult",
     "SDCG", "INSQ", "alpha_DCG", "alpha_nDCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "P_IA", "AP_IA",
-    "StRecall", "Accuracy",
+    "StRecall", "Accuracy", "nDCG",
 )
 #: every other measure: exact enumeration of the joint orderings of a list's groups
 JOINT = (
@@ -420,6 +505,8 @@ BY_DOC = ("alpha_DCG", "alpha_nDCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "P_IA
 _READS_WHOLE_LIST = ("Accuracy", "Rndcg")
 #: closed forms that do not cover a cut-off (which may fall inside a group): groupwise then
 _CLOSED_WITHOUT_CUTOFF = ("Bpref",)
+#: closed forms that do not cover trec_eval's gain levels (gains=): groupwise then
+_CLOSED_WITHOUT_GAINS = ("nDCG",)
 #: measures that are order-free without a cut-off, separable with one
 _INVARIANT_WITHOUT_CUTOFF = ("F",)
 #: measures separable without a cut-off (the normalisers then do not depend on the order)
@@ -432,15 +519,16 @@ def method_of(m) -> str:
     ``invariant`` (the order does not matter: the default value), ``groupwise`` or ``joint``
     (:mod:`pdireval.measures.tie_orderings`)."""
     name = m.name
-    if name in TIE_AWARE and m.get("gains", None) is None and not (name in _CLOSED_WITHOUT_CUTOFF and m.cutoff is not None):
+    uncovered = (name in _CLOSED_WITHOUT_CUTOFF and m.cutoff is not None) or (
+        name in _CLOSED_WITHOUT_GAINS and m.get("gains", None) is not None
+    )
+    if name in TIE_AWARE and not uncovered:
         return "closed"
     if name in INVARIANT or (name in _INVARIANT_WITHOUT_CUTOFF and m.cutoff is None):
         return "invariant"
     if name in _JOINT_WITH_CUTOFF and m.cutoff is not None:
         return "joint"
-    if name in GROUPWISE or name in TIE_AWARE:
-        return "groupwise"
-    return "joint"
+    return "groupwise" if name in GROUPWISE else "joint"
 
 
 def expected(segments, m) -> np.ndarray:
@@ -454,7 +542,7 @@ def expected(segments, m) -> np.ndarray:
         value = TIE_AWARE[m.name](segments, m)
         if value is not None:  # None: the closed form does not cover this case
             return value
-        method = "groupwise"
+        method = "groupwise" if m.name in GROUPWISE else "joint"
     if method == "invariant":
         return plain(segments, m)
     from pdireval.measures.tie_orderings import expected_by_orderings
@@ -472,8 +560,10 @@ def describe(name: str) -> str:
         text = "closed form"
         if name in _CLOSED_WITHOUT_CUTOFF:
             text += " (with a cut-off: enumeration, group by group)"
-        if name == "nDCG":
+        if name in _CLOSED_WITHOUT_GAINS:
             text += " (with gains=: enumeration, group by group)"
+        if name == "ndcg_rel":
+            text += " (with a negative gain: enumeration of the joint orderings)"
         return text
     if name in INVARIANT:
         return "order-free: the default value"
