@@ -26,7 +26,7 @@ MEASURES = [
     "infAP", "INSQ", "INST(T=2)", "IPrec@0", "IPrec@0.3", "IPrec@1", "Judged@3", "nDCG",
     "nDCG(gains={1:1,2:3,3:4})", "nDCG(judged_only=true)@3", "ndcg_rel", "nERR", "nERR@3",
     "NERR10", "NERR11(T=2)", "NERR8@3", "NERR9@4", "NumNonRelJudgedRet", "NumQ", "NumRel",
-    "NumRelRet@2", "NumRet", "NumRet@2", "P@2", "Q", "Q(beta=0.5)", "R@3", "RBP", "RBPResidual@4",
+    "NumRelRet@2", "NumRet", "NumRet@2", "P@2", "Q", "Q(beta=0.5)", "Q@3", "R@3", "RBP", "RBPResidual@4",
     "relative_P@3", "RIC", "Rndcg", "Rprec", "Rprec_mult@0.5", "Rprec_mult@2", "RR", "SDCG@3",
     "SetAP", "SetF", "SetP", "SetR", "SetRelP", "SP@3", "Success@2", "utility",
     "utility(a=2,b=-1,c=1,d=-2,num_docs=20)", "AP(rel=2)", "ERR(negatives=keep)",
