@@ -15,7 +15,7 @@ ways (:func:`method_of`; :func:`describe` says which, per measure, in docs/measu
 * **enumeration, group by group** (:mod:`pdireval.measures.tie_orderings`): the separable
   measures, sums over documents of a term of the document, its position and an order-free
   summary of the documents above it — infAP, ERR, nERR, GAP, G, Rndcg, Q, F@k, relative_P,
-  Rprec_mult, SDCG, INSQ, Bpref@k, nDCG(gains=...), Accuracy without a cut-off, and the
+  Rprec_mult, SDCG, INSQ, Bpref@k, nDCG(gains=...), ndcg_p, Accuracy without a cut-off, and the
   diversity measures alpha_DCG, alpha_nDCG, ERR_IA, nERR_IA, NRBP, nNRBP, P_IA, AP_IA,
   StRecall. E[M] = M₀ + Σ_g (E_g[M] − M₀) with E_g the mean over the arrangements of group g.
 * **enumeration of the joint orderings**: the rest — IPrec, 11pt_avg, gm_map, gm_bpref
@@ -413,10 +413,10 @@ def _ndcg_rel(segments, m):
     independent; two documents of G take a uniformly random pair of its slots). The clamp
     "0 unless the sum is positive" is inactive with nonnegative gains.
     """
-    from pdireval.measures.trec_eval_set import _hit_dcg, _ideal, _ideal_dcg
+    from pdireval.measures.trec_eval_set import _ideal, _ideal_dcg, trec_gain
 
     v, gains = _view(segments, m), m.get("gains")
-    g, _ = _hit_dcg(v, gains)
+    g = trec_gain(v.hit_label, gains)
     if np.any(g < 0):
         return None
     ideal = _ideal(v, gains)
@@ -491,7 +491,7 @@ INVARIANT = (
 GROUPWISE = (
     "Bpref", "infAP", "ERR", "nERR", "GAP", "G", "Rndcg", "Q", "F", "relative_P", "Rprec_mult",
     "SDCG", "INSQ", "alpha_DCG", "alpha_nDCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "P_IA", "AP_IA",
-    "StRecall", "Accuracy", "nDCG",
+    "StRecall", "Accuracy", "nDCG", "ndcg_p",
 )
 #: every other measure: exact enumeration of the joint orderings of a list's groups
 JOINT = (

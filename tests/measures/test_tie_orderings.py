@@ -31,7 +31,7 @@ MEASURES = [
     "SetAP", "SetF", "SetP", "SetR", "SetRelP", "SP@3", "Success@2", "utility",
     "utility(a=2,b=-1,c=1,d=-2,num_docs=20)", "AP(rel=2)", "ERR(negatives=keep)",
     "infAP(negatives=nonrel)", "Q(judged_only=true)", "Rndcg(judged_only=true)", "F(judged_only=true)@3",
-    "INSQ(T=2)", "GAP@3", "ndcg_rel(gains={1:2,2:5})", "ndcg_rel(gains={0:-1,1:2,2:5})", "ndcg_rel(judged_only=true)", "ERR(judged_only=true)@3", "relative_P(judged_only=true)@2",
+    "INSQ(T=2)", "GAP@3", "ndcg_rel(gains={1:2,2:5})", "ndcg_rel(gains={0:-1,1:2,2:5})", "ndcg_rel(judged_only=true)", "ndcg_p", "ndcg_p(gains={1:2,2:5})", "ERR(judged_only=true)@3", "relative_P(judged_only=true)@2",
 ]
 DIVERSITY = ["alpha_DCG@3", "alpha_nDCG@4", "ERR_IA@3", "nERR_IA@5", "NRBP", "nNRBP", "P_IA@3", "AP_IA", "StRecall@2", "alpha_nDCG(judged_only=true)@3"]
 
