@@ -61,10 +61,18 @@ class DocIdEvidence:
     lists: pd.DataFrame = field(default_factory=lambda: pd.DataFrame({"system": [], "query": [], "run_doc": []}, dtype=object))
 
 
+def _normalised(array: pa.Array) -> pa.Array:
+    """NFKC, lower case, surrounding whitespace removed (pyarrow kernels; ASCII-only ids, the
+    usual case, take the cheaper ASCII kernels, which give the same result on them)."""
+    if pc.all(pc.string_is_ascii(array)).as_py() is not False:
+        return pc.ascii_trim_whitespace(pc.ascii_lower(array))
+    return pc.utf8_trim_whitespace(pc.utf8_lower(pc.utf8_normalize(array, "NFKC")))
+
+
 def normalise(docs) -> np.ndarray:
     """Doc ids as compared for a near miss: NFKC, lower case, surrounding whitespace removed."""
     array = pa.array(np.asarray(docs, dtype=object), type=pa.string())
-    return np.asarray(pc.utf8_trim_whitespace(pc.utf8_lower(pc.utf8_normalize(array, "NFKC"))).to_pylist(), dtype=object)
+    return np.asarray(_normalised(array).to_pylist(), dtype=object)
 
 
 def _smallest(values, n: int) -> np.ndarray:
@@ -93,14 +101,25 @@ def doc_id_evidence(segments, keys, judgments) -> DocIdEvidence:
     code = segments.seg_system[suspect].astype(np.int64) * n_q + segments.seg_query[suspect]
     key_suspect = np.isin(key_system.astype(np.int64) * n_q + key_query, code)
     rows = np.flatnonzero(key_suspect[keys.seg])
+    run_query = key_query[keys.seg[rows]]
+    in_query = np.isin(judgments.row_query, np.unique(run_query))
+    qrels_norm = _normalised(pa.array(judgments.doc[in_query], type=pa.string()))
+    # a hash lookup against the (few) judged documents of those queries, in pyarrow, keeps
+    # only the rows that can be near misses; the query is matched on those rows only
+    run_docs = keys.doc.take(pa.array(rows))
+    run_norm = _normalised(run_docs.combine_chunks() if isinstance(run_docs, pa.ChunkedArray) else run_docs)
+    maybe = np.flatnonzero(pc.is_in(run_norm, value_set=pc.unique(qrels_norm)).to_numpy(zero_copy_only=False))
+    if len(maybe) == 0:
+        return DocIdEvidence(matched, sample)
+    take = pa.array(maybe)
     run_side = pd.DataFrame({
-        "s": key_system[keys.seg[rows]], "q": key_query[keys.seg[rows]],
-        "run_doc": np.asarray(keys.doc.take(pa.array(rows)).to_pylist(), dtype=object),
+        "s": key_system[keys.seg[rows[maybe]]], "q": run_query[maybe],
+        "run_doc": np.asarray(run_docs.take(take).to_pylist(), dtype=object),
+        "norm": np.asarray(run_norm.take(take).to_pylist(), dtype=object),
     })
-    run_side["norm"] = normalise(run_side["run_doc"].to_numpy())
-    in_query = np.isin(judgments.row_query, run_side["q"].unique())
-    qrels_side = pd.DataFrame({"q": judgments.row_query[in_query], "norm": normalise(judgments.doc[in_query])})
-    near = run_side.merge(qrels_side.drop_duplicates(), on=["q", "norm"], how="inner")
+    qrels_side = pd.DataFrame({"q": judgments.row_query[in_query],
+                               "norm": np.asarray(qrels_norm.to_pylist(), dtype=object)}).drop_duplicates()
+    near = run_side.merge(qrels_side, on=["q", "norm"], how="inner")
     if len(near) == 0:
         return DocIdEvidence(matched, sample)
     first = near.groupby(["s", "q"], sort=True)["run_doc"].min().reset_index()
