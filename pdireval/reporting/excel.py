@@ -2,7 +2,7 @@
 
 Values are written exactly as the frames hold them (no rounding: a test reads the workbook
 back and compares); readability comes from cell formats, frozen header rows, one header style on every sheet
-(:func:`style_header`), fitted column widths and human column titles (:data:`TITLES`, the
+(``_header_row``), fitted column widths and human column titles (:data:`TITLES`, the
 same as the HTML page's). Needs openpyxl (``pip install pdireval[excel]``).
 """
 
@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-__all__ = ["write_workbook", "column_title", "require_openpyxl", "style_header"]
+__all__ = ["write_workbook", "column_title", "require_openpyxl"]
 
 TITLES = {
     "system": "System",
@@ -175,40 +175,47 @@ def write_workbook(tables: dict[str, pd.DataFrame], path, *, notes: dict[str, st
     """
     require_openpyxl()
     from openpyxl import Workbook
+    from openpyxl.cell import WriteOnlyCell
     from openpyxl.utils import get_column_letter
 
-    wb = Workbook()
-    wb.remove(wb.active)
+    # write-only (streaming) workbook: column widths and frozen panes are set before the rows;
+    # a number format is one styled cell per column, reused row after row (each row is
+    # written out when appended)
+    wb = Workbook(write_only=True)
     used: set[str] = set()
     names: dict[str, str] = {}
     for name, frame in tables.items():
         sheet = wb.create_sheet(_sheet_name(name, used))
         names[name] = sheet.title
         columns = [str(c) for c in frame.columns]
-        sheet.append([column_title(c) for c in columns])
-        style_header(sheet)
+        formatted = []
+        for j, col in enumerate(columns, start=1):
+            width = max([len(column_title(col))] + [len(_shown(v)) for v in frame.iloc[:200, j - 1]])
+            sheet.column_dimensions[get_column_letter(j)].width = min(max(8, width + 2), 60)
+            fmt = _number_format(col, frame[frame.columns[j - 1]])
+            cell = None
+            if fmt:
+                cell = WriteOnlyCell(sheet)
+                cell.number_format = fmt
+            formatted.append(cell)
+        sheet.freeze_panes = "A2"
+        sheet.append(_header_row(sheet, [column_title(c) for c in columns]))
         data = frame.astype(object).where(frame.notna(), None)
         for row in data.itertuples(index=False, name=None):
-            sheet.append([_cell(v) for v in row])
-        for j, col in enumerate(columns, start=1):
-            letter = get_column_letter(j)
-            fmt = _number_format(col, frame[frame.columns[j - 1]])
-            if fmt:
-                for cell in sheet[letter][1:]:
-                    if isinstance(cell.value, (int, float)):
-                        cell.number_format = fmt
-            width = max([len(column_title(col))] + [len(_shown(v)) for v in frame.iloc[:200, j - 1]])
-            sheet.column_dimensions[letter].width = min(max(8, width + 2), 60)
-        sheet.freeze_panes = "A2"
+            values = [_cell(v) for v in row]
+            for j, cell in enumerate(formatted):
+                if cell is not None and isinstance(values[j], (int, float)):
+                    cell.value = values[j]
+                    values[j] = cell
+            sheet.append(values)
     if notes:
         sheet = wb.create_sheet(_sheet_name("Notes", used))
-        sheet.append(["Sheet", "Note"])
-        style_header(sheet)
-        for key, text in notes.items():
-            sheet.append([names.get(key, key), text])
         sheet.column_dimensions["A"].width = 28
         sheet.column_dimensions["B"].width = 110
         sheet.freeze_panes = "A2"
+        sheet.append(_header_row(sheet, ["Sheet", "Note"]))
+        for key, text in notes.items():
+            sheet.append([names.get(key, key), text])
     wb.save(Path(path))
     return names
 
@@ -218,16 +225,21 @@ def write_workbook(tables: dict[str, pd.DataFrame], path, *, notes: dict[str, st
 HEADER_FILL = "F4F4F4"
 
 
-def style_header(sheet) -> None:
-    """Give the first row of ``sheet`` the workbook's one header style."""
+def _header_row(sheet, titles) -> list:
+    """The header row of ``sheet``: ``titles`` as cells in the workbook's one header style."""
+    from openpyxl.cell import WriteOnlyCell
     from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
 
     font = Font(bold=True)
     fill = PatternFill("solid", start_color=HEADER_FILL, end_color=HEADER_FILL)
     align = Alignment(wrap_text=True, vertical="bottom")
     border = Border(bottom=Side(style="thin", color="999999"))
-    for cell in sheet[1]:
+    row = []
+    for title in titles:
+        cell = WriteOnlyCell(sheet, value=title)
         cell.font, cell.fill, cell.alignment, cell.border = font, fill, align, border
+        row.append(cell)
+    return row
 
 
 def _cell(value):
