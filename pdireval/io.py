@@ -27,7 +27,7 @@ import pyarrow.csv as pa_csv
 
 from pdireval.core.keys import run_keys
 from pdireval.core.schema import ID_DTYPE, canonical_qrels, canonical_run
-from pdireval.errors import OptionError, SchemaError, check_bool, check_option
+from pdireval.errors import OptionError, PdirevalWarning, SchemaError, check_bool, check_option
 
 __all__ = ["read_run", "read_qrels", "read_svmlight", "write_run", "write_qrels"]
 
@@ -618,6 +618,12 @@ def read_run(path, *, system: str = "tag") -> pd.DataFrame:
         by file and 1-based line number; a document listed twice for the same query and run
         (file and lines given), or two files with the same run tag.
 
+    Warns
+    -----
+    PdirevalWarning
+        When files sharing a run tag both hold lines of one query (a ranked list merged
+        from two files): two runs with the same tag, or parts of one run.
+
     Examples
     --------
     >>> import pdireval, tempfile, os
@@ -635,7 +641,10 @@ def read_run(path, *, system: str = "tag") -> pd.DataFrame:
         shared = [c for c in frames[0].columns if all(c in f.columns for f in frames)]
         frames = [f[shared] for f in frames]
     run = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
-    _check_run_duplicates(run, frames, files)
+    keys = run_keys(run)
+    _check_run_duplicates(run, frames, files, keys)
+    if system == "tag" and len(files) > 1:
+        _warn_lists_across_files(run, keys, frames, files)
     return canonical_run(run, check_duplicates=False)
 
 
@@ -657,9 +666,37 @@ def _read_run_file(file: Path, system: str, name: str | None = None) -> pd.DataF
     )
 
 
-def _check_run_duplicates(run: pd.DataFrame, frames: list[pd.DataFrame], files: list[Path]) -> None:
+def _warn_lists_across_files(run: pd.DataFrame, keys, frames: list[pd.DataFrame], files: list[Path]) -> None:
+    """Warn when a (run tag, query) ranked list takes lines from several files: the files
+    share a run tag, and their lines for one query are merged into one ranking. That is
+    right for one run split into parts, and silently wrong for two runs that share a tag
+    (their documents happened not to repeat, else the duplicate check would have stopped
+    them). One boolean per (file, list): O(rows + files x lists)."""
+    in_file = np.zeros((len(frames), keys.n_segments), dtype=bool)
+    start = 0
+    for i, frame in enumerate(frames):
+        in_file[i, keys.seg[start:start + len(frame)]] = True
+        start += len(frame)
+    spread = np.flatnonzero(in_file.sum(axis=0) > 1)
+    if not len(spread):
+        return
+    seg = spread[0]
+    system = keys.systems[keys.seg_system[seg]]
+    query = keys.queries[keys.seg_query[seg]]
+    names = [str(files[i].name) for i in np.flatnonzero(in_file[:, seg])]
+    warnings.warn(
+        f"{len(spread)} ranked list(s) take lines from more than one file, e.g. query {query!r} of "
+        f"run tag {system!r} (in {', '.join(names[:4])}): the files share a run tag and their lines "
+        "for one query are merged into one ranking. If the files are different runs, read them "
+        "with system='filename'; if they are parts of one run, concatenate them into one file.",
+        PdirevalWarning,
+        stacklevel=3,
+    )
+
+
+def _check_run_duplicates(run: pd.DataFrame, frames: list[pd.DataFrame], files: list[Path], keys=None) -> None:
     # exact hash-based check (see pdireval.core.hashing): ~10x faster than DataFrame.duplicated
-    dup_rows = run_keys(run).duplicated_rows()
+    dup_rows = (keys if keys is not None else run_keys(run)).duplicated_rows()
     if not len(dup_rows):
         return
     dup = np.zeros(len(run), dtype=bool)

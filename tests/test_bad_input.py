@@ -634,6 +634,19 @@ def test_duplicate_advice_never_merges_two_runs(tmp_path):
     assert sorted(pdireval.read_run(tmp_path, system="filename")["system"]) == ["x.run", "x.txt"]
 
 
+def test_a_ranked_list_spread_over_files_sharing_a_tag_warns(tmp_path):
+    # two different runs sharing a tag whose documents never repeat: no duplicate to stop them
+    (tmp_path / "bm25.txt").write_text("1 Q0 d1 1 2.0 Anserini\n1 Q0 d2 2 1.0 Anserini\n2 Q0 d5 1 1.0 Anserini\n")
+    (tmp_path / "rm3.txt").write_text("1 Q0 d3 1 2.0 Anserini\n1 Q0 d4 2 1.0 Anserini\n")
+    with pytest.warns(PdirevalWarning, match=r"1 ranked list\(s\) take lines from more than one file, e.g. query '1' of run tag 'Anserini' \(in bm25.txt, rm3.txt\).*system='filename'"):
+        assert len(pdireval.read_run(tmp_path)) == 5
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert sorted(pdireval.read_run(tmp_path, system="filename")["system"].unique()) == ["bm25", "rm3"]
+        (tmp_path / "rm3.txt").write_text("3 Q0 d3 1 2.0 Anserini\n")  # one run split by query: quiet
+        assert pdireval.read_run(tmp_path)["system"].unique().tolist() == ["Anserini"]
+
+
 def test_rng_true_and_fraction_levels():
     with pytest.raises(TypeError, match="not a bool"):
         pdireval.compare(SCORES3, rng=True)
