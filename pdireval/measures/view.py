@@ -165,15 +165,23 @@ def _segment_bounds(seg: np.ndarray):
 _EXACT_INTEGER_SUM = float(2**53)
 
 
+#: From this many segments on, a padded matrix is accumulated one column at a time (one
+#: vectorised step per position, across all segments), below it row by row (``axis=1``).
+_COLUMN_LOOP_ROWS = 256
+
+
 def _padded_accumulate(first: np.ndarray, lengths: np.ndarray, values: np.ndarray, ufunc, pad: float) -> np.ndarray:
     """``ufunc.accumulate`` of ``values`` restarted at every segment (given by ``first`` and
     ``lengths``), left to right within each segment, bit for bit as on the segment alone.
 
     Segments become the rows of a padded matrix (``pad`` past a segment's end) accumulated
-    along the rows. Segments are grouped by length class (lengths in (2^(c-1), 2^c]) when
-    one matrix as wide as the longest segment would hold more than 4x the cells (a padded
-    cell costs a fraction of what the extra gathers of the grouping cost); the loop
-    is over those classes (at most ~log2 of the longest segment).
+    along the rows: with many segments as ``out[:, c] = ufunc(out[:, c-1], x[:, c])`` for
+    each position c in turn (the same operations in the same order as a row's own
+    accumulation, vectorised across segments), with few as ``ufunc.accumulate(axis=1)``.
+    Segments are grouped by length class (lengths in (2^(c-1), 2^c]) when one matrix as wide
+    as the longest segment would hold more than 4x the cells (a padded cell costs a fraction
+    of what the extra gathers of the grouping cost); the loop is over those classes (at
+    most ~log2 of the longest segment).
     """
     n = len(values)
     out = np.empty(n, dtype=np.float64)
@@ -187,30 +195,45 @@ def _padded_accumulate(first: np.ndarray, lengths: np.ndarray, values: np.ndarra
         groups = np.split(order, bounds)
     for group in groups:
         if group is None:
-            g_first, g_len, total = first, lengths, n
-            elem = None
+            g_len, total, offsets, elem = lengths, n, first, None
+            vals = values
         else:
-            g_first, g_len = first[group], lengths[group]
+            g_len = lengths[group]
             total = int(g_len.sum())
             offsets = np.cumsum(g_len) - g_len
-            elem = np.arange(total) + np.repeat(g_first - offsets, g_len)
+            elem = np.arange(total) + np.repeat(first[group] - offsets, g_len)
+            vals = values[elem]
         width = int(g_len.max())
         rows = len(g_len)
-        # flat index in the (rows, width) matrix of element e of row r at column c: r*width + c
-        if elem is None:
-            flat = np.arange(total) + np.repeat(np.arange(rows) * width - g_first, g_len)
-        else:
-            offsets = np.cumsum(g_len) - g_len
+        if width == 1:
+            acc = vals
+        elif rows >= _COLUMN_LOOP_ROWS:  # (width, rows): position c of every segment is row c
+            col = np.arange(total) - np.repeat(offsets, g_len)
+            flat = col * rows + np.repeat(np.arange(rows), g_len)
+            mat = np.full(rows * width, pad, dtype=np.float64)
+            mat[flat] = vals
+            mat = mat.reshape(width, rows)
+            for c in range(1, width):
+                ufunc(mat[c - 1], mat[c], out=mat[c])
+            acc = mat.ravel()[flat]
+        else:  # (rows, width): one row per segment
             flat = np.arange(total) + np.repeat(np.arange(rows) * width - offsets, g_len)
-        mat = np.full(rows * width, pad, dtype=np.float64)
-        mat[flat] = values if elem is None else values[elem]
-        mat = mat.reshape(rows, width)
-        ufunc.accumulate(mat, axis=1, out=mat)
+            mat = np.full(rows * width, pad, dtype=np.float64)
+            mat[flat] = vals
+            mat = mat.reshape(rows, width)
+            ufunc.accumulate(mat, axis=1, out=mat)
+            acc = mat.ravel()[flat]
         if elem is None:
-            out[:] = mat.ravel()[flat]
+            out[:] = acc
         else:
-            out[elem] = mat.ravel()[flat]
+            out[elem] = acc
     return out
+
+
+def _integral_and_small(values: np.ndarray) -> bool:
+    """All values integers and their absolute sum below 2^53 (so every partial sum, in any
+    order, is exact)."""
+    return bool(np.abs(values).sum() < _EXACT_INTEGER_SUM) and np.array_equal(values, np.floor(values))
 
 
 def within_segment_cumsum(seg: np.ndarray, values: np.ndarray, inclusive: bool = True) -> np.ndarray:
@@ -236,8 +259,8 @@ def within_segment_cumsum(seg: np.ndarray, values: np.ndarray, inclusive: bool =
     is_first, first, lengths = _segment_bounds(np.asarray(seg))
     if len(first) == n:  # one element per segment
         return values.copy() if inclusive else np.zeros(n)
-    total = np.abs(values).sum()
-    if total < _EXACT_INTEGER_SUM and np.array_equal(values, np.floor(values)):
+    head = values[:64]  # most float data shows it is not integral in its first values
+    if np.array_equal(head, np.floor(head)) and _integral_and_small(values):
         out = np.cumsum(values)
         base = out[first] - values[first]  # exact: integers below 2^53
         out -= np.repeat(base, lengths)
