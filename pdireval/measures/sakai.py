@@ -48,6 +48,7 @@ from pdireval.measures.standard import (
     _view,
     bpref_with_cap,
     err,
+    err_terms,
 )
 from pdireval.measures.view import (
     gain_values,
@@ -106,20 +107,11 @@ def _ideal_err(v, m) -> np.ndarray:
     if key in cache:
         return cache[key]
     judged = ~np.isnan(v.q_label)
-    lab, rq = v.q_label[judged], v.q_row_query[judged]
-    order = np.lexsort((-lab, rq))
-    lab, rq = lab[order], rq[order]
-    pos = within_segment_rank(rq)
+    rq, lab, pos = sorted_per_query(v.q_row_query[judged], v.q_label[judged])
     if m.cutoff is not None:
         inside = pos < m.cutoff
         lab, rq, pos = lab[inside], rq[inside], pos[inside]
-    g = np.maximum(lab, 0.0)
-    stop = np.clip((np.exp2(g) - 1.0) / np.exp2(_max_grade(v, m)), 0.0, 1.0)
-    certain = stop >= 1.0
-    log_continue = np.log1p(-np.where(certain, 0.0, stop))
-    blocked = within_segment_cumsum(rq, certain.astype(np.float64), inclusive=False) > 0
-    survive = np.where(blocked, 0.0, np.exp(within_segment_cumsum(rq, log_continue, inclusive=False)))
-    out = np.bincount(rq, weights=stop * survive / (pos + 1.0), minlength=v.n_queries)
+    out = np.bincount(rq, weights=err_terms(rq, pos, lab, _max_grade(v, m)), minlength=v.n_queries)
     cache[key] = out
     return out
 

@@ -28,6 +28,7 @@ from pdireval.measures.view import (
     seg_sum,
     sorted_per_query,
     view_of,
+    within_segment_count,
     within_segment_cumsum,
 )
 
@@ -324,16 +325,24 @@ def err(segments, m):
     v, k = _view(segments, m), m.cutoff
     inside = _in_cutoff(v, k)
     seg, pos, lab = v.hit_seg[inside], v.hit_pos[inside], v.hit_label[inside]
+    return seg_sum(seg, err_terms(seg, pos, lab, _max_grade(v, m)), v.n_seg)
+
+
+def err_terms(seg: np.ndarray, pos: np.ndarray, lab: np.ndarray, gmax: float) -> np.ndarray:
+    """Per ranked document (seg sorted, positions ascending within each): its ERR term
+    R_i·Π_{j<i}(1 − R_j)/i, R = clip((2^g − 1)/2^gmax, 0, 1), g = max(label, 0), unjudged 0."""
     g = np.where(np.isnan(lab), 0.0, np.maximum(lab, 0.0))
-    gmax = _max_grade(v, m)
     stop = np.clip((np.exp2(g) - 1.0) / np.exp2(gmax), 0.0, 1.0)  # label > max_grade: R = 1
     # Π_{j<i}(1 − R_j) as exp(Σ log(1 − R_j)); a certain stop (R_j = 1) above i makes it 0.
     # (Its log would be −inf, and −inf − −inf poisons the segmented cumulative sums.)
     certain = stop >= 1.0
-    log_continue = np.log1p(-np.where(certain, 0.0, stop))
-    blocked = within_segment_cumsum(seg, certain.astype(np.float64), inclusive=False) > 0
-    survive = np.where(blocked, 0.0, np.exp(within_segment_cumsum(seg, log_continue, inclusive=False)))
-    return seg_sum(seg, stop * survive / (pos + 1.0), v.n_seg)
+    if certain.any():
+        log_continue = np.log1p(-np.where(certain, 0.0, stop))
+        blocked = within_segment_count(seg, certain, inclusive=False) > 0
+        survive = np.where(blocked, 0.0, np.exp(within_segment_cumsum(seg, log_continue, inclusive=False)))
+    else:
+        survive = np.exp(within_segment_cumsum(seg, np.log1p(-stop), inclusive=False))
+    return stop * survive / (pos + 1.0)
 
 
 def rbp(segments, m):

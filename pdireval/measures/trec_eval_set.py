@@ -132,18 +132,20 @@ def _interpolated(v: View, rel: float):
 
 
 def _iprec(v: View, rel: float, fractions) -> np.ndarray:
-    """Interpolated precision at each recall level of ``fractions``: (n_seg, len(fractions)).
+    """Interpolated precision at each recall level of ``fractions``: (len(fractions), n_seg).
 
     The c-th relevant retrieved document of a segment is row start + c - 1 of the table, so
-    each level is one lookup per segment (no pass over the hits)."""
+    each level is one lookup per segment (no pass over the hits); c depends only on R and
+    the level, so it is read from a small (R, level) table."""
     start, count, best = _interpolated(v, rel)
-    R = _R(v, rel)[:, None]
-    want = np.maximum(_recall_cut(np.asarray(fractions, dtype=np.float64)[None, :], R), 1.0)
-    want = want.astype(np.int64)  # a cut of 0 documents reads at the first relevant one
-    ok = want <= count[:, None]
-    out = np.zeros(want.shape)
-    out[ok] = best[(start[:, None] + want - 1)[ok]]
-    return out
+    R = v.num_rel(rel).astype(np.int64)
+    levels = np.asarray(fractions, dtype=np.float64)
+    # c = max(⌊x·R + 0.9⌋, 1) for every R that occurs (a cut of 0 reads at the first relevant)
+    table = np.maximum(_recall_cut(levels[None, :], np.arange(int(R.max(initial=0)) + 1, dtype=np.float64)[:, None]), 1.0)
+    want = table.T.astype(np.int64)[:, R[v.seg_query]]
+    index = want + (start - 1)
+    index[want > count] = len(best)  # fewer than c relevant retrieved: 0
+    return np.append(best, 0.0)[index]
 
 
 def iprec_at_recall(segments, m):
@@ -156,7 +158,7 @@ def iprec_at_recall(segments, m):
     leaves a list empty).
     """
     v = _view(segments, m)
-    return _iprec(v, m.get("rel"), [float(m.cutoff)])[:, 0]
+    return _iprec(v, m.get("rel"), [float(m.cutoff)])[0]
 
 
 def eleven_point_average(segments, m):
@@ -167,7 +169,7 @@ def eleven_point_average(segments, m):
     table = _iprec(v, m.get("rel"), [float(x) for x in levels])
     total = np.zeros(v.n_seg)
     for j in range(len(levels)):  # added level by level, in order (as trec_eval sums them)
-        total += table[:, j]
+        total += table[j]
     return total / len(levels)
 
 

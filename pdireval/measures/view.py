@@ -145,8 +145,12 @@ def sorted_per_query(query: np.ndarray, gains: np.ndarray, *, descending: bool =
     """Gains grouped by query and sorted within each (descending: the ideal ranking; ascending:
     the worst one), with each gain's 0-based position: ``(query, gains, position)``. Every
     ideal and worst ranking of the kernels is built here."""
-    order = np.lexsort((-gains if descending else gains, query))
-    query, gains = query[order], gains[order]
+    if len(query) > 1:
+        same = query[1:] == query[:-1]
+        step = gains[1:] <= gains[:-1] if descending else gains[1:] >= gains[:-1]
+        if not np.all(step | ~same) or np.any(query[1:] < query[:-1]):  # else already in order
+            order = np.lexsort((-gains if descending else gains, query))
+            query, gains = query[order], gains[order]
     return query, gains, within_segment_rank(query)
 
 
