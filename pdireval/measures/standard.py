@@ -30,6 +30,7 @@ from pdireval.measures.view import (
     view_of,
     within_segment_count,
     within_segment_cumsum,
+    within_segment_rank,
 )
 
 # --------------------------------------------------------------------------- parameters
@@ -90,7 +91,7 @@ def _sum_precision(v: View, rel: float, k: int | None) -> np.ndarray:
     """SP@k = sum over relevant retrieved d at rank i <= k of Prec(i)."""
     hits = _relevant(v, rel) & _in_cutoff(v, k)
     seg = v.hit_seg[hits]
-    nth = within_segment_cumsum(seg, np.ones(len(seg)))  # 1 for the first relevant, ...
+    nth = within_segment_rank(seg) + 1.0  # 1 for the first relevant, ...
     return seg_sum(seg, nth / (v.hit_pos[hits] + 1.0), v.n_seg)
 
 
@@ -202,7 +203,7 @@ def bpref_with_cap(segments, m, offset: float):
         keep = v.hit_pos[judged_hit] < m.cutoff
         seg, lab = seg[keep], lab[keep]
     is_rel = lab >= rel
-    nonrel_above = within_segment_cumsum(seg, (~is_rel).astype(np.float64), inclusive=False)
+    nonrel_above = within_segment_count(seg, ~is_rel, inclusive=False)
     R = v.num_rel(rel)[v.seg_query]
     N = v.num_judged_nonrel(rel)[v.seg_query]
     r_seg, n_r = seg[is_rel], nonrel_above[is_rel]
@@ -231,9 +232,9 @@ def inferred_ap(segments, m):
         seg, pos, lab = seg[keep], pos[keep], lab[keep]
     is_rel = lab >= rel
     is_nonrel = ~np.isnan(lab) & ~is_rel
-    r = within_segment_cumsum(seg, is_rel.astype(np.float64), inclusive=False)
-    nn = within_segment_cumsum(seg, is_nonrel.astype(np.float64), inclusive=False)
-    pooled = within_segment_cumsum(seg, np.ones(len(seg)), inclusive=False)  # r + nn + u
+    r = within_segment_count(seg, is_rel, inclusive=False)
+    nn = within_segment_count(seg, is_nonrel, inclusive=False)
+    pooled = within_segment_rank(seg).astype(np.float64)  # r + nn + u above
     j = pos.astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         term = 1.0 / (j + 1.0) + (j / (j + 1.0)) * (pooled / j) * (
