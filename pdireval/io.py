@@ -126,15 +126,16 @@ def _unicode_space_error(path: Path, kind: str, buf: bytes, offset: int, lines_b
         )
 
 
-def _check_text(path: Path, kind: str) -> None:
+def _check_text(path: Path, kind: str, spaces: bool = True) -> None:
     """Check, in one streaming pass before parsing, that a file is UTF-8 text without
     non-ASCII whitespace (no-break spaces...) and (for ``.gz``) a sound archive no larger
     than :data:`MAX_DECOMPRESSED_BYTES` once decompressed.
 
     Raises a SchemaError with the file and line of the first undecodable byte (pdireval
     never replaces bytes, which would merge distinct ids) or non-ASCII whitespace
-    character, or naming a corrupt, truncated or too large archive. An ASCII chunk (the
-    usual case) costs one ``bytes.isascii`` for the whitespace check.
+    character (``spaces``: TREC files, not SVMlight ones, whose comments are free text), or
+    naming a corrupt, truncated or too large archive. An ASCII chunk (the usual case) costs
+    one ``bytes.isascii`` for the whitespace check.
     """
     gz = path.name.endswith(".gz")
     decoder = codecs.getincrementaldecoder("utf-8")()
@@ -167,7 +168,7 @@ def _check_text(path: Path, kind: str) -> None:
                         "not replace such bytes (distinct ids would merge): convert the file to "
                         "UTF-8, e.g. iconv -f latin1 -t utf-8 FILE > FILE.utf8."
                     ) from None
-                if not chunk.isascii():
+                if spaces and not chunk.isascii():
                     # a character may straddle two chunks: look again at the last 2 bytes
                     buf = tail + chunk
                     problem = _unicode_space_error(
@@ -443,14 +444,31 @@ def _read_lenient(path: Path, fmt: _Format) -> pd.DataFrame | None:
     """trec_eval's own reading, line by line (only for files the parsers above reject):
     lines starting with '#' are comments (trec_eval 10.0), fields are split on any
     whitespace, and a run line's words after the run tag are ignored (trec_eval ignores
-    them). None when a line is still malformed (then :func:`_diagnose` explains)."""
+    them). None when a line is still malformed (then :func:`_diagnose` explains). A line
+    whose tab-separated fields are as many as expected but hold a space inside an id is an
+    error, as on the fast path (:func:`_check_inner_spaces`)."""
     rows = []
+    n = len(fmt.names)
+    ids = [i for i, name in enumerate(fmt.names) if name not in fmt.numeric and not (fmt.kind == "run" and i == n - 1)]
     try:
         with _open_text(path) as fh:
-            for line in fh:
+            for number, line in enumerate(fh, start=1):
                 fields = _fields(line)
                 if not fields or fields[0].startswith("#"):
                     continue
+                if "\t" in line:
+                    tab = [f for f in (part.strip(" \r\n\f\v") for part in line.split("\t")) if f]
+                    if len(tab) == n or (fmt.kind == "run" and len(tab) > n):
+                        inner = next((i for i in ids if _ASCII_SPACE.search(tab[i])), None)
+                        if inner is not None:
+                            name = fmt.names[inner]
+                            raise SchemaError(
+                                f"{path}, line {number}: the {name} field {tab[inner]!r} of this "
+                                f"tab-separated {fmt.kind} line contains whitespace; an id cannot "
+                                "(trec_eval splits fields on any whitespace and would read different "
+                                f"fields). {fmt.expect()[0].upper()}{fmt.expect()[1:]}. Replace the "
+                                "whitespace inside ids (e.g. with '_')."
+                            )
                 if len(fields) > len(fmt.names) and fmt.kind == "run":
                     fields = fields[: len(fmt.names)]
                 if len(fields) != len(fmt.names):
@@ -947,7 +965,7 @@ def _svm_error(file: Path, line: int, problem: str, text: str) -> SchemaError:
 
 def _read_lines(file: Path) -> pd.Series:
     """Every line of a text file (index = line number - 1), by pandas' C parser."""
-    _check_text(file, "SVMlight")
+    _check_text(file, "SVMlight", spaces=False)
     try:
         lines = pd.read_csv(
             file, sep="\x01", header=None, names=["line"], dtype=str, engine="c", quoting=3,

@@ -516,6 +516,10 @@ def test_unicode_spaces_in_trec_lines_name_file_and_line(tmp_path, char, where):
     qrels.write_text(f"1 0 d1 1\n1 0 d2{char}1\n", encoding="utf-8")
     with pytest.raises(SchemaError, match="qrels.txt, line 2: the qrels line holds the character"):
         pdireval.read_qrels(qrels)
+    # SVMlight comments are free text: not checked there
+    svm = tmp_path / "train.txt"
+    svm.write_text(f"1 qid:1 1:0.5 # title{char}words\n0 qid:1 1:0.2\n", encoding="utf-8")
+    assert len(pdireval.read_svmlight(svm)) == 2
 
 
 def test_byte_order_mark_and_inner_tabs_read_as_trec_eval(tmp_path):
@@ -540,9 +544,15 @@ def test_space_inside_an_id_of_a_tab_separated_file(tmp_path):
     qrels.write_text("1\t0\td1\t1\n1 2\t0\td2\t1\n")
     with pytest.raises(SchemaError, match=r"qrels.tsv, line 2: the query field '1 2'"):
         pdireval.read_qrels(qrels)
-    # words after the run tag are still ignored, as by trec_eval
+    # also in a file with comment lines (read line by line)
+    path.write_text("# tab-separated\n1\tQ0\td1\t1\t2.0\ttag\n\n1\tQ0\td 2\t2\t1.0\ttag\n")
+    with pytest.raises(SchemaError, match=r"run.tsv, line 4: the doc field 'd 2' of this tab-separated run line"):
+        pdireval.read_run(path)
+    # words after the run tag are still ignored, as by trec_eval; so are mixed separators
     path.write_text("1\tQ0\td1\t1\t2.0\ttag extra words\n")
     assert pdireval.read_run(path)["system"].tolist() == ["tag"]
+    path.write_text("# mixed\n1 Q0\td1\t1\t2.0\ttag\n1 Q0 d2 2 1.0 tag\n")
+    assert pdireval.read_run(path)["doc"].tolist() == ["d1", "d2"]
 
 
 @pytest.mark.parametrize("line, problem", [
