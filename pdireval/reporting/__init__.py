@@ -170,9 +170,12 @@ def report(
             if section is not None:
                 sections.append(section)
         bar.section("writing the workbook and the page")
-        return _write(ctx, sections, out, title, n_resamples, rng, started)
-    finally:
-        bar.close()
+        result = _write(ctx, sections, out, title, n_resamples, rng, started)
+    except BaseException:
+        bar.close(failed=True)
+        raise
+    bar.close()
+    return result
 
 
 def _write(ctx: Context, sections: list[Section], out: Path, title, n_resamples, rng, started) -> Report:

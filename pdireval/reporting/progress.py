@@ -76,10 +76,14 @@ class Progress:
         if self._outer is not None:
             self._outer.update(1)
 
-    def close(self) -> None:
+    def close(self, *, failed: bool = False) -> None:
+        """Close every bar; after an error the outer bar is cleared too, so the error message
+        is not preceded by a half-full bar."""
         for steps in self._open:
             steps.close()
         self._open.clear()
         if self._outer is not None:
+            if failed:
+                self._outer.leave = False
             self._outer.close()
             self._outer = None

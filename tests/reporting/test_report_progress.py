@@ -14,6 +14,7 @@ class Recorder:
 
     bars: list = []
     events: list = []
+    closed: list = []
 
     def __init__(self, iterable=None, total=None, desc="", **kwargs):
         self.iterable, self.total, self.desc, self.n, self.postfix = iterable, total, desc, 0, ""
@@ -23,6 +24,7 @@ class Recorder:
         for item in self.iterable:
             yield item
             self.update(1)
+        self.close()  # as tqdm does when its iterable is exhausted
 
     def update(self, n=1):
         self.n += n
@@ -36,14 +38,14 @@ class Recorder:
         self.postfix = text
 
     def close(self):
-        pass
+        Recorder.closed.append((self, getattr(self, "leave", True)))
 
 
 @pytest.fixture
 def recorder(monkeypatch):
     import tqdm.auto
 
-    Recorder.bars, Recorder.events = [], []
+    Recorder.bars, Recorder.events, Recorder.closed = [], [], []
     monkeypatch.setattr(tqdm.auto, "tqdm", Recorder)
     return Recorder
 
@@ -66,6 +68,16 @@ def test_progress_advances_inside_every_long_section(recorder, tmp_path):
     groups = [bar for bar in recorder.bars if bar.desc == "bootstrap groups"]
     assert len(groups) == 1 and groups[0].total == groups[0].n == len(r.tables["power"])
     assert len(inner) > 3 * outer.total
+    assert {bar for bar, _ in recorder.closed} == set(recorder.bars)  # every bar closed
+    assert (outer, True) in recorder.closed  # the finished outer bar stays on the screen
+
+
+def test_a_failing_report_clears_its_bars(recorder, tmp_path):
+    run, qrels = _collection()
+    with pytest.raises(pdireval.errors.SchemaError):
+        report(run.drop(columns="doc"), qrels=qrels, out=tmp_path, n_resamples=50, progress=True)
+    assert recorder.bars and {bar for bar, _ in recorder.closed} == set(recorder.bars)
+    assert (recorder.bars[0], False) in recorder.closed  # no half-full bar left above the error
 
 
 @pytest.mark.slow
