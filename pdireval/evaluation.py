@@ -228,7 +228,10 @@ def evaluate(
         ``rank`` column is ordered by rank.
     score_precision
         ``"float32"`` (default): scores equal as C floats are ties, as in trec_eval 9.0.8 and
-        pytrec_eval (trec_eval stores scores as floats). ``"float64"``: only equal doubles
+        pytrec_eval (trec_eval stores scores as floats). When that ties distinct doubles
+        (``0.1000000001`` and ``0.1000000002``; ``1e40`` and ``2e40``, both inf) in a tie
+        group holding a judged document, one :class:`PdirevalWarning` counts them and shows
+        the first (only such groups can change a measure). ``"float64"``: only equal doubles
         tie, as in trec_eval 10.0 (e.g. Robust 2003, query 623 of oce03noXbmD: AP 0.5 in
         9.0.8, 1.0 in 10.0).
 

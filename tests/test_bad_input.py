@@ -717,12 +717,32 @@ def test_resource_ceilings_are_checked_before_allocating(tmp_path):
         ev(qrels=QRELS.assign(label=[1, 1e10, 0]), measures="GAP")
 
 
-def test_scores_outside_float32_range_warn():
-    with pytest.warns(PdirevalWarning, match=r"1 run score\(s\) lie outside float32's range \(e.g. \[1e\+40\]\)"):
-        ev(run_(score=[1e40, 2.0, 1.0, 5.0, 1.0]), missing="drop")
+def test_float32_comparison_that_merges_distinct_scores_warns():
+    """pdireval compares scores at float32 precision (trec_eval 9); when that makes distinct
+    doubles tie around a judged document, one PdirevalWarning counts them and shows the first."""
+    # query 1 of system a: d1 (relevant) above d2 as doubles; at float32 both are inf, tie,
+    # and doc id descending puts d2 first (trec_eval 9.0.8): AP (1/2 + 2/3) / 2 instead of (1 + 2/3) / 2
+    for high, low, as32 in [(2e40, 1e40, "inf"), (2e-50, 1e-50, "0"), (0.1000000002, 0.1000000001, "0.1")]:
+        run = run_(score=[high, low, -1.0, 5.0, 1.0])
+        for frame in (run, run.iloc[::-1]):  # the ordered path and the sorting path
+            with pytest.warns(PdirevalWarning, match="float32 precision") as record:
+                out = ev(frame, missing="drop")
+            ours = [w for w in record if issubclass(w.category, PdirevalWarning)]
+            message = str(ours[0].message)
+            assert len(ours) == 1 and "2 run scores in 1 tie group(s) of 1 (system, query) list(s)" in message
+            assert f"system 'a', query '1': {low:.10g}, {high:.10g} (all {as32} as float32)" in message
+            assert "score_precision='float64'" in message
+            assert out["value"].iloc[0] == pytest.approx((1 / 2 + 2 / 3) / 2)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            exact = ev(run, missing="drop", score_precision="float64")
+        assert exact["value"].iloc[0] == pytest.approx((1 + 2 / 3) / 2)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        ev(run_(score=[1e40, 2.0, 1.0, 5.0, 1.0]), missing="drop", score_precision="float64")
+        ev(run_(score=[1e40, 2.0, 1.0, 5.0, 1.0]), missing="drop")  # out of range but ties nothing
+        # distinct doubles tied only among unjudged documents change no measure: no warning
+        unjudged = RUN.iloc[[0, 1, 2]].assign(doc=["d1", "x1", "x2"], score=[3.0, 0.1000000002, 0.1000000001])
+        ev(unjudged, missing="drop")
 
 
 # =========================================================================== issue 13, part b:
@@ -882,12 +902,16 @@ def test_report_single_measure_string_ties_and_no_relevant_document(tmp_path):
 
 
 @pytest.mark.parametrize("function", ["aggregate", "compare", "reliability", "correlate", "topic_set_size"])
-def test_huge_scores_values_are_refused_beyond_the_ceiling(function):
+def test_huge_or_tiny_scores_values_are_refused_outside_the_range(function):
     from pdireval.core.schema import MAX_ABS_VALUE
 
-    with pytest.raises(SchemaError, match=r"'value' has 9 value\(s\) beyond ±1e\+100 \(largest magnitude 9e\+154\)") as info:
+    with pytest.raises(SchemaError, match=r"'value' has 9 nonzero value\(s\) beyond ±1e\+100 \(largest magnitude 9e\+154\)") as info:
         getattr(pdireval, function)(SCORES3.assign(value=SCORES3["value"] * 1e155))
     assert "scores['value'] / 1e+155" in str(info.value) and len(info.value.failure_cases) == 9
+    # and the other end: squares of 1e-300 underflow (a standard deviation of 0, a t of inf)
+    with pytest.raises(SchemaError, match=r"9 nonzero value\(s\) closer to 0 than ±1e-100 \(smallest magnitude 1e-301\)") as info:
+        getattr(pdireval, function)(SCORES3.assign(value=SCORES3["value"] * 1e-300))
+    assert "scores['value'] * 1e+301" in str(info.value)
     # up to the ceiling: the answer, with no RuntimeWarning; scale-free results equal the unscaled ones
     plain = SCORES3.assign(value=[0.1, 0.2, 0.3, 0.4, 0.55, 0.6, 0.2, 0.1, 0.9])  # no constant differences
     big = plain.assign(value=plain["value"] * MAX_ABS_VALUE / 0.9)
@@ -906,7 +930,7 @@ def test_tiny_scores_values_need_few_queries_not_infinitely_many():
     # values far below min_difference: the effect is huge and 2 queries suffice (pingouin
     # answers NaN there, which once became "no finite query count works")
     for method in ("ttest", "anova", "rm_anova"):
-        out = pdireval.topic_set_size(SCORES3.assign(value=SCORES3["value"] * 1e-100), method=method)
+        out = pdireval.topic_set_size(SCORES3.assign(value=SCORES3["value"] * 1e-90), method=method)
         assert out["n_queries"].tolist() == [2.0] and out["achieved_power"].tolist() == [1.0], method
 
 

@@ -580,23 +580,33 @@ def canonical_scores(scores: pd.DataFrame, columns: Mapping[str, str] | None = N
 #: freedom): beyond about 1e154 float64 overflows. Values up to 1e100 leave a margin of 1e100
 #: for sums over many queries; larger ones are refused with the fix (rescale).
 MAX_ABS_VALUE = 1e100
+#: The smallest magnitude of a nonzero per-query value: below it squares underflow towards
+#: float64's subnormal range (1e-308), where a standard deviation becomes 0 and a t statistic inf.
+MIN_ABS_VALUE = 1e-100
 
 
 def _check_magnitude(value: np.ndarray, frame: pd.DataFrame) -> None:
-    """Refuse per-query values whose squares would overflow float64 (see :data:`MAX_ABS_VALUE`)."""
+    """Refuse per-query values whose squares would overflow or underflow float64 (outside
+    :data:`MIN_ABS_VALUE` <= |value| <= :data:`MAX_ABS_VALUE`; 0 and NaN are fine)."""
     with np.errstate(invalid="ignore"):
-        big = np.abs(value) > MAX_ABS_VALUE
-    if not big.any():
+        size = np.abs(value)
+        big, tiny = size > MAX_ABS_VALUE, (size < MIN_ABS_VALUE) & (size > 0)
+    if not (big.any() or tiny.any()):
         return
-    largest = float(np.nanmax(np.abs(value)))
-    scale = 10.0 ** min(int(np.ceil(np.log10(largest))), 308)
-    rows = frame[big]
+    if big.any():
+        bad, extreme = big, float(np.nanmax(size))
+        what, where = f"beyond ±{MAX_ABS_VALUE:g} (largest magnitude {extreme:g})", "overflows"
+        factor = f"/ {10.0 ** min(int(np.ceil(np.log10(extreme))), 308):g}"
+    else:
+        bad, extreme = tiny, float(np.min(size[tiny]))
+        what, where = f"closer to 0 than ±{MIN_ABS_VALUE:g} (smallest magnitude {extreme:g})", "underflows"
+        factor = f"* {10.0 ** min(-int(np.floor(np.log10(extreme))), 308):g}"
+    rows = frame[bad]
     raise SchemaError(
-        f"the scores column 'value' has {int(big.sum())} value(s) beyond ±{MAX_ABS_VALUE:g} "
-        f"(largest magnitude {largest:g}):{show_rows(rows)}\nThe meta-evaluation squares per-query "
-        "values (variances, sums of squares), which overflows float64 at this size. Rescale "
-        f"them, e.g. scores.assign(value=scores['value'] / {scale:g}) (rank-based results such "
-        "as p-values, correlations and reliability do not change).",
+        f"the scores column 'value' has {int(bad.sum())} nonzero value(s) {what}:{show_rows(rows)}\n"
+        f"The meta-evaluation squares per-query values (variances, sums of squares), which {where} "
+        f"float64 at this size. Rescale them, e.g. scores.assign(value=scores['value'] {factor}) "
+        "(scale-free results such as p-values, correlations and reliability do not change).",
         failure_cases=rows,
     )
 

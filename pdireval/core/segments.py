@@ -225,22 +225,11 @@ def order_key(run: pd.DataFrame, order: str, score_precision: str = "float32") -
         return np.unique(f, return_inverse=True)[1].reshape(-1).astype(np.uint64)
     if order == "score":
         # trec_eval stores scores as C floats, so scores equal at single precision are ties
+        # (scores beyond float32's range become +-inf or 0; when that merges distinct
+        # scores around a judged document, build_segments warns)
         d = run["score"].to_numpy(dtype=np.float64)
-        with np.errstate(over="ignore"):
+        with np.errstate(over="ignore", under="ignore"):
             f = d.astype(np.float32)
-        lost = np.isinf(f) | ((f == 0) & (d != 0))
-        if lost.any():
-            import warnings
-
-            from pdireval.errors import PdirevalWarning
-
-            warnings.warn(
-                f"{int(lost.sum())} run score(s) lie outside float32's range (e.g. "
-                f"{d[lost][:3].tolist()}) and become +-inf or 0 when compared at float32 "
-                "precision as trec_eval 9 does, so they may tie with other scores. Rescale "
-                "the scores, or pass score_precision='float64' (trec_eval 10.0).",
-                PdirevalWarning, stacklevel=5,
-            )
         np.negative(f, out=f)  # descending
         f += np.float32(0.0)  # -0.0 -> +0.0
         bits = f.view(np.uint32)
@@ -404,9 +393,12 @@ def build_segments(
     tie_start = hit_pos.copy()
     tie_size = np.ones(len(hit_pos), dtype=np.int64)
     if tied.any():
-        hit_pos, order_of_hits, tie_start[tied], tie_size[tied] = _break_ties(
-            tied, hit_rows, hit_pos, hit_key, packed, keys.doc, ordered, n, order == "score"
+        doubles = run["score"].to_numpy(dtype=np.float64) if order == "score" and score_precision == "float32" else None
+        hit_pos, order_of_hits, tie_start[tied], tie_size[tied], merged = _break_ties(
+            tied, hit_rows, hit_pos, hit_key, packed, keys.doc, ordered, n, order == "score", doubles
         )
+        if merged is not None:
+            _warn_float32_merges(merged, keys, doubles)
     else:
         order_of_hits = None
     if ordered:
@@ -435,12 +427,14 @@ def build_segments(
     )
 
 
-def _break_ties(tied, hit_rows, hit_pos, hit_key, packed, doc, ordered, n, doc_descending):
+def _break_ties(tied, hit_rows, hit_pos, hit_key, packed, doc, ordered, n, doc_descending, doubles=None):
     """Order tie groups (rows sharing segment and order key) that hold a hit by doc id.
 
     Returns the hits' corrected positions (``hit_pos`` is updated in place); for an ordered run, the permutation that puts the
-    hits in (segment, position) order (None when no reordering is needed); and, for each tied
-    hit, the first position and the size of its tie group.
+    hits in (segment, position) order (None when no reordering is needed); for each tied
+    hit, the first position and the size of its tie group; and, given the scores as
+    ``doubles`` (float32 comparison), the tie groups whose scores differ as doubles:
+    ``(member rows of those groups, group start flags)``, or None.
     """
     t_rows = hit_rows[tied]
     t_keys = hit_key[tied]
@@ -489,8 +483,9 @@ def _break_ties(tied, hit_rows, hit_pos, hit_key, packed, doc, ordered, n, doc_d
     member_size[o] = np.bincount(group_id)[group_id]
     group_size = member_size[where]
     hit_pos[tied] += member_rank[where]
+    merged = None if doubles is None else _merged_groups(doubles, members[o], first)
     if not ordered:
-        return hit_pos, None, group_start, group_size
+        return hit_pos, None, group_start, group_size, merged
     # The hits of a tie group fill consecutive slots of the hit array (rows are in order);
     # those slots get the group's hits in doc order: the order in which they appear in the
     # sorted member table.
@@ -501,4 +496,57 @@ def _break_ties(tied, hit_rows, hit_pos, hit_key, packed, doc, ordered, n, doc_d
     seq = seq[seq >= 0]
     perm = np.arange(len(hit_rows))
     perm[slots] = slots[seq]
-    return hit_pos, perm, group_start, group_size
+    return hit_pos, perm, group_start, group_size, merged
+
+
+def _merged_groups(doubles: np.ndarray, rows: np.ndarray, first: np.ndarray):
+    """Tie groups at float32 precision whose scores differ as doubles.
+
+    ``rows`` lists the member rows group after group, ``first`` flags each group's first
+    member. Returns ``(rows of the merged groups, their group-start flags)`` or None. One
+    ``reduceat`` per bound: linear in the members of tie groups that hold a judged document.
+    """
+    starts = np.flatnonzero(first)
+    d = doubles[rows]
+    low, high = np.minimum.reduceat(d, starts), np.maximum.reduceat(d, starts)
+    differ = low != high
+    if not differ.any():
+        return None
+    keep = np.repeat(differ, np.diff(np.append(starts, len(rows))))
+    return rows[keep], first[keep]
+
+
+#: How many merged tie groups the float32 warning shows.
+FLOAT32_EXAMPLES = 3
+
+
+def _warn_float32_merges(merged, keys: RunKeys, doubles: np.ndarray) -> None:
+    """One PdirevalWarning: distinct double scores tie at float32 precision around judged
+    documents (so those documents are placed by doc id, not by score)."""
+    import warnings
+
+    from pdireval.errors import PdirevalWarning
+
+    rows, first = merged
+    starts = np.flatnonzero(first)
+    bounds = np.append(starts, len(rows))
+    lists = np.unique(keys.seg[rows[starts]])
+    examples = []
+    for a, b in zip(bounds[:FLOAT32_EXAMPLES], bounds[1:FLOAT32_EXAMPLES + 1]):
+        row = rows[a]
+        seg_sys = keys.systems[keys.seg_system[keys.seg[row]]]
+        seg_q = keys.queries[keys.seg_query[keys.seg[row]]]
+        values = np.unique(doubles[rows[a:b]])
+        shown = ", ".join(f"{v:.10g}" for v in values[:3]) + (", ..." if len(values) > 3 else "")
+        with np.errstate(over="ignore", under="ignore"):
+            as32 = float(np.float32(values[0]))
+        examples.append(f"system {seg_sys!r}, query {seg_q!r}: {shown} (all {as32:.8g} as float32)")
+    warnings.warn(
+        f"{len(rows)} run scores in {len(starts)} tie group(s) of {len(lists)} (system, query) "
+        "list(s) differ as doubles but are equal at float32 precision, which pdireval compares "
+        "them at as trec_eval 9 does: each group holds a judged document and is ordered by doc "
+        "id instead of by score, so measure values can differ from a float64 comparison. "
+        f"First: {'; '.join(examples)}. Pass score_precision='float64' to compare the scores "
+        "as doubles (trec_eval 10.0), or rescale them into float32's precision and range.",
+        PdirevalWarning, stacklevel=5,  # the caller of evaluate()
+    )
