@@ -807,6 +807,8 @@ def read_qrels(path, *, subtopics: bool = False) -> pd.DataFrame:
 def _output_path(path, kind: str) -> Path:
     """The path a writer writes to, checked before anything is written: not empty, not a
     folder, and in a folder that exists (pdireval does not create folders for a file)."""
+    if isinstance(path, (str, os.PathLike)) and not os.fspath(path).strip():
+        raise OptionError(f"the {kind} path is empty ({os.fspath(path)!r}); pass the path of the {kind} file to write.")
     target = _path(path, kind)
     if target.is_dir():
         raise OptionError(
@@ -873,7 +875,8 @@ def write_run(run: pd.DataFrame, path, *, columns=None) -> None:
     SchemaError
         An invalid run frame, or ids that are empty or contain whitespace.
     OptionError
-        ``path`` is a folder, or its folder does not exist (checked before writing).
+        ``path`` is empty or a folder, or its folder does not exist (checked before
+        writing).
     """
     canonical = canonical_run(run, columns)
     target = _output_path(path, "run")
@@ -926,7 +929,8 @@ def write_qrels(qrels: pd.DataFrame, path, *, columns=None) -> None:
         An invalid qrels frame; ids that are empty or contain whitespace; NaN (pooled but
         unjudged) labels, which a TREC qrels file cannot express.
     OptionError
-        ``path`` is a folder, or its folder does not exist (checked before writing).
+        ``path`` is empty or a folder, or its folder does not exist (checked before
+        writing).
     """
     canonical = canonical_qrels(qrels, columns)
     target = _output_path(path, "qrels")

@@ -623,6 +623,7 @@ def test_writing_to_a_folder_path_is_an_option_error(tmp_path, writer, suffix):
     folder = tmp_path / f"out{suffix}"
     folder.mkdir()
     expect(OptionError, lambda: write(frame, folder), "this is a folder", "needs the path of a")
+    expect(OptionError, lambda: write(frame, ""), "path is empty")
     expect(OptionError, lambda: write(frame, tmp_path / "missing" / f"f{suffix or '.txt'}"), "the folder", "does not exist")
     (tmp_path / "afile").write_text("x")
     expect(OptionError, lambda: write(frame, tmp_path / "afile" / f"f{suffix or '.txt'}"), "is a file, not a folder")
