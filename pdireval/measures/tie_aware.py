@@ -514,6 +514,34 @@ _INVARIANT_WITHOUT_CUTOFF = ("F",)
 _JOINT_WITH_CUTOFF = ("Accuracy",)
 
 
+#: measures that only tell relevant (label >= rel) from non-relevant documents, judged or not
+_BINARY = ("IPrec", "11pt_avg", "gm_map", "F", "relative_P", "Rprec_mult", "Accuracy")
+#: the C/W/L measures of cwl_eval: documents with equal gains are alike
+_CWL = ("INST", "INSQ", "BPM", "SDCG", "NERR8", "NERR9", "NERR10", "NERR11")
+
+
+def _reading(segments, m):
+    """Which documents a measure cannot tell apart, for the enumeration of arrangements: the
+    raw label by default; relevant or not for the binary measures (on the whole list), the
+    gain for the C/W/L measures, the positive label for Compat. Fewer types, fewer
+    arrangements: a group without a relevant document has one for a binary measure."""
+    labels = segments.hit_label
+    if m.name in _BINARY and not m.get("judged_only", False):
+        negatives = "keep" if m.name == "Accuracy" else m.get("negatives", "unjudged")
+        return ("binary", m.get("rel"), negatives), (read_negatives(labels, negatives) >= m.get("rel")).astype(np.float64)
+    if m.name in _CWL:
+        from pdireval.measures.cwl import _max_rel
+        from pdireval.measures.view import view_of
+
+        lo = float(m.get("min_rel"))
+        hi = _max_rel(view_of(segments, negatives="keep"), m, lo)
+        lab = np.where(np.isnan(labels), lo, np.maximum(labels, 0.0))
+        return ("cwl", lo, hi), np.clip(lab, lo, max(hi, lo))
+    if m.name == "Compat":
+        return ("positive",), np.where(labels > 0, labels, 0.0)
+    return "label"
+
+
 def method_of(m) -> str:
     """How ``ties="expected"`` computes ``m``: ``closed`` (a closed form of this module),
     ``invariant`` (the order does not matter: the default value), ``groupwise`` or ``joint``
@@ -547,7 +575,7 @@ def expected(segments, m) -> np.ndarray:
         return plain(segments, m)
     from pdireval.measures.tie_orderings import expected_by_orderings
 
-    by = "doc" if (m.name in BY_DOC or definition.extra.get("user")) else "label"
+    by = "doc" if (m.name in BY_DOC or definition.extra.get("user")) else _reading(segments, m)
     # a group's copies may stop after its last hit unless a normaliser reads the list below it
     truncate = m.name not in _READS_WHOLE_LIST and not m.get("judged_only", False)
     return expected_by_orderings(plain, segments, m, joint=method == "joint", by=by, truncate=truncate)

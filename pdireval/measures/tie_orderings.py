@@ -103,13 +103,15 @@ def _arrangements(n: int, counts: tuple[int, ...]) -> np.ndarray:
     return np.array([taken for taken, _ in rows], dtype=np.int64).reshape(len(rows), sum(counts))
 
 
-def tie_units(segments: Segments, by: str = "label") -> TieUnits:
+def tie_units(segments: Segments, by="label") -> TieUnits:
     """The tie groups of ``segments`` holding hits, their hits' types and arrangements (cached).
 
     ``by="label"``: judged documents with equal raw labels are alike; ``by="doc"``: every
-    judged document is distinct (measures that read more than the label).
+    judged document is distinct (measures that read more than the label); ``by=(name,
+    values)``: documents with equal ``values`` (one per hit) are alike — a measure's own
+    reading of the labels (relevant or not, a gain), named ``name`` for the cache.
     """
-    key = ("tie_units", by)
+    key = ("tie_units", by if isinstance(by, str) else by[0])
     if key in segments.cache:
         return segments.cache[key]
     hit_seg = segments.hit_seg
@@ -124,12 +126,13 @@ def tie_units(segments: Segments, by: str = "label") -> TieUnits:
         new[1:] = (hit_seg[1:] != hit_seg[:-1]) | (start[1:] != start[:-1])
     gid = np.cumsum(new) - 1
     n_groups = int(new.sum())
-    if by == "label":
-        lab = np.where(np.isnan(segments.hit_label), np.inf, segments.hit_label)
+    if by == "doc":
+        code = np.arange(n)
+    else:
+        values = segments.hit_label if by == "label" else np.asarray(by[1], dtype=np.float64)
+        lab = np.where(np.isnan(values), np.inf, values)
         _, code = np.unique(lab, return_inverse=True)
         code = code.reshape(-1)
-    else:
-        code = np.arange(n)
     canon = np.lexsort((code, gid))  # hits by group, then type
     g_first = np.flatnonzero(new)
     g_hits = np.diff(np.r_[g_first, n]).astype(np.int64)
@@ -322,12 +325,12 @@ def _running(values: np.ndarray, first_g: np.ndarray, n_var: np.ndarray, step) -
     return out
 
 
-def expected_by_orderings(kernel, segments: Segments, m, *, joint: bool, by: str = "label", truncate: bool = False) -> np.ndarray:
+def expected_by_orderings(kernel, segments: Segments, m, *, joint: bool, by="label", truncate: bool = False) -> np.ndarray:
     """E[M] per segment over the orderings of its tie groups (see the module docstring).
 
     ``kernel(segments, m)`` is the measure's ordinary kernel; ``joint`` selects the joint
-    method (any measure) instead of the groupwise one (separable measures only).
-    ``truncate`` (groupwise only; for measures whose normalisers do not depend on the hits
+    method (any measure) instead of the groupwise one (separable measures only); ``by``
+    which documents are alike (see :func:`tie_units`). ``truncate`` (groupwise only; for measures whose normalisers do not depend on the hits
     below a group): a group's copies stop after its last hit, and the change is measured
     against the default order of the same truncated list.
     """
