@@ -578,7 +578,10 @@ def expected(segments, m) -> np.ndarray:
     by = "doc" if (m.name in BY_DOC or definition.extra.get("user")) else _reading(segments, m)
     # a group's copies may stop after its last hit unless a normaliser reads the list below it
     truncate = m.name not in _READS_WHOLE_LIST and not m.get("judged_only", False)
-    return expected_by_orderings(plain, segments, m, joint=method == "joint", by=by, truncate=truncate)
+    # an integer cut-off k: the measure reads the top k only, groups starting below k stay put
+    # (not on condensed lists, whose positions are not the run's)
+    depth = m.cutoff if definition.cutoff != "real" and not m.get("judged_only", False) else None
+    return expected_by_orderings(plain, segments, m, joint=method == "joint", by=by, truncate=truncate, depth=depth)
 
 
 def describe(name: str) -> str:

@@ -8,10 +8,12 @@ known; this module computes E[M] for every other measure from its ordinary kerne
 **Arrangements, not permutations.** A uniformly random ordering of a group of n documents is
 a uniformly random *arrangement* of its documents' types over its n slots, where documents
 the measure cannot tell apart share a type: documents outside the qrels (all alike), and
-judged documents with the same label (the diversity measures, which read a document's
-subtopics, give every judged document its own type). A group with h judged documents of
-type counts c_1..c_j has A = n! / ((n − h)!·Π c_i!) distinct arrangements, each equally
-likely, so E[M] is the plain mean over them.
+judged documents the measure reads alike — the same raw label by default, relevant or not
+for the binary measures, the same gain for the C/W/L measures (the caller passes the
+reading); the diversity measures, which read a document's subtopics, give every judged
+document its own type. A group with h judged documents of type counts c_1..c_j has
+A = n! / ((n − h)!·Π c_i!) distinct arrangements, each equally likely, so E[M] is the plain
+mean over them.
 
 **Two ways to combine groups.**
 
@@ -21,7 +23,11 @@ likely, so E[M] is the plain mean over them.
   of α-nDCG, ...), reordering one group changes only that group's terms, so
   E[M] = M₀ + Σ_g (E_g[M] − M₀), with M₀ the value under the doc-id tie-break and E_g[M] the
   mean over the arrangements of group g alone (the others as M₀ orders them). The cost is
-  Σ_g A_g evaluations of the list instead of Π_g A_g.
+  Σ_g A_g evaluations of the list (each cut after group g when the measure's normalisers do
+  not read the rest) instead of Π_g A_g. Cheaper still when the least common multiple K of
+  a list's A_g is small: K copies of the list in which group g takes arrangement c mod A_g in
+  copy c — every group sees each of its arrangements equally often, so for a separable
+  measure the mean over the K copies is E[M].
 * *joint* (exact, any measure): the mean over the product of every group's arrangements,
   for measures that are not such sums (interpolated precision's maximum, INST's and BPM's
   gain-dependent continuation, the logarithm of gm_map, RIC's entropy, Compat, Accuracy).
@@ -325,18 +331,22 @@ def _running(values: np.ndarray, first_g: np.ndarray, n_var: np.ndarray, step) -
     return out
 
 
-def expected_by_orderings(kernel, segments: Segments, m, *, joint: bool, by="label", truncate: bool = False) -> np.ndarray:
+def expected_by_orderings(kernel, segments: Segments, m, *, joint: bool, by="label", truncate: bool = False, depth: int | None = None) -> np.ndarray:
     """E[M] per segment over the orderings of its tie groups (see the module docstring).
 
     ``kernel(segments, m)`` is the measure's ordinary kernel; ``joint`` selects the joint
     method (any measure) instead of the groupwise one (separable measures only); ``by``
     which documents are alike (see :func:`tie_units`). ``truncate`` (groupwise only; for measures whose normalisers do not depend on the hits
     below a group): a group's copies stop after its last hit, and the change is measured
-    against the default order of the same truncated list.
+    against the default order of the same truncated list. ``depth``: the measure reads only
+    the top ``depth`` positions (a cut-off), so groups starting below it are left as they are.
     """
     base = np.asarray(kernel(segments, m), dtype=np.float64)
     units = tie_units(segments, by)
-    varying = np.flatnonzero(units.log_count > 1e-9)
+    moves = units.log_count > 1e-9
+    if depth is not None:
+        moves &= units.start < depth
+    varying = np.flatnonzero(moves)
     if len(varying) == 0:
         return base
     seg_key = _segment_keys(segments) if (units.shape[varying] < 0).any() or joint else None

@@ -140,6 +140,13 @@ def test_diversity_measures_equal_the_mean_over_every_ordering(seed):
     check(run, qrels, DIVERSITY)
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(10, 22))
+def test_diversity_measures_on_more_collections(seed):
+    run, qrels = diversity_case(seed)
+    check(run, qrels, DIVERSITY)
+
+
 def test_without_ties_every_measure_equals_the_default():
     run, qrels = fixed_case(4)
     run = run.assign(score=np.arange(len(run), 0, -1, dtype=float))
@@ -156,6 +163,18 @@ def test_order_free_measures_equal_the_default_with_ties():
     default = pdireval.evaluate(run, names, qrels=qrels)
     tie_aware = pdireval.evaluate(run, [expected_name(n) for n in names], qrels=qrels)
     np.testing.assert_array_equal(tie_aware["value"].to_numpy(), default["value"].to_numpy())
+    # the proof that they are order-free: every ordering of every tie group gives the default
+    rows = []
+    for (system, query), seg in run.groupby(["system", "query"], sort=False):
+        groups = [list(seg.loc[seg["score"] == sc, "doc"]) for sc in sorted(seg["score"].unique(), reverse=True)]
+        for i, perms in enumerate(itertools.product(*[itertools.permutations(g) for g in groups])):
+            order = [d for p in perms for d in p]
+            rows += [(f"{system}|{query}|{i}", query, d, float(len(order) - j)) for j, d in enumerate(order)]
+    every = pdireval.evaluate(pd.DataFrame(rows, columns=["system", "query", "doc", "score"]), names, qrels=qrels, missing="drop")
+    every["system"] = every["system"].str.split("|").str[0]
+    spread = every.groupby(["system", "query", "measure"])["value"].agg(["min", "max"])
+    assert (spread["min"] == spread["max"]).all()
+    assert len(every) > 20 * len(default)  # many orderings were tried
 
 
 def test_every_measure_has_a_method():
