@@ -77,7 +77,13 @@ import numpy as np
 from pdireval.errors import MeasureError
 from pdireval.measures.registry import REGISTRY, Param, add_params
 from pdireval.measures.standard import _R, _safe_div, _view, ordered_pool_dcg
-from pdireval.measures.view import discount_weights, gain_values, read_negatives, seg_sum, within_segment_cumsum
+from pdireval.measures.view import (
+    discount_weights,
+    gain_values,
+    read_negatives,
+    seg_sum,
+    within_segment_cumsum,
+)
 
 __all__ = ["TIES", "TIES_PARAM", "TIE_AWARE", "tie_groups", "expected"]
 

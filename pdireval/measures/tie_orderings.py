@@ -74,8 +74,8 @@ _U64 = np.uint64
 class TieUnits:
     """The tie groups of a Segments that hold at least one hit, with their arrangements.
 
-    Per group: ``seg``, ``start``, ``size`` (n), ``n_hits`` (h), ``first`` (offset of its
-    hits in ``canon``), ``log_count`` (log of its number of distinct arrangements) and
+    Per group: ``seg``, ``start``, ``size`` (n), ``n_hits`` (h), ``first`` (index of its
+    first hit in the segments' hit arrays), ``offset`` (of its hits in ``canon``), ``log_count`` (log of its number of distinct arrangements) and
     ``shape`` (index into ``tables``, −1 when the group has too many arrangements to list).
     ``canon`` lists the hits of each group, sorted by type; ``tables[shape]`` is a pair of
     (A, h) int arrays: per arrangement, the group's occupied slot offsets in increasing order,
@@ -87,6 +87,7 @@ class TieUnits:
     size: np.ndarray
     n_hits: np.ndarray
     first: np.ndarray
+    offset: np.ndarray
     log_count: np.ndarray
     shape: np.ndarray
     canon: np.ndarray
@@ -109,24 +110,31 @@ def _arrangements(n: int, counts: tuple[int, ...]) -> np.ndarray:
     return np.array([taken for taken, _ in rows], dtype=np.int64).reshape(len(rows), sum(counts))
 
 
-def tie_units(segments: Segments, by="label") -> TieUnits:
-    """The tie groups of ``segments`` holding hits, their hits' types and arrangements (cached).
+def tie_units(segments: Segments, by="label", depth: int | None = None) -> TieUnits:
+    """The tie groups of ``segments`` of two or more documents holding hits (starting above
+    ``depth`` when given), their hits' types and arrangements (cached).
 
     ``by="label"``: judged documents with equal raw labels are alike; ``by="doc"``: every
     judged document is distinct (measures that read more than the label); ``by=(name,
     values)``: documents with equal ``values`` (one per hit) are alike — a measure's own
     reading of the labels (relevant or not, a gain), named ``name`` for the cache.
     """
-    key = ("tie_units", by if isinstance(by, str) else by[0])
+    key = ("tie_units", by if isinstance(by, str) else by[0], depth)
     if key in segments.cache:
         return segments.cache[key]
-    hit_seg = segments.hit_seg
-    n = len(hit_seg)
-    if segments.hit_tie_start is None or n == 0:
-        start = segments.hit_pos
-        size = np.ones(n, dtype=np.int64)
+    if segments.hit_tie_start is None:
+        sub = np.zeros(0, dtype=np.int64)  # no ties
     else:
-        start, size = segments.hit_tie_start, segments.hit_tie_size
+        keep = segments.hit_tie_size > 1  # untied documents have one arrangement
+        if depth is not None:
+            keep &= segments.hit_tie_start < depth
+        sub = np.flatnonzero(keep)
+    hit_seg = segments.hit_seg[sub]
+    n = len(sub)
+    if n:
+        start, size = segments.hit_tie_start[sub], segments.hit_tie_size[sub]
+    else:
+        start, size = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     new = np.ones(n, dtype=bool)
     if n:
         new[1:] = (hit_seg[1:] != hit_seg[:-1]) | (start[1:] != start[:-1])
@@ -136,7 +144,7 @@ def tie_units(segments: Segments, by="label") -> TieUnits:
         code = np.arange(n)
     else:
         values = segments.hit_label if by == "label" else np.asarray(by[1], dtype=np.float64)
-        lab = np.where(np.isnan(values), np.inf, values)
+        lab = np.where(np.isnan(values[sub]), np.inf, values[sub])
         _, code = np.unique(lab, return_inverse=True)
         code = code.reshape(-1)
     canon = np.lexsort((code, gid))  # hits by group, then type
@@ -172,10 +180,10 @@ def tie_units(segments: Segments, by="label") -> TieUnits:
             table = _arrangements(int(row[0]), counts)
             # per arrangement, the slots in increasing order and which hit takes each
             tables.append((np.sort(table, axis=1), np.argsort(table, axis=1, kind="stable")))
-    units = TieUnits(
+    units = TieUnits(  # hit indices back in the whole hit array
         seg=hit_seg[new].astype(np.int64), start=start[new].astype(np.int64), size=g_size,
-        n_hits=g_hits, first=g_first.astype(np.int64), log_count=log_count, shape=shape,
-        canon=canon, tables=tables,
+        n_hits=g_hits, first=sub[g_first].astype(np.int64), offset=g_first.astype(np.int64),
+        log_count=log_count, shape=shape, canon=sub[canon], tables=tables,
     )
     segments.cache[key] = units
     return units
@@ -289,7 +297,7 @@ def _group_pairs(units: TieUnits, seg_key, g: np.ndarray, arrangement: np.ndarra
         sel = np.flatnonzero(~listed)  # the random pairs' entries, in pair then k order
         offset[sel] = slots_r[order]
         which[sel] = j[order]
-    hit = units.canon[first + which]
+    hit = units.canon[units.offset[g][pair] + which]
     return pair, first + k, hit, offset + units.start[g][pair]
 
 
@@ -342,11 +350,8 @@ def expected_by_orderings(kernel, segments: Segments, m, *, joint: bool, by="lab
     the top ``depth`` positions (a cut-off), so groups starting below it are left as they are.
     """
     base = np.asarray(kernel(segments, m), dtype=np.float64)
-    units = tie_units(segments, by)
-    moves = units.log_count > 1e-9
-    if depth is not None:
-        moves &= units.start < depth
-    varying = np.flatnonzero(moves)
+    units = tie_units(segments, by, depth)
+    varying = np.flatnonzero(units.log_count > 1e-9)
     if len(varying) == 0:
         return base
     seg_key = _segment_keys(segments) if (units.shape[varying] < 0).any() or joint else None

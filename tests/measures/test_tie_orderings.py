@@ -12,8 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pdireval
-from pdireval.measures import REGISTRY
-from pdireval.measures import tie_orderings
+from pdireval.measures import REGISTRY, tie_orderings
 from pdireval.measures.registry import parse_measure
 from pdireval.measures.tie_aware import BY_DOC, method_of
 
