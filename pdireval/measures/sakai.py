@@ -51,19 +51,14 @@ from pdireval.measures.standard import (
     err_terms,
 )
 from pdireval.measures.view import (
+    _segment_bounds,
     gain_values,
     seg_sum,
     sorted_per_query,
     within_segment_cumsum,
-    within_segment_rank,
 )
 
 __all__ = ["q_measure", "normalised_err", "bpref_10"]
-
-
-def _gains(labels, m):
-    g = gain_values(labels, m.get("gain"))
-    return np.where(labels >= m.get("rel"), g, 0.0)  # NaN labels compare False
 
 
 def q_measure(segments, m):
@@ -74,11 +69,12 @@ def q_measure(segments, m):
     key = ("q_ideal", v.negatives, m.get("gain"), rel)
     cache = v.segments.cache
     if key not in cache:
-        judged = ~np.isnan(v.q_label)
-        g = _gains(v.q_label[judged], m)
-        rq = v.q_row_query[judged]
+        relevant = v.q_label >= rel  # NaN compares False
+        g = gain_values(v.q_label[relevant], m.get("gain"))
+        rq = v.q_row_query[relevant]
         keep = g > 0
-        g, rq = g[keep], rq[keep]
+        if not keep.all():
+            g, rq = g[keep], rq[keep]
         rq, g, _ = sorted_per_query(rq, g)
         n = np.bincount(rq, minlength=v.n_queries)
         cache[key] = (within_segment_cumsum(rq, g), n, np.concatenate([[0], np.cumsum(n)]))
@@ -88,13 +84,19 @@ def q_measure(segments, m):
     if m.cutoff is not None:
         is_rel &= v.hit_pos < m.cutoff
     seg, pos = v.hit_seg[is_rel], v.hit_pos[is_rel]
-    cg = within_segment_cumsum(seg, _gains(v.hit_label[is_rel], m))
-    count = within_segment_rank(seg) + 1.0
+    if len(seg) == 0:
+        return np.zeros(v.n_seg)
+    bounds = _segment_bounds(seg)
+    cg = within_segment_cumsum(seg, gain_values(v.hit_label[is_rel], m.get("gain")), bounds=bounds)
+    count = (np.arange(len(seg)) - np.repeat(bounds[1], bounds[2])) + 1.0
     q = v.seg_query[seg]
     depth = np.minimum(pos + 1, n_ideal[q])
-    cg_ideal = np.zeros(len(seg))
-    has = depth > 0
-    cg_ideal[has] = ideal_cum[start[q[has]] + depth[has] - 1]
+    if depth.min() > 0:  # every relevant document's query has an ideal list
+        cg_ideal = ideal_cum[start[q] + depth - 1]
+    else:
+        cg_ideal = np.zeros(len(seg))
+        has = depth > 0
+        cg_ideal[has] = ideal_cum[start[q[has]] + depth[has] - 1]
     ratio = (beta * cg + count) / (beta * cg_ideal + pos + 1.0)
     R = _R(v, rel)
     return _safe_div(seg_sum(seg, ratio, v.n_seg), R if m.cutoff is None else np.minimum(R, m.cutoff))

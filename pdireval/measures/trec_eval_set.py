@@ -50,6 +50,7 @@ from pdireval.measures.standard import (
 )
 from pdireval.measures.view import (
     View,
+    _segment_bounds,
     seg_sum,
     sorted_per_query,
     within_segment_cumsum,
@@ -299,22 +300,28 @@ class _Ideal:
     ideal ranking), with cumulative sums for lookups at any depth."""
 
     def __init__(self, v: View, gains):
-        judged = ~np.isnan(v.q_label)
-        g = trec_gain(v.q_label[judged], gains)
-        rq = v.q_row_query[judged]
-        keep = g > 0
-        g, rq = g[keep], rq[keep]
+        if gains:
+            g = trec_gain(v.q_label, gains)  # unjudged (NaN) -> 0
+            keep = g > 0
+            g = g[keep]
+        else:  # the gain is the label: positive labels only (NaN compares False)
+            keep = v.q_label > 0
+            g = v.q_label[keep]
+        rq = v.q_row_query[keep]
         # self.rank: 0-based position in the ideal list
         self.query, self.gain, self.rank = sorted_per_query(rq, g)
         self.npos = np.bincount(self.query, minlength=v.n_queries).astype(np.int64)
         self.start = np.concatenate([[0], np.cumsum(self.npos)]).astype(np.int64)
+        self._bounds = _segment_bounds(self.query) if len(self.query) else None
 
     def cumulative(self, values: np.ndarray) -> np.ndarray:
-        return within_segment_cumsum(self.query, values)
+        return within_segment_cumsum(self.query, values, bounds=self._bounds)
 
     def at(self, cum: np.ndarray, query: np.ndarray, depth: np.ndarray) -> np.ndarray:
         """cum summed over the first min(depth, npos) ideal positions of ``query``."""
         d = np.minimum(depth, self.npos[query])
+        if len(d) and d.min() > 0:  # every lookup inside an ideal list
+            return cum[self.start[query] + d - 1]
         out = np.zeros(len(query))
         ok = d > 0
         out[ok] = cum[self.start[query[ok]] + d[ok] - 1]
@@ -384,7 +391,8 @@ def _segment_totals(seg: np.ndarray, cum: np.ndarray, n_seg: int) -> np.ndarray:
     segment without elements): bit for bit the segment's sum in element order."""
     out = np.zeros(n_seg)
     if len(seg):
-        last = np.flatnonzero(np.r_[seg[1:] != seg[:-1], True])
+        _, first, lengths = _segment_bounds(seg)
+        last = first + lengths - 1
         out[seg[last]] = cum[last]
     return out
 
@@ -541,7 +549,9 @@ def g_measure(segments, m):
     key = ("trec_ideal_cost", v.negatives, tuple(sorted(dict(gains or {}).items())))
     cache = v.segments.cache
     if key not in cache:
-        cache[key] = (ideal.cumulative(np.maximum(ideal.gain, 1.0)), ideal.cumulative(ideal.gain))
+        gain_cum = ideal.cumulative(ideal.gain)
+        at_least_one = len(ideal.gain) == 0 or ideal.gain.min() >= 1.0  # then the costs are the gains
+        cache[key] = (gain_cum if at_least_one else ideal.cumulative(np.maximum(ideal.gain, 1.0)), gain_cum)
     cost_cum, gain_cum = cache[key]
     hits = _gain_hits(v, gains)
     seg, pos, g = hits.seg, hits.pos, hits.gain

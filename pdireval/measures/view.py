@@ -136,9 +136,8 @@ def within_segment_rank(seg: np.ndarray) -> np.ndarray:
     n = len(seg)
     if n == 0:
         return np.zeros(0, dtype=np.int64)
-    first = np.r_[True, seg[1:] != seg[:-1]]
-    starts = np.maximum.accumulate(np.where(first, np.arange(n), 0))
-    return np.arange(n) - starts
+    _, first, lengths = _segment_bounds(np.asarray(seg))
+    return np.arange(n) - np.repeat(first, lengths)
 
 
 def sorted_per_query(query: np.ndarray, gains: np.ndarray, *, descending: bool = True):
@@ -240,7 +239,7 @@ def _integral_and_small(values: np.ndarray) -> bool:
     return bool(np.abs(values).sum() < _EXACT_INTEGER_SUM) and np.array_equal(values, np.floor(values))
 
 
-def within_segment_cumsum(seg: np.ndarray, values: np.ndarray, inclusive: bool = True) -> np.ndarray:
+def within_segment_cumsum(seg: np.ndarray, values: np.ndarray, inclusive: bool = True, *, bounds=None) -> np.ndarray:
     """Cumulative sum of ``values`` within each run of equal ``seg`` (seg sorted).
 
     The sum restarts at every segment: element i of a segment gets exactly
@@ -254,13 +253,14 @@ def within_segment_cumsum(seg: np.ndarray, values: np.ndarray, inclusive: bool =
     of integer labels) take one global cumulative sum minus each segment's prefix, exact
     because every partial sum is an exactly represented integer; other values are laid out
     as the rows of a padded matrix and summed along the rows (``np.cumsum(axis=1)`` adds
-    left to right within each row), see :func:`_padded_accumulate`.
+    left to right within each row), see :func:`_padded_accumulate`. ``bounds`` may pass
+    ``_segment_bounds(seg)`` when the caller already has it.
     """
     values = np.asarray(values, dtype=np.float64)
     n = len(values)
     if n == 0:
         return np.zeros(0, dtype=np.float64)
-    is_first, first, lengths = _segment_bounds(np.asarray(seg))
+    is_first, first, lengths = _segment_bounds(np.asarray(seg)) if bounds is None else bounds
     if len(first) == n:  # one element per segment
         return values.copy() if inclusive else np.zeros(n)
     head = values[:64]  # most float data shows it is not integral in its first values
