@@ -492,7 +492,8 @@ def _dcg_before(v: View, gains, seg: np.ndarray, depth: np.ndarray):
     h_seg, h_pos = hits.seg, hits.pos
     cum = within_segment_cumsum(h_seg, hits.contrib)
     key_hits = (h_seg << 32) | h_pos
-    seg_first = np.searchsorted(h_seg, np.arange(v.n_seg))
+    h_count = np.bincount(h_seg, minlength=v.n_seg)
+    seg_first = np.cumsum(h_count) - h_count  # index of each segment's first hit
     d = np.minimum(depth, np.int64(2**31 - 1)).astype(np.int64)
     end = np.searchsorted(key_hits, (seg.astype(np.int64) << 32) | d, side="left")
     inside = end > seg_first[seg]  # at least one hit of the segment before the depth
@@ -513,18 +514,20 @@ def r_ndcg(segments, m):
     ideal = _ideal(v, gains)
     cum = _ideal_dcg(v, gains)
     # boundaries per query: b = rank + 1 where the next ideal gain differs (or the list ends)
-    nxt = np.r_[ideal.gain[1:], -np.inf]
-    last = np.r_[ideal.query[1:] != ideal.query[:-1], True] if len(ideal.query) else np.zeros(0, bool)
-    is_b = last | (nxt != ideal.gain)
-    bq, bdepth = ideal.query[is_b], ideal.rank[is_b] + 1
-    nb = np.bincount(bq, minlength=v.n_queries)
-    bstart = np.concatenate([[0], np.cumsum(nb)])
+    n_ideal = len(ideal.query)
+    is_b = np.ones(n_ideal, dtype=bool)  # the last entry of every query's ideal list
+    if n_ideal > 1:
+        is_b[:-1] = (ideal.query[1:] != ideal.query[:-1]) | (ideal.gain[1:] != ideal.gain[:-1])
+    b_index = np.flatnonzero(is_b)  # positions in the ideal table (depth = rank + 1)
+    nb = np.bincount(ideal.query[b_index], minlength=v.n_queries)
+    bstart = np.cumsum(nb) - nb
     per_seg = nb[v.seg_query]
     pair_seg = np.repeat(np.arange(v.n_seg), per_seg)
-    within = within_segment_rank(pair_seg)
-    depth = bdepth[bstart[v.seg_query[pair_seg]] + within].astype(np.int64)
+    offsets = np.cumsum(per_seg) - per_seg
+    pair_b = b_index[np.arange(len(pair_seg)) + np.repeat(bstart[v.seg_query] - offsets, per_seg)]
+    depth = ideal.rank[pair_b].astype(np.int64) + 1
     before, dcg = _dcg_before(v, gains, pair_seg, depth)
-    ratio = _safe_div(before, ideal.at(cum, v.seg_query[pair_seg], depth))
+    ratio = _safe_div(before, cum[pair_b])  # IDCG at a boundary: the ideal's own running sum there
     total = seg_sum(pair_seg, ratio, v.n_seg)
     count = per_seg.astype(np.float64)
     npos = ideal.npos[v.seg_query]
