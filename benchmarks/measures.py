@@ -47,11 +47,11 @@ MEASURES = [
     "P(ties=expected)@10", "nDCG(ties=expected)@10", "AP(ties=expected)", "RR(ties=expected)",
     "Success(ties=expected)@10", "Bpref(ties=expected)", "binG(ties=expected)", "ERR(ties=expected)@10",
     "nERR(ties=expected)@10", "Q(ties=expected)", "infAP(ties=expected)", "nDCG(gains={1:3,2:7},ties=expected)",
-    "ndcg_rel(ties=expected)", "SetP(ties=expected)", "ndcg_p", "ndcg_p(gains={1:3,2:7})", "Q@10", "nDCG",
+    "ndcg_rel(ties=expected)", "IPrec(ties=expected)@0.1", "11pt_avg(ties=expected)", "SetP(ties=expected)", "ndcg_p", "ndcg_p(gains={1:3,2:7})", "Q@10", "nDCG",
 ]
 #: tie-aware measures by enumeration of the joint orderings: timed on a 10-system slice of the
 #: TREC-like collection only (1000 copies of a list with many tie groups: minutes at full size)
-JOINT = ["INST(ties=expected)", "IPrec(ties=expected)@0.1"]
+JOINT = ["INST(ties=expected)", "gm_map(ties=expected)"]
 
 
 #: Why a kernel costs more than 2x nDCG@10, per measure family (printed for every measure
@@ -73,14 +73,17 @@ REASONS = {
     "binG": "every relevant document of the whole list (nDCG@10 reads only the top 10).",
     "ndcg_p": "every gain-bearing document of the whole list (nDCG@10 reads only the top 10).",
     "nDCG": "the whole list (nDCG@10 reads only the top 10).",
-    "ties=expected": "the exact expectation over the orderings of tied documents (pdireval.measures.tie_aware, another engineer's part of issue 14: closed forms per tie group, or an enumeration of the orderings), on top of the measure itself.",
+    "ties=expected": "the expectation over the orderings of tied documents, on top of the measure itself: a closed form reads every hit's tie group again (O(hits)); an enumeration evaluates the measure once per arrangement of each tie group (groupwise, or a cyclic design of the list), or of the whole list (joint; docs/ties.md).",
     "Bpref(variant=10R)": "as Bpref.",
 }
 
 
 def reason(measure: str) -> str:
     if "ties=expected" in measure:
-        return REASONS["ties=expected"]
+        from pdireval.measures import parse_measure
+        from pdireval.measures.tie_aware import describe
+
+        return f"ties=expected by {describe(parse_measure(measure).name)}: " + REASONS["ties=expected"]
     name = measure.split("(")[0].split("@")[0]
     return REASONS.get(measure, REASONS.get(name, "nothing beyond reading its judged hits: at sub-millisecond times one extra numpy call, or a change of the shared machine's load between calls, moves the ratio."))
 
@@ -112,7 +115,7 @@ def _joint_section(run, qrels, repeat):
     part = run[run["system"].isin(systems)]
     prepared = prepare(part, qrels=qrels)
     seg = prepared.segments
-    units = tie_units(seg)
+    units = tie_units(seg)  # groups of tied documents, by raw label
     varying = units.log_count > 1e-9
     plain = [m.replace("(ties=expected)", "") for m in JOINT]
     results = time_kernels(prepared, [BASELINE] + plain + JOINT, max(1, min(repeat, 2)))

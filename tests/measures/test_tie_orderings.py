@@ -239,3 +239,40 @@ def test_user_defined_measures_take_ties_expected():
             pdireval.register_measure("UTies", discounted_first_relevant, params={"ties": 1.0})
     finally:
         pdireval.unregister_measure(name)
+
+
+def test_dask_gives_the_same_tie_aware_values():
+    dd = pytest.importorskip("dask.dataframe")
+    pdask = pytest.importorskip("pdireval.dask")
+    run, qrels = pdireval.datasets.simulate(n_systems=3, n_queries=8, depth=30, score_decimals=0, rng=4)
+    names = [expected_name(m) for m in ("AP", "ERR@10", "INST", "IPrec@0.2", "Bpref")]
+    ours = pdireval.evaluate(run, names, qrels=qrels)
+    theirs = pdask.evaluate(dd.from_pandas(run, npartitions=3), names, qrels=qrels)
+    theirs = theirs.compute() if hasattr(theirs, "compute") else theirs
+    both = ours.merge(theirs, on=["system", "query", "measure"])
+    assert len(both) == len(ours)
+    np.testing.assert_array_equal(both["value_x"].to_numpy(), both["value_y"].to_numpy())
+
+
+def test_interpolated_precision_samples_large_groups(monkeypatch):
+    # 16 tied documents, 6 relevant: C(16, 6) = 8008 placements, more than are enumerated
+    docs = [f"d{i:02d}" for i in range(16)]
+    qrels = pd.DataFrame({"query": "q", "doc": docs[:12], "label": [1.0, 0.0] * 6})
+    run = pd.DataFrame({"system": "s", "query": "q", "doc": docs, "score": 1.0})
+    names = [expected_name(m) for m in ("IPrec@0.5", "11pt_avg")]
+    sampled = pdireval.evaluate(run, names, qrels=qrels)["value"].to_numpy()
+    again = pdireval.evaluate(run, names, qrels=qrels)["value"].to_numpy()
+    np.testing.assert_array_equal(sampled, again)
+    monkeypatch.setattr(tie_orderings, "EXACT_LIMIT", 10_000)
+    exact = pdireval.evaluate(run, names, qrels=qrels)["value"].to_numpy()
+    np.testing.assert_allclose(sampled, exact, atol=0.02)
+    assert not np.allclose(sampled, exact, rtol=0, atol=1e-12)
+    # the exact value against a direct enumeration of the placements of the relevant documents
+    import itertools
+
+    total = 0.0
+    placements = list(itertools.combinations(range(16), 6))
+    for slots in placements:
+        precisions = [(i + 1) / (p + 1) for i, p in enumerate(slots)]
+        total += max(precisions[2:])  # c = floor(0.5·6 + 0.9) = 3: the 3rd relevant and deeper
+    assert exact[0] == pytest.approx(total / len(placements), abs=1e-12)
