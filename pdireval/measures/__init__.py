@@ -21,11 +21,9 @@ from pdireval.measures import (
     ric,  # noqa: F401  (registers RIC)
     sakai,  # noqa: F401  (registers Q, nERR; Bpref(variant=10R))
     standard,  # noqa: F401  (registers the standard measures)
-    tie_aware,  # noqa: F401  (ties="expected" on the rank-based measures; after bounds)
+    tie_aware,  # ties="expected" on every measure: installed below, after every registration
     trec_eval_set,  # noqa: F401  (registers the rest of trec_eval's all_trec set)
 )
-
-tie_aware.install()  # ties= on every measure registered above
 from pdireval.measures.registry import (
     REGISTRY,
     Measure,
@@ -35,6 +33,8 @@ from pdireval.measures.registry import (
     parse_measure,
     parse_measures,
 )
+
+tie_aware.install()  # ties= on every measure registered above
 
 __all__ = ["Measure", "MeasureDef", "Param", "REGISTRY", "parse_measure", "parse_measures", "build_measure", "registry_frame", "RegistryFrame", "compute"]
 
