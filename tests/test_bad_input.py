@@ -935,6 +935,21 @@ def test_tiny_scores_values_need_few_queries_not_infinitely_many():
         assert out["n_queries"].tolist() == [2.0] and out["achieved_power"].tolist() == [1.0], method
 
 
+def test_subsample_qrels_ceilings_are_checked_before_allocating():
+    from pdireval.runs.subsampling import MAX_MASK_CELLS, MAX_RESAMPLES
+
+    with pytest.raises(OptionError, match=f"n_resamples= must be >= 1 and <= {MAX_RESAMPLES}; got 10000000"):
+        pdireval.subsample_qrels(QRELS, n_resamples=10**7)
+    wide = pd.concat([QRELS.assign(doc=QRELS["doc"] + str(i)) for i in range(200)], ignore_index=True)  # 600 rows
+    with pytest.raises(OptionError, match=r"90 levels x 100000 repeats = 9,000,000 qrels variants of 600 rows \(5,400,000,000 cells\)") as info:
+        pdireval.subsample_qrels(wide, levels=list(range(1, 91)), n_resamples=100_000)
+    assert f"{MAX_MASK_CELLS:,}" in str(info.value)
+    with pytest.raises(TypeError, match="n_resamples= must be an integer"):
+        pdireval.subsample_qrels(QRELS, n_resamples=2.0)
+    with pytest.raises(TypeError, match="decimals= must be an integer"):
+        pdireval.paper_table(SCORES3, decimals=2.0)
+
+
 def test_odd_input_table_names_existing_tests():
     """Every row of docs/data-model.md's "what pdireval does with odd input" names a test here."""
     import re

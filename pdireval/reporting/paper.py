@@ -13,7 +13,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from pdireval.errors import OptionError, SchemaError, check_option, check_real
+from pdireval.errors import OptionError, SchemaError, check_int, check_option, check_real
 
 __all__ = ["paper_table"]
 
@@ -156,8 +156,7 @@ def paper_table(
 
     check_option("format", format, FORMATS)
     alpha = check_real("alpha", alpha, low=0, high=1, inclusive=False)
-    if isinstance(decimals, bool) or not isinstance(decimals, (int, np.integer)) or not 0 <= decimals <= 12:
-        raise OptionError(f"decimals= must be an integer from 0 to 12; got {decimals!r}.")
+    decimals = check_int("decimals", decimals, minimum=0, maximum=12)
     frame = canonical_scores(scores, columns)
     extra = [c for c in group_columns(frame) if c != "measure"]
     if extra:

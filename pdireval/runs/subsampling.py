@@ -12,7 +12,14 @@ import pandas as pd
 from pdireval.core.schema import (
     canonical_qrels,
 )
-from pdireval.errors import OptionError, PdirevalWarning, check_bool, check_real, check_rng
+from pdireval.errors import (
+    OptionError,
+    PdirevalWarning,
+    check_bool,
+    check_int,
+    check_real,
+    check_rng,
+)
 
 __all__ = ["subsample_qrels", "DEFAULT_LEVELS", "MODES"]
 
@@ -156,10 +163,8 @@ def subsample_qrels(
     """
     if mode not in MODES:
         raise OptionError(f"mode= must be one of {MODES}, got {mode!r}")
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, numbers.Integral) or n_resamples < 1:
-        raise OptionError(f"n_resamples= must be a positive integer, got {n_resamples!r}")
-    if isinstance(min_relevant, bool) or not isinstance(min_relevant, numbers.Integral) or min_relevant < 0:
-        raise OptionError(f"min_relevant= must be a non-negative integer, got {min_relevant!r}")
+    n_resamples = check_int("n_resamples", n_resamples, minimum=1, maximum=MAX_RESAMPLES)
+    min_relevant = check_int("min_relevant", min_relevant, minimum=0)
     nested = check_bool("nested", nested)
     rel = check_real("rel", rel)
     level_arr = _check_levels(levels)
@@ -196,6 +201,13 @@ def _subsample_masks(plan, n_rows, levels, n_resamples, seed, nested, min_releva
     floor_rel = np.minimum(min_relevant, m_rel)
     keep_rel = {x: np.maximum(_keep_count(x, m_rel), floor_rel) for x in levels}
     keep_non = {x: _keep_count(x, m_non) for x in levels}
+    cells = len(levels) * n_resamples * n_rows
+    if cells > MAX_MASK_CELLS:
+        raise OptionError(
+            f"subsample_qrels would build {len(levels)} levels x {n_resamples} repeats = "
+            f"{len(levels) * n_resamples:,} qrels variants of {n_rows:,} rows ({cells:,} cells), over "
+            f"the {MAX_MASK_CELLS:,} it allows: pass fewer levels= or a smaller n_resamples=."
+        )
     masks = np.zeros((len(levels) * n_resamples, n_rows), dtype=bool)
     masks[:, unjudged_rows] = True
     # The protocol fixes one numpy call per (query, stratum): a loop over queries is the
@@ -248,3 +260,9 @@ def _variants_frame(q: pd.DataFrame, masks: np.ndarray, levels, n_resamples: int
 
 
 MODES = ("drop", "unjudged")
+
+#: The most resamples ``subsample_qrels`` draws per level (as ``compare``'s n_resamples).
+MAX_RESAMPLES = 10**6
+#: The largest keep matrix (variants x qrels rows, one byte per cell: 2 GiB), checked before
+#: it is allocated.
+MAX_MASK_CELLS = 2**31
