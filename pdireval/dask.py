@@ -463,8 +463,10 @@ def evaluate(
     Warns
     -----
     PdirevalWarning
-        Once, when run queries have no judgments (from the final task; on a distributed
-        cluster through ``distributed.warn``, which shows it on the client).
+        Once, when run queries have no judgments, and once when doc ids do not match the
+        qrels (as :func:`pdireval.evaluate`: the whole run, or ranked lists with near-miss
+        spellings; the same message whatever the partitioning), from the final task; on a
+        distributed cluster through ``distributed.warn``, which shows it on the client.
 
     Notes
     -----
