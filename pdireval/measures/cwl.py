@@ -211,14 +211,20 @@ def trigamma(x: np.ndarray) -> np.ndarray:
     out = np.zeros_like(x)
     small = np.flatnonzero(x < 20.0)
     if len(small):
-        xs, acc = x[small], np.zeros(len(small))
-        for _ in range(20):  # at most 20 recurrence steps, each vectorised
-            step = xs < 20.0
-            if not step.any():
-                break
-            acc[step] += 1.0 / (xs[step] * xs[step])
-            xs[step] += 1.0
-        x[small], out[small] = xs, acc
+        # the recurrence for every small x at once: column j holds x + 1 + ... + 1 (j ones,
+        # added one at a time), a term 1/(x + j)² counts while x + j < 20; the terms are
+        # added column by column, so each value is bit for bit that of the step-by-step loop
+        steps = np.empty((21, len(small)))
+        steps[0] = x[small]
+        for j in range(1, 21):
+            np.add(steps[j - 1], 1.0, out=steps[j])
+        below = steps[:20] < 20.0
+        terms = np.where(below, 1.0 / (steps[:20] * steps[:20]), 0.0)
+        acc = np.zeros(len(small))
+        for j in range(int(below.sum(axis=0).max())):
+            acc += terms[j]
+        x[small] = steps[below.sum(axis=0), np.arange(len(small))]
+        out[small] = acc
     inv = 1.0 / x
     inv2 = inv * inv
     series = inv2 * (1.0 / 6 - inv2 * (1.0 / 30 - inv2 * (1.0 / 42 - inv2 * (1.0 / 30 - inv2 * (5.0 / 66)))))
@@ -251,11 +257,14 @@ def inst(segments, m):
     first_rank = np.full(n, N, dtype=np.int64)
     is_first = np.r_[True, seg[1:] != seg[:-1]] if len(seg) else np.zeros(0, dtype=bool)
     first_rank[seg[is_first]] = rank[is_first]
-    total = 4.0 * T * T * (trigamma(2.0 * T) - trigamma(first_rank + 2.0 * T))
     nxt = _next_in_segment(seg, rank, np.full(n, N, dtype=np.int64))
     lo = rank + 2.0 * T - G_after
     hi = nxt + 2.0 * T - G_after
-    total = total + seg_sum(seg, k_after * (trigamma(lo) - trigamma(hi)), n)
+    # one trigamma call for all its arguments (elementwise: the same values as separate calls)
+    psi = trigamma(np.concatenate([[2.0 * T], first_rank + 2.0 * T, lo, hi]))
+    psi_lo, psi_hi = psi[1 + n : 1 + n + len(lo)], psi[1 + n + len(lo) :]
+    total = 4.0 * T * T * (psi[0] - psi[1 : 1 + n])
+    total = total + seg_sum(seg, k_after * (psi_lo - psi_hi), n)
     return utility / total
 
 
