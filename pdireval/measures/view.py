@@ -168,6 +168,9 @@ def _segment_bounds(seg: np.ndarray):
 _EXACT_INTEGER_SUM = float(2**53)
 
 
+#: Up to this segment length, accumulations step through the positions directly (no matrix).
+_SHORT_SEGMENTS = 8
+
 #: From this many segments on, a padded matrix is accumulated one column at a time (one
 #: vectorised step per position, across all segments), below it row by row (``axis=1``).
 _COLUMN_LOOP_ROWS = 256
@@ -187,8 +190,15 @@ def _padded_accumulate(first: np.ndarray, lengths: np.ndarray, values: np.ndarra
     most ~log2 of the longest segment).
     """
     n = len(values)
-    out = np.empty(n, dtype=np.float64)
     width = int(lengths.max())
+    if width <= _SHORT_SEGMENTS:  # short segments: one step per position, on that position's elements
+        rank = np.arange(n) - np.repeat(first, lengths)
+        out = values.astype(np.float64, copy=True)
+        for c in range(1, width):
+            at = np.flatnonzero(rank == c)
+            out[at] = ufunc(out[at - 1], values[at])
+        return out
+    out = np.empty(n, dtype=np.float64)
     if len(lengths) * width <= 4 * n + 4096:
         groups = [None]
     else:
