@@ -58,9 +58,9 @@ def _relevant(v: View, rel: float) -> np.ndarray:
 
 
 def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """num / den elementwise, 0 where den is 0."""
     out = np.zeros(len(num), dtype=np.float64)
-    ok = den != 0
-    out[ok] = num[ok] / den[ok]
+    np.divide(num, den, out=out, where=den != 0)
     return out
 
 

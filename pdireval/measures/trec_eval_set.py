@@ -309,10 +309,9 @@ class _Ideal:
             g = v.q_label[keep]
         rq = v.q_row_query[keep]
         # self.rank: 0-based position in the ideal list
-        self.query, self.gain, self.rank = sorted_per_query(rq, g)
+        self.query, self.gain, self.rank, self._bounds = sorted_per_query(rq, g, return_bounds=True)
         self.npos = np.bincount(self.query, minlength=v.n_queries).astype(np.int64)
         self.start = np.concatenate([[0], np.cumsum(self.npos)]).astype(np.int64)
-        self._bounds = _segment_bounds(self.query) if len(self.query) else None
 
     def cumulative(self, values: np.ndarray) -> np.ndarray:
         return within_segment_cumsum(self.query, values, bounds=self._bounds)

@@ -140,17 +140,23 @@ def within_segment_rank(seg: np.ndarray) -> np.ndarray:
     return np.arange(n) - np.repeat(first, lengths)
 
 
-def sorted_per_query(query: np.ndarray, gains: np.ndarray, *, descending: bool = True):
+def sorted_per_query(query: np.ndarray, gains: np.ndarray, *, descending: bool = True, return_bounds: bool = False):
     """Gains grouped by query and sorted within each (descending: the ideal ranking; ascending:
-    the worst one), with each gain's 0-based position: ``(query, gains, position)``. Every
-    ideal and worst ranking of the kernels is built here."""
+    the worst one), with each gain's 0-based position: ``(query, gains, position)`` (and the
+    queries' :func:`_segment_bounds` with ``return_bounds``). Every ideal and worst ranking of
+    the kernels is built here."""
     if len(query) > 1:
         same = query[1:] == query[:-1]
         step = gains[1:] <= gains[:-1] if descending else gains[1:] >= gains[:-1]
         if not np.all(step | ~same) or np.any(query[1:] < query[:-1]):  # else already in order
             order = np.lexsort((-gains if descending else gains, query))
             query, gains = query[order], gains[order]
-    return query, gains, within_segment_rank(query)
+    if not len(query):
+        empty = np.zeros(0, dtype=np.int64)
+        return (query, gains, empty, None) if return_bounds else (query, gains, empty)
+    bounds = _segment_bounds(query)
+    position = np.arange(len(query)) - np.repeat(bounds[1], bounds[2])
+    return (query, gains, position, bounds) if return_bounds else (query, gains, position)
 
 
 def _segment_bounds(seg: np.ndarray):
