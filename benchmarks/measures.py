@@ -61,7 +61,7 @@ JOINT = ["INST(ties=expected)", "gm_map(ties=expected)"]
 REASONS = {
     "11pt_avg": "11 recall levels per (system, query): an (11 x segments) table of lookups, 11 times the per-segment work of one level, plus a segmented suffix maximum over the relevant hits (interpolation).",
     "IPrec": "interpolated precision needs the maximum precision at or below each relevant hit: a segmented suffix maximum over every relevant hit of the whole list.",
-    "G": "trec_eval's G needs, at every retrieved document with a gain, the running gain of the list and the cumulative cost of the ideal ranking at that depth (two per-query cumulative tables of the ideal built per call, one lookup per hit).",
+    "G": "trec_eval's G needs, at every retrieved document with a gain, the running gain of the list and the cumulative cost of the ideal ranking at that depth (per-query cumulative tables of the ideal built per call, one lookup per hit).",
     "ndcg_rel": "nDCG at every positive-gain document: the running DCG of the list (a segmented floating-point sum, kept bit-exact per segment) and a lookup of the ideal DCG at each such depth.",
     "Rndcg": "nDCG at every R-level of every query (the depths where the ideal gain changes): the running DCG of the list and one binary search per (system, query, R-level) pair.",
     "Q": "the blended ratio at every relevant document: running gain of the list (segmented sum) and of the ideal at that depth.",
