@@ -950,6 +950,26 @@ def test_subsample_qrels_ceilings_are_checked_before_allocating():
         pdireval.paper_table(SCORES3, decimals=2.0)
 
 
+def test_fusion_of_huge_scores_is_refused_or_right_never_a_runtime_warning():
+    from pdireval.runs.fusion import MAX_FUSION_SCORE
+
+    run3 = pd.concat([RUN, RUN[RUN["system"] == "a"].assign(system="c", score=[1.0, 3.0, 2.0])], ignore_index=True)
+    huge = run3.assign(score=run3["score"] * 1e200)
+    with pytest.raises(SchemaError, match=r"run score\(s\) lie beyond ±1e\+150 \(largest magnitude 5e\+200\)") as info:
+        pdireval.fuse(huge, "combsum", norm="z-score")
+    assert "norm='rank'" in str(info.value)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        # rank-based fusion reads only the order (in trec_eval's order, at float32 precision)
+        assert len(pdireval.fuse(huge, "rrf")) == len(pdireval.fuse(run3, "rrf"))
+        # up to the ceiling: z-scores are scale-free; fused sums beyond float32's range are ordered as
+        # evaluate reads them, with no RuntimeWarning
+        big = run3.assign(score=run3["score"] * MAX_FUSION_SCORE / 5)
+        np.testing.assert_allclose(pdireval.fuse(big, "combsum", norm="z-score")["score"],
+                                   pdireval.fuse(run3, "combsum", norm="z-score")["score"], rtol=1e-12, atol=1e-12)
+        assert np.isfinite(pdireval.fuse(big, "combsum", norm=None)["score"]).all()
+
+
 def test_odd_input_table_names_existing_tests():
     """Every row of docs/data-model.md's "what pdireval does with odd input" names a test here."""
     import re

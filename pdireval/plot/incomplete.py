@@ -107,7 +107,8 @@ def training_curves(results: pd.DataFrame, *, eval_measure: str, train_measures=
     if part.empty:
         raise SchemaError(f"no rows with eval_measure={eval_measure!r}")
     if train_measures is not None:
-        part = part[part["train_measure"].isin(list(train_measures))]
+        wanted = [train_measures] if isinstance(train_measures, str) else list(train_measures)  # "AP" is one measure
+        part = part[part["train_measure"].isin(wanted)]
     fig, axes = new_axes(ax)
     for y, g in part.groupby("train_measure", sort=False):
         mean = g.groupby(level)["value"].mean().sort_index()

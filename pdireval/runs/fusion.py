@@ -252,7 +252,27 @@ def fusion_contributions(lists: _Lists, method: str, *, norm, k: float, phi: flo
         return (1.0 - phi) * np.power(phi, lists.pos.astype(np.float64)), False
     if norm == "borda":
         return _dense_borda(lists, n_sys, points=False), True
+    if norm != "rank" and lists.score is not None:
+        _check_score_magnitude(lists.score)
     return _normalise(lists, norm), False
+
+
+#: The largest run-score magnitude the score-based fusion methods accept: they sum scores
+#: over a list or over systems and z-scoring squares them, which overflows float64 from
+#: about 1e154 (ranks-based methods and ``norm="rank"``/``"borda"`` read only the order).
+MAX_FUSION_SCORE = 1e150
+
+
+def _check_score_magnitude(score: np.ndarray) -> None:
+    size = np.abs(score)
+    if len(size) and size.max() > MAX_FUSION_SCORE:
+        raise SchemaError(
+            f"{int((size > MAX_FUSION_SCORE).sum())} run score(s) lie beyond ±{MAX_FUSION_SCORE:g} "
+            f"(largest magnitude {size.max():g}): fusing them sums and squares scores, which "
+            "overflows float64. Rescale the scores (e.g. run.assign(score=run['score'] / "
+            f"{10.0 ** min(int(np.ceil(np.log10(size.max()))), 308):g})), or fuse by rank "
+            "(norm='rank', norm='borda', or method='rrf')."
+        )
 
 
 def _aggregate(lists: _Lists, method: str, values, dense: bool, weights: np.ndarray | None):
@@ -311,7 +331,9 @@ def _run_frame(lists: _Lists, score: np.ndarray, name: str) -> pd.DataFrame:
     q_rank = np.empty(len(lists.queries), dtype=np.int64)
     q_rank[natural_order(lists.queries)] = np.arange(len(lists.queries))
     uq = q_rank[lists.u_query]
-    o = np.lexsort((-lists.u_doc, -score.astype(np.float32), uq))
+    with np.errstate(over="ignore"):  # beyond float32's range: inf, as evaluate will read it
+        as32 = score.astype(np.float32)
+    o = np.lexsort((-lists.u_doc, -as32, uq))
     qs = uq[o]
     first = np.r_[True, qs[1:] != qs[:-1]] if len(qs) else np.zeros(0, bool)
     starts = np.maximum.accumulate(np.where(first, np.arange(len(qs)), 0))

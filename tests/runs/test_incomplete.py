@@ -329,6 +329,8 @@ def test_plots(small):
     res = pdireval.train_test(full, train=queries[:4], test=queries[4:], train_scores=var)
     fig2 = plot.training_curves(res, eval_measure="AP")
     assert len(fig2.axes[0].lines) == 2
+    # one measure as a string is that measure, not its letters (issue 13)
+    assert len(plot.training_curves(res, eval_measure="AP", train_measures="AP").axes[0].lines) == 1
     plt.close("all")
 
 
