@@ -186,7 +186,9 @@ def _padded_accumulate(first: np.ndarray, lengths: np.ndarray, values: np.ndarra
     """``ufunc.accumulate`` of ``values`` restarted at every segment (given by ``first`` and
     ``lengths``), left to right within each segment, bit for bit as on the segment alone.
 
-    Segments become the rows of a padded matrix (``pad`` past a segment's end) accumulated
+    Segments of at most ``_SHORT_SEGMENTS`` elements are stepped through position by
+    position (element c of every segment from element c - 1, on those elements only).
+    Longer ones become the rows of a padded matrix (``pad`` past a segment's end) accumulated
     along the rows: with many segments as ``out[:, c] = ufunc(out[:, c-1], x[:, c])`` for
     each position c in turn (the same operations in the same order as a row's own
     accumulation, vectorised across segments), with few as ``ufunc.accumulate(axis=1)``.
