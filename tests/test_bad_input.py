@@ -879,6 +879,14 @@ def test_report_validates_everything_before_writing(tmp_path):
     (tmp_path / "a-file").write_text("x")
     with pytest.raises(OptionError, match="is an existing file, not a folder"):
         pdireval.report(RUN, qrels=QRELS, out=tmp_path / "a-file", n_resamples=10, progress=False)
+    # the command line too: an error message and exit status 1, and no folder
+    from pdireval.cli import main
+
+    pdireval.write_run(RUN, tmp_path / "run.txt")
+    pdireval.write_qrels(QRELS, tmp_path / "qrels.txt")
+    code = main(["report", str(tmp_path / "run.txt"), "--qrels", str(tmp_path / "qrels.txt"),
+                 "--out", str(tmp_path / "cli"), "--resamples", "0", "--no-progress"])
+    assert code == 1 and not (tmp_path / "cli").exists()
 
 
 @pytest.mark.slow
