@@ -966,16 +966,25 @@ def test_fusion_of_huge_scores_is_refused_or_right_never_a_runtime_warning():
     with pytest.raises(SchemaError, match=r"run score\(s\) lie beyond ±1e\+150 \(largest magnitude 5e\+200\)") as info:
         pdireval.fuse(huge, "combsum", norm="z-score")
     assert "norm='rank'" in str(info.value)
+    # rank-based fusion reads only the order (trec_eval's, at float32 precision: 1e200 is inf there)
+    with pytest.warns(PdirevalWarning, match="equal at float32 precision"):
+        assert len(pdireval.fuse(huge, "rrf")) == len(pdireval.fuse(run3, "rrf"))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        # rank-based fusion reads only the order (in trec_eval's order, at float32 precision)
-        assert len(pdireval.fuse(huge, "rrf")) == len(pdireval.fuse(run3, "rrf"))
         # up to the ceiling: z-scores are scale-free; fused sums beyond float32's range are ordered as
         # evaluate reads them, with no RuntimeWarning
         big = run3.assign(score=run3["score"] * MAX_FUSION_SCORE / 5)
         np.testing.assert_allclose(pdireval.fuse(big, "combsum", norm="z-score")["score"],
                                    pdireval.fuse(run3, "combsum", norm="z-score")["score"], rtol=1e-12, atol=1e-12)
         assert np.isfinite(pdireval.fuse(big, "combsum", norm=None)["score"]).all()
+    # rank-based fusion reads positions in trec_eval's order (float32): distinct doubles tied there warn
+    tied = run3.assign(score=[2e40, 1e40, 1.0, 5.0, 1.0, 0.1000000002, 0.1000000001, 0.5])
+    with pytest.warns(PdirevalWarning, match=r"2 pair\(s\) of adjacent run scores in 2 \(system, query\) list\(s\)") as record:
+        pdireval.fuse(tied, "rrf")
+    assert "system 'a', query '1': 1e+40 and 2e+40 (both inf as float32)" in str(record[0].message)  # doc id order
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pdireval.fuse(tied.assign(score=tied["score"].clip(upper=10)), "combsum")  # scores, not positions
 
 
 def test_odd_input_table_names_existing_tests():

@@ -140,6 +140,14 @@ class _Lists:
                 raw = raw[order]
         self.row_order = order  # list row i is the frame's row row_order[i] (None: the same)
         self.score = raw
+        # rows next to each other in a list, tied at float32 precision, whose doubles differ
+        # (trec_eval's order then puts them by doc id: reported by the order-based methods)
+        self.float32_merges = None
+        if raw is not None and n > 1:
+            k = key if order is None else key[order]
+            merged = (seg[1:] == seg[:-1]) & (k[1:] == k[:-1]) & (raw[1:] != raw[:-1])
+            if merged.any():
+                self.float32_merges = np.flatnonzero(merged)
         first = np.r_[True, seg[1:] != seg[:-1]] if n else np.zeros(0, bool)
         self.seg_start = np.flatnonzero(first)
         self.seg_len = np.diff(np.r_[self.seg_start, n])
@@ -242,6 +250,8 @@ def fusion_contributions(lists: _Lists, method: str, *, norm, k: float, phi: flo
     or a |U| × systems matrix in which every system scores every document (dense True).
     """
     n_sys = len(lists.systems)
+    if method in ("borda", "rrf", "isr", "log_isr", "rbc") or norm in ("rank", "borda"):
+        _warn_float32_order(lists)  # these read the positions, not the scores
     if method == "borda":
         return _dense_borda(lists, n_sys, points=True), True
     if method == "rrf":
@@ -255,6 +265,33 @@ def fusion_contributions(lists: _Lists, method: str, *, norm, k: float, phi: flo
     if norm != "rank" and lists.score is not None:
         _check_score_magnitude(lists.score)
     return _normalise(lists, norm), False
+
+
+def _warn_float32_order(lists: _Lists) -> None:
+    """One PdirevalWarning when lists hold distinct doubles tied at float32 precision (the
+    precision of trec_eval's order, which fusion reads positions in)."""
+    at = lists.float32_merges
+    if at is None:
+        return
+    import warnings
+
+    from pdireval.errors import PdirevalWarning
+
+    first = at[0]
+    sys_name = lists.systems[lists.seg_system[lists.seg[first]]]
+    query = lists.queries[lists.seg_query[lists.seg[first]]]
+    n_lists = len(np.unique(lists.seg[at]))
+    with np.errstate(over="ignore", under="ignore"):
+        as32 = float(np.float32(lists.score[first]))
+    warnings.warn(
+        f"{len(at)} pair(s) of adjacent run scores in {n_lists} (system, query) list(s) differ "
+        "as doubles but are equal at float32 precision, the precision of trec_eval's order that "
+        "fusion reads positions in: they are ordered by doc id instead of by score. First: "
+        f"system {sys_name!r}, query {query!r}: {lists.score[first]:.10g} and "
+        f"{lists.score[first + 1]:.10g} (both {as32:.8g} as float32). Rescale the scores into "
+        "float32's precision and range to keep their order.",
+        PdirevalWarning, stacklevel=4,
+    )
 
 
 #: The largest run-score magnitude the score-based fusion methods accept: they sum scores
