@@ -385,12 +385,12 @@ class _GainHits:
         return self.gain / np.log2(self.pos + 2.0)
 
 
-def _segment_totals(seg: np.ndarray, cum: np.ndarray, n_seg: int) -> np.ndarray:
+def _segment_totals(seg: np.ndarray, cum: np.ndarray, n_seg: int, bounds=None) -> np.ndarray:
     """Per segment: the last value of an inclusive segmented cumulative sum ``cum`` (0 for a
     segment without elements): bit for bit the segment's sum in element order."""
     out = np.zeros(n_seg)
     if len(seg):
-        _, first, lengths = _segment_bounds(seg)
+        _, first, lengths = _segment_bounds(seg) if bounds is None else bounds
         last = first + lengths - 1
         out[seg[last]] = cum[last]
     return out
@@ -468,8 +468,9 @@ def ndcg_rel(segments, m):
     cum = _ideal_dcg(v, gains)
     hits = _gain_hits(v, gains)
     seg, pos, g = hits.seg, hits.pos, hits.gain
-    dcg_at = within_segment_cumsum(seg, hits.contrib)  # DCG down to and including each hit
-    dcg = _segment_totals(seg, dcg_at, v.n_seg)
+    bounds = _segment_bounds(seg) if len(seg) else None
+    dcg_at = within_segment_cumsum(seg, hits.contrib, bounds=bounds)  # DCG down to and including each hit
+    dcg = _segment_totals(seg, dcg_at, v.n_seg, bounds)
     positive = g > 0
     if not positive.all():
         seg, pos, dcg_at = seg[positive], pos[positive], dcg_at[positive]
@@ -489,7 +490,8 @@ def _dcg_before(v: View, gains, seg: np.ndarray, depth: np.ndarray):
     # own hits only, not on the segments before it
     hits = _gain_hits(v, gains)
     h_seg, h_pos = hits.seg, hits.pos
-    cum = within_segment_cumsum(h_seg, hits.contrib)
+    bounds = _segment_bounds(h_seg) if len(h_seg) else None
+    cum = within_segment_cumsum(h_seg, hits.contrib, bounds=bounds)
     key_hits = (h_seg << 32) | h_pos
     h_count = np.bincount(h_seg, minlength=v.n_seg)
     seg_first = np.cumsum(h_count) - h_count  # index of each segment's first hit
@@ -497,7 +499,7 @@ def _dcg_before(v: View, gains, seg: np.ndarray, depth: np.ndarray):
     end = np.searchsorted(key_hits, (seg.astype(np.int64) << 32) | d, side="left")
     inside = end > seg_first[seg]  # at least one hit of the segment before the depth
     before = np.where(inside, cum[np.maximum(end - 1, 0)] if len(cum) else 0.0, 0.0)
-    return before, _segment_totals(h_seg, cum, v.n_seg)
+    return before, _segment_totals(h_seg, cum, v.n_seg, bounds)
 
 
 def r_ndcg(segments, m):
