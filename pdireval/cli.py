@@ -281,9 +281,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     User-defined measures: the modules or ``.py`` files listed in the environment variable
     ``PDIREVAL_MEASURES`` and the ``pdireval.measures`` entry points are imported first
-    (:func:`pdireval.measures.user.load_plugins`).
+    (:func:`pdireval.plugins.load_plugins`, which imports no measure unless one is named).
     """
-    from pdireval.measures.user import load_plugins
+    from pdireval.plugins import load_plugins
 
     try:
         load_plugins()

@@ -25,3 +25,13 @@ def test_first_use_loads_what_it_needs():
 
 def test_cli_help_loads_no_analysis_module():
     assert _loaded("import pdireval.cli") & {"scipy.stats", "matplotlib", "pdireval.meta", "pdireval.runs"} == set()
+
+
+def test_cli_help_runs_without_loading_the_measures():
+    # main() loads user measure plugins first; with none configured that must import nothing
+    run_help = (
+        "import contextlib, io, pdireval.cli\n"
+        "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+        "    pdireval.cli.main(['--help'])\n"
+    )
+    assert _loaded(f"exec({run_help!r})") == set()

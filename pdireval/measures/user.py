@@ -36,13 +36,9 @@ variable ``PDIREVAL_MEASURES`` (separated by ``os.pathsep``) and every entry poi
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import inspect
-import os
 import re
 from collections.abc import Callable, Mapping
-from pathlib import Path
 
 import numpy as np
 
@@ -50,6 +46,7 @@ from pdireval.errors import MeasureError
 from pdireval.measures.registry import _ALIASES, REGISTRY, SUMMARIES, MeasureDef, Param, register
 from pdireval.measures.standard import JUDGED_ONLY, NEG
 from pdireval.measures.view import view_of
+from pdireval.plugins import load_plugins  # noqa: F401  (documented here too)
 
 __all__ = ["register_measure", "unregister_measure", "load_plugins"]
 
@@ -291,31 +288,3 @@ def unregister_measure(name: str) -> None:
     del REGISTRY[key]
     for alias in definition.aliases:
         _ALIASES.pop(alias.lower(), None)
-
-
-def load_plugins(spec: str | None = None) -> list[str]:
-    """Import the measure modules named in ``spec`` (default: the environment variable
-    ``PDIREVAL_MEASURES``; module names or ``.py`` paths separated by ``os.pathsep``) and every
-    entry point of the group ``pdireval.measures``. Returns what was loaded."""
-    from importlib.metadata import entry_points
-
-    loaded = []
-    spec = os.environ.get("PDIREVAL_MEASURES", "") if spec is None else spec
-    for item in filter(None, (part.strip() for part in spec.split(os.pathsep))):
-        if item.endswith(".py"):
-            path = Path(item)
-            if not path.exists():
-                raise MeasureError(f"PDIREVAL_MEASURES names {item!r}, which does not exist.")
-            module_spec = importlib.util.spec_from_file_location(f"pdireval_user_measures_{path.stem}", path)
-            module = importlib.util.module_from_spec(module_spec)
-            module_spec.loader.exec_module(module)
-        else:
-            try:
-                importlib.import_module(item)
-            except ImportError as exc:
-                raise MeasureError(f"PDIREVAL_MEASURES names the module {item!r}, which cannot be imported: {exc}.") from None
-        loaded.append(item)
-    for point in entry_points(group="pdireval.measures"):
-        point.load()
-        loaded.append(point.name)
-    return loaded
