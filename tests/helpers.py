@@ -396,3 +396,51 @@ def assert_report_headers(rep) -> None:
             legend = dict(item.split(" = ", 1) for item in html_module.unescape(found.group(3)).split("; "))
         assert [legend.get(t, t) for t in shown] == heads, name
     wb.close()
+
+
+def every_tie_ordering(run: pd.DataFrame) -> pd.DataFrame:
+    """Every ordering of every score-tie group of each (system, query) list, as a run: each
+    ordering is a system ``"system|query|i"`` with distinct scores (brute force for
+    ``ties="expected"``; small lists only)."""
+    import itertools
+
+    rows = []
+    for (system, query), seg in run.groupby(["system", "query"], sort=False):
+        groups = [list(seg.loc[seg["score"] == sc, "doc"]) for sc in sorted(seg["score"].unique(), reverse=True)]
+        for i, perms in enumerate(itertools.product(*[itertools.permutations(g) for g in groups])):
+            order = [d for p in perms for d in p]
+            rows += [(f"{system}|{query}|{i}", query, d, float(len(order) - j)) for j, d in enumerate(order)]
+    return pd.DataFrame(rows, columns=["system", "query", "doc", "score"])
+
+
+def evaluate_every_tie_ordering(run: pd.DataFrame, qrels: pd.DataFrame, measures) -> pd.DataFrame:
+    """The default (doc-id tie-break) scores of :func:`every_tie_ordering`, ``system`` back to
+    the original system (one row per ordering)."""
+    import pdireval
+
+    scores = pdireval.evaluate(every_tie_ordering(run), measures, qrels=qrels, missing="drop")
+    scores["system"] = scores["system"].str.split("|").str[0]
+    return scores
+
+
+def tie_brute_force(run: pd.DataFrame, qrels: pd.DataFrame, measures) -> pd.Series:
+    """Mean of the default value over every ordering of every tie group of each list, indexed
+    by (system, query, measure): the expectation ``ties="expected"`` must equal."""
+    scores = evaluate_every_tie_ordering(run, qrels, measures)
+    return scores.groupby(["system", "query", "measure"], sort=False)["value"].mean()
+
+
+def write_trec_files(run: pd.DataFrame, qrels: pd.DataFrame, folder: Path) -> tuple[Path, dict[str, Path]]:
+    """Write qrels and one TREC run file per system (scores printed exactly) for trec_eval."""
+    qpath = folder / "qrels.txt"
+    with qpath.open("w") as f:
+        for q, d, lab in zip(qrels["query"], qrels["doc"], qrels["label"]):
+            f.write(f"{q} 0 {d} {int(lab)}\n")
+    paths = {}
+    for i, (system, part) in enumerate(run.groupby("system", sort=True)):
+        path = folder / f"run{i}.txt"
+        with path.open("w") as f:
+            for q, d, s in zip(part["query"], part["doc"], part["score"]):
+                f.write(f"{q} Q0 {d} 0 {float(s)!r} {system}\n")
+        paths[system] = path
+    return qpath, paths

@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 import pdireval
 from pdireval.measures.registry import parse_measure
 from pdireval.measures.trec_names import expand
-from tests.helpers import SHARED, collections
+from tests.helpers import SHARED, collections, write_trec_files
 
 TARBALL = SHARED / "oracles" / "trec_eval-9.0.8.tar.gz"
 _BUILT: list = []
@@ -66,21 +66,6 @@ def _build() -> str:
     return _BUILT[0]
 
 
-def _write(run: pd.DataFrame, qrels: pd.DataFrame, folder: Path) -> tuple[Path, dict]:
-    qpath = folder / "qrels.txt"
-    with qpath.open("w") as f:
-        for q, d, lab in zip(qrels["query"], qrels["doc"], qrels["label"]):
-            f.write(f"{q} 0 {d} {int(lab)}\n")
-    paths = {}
-    for i, (system, part) in enumerate(run.groupby("system", sort=True)):
-        path = folder / f"run{i}.txt"
-        with path.open("w") as f:
-            for q, d, s in zip(part["query"], part["doc"], part["score"]):
-                f.write(f"{q} Q0 {d} 0 {float(s)!r} {system}\n")
-        paths[system] = path
-    return qpath, paths
-
-
 def compare(run, qrels, folder: Path, spec: str, *flags: str, rel: float = 1.0, judged_only: bool = False, counts: dict | None = None) -> int:
     """Every per-query ``trec_eval -q -m spec`` value equals pdireval's ``spec`` to 1e-9
     (where trec_eval divides by an ideal DCG of 0 and prints inf or nan, pdireval gives 0 and
@@ -90,7 +75,7 @@ def compare(run, qrels, folder: Path, spec: str, *flags: str, rel: float = 1.0, 
     if rel != 1.0 or judged_only:
         measure = measure.replace(rel=rel, judged_only=judged_only)
     (item,) = expand(spec)
-    qpath, paths = _write(run, qrels, folder)
+    qpath, paths = write_trec_files(run, qrels, folder)
     compared = 0
     for system, path in paths.items():
         done = subprocess.run([binary, "-q", *flags, "-m", spec, str(qpath), str(path)], capture_output=True, text=True, check=True)

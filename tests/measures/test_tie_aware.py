@@ -3,8 +3,6 @@ documents (brute-force enumeration), and to the default when there are no ties."
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -14,6 +12,7 @@ from hypothesis import strategies as st
 import pdireval
 from pdireval.measures.registry import REGISTRY, parse_measure
 from pdireval.measures.tie_aware import TIE_AWARE
+from tests.helpers import tie_brute_force
 
 MEASURES = [
     "P@3", "R@4", "NumRelRet@2", "Rprec", "Judged@3", "DCG@3", "nDCG", "nDCG(gain=exp)@4",
@@ -43,27 +42,12 @@ def tied_runs(draw):
     return pd.DataFrame(rows, columns=["system", "query", "doc", "score"]), pd.DataFrame(qrows, columns=["query", "doc", "label"])
 
 
-def brute_force(run: pd.DataFrame, qrels: pd.DataFrame, measures) -> pd.DataFrame:
-    """Mean of the default (doc-id tie-break) value over every ordering of each segment's tie
-    groups: each ordering becomes a system with distinct scores, evaluated in one call."""
-    rows = []
-    for (system, query), seg in run.groupby(["system", "query"], sort=False):
-        groups = [list(seg.loc[seg["score"] == sc, "doc"]) for sc in sorted(seg["score"].unique(), reverse=True)]
-        for i, perms in enumerate(itertools.product(*[itertools.permutations(g) for g in groups])):
-            order = [d for p in perms for d in p]
-            rows += [(f"{system}|{query}|{i}", query, d, float(len(order) - j)) for j, d in enumerate(order)]
-    every = pd.DataFrame(rows, columns=["system", "query", "doc", "score"])
-    scores = pdireval.evaluate(every, measures, qrels=qrels, missing="drop")
-    scores["system"] = scores["system"].str.split("|").str[0]
-    return scores.groupby(["system", "query", "measure"], sort=False)["value"].mean()
-
-
 @pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tied_runs())
 def test_expected_equals_the_mean_over_every_ordering(data):
     run, qrels = data
-    reference = brute_force(run, qrels, MEASURES)
+    reference = tie_brute_force(run, qrels, MEASURES)
     ours = pdireval.evaluate(run, [expected_name(m) for m in MEASURES], qrels=qrels, missing="drop")
     for text in MEASURES:
         got = ours[ours["measure"] == expected_name(text)].set_index(["system", "query"])["value"]

@@ -15,6 +15,7 @@ import pdireval
 from pdireval.measures import REGISTRY, tie_orderings
 from pdireval.measures.registry import parse_measure
 from pdireval.measures.tie_aware import BY_DOC, method_of
+from tests.helpers import evaluate_every_tie_ordering, tie_brute_force
 
 #: every measure of the registry but the diversity ones (which need subtopics), with
 #: parameters and cut-offs that cut tie groups
@@ -45,23 +46,8 @@ def test_every_measure_is_covered():
     assert {d.name for d in REGISTRY.values()} - users == covered
 
 
-def brute_force(run: pd.DataFrame, qrels: pd.DataFrame, measures) -> pd.Series:
-    """Mean of the default value over every ordering of every tie group of each list (each
-    ordering becomes a system with distinct scores, all evaluated in one call)."""
-    rows = []
-    for (system, query), seg in run.groupby(["system", "query"], sort=False):
-        groups = [list(seg.loc[seg["score"] == sc, "doc"]) for sc in sorted(seg["score"].unique(), reverse=True)]
-        for i, perms in enumerate(itertools.product(*[itertools.permutations(g) for g in groups])):
-            order = [d for p in perms for d in p]
-            rows += [(f"{system}|{query}|{i}", query, d, float(len(order) - j)) for j, d in enumerate(order)]
-    every = pd.DataFrame(rows, columns=["system", "query", "doc", "score"])
-    scores = pdireval.evaluate(every, measures, qrels=qrels, missing="drop")
-    scores["system"] = scores["system"].str.split("|").str[0]
-    return scores.groupby(["system", "query", "measure"], sort=False)["value"].mean()
-
-
 def check(run, qrels, measures, atol=1e-9):
-    reference = brute_force(run, qrels, measures)
+    reference = tie_brute_force(run, qrels, measures)
     ours = pdireval.evaluate(run, [expected_name(m) for m in measures], qrels=qrels, missing="drop")
     for text in measures:
         got = ours[ours["measure"] == expected_name(text)].set_index(["system", "query"])["value"].sort_index()
@@ -163,14 +149,7 @@ def test_order_free_measures_equal_the_default_with_ties():
     tie_aware = pdireval.evaluate(run, [expected_name(n) for n in names], qrels=qrels)
     np.testing.assert_array_equal(tie_aware["value"].to_numpy(), default["value"].to_numpy())
     # the proof that they are order-free: every ordering of every tie group gives the default
-    rows = []
-    for (system, query), seg in run.groupby(["system", "query"], sort=False):
-        groups = [list(seg.loc[seg["score"] == sc, "doc"]) for sc in sorted(seg["score"].unique(), reverse=True)]
-        for i, perms in enumerate(itertools.product(*[itertools.permutations(g) for g in groups])):
-            order = [d for p in perms for d in p]
-            rows += [(f"{system}|{query}|{i}", query, d, float(len(order) - j)) for j, d in enumerate(order)]
-    every = pdireval.evaluate(pd.DataFrame(rows, columns=["system", "query", "doc", "score"]), names, qrels=qrels, missing="drop")
-    every["system"] = every["system"].str.split("|").str[0]
+    every = evaluate_every_tie_ordering(run, qrels, names)
     spread = every.groupby(["system", "query", "measure"])["value"].agg(["min", "max"])
     assert (spread["min"] == spread["max"]).all()
     assert len(every) > 20 * len(default)  # many orderings were tried
@@ -268,7 +247,6 @@ def test_interpolated_precision_samples_large_groups(monkeypatch):
     np.testing.assert_allclose(sampled, exact, atol=0.02)
     assert not np.allclose(sampled, exact, rtol=0, atol=1e-12)
     # the exact value against a direct enumeration of the placements of the relevant documents
-    import itertools
 
     total = 0.0
     placements = list(itertools.combinations(range(16), 6))

@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, given, settings
 
 import pdireval
 from pdireval.measures.registry import REGISTRY, parse_measure
-from tests.helpers import SHARED, assert_same_scores, collections, pytrec_scores
+from tests.helpers import SHARED, assert_same_scores, collections, pytrec_scores, write_trec_files
 
 # (pdireval measure, pytrec_eval spec, key in pytrec_eval's output)
 PYTREC = [
@@ -118,21 +118,6 @@ def trec_eval_binary() -> str:
     return path
 
 
-def write_trec(run: pd.DataFrame, qrels: pd.DataFrame, folder: Path) -> tuple[Path, dict[str, Path]]:
-    qpath = folder / "qrels.txt"
-    with qpath.open("w") as f:
-        for q, d, lab in zip(qrels["query"], qrels["doc"], qrels["label"]):
-            f.write(f"{q} 0 {d} {int(lab)}\n")
-    paths = {}
-    for i, (system, part) in enumerate(run.groupby("system", sort=True)):
-        path = folder / f"run{i}.txt"
-        with path.open("w") as f:
-            for q, d, s in zip(part["query"], part["doc"], part["score"]):
-                f.write(f"{q} Q0 {d} 0 {float(s)!r} {system}\n")
-        paths[system] = path
-    return qpath, paths
-
-
 def trec_eval_output(binary: str, qrels_path: Path, run_path: Path, *args: str) -> pd.DataFrame:
     """``trec_eval -q args`` as rows (name, query, value); ``query == "all"`` for the summary."""
     done = subprocess.run([binary, "-q", *args, str(qrels_path), str(run_path)], capture_output=True, text=True, check=True)
@@ -161,7 +146,7 @@ def compare_with_binary(binary: str, run: pd.DataFrame, qrels: pd.DataFrame, fol
     """Every per-query line of ``trec_eval -q args`` equals pdireval's value of the measure of
     the same trec_eval name to the 4 printed decimals; gm summaries follow summary="gm".
     Returns the trec_eval names seen."""
-    qpath, paths = write_trec(run, qrels, folder)
+    qpath, paths = write_trec_files(run, qrels, folder)
     seen = set()
     for system, path in paths.items():
         out = trec_eval_output(binary, qpath, path, *args)
