@@ -256,6 +256,15 @@ def _line_number(path: Path, row: int, comments: bool = False) -> int:
     return row + 1
 
 
+def _data_lines(fh):
+    """``(line number, line, fields)`` of every line of an open text file that is neither
+    blank nor a comment (first field starting with '#'): the slow, line-by-line paths."""
+    for number, line in enumerate(fh, start=1):
+        fields = _fields(line)
+        if fields and not fields[0].startswith("#"):
+            yield number, line, fields
+
+
 def _field_problem(fmt: _Format, name: str, text: str) -> str | None:
     """What is wrong with one numeric field's text, or None."""
     text = text.strip()
@@ -277,10 +286,7 @@ def _diagnose(path: Path, fmt: _Format, cause: str = "") -> SchemaError:
     """Scan the file line by line (error path only) and describe its first malformed line."""
     try:
         with _open_text(path) as fh:
-            for number, line in enumerate(fh, start=1):
-                fields = _fields(line)
-                if not fields or fields[0].startswith("#"):
-                    continue
+            for number, line, fields in _data_lines(fh):
                 if fmt.kind == "run":
                     fields = fields[: len(fmt.names)]
                 problem = None
@@ -452,10 +458,7 @@ def _read_lenient(path: Path, fmt: _Format) -> pd.DataFrame | None:
     ids = [i for i, name in enumerate(fmt.names) if name not in fmt.numeric and not (fmt.kind == "run" and i == n - 1)]
     try:
         with _open_text(path) as fh:
-            for number, line in enumerate(fh, start=1):
-                fields = _fields(line)
-                if not fields or fields[0].startswith("#"):
-                    continue
+            for number, line, fields in _data_lines(fh):
                 if "\t" in line:
                     tab = [f for f in (part.strip(" \r\n\f\v") for part in line.split("\t")) if f]
                     if len(tab) == n or (fmt.kind == "run" and len(tab) > n):

@@ -444,3 +444,30 @@ def write_trec_files(run: pd.DataFrame, qrels: pd.DataFrame, folder: Path) -> tu
                 f.write(f"{q} Q0 {d} 0 {float(s)!r} {system}\n")
         paths[system] = path
     return qpath, paths
+
+
+@st.composite
+def tied_runs(draw):
+    """One or two queries, lists of up to 6 documents with scores from {1, 2, 3} (many
+    ties), graded and negative labels, unjudged and unpooled documents."""
+    docs = [f"d{i}" for i in range(8)]
+    qrows, rows = [], []
+    for q in draw(st.lists(st.sampled_from(["1", "2"]), min_size=1, max_size=2, unique=True)):
+        judged = draw(st.lists(st.sampled_from(docs), min_size=1, max_size=6, unique=True))
+        labels = draw(st.lists(st.sampled_from([-1, 0, 1, 2, 3]), min_size=len(judged), max_size=len(judged)))
+        qrows += [(q, d, float(lab)) for d, lab in zip(judged, labels)]
+        ranked = draw(st.lists(st.sampled_from(docs), min_size=1, max_size=6, unique=True))
+        scores = draw(st.lists(st.sampled_from([1.0, 2.0, 3.0]), min_size=len(ranked), max_size=len(ranked)))
+        rows += [("s", q, d, sc) for d, sc in zip(ranked, scores)]
+    return pd.DataFrame(rows, columns=["system", "query", "doc", "score"]), pd.DataFrame(qrows, columns=["query", "doc", "label"])
+
+
+def find_browser() -> str | None:
+    """A headless-capable Chromium/Chrome on PATH, or None."""
+    import shutil
+
+    for name in ("chromium", "chromium-browser", "google-chrome", "chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None

@@ -203,6 +203,18 @@ def _nothing_varies(ctx: Context, key: str, title: str, text: str) -> Section | 
         "so nothing tells the systems apart."])
 
 
+def _too_small(ctx: Context, key: str, title: str, text: str, needs: str, min_queries: int = 2) -> Section | None:
+    """The skipped section when no measure varies, or with fewer than two systems or fewer
+    than ``min_queries`` queries (``needs`` says what the analysis needs), else None."""
+    skipped = _nothing_varies(ctx, key, title, text)
+    if skipped is not None:
+        return skipped
+    if ctx.n_systems >= 2 and ctx.n_queries >= min_queries:
+        return None
+    why = _count(ctx.n_systems, "system") if ctx.n_systems < 2 else _count(ctx.n_queries, "query", "queries")
+    return Section(key=key, title=title, text=text, notes=[f"Skipped: {why}; {needs}."])
+
+
 def systems_section(ctx: Context) -> Section:
     """Per-system means, significance against the best, and the table for a paper."""
     from pdireval.meta.aggregate import aggregate
@@ -389,13 +401,10 @@ def power_section(ctx: Context) -> Section:
         "difference required is Sakai's (2006) estimate, from the same resamples, of how large a "
         "difference in means must be for the test to call it significant with this many queries."
     )
-    skipped = _nothing_varies(ctx, "power", "Discriminative power", text)
+    skipped = _too_small(ctx, "power", "Discriminative power", text,
+                         "a paired test needs two systems and two queries")
     if skipped is not None:
         return skipped
-    if ctx.n_systems < 2 or ctx.n_queries < 2:
-        why = "one system" if ctx.n_systems < 2 else "one query"
-        return Section(key="power", title="Discriminative power", text=text,
-                       notes=[f"Skipped: the collection has {why}; a paired test needs two systems and two queries."])
     step = ctx.steps("power", ["discriminative power", "ASL curves", "conflicts"])
     step("discriminative power")
     tests = ctx.tests
@@ -493,13 +502,10 @@ def reliability_section(ctx: Context) -> Section:
         "residual; Φ (dependability) and Eρ² (generalizability) say how stable the comparison "
         "is with this many queries, 'queries needed' how many queries Φ = 0.95 takes."
     )
-    skipped = _nothing_varies(ctx, "reliability", "Reliability (generalizability theory)", text)
+    skipped = _too_small(ctx, "reliability", "Reliability (generalizability theory)", text,
+                         "the ANOVA needs two or more systems and queries")
     if skipped is not None:
         return skipped
-    if ctx.n_systems < 2 or ctx.n_queries < 2:
-        why = _count(ctx.n_systems, "system") if ctx.n_systems < 2 else _count(ctx.n_queries, "query", "queries")
-        return Section(key="reliability", title="Reliability (generalizability theory)", text=text,
-                       notes=[f"Skipped: {why}; the ANOVA needs two or more systems and queries."])
     step = ctx.steps("reliability", ["variance components", "D-study", "figure"])
     step("variance components")
     rel = reliability(ctx.meta_scores)
@@ -533,13 +539,11 @@ def stability_section(ctx: Context) -> Section:
         "the queries, as in those papers: with larger subsets the draws overlap so much that the "
         "rates fall to 0 by construction."
     )
-    skipped = _nothing_varies(ctx, "stability", "Stability: swap and error rates", text)
+    skipped = _too_small(ctx, "stability", "Stability: swap and error rates", text,
+                         "these rates need two systems and at least four queries (subsets of two)",
+                         min_queries=4)
     if skipped is not None:
         return skipped
-    if ctx.n_systems < 2 or half < 2:
-        why = _count(ctx.n_systems, "system") if ctx.n_systems < 2 else _count(n_queries, "query", "queries")
-        return Section(key="stability", title="Stability: swap and error rates", text=text,
-                       notes=[f"Skipped: {why}; these rates need two systems and at least four queries (subsets of two)."])
     sizes = sorted({s for s in (2, 5, 10, 15, 20, 25, 30, 40, 50, 75, 100) if s <= half} | {half})
     tables, captions, figures, notes = {}, {}, {}, ctx.constant_note()
     step = ctx.steps("stability", ["error rates", "swap rates"])

@@ -7,12 +7,11 @@ import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 import pdireval
 from pdireval.measures.registry import REGISTRY, parse_measure
 from pdireval.measures.tie_aware import TIE_AWARE
-from tests.helpers import tie_brute_force
+from tests.helpers import tie_brute_force, tied_runs
 
 MEASURES = [
     "P@3", "R@4", "NumRelRet@2", "Rprec", "Judged@3", "DCG@3", "nDCG", "nDCG(gain=exp)@4",
@@ -24,22 +23,6 @@ MEASURES = [
 
 def expected_name(text: str) -> str:
     return str(parse_measure(text).replace(ties="expected"))
-
-
-@st.composite
-def tied_runs(draw):
-    """One or two queries, lists of up to 6 documents with scores from {1, 2, 3} (many
-    ties), graded and negative labels, unjudged and pooled-but-unjudged documents."""
-    docs = [f"d{i}" for i in range(8)]
-    qrows, rows = [], []
-    for q in draw(st.lists(st.sampled_from(["1", "2"]), min_size=1, max_size=2, unique=True)):
-        judged = draw(st.lists(st.sampled_from(docs), min_size=1, max_size=6, unique=True))
-        labels = draw(st.lists(st.sampled_from([-1, 0, 1, 2, 3]), min_size=len(judged), max_size=len(judged)))
-        qrows += [(q, d, float(lab)) for d, lab in zip(judged, labels)]
-        ranked = draw(st.lists(st.sampled_from(docs), min_size=1, max_size=6, unique=True))
-        scores = draw(st.lists(st.sampled_from([1.0, 2.0, 3.0]), min_size=len(ranked), max_size=len(ranked)))
-        rows += [("s", q, d, sc) for d, sc in zip(ranked, scores)]
-    return pd.DataFrame(rows, columns=["system", "query", "doc", "score"]), pd.DataFrame(qrows, columns=["query", "doc", "label"])
 
 
 @pytest.mark.slow

@@ -9,13 +9,12 @@ import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 import pdireval
 from pdireval.measures import REGISTRY, tie_orderings
 from pdireval.measures.registry import parse_measure
 from pdireval.measures.tie_aware import BY_DOC, method_of
-from tests.helpers import evaluate_every_tie_ordering, tie_brute_force
+from tests.helpers import evaluate_every_tie_ordering, tie_brute_force, tied_runs
 
 #: every measure of the registry but the diversity ones (which need subtopics), with
 #: parameters and cut-offs that cut tie groups
@@ -79,22 +78,6 @@ def test_every_measure_equals_the_mean_over_every_ordering(seed, designs, monkey
     # the case must have what the test is about: several groups with hits in one list
     assert run.groupby(["system", "query"])["score"].nunique().max() >= 2
     check(run, qrels, MEASURES)
-
-
-@st.composite
-def tied_runs(draw):
-    """One or two queries, lists of up to 6 documents with scores from {1, 2, 3} (many
-    ties), graded and negative labels, unjudged and unpooled documents."""
-    docs = [f"d{i}" for i in range(8)]
-    qrows, rows = [], []
-    for q in draw(st.lists(st.sampled_from(["1", "2"]), min_size=1, max_size=2, unique=True)):
-        judged = draw(st.lists(st.sampled_from(docs), min_size=1, max_size=6, unique=True))
-        labels = draw(st.lists(st.sampled_from([-1, 0, 1, 2, 3]), min_size=len(judged), max_size=len(judged)))
-        qrows += [(q, d, float(lab)) for d, lab in zip(judged, labels)]
-        ranked = draw(st.lists(st.sampled_from(docs), min_size=1, max_size=6, unique=True))
-        scores = draw(st.lists(st.sampled_from([1.0, 2.0, 3.0]), min_size=len(ranked), max_size=len(ranked)))
-        rows += [("s", q, d, sc) for d, sc in zip(ranked, scores)]
-    return pd.DataFrame(rows, columns=["system", "query", "doc", "score"]), pd.DataFrame(qrows, columns=["query", "doc", "label"])
 
 
 @pytest.mark.slow

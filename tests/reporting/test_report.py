@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 
 import numpy as np
@@ -12,7 +11,7 @@ import pytest
 
 import pdireval
 from pdireval.reporting import report
-from tests.helpers import assert_report_headers
+from tests.helpers import assert_report_headers, find_browser
 
 
 @pytest.fixture(scope="module")
@@ -67,16 +66,8 @@ def test_report_does_not_modify_inputs(tmp_path):
     pd.testing.assert_frame_equal(qrels, qrels0)
 
 
-def _browser():
-    for name in ("chromium", "chromium-browser", "google-chrome", "chrome"):
-        path = shutil.which(name)
-        if path:
-            return path
-    return None
-
-
 def test_html_page_in_headless_browser(simulated_report):
-    browser = _browser()
+    browser = find_browser()
     if browser is None:
         pytest.skip("no Chromium/Chrome installed: the HTML page cannot be checked in a real browser")
     cmd = [

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 
 import pytest
 
 import pdireval
 from pdireval.reporting import report
-from tests.helpers import assert_report_headers
+from tests.helpers import assert_report_headers, find_browser
 
 MEASURE = """
 <script>window.addEventListener('load',function(){
@@ -28,20 +27,12 @@ MEASURE = """
 """
 
 
-def _browser():
-    for name in ("chromium", "chromium-browser", "google-chrome", "chrome"):
-        path = shutil.which(name)
-        if path:
-            return path
-    return None
-
-
 def _layout(html_path, tmp_path, width):
     page = html_path.read_text(encoding="utf-8").replace("</body>", MEASURE + "</body>")
     probe = tmp_path / f"probe-{width}.html"
     probe.write_text(page, encoding="utf-8")
     cmd = [
-        _browser(), "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--hide-scrollbars",
+        find_browser(), "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--hide-scrollbars",
         "--disable-background-networking", "--disable-component-update", "--disable-sync",
         f"--user-data-dir={tmp_path / 'chromium-profile'}", f"--window-size={width},900",
         "--virtual-time-budget=5000", "--dump-dom", probe.resolve().as_uri(),
@@ -67,7 +58,7 @@ def reports(tmp_path_factory):
 @pytest.mark.slow
 @pytest.mark.parametrize("width", [1280, 800])
 def test_no_table_is_wider_than_the_page(reports, tmp_path, width):
-    if _browser() is None:
+    if find_browser() is None:
         pytest.skip("no Chromium/Chrome installed: the page layout cannot be checked in a real browser")
     for name, rep in reports.items():
         layout = _layout(rep.html, tmp_path, width)
