@@ -59,8 +59,10 @@ document of g is equally likely at each of its n slots, so:
 * **IPrec@x** (and 11pt_avg, its mean over levels): the maximum, over the relevant documents
   of index i >= c = ⌊x·R + 0.9⌋, of i/rank_i. A group's relevant documents take a uniformly
   random subset of its slots and keep their indices, so IPrec@x = max_G Φ_G over independent
-  per-group maxima and E = Σ_v v·(F(v) − F(v⁻)), F = Π_G P(Φ_G <= v); each Φ_G is read off
-  every placement (C(n, r); past 5040, 1000 seeded random ones).
+  per-group maxima and E = Σ_v v·(F(v) − F(v⁻)), F = Π_G P(Φ_G <= v); groups that cannot
+  exceed another's minimum drop out, a lone group with one relevant document has a
+  harmonic-number form, other Φ_G are read off every placement (C(n, r); past 5040, 1000
+  seeded random ones). See :mod:`pdireval.measures.tie_maximum`.
 * **ndcg_rel**: a sum over pairs (j above or at d) of g_j·w(p_j)/IDCG@p_d; documents of
   different groups are independent (a product of two linear means), two documents of one
   group take a uniformly random pair of its slots (see :func:`_ndcg_rel`).
@@ -485,139 +487,16 @@ def _ndcg_rel(segments, m):
     return np.where(total > 0, _safe_div(total, npos_seg), 0.0)
 
 
-_SUBSETS: dict = {}
-
-
-def _subsets(n: int, r: int) -> np.ndarray:
-    """Every r-subset of range(n), increasing, as rows (cached per (n, r))."""
-    key = (n, r)
-    if key not in _SUBSETS:
-        import itertools
-
-        _SUBSETS[key] = np.array(list(itertools.combinations(range(n), r)), dtype=np.int64).reshape(-1, r)
-    return _SUBSETS[key]
-
-
-def _relevant_slot_draws(segments, groups: Groups, r: np.ndarray):
-    """The equally likely placements of each group's r relevant documents among its n slots:
-    every r-subset when there are at most EXACT_LIMIT of them, else SAMPLES seeded random
-    ones (as :mod:`pdireval.measures.tie_orderings` draws). Returns (group of each draw, its
-    probability, and per draw its r slots in increasing order, concatenated)."""
-    from pdireval.measures import tie_orderings as TO
-
-    log_count = _log_comb(groups.size.astype(np.float64), r)
-    listed = log_count <= np.log(TO.EXACT_LIMIT) + 1e-9
-    owner_parts, prob_parts, slot_parts = [], [], []
-    shapes = np.unique(np.stack([groups.size[listed], r[listed]], axis=1), axis=0) if listed.any() else np.zeros((0, 2), np.int64)
-    for n, k in shapes:  # one table per distinct (size, relevant count)
-        table = _subsets(int(n), int(k))
-        members = np.flatnonzero(listed & (groups.size == n) & (r == k))
-        owner_parts.append(np.repeat(members, len(table)))
-        prob_parts.append(np.full(len(members) * len(table), 1.0 / len(table)))
-        slot_parts.append(np.tile(table, (len(members), 1)).reshape(-1))
-    sampled = np.flatnonzero(~listed)
-    if len(sampled):
-        key = TO._segment_keys(segments)
-        pair_group = np.repeat(sampled, TO.SAMPLES)
-        sample = np.tile(np.arange(TO.SAMPLES), len(sampled))
-        kk = r[pair_group].astype(np.int64)
-        slots = TO._random_slots(key[groups.seg[pair_group]], groups.start[pair_group], groups.size[pair_group], kk, sample)
-        owner = np.repeat(np.arange(len(pair_group)), kk)
-        slots = slots[np.lexsort((slots, owner))]  # increasing within each draw
-        owner_parts.append(pair_group)
-        prob_parts.append(np.full(len(pair_group), 1.0 / TO.SAMPLES))
-        slot_parts.append(slots)
-    owner = np.concatenate(owner_parts) if owner_parts else np.zeros(0, np.int64)
-    prob = np.concatenate(prob_parts) if prob_parts else np.zeros(0)
-    slots = np.concatenate(slot_parts) if slot_parts else np.zeros(0, np.int64)
-    # draws were built shape by shape: their slots follow the same order
-    return owner, prob, slots
-
-
-def _expected_max(seg: np.ndarray, group: np.ndarray, value: np.ndarray, prob: np.ndarray, n_seg: int) -> np.ndarray:
-    """E[max_G X_G] per segment for independent discrete X_G given by atoms (value, prob)
-    per group (each group's probabilities sum to 1): Σ_k v_k·(F(v_k) − F(v_{k−1})) over the
-    atoms in increasing order, F = Π_G F_G the CDF of the maximum (0 while some group has
-    no atom at or below the value)."""
-    out = np.zeros(n_seg)
-    if len(value) == 0:
-        return out
-    # each group's CDF after each of its atoms (atoms of a group by increasing value)
-    o = np.lexsort((value, group))
-    cdf = np.empty(len(value))
-    cdf[o] = within_segment_cumsum(group[o], prob[o])
-    first = np.zeros(len(value), dtype=bool)
-    first[o] = np.r_[True, group[o][1:] != group[o][:-1]]
-    before = np.where(first, 0.0, cdf - prob)
-    # sweep each segment by increasing value
-    o = np.lexsort((value, seg))
-    seg_o = seg[o]
-    gain_log = np.where(first[o], np.log(np.maximum(cdf[o], 1e-300)), np.log(np.maximum(cdf[o], 1e-300)) - np.log(np.maximum(before[o], 1e-300)))
-    n_groups = np.bincount(seg[first], minlength=n_seg)
-    zeros_left = n_groups[seg_o] - within_segment_cumsum(seg_o, first[o].astype(np.float64))
-    log_f = within_segment_cumsum(seg_o, gain_log)
-    F = np.where(zeros_left < 0.5, np.exp(np.minimum(log_f, 0.0)), 0.0)
-    F_prev = np.r_[0.0, F[:-1]]
-    F_prev[np.r_[True, seg_o[1:] != seg_o[:-1]]] = 0.0
-    return seg_sum(seg_o, value[o] * (F - F_prev), n_seg)
-
-
-def _iprec_expected(segments, m, fractions):
-    """E[IPrec@x] for each recall level x: (n_seg, levels), or None on condensed lists.
-
-    IPrec@x = max over the relevant documents of index i >= c (c = ⌊x·R + 0.9⌋, at least 1)
-    of i/rank_i. The relevant documents of a tie group G take a uniformly random subset of
-    its slots, independently of the other groups, and their indices are fixed (the number
-    of relevant documents above G does not depend on the order), so IPrec@x is the maximum
-    of independent per-group maxima Φ_G, and E[max] = Σ_v v·(F(v) − F(v⁻)) with
-    F = Π_G P(Φ_G <= v). Each Φ_G is read off every placement of G's relevant documents
-    (C(n, r) of them; past 5040, 1000 seeded random ones, as for the enumeration)."""
-    if m.get("judged_only", False):
-        return None
-    v, rel = _view(segments, m), m.get("rel")
-    groups = tie_groups(v)
-    relevant = (v.hit_label >= rel).astype(np.float64)
-    r = _group_sum(groups, relevant).astype(np.int64)
-    c_before = _earlier(groups, r.astype(np.float64)).astype(np.int64)
-    count = seg_sum(groups.seg, r.astype(np.float64), v.n_seg)
-    R = _R(v, rel)
-    from pdireval.measures.trec_eval_set import _recall_cut
-
-    has = np.flatnonzero(r > 0)
-    sub = Groups(groups.seg[has], groups.start[has], groups.size[has], groups.hit_group)
-    owner, prob, slots = _relevant_slot_draws(segments, sub, r[has])
-    k = r[has][owner]
-    draw_of = np.repeat(np.arange(len(owner)), k)
-    j = np.arange(len(draw_of)) - np.repeat(np.cumsum(k) - k, k)  # j-th relevant of the group
-    g_of = owner[draw_of]
-    index = c_before[has][g_of] + j + 1.0
-    precision = index / (sub.start[g_of] + slots + 1.0)
-    out = np.zeros((v.n_seg, len(fractions)))
-    for col, x in enumerate(fractions):  # a handful of recall levels
-        want = np.maximum(_recall_cut(float(x), R), 1.0)
-        ok = index >= want[sub.seg[g_of]]
-        value = np.full(len(owner), -np.inf)
-        np.maximum.at(value, draw_of[ok], precision[ok])
-        keep = np.isfinite(value)
-        e = _expected_max(sub.seg[owner[keep]], owner[keep], value[keep], prob[keep], v.n_seg)
-        out[:, col] = np.where(want <= count, e, 0.0)
-    return out
-
-
 def _iprec(segments, m):
-    table = _iprec_expected(segments, m, [float(m.cutoff)])
-    return None if table is None else table[:, 0]
+    from pdireval.measures.tie_maximum import iprec  # the maximum's closed form
+
+    return iprec(segments, m)
 
 
 def _eleven_point(segments, m):
-    levels = m.get("levels")
-    table = _iprec_expected(segments, m, [float(x) for x in levels])
-    if table is None:
-        return None
-    total = np.zeros(table.shape[0])
-    for j in range(len(levels)):
-        total += table[:, j]
-    return total / len(levels)
+    from pdireval.measures.tie_maximum import eleven_point
+
+    return eleven_point(segments, m)
 
 
 #: measure name -> closed-form tie-aware kernel
