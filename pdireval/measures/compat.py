@@ -21,15 +21,36 @@ from __future__ import annotations
 import numpy as np
 
 from pdireval.measures.registry import MeasureDef, Param, register
-from pdireval.measures.view import seg_sum, view_of, within_segment_rank
+from pdireval.measures.view import _segment_bounds, view_of, within_segment_rank
 
 __all__ = ["compat"]
 
 
-def _prefix_weights(p: float, size: int) -> np.ndarray:
-    """G[m] = Σ_{i<m} p^i / (i + 1), m = 0..size."""
-    i = np.arange(size, dtype=np.float64)
-    return np.concatenate([[0.0], np.cumsum(np.power(p, i) / (i + 1.0))])
+#: Up to this many relevance levels, the run's documents of the same level above each
+#: relevant hit are counted with one cumulative count per level; past it, by a stable sort.
+_COUNT_LEVELS = 4
+
+
+def _same_level_above(seg: np.ndarray, code: np.ndarray, n_levels: int) -> np.ndarray:
+    """Per hit (in segment, position order): the hits of its segment above it with the same
+    level code."""
+    if n_levels == 1 or len(seg) == 0:
+        return within_segment_rank(seg)
+    if n_levels <= _COUNT_LEVELS:
+        _, first, lengths = _segment_bounds(seg)
+        out = np.zeros(len(seg), dtype=np.int64)
+        for level in range(n_levels):  # a handful of levels, vectorised over hits
+            at = code == level
+            before = np.cumsum(at, dtype=np.int64)
+            before -= at
+            before -= np.repeat(before[first], lengths)
+            out += np.where(at, before, 0)
+        return out
+    group = seg.astype(np.int64) * n_levels + code
+    order = np.argsort(group, kind="stable")  # hits are in (segment, position) order
+    out = np.empty(len(seg), dtype=np.int64)
+    out[order] = within_segment_rank(group[order])
+    return out
 
 
 def compat(segments, m):
@@ -38,52 +59,56 @@ def compat(segments, m):
     See the module docstring. The run is the whole retrieved list (no cut-off); relevance
     is label > 0; a query without relevant documents and without retrieved documents
     scores 0.
+
+    A relevant hit's ideal position is the number of the query's relevant documents with a
+    higher label (a per-query table of cumulative counts over the label levels) plus the
+    retrieved documents of its own label above it in the run.
     """
     p, normalize = m.get("p"), m.get("normalize")
     v = view_of(segments, negatives="keep")
     n = v.n_seg
     # ideal: relevant documents of the query (label > 0) by label descending
-    q_rel = v.q_label > 0  # NaN -> False
-    R = v.per_query_count(q_rel)[v.seg_query]
-    L = v.seg_len.astype(np.float64)
-    depth = np.maximum(L, R).astype(np.int64)
-    G = _prefix_weights(p, int(depth.max()) if n else 0)
+    q_rel = np.flatnonzero(v.q_label > 0)  # NaN -> False
+    q_query = v.q_row_query[q_rel]
+    n_q = v.n_queries
+    R = np.bincount(q_query, minlength=n_q)[v.seg_query]
+    depth = np.maximum(v.seg_len, R)
+    size = int(depth.max()) if n else 0
+    i = np.arange(size, dtype=np.float64)
+    power = np.power(p, i)
+    G = np.empty(size + 1)  # G[m] = Σ_{i<m} p^i / (i + 1)
+    G[0] = 0.0
+    np.cumsum(power / (i + 1.0), out=G[1:])
 
-    rel = v.hit_label > 0
-    seg, pos, lab = v.hit_seg[rel], v.hit_pos[rel], v.hit_label[rel]
-    # ideal position: relevant documents of the query with a higher label, then the
-    # retrieved documents of the same label ranked above it by the run
-    # label levels of the qrels (a hit's label is one of them), highest first
+    rel = np.flatnonzero(v.hit_label > 0)
+    seg, pos = v.hit_seg[rel], v.hit_pos[rel]
+    # label levels of the qrels' relevant documents (a hit's label is one of them), highest
+    # first: code 0 is the highest label
     labels = np.unique(v.q_label[q_rel])
     n_levels = len(labels)
-    q_code = n_levels - 1 - np.searchsorted(labels, v.q_label[q_rel])
-    h_code = n_levels - 1 - np.searchsorted(labels, lab)
-    q_key = np.sort(v.q_row_query[q_rel].astype(np.int64) * n_levels + q_code)
-    h_query = v.seg_query[seg].astype(np.int64)
-    higher = np.searchsorted(q_key, h_query * n_levels + h_code) - np.searchsorted(q_key, h_query * n_levels)
-    # hits are in (segment, position) order: a stable sort by (segment, level) keeps it
-    group = seg.astype(np.int64) * n_levels + h_code
-    order = np.argsort(group, kind="stable")
-    same_label_above = np.empty(len(seg), dtype=np.int64)
-    same_label_above[order] = within_segment_rank(group[order])
-    ideal_pos = higher + same_label_above
+    if n_levels > 1:
+        q_code = n_levels - 1 - np.searchsorted(labels, v.q_label[q_rel])
+        h_code = n_levels - 1 - np.searchsorted(labels, v.hit_label[rel])
+        # per (query, level): relevant documents of the query with a higher label
+        table = np.bincount(q_query * n_levels + q_code, minlength=n_q * n_levels).reshape(n_q, n_levels)
+        higher = np.cumsum(table, axis=1)
+        higher -= table
+        ideal_pos = higher.ravel()[v.seg_query[seg] * n_levels + h_code]
+        ideal_pos += _same_level_above(seg, h_code, n_levels)
+    else:
+        ideal_pos = _same_level_above(seg, None, 1)
     first_common = np.maximum(pos, ideal_pos)
-    score = seg_sum(seg, G[depth[seg]] - G[first_common], n)
+    score = np.bincount(seg, weights=G[depth[seg]] - G[first_common], minlength=n)
+    out = np.zeros(n)
     if normalize:
         # RBO of the ideal with itself: overlap min(i, R) at depth i
-        Ri = R.astype(np.int64)
-        i = np.arange(len(G) - 1, dtype=np.float64)
-        geometric = np.concatenate([[0.0], np.cumsum(np.power(p, i))])  # Σ_{i<m} p^i
-        best = geometric[Ri] + R * (G[depth] - G[Ri])
-        out = np.zeros(n)
-        ok = best > 0
-        out[ok] = score[ok] / best[ok]
-        return out
+        geometric = np.empty(size + 1)  # Σ_{i<m} p^i
+        geometric[0] = 0.0
+        np.cumsum(power, out=geometric[1:])
+        best = geometric[R] + R * (G[depth] - G[R])
+        return np.divide(score, best, out=out, where=best > 0)
     norm = (1.0 - np.power(p, depth)) / (1.0 - p)
-    out = np.zeros(n)
-    ok = depth > 0
-    out[ok] = score[ok] / norm[ok]
-    return out
+    return np.divide(score, norm, out=out, where=depth > 0)
 
 
 def _p_check(p):

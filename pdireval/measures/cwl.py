@@ -31,8 +31,10 @@ How the kernels avoid materialising the N ranks of every (system, query) segment
 ranks holding a positive gain change ``C`` in a gain-dependent way, so between two such
 ranks ``P`` follows a closed form, and ``Σ P`` over such a block is a difference of a
 precomputed cumulative sum (INSQ, SDCG, NERR*), of the trigamma function ψ₁ (INST, whose
-``P`` telescopes to ``K_b / (i + 2T − G − 1)²`` between gains), or a count (BPM). Every
-kernel is O(hits + segments).
+``P`` telescopes to ``K_b / (i + 2T − G − 1)²`` between gains; ψ₁ is read off per-call
+tables when the labels are integers), or a count (BPM). Only the hits with a positive
+gain are read (for NERR8-11, only those up to the first full gain of each list, after which
+``C = 0``). Every kernel is O(hits + segments).
 """
 
 from __future__ import annotations
@@ -41,7 +43,13 @@ import numpy as np
 
 from pdireval.errors import MeasureError
 from pdireval.measures.registry import MeasureDef, Param, register
-from pdireval.measures.view import seg_sum, view_of, within_segment_cumsum
+from pdireval.measures.view import (
+    _padded_accumulate,
+    _segment_bounds,
+    seg_sum,
+    view_of,
+    within_segment_cumsum,
+)
 
 __all__ = ["CWL_DEPTH", "cwl_gains", "trigamma"]
 
@@ -57,15 +65,26 @@ def _max_rel(v, m, lo: float) -> float:
     given = m.get("max_rel")
     if given is not None:
         return float(given)
-    labels = v.q_label[~np.isnan(v.q_label)]
-    top = float(labels.max()) if len(labels) else lo
+    top = float(np.fmax.reduce(v.q_label)) if len(v.q_label) else lo  # NaN (unjudged) ignored
     return top if top > lo else lo + 1.0
 
 
 def cwl_gains(segments, m):
-    """(segment, 1-based rank, gain) of every hit with a positive gain within rank N.
+    """(view, segment, 1-based rank, gain) of every hit with a positive gain within rank N.
 
     Labels as ir_measures' cwl_eval provider reads them (see the module docstring).
+    """
+    v, seg, rank, units, scale = _positive_gains(segments, m)
+    return v, seg, rank, units / scale
+
+
+def _positive_gains(segments, m, depth: int = CWL_DEPTH):
+    """The hits with a positive gain within rank ``depth`` (<= N): ``(view, segment,
+    1-based rank, units, scale)``, the gain being ``units / scale`` with
+    ``units = clip(label, min_rel, max_rel) − min_rel`` and ``scale = max_rel − min_rel``.
+
+    A gain is positive exactly when the label (a negative one read as 0, an unjudged
+    document as ``min_rel``) exceeds ``min_rel``: the arithmetic runs on those hits only.
     """
     v = view_of(segments, negatives="keep")
     lo = float(m.get("min_rel"))
@@ -76,44 +95,41 @@ def cwl_gains(segments, m):
             "(label - min_rel) / (max_rel - min_rel)); give max_rel explicitly, e.g. "
             f"'{m.name}(max_rel=3)'."
         )
-    inside = v.hit_pos < CWL_DEPTH
-    lab = v.hit_label[inside]
-    lab = np.where(np.isnan(lab), lo, np.maximum(lab, 0.0))
-    g = (np.clip(lab, lo, hi) - lo) / (hi - lo)
-    keep = g > 0
-    return v, v.hit_seg[inside][keep], v.hit_pos[inside][keep].astype(np.int64) + 1, g[keep]
+    lab, pos = v.hit_label, v.hit_pos
+    # max(label, 0) > lo: label > lo when lo >= 0; every judged label when lo < 0 (NaN: never)
+    positive = lab > lo if lo >= 0 else ~np.isnan(lab)
+    if len(pos) and pos.max() >= depth:
+        positive &= pos < depth
+    keep = np.flatnonzero(positive)
+    lab = lab[keep]
+    if lo < 0:
+        lab = np.maximum(lab, 0.0)
+    return v, v.hit_seg[keep], pos[keep].astype(np.int64) + 1, np.minimum(lab, hi) - lo, hi - lo
 
 
 # --------------------------------------------------------------------------- segmented helpers
 
 
-def _next_in_segment(seg: np.ndarray, values: np.ndarray, fill: np.ndarray) -> np.ndarray:
-    """The next element's ``values`` within its segment; ``fill[seg]`` for a segment's last."""
-    out = np.empty(len(seg), dtype=values.dtype)
-    if len(seg) == 0:
-        return out
-    out[:-1] = values[1:]
-    last = np.r_[seg[1:] != seg[:-1], True]
-    out[last] = fill[seg[last]]
+def _next_rank(rank: np.ndarray, first: np.ndarray, depth: int) -> np.ndarray:
+    """The rank of the next hit of the same segment, ``depth`` for a segment's last hit
+    (``first``: the index of each segment's first hit; hits in segment order)."""
+    out = np.empty(len(rank), dtype=np.int64)
+    out[:-1] = rank[1:]
+    out[first - 1] = depth  # first[0] - 1 = -1: the last hit
     return out
 
 
-def _exclusive_product(seg: np.ndarray, factor: np.ndarray) -> np.ndarray:
-    """Π of ``factor`` over the earlier elements of the same segment (seg sorted).
-
-    Computed as exp of a segmented sum of logs; a zero factor zeroes everything after it
-    (its log is −inf, which would poison the segmented sums, so it is tracked apart).
-    """
-    zero = factor == 0
-    if not zero.any():
-        return np.exp(within_segment_cumsum(seg, np.log(np.abs(factor)), inclusive=False))
-    logs = np.log(np.abs(np.where(zero, 1.0, factor)))
-    # zeros before each element of its segment: integer counts, so a global cumulative
-    # count minus the segment's start is exact
-    count = np.cumsum(zero) - zero
-    is_first = np.r_[True, seg[1:] != seg[:-1]]
-    blocked = count > np.maximum.accumulate(np.where(is_first, count, 0))
-    return np.where(blocked, 0.0, np.exp(within_segment_cumsum(seg, logs, inclusive=False)))
+def _exclusive_product(factor: np.ndarray, bounds) -> np.ndarray:
+    """Π of ``factor`` over the earlier elements of the same segment (1 for a segment's
+    first), multiplied left to right within the segment (``bounds``: ``_segment_bounds``
+    of the sorted segment ids); a zero factor zeroes everything after it."""
+    is_first, first, lengths = bounds
+    if len(first) == len(factor) or not factor.any():  # one element per segment / all zero
+        return is_first.astype(np.float64)
+    out = np.empty(len(factor))
+    out[1:] = _padded_accumulate(first, lengths, factor, np.multiply, 1.0)[:-1]
+    out[first] = 1.0
+    return out
 
 
 # --------------------------------------------------------------------------- product family
@@ -123,24 +139,39 @@ def _product_measure(segments, m, base: np.ndarray, depth: int, stops: bool) -> 
     """EU for ``C_i = b_{i+1}/b_i · (1 − g_i if stops else 1)`` truncated after ``depth``.
 
     ``base[i]`` (i = 1..N, ``base[0]`` unused) is ``Π_{j<i}`` of the gain-free part of C, so
-    ``P_i = base[i] · Q_i`` with ``Q_i = Π_{j<i} (1 − g_j)`` constant between gains.
+    ``P_i = base[i] · Q_i`` with ``Q_i = Π_{j<i} (1 − g_j)`` constant between gains, and
+    ``Σ_i P_i = Σ_blocks Q_b · (cum[end] − cum[start])`` with ``cum`` the cumulative sum of
+    ``base``. Without stopping (``Q = 1``) that is ``cum[depth]`` for every list.
     """
-    v, seg, rank, g = cwl_gains(segments, m)
+    v, seg, rank, units, scale = _positive_gains(segments, m, depth)
+    g = units / scale
     n = v.n_seg
-    cum = np.concatenate([[0.0], np.cumsum(base[1 : depth + 1])])  # cum[i] = Σ_{t<=i} base[t]
-    keep = rank <= depth
-    seg, rank, g = seg[keep], rank[keep], g[keep]
-    if stops:
-        q_before = _exclusive_product(seg, 1.0 - g)
-        q_after = q_before * (1.0 - g)
-    else:
-        q_before = q_after = np.ones(len(g))
-    first_rank = np.full(n, depth, dtype=np.int64)  # block 0: ranks 1..first gain (Q = 1)
-    is_first = np.r_[True, seg[1:] != seg[:-1]] if len(seg) else np.zeros(0, dtype=bool)
-    first_rank[seg[is_first]] = rank[is_first]
-    nxt = _next_in_segment(seg, rank, np.full(n, depth, dtype=np.int64))
-    total = cum[first_rank] + seg_sum(seg, q_after * (cum[nxt] - cum[rank]), n)
-    utility = seg_sum(seg, g * base[rank] * q_before, n)
+    cum = np.empty(depth + 1)
+    cum[0] = 0.0
+    np.cumsum(base[1 : depth + 1], out=cum[1:])  # cum[i] = Σ_{t<=i} base[t]
+    if not stops:
+        return np.bincount(seg, weights=g * base[rank], minlength=n) / cum[depth]
+    if len(seg) == 0:
+        return np.zeros(n)
+    bounds = _segment_bounds(seg)
+    full = g >= 1.0  # C = 0 after a full gain: the later hits of the list never count
+    if full.any() and not full.all():
+        is_first, first, lengths = bounds
+        seen = np.cumsum(full)
+        seen -= full
+        alive = np.flatnonzero(seen == np.repeat(seen[first], lengths))
+        if len(alive) < len(seg):
+            seg, rank, g = seg[alive], rank[alive], g[alive]
+            bounds = _segment_bounds(seg)
+    first = bounds[1]
+    q_before = _exclusive_product(1.0 - g, bounds)
+    # block 0: ranks 1..first gain (Q = 1); after a gain at rank r: ranks r+1..next gain
+    total = np.full(n, cum[depth])
+    total[seg[first]] = cum[rank[first]]
+    q_after = q_before * (1.0 - g)
+    if q_after.any():
+        total += np.bincount(seg, weights=q_after * (cum[_next_rank(rank, first, depth)] - cum[rank]), minlength=n)
+    utility = np.bincount(seg, weights=g * base[rank] * q_before, minlength=n)
     return utility / total
 
 
@@ -232,39 +263,103 @@ def trigamma(x: np.ndarray) -> np.ndarray:
     return out[0] if scalar else out
 
 
+def _trigamma_asymptotic(x: np.ndarray) -> np.ndarray:
+    """ψ₁(x) for x >= 20: 1/x + 1/(2x²) + Σ B_{2k}/x^{2k+1} (first omitted term < 4e-16)."""
+    inv = 1.0 / x
+    inv2 = inv * inv
+    series = inv2 * (1.0 / 6 - inv2 * (1.0 / 30 - inv2 * (1.0 / 42 - inv2 * (1.0 / 30 - inv2 * (5.0 / 66)))))
+    return inv + 0.5 * inv2 + inv * series
+
+
+def _inverse_square_tails(offsets: np.ndarray, depth: int) -> np.ndarray:
+    """``S[f, k] = ψ₁(offsets[f] + k) = Σ_{m>=k} 1/(offsets[f] + m)²`` for k = 1..depth
+    (row f, column k; column 0 holds ``S[f, 1] + 1/offsets[f]²`` where ``offsets[f] > 0``).
+
+    Read off one reversed cumulative sum of the terms from the top: ``S[f, depth]`` by the
+    asymptotic series (``offsets[f] + depth >= 20``), then ``S[f, k] = S[f, k+1] +
+    1/(offsets[f] + k)²`` added smallest first. A difference ``S[f, a] − S[f, b]`` is the
+    partial sum ``Σ_{a<=m<b} 1/(offsets[f] + m)²`` to a few ulps of ``S[f, a]``.
+    """
+    k = np.arange(1, depth, dtype=np.float64)
+    x = offsets[:, None] + k[None, :]
+    out = np.empty((len(offsets), depth + 1))
+    out[:, depth] = _trigamma_asymptotic(offsets + depth)
+    np.cumsum((1.0 / (x * x))[:, ::-1], axis=1, out=out[:, depth - 1 : 0 : -1])
+    out[:, 1:depth] += out[:, depth : depth + 1]
+    safe = np.where(offsets > 0, offsets, 1.0)
+    out[:, 0] = out[:, 1] + np.where(offsets > 0, 1.0 / (safe * safe), np.inf)
+    return out
+
+
+#: Largest ``max_rel − min_rel`` for which INST reads ψ₁ off tables (one per multiple of
+#: 1/D below 1); past it, or with non-integer label differences, ψ₁ is evaluated per value.
+_TABLE_STEPS = 16
+
+
 def inst(segments, m):
     """INST (Moffat, Bailey, Scholer & Thomas 2015): C_i = ((a_i − 1)/a_i)² with
     a_i = i + 2T − G_i (G_i the gain up to and including rank i), over N = 1000 ranks.
 
     Between two ranks with a gain, ``a_i − 1 = a_{i−1}``, so ``P_i`` telescopes to
     ``K_b / (i + 2T − G_b − 1)²`` in block b (``K_0 = 4T²``; at a gain g at rank r,
-    ``K`` is multiplied by ``((x − g)/x)²`` with ``x = r + 2T − G_before − 1``), and the
-    sum of P over a block is ``K_b·(ψ₁(lo) − ψ₁(hi))``, ψ₁ the trigamma function.
+    ``K`` is multiplied by ``((x − g)/x)²`` with ``x = r + 2T − G_before − 1``: a
+    within-segment product over the gains only), and the sum of P over a block (ranks
+    r+1..r') is ``K_b·(ψ₁(r + 2T − G_b) − ψ₁(r' + 2T − G_b))``, ψ₁ the trigamma function
+    ψ₁(x) = Σ_{m>=0} 1/(x + m)². EU = Σ_hits g·P_r / Σ_blocks ΣP (4T² cancels).
+
+    When every ``clip(label) − min_rel`` is an integer and ``D = max_rel − min_rel`` an
+    integer up to 16 (integer labels: the usual case), ``G_b = U_b/D`` with ``U_b`` an
+    exact integer sum, so every argument of ψ₁ is ``2T − j/D + k`` (j = U_b mod D,
+    k = rank − U_b div D, 0 <= k <= N) and ψ₁ is read off D tables of N + 1 values, each
+    one reversed cumulative sum of the terms 1/(2T − j/D + k)² under ψ₁(2T − j/D + N)
+    (asymptotic series): the same series summed in another order, no evaluation per
+    argument. Otherwise ψ₁ is evaluated at every argument.
     """
     T = m.get("T")
-    v, seg, rank, g = cwl_gains(segments, m)
+    v, seg, rank, units, scale = _positive_gains(segments, m)
     n, N = v.n_seg, CWL_DEPTH
-    G_after = within_segment_cumsum(seg, g)
-    G_before = G_after - g
-    x = rank + 2.0 * T - G_before - 1.0  # > 0: G_before <= rank - 1
-    factor = ((x - g) / x) ** 2
-    log_k0 = np.log(4.0 * T * T)
-    k_before = np.exp(log_k0) * _exclusive_product(seg, factor)
-    k_after = k_before * factor
-    p_at = k_before / x**2
-    utility = seg_sum(seg, g * p_at, n)
-    # block 0: ranks 1..first gain rank (or N), K_0 = 4T², G = 0
-    first_rank = np.full(n, N, dtype=np.int64)
-    is_first = np.r_[True, seg[1:] != seg[:-1]] if len(seg) else np.zeros(0, dtype=bool)
-    first_rank[seg[is_first]] = rank[is_first]
-    nxt = _next_in_segment(seg, rank, np.full(n, N, dtype=np.int64))
-    lo = rank + 2.0 * T - G_after
-    hi = nxt + 2.0 * T - G_after
-    # one trigamma call for all its arguments (elementwise: the same values as separate calls)
-    psi = trigamma(np.concatenate([[2.0 * T], first_rank + 2.0 * T, lo, hi]))
-    psi_lo, psi_hi = psi[1 + n : 1 + n + len(lo)], psi[1 + n + len(lo) :]
-    total = 4.0 * T * T * (psi[0] - psi[1 : 1 + n])
-    total = total + seg_sum(seg, k_after * (psi_lo - psi_hi), n)
+    two_t = 2.0 * T
+    if len(seg) == 0:
+        return np.zeros(n)
+    bounds = _segment_bounds(seg)
+    is_first, first, lengths = bounds
+    g = units / scale
+    steps = int(scale) if scale == int(scale) and scale <= _TABLE_STEPS else 0
+    on_grid = steps > 0 and np.array_equal(units, np.floor(units))
+    if on_grid:  # integer units: an exact cumulative sum, whatever the order
+        u = units.astype(np.int64)
+        u_after = np.cumsum(u)
+        u_after -= np.repeat(u_after[first] - u[first], lengths)
+        G_after = u_after / scale
+        G_before = (u_after - u) / scale
+    else:
+        G_after = within_segment_cumsum(seg, g, bounds=bounds)
+        G_before = G_after - g
+    x = rank + (two_t - 1.0) - G_before  # r + 2T − G_before − 1 > 0
+    factor = (x - g) / x
+    factor *= factor
+    k_before = _exclusive_product(factor, bounds)  # K_before / 4T²
+    utility = np.bincount(seg, weights=g * k_before / (x * x), minlength=n)
+    nxt = _next_rank(rank, first, N)
+    if on_grid:
+        table = _inverse_square_tails(two_t - np.arange(steps, dtype=np.float64) / scale, N)
+        if steps == 1:
+            psi, lo, hi = table[0], rank - u_after, nxt - u_after
+        else:
+            row = (u_after % steps) * (N + 1)
+            whole = u_after // steps
+            psi, lo, hi = table.ravel(), row + (rank - whole), row + (nxt - whole)
+        block = psi[lo] - psi[hi]
+        top, first_end, last = table[0, 0], table[0, rank[first]], table[0, N]
+    else:
+        n_first, n_hits = len(first), len(seg)
+        psi = trigamma(np.concatenate([[two_t, N + two_t], rank[first] + two_t, rank + two_t - G_after, nxt + two_t - G_after]))
+        top, last, first_end = psi[0], psi[1], psi[2 : 2 + n_first]
+        block = psi[2 + n_first : 2 + n_first + n_hits] - psi[2 + n_first + n_hits :]
+    # block 0 (ranks 1..first gain, or N): K_0 = 4T², G = 0
+    total = np.full(n, top - last)
+    total[seg[first]] = top - first_end
+    total += np.bincount(seg, weights=k_before * factor * block, minlength=n)
     return utility / total
 
 
@@ -274,17 +369,19 @@ def bpm(segments, m):
     T <= 0), W uniform over them: BPM = Σ_{i<=D} g_i / D. The running gain is summed left to
     right as cwl_eval does, so the comparison with T is bit-exact."""
     T = m.get("T")
-    v, seg, rank, g = cwl_gains(segments, m)
+    K = min(m.cutoff, CWL_DEPTH)
+    v, seg, rank, units, scale = _positive_gains(segments, m, K)  # ranks past K never count
+    g = units / scale
     n = v.n_seg
-    depth = np.full(n, min(m.cutoff, CWL_DEPTH), dtype=np.int64)
+    depth = np.full(n, K, dtype=np.int64)
     if T <= 0:
         depth[:] = 1
     else:
         running = within_segment_cumsum(seg, g)  # added left to right, as cwl_eval does
-        reached = running >= T
-        stop = np.full(n, CWL_DEPTH + 1, dtype=np.int64)
-        np.minimum.at(stop, seg[reached], rank[reached])
-        depth = np.minimum(depth, stop)
+        reached = np.flatnonzero(running >= T)
+        if len(reached):  # the first hit of each segment where the running gain reaches T
+            at = reached[_segment_bounds(seg[reached])[1]]
+            depth[seg[at]] = np.minimum(depth[seg[at]], rank[at])
     inside = rank <= depth[seg]
     return seg_sum(seg[inside], g[inside], n) / depth
 

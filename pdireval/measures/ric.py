@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from pdireval.measures.registry import MeasureDef, Param, register
-from pdireval.measures.view import NEGATIVES, view_of, within_segment_cumsum
+from pdireval.measures.view import NEGATIVES, _segment_bounds, view_of
 
 __all__ = ["ric", "ric_counts", "binary_entropy", "truncated_condensed"]
 
@@ -57,13 +57,30 @@ def ric_from_fractions(c, d) -> np.ndarray:
 def truncated_condensed(seg, label, rel):
     """Mask of the hits (condensed, in list order) kept after truncating each segment's list
     after its last relevant document (label >= ``rel``); segments without one keep nothing."""
-    is_rel = (label >= rel).astype(np.float64)
-    if len(seg) == 0:
+    n = len(seg)
+    if n == 0:
         return np.zeros(0, dtype=bool)
-    n_seg = int(seg.max()) + 1
-    total = np.bincount(seg, weights=is_rel, minlength=n_seg)
-    before = within_segment_cumsum(seg, is_rel, inclusive=False)
-    return (total[seg] - before) > 0
+    rel_at = np.flatnonzero(label >= rel)
+    if len(rel_at) == 0:
+        return np.zeros(n, dtype=bool)
+    # the index of each segment's last relevant hit (hits in segment order)
+    rel_seg = seg[rel_at]
+    last = np.empty(len(rel_at), dtype=bool)
+    last[-1] = True
+    np.not_equal(rel_seg[1:], rel_seg[:-1], out=last[:-1])
+    end = np.full(int(seg[-1]) + 1, -1, dtype=np.int64)
+    end[rel_seg[last]] = rel_at[last]
+    return np.arange(n) <= end[seg]
+
+
+def _counts_before(code: np.ndarray, level: int, first: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Per hit: the hits of its segment above it with label code ``level`` (integer counts:
+    one global cumulative count minus each segment's start, exact)."""
+    at = code == level
+    counts = np.cumsum(at, dtype=np.int64)
+    counts -= at
+    counts -= np.repeat(counts[first], lengths)
+    return counts
 
 
 def ric_counts(segments, *, rel: float = 1.0, negatives: str = "unjudged", cutoff: int | None = None):
@@ -72,44 +89,60 @@ def ric_counts(segments, *, rel: float = 1.0, negatives: str = "unjudged", cutof
 
     Counts, not fractions; n = (J² − Σ_g J_g²)/2 for J judged documents of the query, J_g of
     label g. Used by the RIC kernel and, as an independent check, by the tests.
+
+    Retrieved pairs: the different-label pairs of a segment number ``(r² − Σ_g r_g²)/2``
+    (r retrieved, r_g of label g), of which c counts, for each label level l above the
+    lowest, the hits of level l above a hit of a lower level (one integer cumulative count
+    per level), and d the rest. A query with fewer than two distinct labels has no pair:
+    its segments get zeros without reading their hits.
     """
     v = view_of(segments, negatives=negatives, judged_only=False)
     n_seg = v.n_seg
-    keep = ~np.isnan(v.hit_label)
-    if cutoff is not None:
-        keep &= v.hit_pos < cutoff
-    seg, lab = v.hit_seg[keep], v.hit_label[keep]
-    kept = truncated_condensed(seg, lab, rel)
-    seg, lab = seg[kept], lab[kept]
-
     q_judged = ~np.isnan(v.q_label)
     q_lab = v.q_label[q_judged]
-    q_row = v.q_row_query[q_judged]
     levels = np.unique(q_lab)
     K = len(levels)
+    if K < 2:  # no query has two distinct labels: no pair anywhere
+        zeros = np.zeros(n_seg)
+        return zeros, zeros.copy(), zeros.copy()
     n_q = v.n_queries
     # per query: judged documents per label level, and the number of different-label pairs
     q_code = np.searchsorted(levels, q_lab)
-    per_level = np.bincount(q_row * K + q_code, minlength=n_q * K).reshape(n_q, K).astype(np.float64)
+    per_level = np.bincount(v.q_row_query[q_judged] * K + q_code, minlength=n_q * K).reshape(n_q, K).astype(np.float64)
     judged = per_level.sum(axis=1)
     n_pairs = (judged**2 - (per_level**2).sum(axis=1)) / 2.0
 
-    code = np.searchsorted(levels, lab)
-    # retrieved pairs: documents above x with a higher / lower label
-    above_higher = np.zeros(len(seg))
-    above_lower = np.zeros(len(seg))
-    for level in range(K):  # loop over label levels (a handful), vectorised over hits
-        at = (code == level).astype(np.float64)
-        above = within_segment_cumsum(seg, at, inclusive=False)
-        above_higher += np.where(code < level, above, 0.0)
-        above_lower += np.where(code > level, above, 0.0)
-    c_rr = np.bincount(seg, weights=above_higher, minlength=n_seg)
-    d_rr = np.bincount(seg, weights=above_lower, minlength=n_seg)
-    # retrieved x versus unretrieved judged documents of the query
+    # judged hits (within the cut-off) up to the last relevant one: condensing after the
+    # truncation keeps the same hits (unjudged ones are never relevant)
+    seg, lab = v.hit_seg, v.hit_label
+    keep = ~np.isnan(lab)
+    if cutoff is not None:
+        keep &= v.hit_pos < cutoff
+        lab = np.where(keep, lab, np.nan)
+    keep &= truncated_condensed(seg, lab, rel)
+    kept = np.flatnonzero(keep)
+    seg, code = seg[kept], np.searchsorted(levels, lab[kept])
+
+    # retrieved hits per segment and level, and the different-label pairs among them
     ret = np.bincount(seg * K + code, minlength=n_seg * K).reshape(n_seg, K).astype(np.float64)
+    n_ret = ret.sum(axis=1)
+    pairs_rr = (n_ret**2 - (ret**2).sum(axis=1)) / 2.0
+    # retrieved pairs with the higher label above: for each level l >= 1, the level-l hits
+    # above each hit of a lower level
+    if len(seg):
+        _, first, lengths = _segment_bounds(seg)
+        higher_above = np.zeros(len(seg), dtype=np.int64)
+        for level in range(1, K):  # loop over label levels (a handful), vectorised over hits
+            higher_above += np.where(code < level, _counts_before(code, level, first, lengths), 0)
+        c_rr = np.bincount(seg, weights=higher_above, minlength=n_seg)
+    else:
+        c_rr = np.zeros(n_seg)
+    d_rr = pairs_rr - c_rr
+    # retrieved x versus unretrieved judged documents of the query
     unret = per_level[v.seg_query] - ret
-    below = np.cumsum(unret, axis=1) - unret  # unretrieved with a lower label
-    above_u = unret.sum(axis=1, keepdims=True) - np.cumsum(unret, axis=1)  # higher label
+    below = np.cumsum(unret, axis=1)  # unretrieved with a label up to x's
+    above_u = below[:, -1:] - below  # unretrieved with a higher label
+    below -= unret  # unretrieved with a lower label
     c = c_rr + (ret * below).sum(axis=1)
     d = d_rr + (ret * above_u).sum(axis=1)
     return c, d, n_pairs[v.seg_query]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -33,3 +34,16 @@ def test_perfect_ranking_scores_one_and_ties_in_the_ideal_follow_the_run():
     assert value == pytest.approx(1.0, abs=1e-15)
     swapped = run.assign(doc=["c", "a", "b"])
     assert pdireval.evaluate(swapped, ["Compat"], qrels=qrels)["value"].iloc[0] < 1.0
+
+
+@pytest.mark.parametrize("n_levels", [1, 2, 6])
+def test_compat_ideal_positions_with_one_few_and_many_label_levels(n_levels):
+    # one level: the run order alone; up to 4: counted per level; more: a stable sort
+    run, qrels = graded_collection(7, n_queries=10)
+    positive = qrels["label"] > 0
+    levels = np.random.default_rng(n_levels).integers(1, n_levels + 1, size=int(positive.sum()))
+    qrels.loc[positive, "label"] = levels
+    assert qrels.loc[positive, "label"].nunique() == n_levels
+    ours = pdireval.evaluate(run, list(MEASURES), qrels=qrels, missing="drop")
+    theirs = ir_measures_values(run, qrels, MEASURES)
+    assert_same_values(ours, theirs.merge(ours[["system", "query"]].drop_duplicates().astype(str), on=["system", "query"]))

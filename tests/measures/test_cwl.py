@@ -93,3 +93,64 @@ def test_default_max_rel_without_a_positive_label_gives_zero():
     run = pd.DataFrame({"system": "s", "query": "1", "doc": ["a", "b"], "score": [2.0, 1.0]})
     values = pdireval.evaluate(run, ["INST", "BPM@5", "NERR10", "SDCG@5"], qrels=qrels)["value"]
     assert (values == 0).all()
+
+
+def _direct_cwl(run, qrels, continuation, *, min_rel=0.0, max_rel=None):
+    """EU = Σ P_i g_i / Σ P_i over N = 1000 ranks, P_1 = 1, P_{i+1} = P_i·C_i, stepping
+    rank by rank as cwl_eval does: the reference the closed forms are checked against."""
+    labels = {(q, d): lab for q, d, lab in qrels[["query", "doc", "label"]].itertuples(index=False)}
+    top = max_rel if max_rel is not None else max(qrels["label"].max(), min_rel + 1)
+    out = {}
+    for (s, q), rows in run.groupby(["system", "query"], sort=False):
+        docs = rows.sort_values("score", ascending=False)["doc"].tolist()[:1000]
+        lab = np.array([labels.get((q, d), np.nan) for d in docs] + [np.nan] * (1000 - len(docs)))
+        lab = np.where(np.isnan(lab), min_rel, np.maximum(lab, 0.0))
+        g = (np.clip(lab, min_rel, top) - min_rel) / (top - min_rel)
+        p, num, den, total_gain = 1.0, 0.0, 0.0, 0.0
+        for i in range(1, 1001):
+            num += p * g[i - 1]
+            den += p
+            total_gain += g[i - 1]
+            p *= continuation(i, g[i - 1], total_gain)
+        out[(s, q)] = num / den
+    return out
+
+
+def _inst_continuation(T):
+    def c(i, g, G):
+        a = i + 2.0 * T - G
+        return ((a - 1.0) / a) ** 2
+
+    return c
+
+
+@pytest.mark.parametrize(
+    "measure, T, min_rel, max_rel, scale",
+    [
+        ("INST(max_rel=3)", 1.0, 0.0, 3.0, 1.0),  # ψ₁ from 3 tables (gains on a grid of 1/3)
+        ("INST(T=0.5,max_rel=2)", 0.5, 0.0, 2.0, 1.0),  # 2T − 1 = 0: a factor can vanish
+        ("INST(T=0.25,min_rel=-1,max_rel=3)", 0.25, -1.0, 3.0, 1.0),  # 4 tables, labels -1 count
+        ("INST(T=2,max_rel=20)", 2.0, 0.0, 20.0, 1.0),  # too many grid steps: ψ₁ per argument
+        ("INST(T=1.5,max_rel=1.5)", 1.5, 0.0, 1.5, 0.5),  # fractional labels: ψ₁ per argument
+    ],
+)
+def test_inst_closed_form_matches_rank_by_rank_continuation(measure, T, min_rel, max_rel, scale):
+    run, qrels = graded_collection(5, n_queries=8, long_lists=True)
+    qrels = qrels.assign(label=qrels["label"] * scale)
+    ours = pdireval.evaluate(run, measure, qrels=qrels, missing="drop")
+    direct = _direct_cwl(run, qrels, _inst_continuation(T), min_rel=min_rel, max_rel=max_rel)
+    got = {(s, q): v for s, q, v in ours[["system", "query", "value"]].itertuples(index=False)}
+    assert got.keys() == direct.keys()
+    for key, value in direct.items():
+        assert got[key] == pytest.approx(value, rel=1e-12, abs=1e-15), key
+
+
+def test_nerr_stops_after_a_full_gain_and_multiplies_partial_ones():
+    # gains 1/3, 2/3, 1, then 1/3: Q = 1, 2/3, 2/9, 0 (nothing after the full gain counts)
+    docs = ["a", "b", "c", "d", "e"]
+    qrels = pd.DataFrame({"query": "1", "doc": docs[:4], "label": [1, 2, 3, 1]})
+    run = pd.DataFrame({"system": "s", "query": "1", "doc": docs, "score": [5.0, 4.0, 3.0, 2.0, 1.0]})
+    value = pdireval.evaluate(run, "NERR10(max_rel=3,p=0.5)", qrels=qrels)["value"].iloc[0]
+    P = np.array([1.0, 0.5 * 2 / 3, 0.25 * 2 / 9])  # P_i = p^(i-1)·Q_i, 0 from rank 4 on
+    g = np.array([1 / 3, 2 / 3, 1.0])
+    assert value == pytest.approx((P * g).sum() / P.sum(), rel=1e-13)
