@@ -53,8 +53,9 @@ from pdireval.measures.standard import (
 from pdireval.measures.view import (
     _segment_bounds,
     gain_values,
+    one_value,
     seg_sum,
-    sorted_per_query,
+    sorted_within_queries,
     within_segment_cumsum,
 )
 
@@ -75,23 +76,33 @@ def q_measure(segments, m):
         keep = g > 0
         if not keep.all():
             g, rq = g[keep], rq[keep]
-        rq, g, _ = sorted_per_query(rq, g)
         n = np.bincount(rq, minlength=v.n_queries)
-        cache[key] = (within_segment_cumsum(rq, g), n, np.concatenate([[0], np.cumsum(n)]))
+        if one_value(g):
+            # one gain value (binary qrels): every ideal list is n copies of it, so cg*(r) is
+            # entry min(r, n) of one running sum (0 at entry 0), the same left-to-right sums
+            table = np.zeros(int(n.max(initial=0)) + 1)
+            np.cumsum(np.full(len(table) - 1, g[0] if len(g) else 0.0), out=table[1:])
+            cache[key] = (table, n, None)
+        else:
+            rq, g, _, bounds = sorted_within_queries(rq, g)  # rq is grouped by query (judgments order)
+            cache[key] = (within_segment_cumsum(rq, g, bounds=bounds), n, np.concatenate([[0], np.cumsum(n)]))
     ideal_cum, n_ideal, start = cache[key]
     # only relevant documents have a gain here, so cumulate over them alone
     is_rel = _relevant(v, rel)
     if m.cutoff is not None:
         is_rel &= v.hit_pos < m.cutoff
-    seg, pos = v.hit_seg[is_rel], v.hit_pos[is_rel]
+    idx = np.flatnonzero(is_rel)
+    seg, pos = v.hit_seg[idx], v.hit_pos[idx]
     if len(seg) == 0:
         return np.zeros(v.n_seg)
     bounds = _segment_bounds(seg)
-    cg = within_segment_cumsum(seg, gain_values(v.hit_label[is_rel], m.get("gain")), bounds=bounds)
+    cg = within_segment_cumsum(seg, gain_values(v.hit_label[idx], m.get("gain")), bounds=bounds)
     count = (np.arange(len(seg)) - np.repeat(bounds[1], bounds[2])) + 1.0
     q = v.seg_query[seg]
     depth = np.minimum(pos + 1, n_ideal[q])
-    if depth.min() > 0:  # every relevant document's query has an ideal list
+    if start is None:
+        cg_ideal = ideal_cum[depth]
+    elif depth.min() > 0:  # every relevant document's query has an ideal list
         cg_ideal = ideal_cum[start[q] + depth - 1]
     else:
         cg_ideal = np.zeros(len(seg))
@@ -108,12 +119,28 @@ def _ideal_err(v, m) -> np.ndarray:
     cache = v.segments.cache
     if key in cache:
         return cache[key]
-    judged = ~np.isnan(v.q_label)
-    rq, lab, pos = sorted_per_query(v.q_row_query[judged], v.q_label[judged])
-    if m.cutoff is not None:
-        inside = pos < m.cutoff
-        lab, rq, pos = lab[inside], rq[inside], pos[inside]
-    out = np.bincount(rq, weights=err_terms(rq, pos, lab, _max_grade(v, m)), minlength=v.n_queries)
+    # only positive labels can stop the user; they come first in the ideal list, and the
+    # others add terms of 0 (and nothing to the running product), so they are left out
+    positive = v.q_label > 0  # NaN compares False
+    rq, lab = v.q_row_query[positive], v.q_label[positive]
+    gmax = _max_grade(v, m)
+    if one_value(lab):
+        # one positive label (binary qrels): every ideal list is n copies of it, a prefix of
+        # the longest one, so ideal ERR@k is entry min(n, k) of that list's running sum
+        n = np.bincount(rq, minlength=v.n_queries)
+        if m.cutoff is not None:
+            n = np.minimum(n, m.cutoff)
+        longest = int(n.max(initial=0))
+        terms = err_terms(np.zeros(longest, dtype=np.int64), np.arange(longest), np.full(longest, lab[0] if len(lab) else 1.0), gmax)
+        table = np.zeros(longest + 1)
+        np.cumsum(terms, out=table[1:])
+        out = table[n]
+    else:
+        rq, lab, pos, _ = sorted_within_queries(rq, lab)
+        if m.cutoff is not None:
+            inside = pos < m.cutoff
+            lab, rq, pos = lab[inside], rq[inside], pos[inside]
+        out = np.bincount(rq, weights=err_terms(rq, pos, lab, gmax), minlength=v.n_queries)
     cache[key] = out
     return out
 

@@ -324,8 +324,13 @@ def err(segments, m):
     A label above ``max_grade`` has R = 1.
     """
     v, k = _view(segments, m), m.cutoff
-    inside = _in_cutoff(v, k)
-    seg, pos, lab = v.hit_seg[inside], v.hit_pos[inside], v.hit_label[inside]
+    # only documents with a positive label can stop the user: the others add a term of 0 and
+    # nothing to the running product (log(1 − 0) = 0), so they are left out
+    can_stop = v.hit_label > 0  # NaN compares False
+    if k is not None:
+        can_stop &= v.hit_pos < k
+    idx = np.flatnonzero(can_stop)
+    seg, pos, lab = v.hit_seg[idx], v.hit_pos[idx], v.hit_label[idx]
     return seg_sum(seg, err_terms(seg, pos, lab, _max_grade(v, m)), v.n_seg)
 
 

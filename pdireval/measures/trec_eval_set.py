@@ -51,11 +51,12 @@ from pdireval.measures.standard import (
 from pdireval.measures.view import (
     View,
     _segment_bounds,
+    one_value,
     seg_sum,
-    sorted_per_query,
+    sorted_within_queries,
+    suffix_max_within,
     within_segment_cumsum,
     within_segment_rank,
-    within_segment_suffix_max,
 )
 
 __all__ = [
@@ -125,28 +126,50 @@ def _interpolated(v: View, rel: float):
     key = ("iprec_table", v.negatives, v.judged_only, rel)
     cache = v.segments.cache
     if key not in cache:
-        seg, pos, nth = _rel_hits(v, rel)
-        best = within_segment_suffix_max(seg, nth / (pos + 1.0))
+        idx = np.flatnonzero(_relevant(v, rel))
+        seg = v.hit_seg[idx]
         count = np.bincount(seg, minlength=v.n_seg)
-        cache[key] = (np.cumsum(count) - count, count, best)
+        start = np.cumsum(count) - count
+        if len(seg):
+            _, first, lengths = _segment_bounds(seg)
+            nth = np.arange(1.0, len(seg) + 1.0) - np.repeat(first, lengths)  # 1-based
+            best = suffix_max_within(nth / (v.hit_pos[idx] + 1.0), first, lengths)
+        else:
+            best = np.zeros(0)
+        cache[key] = (start, count, best)
     return cache[key]
 
 
-def _iprec(v: View, rel: float, fractions) -> np.ndarray:
-    """Interpolated precision at each recall level of ``fractions``: (len(fractions), n_seg).
+def _iprec(v: View, rel: float, fractions) -> list:
+    """Interpolated precision at each recall level of ``fractions``: one array (per segment)
+    per level.
 
     The c-th relevant retrieved document of a segment is row start + c - 1 of the table, so
     each level is one lookup per segment (no pass over the hits); c depends only on R and
-    the level, so it is read from a small (R, level) table."""
+    the level, so it is read from a small (R, level) table, and a level whose c equals the
+    previous level's for every R that occurs reuses its array."""
     start, count, best = _interpolated(v, rel)
     R = v.num_rel(rel).astype(np.int64)
     levels = np.asarray(fractions, dtype=np.float64)
     # c = max(⌊x·R + 0.9⌋, 1) for every R that occurs (a cut of 0 reads at the first relevant)
-    table = np.maximum(_recall_cut(levels[None, :], np.arange(int(R.max(initial=0)) + 1, dtype=np.float64)[:, None]), 1.0)
-    want = table.T.astype(np.int64)[:, R[v.seg_query]]
-    index = want + (start - 1)
-    index[want > count] = len(best)  # fewer than c relevant retrieved: 0
-    return np.append(best, 0.0)[index]
+    r_values = np.arange(int(R.max(initial=0)) + 1)
+    table = np.maximum(_recall_cut(levels[None, :], r_values[:, None].astype(np.float64)), 1.0).astype(np.int64)
+    occurs = np.zeros(len(r_values), dtype=bool)
+    occurs[R] = True
+    same = (table[occurs, 1:] == table[occurs, :-1]).all(axis=0).tolist()  # level j as level j - 1
+    R_seg = R[v.seg_query]
+    base = start - 1
+    padded = np.append(best, 0.0)  # entry len(best): 0 for "fewer than c relevant retrieved"
+    out = []
+    for j in range(len(levels)):
+        if j and same[j - 1]:
+            out.append(out[-1])
+            continue
+        want = table[:, j][R_seg]
+        index = want + base
+        index[want > count] = len(best)
+        out.append(padded[index])
+    return out
 
 
 def iprec_at_recall(segments, m):
@@ -167,10 +190,9 @@ def eleven_point_average(segments, m):
     ``11pt_avg``; default 0, 0.1, ..., 1)."""
     v = _view(segments, m)
     levels = m.get("levels")
-    table = _iprec(v, m.get("rel"), [float(x) for x in levels])
     total = np.zeros(v.n_seg)
-    for j in range(len(levels)):  # added level by level, in order (as trec_eval sums them)
-        total += table[j]
+    for level in _iprec(v, m.get("rel"), [float(x) for x in levels]):  # added in order, as trec_eval sums them
+        total += level
     return total / len(levels)
 
 
@@ -307,14 +329,49 @@ class _Ideal:
         else:  # the gain is the label: positive labels only (NaN compares False)
             keep = v.q_label > 0
             g = v.q_label[keep]
-        rq = v.q_row_query[keep]
+        rq = v.q_row_query[keep]  # grouped by query, ascending (the judgments' order)
         # self.rank: 0-based position in the ideal list
-        self.query, self.gain, self.rank, self._bounds = sorted_per_query(rq, g, return_bounds=True)
+        self.query, self.gain, self.rank, self._bounds = sorted_within_queries(rq, g)
+        self.n_queries = v.n_queries
         self.npos = np.bincount(self.query, minlength=v.n_queries).astype(np.int64)
         self.start = np.concatenate([[0], np.cumsum(self.npos)]).astype(np.int64)
 
     def cumulative(self, values: np.ndarray) -> np.ndarray:
         return within_segment_cumsum(self.query, values, bounds=self._bounds)
+
+    def totals(self, values: np.ndarray) -> np.ndarray:
+        """Per query: the sum of ``values`` over its ideal list, in list order (bit for bit
+        the last entry of :meth:`cumulative`; 0 for a query without positive gains)."""
+        return np.bincount(self.query, weights=values, minlength=self.n_queries)
+
+    @cached_property
+    def contrib(self) -> np.ndarray:
+        """Per ideal entry: its DCG contribution gain / log2(rank + 1)."""
+        return self.gain / np.log2(self.rank + 2.0)
+
+    @cached_property
+    def levels(self) -> _Levels:
+        """The R-levels of every query (:class:`_Levels`)."""
+        n = len(self.query)
+        is_b = np.ones(n, dtype=bool)  # the last entry of every query's ideal list
+        if n > 1:
+            np.not_equal(self.gain[1:], self.gain[:-1], out=is_b[:-1])
+            is_b[:-1] |= self._bounds[0][1:]  # a query's last entry (the next starts a query)
+        b_index = np.flatnonzero(is_b)
+        n_with = 0 if self._bounds is None else len(self._bounds[1])
+        if len(b_index) == n_with:  # one level per query (one gain value, e.g. binary labels)
+            idcg = self.totals(self.contrib)
+            return _Levels(self.npos[None, :], idcg[None, :], (self.npos > 0).astype(np.float64), idcg, self.npos)
+        bq = self.query[b_index]
+        level = within_segment_rank(bq)
+        shape = (int(level.max()) + 1, self.n_queries)
+        depth = np.zeros(shape, dtype=np.int64)
+        depth[level, bq] = self.rank[b_index] + 1
+        cum = self.cumulative(self.contrib)
+        idcg = np.zeros(shape)
+        idcg[level, bq] = cum[b_index]  # IDCG at a boundary: the ideal's own running sum there
+        count = np.bincount(bq, minlength=self.n_queries).astype(np.float64)
+        return _Levels(depth, idcg, count, self.totals(self.contrib), self.npos)
 
     def at(self, cum: np.ndarray, query: np.ndarray, depth: np.ndarray) -> np.ndarray:
         """cum summed over the first min(depth, npos) ideal positions of ``query``."""
@@ -325,6 +382,80 @@ class _Ideal:
         ok = d > 0
         out[ok] = cum[self.start[query[ok]] + d[ok] - 1]
         return out
+
+
+@dataclass
+class _Levels:
+    """Per query, its R-levels (the depths b where the ideal gain changes, the last being n⁺)
+    as rows of (levels, queries) tables: ``depth[i, q]`` the i-th level's depth and
+    ``idcg[i, q]`` the IDCG there (both 0 past the query's last level); ``count[q]`` its
+    number of levels, ``idcg_all[q]`` its whole IDCG, ``npos[q]`` its n⁺."""
+
+    depth: np.ndarray
+    idcg: np.ndarray
+    count: np.ndarray
+    idcg_all: np.ndarray
+    npos: np.ndarray
+
+
+def _uniform_ideal(v: View, gains) -> _UniformIdeal | None:
+    """The ideal ranking when every positive trec_eval gain of the qrels is the same value g
+    (binary qrels, the usual case): each query's ideal list is then n⁺ copies of g, so no
+    sort is needed and a running sum over the ideal list at depth d is entry d of one small
+    table shared by all queries (:class:`_UniformIdeal`). None when the gains differ."""
+    from pdireval.measures.registry import _freeze
+
+    key = ("trec_uniform_ideal", v.negatives, _freeze(gains))
+    cache = v.segments.cache
+    if key not in cache:
+        if gains:
+            g = trec_gain(v.q_label, gains)  # unjudged (NaN) -> 0
+            keep = g > 0
+            g = g[keep]
+        else:  # the gain is the label: positive labels only (NaN compares False)
+            keep = v.q_label > 0
+            g = v.q_label[keep]
+        uniform = None
+        if one_value(g):
+            npos = np.bincount(v.q_row_query[keep], minlength=v.n_queries)
+            uniform = _UniformIdeal(npos, float(g[0]) if len(g) else 1.0)
+        cache[key] = uniform
+    return cache[key]
+
+
+@dataclass
+class _UniformIdeal:
+    """Per query n⁺ (``npos``) ideal documents, all of gain ``gain``. ``prefix(values)``
+    gives the table P with P[d] = values[0] + ... + values[d-1] summed left to right (P[0]
+    = 0), for values given per ideal position: bit for bit the running sum of an ideal list
+    at depth d, whatever the query (all ideal lists are the same up to their length)."""
+
+    npos: np.ndarray
+    gain: float
+
+    @cached_property
+    def longest(self) -> int:
+        return int(self.npos.max(initial=0))
+
+    def prefix(self, values) -> np.ndarray:
+        out = np.zeros(self.longest + 1)
+        np.cumsum(np.broadcast_to(values, (self.longest,)), out=out[1:])
+        return out
+
+    @cached_property
+    def idcg(self) -> np.ndarray:
+        """IDCG at depth d: P[d] over gain / log2(position + 2)."""
+        return self.prefix(self.gain / np.log2(np.arange(self.longest) + 2.0))
+
+
+def _levels(v: View, gains) -> _Levels:
+    """The R-levels (:class:`_Levels`): one per query when the gains are uniform."""
+    uniform = _uniform_ideal(v, gains)
+    if uniform is None:
+        return _ideal(v, gains).levels
+    npos = uniform.npos
+    idcg = uniform.idcg[npos]
+    return _Levels(npos[None, :], idcg[None, :], (npos > 0).astype(np.float64), idcg, npos)
 
 
 def _ideal(v: View, gains) -> _Ideal:
@@ -342,7 +473,7 @@ def _ideal_dcg(v: View, gains):
     cache = v.segments.cache
     if key not in cache:
         ideal = _ideal(v, gains)
-        cache[key] = ideal.cumulative(ideal.gain / np.log2(ideal.rank + 2.0))
+        cache[key] = ideal.cumulative(ideal.contrib)
     return cache[key]
 
 
@@ -383,6 +514,11 @@ class _GainHits:
     @cached_property
     def contrib(self) -> np.ndarray:
         return self.gain / np.log2(self.pos + 2.0)
+
+    @cached_property
+    def bounds(self):
+        """:func:`_segment_bounds` of ``seg`` (None without hits)."""
+        return _segment_bounds(self.seg) if len(self.seg) else None
 
 
 def _segment_totals(seg: np.ndarray, cum: np.ndarray, n_seg: int, bounds=None) -> np.ndarray:
@@ -464,21 +600,27 @@ def ndcg_rel(segments, m):
     d, DCG and IDCG over the whole lists; 0 when n⁺ = 0 or the sum is not positive.
     """
     v, gains = _view(segments, m), m.get("gains")
-    ideal = _ideal(v, gains)
-    cum = _ideal_dcg(v, gains)
     hits = _gain_hits(v, gains)
     seg, pos, g = hits.seg, hits.pos, hits.gain
-    bounds = _segment_bounds(seg) if len(seg) else None
-    dcg_at = within_segment_cumsum(seg, hits.contrib, bounds=bounds)  # DCG down to and including each hit
-    dcg = _segment_totals(seg, dcg_at, v.n_seg, bounds)
+    dcg_at = within_segment_cumsum(seg, hits.contrib, bounds=hits.bounds)  # DCG down to and including each hit
+    dcg = _segment_totals(seg, dcg_at, v.n_seg, hits.bounds)
     positive = g > 0
     if not positive.all():
         seg, pos, dcg_at = seg[positive], pos[positive], dcg_at[positive]
-    ratio = _safe_div(dcg_at, ideal.at(cum, v.seg_query[seg], pos + 1))
-    total = seg_sum(seg, ratio, v.n_seg)
+    uniform = _uniform_ideal(v, gains)
+    if uniform is not None:  # IDCG@d from one table (a positive-gain hit's query has n⁺ >= 1)
+        npos = uniform.npos
+        at_hit = uniform.idcg[np.minimum(pos + 1, npos[v.seg_query[seg]])]
+        idcg = uniform.idcg[npos[v.seg_query]]
+    else:
+        ideal = _ideal(v, gains)
+        cum = _ideal_dcg(v, gains)
+        npos = ideal.npos
+        at_hit = ideal.at(cum, v.seg_query[seg], pos + 1)
+        idcg = ideal.at(cum, v.seg_query, np.full(v.n_seg, np.iinfo(np.int64).max))
+    total = seg_sum(seg, _safe_div(dcg_at, at_hit), v.n_seg)
     n_ret = np.bincount(seg, minlength=v.n_seg)
-    npos = ideal.npos[v.seg_query].astype(np.float64)
-    idcg = ideal.at(cum, v.seg_query, np.full(v.n_seg, np.iinfo(np.int64).max))
+    npos = npos[v.seg_query].astype(np.float64)
     total = total + (npos - n_ret) * _safe_div(dcg, idcg)
     return np.where(total > 0, _safe_div(total, npos), 0.0)
 
@@ -510,8 +652,39 @@ def r_ndcg(segments, m):
     judged documents), plus L when L >= n⁺ + 2 (trec_eval's loop skips L = n⁺ + 1). Rndcg = mean over those depths
     of DCG@b / IDCG@b (log2 discount, trec_eval gain levels). R = 0 (label >= ``rel``) -> 0;
     n⁺ = 0 -> 0 (trec_eval divides 0 by 0 there).
+
+    Computed level by level (the i-th R-level of every query at once; a query has as many
+    levels as distinct positive gains): DCG@b is the sum, in rank order, of the hits above
+    b, the ratios are added in level order, then the whole list's, as trec_eval adds them.
     """
     v, gains, rel = _view(segments, m), m.get("gains"), m.get("rel")
+    levels = _levels(v, gains)
+    if len(levels.depth) > _MAX_LEVEL_PASSES:
+        return _r_ndcg_pairs(v, gains, rel)
+    hits = _gain_hits(v, gains)
+    sq = v.seg_query
+    total = np.zeros(v.n_seg)
+    for depth, idcg in zip(levels.depth, levels.idcg):  # one pass per level (a handful)
+        inside = hits.pos < depth[sq][hits.seg]
+        before = np.bincount(hits.seg[inside], weights=hits.contrib[inside], minlength=v.n_seg)
+        total += _safe_div(before, idcg[sq])
+    npos = levels.npos[sq]
+    longer = (v.seg_len > npos + 1) & (npos > 0)  # trec_eval's loop: not when L = n⁺ + 1
+    if longer.any():
+        dcg = np.bincount(hits.seg, weights=hits.contrib, minlength=v.n_seg)
+        total = total + np.where(longer, _safe_div(dcg, levels.idcg_all[sq]), 0.0)
+    out = _safe_div(total, levels.count[sq] + longer)
+    return np.where(_R(v, rel) > 0, out, 0.0)
+
+
+#: Above this many R-levels in a query, Rndcg looks its depths up per (segment, level) pair
+#: instead of one pass over the hits per level.
+_MAX_LEVEL_PASSES = 8
+
+
+def _r_ndcg_pairs(v: View, gains, rel: float) -> np.ndarray:
+    """Rndcg by (segment, R-level) pairs and a binary search per pair: the same numbers as
+    :func:`r_ndcg`, for qrels with many distinct gains per query."""
     ideal = _ideal(v, gains)
     cum = _ideal_dcg(v, gains)
     # boundaries per query: b = rank + 1 where the next ideal gain differs (or the list ends)
@@ -549,22 +722,29 @@ def g_measure(segments, m):
     to 0.
     """
     v, gains = _view(segments, m), m.get("gains")
-    ideal = _ideal(v, gains)
-    key = ("trec_ideal_cost", v.negatives, tuple(sorted(dict(gains or {}).items())))
-    cache = v.segments.cache
-    if key not in cache:
-        gain_cum = ideal.cumulative(ideal.gain)
-        at_least_one = len(ideal.gain) == 0 or ideal.gain.min() >= 1.0  # then the costs are the gains
-        cache[key] = (gain_cum if at_least_one else ideal.cumulative(np.maximum(ideal.gain, 1.0)), gain_cum)
-    cost_cum, gain_cum = cache[key]
     hits = _gain_hits(v, gains)
     seg, pos, g = hits.seg, hits.pos, hits.gain
     q = v.seg_query[seg]
-    sum_results = within_segment_cumsum(seg, g)
+    sum_results = within_segment_cumsum(seg, g, bounds=hits.bounds)
     depth = pos + 1
-    cost = ideal.at(cost_cum, q, depth) + np.maximum(depth - ideal.npos[q], 0)
+    uniform = _uniform_ideal(v, gains)
+    if uniform is not None:  # C_i and the ideal gain sums from one table each
+        npos = uniform.npos
+        d = np.minimum(depth, npos[q])
+        cost = uniform.prefix(max(uniform.gain, 1.0))[d] + (depth - d)
+        ideal_sum = uniform.prefix(uniform.gain)[npos[v.seg_query]]
+    else:
+        ideal = _ideal(v, gains)
+        key = ("trec_ideal_cost", v.negatives, tuple(sorted(dict(gains or {}).items())))
+        cache = v.segments.cache
+        if key not in cache:
+            gain_cum = ideal.cumulative(ideal.gain)
+            at_least_one = len(ideal.gain) == 0 or ideal.gain.min() >= 1.0  # then the costs are the gains
+            cache[key] = (gain_cum if at_least_one else ideal.cumulative(np.maximum(ideal.gain, 1.0)), gain_cum)
+        cost_cum, gain_cum = cache[key]
+        cost = ideal.at(cost_cum, q, depth) + np.maximum(depth - ideal.npos[q], 0)
+        ideal_sum = ideal.at(gain_cum, v.seg_query, np.full(v.n_seg, np.iinfo(np.int64).max))
     total = seg_sum(seg, g / np.log2(2.0 + cost - sum_results), v.n_seg)
-    ideal_sum = ideal.at(gain_cum, v.seg_query, np.full(v.n_seg, np.iinfo(np.int64).max))
     return _safe_div(total, ideal_sum)
 
 

@@ -23,6 +23,9 @@ __all__ = [
     "within_segment_cumsum",
     "within_segment_count",
     "within_segment_suffix_max",
+    "suffix_max_within",
+    "sorted_within_queries",
+    "one_value",
 ]
 
 NEGATIVES = ("unjudged", "nonrel", "keep")
@@ -157,6 +160,28 @@ def sorted_per_query(query: np.ndarray, gains: np.ndarray, *, descending: bool =
     bounds = _segment_bounds(query)
     position = np.arange(len(query)) - np.repeat(bounds[1], bounds[2])
     return (query, gains, position, bounds) if return_bounds else (query, gains, position)
+
+
+def sorted_within_queries(query: np.ndarray, gains: np.ndarray, *, descending: bool = True):
+    """:func:`sorted_per_query` for ``query`` already grouped in ascending order (rows taken
+    from the judgments, which are grouped by query): ``(query, gains, position, bounds)``
+    with ``bounds`` the queries' :func:`_segment_bounds` (None when empty). The same result
+    with fewer passes: the query runs are found first (sorting within them does not move
+    them), then the gains are sorted only if some run is out of order."""
+    if not len(query):
+        return query, gains, np.zeros(0, dtype=np.int64), None
+    bounds = _segment_bounds(query)
+    is_first, first, lengths = bounds
+    if len(first) < len(query):
+        step = gains[1:] <= gains[:-1] if descending else gains[1:] >= gains[:-1]
+        step |= is_first[1:]
+        if not step.all():
+            order = np.lexsort((-gains if descending else gains, query))
+            query, gains = query[order], gains[order]
+        position = np.arange(len(query)) - np.repeat(first, lengths)
+    else:
+        position = np.zeros(len(query), dtype=np.int64)
+    return query, gains, position, bounds
 
 
 def _segment_bounds(seg: np.ndarray):
@@ -325,6 +350,25 @@ def within_segment_suffix_max(seg: np.ndarray, values: np.ndarray) -> np.ndarray
     if len(first) == len(values):  # one element per segment
         return values.copy()
     return _padded_accumulate(first, lengths, values[::-1], np.maximum, -np.inf)[::-1]
+
+
+def one_value(values: np.ndarray) -> bool:
+    """True when all ``values`` are equal (or there are none): the kernels' test for the
+    usual binary qrels, whose ideal rankings are then all alike (n copies of one gain) and
+    need no sort (tests disable it to compare those shortcuts with the general path)."""
+    return not len(values) or bool(values.min() == values.max())
+
+
+def suffix_max_within(values: np.ndarray, first: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """:func:`within_segment_suffix_max` given the segments' ``first`` element and ``lengths``
+    (from :func:`_segment_bounds` of the sorted segment array, which the caller usually has
+    already): max(values[j] for j >= i in i's segment), exact."""
+    values = np.asarray(values, dtype=np.float64)
+    n = len(values)
+    if len(first) == n:  # one element per segment (or none)
+        return values.copy()
+    rev_first = (n - first - lengths)[::-1]  # the segments' first elements in the reversed array
+    return _padded_accumulate(rev_first, lengths[::-1], values[::-1], np.maximum, -np.inf)[::-1]
 
 
 # --------------------------------------------------------------------------- gains / discounts

@@ -1,0 +1,84 @@
+"""The kernels' shortcuts give bit for bit the numbers of their general paths.
+
+Binary qrels (every positive gain the same value) let ``Rndcg``, ``ndcg_rel``, ``G``, ``Q``
+and ``nERR`` read their ideal rankings from one small table instead of sorting each
+query's judgments, and ``Rndcg`` makes one pass per R-level instead of a binary search per
+(list, level) pair. Each shortcut is switched off here (the module attributes it depends
+on are patched) and the values compared with ``np.array_equal``: not close, identical.
+The oracle tests (trec_eval, pyNTCIREVAL, ir_measures) check the numbers themselves.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pdireval.evaluation import prepare
+from pdireval.measures import compute, parse_measure, sakai, trec_eval_set
+from tests.helpers import collections
+
+MEASURES = [
+    "Rndcg", "Rndcg(gains={1:3})", "Rndcg(gains={1:2,2:2,3:2})", "Rndcg(negatives=keep)", "Rndcg(judged_only=true)",
+    "ndcg_rel", "ndcg_rel(gains={1:0.5})", "ndcg_rel(gains={1:2,2:2,3:2})", "ndcg_rel(gains={0:1,1:-1})",
+    "G", "G(gains={1:0.5})", "G(gains={1:2,2:2,3:2})", "G(judged_only=true)",
+    "Q", "Q@3", "Q(gain={1:0.5})", "Q(beta=0.5,rel=2)", "Q(gain={1:2,2:2,3:2})",
+    "nERR", "nERR@2", "nERR(max_grade=1)", "nERR(max_grade=0.5)@3", "nERR(negatives=keep)",
+    "11pt_avg", "IPrec@0.5", "ndcg_p",
+]
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _values(run, qrels):
+    segments = prepare(run, qrels=qrels).segments
+    out = {}
+    for name in MEASURES:
+        segments.cache.clear()
+        out[name] = compute(segments, parse_measure(name))
+    return out
+
+
+def _check(data):
+    run, qrels = data
+    fast = _values(run, qrels)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(trec_eval_set, "one_value", lambda values: False)
+        patch.setattr(sakai, "one_value", lambda values: False)
+        patch.setattr(trec_eval_set, "_MAX_LEVEL_PASSES", 0)
+        general = _values(run, qrels)
+    for name in MEASURES:
+        assert np.array_equal(fast[name], general[name]), name
+
+
+@SETTINGS
+@given(collections(labels=st.sampled_from([-1, 0, 1, 1])))
+def test_binary_qrels_shortcuts_are_exact(data):
+    _check(data)
+
+
+@SETTINGS
+@given(collections())
+def test_graded_qrels_shortcuts_are_exact(data):
+    _check(data)
+
+
+def test_shortcuts_are_taken():
+    """The patched attributes are the ones the kernels read (else the tests above compare a
+    path with itself)."""
+    import pandas as pd
+
+    qrels = pd.DataFrame({"query": ["1", "1", "2"], "doc": ["a", "b", "a"], "label": [1, 1, 1]})
+    run = pd.DataFrame({"system": "s", "query": ["1", "1", "2"], "doc": ["a", "c", "b"], "score": [3.0, 2.0, 1.0]})
+    segments = prepare(run, qrels=qrels).segments
+    view = trec_eval_set._view(segments, parse_measure("G"))
+    assert trec_eval_set._uniform_ideal(view, None) is not None
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(trec_eval_set, "one_value", lambda values: False)
+        segments.cache.clear()
+        assert trec_eval_set._uniform_ideal(view, None) is None
+        patch.setattr(trec_eval_set, "_MAX_LEVEL_PASSES", 0)
+        calls = []
+        patch.setattr(trec_eval_set, "_r_ndcg_pairs", lambda *a: calls.append(a) or np.zeros(segments.n_segments))
+        compute(segments, parse_measure("Rndcg"))
+        assert calls
