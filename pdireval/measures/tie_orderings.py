@@ -79,7 +79,9 @@ class TieUnits:
     ``shape`` (index into ``tables``, −1 when the group has too many arrangements to list).
     ``canon`` lists the hits of each group, sorted by type; ``tables[shape]`` is a pair of
     (A, h) int arrays: per arrangement, the group's occupied slot offsets in increasing order,
-    and which of its hits (index into its part of ``canon``) takes each.
+    and which of its hits (index into its part of ``canon``) takes each; ``flat_slots`` and
+    ``flat_hits`` hold every table flattened and concatenated, shape i from ``table_offset[i]``
+    (entry k of arrangement a at ``table_offset[i] + a·h + k``).
     """
 
     seg: np.ndarray
@@ -92,6 +94,9 @@ class TieUnits:
     shape: np.ndarray
     canon: np.ndarray
     tables: list
+    flat_slots: np.ndarray | None = None  # every table's slots, row after row, table after table
+    flat_hits: np.ndarray | None = None  # the matching hit choices
+    table_offset: np.ndarray | None = None  # per shape: where its table starts in the flat arrays
 
 
 def _arrangements(n: int, counts: tuple[int, ...]) -> np.ndarray:
@@ -108,6 +113,47 @@ def _arrangements(n: int, counts: tuple[int, ...]) -> np.ndarray:
                 grown.append((taken + chosen, rest))
         rows = grown
     return np.array([taken for taken, _ in rows], dtype=np.int64).reshape(len(rows), sum(counts))
+
+
+_TABLES: dict = {}
+
+
+def _arrangement_table(n: int, counts: tuple[int, ...]):
+    """:func:`_arrangements` as (slots in increasing order, which hit takes each), cached per
+    shape (at most EXACT_LIMIT rows each)."""
+    key = (n, counts)
+    if key not in _TABLES:
+        if len(_TABLES) > 4096:  # bounded: shapes are few in practice
+            _TABLES.clear()
+        table = _arrangements(n, counts)
+        _TABLES[key] = (np.sort(table, axis=1), np.argsort(table, axis=1, kind="stable"))
+    return _TABLES[key]
+
+
+_LOG_FACTORIAL = np.zeros(1)
+
+
+def _log_factorial(values: np.ndarray) -> np.ndarray:
+    """ln(k!) = gammaln(k + 1) for integers k >= 0, read off a cached table."""
+    global _LOG_FACTORIAL
+    top = int(values.max()) if len(values) else 0
+    if top >= len(_LOG_FACTORIAL):
+        _LOG_FACTORIAL = gammaln(np.arange(max(top + 1, 2 * len(_LOG_FACTORIAL))) + 1.0)
+    return _LOG_FACTORIAL[values]
+
+
+def _row_codes(mat: np.ndarray):
+    """np.unique(mat, axis=0, return_inverse=True) for a small nonnegative int matrix: the
+    rows as one integer each (the first column most significant) when they fit in 62 bits."""
+    base = int(mat.max()) + 1 if mat.size else 1
+    if mat.shape[1] * np.log2(base) < 62:
+        code = np.zeros(len(mat), dtype=np.int64)
+        for col in range(mat.shape[1]):  # a few columns: the distinct label counts of a group
+            code = code * base + mat[:, col]
+        distinct, first, inverse = np.unique(code, return_index=True, return_inverse=True)
+        return mat[first], inverse.reshape(-1)
+    shapes, inverse = np.unique(mat, axis=0, return_inverse=True)
+    return shapes, inverse.reshape(-1)
 
 
 def tie_units(segments: Segments, by="label", depth: int | None = None) -> TieUnits:
@@ -142,11 +188,10 @@ def tie_units(segments: Segments, by="label", depth: int | None = None) -> TieUn
     n_groups = int(new.sum())
     if by == "doc":
         code = np.arange(n)
-    else:
+    else:  # a hit's type: its value (unjudged last), types ordered by value
         values = segments.hit_label if by == "label" else np.asarray(by[1], dtype=np.float64)
-        lab = np.where(np.isnan(values[sub]), np.inf, values[sub])
-        _, code = np.unique(lab, return_inverse=True)
-        code = code.reshape(-1)
+        code = values[sub]
+        code = np.where(np.isnan(code), np.inf, code)
     canon = np.lexsort((code, gid))  # hits by group, then type
     g_first = np.flatnonzero(new)
     g_hits = np.diff(np.r_[g_first, n]).astype(np.int64)
@@ -159,8 +204,8 @@ def tie_units(segments: Segments, by="label", depth: int | None = None) -> TieUn
     run_start = np.flatnonzero(run_new)
     run_len = np.diff(np.r_[run_start, n])
     run_gid = gid_sorted[run_start]
-    log_count = gammaln(g_size + 1.0) - gammaln(g_size - g_hits + 1.0)
-    log_count -= np.bincount(run_gid, weights=gammaln(run_len + 1.0), minlength=n_groups)
+    log_count = _log_factorial(g_size) - _log_factorial(g_size - g_hits)
+    log_count -= np.bincount(run_gid, weights=_log_factorial(run_len), minlength=n_groups)
     log_count = np.maximum(log_count, 0.0)
     shape = np.full(n_groups, -1, dtype=np.int64)
     tables: list = []
@@ -173,17 +218,18 @@ def tie_units(segments: Segments, by="label", depth: int | None = None) -> TieUn
         mat[:, 0] = g_size
         keep = listable[run_gid]
         mat[run_gid[keep], 1 + rank_in_group[keep]] = run_len[keep]
-        shapes, inverse = np.unique(mat[listable], axis=0, return_inverse=True)
-        shape[listable] = inverse.reshape(-1)
-        for row in shapes:
-            counts = tuple(int(c) for c in row[1:] if c > 0)
-            table = _arrangements(int(row[0]), counts)
-            # per arrangement, the slots in increasing order and which hit takes each
-            tables.append((np.sort(table, axis=1), np.argsort(table, axis=1, kind="stable")))
+        shapes, inverse = _row_codes(mat[listable])
+        shape[listable] = inverse
+        for row in shapes:  # per arrangement, the slots in increasing order and which hit takes each
+            tables.append(_arrangement_table(int(row[0]), tuple(int(c) for c in row[1:] if c > 0)))
+    sizes = np.array([t[0].size for t in tables], dtype=np.int64)
     units = TieUnits(  # hit indices back in the whole hit array
         seg=hit_seg[new].astype(np.int64), start=start[new].astype(np.int64), size=g_size,
         n_hits=g_hits, first=sub[g_first].astype(np.int64), offset=g_first.astype(np.int64),
         log_count=log_count, shape=shape, canon=sub[canon], tables=tables,
+        flat_slots=np.concatenate([t[0].ravel() for t in tables]) if tables else np.zeros(0, np.int64),
+        flat_hits=np.concatenate([t[1].ravel() for t in tables]) if tables else np.zeros(0, np.int64),
+        table_offset=np.cumsum(sizes) - sizes,
     )
     segments.cache[key] = units
     return units
@@ -223,14 +269,13 @@ def _random_slots(seg_key: np.ndarray, start: np.ndarray, size: np.ndarray, n_hi
 # --------------------------------------------------------------------------- copies
 
 
-def _copies(segments: Segments, copy_src: np.ndarray, copy_len: np.ndarray, ov_copy, ov_slot, ov_hit, ov_pos) -> Segments:
+def _copies(segments: Segments, seg_hit_start: np.ndarray, copy_src: np.ndarray, copy_len: np.ndarray, ov_copy, ov_slot, ov_hit, ov_pos) -> Segments:
     """Segments with one segment per copy: copy c is the first ``copy_len[c]`` hits of segment
     ``copy_src[c]`` (its list length unchanged), whose hit array
     entry ``ov_slot`` (an index into the original hits) holds hit ``ov_hit`` at position
     ``ov_pos`` instead; no ties left. A group's hits fill the same entries in increasing
-    position order, so every copy stays sorted by position without a sort."""
-    n_seg = segments.n_segments
-    seg_hit_start = np.searchsorted(segments.hit_seg, np.arange(n_seg))
+    position order, so every copy stays sorted by position without a sort. ``seg_hit_start``:
+    each segment's first entry in the hit arrays."""
     per_copy = copy_len
     copy_off = np.cumsum(per_copy) - per_copy
     copy_of = np.repeat(np.arange(len(copy_src), dtype=np.int64), per_copy)
@@ -252,7 +297,7 @@ def _copies(segments: Segments, copy_src: np.ndarray, copy_len: np.ndarray, ov_c
     )
 
 
-def _evaluate(kernel, m, segments: Segments, copy_src, copy_len, copy_unit, copy_weight, pairs, n_units) -> np.ndarray:
+def _evaluate(kernel, m, segments: Segments, seg_hit_start, copy_src, copy_len, copy_unit, copy_weight, pairs, n_units) -> np.ndarray:
     """Σ_copies weight·M(copy) per unit, the copies evaluated in chunks of about CHUNK_HITS
     hits. ``pairs(lo, hi)`` gives the overrides (copy, entry, hit, position) of copies lo..hi−1."""
     cost = np.cumsum(copy_len)
@@ -262,7 +307,7 @@ def _evaluate(kernel, m, segments: Segments, copy_src, copy_len, copy_unit, copy
         base = cost[lo - 1] if lo else 0
         hi = max(int(np.searchsorted(cost, base + CHUNK_HITS, side="right")), lo + 1)
         ov_copy, ov_slot, ov_hit, ov_pos = pairs(lo, hi)
-        part = _copies(segments, copy_src[lo:hi], copy_len[lo:hi], ov_copy - lo, ov_slot, ov_hit, ov_pos)
+        part = _copies(segments, seg_hit_start, copy_src[lo:hi], copy_len[lo:hi], ov_copy - lo, ov_slot, ov_hit, ov_pos)
         values = np.asarray(kernel(part, m), dtype=np.float64)
         out += np.bincount(copy_unit[lo:hi], weights=values * copy_weight[lo:hi], minlength=n_units)
         lo = hi
@@ -280,12 +325,12 @@ def _group_pairs(units: TieUnits, seg_key, g: np.ndarray, arrangement: np.ndarra
     offset = np.empty(len(pair), dtype=np.int64)
     which = np.empty(len(pair), dtype=np.int64)  # index into the group's part of canon
     listed = ~random[pair]
-    shapes = np.where(random, -1, units.shape[g])[pair]
-    for sh in np.unique(shapes[listed]):  # one table per distinct group shape
-        sel = shapes == sh
-        slots, hit_order = units.tables[sh]
-        offset[sel] = slots[arrangement[pair[sel]], k[sel]]
-        which[sel] = hit_order[arrangement[pair[sel]], k[sel]]
+    at = np.flatnonzero(listed)
+    if len(at):  # entry k of arrangement a of the group's table, in the flat tables
+        pl = pair[at]
+        flat = units.table_offset[units.shape[g[pl]]] + arrangement[pl] * h[pl] + k[at]
+        offset[at] = units.flat_slots[flat]
+        which[at] = units.flat_hits[flat]
     idx_r = np.flatnonzero(random)
     if len(idx_r):
         gr = g[idx_r]
@@ -301,7 +346,7 @@ def _group_pairs(units: TieUnits, seg_key, g: np.ndarray, arrangement: np.ndarra
     return pair, first + k, hit, offset + units.start[g][pair]
 
 
-def _list_means(kernel, m, segments: Segments, units: TieUnits, groups: np.ndarray, seg_key, count_of, arrangement_of):
+def _list_means(kernel, m, segments: Segments, seg_hit_start, seg_hit_n, units: TieUnits, groups: np.ndarray, seg_key, count_of, arrangement_of):
     """Mean of M over copies of whole lists: ``groups`` (varying groups, sorted by list)
     define the lists; list u gets ``count_of(segs, first_g, n_var)[u]`` copies, and in copy
     c its group number i (``gi`` = index into ``groups``) takes
@@ -309,7 +354,6 @@ def _list_means(kernel, m, segments: Segments, units: TieUnits, groups: np.ndarr
     seg_of = units.seg[groups]
     segs, first_g, n_var = np.unique(seg_of, return_index=True, return_counts=True)
     count = count_of(segs, first_g, n_var)
-    seg_hit_n = np.bincount(segments.hit_seg, minlength=segments.n_segments)
     copy_unit = np.repeat(np.arange(len(segs)), count)
     copy_idx = np.arange(len(copy_unit)) - np.repeat(np.cumsum(count) - count, count)
     copy_src = segs[copy_unit]
@@ -324,7 +368,7 @@ def _list_means(kernel, m, segments: Segments, units: TieUnits, groups: np.ndarr
         pair, slot, hit, pos = _group_pairs(units, seg_key, groups[gi], arrangement, random)
         return copy_of_pair[pair] + lo, slot, hit, pos
 
-    mean = _evaluate(kernel, m, segments, copy_src, seg_hit_n[copy_src], copy_unit, copy_weight, pairs, len(segs))
+    mean = _evaluate(kernel, m, segments, seg_hit_start, copy_src, seg_hit_n[copy_src], copy_unit, copy_weight, pairs, len(segs))
     return segs, mean
 
 
@@ -356,8 +400,8 @@ def expected_by_orderings(kernel, segments: Segments, m, *, joint: bool, by="lab
         return base
     seg_key = _segment_keys(segments) if (units.shape[varying] < 0).any() or joint else None
     n_seg = segments.n_segments
-    seg_hit_start = np.searchsorted(segments.hit_seg, np.arange(n_seg))
     seg_hit_n = np.bincount(segments.hit_seg, minlength=n_seg)
+    seg_hit_start = np.cumsum(seg_hit_n) - seg_hit_n
     listed = units.shape >= 0
     period = np.where(listed, np.rint(np.exp(np.minimum(units.log_count, 30.0))), SAMPLES).astype(np.int64)
     out = base.copy()
@@ -381,7 +425,7 @@ def expected_by_orderings(kernel, segments: Segments, m, *, joint: bool, by="lab
             random = ~exact[u]
             return np.where(random, c, (c // stride[gi]) % per[gi]), random
 
-        segs, mean = _list_means(kernel, m, segments, units, varying, seg_key, count_of, arrangement_of)
+        segs, mean = _list_means(kernel, m, segments, seg_hit_start, seg_hit_n, units, varying, seg_key, count_of, arrangement_of)
         out[segs] = mean
         return out
     # groupwise. A list whose groups' periods have a small least common multiple K is
@@ -411,7 +455,7 @@ def expected_by_orderings(kernel, segments: Segments, m, *, joint: bool, by="lab
         def arrangement_of(c, gi, u):
             return c % per_d[gi], ~listed[groups[gi]]
 
-        done, mean = _list_means(kernel, m, segments, units, groups, seg_key, count_of, arrangement_of)
+        done, mean = _list_means(kernel, m, segments, seg_hit_start, seg_hit_n, units, groups, seg_key, count_of, arrangement_of)
         out[done] = mean
     g = varying[~in_design]
     if len(g) == 0:
@@ -433,7 +477,7 @@ def expected_by_orderings(kernel, segments: Segments, m, *, joint: bool, by="lab
         pair, slot, hit, pos = _group_pairs(units, seg_key, g[cu], copy_arr[lo:hi][moved], ~listed[g[cu]])
         return moved[pair] + lo, slot, hit, pos
 
-    change = _evaluate(kernel, m, segments, copy_src, copy_len, copy_unit, copy_weight, pairs, len(g))
+    change = _evaluate(kernel, m, segments, seg_hit_start, copy_src, copy_len, copy_unit, copy_weight, pairs, len(g))
     if not truncate:
         change = change - base[units.seg[g]]
     return out + np.bincount(units.seg[g], weights=change, minlength=len(base))
