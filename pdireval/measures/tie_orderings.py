@@ -297,21 +297,53 @@ def _copies(segments: Segments, seg_hit_start: np.ndarray, copy_src: np.ndarray,
     )
 
 
-def _evaluate(kernel, m, segments: Segments, seg_hit_start, copy_src, copy_len, copy_unit, copy_weight, pairs, n_units) -> np.ndarray:
-    """Σ_copies weight·M(copy) per unit, the copies evaluated in chunks of about CHUNK_HITS
-    hits. ``pairs(lo, hi)`` gives the overrides (copy, entry, hit, position) of copies lo..hi−1."""
-    cost = np.cumsum(copy_len)
-    out = np.zeros(n_units)
+@dataclass
+class _Block:
+    """Copies of lists to evaluate: per copy its source segment, its length (hits kept), the
+    accumulator slot its weighted value goes to and its weight; ``pairs(lo, hi)`` gives the
+    overrides (copy, entry, hit, position) of the block's copies lo..hi−1 (None: no change,
+    the list as it is)."""
+
+    src: np.ndarray
+    length: np.ndarray
+    unit: np.ndarray
+    weight: np.ndarray
+    pairs: object = None
+
+
+def _evaluate(kernel, m, segments: Segments, seg_hit_start, blocks: list, n_units: int) -> np.ndarray:
+    """Σ_copies weight·M(copy) per accumulator slot over every block's copies, evaluated
+    together in chunks of about CHUNK_HITS hits (one kernel call for all blocks when they
+    fit). Each slot sums its copies in copy order, whatever the chunks."""
+    blocks = [b for b in blocks if len(b.src)]
+    if not blocks:
+        return np.zeros(n_units)
+    src = np.concatenate([b.src for b in blocks])
+    length = np.concatenate([b.length for b in blocks])
+    sizes = np.array([len(b.src) for b in blocks])
+    starts = np.cumsum(sizes) - sizes
+    cost = np.cumsum(length)
+    values = np.empty(len(src))
     lo = 0
-    while lo < len(copy_src):
+    while lo < len(src):
         base = cost[lo - 1] if lo else 0
         hi = max(int(np.searchsorted(cost, base + CHUNK_HITS, side="right")), lo + 1)
-        ov_copy, ov_slot, ov_hit, ov_pos = pairs(lo, hi)
-        part = _copies(segments, seg_hit_start, copy_src[lo:hi], copy_len[lo:hi], ov_copy - lo, ov_slot, ov_hit, ov_pos)
-        values = np.asarray(kernel(part, m), dtype=np.float64)
-        out += np.bincount(copy_unit[lo:hi], weights=values * copy_weight[lo:hi], minlength=n_units)
+        parts = []
+        for block, b0 in zip(blocks, starts):
+            a, z = max(lo, b0), min(hi, b0 + len(block.src))
+            if a < z and block.pairs is not None:
+                ov_copy, ov_slot, ov_hit, ov_pos = block.pairs(a - b0, z - b0)
+                parts.append((ov_copy + (b0 - lo), ov_slot, ov_hit, ov_pos))
+        if parts:
+            ov_copy, ov_slot, ov_hit, ov_pos = (np.concatenate(x) for x in zip(*parts))
+        else:
+            ov_copy = ov_slot = ov_hit = ov_pos = np.zeros(0, dtype=np.int64)
+        part = _copies(segments, seg_hit_start, src[lo:hi], length[lo:hi], ov_copy, ov_slot, ov_hit, ov_pos)
+        values[lo:hi] = np.asarray(kernel(part, m), dtype=np.float64)
         lo = hi
-    return out
+    weight = np.concatenate([b.weight for b in blocks])
+    unit = np.concatenate([b.unit for b in blocks])
+    return np.bincount(unit, weights=values * weight, minlength=n_units)
 
 
 def _group_pairs(units: TieUnits, seg_key, g: np.ndarray, arrangement: np.ndarray, random: np.ndarray):
@@ -346,18 +378,18 @@ def _group_pairs(units: TieUnits, seg_key, g: np.ndarray, arrangement: np.ndarra
     return pair, first + k, hit, offset + units.start[g][pair]
 
 
-def _list_means(kernel, m, segments: Segments, seg_hit_start, seg_hit_n, units: TieUnits, groups: np.ndarray, seg_key, count_of, arrangement_of):
-    """Mean of M over copies of whole lists: ``groups`` (varying groups, sorted by list)
-    define the lists; list u gets ``count_of(segs, first_g, n_var)[u]`` copies, and in copy
-    c its group number i (``gi`` = index into ``groups``) takes
-    ``arrangement_of(c, gi, u) -> (arrangement, random)``. Returns (lists, means)."""
+def _list_block(units: TieUnits, groups: np.ndarray, seg_hit_n, seg_key, count_of, arrangement_of) -> _Block:
+    """Copies of whole lists whose mean is the list's value: ``groups`` (varying groups,
+    sorted by list) define the lists; list u gets ``count_of(segs, first_g, n_var)[u]``
+    copies, and in copy c its group number i (``gi`` = index into ``groups``) takes
+    ``arrangement_of(c, gi, u) -> (arrangement, random)``. Accumulates into the list's
+    segment."""
     seg_of = units.seg[groups]
     segs, first_g, n_var = np.unique(seg_of, return_index=True, return_counts=True)
     count = count_of(segs, first_g, n_var)
     copy_unit = np.repeat(np.arange(len(segs)), count)
     copy_idx = np.arange(len(copy_unit)) - np.repeat(np.cumsum(count) - count, count)
     copy_src = segs[copy_unit]
-    copy_weight = 1.0 / count[copy_unit]
 
     def pairs(lo, hi):
         cu = copy_unit[lo:hi]
@@ -368,8 +400,12 @@ def _list_means(kernel, m, segments: Segments, seg_hit_start, seg_hit_n, units: 
         pair, slot, hit, pos = _group_pairs(units, seg_key, groups[gi], arrangement, random)
         return copy_of_pair[pair] + lo, slot, hit, pos
 
-    mean = _evaluate(kernel, m, segments, seg_hit_start, copy_src, seg_hit_n[copy_src], copy_unit, copy_weight, pairs, len(segs))
-    return segs, mean
+    return _Block(copy_src, seg_hit_n[copy_src], copy_src, 1.0 / count[copy_unit], pairs)
+
+
+def _identity_block(segs: np.ndarray, seg_hit_n) -> _Block:
+    """The lists ``segs`` as they are (the default order), weight 1, into their segment."""
+    return _Block(segs, seg_hit_n[segs], segs, np.ones(len(segs)))
 
 
 def _running(values: np.ndarray, first_g: np.ndarray, n_var: np.ndarray, step) -> np.ndarray:
@@ -393,26 +429,26 @@ def expected_by_orderings(kernel, segments: Segments, m, *, joint: bool, by="lab
     against the default order of the same truncated list. ``depth``: the measure reads only
     the top ``depth`` positions (a cut-off), so groups starting below it are left as they are.
     """
-    base = np.asarray(kernel(segments, m), dtype=np.float64)
     units = tie_units(segments, by, depth)
     varying = np.flatnonzero(units.log_count > 1e-9)
     if len(varying) == 0:
-        return base
-    seg_key = _segment_keys(segments) if (units.shape[varying] < 0).any() or joint else None
+        return np.asarray(kernel(segments, m), dtype=np.float64)
     n_seg = segments.n_segments
     seg_hit_n = np.bincount(segments.hit_seg, minlength=n_seg)
     seg_hit_start = np.cumsum(seg_hit_n) - seg_hit_n
     listed = units.shape >= 0
     period = np.where(listed, np.rint(np.exp(np.minimum(units.log_count, 30.0))), SAMPLES).astype(np.int64)
-    out = base.copy()
+    seg_of = units.seg[varying]
+    segs, first_g, n_var = np.unique(seg_of, return_index=True, return_counts=True)
+    unit_of = np.repeat(np.arange(len(segs)), n_var)
+    # every list evaluates once as it is (its default value) unless its copies replace it
+    as_is = np.ones(n_seg, dtype=bool)
     if joint:
         # every combination of the groups' arrangements (mixed radix), or SAMPLES random orderings
-        seg_of = units.seg[varying]
-        segs, first_g, n_var = np.unique(seg_of, return_index=True, return_counts=True)
-        unit_of = np.repeat(np.arange(len(segs)), n_var)
         log_total = np.bincount(unit_of, weights=units.log_count[varying], minlength=len(segs))
         sampled = np.bincount(unit_of, weights=(~listed[varying]).astype(float), minlength=len(segs)) > 0
         exact = (log_total <= np.log(EXACT_LIMIT) + 1e-9) & ~sampled
+        seg_key = _segment_keys(segments) if not exact.all() else None
         per = period[varying]
         capped = np.minimum(per, EXACT_LIMIT + 1)
         cum = _running(capped, first_g, n_var, lambda a, b: np.minimum(a * b, EXACT_LIMIT + 1))
@@ -425,16 +461,14 @@ def expected_by_orderings(kernel, segments: Segments, m, *, joint: bool, by="lab
             random = ~exact[u]
             return np.where(random, c, (c // stride[gi]) % per[gi]), random
 
-        segs, mean = _list_means(kernel, m, segments, seg_hit_start, seg_hit_n, units, varying, seg_key, count_of, arrangement_of)
-        out[segs] = mean
-        return out
+        as_is[segs] = False
+        block = _list_block(units, varying, seg_hit_n, seg_key, count_of, arrangement_of)
+        return _evaluate(kernel, m, segments, seg_hit_start, [block, _identity_block(np.flatnonzero(as_is), seg_hit_n)], n_seg)
     # groupwise. A list whose groups' periods have a small least common multiple K is
     # evaluated on K copies where group g takes arrangement c mod A_g in copy c: every group
     # sees each of its arrangements equally often, so for a separable measure the mean over
     # the K copies is E[M]. Other lists: each group alone, on copies of the list.
-    seg_of = units.seg[varying]
-    segs, first_g, n_var = np.unique(seg_of, return_index=True, return_counts=True)
-    unit_of = np.repeat(np.arange(len(segs)), n_var)
+    seg_key = _segment_keys(segments) if not listed[varying].all() else None
     per = period[varying]
     lcm = _running(np.minimum(per, EXACT_LIMIT + 1), first_g, n_var, lambda a, b: np.minimum(np.lcm(a, b), EXACT_LIMIT + 1))
     K = lcm[first_g + n_var - 1]
@@ -445,6 +479,7 @@ def expected_by_orderings(kernel, segments: Segments, m, *, joint: bool, by="lab
         cost_alone = np.bincount(unit_of, weights=per * seg_hit_n[seg_of].astype(float), minlength=len(segs))
     design = (K <= max(EXACT_LIMIT, SAMPLES)) & (K * seg_hit_n[segs] <= cost_alone) & DESIGNS
     in_design = design[unit_of]
+    blocks = []
     if in_design.any():
         groups = varying[in_design]
         per_d = per[in_design]
@@ -455,29 +490,34 @@ def expected_by_orderings(kernel, segments: Segments, m, *, joint: bool, by="lab
         def arrangement_of(c, gi, u):
             return c % per_d[gi], ~listed[groups[gi]]
 
-        done, mean = _list_means(kernel, m, segments, seg_hit_start, seg_hit_n, units, groups, seg_key, count_of, arrangement_of)
-        out[done] = mean
+        as_is[segs[design]] = False
+        blocks.append(_list_block(units, groups, seg_hit_n, seg_key, count_of, arrangement_of))
     g = varying[~in_design]
+    if len(g):
+        count = period[g]
+        extra = 1 if truncate else 0  # the default order of the truncated list, weight −1
+        copy_unit = np.repeat(np.arange(len(g)), count + extra)
+        copy_arr = np.arange(len(copy_unit)) - np.repeat(np.cumsum(count + extra) - count - extra, count + extra) - extra
+        copy_src = units.seg[g][copy_unit]
+        copy_weight = np.where(copy_arr < 0, -1.0, 1.0 / count[copy_unit])
+        if truncate:
+            copy_len = (units.first[g] + units.n_hits[g] - seg_hit_start[units.seg[g]])[copy_unit]
+        else:
+            copy_len = seg_hit_n[copy_src]
+
+        def pairs(lo, hi):
+            moved = np.flatnonzero(copy_arr[lo:hi] >= 0)
+            cu = copy_unit[lo:hi][moved]
+            pair, slot, hit, pos = _group_pairs(units, seg_key, g[cu], copy_arr[lo:hi][moved], ~listed[g[cu]])
+            return moved[pair] + lo, slot, hit, pos
+
+        # each group's change accumulates in its own slot, after the segments'
+        blocks.append(_Block(copy_src, copy_len, n_seg + copy_unit, copy_weight, pairs))
+    blocks.append(_identity_block(np.flatnonzero(as_is), seg_hit_n))
+    total = _evaluate(kernel, m, segments, seg_hit_start, blocks, n_seg + len(g))
+    out, change = total[:n_seg], total[n_seg:]
     if len(g) == 0:
         return out
-    count = period[g]
-    extra = 1 if truncate else 0  # the default order of the truncated list, weight −1
-    copy_unit = np.repeat(np.arange(len(g)), count + extra)
-    copy_arr = np.arange(len(copy_unit)) - np.repeat(np.cumsum(count + extra) - count - extra, count + extra) - extra
-    copy_src = units.seg[g][copy_unit]
-    copy_weight = np.where(copy_arr < 0, -1.0, 1.0 / count[copy_unit])
-    if truncate:
-        copy_len = (units.first[g] + units.n_hits[g] - seg_hit_start[units.seg[g]])[copy_unit]
-    else:
-        copy_len = seg_hit_n[copy_src]
-
-    def pairs(lo, hi):
-        moved = np.flatnonzero(copy_arr[lo:hi] >= 0)
-        cu = copy_unit[lo:hi][moved]
-        pair, slot, hit, pos = _group_pairs(units, seg_key, g[cu], copy_arr[lo:hi][moved], ~listed[g[cu]])
-        return moved[pair] + lo, slot, hit, pos
-
-    change = _evaluate(kernel, m, segments, seg_hit_start, copy_src, copy_len, copy_unit, copy_weight, pairs, len(g))
     if not truncate:
-        change = change - base[units.seg[g]]
-    return out + np.bincount(units.seg[g], weights=change, minlength=len(base))
+        change = change - out[units.seg[g]]
+    return out + np.bincount(units.seg[g], weights=change, minlength=n_seg)
