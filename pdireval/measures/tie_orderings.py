@@ -41,8 +41,11 @@ the unit's orderings: at most 0.016 for a measure in [0, 1] (σ <= 1/2), and far
 practice (one group of a long list moves a measure little).
 
 Every arrangement becomes a copy of the list (hits repositioned, no ties left) and the
-measure's ordinary kernel evaluates all copies at once: vectorised over copies, in chunks of
-``CHUNK_HITS`` judged documents.
+measure's ordinary kernel evaluates all copies at once, together with the lists as they are
+(the default values the groupwise method starts from, and the lists without a varying
+group): one kernel call, vectorised over copies, in chunks of ``CHUNK_HITS`` judged
+documents. The groups' arrangement tables are built once per shape (size, type counts) and
+kept for later calls.
 
 References
 ----------

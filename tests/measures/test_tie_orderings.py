@@ -237,3 +237,18 @@ def test_interpolated_precision_samples_large_groups(monkeypatch):
         precisions = [(i + 1) / (p + 1) for i, p in enumerate(slots)]
         total += max(precisions[2:])  # c = floor(0.5·6 + 0.9) = 3: the 3rd relevant and deeper
     assert exact[0] == pytest.approx(total / len(placements), abs=1e-12)
+
+
+def test_group_shapes_and_counts_match_their_direct_computation():
+    from scipy.special import gammaln
+
+    gen = np.random.default_rng(0)
+    for width, top in ((2, 9), (4, 3000), (12, 40)):  # the last one: too wide for one integer code
+        mat = gen.integers(0, top, size=(500, width))
+        mat[::7] = mat[3]  # repeated rows
+        shapes, inverse = tie_orderings._row_codes(mat)
+        want, want_inverse = np.unique(mat, axis=0, return_inverse=True)
+        np.testing.assert_array_equal(shapes, want)
+        np.testing.assert_array_equal(inverse, want_inverse.reshape(-1))
+    k = gen.integers(0, 5000, size=300)
+    np.testing.assert_array_equal(tie_orderings._log_factorial(k), gammaln(k + 1.0))
