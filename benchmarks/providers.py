@@ -66,9 +66,9 @@ NDEVAL.update({"NRBP": "NRBP", "nNRBP": "nNRBP", "AP_IA": "MAP-IA"})
 
 NOTES = """## Notes
 
-* Where the 2x-of-nDCG@10 target is missed: INST evaluates the trigamma function twice per
-  judged hit (the closed form of its weights between gains); NERR10/11 and the whole-list
-  measures read every judged hit of the 1,000 ranks; alpha_nDCG@10 and nNRBP include the greedy
+* Where the 2x-of-nDCG@10 target is missed: the whole-list measures read every judged hit of
+  the 1,000 ranks (INST reads its trigamma values off per-call tables for integer labels,
+  NERR8-11 read hits only up to a list's first full gain); alpha_nDCG@10 and nNRBP include the greedy
   ideal, recomputed here on every call because the caches are cleared, while `evaluate`
   computes it once per (rel, alpha) for all systems and measures of a call.
 * Timings on this shared 2-core machine vary by up to 2-4x between runs with the load; the

@@ -44,7 +44,7 @@ def _same_level_above(seg: np.ndarray, code: np.ndarray, n_levels: int) -> np.nd
             before = np.cumsum(at, dtype=np.int64)
             before -= at
             before -= np.repeat(before[first], lengths)
-            out += np.where(at, before, 0)
+            np.add(out, before, out=out, where=at)
         return out
     group = seg.astype(np.int64) * n_levels + code
     order = np.argsort(group, kind="stable")  # hits are in (segment, position) order

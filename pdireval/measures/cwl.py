@@ -324,7 +324,7 @@ def inst(segments, m):
     bounds = _segment_bounds(seg)
     is_first, first, lengths = bounds
     g = units / scale
-    steps = int(scale) if scale == int(scale) and scale <= _TABLE_STEPS else 0
+    steps = int(scale) if scale <= _TABLE_STEPS and scale == int(scale) else 0
     on_grid = steps > 0 and np.array_equal(units, np.floor(units))
     if on_grid:  # integer units: an exact cumulative sum, whatever the order
         u = units.astype(np.int64)

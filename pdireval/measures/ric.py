@@ -133,7 +133,7 @@ def ric_counts(segments, *, rel: float = 1.0, negatives: str = "unjudged", cutof
         _, first, lengths = _segment_bounds(seg)
         higher_above = np.zeros(len(seg), dtype=np.int64)
         for level in range(1, K):  # loop over label levels (a handful), vectorised over hits
-            higher_above += np.where(code < level, _counts_before(code, level, first, lengths), 0)
+            np.add(higher_above, _counts_before(code, level, first, lengths), out=higher_above, where=code < level)
         c_rr = np.bincount(seg, weights=higher_above, minlength=n_seg)
     else:
         c_rr = np.zeros(n_seg)
