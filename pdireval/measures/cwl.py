@@ -313,20 +313,39 @@ def inst(segments, m):
     k = rank − U_b div D, 0 <= k <= N) and ψ₁ is read off D tables of N + 1 values, each
     one reversed cumulative sum of the terms 1/(2T − j/D + k)² under ψ₁(2T − j/D + N)
     (asymptotic series): the same series summed in another order, no evaluation per
-    argument. Otherwise ψ₁ is evaluated at every argument.
+    argument. Otherwise (a list with a non-integer label difference, or D > 16) ψ₁ is
+    evaluated at every argument of that list.
     """
     T = m.get("T")
     v, seg, rank, units, scale = _positive_gains(segments, m)
-    n, N = v.n_seg, CWL_DEPTH
-    two_t = 2.0 * T
+    n = v.n_seg
+    steps = int(scale) if scale <= _TABLE_STEPS and scale == int(scale) else 0
+    if steps == 0 or len(seg) == 0:
+        return _inst_values(seg, rank, units, scale, T, n, 0)
+    integral = units == np.floor(units)
+    if integral.all():
+        return _inst_values(seg, rank, units, scale, T, n, steps)
+    # lists with a non-integer gain evaluate ψ₁ per argument, the others read the tables:
+    # a list's value never depends on the other lists evaluated alongside
+    seg_off = np.bincount(seg, weights=~integral, minlength=n) > 0
+    off = seg_off[seg]
+    on = ~off
+    tables = _inst_values(seg[on], rank[on], units[on], scale, T, n, steps)
+    direct = _inst_values(seg[off], rank[off], units[off], scale, T, n, 0)
+    return np.where(seg_off, direct, tables)
+
+
+def _inst_values(seg, rank, units, scale: float, T: float, n: int, steps: int) -> np.ndarray:
+    """INST of every segment from its hits with a positive gain ``units / scale``: with
+    ψ₁ read off tables when ``steps`` > 0 (every ``units`` an integer, ``scale = steps``),
+    evaluated per argument otherwise. Segments without a hit here get 0."""
+    N, two_t = CWL_DEPTH, 2.0 * T
     if len(seg) == 0:
         return np.zeros(n)
     bounds = _segment_bounds(seg)
     is_first, first, lengths = bounds
     g = units / scale
-    steps = int(scale) if scale <= _TABLE_STEPS and scale == int(scale) else 0
-    on_grid = steps > 0 and np.array_equal(units, np.floor(units))
-    if on_grid:  # integer units: an exact cumulative sum, whatever the order
+    if steps:  # integer units: an exact cumulative sum, whatever the order
         u = units.astype(np.int64)
         u_after = np.cumsum(u)
         u_after -= np.repeat(u_after[first] - u[first], lengths)
@@ -341,7 +360,7 @@ def inst(segments, m):
     k_before = _exclusive_product(factor, bounds)  # K_before / 4T²
     utility = np.bincount(seg, weights=g * k_before / (x * x), minlength=n)
     nxt = _next_rank(rank, first, N)
-    if on_grid:
+    if steps:
         table = _inverse_square_tails(two_t - np.arange(steps, dtype=np.float64) / scale, N)
         if steps == 1:
             psi, lo, hi = table[0], rank - u_after, nxt - u_after

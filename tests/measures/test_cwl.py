@@ -154,3 +154,17 @@ def test_nerr_stops_after_a_full_gain_and_multiplies_partial_ones():
     P = np.array([1.0, 0.5 * 2 / 3, 0.25 * 2 / 9])  # P_i = p^(i-1)·Q_i, 0 from rank 4 on
     g = np.array([1 / 3, 2 / 3, 1.0])
     assert value == pytest.approx((P * g).sum() / P.sum(), rel=1e-13)
+
+
+def test_inst_of_a_list_does_not_depend_on_the_other_lists():
+    # query 1's labels become 0.5, 1, 1.5 (non-integer gain units with max_rel=3): its lists
+    # evaluate ψ₁ per argument, every other list reads the tables, bit for bit as alone
+    run, qrels = graded_collection(6, n_queries=6)
+    qrels = qrels.assign(label=qrels["label"].astype(float).where(qrels["query"] != "1", qrels["label"] * 0.5))
+    mixed = pdireval.evaluate(run, "INST(max_rel=3)", qrels=qrels, missing="drop")
+    alone = pdireval.evaluate(run[run["query"] != "1"], "INST(max_rel=3)", qrels=qrels[qrels["query"] != "1"], missing="drop")
+    others = mixed[mixed["query"] != "1"].reset_index(drop=True)
+    np.testing.assert_array_equal(others["value"].to_numpy(), alone["value"].to_numpy())
+    direct = _direct_cwl(run, qrels, _inst_continuation(1.0), max_rel=3.0)
+    for s, q, value in mixed[["system", "query", "value"]].itertuples(index=False):
+        assert value == pytest.approx(direct[(s, q)], rel=1e-12, abs=1e-15), (s, q)
