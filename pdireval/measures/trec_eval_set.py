@@ -571,13 +571,19 @@ def ndcg_p(segments, m):
     exactly (identical whenever distinct gains differ by at least 1).
     """
     v, gains, rel = _view(segments, m), m.get("gains"), m.get("rel")
-    ideal = _ideal(v, gains)
     key = ("trec_ideal_dcg_p", v.negatives, _freeze_gains(gains))
     cache = v.segments.cache
     if key not in cache:
-        rank = ideal.rank + 1.0
-        divisor = np.where(rank > 1, np.log2(rank).astype(np.float32).astype(np.float64), 1.0)
-        cache[key] = np.bincount(ideal.query, weights=ideal.gain / divisor, minlength=v.n_queries)
+        uniform = _uniform_ideal(v, gains)
+        if uniform is not None:  # one gain value: IDCG is entry n⁺ of one running sum
+            rank = np.arange(1.0, uniform.longest + 1.0)
+            divisor = np.where(rank > 1, np.log2(rank).astype(np.float32).astype(np.float64), 1.0)
+            cache[key] = uniform.prefix(uniform.gain / divisor)[uniform.npos]
+        else:
+            ideal = _ideal(v, gains)
+            rank = ideal.rank + 1.0
+            divisor = np.where(rank > 1, np.log2(rank).astype(np.float32).astype(np.float64), 1.0)
+            cache[key] = ideal.totals(ideal.gain / divisor)
     idcg = cache[key]
     hits = _gain_hits(v, gains)
     rank = hits.pos + 1.0

@@ -25,7 +25,7 @@ MEASURES = [
     "G", "G(gains={1:0.5})", "G(gains={1:2,2:2,3:2})", "G(judged_only=true)",
     "Q", "Q@3", "Q(gain={1:0.5})", "Q(beta=0.5,rel=2)", "Q(gain={1:2,2:2,3:2})",
     "nERR", "nERR@2", "nERR(max_grade=1)", "nERR(max_grade=0.5)@3", "nERR(negatives=keep)",
-    "11pt_avg", "IPrec@0.5", "ndcg_p",
+    "11pt_avg", "IPrec@0.5", "ndcg_p", "ndcg_p(gains={1:0.5})", "ndcg_p(gains={1:2,2:2,3:2})",
 ]
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
