@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from pdireval.measures.registry import MeasureDef, Param, register
-from pdireval.measures.view import _segment_bounds, view_of, within_segment_rank
+from pdireval.measures.view import _segment_bounds, run_sums, view_of, within_segment_rank
 
 __all__ = ["compat"]
 
@@ -31,13 +31,15 @@ __all__ = ["compat"]
 _COUNT_LEVELS = 4
 
 
-def _same_level_above(seg: np.ndarray, code: np.ndarray, n_levels: int) -> np.ndarray:
+def _same_level_above(seg: np.ndarray, code, n_levels: int, bounds) -> np.ndarray:
     """Per hit (in segment, position order): the hits of its segment above it with the same
-    level code."""
-    if n_levels == 1 or len(seg) == 0:
-        return within_segment_rank(seg)
+    level code (``bounds``: the :func:`_segment_bounds` of ``seg``, None when empty)."""
+    if bounds is None:
+        return np.zeros(0, dtype=np.int64)
+    _, first, lengths = bounds
+    if n_levels == 1:
+        return np.arange(len(seg)) - np.repeat(first, lengths)
     if n_levels <= _COUNT_LEVELS:
-        _, first, lengths = _segment_bounds(seg)
         out = np.zeros(len(seg), dtype=np.int64)
         for level in range(n_levels):  # a handful of levels, vectorised over hits
             at = code == level
@@ -82,6 +84,7 @@ def compat(segments, m):
 
     rel = np.flatnonzero(v.hit_label > 0)
     seg, pos = v.hit_seg[rel], v.hit_pos[rel]
+    bounds = _segment_bounds(seg) if len(seg) else None
     # label levels of the qrels' relevant documents (a hit's label is one of them), highest
     # first: code 0 is the highest label
     labels = np.unique(v.q_label[q_rel])
@@ -94,11 +97,11 @@ def compat(segments, m):
         higher = np.cumsum(table, axis=1)
         higher -= table
         ideal_pos = higher.ravel()[v.seg_query[seg] * n_levels + h_code]
-        ideal_pos += _same_level_above(seg, h_code, n_levels)
+        ideal_pos += _same_level_above(seg, h_code, n_levels, bounds)
     else:
-        ideal_pos = _same_level_above(seg, None, 1)
+        ideal_pos = _same_level_above(seg, None, 1, bounds)
     first_common = np.maximum(pos, ideal_pos)
-    score = np.bincount(seg, weights=G[depth[seg]] - G[first_common], minlength=n)
+    score = run_sums(G[depth[seg]] - G[first_common], seg, bounds, n)
     out = np.zeros(n)
     if normalize:
         # RBO of the ideal with itself: overlap min(i, R) at depth i

@@ -46,6 +46,7 @@ from pdireval.measures.registry import MeasureDef, Param, register
 from pdireval.measures.view import (
     _padded_accumulate,
     _segment_bounds,
+    run_sums,
     seg_sum,
     view_of,
     within_segment_cumsum,
@@ -149,11 +150,11 @@ def _product_measure(segments, m, base: np.ndarray, depth: int, stops: bool) -> 
     cum = np.empty(depth + 1)
     cum[0] = 0.0
     np.cumsum(base[1 : depth + 1], out=cum[1:])  # cum[i] = Σ_{t<=i} base[t]
-    if not stops:
-        return np.bincount(seg, weights=g * base[rank], minlength=n) / cum[depth]
     if len(seg) == 0:
         return np.zeros(n)
     bounds = _segment_bounds(seg)
+    if not stops:
+        return run_sums(g * base[rank], seg, bounds, n) / cum[depth]
     full = g >= 1.0  # C = 0 after a full gain: the later hits of the list never count
     if full.any() and not full.all():
         is_first, first, lengths = bounds
@@ -170,8 +171,8 @@ def _product_measure(segments, m, base: np.ndarray, depth: int, stops: bool) -> 
     total[seg[first]] = cum[rank[first]]
     q_after = q_before * (1.0 - g)
     if q_after.any():
-        total += np.bincount(seg, weights=q_after * (cum[_next_rank(rank, first, depth)] - cum[rank]), minlength=n)
-    utility = np.bincount(seg, weights=g * base[rank] * q_before, minlength=n)
+        total += run_sums(q_after * (cum[_next_rank(rank, first, depth)] - cum[rank]), seg, bounds, n)
+    utility = run_sums(g * base[rank] * q_before, seg, bounds, n)
     return utility / total
 
 
@@ -358,7 +359,7 @@ def _inst_values(seg, rank, units, scale: float, T: float, n: int, steps: int) -
     factor = (x - g) / x
     factor *= factor
     k_before = _exclusive_product(factor, bounds)  # K_before / 4T²
-    utility = np.bincount(seg, weights=g * k_before / (x * x), minlength=n)
+    utility = run_sums(g * k_before / (x * x), seg, bounds, n)
     nxt = _next_rank(rank, first, N)
     if steps:
         table = _inverse_square_tails(two_t - np.arange(steps, dtype=np.float64) / scale, N)
@@ -378,7 +379,7 @@ def _inst_values(seg, rank, units, scale: float, T: float, n: int, steps: int) -
     # block 0 (ranks 1..first gain, or N): K_0 = 4T², G = 0
     total = np.full(n, top - last)
     total[seg[first]] = top - first_end
-    total += np.bincount(seg, weights=k_before * factor * block, minlength=n)
+    total += run_sums(k_before * factor * block, seg, bounds, n)
     return utility / total
 
 

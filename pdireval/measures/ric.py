@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from pdireval.measures.registry import MeasureDef, Param, register
-from pdireval.measures.view import NEGATIVES, _segment_bounds, view_of
+from pdireval.measures.view import NEGATIVES, _segment_bounds, run_sums, view_of
 
 __all__ = ["ric", "ric_counts", "binary_entropy", "truncated_condensed"]
 
@@ -130,11 +130,12 @@ def ric_counts(segments, *, rel: float = 1.0, negatives: str = "unjudged", cutof
     # retrieved pairs with the higher label above: for each level l >= 1, the level-l hits
     # above each hit of a lower level
     if len(seg):
-        _, first, lengths = _segment_bounds(seg)
+        bounds = _segment_bounds(seg)
+        _, first, lengths = bounds
         higher_above = np.zeros(len(seg), dtype=np.int64)
         for level in range(1, K):  # loop over label levels (a handful), vectorised over hits
             np.add(higher_above, _counts_before(code, level, first, lengths), out=higher_above, where=code < level)
-        c_rr = np.bincount(seg, weights=higher_above, minlength=n_seg)
+        c_rr = run_sums(higher_above, seg, bounds, n_seg)  # integers: exact
     else:
         c_rr = np.zeros(n_seg)
     d_rr = pairs_rr - c_rr

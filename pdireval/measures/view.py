@@ -20,6 +20,7 @@ __all__ = [
     "gain_values",
     "discount_weights",
     "seg_sum",
+    "run_sums",
     "within_segment_cumsum",
     "within_segment_count",
     "within_segment_suffix_max",
@@ -132,6 +133,27 @@ def view_of(segments: Segments, *, negatives: str = "unjudged", judged_only: boo
 def seg_sum(seg: np.ndarray, values, n: int) -> np.ndarray:
     """Sum of ``values`` per segment (0 for an empty segment)."""
     return np.bincount(seg, weights=np.broadcast_to(values, seg.shape).astype(np.float64), minlength=n)
+
+
+def run_sums(values: np.ndarray, seg: np.ndarray, bounds, n: int) -> np.ndarray:
+    """Sum of ``values`` per segment (0 for a segment without elements), given ``bounds``,
+    the :func:`_segment_bounds` of ``seg`` (sorted; None when empty).
+
+    Each segment's run is added by ``np.add.reduceat`` (its first value plus numpy's
+    pairwise sum of the others: a segment's sum is that of its run alone, whatever the other
+    segments), several times cheaper per element than ``np.bincount``'s weighted loop on
+    long runs. When no run is longer than
+    2, ``np.bincount`` gives the same bits (``0 + a + b == a + b``) and is cheaper per run.
+    The same sums as :func:`seg_sum` up to rounding (to the bit for runs of up to 2).
+    """
+    if bounds is None or len(values) == 0:
+        return np.zeros(n)
+    _, first, lengths = bounds
+    if len(first) == len(values) or lengths.max() <= 2:
+        return np.bincount(seg, weights=values, minlength=n)
+    out = np.zeros(n)
+    out[seg[first]] = np.add.reduceat(values, first)
+    return out
 
 
 def within_segment_rank(seg: np.ndarray) -> np.ndarray:

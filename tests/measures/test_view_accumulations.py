@@ -12,6 +12,9 @@ import numpy as np
 import pytest
 
 from pdireval.measures.view import (
+    _segment_bounds,
+    run_sums,
+    seg_sum,
     within_segment_count,
     within_segment_cumsum,
     within_segment_rank,
@@ -20,6 +23,7 @@ from pdireval.measures.view import (
 
 SHAPES = {
     "singletons": lambda rng: np.ones(500, dtype=np.int64),
+    "pairs": lambda rng: rng.integers(1, 3, 600),
     "short": lambda rng: rng.integers(1, 9, 700),
     "many long": lambda rng: rng.integers(20, 60, 400),
     "few long": lambda rng: rng.integers(100, 400, 12),
@@ -69,3 +73,20 @@ def test_large_integers_take_the_float_path_exactly():
     out = within_segment_cumsum(seg, values)
     for a, b in zip(start[:-1], start[1:]):
         assert np.array_equal(out[a:b], np.cumsum(values[a:b]))
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_run_sums_add_each_segment_alone(shape):
+    # a segment's sum is that of its values alone (np.add.reduceat on the run by itself),
+    # whatever the other segments: bincount for runs of at most 2 gives the same bits
+    rng, seg, start = segments(shape, 50 + list(SHAPES).index(shape))
+    values = VALUES["floats"](rng, len(seg))
+    codes = np.searchsorted(np.unique(seg), seg)  # segment ids 0..n-1, some ids left empty
+    codes = codes * 2
+    n = int(codes[-1]) + 2
+    out = run_sums(values, codes, _segment_bounds(codes), n)
+    assert out.shape == (n,) and np.all(out[1::2] == 0.0)
+    for i, (a, b) in enumerate(zip(start[:-1], start[1:])):
+        assert out[2 * i] == np.add.reduceat(values[a:b], [0])[0]
+    np.testing.assert_allclose(out, seg_sum(codes, values, n), rtol=1e-12, atol=1e-300 + 1e-12 * np.abs(values).max())
+    assert np.array_equal(run_sums(values[:0], codes[:0], None, 3), np.zeros(3))
