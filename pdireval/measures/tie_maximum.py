@@ -153,6 +153,29 @@ def _slots_above(c, s, n, floor) -> np.ndarray:
     return t
 
 
+def _suffix_max_at(lo: np.ndarray, list_end: np.ndarray, points: np.ndarray):
+    """max(lo[j] for j from p to the end of p's list), for the sorted distinct group indices
+    ``points`` (list_end: per group, one past its list's last group). The list is cut at the
+    points (and list ends), each piece's maximum taken once (``np.maximum.reduceat``), then
+    the pieces' maxima accumulated from the end, one step per piece rank (a few)."""
+    ends = list_end[points]
+    is_cut = np.zeros(len(lo) + 1, dtype=bool)
+    is_cut[points] = True
+    is_cut[ends] = True
+    is_cut = is_cut[:-1]
+    piece = np.maximum.reduceat(lo, np.flatnonzero(is_cut))
+    # the pieces that start at a point, by list: each list's points are consecutive
+    best = piece[np.cumsum(is_cut)[points] - 1]
+    new = np.r_[True, ends[1:] != ends[:-1]]
+    first = np.flatnonzero(new)
+    count = np.diff(np.r_[first, len(points)])
+    rank_from_end = np.repeat(first + count - 1, count) - np.arange(len(points))
+    for i in range(1, int(count.max())):  # the pieces of a list, from its last one up
+        step = np.flatnonzero(rank_from_end == i)
+        best[step] = np.maximum(best[step], best[step + 1])
+    return best
+
+
 def _wanted(fractions: np.ndarray, R: np.ndarray):
     """w = max(⌊x·R + 0.9⌋, 1) (trec_eval's rounding) per (list, level) as a table and each
     list's row in it: one row per value of R when they are few, else one per list."""
@@ -211,12 +234,14 @@ def iprec_sum(segments, m, fractions) -> np.ndarray | None:
     a = np.searchsorted(list_of * stride + last, (np.arange(n_lists) * stride)[:, None] + want.astype(np.int64))
     a = np.where(valid, a, 0)
     # L: the largest lo over the qualifying groups (a suffix of the list)
-    suffix_lo = within_segment_suffix_max(list_of, lo)
+    marked = np.zeros(n_groups, dtype=bool)
+    marked[a[valid]] = True
+    points = np.flatnonzero(marked)
+    suffix_lo = np.zeros(n_groups)
+    suffix_lo[points] = _suffix_max_at(lo, np.repeat(first + lengths, lengths), points)
     floor = np.where(valid, suffix_lo[a], 0.0)
     # a group is kept at a level when it qualifies and hi > L; the floor L only falls as a
     # moves down the list, so the deepest a at or above a group decides whether it is ever kept
-    marked = np.zeros(n_groups, dtype=bool)
-    marked[a[valid]] = True
     deepest = np.maximum.accumulate(np.where(marked, np.arange(n_groups), -1))
     cand = np.flatnonzero((deepest >= first[list_of]) & (hi > suffix_lo[np.maximum(deepest, 0)]))
     lc = list_of[cand]

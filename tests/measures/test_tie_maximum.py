@@ -93,3 +93,17 @@ def test_sparse_judgments_take_the_one_document_form():
                         "score": [2.0, 1, 1, 1, 1, 5, 5, 5, 4, 3, 2, 1]})
     qrels = pd.DataFrame({"query": ["1", "2", "3", "3"], "doc": ["c", "b", "b", "z"], "label": 1.0})
     check(run, qrels, ["IPrec@0", "IPrec@0.5", "IPrec@1", "11pt_avg"])
+
+
+def test_suffix_maxima_at_points_equal_the_running_maximum():
+    from pdireval.measures.view import within_segment_suffix_max
+
+    gen = np.random.default_rng(3)
+    for _ in range(40):
+        lengths = gen.integers(1, 25, size=gen.integers(1, 40))
+        first = np.cumsum(lengths) - lengths
+        values = gen.integers(1, 20, size=lengths.sum()) / gen.integers(1, 40, size=lengths.sum())
+        points = np.unique(gen.integers(0, lengths.sum(), size=gen.integers(1, 3 * len(lengths) + 1)))
+        want = within_segment_suffix_max(np.repeat(np.arange(len(lengths)), lengths), values)[points]
+        got = tie_maximum._suffix_max_at(values, np.repeat(first + lengths, lengths), points)
+        np.testing.assert_array_equal(got, want)
