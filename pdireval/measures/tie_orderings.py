@@ -187,33 +187,43 @@ def tie_units(segments: Segments, by="label", depth: int | None = None) -> TieUn
     new = np.ones(n, dtype=bool)
     if n:
         new[1:] = (hit_seg[1:] != hit_seg[:-1]) | (start[1:] != start[:-1])
-    gid = np.cumsum(new) - 1
     n_groups = int(new.sum())
-    if by == "doc":
-        code = np.arange(n)
-    else:  # a hit's type: its value (unjudged last), types ordered by value
-        values = segments.hit_label if by == "label" else np.asarray(by[1], dtype=np.float64)
-        code = values[sub]
-        code = np.where(np.isnan(code), np.inf, code)
-    canon = np.lexsort((code, gid))  # hits by group, then type
-    g_first = np.flatnonzero(new)
-    g_hits = np.diff(np.r_[g_first, n]).astype(np.int64)
-    g_size = size[new].astype(np.int64)
-    # type runs within each group: their counts
-    c_sorted, gid_sorted = code[canon], gid[canon]
-    run_new = np.ones(n, dtype=bool)
-    if n:
+    single = n_groups == n  # one hit per group (sparse judgments): n arrangements each
+    if single:
+        canon = g_first = np.arange(n)
+        g_hits = np.ones(n, dtype=np.int64)
+        g_size = size.astype(np.int64)
+        log_count = np.maximum(_log_factorial(g_size) - _log_factorial(g_size - 1), 0.0)
+    else:
+        gid = np.cumsum(new) - 1
+        if by == "doc":
+            code = np.arange(n)
+        else:  # a hit's type: its value (unjudged last), types ordered by value
+            values = segments.hit_label if by == "label" else np.asarray(by[1], dtype=np.float64)
+            code = values[sub]
+            code = np.where(np.isnan(code), np.inf, code)
+        canon = np.lexsort((code, gid))  # hits by group, then type
+        g_first = np.flatnonzero(new)
+        g_hits = np.diff(np.r_[g_first, n]).astype(np.int64)
+        g_size = size[new].astype(np.int64)
+        # type runs within each group: their counts
+        c_sorted, gid_sorted = code[canon], gid[canon]
+        run_new = np.ones(n, dtype=bool)
         run_new[1:] = (gid_sorted[1:] != gid_sorted[:-1]) | (c_sorted[1:] != c_sorted[:-1])
-    run_start = np.flatnonzero(run_new)
-    run_len = np.diff(np.r_[run_start, n])
-    run_gid = gid_sorted[run_start]
-    log_count = _log_factorial(g_size) - _log_factorial(g_size - g_hits)
-    log_count -= np.bincount(run_gid, weights=_log_factorial(run_len), minlength=n_groups)
-    log_count = np.maximum(log_count, 0.0)
+        run_start = np.flatnonzero(run_new)
+        run_len = np.diff(np.r_[run_start, n])
+        run_gid = gid_sorted[run_start]
+        log_count = _log_factorial(g_size) - _log_factorial(g_size - g_hits)
+        log_count -= np.bincount(run_gid, weights=_log_factorial(run_len), minlength=n_groups)
+        log_count = np.maximum(log_count, 0.0)
     shape = np.full(n_groups, -1, dtype=np.int64)
     tables: list = []
     listable = (log_count > 1e-9) & (log_count <= np.log(EXACT_LIMIT) + 1e-9)
-    if listable.any():
+    if listable.any() and single:  # shapes (n, 1): one per group size
+        distinct, inverse = np.unique(g_size[listable], return_inverse=True)
+        shape[listable] = inverse.reshape(-1)
+        tables = [_arrangement_table(int(size_), (1,)) for size_ in distinct]
+    elif listable.any():
         runs_of = np.bincount(run_gid, minlength=n_groups)
         width = int(runs_of[listable].max())
         rank_in_group = np.arange(len(run_start)) - np.repeat(np.cumsum(runs_of) - runs_of, runs_of)
@@ -388,7 +398,7 @@ def _list_block(units: TieUnits, groups: np.ndarray, seg_hit_n, seg_key, count_o
     ``arrangement_of(c, gi, u) -> (arrangement, random)``. Accumulates into the list's
     segment."""
     seg_of = units.seg[groups]
-    segs, first_g, n_var = np.unique(seg_of, return_index=True, return_counts=True)
+    segs, first_g, n_var = _runs(seg_of)
     count = count_of(segs, first_g, n_var)
     copy_unit = np.repeat(np.arange(len(segs)), count)
     copy_idx = np.arange(len(copy_unit)) - np.repeat(np.cumsum(count) - count, count)
@@ -409,6 +419,14 @@ def _list_block(units: TieUnits, groups: np.ndarray, seg_hit_n, seg_key, count_o
 def _identity_block(segs: np.ndarray, seg_hit_n) -> _Block:
     """The lists ``segs`` as they are (the default order), weight 1, into their segment."""
     return _Block(segs, seg_hit_n[segs], segs, np.ones(len(segs)))
+
+
+def _runs(sorted_values: np.ndarray):
+    """np.unique(sorted_values, return_index=True, return_counts=True) for sorted values."""
+    if len(sorted_values) == 0:
+        return sorted_values, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    first = np.flatnonzero(np.r_[True, sorted_values[1:] != sorted_values[:-1]])
+    return sorted_values[first], first, np.diff(np.r_[first, len(sorted_values)])
 
 
 def _running(values: np.ndarray, first_g: np.ndarray, n_var: np.ndarray, step) -> np.ndarray:
@@ -442,7 +460,7 @@ def expected_by_orderings(kernel, segments: Segments, m, *, joint: bool, by="lab
     listed = units.shape >= 0
     period = np.where(listed, np.rint(np.exp(np.minimum(units.log_count, 30.0))), SAMPLES).astype(np.int64)
     seg_of = units.seg[varying]
-    segs, first_g, n_var = np.unique(seg_of, return_index=True, return_counts=True)
+    segs, first_g, n_var = _runs(seg_of)
     unit_of = np.repeat(np.arange(len(segs)), n_var)
     # every list evaluates once as it is (its default value) unless its copies replace it
     as_is = np.ones(n_seg, dtype=bool)

@@ -252,3 +252,22 @@ def test_group_shapes_and_counts_match_their_direct_computation():
         np.testing.assert_array_equal(inverse, want_inverse.reshape(-1))
     k = gen.integers(0, 5000, size=300)
     np.testing.assert_array_equal(tie_orderings._log_factorial(k), gammaln(k + 1.0))
+
+
+def test_every_measure_with_one_judged_document_per_tie_group():
+    # sparse judgments (the MS MARCO shape): every tie group holds at most one judged document
+    gen = np.random.default_rng(7)
+    runs, qrels = [], []
+    for q in ("1", "2", "3"):
+        docs = [f"d{i}" for i in range(8)]
+        scores = [3.0, 3.0, 3.0, 2.0, 2.0, 1.0, 1.0, 1.0]
+        runs += [("s", q, d, sc) for d, sc in zip(docs, scores)]
+        for group in (docs[:3], docs[3:5], docs[5:]):
+            qrels.append((q, str(gen.choice(group)), float(gen.choice([0, 1, 2]))))
+    run = pd.DataFrame(runs, columns=["system", "query", "doc", "score"])
+    qrels = pd.DataFrame(qrels, columns=["query", "doc", "label"])
+    from pdireval.evaluation import prepare
+
+    units = tie_orderings.tie_units(prepare(run, qrels=qrels).segments)
+    assert (units.n_hits == 1).all() and len(units.n_hits) == 9
+    check(run, qrels, MEASURES)
