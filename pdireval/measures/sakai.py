@@ -62,11 +62,13 @@ from pdireval.measures.view import (
 __all__ = ["q_measure", "normalised_err", "bpref_10"]
 
 
-def q_measure(segments, m):
-    """Q = (1/R)·Σ_{relevant d at rank r} (β·cg(r) + C(r)) / (β·cg*(r) + r) (Sakai 2004);
-    R = 0 -> 0. With a cut-off l (Sakai 2014; NTCIREVAL's Q@l): the sum runs over ranks
-    r <= l and the divisor is min(l, R)."""
-    v, beta, rel = _view(segments, m), m.get("beta"), m.get("rel")
+def q_ideal(v, m):
+    """The ideal list of Q per query (the positive gains of the relevant judged documents,
+    sorted descending), cached per label reading: (cg*, n, start) with n[q] the length of
+    query q's ideal list and cg*(q, d) its cumulative gain at depth 1 <= d <= n[q], which is
+    ``cg[start[q] + d - 1]``; or, when every ideal gain is the same value (binary qrels),
+    start = None and cg*(q, d) = ``cg[d]`` for every query (one table, cg[0] = 0)."""
+    rel = m.get("rel")
     key = ("q_ideal", v.negatives, m.get("gain"), rel)
     cache = v.segments.cache
     if key not in cache:
@@ -86,7 +88,15 @@ def q_measure(segments, m):
         else:
             rq, g, _, bounds = sorted_within_queries(rq, g)  # rq is grouped by query (judgments order)
             cache[key] = (within_segment_cumsum(rq, g, bounds=bounds), n, np.concatenate([[0], np.cumsum(n)]))
-    ideal_cum, n_ideal, start = cache[key]
+    return cache[key]
+
+
+def q_measure(segments, m):
+    """Q = (1/R)·Σ_{relevant d at rank r} (β·cg(r) + C(r)) / (β·cg*(r) + r) (Sakai 2004);
+    R = 0 -> 0. With a cut-off l (Sakai 2014; NTCIREVAL's Q@l): the sum runs over ranks
+    r <= l and the divisor is min(l, R)."""
+    v, beta, rel = _view(segments, m), m.get("beta"), m.get("rel")
+    ideal_cum, n_ideal, start = q_ideal(v, m)
     # only relevant documents have a gain here, so cumulate over them alone
     is_rel = _relevant(v, rel)
     if m.cutoff is not None:

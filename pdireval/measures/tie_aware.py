@@ -9,15 +9,17 @@ ways (:func:`method_of`; :func:`describe` says which, per measure, in docs/measu
 
 * **closed form** (this module): P, R, NumRelRet, Rprec, Judged, DCG, nDCG, RBP, RBPResidual,
   SP, AP, RR, Success, Bpref (without a cut-off), binG, ndcg_rel (nonnegative gains); and IPrec
-  and 11pt_avg by the exact distribution of a maximum of independent per-group maxima.
+  and 11pt_avg by the exact distribution of a maximum of independent per-group maxima;
+  (:mod:`pdireval.measures.tie_closed_forms`) Q, nDCG(gains=...), ndcg_p, Rndcg, relative_P,
+  F@k, Rprec_mult.
 * **order-free** (the default value, which no ordering changes): NumRet, NumRel, NumQ, SetP,
   SetR, SetF, SetAP, SetRelP, NumNonRelJudgedRet, utility, F without a cut-off.
 * **enumeration, group by group** (:mod:`pdireval.measures.tie_orderings`): the separable
   measures, sums over documents of a term of the document, its position and an order-free
-  summary of the documents above it — infAP, ERR, nERR, GAP, G, Rndcg, Q, F@k, relative_P,
-  Rprec_mult, SDCG, INSQ, Bpref@k, nDCG(gains=...), ndcg_p, Accuracy without a cut-off, and the
-  diversity measures alpha_DCG, alpha_nDCG, ERR_IA, nERR_IA, NRBP, nNRBP, P_IA, AP_IA,
-  StRecall. E[M] = M₀ + Σ_g (E_g[M] − M₀) with E_g the mean over the arrangements of group g.
+  summary of the documents above it — infAP, ERR, nERR, GAP, G, SDCG, INSQ, Bpref@k, Accuracy
+  without a cut-off, and the diversity measures alpha_DCG, alpha_nDCG, ERR_IA, nERR_IA, NRBP,
+  nNRBP, P_IA, AP_IA, StRecall. E[M] = M₀ + Σ_g (E_g[M] − M₀) with E_g the mean over the
+  arrangements of group g.
 * **enumeration of the joint orderings**: the rest — gm_map, gm_bpref
   (the logarithm of an expectation is not the expectation of the logarithm: these are
   E[ln max(x, 1e-5)]), Compat, RIC, INST, BPM, NERR8-11, ndcg_rel with a negative gain,
@@ -355,7 +357,9 @@ def _earlier(groups: Groups, per_group: np.ndarray) -> np.ndarray:
         return per_group
     total = np.cumsum(per_group) - per_group
     first = np.r_[True, groups.seg[1:] != groups.seg[:-1]]
-    return total - np.maximum.accumulate(np.where(first, total, 0.0))
+    # the index of each group's segment's first group (values may be negative: no running max)
+    lead = np.maximum.accumulate(np.where(first, np.arange(len(first)), 0))
+    return total - total[lead]
 
 
 def _mean_over_run(f_cum: np.ndarray, lo: np.ndarray, width: np.ndarray) -> np.ndarray:
@@ -506,6 +510,10 @@ TIE_AWARE = {
     "SP": _sp, "AP": _ap, "RR": _rr, "Success": _success, "Bpref": _bpref, "binG": _bin_g,
     "ndcg_rel": _ndcg_rel, "IPrec": _iprec, "11pt_avg": _eleven_point,
 }
+# Q, nDCG(gains=...), ndcg_p, Rndcg, relative_P, F, Rprec_mult (it reads the helpers above)
+from pdireval.measures.tie_closed_forms import KERNELS as _MORE_CLOSED_FORMS  # noqa: E402
+
+TIE_AWARE.update(_MORE_CLOSED_FORMS)
 
 #: measures whose value does not depend on the order of the list at all
 INVARIANT = (
@@ -531,7 +539,7 @@ _READS_WHOLE_LIST = ("Accuracy", "Rndcg")
 #: closed forms that do not cover a cut-off (which may fall inside a group): groupwise then
 _CLOSED_WITHOUT_CUTOFF = ("Bpref",)
 #: closed forms that do not cover trec_eval's gain levels (gains=): groupwise then
-_CLOSED_WITHOUT_GAINS = ("nDCG",)
+_CLOSED_WITHOUT_GAINS = ()
 #: measures that are order-free without a cut-off, separable with one
 _INVARIANT_WITHOUT_CUTOFF = ("F",)
 #: measures separable without a cut-off (the normalisers then do not depend on the order)
@@ -575,10 +583,10 @@ def method_of(m) -> str:
     uncovered = (name in _CLOSED_WITHOUT_CUTOFF and m.cutoff is not None) or (
         name in _CLOSED_WITHOUT_GAINS and m.get("gains", None) is not None
     )
-    if name in TIE_AWARE and not uncovered:
-        return "closed"
     if name in INVARIANT or (name in _INVARIANT_WITHOUT_CUTOFF and m.cutoff is None):
         return "invariant"
+    if name in TIE_AWARE and not uncovered:
+        return "closed"
     if name in _JOINT_WITH_CUTOFF and m.cutoff is not None:
         return "joint"
     return "groupwise" if name in GROUPWISE else "joint"
@@ -612,6 +620,9 @@ def expected(segments, m) -> np.ndarray:
 def describe(name: str) -> str:
     """How ``ties="expected"`` computes the measure ``name``, in words (docs and docstrings)."""
     enumeration = {"groupwise": "enumeration, group by group", "joint": "enumeration of the joint orderings"}
+    if name in _INVARIANT_WITHOUT_CUTOFF:
+        with_cutoff = "closed form" if name in TIE_AWARE else enumeration["groupwise"]
+        return f"order-free without a cut-off (the default value); with one: {with_cutoff}"
     if name in TIE_AWARE:
         text = "closed form"
         if name in _CLOSED_WITHOUT_CUTOFF:
@@ -626,8 +637,6 @@ def describe(name: str) -> str:
         return text
     if name in INVARIANT:
         return "order-free: the default value"
-    if name in _INVARIANT_WITHOUT_CUTOFF:
-        return "order-free without a cut-off (the default value); with one: enumeration, group by group"
     if name in _JOINT_WITH_CUTOFF:
         return "enumeration, group by group (with a cut-off: of the joint orderings)"
     return enumeration["groupwise" if name in GROUPWISE else "joint"]

@@ -571,6 +571,17 @@ def ndcg_p(segments, m):
     exactly (identical whenever distinct gains differ by at least 1).
     """
     v, gains, rel = _view(segments, m), m.get("gains"), m.get("rel")
+    idcg = ideal_dcg_p(v, gains)
+    hits = _gain_hits(v, gains)
+    rank = hits.pos + 1.0
+    dcg = seg_sum(hits.seg, hits.gain / np.where(rank > 1, np.log2(rank), 1.0), v.n_seg)
+    found = _rel_ret(v, rel) > 0
+    return np.where(found, _safe_div(dcg, idcg[v.seg_query]), 0.0)
+
+
+def ideal_dcg_p(v: View, gains) -> np.ndarray:
+    """Per query: ndcg_p's IDCG, Σ ideal gain_i / max(1, log2 i) with log2 i rounded to single
+    precision (trec_eval's m_ndcg_p.c), cached per label reading."""
     key = ("trec_ideal_dcg_p", v.negatives, _freeze_gains(gains))
     cache = v.segments.cache
     if key not in cache:
@@ -584,12 +595,7 @@ def ndcg_p(segments, m):
             rank = ideal.rank + 1.0
             divisor = np.where(rank > 1, np.log2(rank).astype(np.float32).astype(np.float64), 1.0)
             cache[key] = ideal.totals(ideal.gain / divisor)
-    idcg = cache[key]
-    hits = _gain_hits(v, gains)
-    rank = hits.pos + 1.0
-    dcg = seg_sum(hits.seg, hits.gain / np.where(rank > 1, np.log2(rank), 1.0), v.n_seg)
-    found = _rel_ret(v, rel) > 0
-    return np.where(found, _safe_div(dcg, idcg[v.seg_query]), 0.0)
+    return cache[key]
 
 
 def _freeze_gains(gains):

@@ -1,0 +1,356 @@
+"""More closed forms for ``ties="expected"``: the Q-measure, graded nDCG, ndcg_p, Rndcg and the
+precision-like measures with a per-query depth (McSherry & Najork 2008).
+
+:mod:`pdireval.measures.tie_aware` dispatches ``ties="expected"`` and holds the first closed
+forms; this module holds the ones registered after them (in ``tie_aware.TIE_AWARE``). Same
+notation: a tie group g of a (system, query) list occupies the 0-based positions s..s+n−1,
+holds r relevant documents (label >= ``rel``) with total gain G_g, and c relevant documents
+and cg₀ gain lie in the groups above it; m = min(n, max(k − s, 0)) of its slots are inside a
+cut-off k. In a uniformly random ordering of g each of its documents is at each of its slots
+with probability 1/n, and, given that a document d is at slot t, each other document of g is
+above d with probability t/(n − 1). Everything below follows from these two facts and the
+linearity of expectation; every formula is exact (tested against the mean over every
+ordering, tests/measures/test_tie_closed_forms.py).
+
+* **Linear measures with trec_eval gain levels** (nDCG(gains=...), ndcg_p, and DCG@b inside
+  Rndcg): E[Σ_i w_i·gain_i] = Σ_g G_g·(1/n)·Σ_{t<m} w_{s+t}, each rank's weight replaced by
+  the mean weight of the group's slots; the normalisers (IDCG, ndcg_p's single-precision
+  IDCG, its "a relevant document is retrieved" condition, Rndcg's R-levels and their count)
+  do not depend on the order.
+* **Counts inside a depth** (relative_P@k, F@k, Rprec_mult@x): the number f of relevant
+  documents in the top d has E[f] = Σ_g r·m/n, m the slots of g above d (d = ⌊x·R + 0.9⌋ per
+  query for Rprec_mult). relative_P@k = f/min(k, R) and Rprec_mult = f/d are linear in f, and
+  so is F@k: with P = f/k and Rc = f/R, (1 + β²)·P·Rc/(β²·P + Rc) = (1 + β²)·f/(β²·R + k)
+  (also 0 when f = 0), so E[F@k] = (1 + β²)·E[f]/(β²·R + k).
+* **Q-measure** (Sakai 2004) and Q@l: Q = (1/R)·Σ_{slots p} I(p)·(C(p) + β·cg(p)) /
+  (p + 1 + β·cg*(p + 1)), I(p) = 1 when position p holds a relevant document, C(p) and cg(p)
+  the relevant count and gain down to p, cg* the ideal's cumulative gain. The denominator
+  depends on the position only, so only the numerator's expectation is needed. For the
+  relevant documents d of g at slot t: E[I·C] = (1/n)·Σ_d (c + 1 + (r − 1)·t/(n − 1)) =
+  (r/n)·(c + 1) + r·(r − 1)·t/(n·(n − 1)), and E[I·cg] = (1/n)·Σ_d (cg₀ + g_d + (G_g − g_d)·
+  t/(n − 1)) = (r·cg₀ + G_g)/n + (r − 1)·G_g·t/(n·(n − 1)). So a group adds
+  (1/n)·[A·S₀ + B·S₁] with A = r·(c + 1) + β·(r·cg₀ + G_g), B = (r − 1)·(r + β·G_g)/(n − 1)
+  (0 when n = 1), S₀ = Σ_{t<m} 1/den(s + t), S₁ = Σ_{t<m} t/den(s + t). Past the ideal's
+  last relevant document (n* of them) cg* is its total G*, so there den(p) = p + 1 + K,
+  K = β·G*, and Σ_{a<=p<b} 1/(p + 1 + K) = ψ(b + 1 + K) − ψ(a + 1 + K) (ψ the digamma
+  function), Σ p/(p + 1 + K) = (b − a) − (1 + K)·(ψ(b + 1 + K) − ψ(a + 1 + K)): no group is
+  expanded slot by slot. Above n* the sums are read off per-query cumulative sums of 1/den
+  and p/den over the ideal's positions. Q@l sums the slots inside l and divides by min(l, R).
+
+References
+----------
+McSherry, F. & Najork, M. (2008). Computing information retrieval performance measures
+efficiently in the presence of tied scores. ECIR 2008, 414–421.
+Sakai, T. (2004). New performance metrics based on multigrade relevance. NTCIR-4.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pdireval.measures.standard import _R, _safe_div, _view
+from pdireval.measures.tie_aware import (
+    _group_sum,
+    _inside,
+    _linear,
+    _ndcg,
+    expected_count,
+    tie_groups,
+)
+from pdireval.measures.view import _integral_and_small, _segment_bounds, gain_values, seg_sum, within_segment_cumsum
+
+__all__ = ["KERNELS"]
+
+
+def _weights(k, weight):
+    """weight(positions) with 0 at and past the cut-off k."""
+    def weight_of(pos):
+        w = weight(pos)
+        return w if k is None else np.where(pos < k, w, 0.0)
+
+    return weight_of
+
+
+def _log2_discount(pos):
+    return 1.0 / np.log2(pos + 2.0)
+
+
+def _jk_discount(pos):
+    rank = pos + 1.0
+    return 1.0 / np.where(rank > 1, np.log2(np.maximum(rank, 1.0)), 1.0)
+
+
+def expected_trec_dcg(v, gains, k, discount=_log2_discount) -> np.ndarray:
+    """E[Σ_{i<k} gain_i·w_i] per segment, gain_i the trec_eval gain of the document's label."""
+    from pdireval.measures.trec_eval_set import trec_gain
+
+    return _linear(v, tie_groups(v), trec_gain(v.hit_label, gains), k, _weights(k, discount))
+
+
+# --------------------------------------------------------------------------- gain-level nDCGs
+
+
+def ndcg(segments, m):
+    """E[nDCG]: nDCG(gains=...) here (E[DCG@k] / IDCG@k, both with trec_eval's gain levels),
+    the other nDCGs in :mod:`pdireval.measures.tie_aware`."""
+    gains = m.get("gains", None)
+    if gains is None:
+        return _ndcg(segments, m)
+    from pdireval.measures.trec_eval_set import _ideal, _ideal_dcg
+
+    v, k = _view(segments, m), m.cutoff
+    depth = np.full(v.n_seg, np.iinfo(np.int64).max if k is None else k)
+    idcg = _ideal(v, gains).at(_ideal_dcg(v, gains), v.seg_query, depth)
+    return _safe_div(expected_trec_dcg(v, gains, k), idcg)
+
+
+def ndcg_p(segments, m):
+    """E[ndcg_p] = E[Σ gain_i / max(1, log2 i)] / IDCG_p when a relevant document is retrieved
+    (which no ordering changes), else 0."""
+    from pdireval.measures.trec_eval_set import _rel_ret, ideal_dcg_p
+
+    v, gains = _view(segments, m), m.get("gains")
+    dcg = expected_trec_dcg(v, gains, None, _jk_discount)
+    found = _rel_ret(v, m.get("rel")) > 0
+    return np.where(found, _safe_div(dcg, ideal_dcg_p(v, gains)[v.seg_query]), 0.0)
+
+
+def expected_dcg_before(v, gains, seg: np.ndarray, depth: np.ndarray):
+    """E[DCG of segment seg[j] over positions < depth[j]] (log2 discount, trec_eval gains), and
+    E[DCG] of every whole segment: the expectation's version of
+    :func:`pdireval.measures.trec_eval_set._dcg_before`.
+
+    Each group adds G_g·(W(min(s + n, d)) − W(s))/n to the DCG above depth d (W the cumulative
+    discount): the groups wholly above d their whole mean, the one d cuts a part."""
+    from pdireval.measures.trec_eval_set import trec_gain
+
+    groups = tie_groups(v)
+    if len(groups.seg) == 0:
+        return np.zeros(len(seg)), np.zeros(v.n_seg)
+    s, n = groups.start, groups.size
+    total = _group_sum(groups, trec_gain(v.hit_label, gains))
+    top = int(max((s + n).max(initial=0), 1))
+    W = np.concatenate([[0.0], np.cumsum(_log2_discount(np.arange(top, dtype=np.float64)))])
+    whole = total * (W[s + n] - W[s]) / n
+    before = _exclusive_in_segment(groups.seg, whole)  # the groups above each group
+    # the last group of seg[j] starting above depth[j] (groups are sorted by segment, start)
+    key = (groups.seg.astype(np.int64) << 32) | s
+    d = np.minimum(depth, np.int64(2**31 - 1)).astype(np.int64)
+    last = np.searchsorted(key, (seg.astype(np.int64) << 32) | d, side="left") - 1
+    ok = last >= 0
+    ok[ok] = groups.seg[last[ok]] == seg[ok]
+    g = np.where(ok, last, 0)
+    cut = np.minimum(s[g] + n[g], np.maximum(d, s[g]))
+    part = before[g] + total[g] * (W[cut] - W[s[g]]) / n[g]
+    return np.where(ok, part, 0.0), seg_sum(groups.seg, whole, v.n_seg)
+
+
+def r_ndcg(segments, m):
+    """E[Rndcg]: Rndcg is the mean, over the R-levels b (which depend on the qrels and the list
+    length only), of DCG@b/IDCG@b, and of DCG/IDCG when the list is longer than n⁺ + 1, so its
+    expectation replaces each DCG@b by E[DCG@b] = Σ_g G_g·(W(min(s + n, b)) − W(s))/n over the
+    groups starting above b (W the cumulative log2 discount): one pass over the groups per
+    level (a handful: a query has as many levels as distinct positive gains), or one lookup
+    per (segment, level) pair past :data:`~pdireval.measures.trec_eval_set._MAX_LEVEL_PASSES`
+    levels (:func:`expected_dcg_before`)."""
+    from pdireval.measures.trec_eval_set import _MAX_LEVEL_PASSES, _levels, trec_gain
+
+    v, gains = _view(segments, m), m.get("gains")
+    levels = _levels(v, gains)
+    sq = v.seg_query
+    if len(levels.depth) > _MAX_LEVEL_PASSES:
+        level, pair_seg = np.nonzero(levels.depth[:, sq] > 0)  # (R-level, segment) pairs
+        pair_q = sq[pair_seg]
+        before, dcg = expected_dcg_before(v, gains, pair_seg, levels.depth[level, pair_q])
+        total = seg_sum(pair_seg, _safe_div(before, levels.idcg[level, pair_q]), v.n_seg)
+    else:
+        groups = tie_groups(v)
+        G = _group_sum(groups, trec_gain(v.hit_label, gains))
+        keep = np.flatnonzero(G)  # groups without gain add nothing
+        seg, s, n, G = groups.seg[keep], groups.start[keep], groups.size[keep], G[keep]
+        top = int(max((s + n).max(initial=0), 1))
+        W = np.concatenate([[0.0], np.cumsum(_log2_discount(np.arange(top, dtype=np.float64)))])
+        coef, Ws, q = G / n, W[s], sq[seg]
+        total = np.zeros(v.n_seg)
+        for depth, idcg in zip(levels.depth, levels.idcg):  # one pass per level (a handful)
+            cut = np.clip(depth[q], s, s + n)
+            before = np.bincount(seg, weights=coef * (W[cut] - Ws), minlength=v.n_seg)
+            total += _safe_div(before, idcg[sq])
+        dcg = np.bincount(seg, weights=coef * (W[s + n] - Ws), minlength=v.n_seg)
+    npos = levels.npos[sq]
+    longer = (v.seg_len > npos + 1) & (npos > 0)  # trec_eval's loop: not when L = n⁺ + 1
+    total = total + np.where(longer, _safe_div(dcg, levels.idcg_all[sq]), 0.0)
+    out = _safe_div(total, levels.count[sq] + longer)
+    return np.where(_R(v, m.get("rel")) > 0, out, 0.0)
+
+
+# --------------------------------------------------------------------------- counts inside a depth
+
+
+def _relevant_per_group(v, m, groups):
+    return _group_sum(groups, (v.hit_label >= m.get("rel")).astype(np.float64))
+
+
+def relative_precision(segments, m):
+    """E[relative_P@k] = E[relevant in the top k] / min(k, R)."""
+    v, k = _view(segments, m), m.cutoff
+    return _safe_div(expected_count(v, m, k), np.minimum(k, _R(v, m.get("rel"))))
+
+
+def f_measure(segments, m):
+    """E[F@k] = (1 + β²)·E[f]/(β²·R + k), f the relevant documents in the top k (F is linear
+    in f); without a cut-off F is order-free: None (the default value)."""
+    if m.cutoff is None:
+        return None
+    v, k = _view(segments, m), m.cutoff
+    b2 = m.get("beta") ** 2
+    R = _R(v, m.get("rel"))
+    value = _safe_div((1.0 + b2) * expected_count(v, m, k), b2 * R + k)
+    return np.where(R > 0, value, 0.0)
+
+
+def rprec_mult(segments, m):
+    """E[Rprec_mult@x] = E[relevant in the top d] / d, d = ⌊x·R + 0.9⌋ per query."""
+    from pdireval.measures.trec_eval_set import _recall_cut
+
+    v = _view(segments, m)
+    depth = _recall_cut(float(m.cutoff), _R(v, m.get("rel")))
+    groups = tie_groups(v)
+    slots = np.clip(depth[groups.seg].astype(np.int64) - groups.start, 0, groups.size)
+    count = seg_sum(groups.seg, _relevant_per_group(v, m, groups) * slots / groups.size, v.n_seg)
+    return _safe_div(count, depth)
+
+
+# --------------------------------------------------------------------------- Q-measure
+
+
+def _exclusive_in_segment(seg: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Σ of ``values`` over the earlier elements of the same segment (seg sorted), for each
+    row of a 2-d ``values`` at once; values may be negative. A segment's sums depend on its
+    own elements only, bit for bit: integers (counts, integral gains) by one cumulative sum
+    minus each segment's start (exact), other values by :func:`within_segment_cumsum`. Only
+    the segments with more than one element are summed when they are few (most lists of a
+    sparsely judged run hold one group with a relevant document)."""
+    n = len(seg)
+    out = np.zeros_like(values)
+    if n < 2:
+        return out
+    is_first = np.empty(n, dtype=bool)
+    is_first[0] = True
+    np.not_equal(seg[1:], seg[:-1], out=is_first[1:])
+    shared = ~is_first
+    shared[:-1] |= shared[1:]  # an element whose segment holds others
+    idx = np.flatnonzero(shared)
+    if len(idx) == 0:
+        return out
+    whole = len(idx) == n
+    sub_seg, sub = (seg, values) if whole else (seg[idx], values[..., idx])
+    is_first, first, lengths = _segment_bounds(sub_seg)
+    if _integral_and_small(sub):
+        total = np.cumsum(sub, axis=-1) - sub
+        part = total - np.repeat(total[..., first], lengths, axis=-1)
+    else:
+        bounds = (is_first, first, lengths)
+        part = np.stack([within_segment_cumsum(sub_seg, row, inclusive=False, bounds=bounds) for row in np.atleast_2d(sub)]).reshape(sub.shape)
+    if whole:
+        return part
+    out[..., idx] = part
+    return out
+
+
+def _per_query_prefix(flat_q: np.ndarray, at: np.ndarray, values: np.ndarray, n_queries: int) -> np.ndarray:
+    """Inclusive per-query cumulative sums of ``values`` (flat, grouped by query) laid out at
+    ``at`` in an array that holds a 0 before each query's first value."""
+    out = np.zeros(len(values) + n_queries)
+    out[at] = within_segment_cumsum(flat_q, values)
+    return out
+
+
+def _shifted_harmonic_sums(lo: np.ndarray, hi: np.ndarray, K: np.ndarray):
+    """(Σ_{lo<=p<hi} 1/(p + 1 + K), Σ_{lo<=p<hi} p/(p + 1 + K)) elementwise, hi > lo: harmonic
+    numbers when every K is an integer (H(hi + K) − H(lo + K)), else the digamma function."""
+    if np.array_equal(K, np.floor(K)):
+        Ki = K.astype(np.int64)
+        H = np.concatenate([[0.0], np.cumsum(1.0 / np.arange(1.0, float((hi + Ki).max()) + 1.0))])
+        diff = H[hi + Ki] - H[lo + Ki]
+    else:
+        from scipy.special import digamma
+
+        diff = digamma(hi + 1.0 + K) - digamma(lo + 1.0 + K)
+    return diff, (hi - lo) - (1.0 + K) * diff
+
+
+def q_measure(segments, m):
+    """E[Q] and E[Q@l] (Sakai 2004; 2014): Σ_g (1/n)·[A·S₀ + B·S₁] / R (min(l, R) for Q@l),
+    see the module docstring."""
+    from pdireval.measures.sakai import q_ideal
+
+    v, beta, rel = _view(segments, m), float(m.get("beta")), m.get("rel")
+    ideal_cum, n_ideal, first = q_ideal(v, m)
+    groups = tie_groups(v)
+    hits = np.flatnonzero(v.hit_label >= rel)  # NaN compares False
+    owner = groups.hit_group[hits]
+    n_groups = len(groups.seg)
+    r = np.bincount(owner, minlength=n_groups)
+    G = np.bincount(owner, weights=gain_values(v.hit_label[hits], m.get("gain")), minlength=n_groups)
+    slots = _inside(groups, m.cutoff)
+    use = np.flatnonzero(r > 0) if m.cutoff is None else np.flatnonzero((r > 0) & (slots > 0))
+    seg, s, n = groups.seg, groups.start, groups.size
+    if len(use) < n_groups:
+        r, G, slots, seg, s, n = r[use], G[use], slots[use], seg[use], s[use], n[use]
+    r = r.astype(np.float64)
+    c, cg0 = _exclusive_in_segment(seg, np.stack([r, G]))  # relevant documents and gain above
+    q = v.seg_query[seg]
+    nq = n_ideal[q]
+    if first is None:  # one table for every query (one ideal gain value): cg*(d) = star[d]
+        star, base = ideal_cum, np.zeros(len(q), dtype=np.int64)
+
+        def prefixes():  # Σ_{p<x} 1/den(p) and p/den(p), at [x]
+            rank = np.arange(len(ideal_cum) - 1, dtype=np.float64)
+            den = beta * ideal_cum[1:] + rank + 1.0
+            return (np.concatenate([[0.0], np.cumsum(x)]) for x in (1.0 / den, rank / den))
+    else:  # per query, with a 0 before each query's list: cg*(q, d) = star[base + d], d <= n*
+        base = first[q] + q
+        flat_q = np.repeat(np.arange(v.n_queries), n_ideal)
+        star_at = np.arange(len(ideal_cum)) + flat_q + 1
+        star = np.zeros(len(ideal_cum) + v.n_queries)
+        star[star_at] = ideal_cum
+
+        def prefixes():  # Σ_{p<x} 1/den(p) and p/den(p) per query, at [base + x]
+            rank = np.arange(len(ideal_cum)) - first[flat_q]
+            den = beta * ideal_cum + rank + 1.0
+            return (_per_query_prefix(flat_q, star_at, x, v.n_queries) for x in (1.0 / den, rank / den))
+    # one slot (an untied document, or a cut-off below a group's first slot): S₀ = 1/den(s)
+    S0 = 1.0 / (beta * star[base + np.minimum(s + 1, nq)] + s + 1.0)
+    S1 = np.zeros(len(s))
+    multi = np.flatnonzero(slots > 1)
+    if len(multi):
+        a, b, nm, bm = s[multi], s[multi] + slots[multi], nq[multi], base[multi]
+        sum0, sum1 = np.zeros(len(multi)), np.zeros(len(multi))
+        inside = np.flatnonzero(a < nm)  # slots above the ideal's end: its own cumulative sums
+        if len(inside):
+            pre0, pre1 = prefixes()
+            lo, hi = bm[inside] + a[inside], bm[inside] + np.minimum(b[inside], nm[inside])
+            sum0[inside] = pre0[hi] - pre0[lo]
+            sum1[inside] = pre1[hi] - pre1[lo]
+        tail = np.flatnonzero(b > nm)  # slots past it: den(p) = p + 1 + β·G*
+        if len(tail):
+            K = beta * star[bm[tail] + nm[tail]]
+            t0, t1 = _shifted_harmonic_sums(np.maximum(a[tail], nm[tail]), b[tail], K)
+            sum0[tail] += t0
+            sum1[tail] += t1
+        S0[multi] = sum0
+        S1[multi] = sum1 - a * sum0  # Σ t/den = Σ p/den − s·Σ 1/den
+    A = r * (c + 1.0) + beta * (r * cg0 + G)
+    nf = n.astype(np.float64)
+    B = (r - 1.0) * (r + beta * G) / np.maximum(nf - 1.0, 1.0)  # S₁ = 0 when n = 1
+    total = seg_sum(seg, (A * S0 + B * S1) / nf, v.n_seg)
+    R = _R(v, rel)
+    return _safe_div(total, R if m.cutoff is None else np.minimum(R, m.cutoff))
+
+
+#: measure name -> closed-form tie-aware kernel (registered in tie_aware.TIE_AWARE)
+KERNELS = {
+    "Q": q_measure, "nDCG": ndcg, "ndcg_p": ndcg_p, "Rndcg": r_ndcg,
+    "relative_P": relative_precision, "F": f_measure, "Rprec_mult": rprec_mult,
+}

@@ -1,0 +1,123 @@
+"""The closed forms of pdireval.measures.tie_closed_forms (Q, nDCG(gains=...), ndcg_p, Rndcg,
+relative_P, F, Rprec_mult): equal to the mean over every ordering of the tied documents
+(brute force), on lists with graded, negative and missing labels and cut-offs inside groups."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+import pdireval
+from pdireval.measures.registry import parse_measure
+from pdireval.measures.tie_aware import method_of
+from pdireval.measures.tie_closed_forms import KERNELS
+from tests.helpers import tie_brute_force, tied_runs
+
+MEASURES = [
+    "Q", "Q(beta=0.5)", "Q@3", "Q(gain=exp)@5", "Q(rel=2)", "Q(judged_only=true)", "Q(negatives=keep,rel=0)",
+    "Q(beta=0)@4", "Q(beta=0.7,gain={1:0.5,2:1.25,3:2.5})", "nDCG(gains={1:1,2:3,3:4})", "nDCG(gains={0:-1,1:2,2:5})@3",
+    "nDCG(gains={1:2,2:5},judged_only=true)@2", "ndcg_p", "ndcg_p(gains={1:2,2:5})",
+    "ndcg_p(gains={0:1,1:-1,2:4})", "Rndcg", "Rndcg(gains={1:2,2:5})", "Rndcg(judged_only=true)",
+    "Rndcg(negatives=keep)", "relative_P@3", "relative_P(judged_only=true)@2", "F@3",
+    "F(beta=2)@1", "F(judged_only=true)@2", "Rprec_mult@0.5", "Rprec_mult@2", "Rprec_mult@1.5",
+]
+
+
+def expected_name(text: str) -> str:
+    return str(parse_measure(text).replace(ties="expected"))
+
+
+def check(run, qrels, measures=MEASURES, atol=1e-10):
+    reference = tie_brute_force(run, qrels, measures)
+    ours = pdireval.evaluate(run, [expected_name(m) for m in measures], qrels=qrels, missing="drop")
+    for text in measures:
+        got = ours[ours["measure"] == expected_name(text)].set_index(["system", "query"])["value"].sort_index()
+        want = reference.xs(str(parse_measure(text)), level="measure").sort_index()
+        np.testing.assert_allclose(got.to_numpy(), want.to_numpy(), rtol=0, atol=atol, err_msg=text)
+
+
+def case(seed: int, labels=(-1, 0, 1, 1, 2, 3)):
+    """Three queries, two systems, lists of 8 documents in 2-4 tie groups; up to 7 judged
+    documents per query with ``labels`` (so the ideal list ends inside or above the tie
+    groups), documents outside the qrels."""
+    gen = np.random.default_rng(seed)
+    runs, qrels = [], []
+    for q in ("1", "2", "3"):
+        docs = [f"d{i}" for i in range(11)]
+        judged = gen.choice(docs, size=int(gen.integers(2, 8)), replace=False)
+        qrels += [(q, d, float(gen.choice(labels))) for d in judged]
+        for s in ("a", "b"):
+            picked = gen.choice(docs, size=8, replace=False)
+            scores = np.sort(gen.choice([1.0, 2.0, 3.0, 4.0], size=8, p=[0.35, 0.35, 0.15, 0.15]))[::-1]
+            runs += [(s, q, d, sc) for d, sc in zip(picked, scores)]
+    return pd.DataFrame(runs, columns=["system", "query", "doc", "score"]), pd.DataFrame(qrels, columns=["query", "doc", "label"])
+
+
+def test_every_measure_here_is_a_closed_form():
+    assert {parse_measure(m).name for m in MEASURES} == set(KERNELS)
+    for text in MEASURES:
+        assert method_of(parse_measure(expected_name(text))) == "closed", text
+    assert method_of(parse_measure("F(ties=expected)")) == "invariant"  # order-free without a cut-off
+
+
+@pytest.mark.parametrize("seed, labels", [(0, (-1, 0, 1, 1, 2, 3)), (1, (-1, 0, 1, 1, 2, 3)), (2, (0, 1, 2)), (3, (0, 1)), (4, (0, 0, 1))])
+def test_closed_forms_equal_the_mean_over_every_ordering(seed, labels):
+    # binary labels: one ideal gain value, read off one table shared by every query
+    run, qrels = case(seed, labels)
+    sizes = run.groupby(["system", "query", "score"]).size()
+    assert sizes.max() >= 4  # tie groups that cut-offs 1-5 fall inside
+    check(run, qrels)
+
+
+@pytest.mark.slow
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tied_runs())
+def test_closed_forms_on_generated_lists(data):
+    run, qrels = data
+    check(run, qrels)
+
+
+def plain_q(labels, rel_pos_gain, ideal, beta):
+    """Q of one list (gains of its relevant documents at their 0-based positions), by hand."""
+    total, count, cg = 0.0, 0, 0.0
+    ideal_cum = np.cumsum(ideal)
+    for p in sorted(rel_pos_gain):
+        count += 1
+        cg += rel_pos_gain[p]
+        star = ideal_cum[min(p + 1, len(ideal)) - 1]
+        total += (beta * cg + count) / (beta * star + p + 1.0)
+    return total / labels
+
+
+def test_q_on_a_long_tie_group_against_every_placement():
+    # 2 relevant documents above, then 30 tied documents holding 3 relevant ones (gains
+    # 1, 2, 3) far past the ideal list's end: harmonic numbers (β·G* = 10, an integer) and
+    # the digamma function (β·G* = 23.5) over a long group
+    labels = {"r1": 3.0, "r2": 1.0, "t0": 1.0, "t1": 2.0, "t2": 3.0, "j": 0.0}
+    qrels = pd.DataFrame({"query": "q", "doc": list(labels), "label": list(labels.values())})
+    tied = ["t0", "t1", "t2", "j"] + [f"u{i:02d}" for i in range(26)]
+    run = pd.DataFrame({"system": "s", "query": "q", "doc": ["r1", "r2", "x"] + tied,
+                        "score": [9.0, 8.0, 7.0] + [1.0] * 30})
+    ideal = sorted([v for v in labels.values() if v >= 1], reverse=True)
+    for beta, text in [(1.0, "Q(ties=expected)"), (2.35, "Q(beta=2.35,ties=expected)")]:
+        got = pdireval.evaluate(run, text, qrels=qrels)["value"].iloc[0]
+        total, n = 0.0, 0
+        for slots in itertools.combinations(range(30), 3):
+            for gains in itertools.permutations([1.0, 2.0, 3.0]):
+                placed = {0: 3.0, 1: 1.0} | {3 + t: g for t, g in zip(slots, gains)}
+                total += plain_q(len(ideal), placed, ideal, beta)
+                n += 1
+        assert got == pytest.approx(total / n, abs=1e-13)
+
+
+def test_rndcg_by_segment_and_level_pairs(monkeypatch):
+    # past a few R-levels per query Rndcg looks each (segment, level) depth up instead
+    from pdireval.measures import trec_eval_set
+
+    monkeypatch.setattr(trec_eval_set, "_MAX_LEVEL_PASSES", 0)
+    run, qrels = case(5)
+    check(run, qrels, ["Rndcg", "Rndcg(gains={1:2,2:5})", "Rndcg(judged_only=true)", "Rndcg(negatives=keep)"])
