@@ -322,13 +322,7 @@ class _Ideal:
     ideal ranking), with cumulative sums for lookups at any depth."""
 
     def __init__(self, v: View, gains):
-        if gains:
-            g = trec_gain(v.q_label, gains)  # unjudged (NaN) -> 0
-            keep = g > 0
-            g = g[keep]
-        else:  # the gain is the label: positive labels only (NaN compares False)
-            keep = v.q_label > 0
-            g = v.q_label[keep]
+        keep, g = _positive_gains(v, gains)
         rq = v.q_row_query[keep]  # grouped by query, ascending (the judgments' order)
         # self.rank: 0-based position in the ideal list
         self.query, self.gain, self.rank, self._bounds = sorted_within_queries(rq, g)
@@ -398,6 +392,25 @@ class _Levels:
     npos: np.ndarray
 
 
+def _positive_gains(v: View, gains):
+    """(mask over the judgments, their gains) of the judged documents with a positive
+    trec_eval gain, in judgments order (cached per label reading and gains)."""
+    from pdireval.measures.registry import _freeze
+
+    key = ("trec_positive_gains", v.negatives, _freeze(gains))
+    cache = v.segments.cache
+    if key not in cache:
+        if gains:
+            g = trec_gain(v.q_label, gains)  # unjudged (NaN) -> 0
+            keep = g > 0
+            g = g[keep]
+        else:  # the gain is the label: positive labels only (NaN compares False)
+            keep = v.q_label > 0
+            g = v.q_label[keep]
+        cache[key] = (keep, g)
+    return cache[key]
+
+
 def _uniform_ideal(v: View, gains) -> _UniformIdeal | None:
     """The ideal ranking when every positive trec_eval gain of the qrels is the same value g
     (binary qrels, the usual case): each query's ideal list is then n⁺ copies of g, so no
@@ -408,13 +421,7 @@ def _uniform_ideal(v: View, gains) -> _UniformIdeal | None:
     key = ("trec_uniform_ideal", v.negatives, _freeze(gains))
     cache = v.segments.cache
     if key not in cache:
-        if gains:
-            g = trec_gain(v.q_label, gains)  # unjudged (NaN) -> 0
-            keep = g > 0
-            g = g[keep]
-        else:  # the gain is the label: positive labels only (NaN compares False)
-            keep = v.q_label > 0
-            g = v.q_label[keep]
+        keep, g = _positive_gains(v, gains)
         uniform = None
         if one_value(g):
             npos = np.bincount(v.q_row_query[keep], minlength=v.n_queries)
@@ -628,9 +635,12 @@ def ndcg_rel(segments, m):
         ideal = _ideal(v, gains)
         cum = _ideal_dcg(v, gains)
         npos = ideal.npos
-        at_hit = ideal.at(cum, v.seg_query[seg], pos + 1)
+        # IDCG@min(r_d, n⁺): a positive-gain hit's query has n⁺ >= 1, so every lookup is
+        # inside its ideal list (row start + min(position, n⁺ - 1))
+        last = (ideal.npos - 1)[v.seg_query]
+        at_hit = cum[ideal.start[v.seg_query][seg] + np.minimum(pos, last[seg])]
         idcg = ideal.at(cum, v.seg_query, np.full(v.n_seg, np.iinfo(np.int64).max))
-    total = seg_sum(seg, _safe_div(dcg_at, at_hit), v.n_seg)
+    total = seg_sum(seg, dcg_at / at_hit, v.n_seg)  # IDCG@r_d > 0: positive gains above
     n_ret = np.bincount(seg, minlength=v.n_seg)
     npos = npos[v.seg_query].astype(np.float64)
     total = total + (npos - n_ret) * _safe_div(dcg, idcg)
