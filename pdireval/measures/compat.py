@@ -21,7 +21,13 @@ from __future__ import annotations
 import numpy as np
 
 from pdireval.measures.registry import MeasureDef, Param, register
-from pdireval.measures.view import _segment_bounds, run_sums, view_of, within_segment_rank
+from pdireval.measures.view import (
+    _segment_bounds,
+    level_codes,
+    run_sums,
+    view_of,
+    within_segment_rank,
+)
 
 __all__ = ["compat"]
 
@@ -46,7 +52,8 @@ def _same_level_above(seg: np.ndarray, code, n_levels: int, bounds) -> np.ndarra
             before = np.cumsum(at, dtype=np.int64)
             before -= at
             before -= np.repeat(before[first], lengths)
-            np.add(out, before, out=out, where=at)
+            before *= at
+            out += before
         return out
     group = seg.astype(np.int64) * n_levels + code
     order = np.argsort(group, kind="stable")  # hits are in (segment, position) order
@@ -90,8 +97,8 @@ def compat(segments, m):
     labels = np.unique(v.q_label[q_rel])
     n_levels = len(labels)
     if n_levels > 1:
-        q_code = n_levels - 1 - np.searchsorted(labels, v.q_label[q_rel])
-        h_code = n_levels - 1 - np.searchsorted(labels, v.hit_label[rel])
+        q_code = n_levels - 1 - level_codes(labels, v.q_label[q_rel])
+        h_code = n_levels - 1 - level_codes(labels, v.hit_label[rel])
         # per (query, level): relevant documents of the query with a higher label
         table = np.bincount(q_query * n_levels + q_code, minlength=n_q * n_levels).reshape(n_q, n_levels)
         higher = np.cumsum(table, axis=1)

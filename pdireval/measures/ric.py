@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from pdireval.measures.registry import MeasureDef, Param, register
-from pdireval.measures.view import NEGATIVES, _segment_bounds, run_sums, view_of
+from pdireval.measures.view import NEGATIVES, _segment_bounds, level_codes, run_sums, view_of
 
 __all__ = ["ric", "ric_counts", "binary_entropy", "truncated_condensed"]
 
@@ -73,16 +73,6 @@ def truncated_condensed(seg, label, rel):
     return np.arange(n) <= end[seg]
 
 
-def _counts_before(code: np.ndarray, level: int, first: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """Per hit: the hits of its segment above it with label code ``level`` (integer counts:
-    one global cumulative count minus each segment's start, exact)."""
-    at = code == level
-    counts = np.cumsum(at, dtype=np.int64)
-    counts -= at
-    counts -= np.repeat(counts[first], lengths)
-    return counts
-
-
 def ric_counts(segments, *, rel: float = 1.0, negatives: str = "unjudged", cutoff: int | None = None):
     """Per segment: (c, d, n) — unordered different-label pairs with the higher-labelled
     document ranked above (c), below (d), and the number n of such pairs of the query.
@@ -93,8 +83,8 @@ def ric_counts(segments, *, rel: float = 1.0, negatives: str = "unjudged", cutof
     Retrieved pairs: the different-label pairs of a segment number ``(r² − Σ_g r_g²)/2``
     (r retrieved, r_g of label g), of which c counts, for each label level l above the
     lowest, the hits of level l above a hit of a lower level (one integer cumulative count
-    per level), and d the rest. A query with fewer than two distinct labels has no pair:
-    its segments get zeros without reading their hits.
+    per level, which also gives r_l), and d the rest. A query with fewer than two distinct
+    labels has no pair: its segments get zeros without reading their hits.
     """
     v = view_of(segments, negatives=negatives, judged_only=False)
     n_seg = v.n_seg
@@ -107,7 +97,7 @@ def ric_counts(segments, *, rel: float = 1.0, negatives: str = "unjudged", cutof
         return zeros, zeros.copy(), zeros.copy()
     n_q = v.n_queries
     # per query: judged documents per label level, and the number of different-label pairs
-    q_code = np.searchsorted(levels, q_lab)
+    q_code = level_codes(levels, q_lab)
     per_level = np.bincount(v.q_row_query[q_judged] * K + q_code, minlength=n_q * K).reshape(n_q, K).astype(np.float64)
     judged = per_level.sum(axis=1)
     n_pairs = (judged**2 - (per_level**2).sum(axis=1)) / 2.0
@@ -121,24 +111,30 @@ def ric_counts(segments, *, rel: float = 1.0, negatives: str = "unjudged", cutof
         lab = np.where(keep, lab, np.nan)
     keep &= truncated_condensed(seg, lab, rel)
     kept = np.flatnonzero(keep)
-    seg, code = seg[kept], np.searchsorted(levels, lab[kept])
+    seg, code = seg[kept], level_codes(levels, lab[kept])
 
-    # retrieved hits per segment and level, and the different-label pairs among them
-    ret = np.bincount(seg * K + code, minlength=n_seg * K).reshape(n_seg, K).astype(np.float64)
-    n_ret = ret.sum(axis=1)
-    pairs_rr = (n_ret**2 - (ret**2).sum(axis=1)) / 2.0
-    # retrieved pairs with the higher label above: for each level l >= 1, the level-l hits
-    # above each hit of a lower level
+    # per segment and level: retrieved hits (ret); per hit: the hits of a higher level above
+    # it (c_rr, summed per segment), from one integer cumulative count per level above 0
+    ret = np.zeros((n_seg, K))
+    c_rr = np.zeros(n_seg)
     if len(seg):
         bounds = _segment_bounds(seg)
         _, first, lengths = bounds
+        at_seg, last = seg[first], first + lengths - 1
         higher_above = np.zeros(len(seg), dtype=np.int64)
         for level in range(1, K):  # loop over label levels (a handful), vectorised over hits
-            np.add(higher_above, _counts_before(code, level, first, lengths), out=higher_above, where=code < level)
+            at = code == level
+            count = np.cumsum(at, dtype=np.int64)  # exact integers: global minus segment start
+            start = count[first] - at[first]
+            ret[at_seg, level] = count[last] - start
+            count -= at
+            count -= np.repeat(start, lengths)
+            count *= code < level
+            higher_above += count
+        ret[at_seg, 0] = lengths - ret[at_seg, 1:].sum(axis=1)
         c_rr = run_sums(higher_above, seg, bounds, n_seg)  # integers: exact
-    else:
-        c_rr = np.zeros(n_seg)
-    d_rr = pairs_rr - c_rr
+    n_ret = ret.sum(axis=1)
+    d_rr = (n_ret**2 - (ret**2).sum(axis=1)) / 2.0 - c_rr
     # retrieved x versus unretrieved judged documents of the query
     unret = per_level[v.seg_query] - ret
     below = np.cumsum(unret, axis=1)  # unretrieved with a label up to x's

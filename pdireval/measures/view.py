@@ -21,6 +21,7 @@ __all__ = [
     "discount_weights",
     "seg_sum",
     "run_sums",
+    "level_codes",
     "within_segment_cumsum",
     "within_segment_count",
     "within_segment_suffix_max",
@@ -154,6 +155,16 @@ def run_sums(values: np.ndarray, seg: np.ndarray, bounds, n: int) -> np.ndarray:
     out = np.zeros(n)
     out[seg[first]] = np.add.reduceat(values, first)
     return out
+
+
+def level_codes(levels: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Index of each value in ``levels`` (sorted, distinct; every value is one of them):
+    ``np.searchsorted(levels, values)``, read off the values directly when the levels are
+    consecutive integers (the usual labels 0, 1, 2, ...: several times cheaper)."""
+    K = len(levels)
+    if K and levels[-1] - levels[0] == K - 1 and np.array_equal(levels, levels[0] + np.arange(K)):
+        return (values - levels[0]).astype(np.intp)
+    return np.searchsorted(levels, values)
 
 
 def within_segment_rank(seg: np.ndarray) -> np.ndarray:

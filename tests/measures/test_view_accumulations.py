@@ -13,6 +13,7 @@ import pytest
 
 from pdireval.measures.view import (
     _segment_bounds,
+    level_codes,
     run_sums,
     seg_sum,
     within_segment_count,
@@ -90,3 +91,15 @@ def test_run_sums_add_each_segment_alone(shape):
         assert out[2 * i] == np.add.reduceat(values[a:b], [0])[0]
     np.testing.assert_allclose(out, seg_sum(codes, values, n), rtol=1e-12, atol=1e-300 + 1e-12 * np.abs(values).max())
     assert np.array_equal(run_sums(values[:0], codes[:0], None, 3), np.zeros(3))
+
+
+@pytest.mark.parametrize(
+    "levels",
+    [[1.0], [0.0, 1.0, 2.0], [-1.0, 0.0, 1.0, 2.0, 3.0], [0.5, 1.5, 2.5], [0.0, 2.0, 5.0], [0.0, 0.5, 1.0], [1.0, 2.0, 4.0, 5.0]],
+)
+def test_level_codes_are_the_sorted_positions(levels):
+    levels = np.array(levels)
+    values = np.random.default_rng(len(levels)).choice(levels, 500)
+    codes = level_codes(levels, values)
+    assert np.array_equal(codes, np.searchsorted(levels, values))
+    assert np.array_equal(levels[codes], values)
