@@ -366,8 +366,8 @@ def _inst_values(seg, rank, units, scale: float, T: float, n: int, steps: int) -
         if steps == 1:
             psi, lo, hi = table[0], rank - u_after, nxt - u_after
         else:
-            row = (u_after % steps) * (N + 1)
             whole = u_after // steps
+            row = (u_after - whole * steps) * (N + 1)  # U mod D (cheaper than %)
             psi, lo, hi = table.ravel(), row + (rank - whole), row + (nxt - whole)
         block = psi[lo] - psi[hi]
         top, first_end, last = table[0, 0], table[0, rank[first]], table[0, N]
