@@ -10,16 +10,16 @@ ways (:func:`method_of`; :func:`describe` says which, per measure, in docs/measu
 * **closed form** (this module): P, R, NumRelRet, Rprec, Judged, DCG, nDCG, RBP, RBPResidual,
   SP, AP, RR, Success, Bpref (without a cut-off), binG, ndcg_rel (nonnegative gains); and IPrec
   and 11pt_avg by the exact distribution of a maximum of independent per-group maxima;
-  (:mod:`pdireval.measures.tie_closed_forms`) Q, nDCG(gains=...), ndcg_p, Rndcg, relative_P,
-  F@k, Rprec_mult.
+  (:mod:`pdireval.measures.tie_closed_forms`) Q, nDCG(gains=...), ndcg_p, Rndcg, ERR, nERR,
+  relative_P, F@k, Rprec_mult.
 * **order-free** (the default value, which no ordering changes): NumRet, NumRel, NumQ, SetP,
   SetR, SetF, SetAP, SetRelP, NumNonRelJudgedRet, utility, F without a cut-off.
 * **enumeration, group by group** (:mod:`pdireval.measures.tie_orderings`): the separable
   measures, sums over documents of a term of the document, its position and an order-free
-  summary of the documents above it — infAP, ERR, nERR, GAP, G, SDCG, INSQ, Bpref@k, Accuracy
-  without a cut-off, and the diversity measures alpha_DCG, alpha_nDCG, ERR_IA, nERR_IA, NRBP,
-  nNRBP, P_IA, AP_IA, StRecall. E[M] = M₀ + Σ_g (E_g[M] − M₀) with E_g the mean over the
-  arrangements of group g.
+  summary of the documents above it — infAP, GAP, G, SDCG, INSQ, Bpref@k, Accuracy without a
+  cut-off, ERR and nERR with a group of more than 300 stoppers, and the diversity measures
+  alpha_DCG, alpha_nDCG, ERR_IA, nERR_IA, NRBP, nNRBP, P_IA, AP_IA, StRecall.
+  E[M] = M₀ + Σ_g (E_g[M] − M₀) with E_g the mean over the arrangements of group g.
 * **enumeration of the joint orderings**: the rest — gm_map, gm_bpref
   (the logarithm of an expectation is not the expectation of the logarithm: these are
   E[ln max(x, 1e-5)]), Compat, RIC, INST, BPM, NERR8-11, ndcg_rel with a negative gain,
@@ -47,7 +47,8 @@ document of g is equally likely at each of its n slots, so:
   t/(n−1)), so E[SP@k] = Σ_g (r/n)·Σ_{t<m} (c + 1 + (r−1)·t/(n−1)) / (s + t + 1), in closed
   form with harmonic numbers; E[AP@k] = E[SP@k] / R.
 * **RR**: only the first group with r > 0 matters; the first relevant document is at its slot t
-  with probability C(n−1−t, r−1)/C(n, r), so E[RR@k] = Σ_{t<m} C(n−1−t, r−1)/C(n, r)/(s+t+1).
+  with probability C(n−1−t, r−1)/C(n, r), so E[RR@k] = Σ_{t<m} C(n−1−t, r−1)/C(n, r)/(s+t+1)
+  (with r = 1, 1/n at each slot: harmonic numbers; with r > 1 a sum over the slots).
 * **Success@k** = 1 − Π_g C(n−r, m)/C(n, m) (no relevant document among any group's slots
   inside the top k).
 * **bpref** (and bpref-10): a relevant document of g has n_r = C + U judged non-relevant
@@ -320,9 +321,21 @@ def _rr(segments, m):
     has = np.flatnonzero(r > 0)
     if len(has) == 0:
         return np.zeros(v.n_seg)
-    first_of_seg = has[np.r_[True, groups.seg[has][1:] != groups.seg[has][:-1]]]
+    lead = np.empty(len(has), dtype=bool)  # the first group holding a relevant document
+    lead[0] = True
+    np.not_equal(groups.seg[has][1:], groups.seg[has][:-1], out=lead[1:])
+    first_of_seg = has[lead]
     seg, s, n, rr = groups.seg[first_of_seg], groups.start[first_of_seg], groups.size[first_of_seg], r[first_of_seg]
-    mm = np.clip(np.full(len(s), np.iinfo(np.int64).max) if m.cutoff is None else m.cutoff - s, 0, n)
+    mm = n if m.cutoff is None else np.clip(m.cutoff - s, 0, n)
+    out = np.zeros(v.n_seg)
+    # one relevant document: at each slot with probability 1/n, Σ_{t<m} 1/(s+t+1) / n
+    one = rr == 1
+    inv, _ = _harmonic_sum(s[one], mm[one], n[one])
+    out[seg[one]] = inv / n[one]
+    many = np.flatnonzero(~one)
+    if len(many) == 0:
+        return out
+    seg, s, n, rr, mm = seg[many], s[many], n[many], rr[many], mm[many]
     # expand every (group, slot t < m): Σ over slots is over at most the group's size
     owner = np.repeat(np.arange(len(s)), mm)
     t = np.arange(len(owner)) - np.repeat(np.cumsum(mm) - mm, mm)
@@ -330,10 +343,7 @@ def _rr(segments, m):
     avail = nn - 1.0 - t
     logp = _log_comb(avail, rk - 1.0) - _log_comb(nn, rk)
     prob = np.where(avail >= rk - 1.0, np.exp(logp), 0.0)
-    prob[nn == 1] = 1.0  # exact for an untied first relevant document
-    value = np.bincount(owner, weights=prob / (s[owner] + t + 1.0), minlength=len(s))
-    out = np.zeros(v.n_seg)
-    out[seg] = value
+    out[seg] = np.bincount(owner, weights=prob / (s[owner] + t + 1.0), minlength=len(s))
     return out
 
 
@@ -510,7 +520,7 @@ TIE_AWARE = {
     "SP": _sp, "AP": _ap, "RR": _rr, "Success": _success, "Bpref": _bpref, "binG": _bin_g,
     "ndcg_rel": _ndcg_rel, "IPrec": _iprec, "11pt_avg": _eleven_point,
 }
-# Q, nDCG(gains=...), ndcg_p, Rndcg, relative_P, F, Rprec_mult (it reads the helpers above)
+# Q, nDCG(gains=...), ndcg_p, Rndcg, ERR, nERR, relative_P, F, Rprec_mult (it reads the helpers above)
 from pdireval.measures.tie_closed_forms import KERNELS as _MORE_CLOSED_FORMS  # noqa: E402
 
 TIE_AWARE.update(_MORE_CLOSED_FORMS)
@@ -631,6 +641,8 @@ def describe(name: str) -> str:
             text += " (with gains=: enumeration, group by group)"
         if name == "ndcg_rel":
             text += " (with a negative gain: enumeration of the joint orderings)"
+        if name in ("ERR", "nERR"):
+            text += " (a group with more than 300 documents that can stop the user: enumeration, group by group)"
         if name in ("IPrec", "11pt_avg"):
             text = ("exact distribution of the maximum over independent groups (on condensed "
                     "lists, judged_only=true: enumeration of the joint orderings)")

@@ -1,5 +1,5 @@
-"""More closed forms for ``ties="expected"``: the Q-measure, graded nDCG, ndcg_p, Rndcg and the
-precision-like measures with a per-query depth (McSherry & Najork 2008).
+"""More closed forms for ``ties="expected"``: the Q-measure, graded nDCG, ndcg_p, Rndcg, ERR,
+nERR and the precision-like measures with a per-query depth (McSherry & Najork 2008).
 
 :mod:`pdireval.measures.tie_aware` dispatches ``ties="expected"`` and holds the first closed
 forms; this module holds the ones registered after them (in ``tie_aware.TIE_AWARE``). Same
@@ -37,8 +37,23 @@ ordering, tests/measures/test_tie_closed_forms.py).
   expanded slot by slot. Above n* the sums are read off per-query cumulative sums of 1/den
   and p/den over the ideal's positions. Q@l sums the slots inside l and divides by min(l, R).
 
+* **ERR** (Chapelle et al. 2009) and nERR: ERR@k = Σ_i R_i·Π_{j<i}(1 − R_j)/i. The product
+  over a whole group does not depend on its order, so a group g adds P_g·E[W_g], P_g the
+  product of (1 − R) over the groups above it and W_g = Σ_{t<m} R_{π(t)}·Π_{u<t}(1 − R_{π(u)})
+  /(s + t + 1). Let g hold k documents that can stop the user (R > 0), x = 1 − R, e_j the
+  elementary symmetric polynomials of their x. Given that d is at slot t, the documents
+  above it are a uniform t-subset of the other n − 1, so E[Π_{above} x] = Σ_j e_j(x₋d)·
+  C(n − k, t − j)/C(n − 1, t), and with Σ_d e_j(x₋d) = (k − j)·e_j, Σ_d x_d·e_j(x₋d) =
+  (j + 1)·e_{j+1}: E[W_g] = (1/n)·Σ_{j<k} [(k − j)·e_j − (j + 1)·e_{j+1}]·Σ_{t<m} C(n − k,
+  t − j)/C(n − 1, t)/(s + t + 1). With k = 1 this is R·Σ_{t<m} 1/(s + t + 1)/n, harmonic
+  numbers; the groups with k >= 2 (few: the sum runs over their slots and k) expand e_j
+  stopper by stopper (past :data:`MAX_STOPPERS` stoppers in a group: enumeration). nERR
+  divides by the ideal's ERR@k, which no ordering changes.
+
 References
 ----------
+Chapelle, O., Metzler, D., Zhang, Y. & Grinspan, P. (2009). Expected reciprocal rank for graded
+relevance. CIKM 2009.
 McSherry, F. & Najork, M. (2008). Computing information retrieval performance measures
 efficiently in the presence of tied scores. ECIR 2008, 414–421.
 Sakai, T. (2004). New performance metrics based on multigrade relevance. NTCIR-4.
@@ -50,9 +65,12 @@ import numpy as np
 
 from pdireval.measures.standard import _R, _safe_div, _view
 from pdireval.measures.tie_aware import (
+    Groups,
     _group_sum,
+    _harmonic_sum,
     _inside,
     _linear,
+    _log_comb,
     _ndcg,
     expected_count,
     tie_groups,
@@ -349,8 +367,134 @@ def q_measure(segments, m):
     return _safe_div(total, R if m.cutoff is None else np.minimum(R, m.cutoff))
 
 
+# --------------------------------------------------------------------------- ERR and nERR
+
+#: ERR's closed form expands the elementary symmetric polynomials of a group's stopping
+#: probabilities; a group with more documents that can stop the user is left to enumeration
+MAX_STOPPERS = 300
+
+
+def _symmetric_polynomials(k: np.ndarray, x_rows: np.ndarray) -> np.ndarray:
+    """e_j(x) for j = 0..max k, per row (zero past k): x_rows is (rows, max k), each row's k
+    values first. One step per value index, over the rows holding that many values."""
+    rows, width = x_rows.shape
+    order = np.argsort(-k, kind="stable")
+    kk, x = k[order], x_rows[order]
+    e = np.zeros((rows, width + 1))
+    e[:, 0] = 1.0
+    for i in range(width):  # e_j += x_i·e_{j−1}, from the (i+1)-th value of every row on
+        active = int(np.count_nonzero(kk > i))
+        e[:active, 1:i + 2] = e[:active, 1:i + 2] + x[:active, i:i + 1] * e[:active, :i + 1]
+    out = np.empty_like(e)
+    out[order] = e
+    return out
+
+
+def _groups_above(v, k):
+    """The tie groups with a slot above the cut-off k, and the indices of their hits among the
+    view's (None: every hit); every group, with k None or on condensed lists (whose
+    positions are not the run's)."""
+    segments = v.segments
+    if k is None or v.judged_only or segments.hit_tie_start is None:
+        return tie_groups(v), None
+    kept = np.flatnonzero(segments.hit_tie_start < k)
+    hit_seg, start = v.hit_seg[kept], segments.hit_tie_start[kept]
+    new = np.ones(len(kept), dtype=bool)
+    if len(kept):
+        new[1:] = (hit_seg[1:] != hit_seg[:-1]) | (start[1:] != start[:-1])
+    size = segments.hit_tie_size[kept][new].astype(np.int64)
+    return Groups(hit_seg[new], start[new].astype(np.int64), size, np.cumsum(new) - 1), kept
+
+
+def expected_err(v, m) -> np.ndarray:
+    """E[ERR@k] per segment (see the module docstring)."""
+    from pdireval.measures.standard import _max_grade
+
+    groups, kept = _groups_above(v, m.cutoff)
+    lab = v.hit_label if kept is None else v.hit_label[kept]
+    hits = np.flatnonzero(lab > 0)  # only a positive label can stop the user (NaN: False)
+    stop = np.clip((np.exp2(lab[hits]) - 1.0) / np.exp2(_max_grade(v, m)), 0.0, 1.0)
+    owner = groups.hit_group[hits]
+    n_groups = len(groups.seg)
+    k = np.bincount(owner, minlength=n_groups)
+    certain = stop >= 1.0
+    log_go = np.log1p(-np.where(certain, 0.0, stop))
+    slots = _inside(groups, m.cutoff)
+    use = np.flatnonzero((k > 0) & (slots > 0))
+    if len(use) == 0:
+        return np.zeros(v.n_seg)
+    if int(k[use].max()) > MAX_STOPPERS:
+        return None
+    # Π(1 − R) over the groups above (a certain stop above: 0)
+    per_group = np.stack([np.bincount(owner, weights=log_go, minlength=n_groups)[use],
+                          np.bincount(owner, weights=certain.astype(np.float64), minlength=n_groups)[use]])
+    seg = groups.seg[use]
+    log_above, certain_above = _exclusive_in_segment(seg, per_group)
+    reach = np.where(certain_above > 0, 0.0, np.exp(log_above))
+    s, n, mm, kk = groups.start[use], groups.size[use], slots[use], k[use]
+    nf = n.astype(np.float64)
+    # one stopper: R·Σ_{t<m} 1/(s+t+1) / n
+    within = np.zeros(len(use))
+    one = np.flatnonzero(kk == 1)
+    if len(one):
+        R1 = np.zeros(n_groups)
+        R1[owner] = stop  # the lone stopper's R (only read for groups with one)
+        inv, _ = _harmonic_sum(s[one], mm[one], n[one])
+        within[one] = R1[use[one]] * inv / nf[one]
+    many = np.flatnonzero(kk > 1)
+    if len(many):
+        within[many] = _several_stoppers(groups, use[many], owner, stop, s[many], n[many], mm[many], kk[many])
+    return seg_sum(seg, reach * within, v.n_seg)
+
+
+def _several_stoppers(groups, which, owner, stop, s, n, mm, kk) -> np.ndarray:
+    """E[Σ_{t<m} R_{π(t)}·Π_{u<t}(1 − R_{π(u)})/(s+t+1)] for groups with k >= 2 stoppers:
+    (1/n)·Σ_{j<k} [(k − j)·e_j − (j + 1)·e_{j+1}]·Σ_t C(n − k, t − j)/C(n − 1, t)/(s + t + 1)."""
+    rows = len(which)
+    row_of_group = np.full(len(groups.seg), -1)
+    row_of_group[which] = np.arange(rows)
+    mine = np.flatnonzero(row_of_group[owner] >= 0)
+    r = row_of_group[owner[mine]]
+    rank = np.arange(len(mine)) - np.searchsorted(r, r)  # stoppers of a group are consecutive
+    width = int(kk.max())
+    x = np.zeros((rows, width))
+    x[r, rank] = 1.0 - stop[mine]
+    e = _symmetric_polynomials(kk, x)
+    j_all = np.arange(width)
+    coef = (kk[:, None] - j_all) * e[:, :width] - (j_all + 1.0) * e[:, 1:width + 1]  # (rows, width)
+    # (row, t) pairs, t < m, then (row, t, j) triples, j <= min(t, k − 1), t − j <= n − k
+    pair_row = np.repeat(np.arange(rows), mm)
+    t = np.arange(len(pair_row)) - np.repeat(np.cumsum(mm) - mm, mm)
+    count = np.minimum(t + 1, kk[pair_row])
+    tri_pair = np.repeat(np.arange(len(pair_row)), count)
+    j = np.arange(len(tri_pair)) - np.repeat(np.cumsum(count) - count, count)
+    row, tt = pair_row[tri_pair], t[tri_pair]
+    nn, kr = n[row].astype(np.float64), kk[row].astype(np.float64)
+    ok = tt - j <= nn - kr
+    row, tt, j, nn, kr = row[ok], tt[ok], j[ok], nn[ok], kr[ok]
+    ratio = np.exp(_log_comb(nn - kr, tt - j) - _log_comb(nn - 1.0, tt.astype(np.float64)))
+    terms = coef[row, j] * ratio / (s[row] + tt + 1.0)
+    return np.bincount(row, weights=terms, minlength=rows) / n.astype(np.float64)
+
+
+def err(segments, m):
+    """E[ERR@k] (Chapelle et al. 2009; see the module docstring)."""
+    return expected_err(_view(segments, m), m)
+
+
+def normalised_err(segments, m):
+    """E[nERR@k] = E[ERR@k] / the ideal's ERR@k, which no ordering changes (Sakai & Song 2011)."""
+    from pdireval.measures.sakai import _ideal_err
+
+    v = _view(segments, m)
+    value = expected_err(v, m)
+    return None if value is None else _safe_div(value, _ideal_err(v, m)[v.seg_query])
+
+
+
 #: measure name -> closed-form tie-aware kernel (registered in tie_aware.TIE_AWARE)
 KERNELS = {
     "Q": q_measure, "nDCG": ndcg, "ndcg_p": ndcg_p, "Rndcg": r_ndcg,
     "relative_P": relative_precision, "F": f_measure, "Rprec_mult": rprec_mult,
+    "ERR": err, "nERR": normalised_err,
 }

@@ -24,6 +24,8 @@ MEASURES = [
     "ndcg_p(gains={0:1,1:-1,2:4})", "Rndcg", "Rndcg(gains={1:2,2:5})", "Rndcg(judged_only=true)",
     "Rndcg(negatives=keep)", "relative_P@3", "relative_P(judged_only=true)@2", "F@3",
     "F(beta=2)@1", "F(judged_only=true)@2", "Rprec_mult@0.5", "Rprec_mult@2", "Rprec_mult@1.5",
+    "ERR", "ERR@3", "ERR(max_grade=qrels)", "ERR(negatives=keep)", "ERR(judged_only=true)@3",
+    "nERR", "nERR@2", "nERR(max_grade=2)@5",
 ]
 
 
@@ -121,3 +123,34 @@ def test_rndcg_by_segment_and_level_pairs(monkeypatch):
     monkeypatch.setattr(trec_eval_set, "_MAX_LEVEL_PASSES", 0)
     run, qrels = case(5)
     check(run, qrels, ["Rndcg", "Rndcg(gains={1:2,2:5})", "Rndcg(judged_only=true)", "Rndcg(negatives=keep)"])
+
+
+def test_err_falls_back_to_enumeration_past_many_stoppers(monkeypatch):
+    from pdireval.measures import tie_closed_forms
+
+    monkeypatch.setattr(tie_closed_forms, "MAX_STOPPERS", 1)
+    run, qrels = case(6)
+    assert method_of(parse_measure("ERR(ties=expected)")) == "closed"
+    check(run, qrels, ["ERR", "nERR@3"])
+
+
+def test_err_on_a_long_tie_group_against_every_placement():
+    # a relevant document above, then 12 tied documents holding stoppers of labels 1, 2, 4
+    # (4 = max_grade: R = 15/16) and a judged non-relevant one, cut at 10
+    labels = {"top": 2.0, "a": 1.0, "b": 2.0, "c": 4.0, "z": 0.0}
+    qrels = pd.DataFrame({"query": "q", "doc": list(labels), "label": list(labels.values())})
+    tied = ["a", "b", "c", "z"] + [f"u{i:02d}" for i in range(8)]
+    run = pd.DataFrame({"system": "s", "query": "q", "doc": ["top"] + tied, "score": [2.0] + [1.0] * 12})
+    got = pdireval.evaluate(run, "ERR(ties=expected)@10", qrels=qrels)["value"].iloc[0]
+    stop = {g: (2.0**g - 1.0) / 16.0 for g in (1.0, 2.0, 4.0)}
+    total, count = 0.0, 0
+    for slots in itertools.permutations(range(12), 3):  # the slots of a, b, c
+        at = {1 + t: stop[g] for t, g in zip(slots, (1.0, 2.0, 4.0))}
+        value, go = stop[2.0], 1.0 - stop[2.0]
+        for pos in range(1, 10):
+            if pos in at:
+                value += go * at[pos] / (pos + 1.0)
+                go *= 1.0 - at[pos]
+        total += value
+        count += 1
+    assert got == pytest.approx(total / count, abs=1e-13)

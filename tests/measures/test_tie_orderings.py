@@ -158,7 +158,7 @@ def big_group_case():
 
 def test_large_groups_are_sampled_reproducibly_and_close_to_exact(monkeypatch):
     run, qrels = big_group_case()
-    names = [expected_name(m) for m in ("ERR@5", "INST(T=2)", "IPrec@0.5", "nDCG(gains={1:1,2:3})@4")]
+    names = [expected_name(m) for m in ("GAP@5", "INST(T=2)", "IPrec@0.5", "nDCG(gains={1:1,2:3})@4")]
     sampled = pdireval.evaluate(run, names, qrels=qrels)
     # reproducible, and independent of which other lists are evaluated
     again = pdireval.evaluate(run[run["system"] == "t"], names, qrels=qrels)
