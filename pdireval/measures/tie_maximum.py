@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pdireval.measures.standard import _R, _view
+from pdireval.measures.standard import _view
 from pdireval.measures.tie_aware import _log_comb, tie_groups
 from pdireval.measures.view import within_segment_cumsum, within_segment_suffix_max
 
@@ -134,11 +134,9 @@ def _harmonic(top: int) -> np.ndarray:
 
 def _slot_mean(H, c, s, n, t, floor) -> np.ndarray:
     """((c + 1)·Σ_{p<t} 1/(s + p + 1) + (n − t)·L)/n: the mean of max(L, (c + 1)/(s + p + 1))
-    over p = 0..n−1 when the first t slots are the ones above L."""
-    inv = H[s + t] - H[s]
-    one = t == 1
-    inv[one] = 1.0 / (s[one] + 1.0)  # exact for a single slot
-    return ((c + 1.0) * inv + (n - t) * floor) / n
+    over p = 0..n−1 when the first t slots are the ones above L (an untied group, n = 1, is
+    never above its floor: t = 0 and the value is L itself, exactly)."""
+    return ((c + 1.0) * (H[s + t] - H[s]) + (n - t) * floor) / n
 
 
 def _slots_above(c, s, n, floor) -> np.ndarray:
@@ -209,14 +207,15 @@ def iprec_sum(segments, m, fractions) -> np.ndarray | None:
     c = total - np.repeat(total[first], lengths)  # relevant documents in the earlier groups
     last = c + r
     lo = last / (s + n + 0.0)
-    table, row = _wanted(x, _R(v, rel)[seg[first]])  # w of list i at level l: table[row[i], l]
+    table, row = _wanted(x, v.num_rel(rel)[v.seg_query[seg[first]]])  # w of list i at level l: table[row[i], l]
     H = _harmonic(int((s + n).max()))
     # lists whose one relevant group holds one relevant document (sparse judgments): the
     # group qualifies when w = 1 and is its own floor, above it on its first n − 1 slots
     simple = (lengths == 1) & (r[first] == 1)
     if simple.any():
         g1 = first[simple]
-        mean = _slot_mean(H, c[g1], s[g1], n[g1], n[g1] - 1, lo[g1])
+        s1, n1 = s[g1], n[g1]
+        mean = (H[s1 + n1 - 1] - H[s1] + lo[g1]) / n1  # _slot_mean with c = 0, t = n − 1
         out[seg[g1]] = mean * np.count_nonzero(table <= 1.0, axis=1)[row[simple]]
         if simple.all():
             return out
