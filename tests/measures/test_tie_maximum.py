@@ -107,3 +107,12 @@ def test_suffix_maxima_at_points_equal_the_running_maximum():
         want = within_segment_suffix_max(np.repeat(np.arange(len(lengths)), lengths), values)[points]
         got = tie_maximum._suffix_max_at(values, np.repeat(first + lengths, lengths), points)
         np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("R", [np.array([1.0, 2.0, 7.0, 2.0, 0.0, 10.0]), np.array([3.0, 50_000.0])])
+def test_recall_cuts_by_table_or_per_list_equal_trec_eval_rounding(R):
+    # few values of R: one table row per value; a huge R: one row per list
+    x = np.array([0.0, 0.1, 0.25, 0.3, 0.7, 1.0])
+    table, row = tie_maximum._wanted(x, R)
+    direct = np.maximum(np.floor(x[None, :] * R[:, None] + 0.9), 1.0)
+    np.testing.assert_array_equal(table[row], direct)
