@@ -367,6 +367,19 @@ class _Ideal:
         count = np.bincount(bq, minlength=self.n_queries).astype(np.float64)
         return _Levels(depth, idcg, count, self.totals(self.contrib), self.npos)
 
+    def at_hits(self, cum: np.ndarray, seg_query: np.ndarray, seg: np.ndarray, depth: np.ndarray):
+        """(cum summed over the first d = min(depth, npos) ideal positions, d) for hits of
+        segments ``seg`` (:meth:`at` with the per-query lookups done once per segment)."""
+        limit = self.npos[seg_query][seg]
+        d = np.minimum(depth, limit)
+        base = (self.start[:-1] - 1)[seg_query][seg]
+        if len(d) and d.min() > 0:  # every lookup inside an ideal list
+            return cum[base + d], d
+        out = np.zeros(len(d))
+        ok = d > 0
+        out[ok] = cum[base[ok] + d[ok]]
+        return out, d
+
     def at(self, cum: np.ndarray, query: np.ndarray, depth: np.ndarray) -> np.ndarray:
         """cum summed over the first min(depth, npos) ideal positions of ``query``."""
         d = np.minimum(depth, self.npos[query])
@@ -746,13 +759,12 @@ def g_measure(segments, m):
     v, gains = _view(segments, m), m.get("gains")
     hits = _gain_hits(v, gains)
     seg, pos, g = hits.seg, hits.pos, hits.gain
-    q = v.seg_query[seg]
     sum_results = within_segment_cumsum(seg, g, bounds=hits.bounds)
     depth = pos + 1
     uniform = _uniform_ideal(v, gains)
     if uniform is not None:  # C_i and the ideal gain sums from one table each
         npos = uniform.npos
-        d = np.minimum(depth, npos[q])
+        d = np.minimum(depth, npos[v.seg_query][seg])
         cost = uniform.prefix(max(uniform.gain, 1.0))[d] + (depth - d)
         ideal_sum = uniform.prefix(uniform.gain)[npos[v.seg_query]]
     else:
@@ -764,7 +776,8 @@ def g_measure(segments, m):
             at_least_one = len(ideal.gain) == 0 or ideal.gain.min() >= 1.0  # then the costs are the gains
             cache[key] = (gain_cum if at_least_one else ideal.cumulative(np.maximum(ideal.gain, 1.0)), gain_cum)
         cost_cum, gain_cum = cache[key]
-        cost = ideal.at(cost_cum, q, depth) + np.maximum(depth - ideal.npos[q], 0)
+        cost, d = ideal.at_hits(cost_cum, v.seg_query, seg, depth)
+        cost = cost + (depth - d)  # past the ideal list each rank costs 1
         ideal_sum = ideal.at(gain_cum, v.seg_query, np.full(v.n_seg, np.iinfo(np.int64).max))
     total = seg_sum(seg, g / np.log2(2.0 + cost - sum_results), v.n_seg)
     return _safe_div(total, ideal_sum)
