@@ -108,16 +108,17 @@ def q_measure(segments, m):
     bounds = _segment_bounds(seg)
     cg = within_segment_cumsum(seg, gain_values(v.hit_label[idx], m.get("gain")), bounds=bounds)
     count = (np.arange(len(seg)) - np.repeat(bounds[1], bounds[2])) + 1.0
-    q = v.seg_query[seg]
-    depth = np.minimum(pos + 1, n_ideal[q])
+    depth = np.minimum(pos + 1, n_ideal[v.seg_query][seg])  # per-list lookups, then per hit
     if start is None:
         cg_ideal = ideal_cum[depth]
-    elif depth.min() > 0:  # every relevant document's query has an ideal list
-        cg_ideal = ideal_cum[start[q] + depth - 1]
     else:
-        cg_ideal = np.zeros(len(seg))
-        has = depth > 0
-        cg_ideal[has] = ideal_cum[start[q[has]] + depth[has] - 1]
+        base = (start[:-1] - 1)[v.seg_query][seg]
+        if depth.min() > 0:  # every relevant document's query has an ideal list
+            cg_ideal = ideal_cum[base + depth]
+        else:
+            cg_ideal = np.zeros(len(seg))
+            has = depth > 0
+            cg_ideal[has] = ideal_cum[base[has] + depth[has]]
     ratio = (beta * cg + count) / (beta * cg_ideal + pos + 1.0)
     R = _R(v, rel)
     return _safe_div(seg_sum(seg, ratio, v.n_seg), R if m.cutoff is None else np.minimum(R, m.cutoff))
