@@ -120,9 +120,10 @@ def _recall_cut(fraction: float, R: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------- interpolated precision
 
 
-def _interpolated(v: View, rel: float):
+def _precisions(v: View, rel: float):
     """Per segment: (first row in the table, relevant retrieved count); per relevant
-    retrieved hit, in segment order: the max precision at its rank or deeper."""
+    retrieved hit, in segment order: the precision at its rank, nth / rank; and the largest
+    count."""
     key = ("iprec_table", v.negatives, v.judged_only, rel)
     cache = v.segments.cache
     if key not in cache:
@@ -130,46 +131,77 @@ def _interpolated(v: View, rel: float):
         seg = v.hit_seg[idx]
         count = np.bincount(seg, minlength=v.n_seg)
         start = np.cumsum(count) - count
+        precision, first, lengths = np.zeros(0), None, None
         if len(seg):
             _, first, lengths = _segment_bounds(seg)
             nth = np.arange(1.0, len(seg) + 1.0) - np.repeat(first, lengths)  # 1-based
-            best = suffix_max_within(nth / (v.hit_pos[idx] + 1.0), first, lengths)
-        else:
-            best = np.zeros(0)
-        cache[key] = (start, count, best)
+            precision = nth / (v.hit_pos[idx] + 1.0)
+        cache[key] = (start, count, precision, first, lengths)
     return cache[key]
+
+
+#: Up to this many relevant retrieved documents in every list, IPrec reads each level from
+#: the running maximum of the precisions (one lookup per level); above it, from the maxima
+#: of the pieces between the levels' documents (no per-document running maximum).
+_SHORT_RELEVANT = 8
 
 
 def _iprec(v: View, rel: float, fractions) -> list:
     """Interpolated precision at each recall level of ``fractions``: one array (per segment)
     per level.
 
-    The c-th relevant retrieved document of a segment is row start + c - 1 of the table, so
-    each level is one lookup per segment (no pass over the hits); c depends only on R and
-    the level, so it is read from a small (R, level) table, and a level whose c equals the
-    previous level's for every R that occurs reuses its array."""
-    start, count, best = _interpolated(v, rel)
+    IPrec@x of a segment is the largest precision at or below its c-th relevant retrieved
+    document, c = max(⌊x·R + 0.9⌋, 1) (0 when fewer are retrieved). c depends only on R and
+    the level, so it is read from a small (R, level) table; levels that give the same c for
+    every R that occurs share one array. Short lists of relevant documents: the maximum of
+    the precisions from each document down is computed once per document and each level
+    reads its c-th. Long ones: with the levels in increasing order (c never decreases) the
+    c's of a segment cut its relevant documents into consecutive pieces, the maximum of each
+    piece is one ``np.maximum.reduceat`` over all segments at once, and a level's IPrec is
+    the maximum of its piece and the pieces after it. A maximum is exact in any order, so
+    both give the same number as a scan from the bottom of the list.
+    """
+    if v.n_seg == 0:
+        return [np.zeros(0) for _ in fractions]
+    start, count, precision, first, lengths = _precisions(v, rel)
     R = v.num_rel(rel).astype(np.int64)
     levels = np.asarray(fractions, dtype=np.float64)
-    # c = max(⌊x·R + 0.9⌋, 1) for every R that occurs (a cut of 0 reads at the first relevant)
-    r_values = np.arange(int(R.max(initial=0)) + 1)
-    table = np.maximum(_recall_cut(levels[None, :], r_values[:, None].astype(np.float64)), 1.0).astype(np.int64)
+    order = np.argsort(levels, kind="stable")
+    # c for every R that occurs (rows) and level in increasing order (columns)
+    r_values = np.arange(int(R.max(initial=0)) + 1, dtype=np.float64)
+    table = np.maximum(_recall_cut(levels[order][None, :], r_values[:, None]), 1.0).astype(np.int64)
     occurs = np.zeros(len(r_values), dtype=bool)
     occurs[R] = True
-    same = (table[occurs, 1:] == table[occurs, :-1]).all(axis=0).tolist()  # level j as level j - 1
+    new_column = np.ones(len(levels), dtype=bool)
+    new_column[1:] = (table[occurs, 1:] != table[occurs, :-1]).any(axis=0)
+    column = np.empty(len(levels), dtype=np.int64)
+    column[order] = np.cumsum(new_column) - 1  # each given level's column
     R_seg = R[v.seg_query]
-    base = start - 1
-    padded = np.append(best, 0.0)  # entry len(best): 0 for "fewer than c relevant retrieved"
-    out = []
-    for j in range(len(levels)):
-        if j and same[j - 1]:
-            out.append(out[-1])
-            continue
-        want = table[:, j][R_seg]
-        index = want + base
-        index[want > count] = len(best)
-        out.append(padded[index])
-    return out
+    if lengths is None or lengths.max() <= _SHORT_RELEVANT:
+        best = suffix_max_within(precision, first, lengths) if lengths is not None else precision
+        padded = np.append(best, 0.0)  # entry len(best): 0 for "fewer than c relevant retrieved"
+        base = start - 1
+        values = []
+        for cut in table[:, new_column].T:
+            want = cut[R_seg]
+            index = want + base
+            index[want > count] = len(best)
+            values.append(padded[index])
+        return [values[j] for j in column]
+    c = np.stack([cut[R_seg] for cut in table[:, new_column].T])  # (columns, segments)
+    k = len(c)
+    found = c <= count
+    end = start + count
+    cuts = np.empty((k + 1, v.n_seg), dtype=np.int64)  # row start + c - 1; the end if not found
+    np.copyto(cuts[:k], end)
+    np.add(c, start - 1, out=cuts[:k], where=found)
+    cuts[k] = end
+    pieces = np.maximum.reduceat(np.append(precision, -np.inf), cuts.T.ravel()).reshape(v.n_seg, k + 1).T[:k]
+    best = np.where(found, pieces, -np.inf)  # empty pieces (reduceat reads one element there)
+    for j in range(k - 2, -1, -1):  # the maximum of a level's piece and the pieces after it
+        np.maximum(best[j], best[j + 1], out=best[j])
+    values = np.where(found, best, 0.0)
+    return [values[j] for j in column]
 
 
 def iprec_at_recall(segments, m):

@@ -3,7 +3,8 @@
 Binary qrels (every positive gain the same value) let ``Rndcg``, ``ndcg_rel``, ``G``, ``Q``
 and ``nERR`` read their ideal rankings from one small table instead of sorting each
 query's judgments, and ``Rndcg`` makes one pass per R-level instead of a binary search per
-(list, level) pair. Each shortcut is switched off here (the module attributes it depends
+(list, level) pair; ``IPrec`` and ``11pt_avg`` read long lists of relevant documents by
+pieces between the levels' documents instead of a running maximum. Each shortcut is switched off here (the module attributes it depends
 on are patched) and the values compared with ``np.array_equal``: not close, identical.
 The oracle tests (trec_eval, pyNTCIREVAL, ir_measures) check the numbers themselves.
 """
@@ -82,3 +83,23 @@ def test_shortcuts_are_taken():
         patch.setattr(trec_eval_set, "_r_ndcg_pairs", lambda *a: calls.append(a) or np.zeros(segments.n_segments))
         compute(segments, parse_measure("Rndcg"))
         assert calls
+
+
+IPREC = ["11pt_avg", "11pt_avg(levels=[0.5,0.2,1])", "11pt_avg(rel=2)", "11pt_avg(judged_only=true)",
+         "IPrec@0", "IPrec@0.3", "IPrec@1"]
+
+
+@SETTINGS
+@given(collections(max_depth=30, labels=st.sampled_from([-1, 0, 1, 2, 2])))
+def test_iprec_by_pieces_equals_running_maximum(data):
+    run, qrels = data
+    segments = prepare(run, qrels=qrels).segments
+    out = {}
+    for short in (0, 10**9):  # every list read by pieces / by the running maximum
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(trec_eval_set, "_SHORT_RELEVANT", short)
+            for name in IPREC:
+                segments.cache.clear()
+                out[short, name] = compute(segments, parse_measure(name))
+    for name in IPREC:
+        assert np.array_equal(out[0, name], out[10**9, name]), name
