@@ -261,8 +261,14 @@ def _discounted(segments, m, discount, normalise: str):
     v, alpha, k = _view(segments, m), m.get("alpha", 0.5), m.cutoff
     st = subtopic_judgments(segments, m.get("rel"))
     seg, pos, s = _novelty_gain(v, st, alpha, k)
-    value = seg_sum(seg, s * discount(pos), v.n_seg)
-    A = st.actual[v.seg_query]
+    return _normalised(segments, m, v, seg_sum(seg, s * discount(pos), v.n_seg), discount, normalise)
+
+
+def _normalised(segments, m, v: View, value: np.ndarray, discount, normalise: str) -> np.ndarray:
+    """alpha_DCG / alpha_nDCG / ERR_IA / nERR_IA from the per-segment Σ_i s_i·discount(i)
+    (also used by the tie-aware closed forms)."""
+    alpha, k = m.get("alpha", 0.5), m.cutoff
+    A = subtopic_judgments(segments, m.get("rel")).actual[v.seg_query]
     if normalise == "ideal":
         return _ratio(value, _ideal_sum(segments, m, discount)[v.seg_query])
     if k == 1:  # ndeval leaves rank 1 undivided
@@ -303,18 +309,27 @@ def _nrbp_raw(segments, m, v):
 def nrbp(segments, m):
     """NRBP (Clarke, Kolla & Vechtomova 2009) = (1 − (1 − α)β)/A · Σ_i s_i β^i."""
     v = view_of(segments, negatives="keep")
-    st = subtopic_judgments(segments, m.get("rel"))
+    return _nrbp_normalised(segments, m, v, _nrbp_raw(segments, m, v))
+
+
+def _nrbp_normalised(segments, m, v: View, raw: np.ndarray) -> np.ndarray:
+    """NRBP from the per-segment Σ_i s_i·β^i."""
     alpha, beta = m.get("alpha"), m.get("beta")
-    A = st.actual[v.seg_query]
-    return _ratio(_nrbp_raw(segments, m, v) * (1.0 - (1.0 - alpha) * beta), A)
+    A = subtopic_judgments(segments, m.get("rel")).actual[v.seg_query]
+    return _ratio(raw * (1.0 - (1.0 - alpha) * beta), A)
 
 
 def nnrbp(segments, m):
     """nNRBP: NRBP over the NRBP of ndeval's greedy ideal (0 when A = 0; ndeval: NaN)."""
     v = view_of(segments, negatives="keep")
+    return _nnrbp_normalised(segments, m, v, _nrbp_raw(segments, m, v))
+
+
+def _nnrbp_normalised(segments, m, v: View, raw: np.ndarray) -> np.ndarray:
+    """nNRBP from the per-segment Σ_i s_i·β^i."""
     beta = m.get("beta")
     ideal = _ideal_sum(segments, m, lambda r: np.power(beta, r.astype(np.float64)))
-    return _ratio(_nrbp_raw(segments, m, v), ideal[v.seg_query])
+    return _ratio(raw, ideal[v.seg_query])
 
 
 def p_ia(segments, m):

@@ -524,6 +524,14 @@ TIE_AWARE = {
 from pdireval.measures.tie_closed_forms import KERNELS as _MORE_CLOSED_FORMS  # noqa: E402
 
 TIE_AWARE.update(_MORE_CLOSED_FORMS)
+# INSQ, SDCG (C/W/L measures with gain-free weights)
+from pdireval.measures.tie_closed_forms_cwl import KERNELS as _CWL_CLOSED_FORMS  # noqa: E402
+
+TIE_AWARE.update(_CWL_CLOSED_FORMS)
+# the diversity measures of ndeval
+from pdireval.measures.tie_closed_forms_diversity import KERNELS as _DIVERSITY_CLOSED_FORMS  # noqa: E402
+
+TIE_AWARE.update(_DIVERSITY_CLOSED_FORMS)
 
 #: measures whose value does not depend on the order of the list at all
 INVARIANT = (

@@ -1,0 +1,127 @@
+"""The closed forms of pdireval.measures.tie_closed_forms_diversity (alpha_DCG, alpha_nDCG,
+ERR_IA, nERR_IA, NRBP, nNRBP, P_IA, StRecall, AP_IA) and tie_closed_forms_cwl (INSQ, SDCG):
+equal to the mean over every ordering of the tied documents (brute force), on lists with
+several documents relevant to one subtopic in a group, graded and unjudged documents, and
+cut-offs inside groups."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import pdireval
+from pdireval.measures import tie_closed_forms_diversity
+from pdireval.measures.registry import parse_measure
+from pdireval.measures.tie_aware import method_of
+from pdireval.measures.tie_closed_forms_cwl import KERNELS as CWL_KERNELS
+from pdireval.measures.tie_closed_forms_diversity import KERNELS
+from tests.helpers import tie_brute_force
+
+DIVERSITY = [
+    "alpha_DCG@3", "alpha_DCG@1", "alpha_DCG(alpha=0.2)@5", "alpha_nDCG@4", "alpha_nDCG(rel=2)@6",
+    "alpha_nDCG(judged_only=true)@3", "ERR_IA@3", "ERR_IA@1", "nERR_IA@5", "nERR_IA(judged_only=true)@2",
+    "NRBP", "NRBP(alpha=0,beta=0.9)", "NRBP(alpha=1)", "nNRBP", "nNRBP(alpha=0.3,beta=0.7,rel=2)",
+    "P_IA@3", "P_IA(judged_only=true)@2", "StRecall@2", "StRecall@5", "StRecall(rel=2)@3",
+    "AP_IA", "AP_IA(rel=2)", "AP_IA(judged_only=true)",
+]
+CWL = ["INSQ", "INSQ(T=2)", "INSQ(min_rel=1,max_rel=2)", "INSQ(min_rel=-1,max_rel=3)", "SDCG@3",
+       "SDCG@1", "SDCG(min_rel=1)@5", "SDCG(max_rel=2)@6"]
+
+
+def expected_name(text: str) -> str:
+    return str(parse_measure(text).replace(ties="expected"))
+
+
+def check(run, qrels, measures, atol=1e-12):
+    reference = tie_brute_force(run, qrels, measures)
+    ours = pdireval.evaluate(run, [expected_name(m) for m in measures], qrels=qrels, missing="drop")
+    for text in measures:
+        got = ours[ours["measure"] == expected_name(text)].set_index(["system", "query"])["value"].sort_index()
+        want = reference.xs(str(parse_measure(text)), level="measure").sort_index()
+        assert len(got) == len(want) > 0, text
+        np.testing.assert_allclose(got.to_numpy(), want.to_numpy(), rtol=0, atol=atol, err_msg=text)
+
+
+def case(seed: int, subtopics: bool = True):
+    """Two queries, two systems; lists of 7 of 10 documents (one group of 4-6 tied documents
+    among 2-3 groups), up to 3 subtopics judged 0-2 on 6 documents (a document relevant to
+    several, several to one), 4 documents never judged."""
+    gen = np.random.default_rng(seed)
+    runs, qrels = [], []
+    for q in ("1", "2"):
+        docs = [f"d{i}" for i in range(10)]
+        for sub in ("1", "2", "3") if subtopics else ("0",):
+            judged = gen.choice(docs[:6], size=int(gen.integers(3, 6)), replace=False)
+            qrels += [(q, sub, d, float(gen.choice([0, 1, 1, 2]))) for d in judged]
+        for s in ("a", "b"):
+            picked = gen.choice(docs, size=7, replace=False)
+            big = int(gen.integers(4, 7))
+            scores = [3.0] * int(gen.integers(0, 8 - big)) + [2.0] * big
+            scores += [1.0] * (7 - len(scores))
+            runs += [(s, q, d, sc) for d, sc in zip(picked, scores)]
+    qrels = pd.DataFrame(qrels, columns=["query", "subtopic", "doc", "label"])
+    if not subtopics:
+        qrels = qrels.drop(columns="subtopic")
+    return pd.DataFrame(runs, columns=["system", "query", "doc", "score"]), qrels
+
+
+def test_every_measure_here_is_a_closed_form():
+    assert {parse_measure(m).name for m in DIVERSITY} == set(KERNELS)
+    assert {parse_measure(m).name for m in CWL} == set(CWL_KERNELS)
+    for text in DIVERSITY + CWL:
+        assert method_of(parse_measure(expected_name(text))) == "closed", text
+
+
+def several_relevant_in_a_group(run, qrels, rel=1.0) -> bool:
+    """Whether some tie group holds two documents relevant to one subtopic (the a >= 2 path)."""
+    key = ["query", "subtopic"] if "subtopic" in qrels else ["query"]
+    relevant = qrels[qrels["label"] >= rel]
+    joined = run.merge(relevant, on=["query", "doc"])
+    return bool((joined.groupby(["system", "score"] + key).size() >= 2).any())
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_diversity_closed_forms_equal_the_mean_over_every_ordering(seed):
+    run, qrels = case(seed)
+    assert several_relevant_in_a_group(run, qrels)
+    check(run, qrels, DIVERSITY)
+
+
+def test_diversity_closed_forms_without_subtopics():
+    run, qrels = case(5, subtopics=False)  # every query is one subtopic
+    assert several_relevant_in_a_group(run, qrels)
+    check(run, qrels, DIVERSITY)
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_cwl_closed_forms_equal_the_mean_over_every_ordering(seed):
+    run, qrels = case(seed, subtopics=False)
+    qrels = qrels.assign(label=qrels["label"] - (qrels.index % 3 == 0))  # negative labels too
+    check(run, qrels, CWL)
+
+
+def test_units_expanded_in_chunks(monkeypatch):
+    # a tiny chunk: every unit with a >= 2 expanded on its own, the same values
+    run, qrels = case(1)
+    names = [expected_name(m) for m in ("alpha_nDCG@6", "NRBP", "ERR_IA@4")]
+    whole = pdireval.evaluate(run, names, qrels=qrels)["value"].to_numpy()
+    monkeypatch.setattr(tie_closed_forms_diversity, "_CHUNK_TERMS", 1)
+    np.testing.assert_array_equal(pdireval.evaluate(run, names, qrels=qrels)["value"].to_numpy(), whole)
+
+
+def test_long_group_against_the_hypergeometric_sum_by_hand():
+    # 40 tied documents, 4 relevant to subtopic "x" (one of them also to "y"): E[NRBP raw]
+    # by the order statistics of a uniformly random 4-subset of the 40 slots
+    from math import comb
+
+    docs = [f"t{i:02d}" for i in range(40)]
+    qrels = pd.DataFrame({"query": "q", "subtopic": ["x"] * 4 + ["y"], "doc": docs[:4] + docs[:1], "label": 1.0})
+    run = pd.DataFrame({"system": "s", "query": "q", "doc": ["top"] + docs, "score": [2.0] + [1.0] * 40})
+    alpha, beta = 0.5, 0.8
+    got = pdireval.evaluate(run, f"NRBP(alpha={alpha},beta={beta},ties=expected)", qrels=qrels)["value"].iloc[0]
+    # subtopic x: the i-th relevant document (0-based) at slot t with probability
+    # C(t, i)·C(39 − t, 3 − i)/C(40, 4); subtopic y: one document, uniform over the slots
+    x = sum((1 - alpha) ** i * beta ** (1 + t) * comb(t, i) * comb(39 - t, 3 - i) / comb(40, 4) for i in range(4) for t in range(40))
+    y = sum(beta ** (1 + t) for t in range(40)) / 40
+    assert got == pytest.approx((1 - (1 - alpha) * beta) / 2 * (x + y), rel=1e-13)
