@@ -541,7 +541,7 @@ def _gain_hits(v: View, gains) -> _GainHits:
         lab = v.hit_label
         if dict(gains or {}).get(0, 0.0) == 0:  # label 0 (and unjudged) -> gain 0: skip them
             idx = np.flatnonzero(np.abs(lab) > 0)  # NaN compares False
-            g = trec_gain(lab[idx], gains)
+            g = trec_gain(lab[idx], gains) if gains else lab[idx]  # no NaN among these
             if gains:
                 keep = g != 0
                 if not keep.all():
