@@ -124,13 +124,20 @@ class Pairs:
     seen: np.ndarray  # c_ij: earlier documents of the segment relevant to the subtopic
 
 
-def _pairs(v: View, st: SubtopicJudgments, cutoff: int | None) -> Pairs:
-    hits = np.arange(len(v.hit_seg)) if cutoff is None else np.flatnonzero(v.hit_pos < cutoff)
+def _pairs(v: View, st: SubtopicJudgments, cutoff: int | None, hits: np.ndarray | None = None) -> Pairs:
+    """The pairs of the hits within the cut-off (or of ``hits``, a prefix of each list)."""
+    if hits is None:
+        hits = np.arange(len(v.hit_seg)) if cutoff is None else np.flatnonzero(v.hit_pos < cutoff)
     qrow = v.hit_qrow[hits]
-    count = st.row_start[qrow + 1] - st.row_start[qrow]
-    hit = np.repeat(hits, count)
-    first = np.repeat(st.row_start[qrow], count)
-    entry = first + (np.arange(len(hit)) - np.repeat(np.cumsum(count) - count, count))
+    start = st.row_start[qrow]
+    count = st.row_start[qrow + 1] - start
+    if len(count) and count.max() <= 1:  # one subtopic per query: no expansion
+        some = count > 0
+        hit, entry = hits[some], start[some]
+    else:
+        hit = np.repeat(hits, count)
+        first = np.repeat(start, count)
+        entry = first + (np.arange(len(hit)) - np.repeat(np.cumsum(count) - count, count))
     sub = st.sub[entry]
     seg, pos = v.hit_seg[hit], v.hit_pos[hit]
     seen = np.empty(len(hit), dtype=np.int64)

@@ -41,36 +41,42 @@ from __future__ import annotations
 import numpy as np
 
 from pdireval.measures.cwl import CWL_DEPTH, _insq_base, _max_rel, _positive_gains
-from pdireval.measures.tie_aware import _linear, tie_groups
-from pdireval.measures.view import view_of
+from pdireval.measures.tie_aware import tie_groups
+from pdireval.measures.view import seg_sum, view_of
 
 __all__ = ["KERNELS"]
 
 
-def _gains(segments, m):
-    """(view, cwl_eval gain of every hit of the view): 0 for unjudged documents."""
+def _fixed_weight_measure(segments, m, base: np.ndarray, depth: int) -> np.ndarray:
+    """E[Σ_{i<=depth} base[i]·g_i] / Σ_{i<=depth} base[i] (1-based ranks i): Σ_g G_g times the
+    mean of base over the group's slots inside the depth, over the groups holding a positive
+    gain and starting inside the depth."""
     v = view_of(segments, negatives="keep")
     lo = float(m.get("min_rel"))
     hi = _max_rel(v, m, lo)
     if not lo < hi:
         _positive_gains(segments, m)  # raises the kernel's own error
-    lab = np.minimum(np.maximum(v.hit_label, 0.0), hi)
-    gain = (np.maximum(lab, lo) - lo) / (hi - lo)
-    return v, np.where(np.isnan(gain), 0.0, gain)
-
-
-def _fixed_weight_measure(segments, m, base: np.ndarray, depth: int) -> np.ndarray:
-    """E[Σ_{i<=depth} base[i]·g_i] / Σ_{i<=depth} base[i] (1-based ranks i)."""
-    v, gain = _gains(segments, m)
-
-    def weight_of(pos):
-        w = np.zeros(len(pos))
-        inside = pos < depth
-        w[inside] = base[pos[inside] + 1]
-        return w
-
+    groups = tie_groups(v)
+    lab = v.hit_label
+    # a gain is positive exactly when the label (negative: 0, unjudged: min_rel) exceeds min_rel
+    positive = lab > lo if lo >= 0 else ~np.isnan(lab)
+    if len(groups.start) and groups.start.max() >= depth:  # groups starting past the depth
+        positive &= groups.start[groups.hit_group] < depth
+    keep = np.flatnonzero(positive)
+    lab = np.minimum(np.maximum(lab[keep], 0.0), hi)
+    owner = groups.hit_group[keep]
+    G = np.bincount(owner, weights=(lab - lo) / (hi - lo), minlength=len(groups.seg))
+    use = np.flatnonzero(G)
+    s, n = groups.start[use], groups.size[use]
+    mean_w = base[s + 1]  # an untied document: its own weight, exactly
+    tied = np.flatnonzero(n > 1)
+    if len(tied):
+        st, nt = s[tied], n[tied]
+        mm = np.minimum(nt, depth - st)
+        cum = np.concatenate([[0.0], np.cumsum(base[1 : int((st + mm).max()) + 1])])
+        mean_w[tied] = (cum[st + mm] - cum[st]) / nt
     total = float(np.sum(base[1 : depth + 1]))
-    return _linear(v, tie_groups(v), gain, depth, weight_of) / total
+    return seg_sum(groups.seg[use], G[use] * mean_w, v.n_seg) / total
 
 
 def insq(segments, m):

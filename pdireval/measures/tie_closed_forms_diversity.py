@@ -79,25 +79,41 @@ class Units:
 
 
 def _units(v: View, st, cutoff) -> Units:
-    """The units of the view's lists; with a cut-off only the groups starting above it."""
+    """The units of the view's lists; with a cut-off only the groups starting above it. A
+    document without ties is a unit of its own (a = n = 1, C its c_ij), taken as it is; the
+    pairs of tie groups are sorted into units."""
     groups = tie_groups(v)
-    pairs = diversity._pairs(v, st, None)
+    hits = None
+    if cutoff is not None:  # the hits of the groups starting above the cut-off: list prefixes
+        hits = np.flatnonzero(groups.start[groups.hit_group] < cutoff)
+    pairs = diversity._pairs(v, st, cutoff if hits is None else None, hits)
     group = groups.hit_group[pairs.hit]
-    sub, seen = pairs.sub, pairs.seen
-    if cutoff is not None:
-        keep = np.flatnonzero(groups.start[group] < cutoff)
-        group, sub, seen = group[keep], sub[keep], seen[keep]
-    if len(group) == 0:
-        e = np.zeros(0, dtype=np.int64)
-        return Units(e, e, e, e, e, e)
+    size = groups.size[group]
+    tied = size > 1
+    if not tied.any():
+        one = np.ones(len(group), dtype=np.int64)
+        return Units(pairs.seg, pairs.sub, groups.start[group], one, one, pairs.seen)
+    alone, tied = np.flatnonzero(~tied), np.flatnonzero(tied)
+    start_alone = groups.start[group[alone]]
+    group, sub, seen = group[tied], pairs.sub[tied], pairs.seen[tied]
     key = group.astype(np.int64) * (int(sub.max()) + 1) + sub
     order = np.argsort(key, kind="stable")  # keeps the positions ascending within a unit
     key = key[order]
-    first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
-    count = np.diff(np.r_[first, len(key)])
+    new = np.empty(len(key), dtype=bool)
+    new[0] = True
+    np.not_equal(key[1:], key[:-1], out=new[1:])
+    first = np.flatnonzero(new)
     g = group[order][first]
+    one = np.ones(len(alone), dtype=np.int64)
     # the unit's first document in the default order has exactly the C earlier ones above it
-    return Units(groups.seg[g], sub[order][first], groups.start[g], groups.size[g], count, seen[order][first])
+    return Units(
+        np.concatenate([pairs.seg[alone], groups.seg[g]]),
+        np.concatenate([pairs.sub[alone], sub[order][first]]),
+        np.concatenate([start_alone, groups.start[g]]),
+        np.concatenate([one, groups.size[g]]),
+        np.concatenate([one, np.diff(np.append(first, len(key)))]),
+        np.concatenate([pairs.seen[alone], seen[order][first]]),
+    )
 
 
 def _slots_inside(u: Units, cutoff) -> np.ndarray:
