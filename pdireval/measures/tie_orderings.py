@@ -119,16 +119,17 @@ def _arrangements(n: int, counts: tuple[int, ...]) -> np.ndarray:
 
 
 _TABLES: dict = {}
+_TABLE_CELLS = 4_000_000  # cached table entries (2 int64 each) before the cache starts over
 
 
 def _arrangement_table(n: int, counts: tuple[int, ...]):
     """:func:`_arrangements` as (slots in increasing order, which hit takes each), cached per
-    shape (at most EXACT_LIMIT rows each)."""
+    shape (at most EXACT_LIMIT rows each; the cache holds at most about 64 MB)."""
     key = (n, counts)
     if key not in _TABLES:
-        if len(_TABLES) > 4096:  # bounded: shapes are few in practice
-            _TABLES.clear()
         table = _arrangements(n, counts)
+        if sum(t[0].size for t in _TABLES.values()) + table.size > _TABLE_CELLS:
+            _TABLES.clear()
         _TABLES[key] = (np.sort(table, axis=1), np.argsort(table, axis=1, kind="stable"))
     return _TABLES[key]
 
