@@ -212,7 +212,7 @@ def iprec_sum(segments, m, fractions) -> np.ndarray | None:
     # lists whose one relevant group holds one relevant document (sparse judgments): the
     # group qualifies when w = 1 and is its own floor, above it on its first n − 1 slots
     simple = (lengths == 1) & (r[first] == 1)
-    if simple.any():
+    if 4 * np.count_nonzero(simple) > len(first):  # else the general path takes them too
         g1 = first[simple]
         s1, n1 = s[g1], n[g1]
         mean = (H[s1 + n1 - 1] - H[s1] + lo[g1]) / n1  # _slot_mean with c = 0, t = n − 1
@@ -226,7 +226,6 @@ def iprec_sum(segments, m, fractions) -> np.ndarray | None:
     want = table[row]  # (lists, levels)
     n_lists, n_groups = len(first), len(seg)
     list_of = np.repeat(np.arange(n_lists), lengths)
-    hi = last / (s + r + 0.0)
     # a: the first group qualifying (c + r >= w) per (list, level), when the list has one
     valid = want <= last[first + lengths - 1][:, None]
     stride = int(last.max()) + 2
@@ -242,9 +241,13 @@ def iprec_sum(segments, m, fractions) -> np.ndarray | None:
     # a group is kept at a level when it qualifies and hi > L; the floor L only falls as a
     # moves down the list, so the deepest a at or above a group decides whether it is ever kept
     deepest = np.maximum.accumulate(np.where(marked, np.arange(n_groups), -1))
-    cand = np.flatnonzero((deepest >= first[list_of]) & (hi > suffix_lo[np.maximum(deepest, 0)]))
+    tied = np.flatnonzero(n > r)  # only a group with hi > lo can rise above its floor
+    hi = last[tied] / (s[tied] + r[tied] + 0.0)
+    deepest = deepest[tied]
+    ok = (deepest >= first[list_of[tied]]) & (hi > suffix_lo[np.maximum(deepest, 0)])
+    cand, hi = tied[ok], hi[ok]
     lc = list_of[cand]
-    kept = valid[lc] & (a[lc] <= cand[:, None]) & (hi[cand][:, None] > floor[lc])  # (candidates, levels)
+    kept = valid[lc] & (a[lc] <= cand[:, None]) & (hi[:, None] > floor[lc])  # (candidates, levels)
     ci, l_k = np.nonzero(kept)
     g_k = cand[ci]
     unit_k = lc[ci] * n_levels + l_k  # (list, level), in that order
