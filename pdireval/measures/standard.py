@@ -376,15 +376,9 @@ def rbp_residual(segments, m):
 MAX_GAP_GRADES = 1000
 
 
-def graded_ap(segments, m):
-    """GAP (Robertson, Kanoulas & Yilmaz 2010).
-
-    Grades 1..C (labels >= 1, rounded down) are relevant; g_c = probability that a user's
-    threshold is grade c (``probs``; default uniform over 1..C, C the largest label in the
-    qrels), G(c) = g_1 + ... + g_c. GAP = Σ_{n: i_n>0} (1/n)·Σ_{m<=n, i_m>0} G(min(i_m, i_n))
-    / Σ_{judged d with grade c >= 1} G(c); denominator 0 -> 0. With one grade GAP = AP.
-    """
-    v, k = _view(segments, m), m.cutoff
+def gap_grades(v: View, m):
+    """GAP's grades: (threshold probabilities g_1..g_C, the grade of a label array, the
+    denominator Σ_{judged d with grade c >= 1} G(c) per query)."""
     labels = v.q_label[~np.isnan(v.q_label)]
     top = float(np.floor(labels.max())) if len(labels) else 0
     if top > MAX_GAP_GRADES and m.get("probs") is None:
@@ -404,6 +398,23 @@ def graded_ap(segments, m):
     def grade(x):
         return np.clip(np.floor(np.where(np.isnan(x), 0.0, x)), 0, C).astype(np.int64)
 
+    qg = grade(v.q_label)
+    qmask = qg > 0
+    den = np.bincount(v.q_row_query[qmask], weights=G[qg[qmask] - 1], minlength=v.n_queries)
+    return probs, grade, den
+
+
+def graded_ap(segments, m):
+    """GAP (Robertson, Kanoulas & Yilmaz 2010).
+
+    Grades 1..C (labels >= 1, rounded down) are relevant; g_c = probability that a user's
+    threshold is grade c (``probs``; default uniform over 1..C, C the largest label in the
+    qrels), G(c) = g_1 + ... + g_c. GAP = Σ_{n: i_n>0} (1/n)·Σ_{m<=n, i_m>0} G(min(i_m, i_n))
+    / Σ_{judged d with grade c >= 1} G(c); denominator 0 -> 0. With one grade GAP = AP.
+    """
+    v, k = _view(segments, m), m.cutoff
+    probs, grade, den = gap_grades(v, m)
+    C = len(probs)
     inside = _in_cutoff(v, k)
     seg, pos, gr = v.hit_seg[inside], v.hit_pos[inside], grade(v.hit_label[inside])
     rel = gr > 0
@@ -414,9 +425,6 @@ def graded_ap(segments, m):
         count = within_segment_cumsum(seg, at_least)
         inner += probs[c - 1] * at_least * count
     num = seg_sum(seg, inner / (pos + 1.0), v.n_seg)
-    qg = grade(v.q_label)
-    qmask = qg > 0
-    den = np.bincount(v.q_row_query[qmask], weights=G[qg[qmask] - 1], minlength=v.n_queries)
     return _safe_div(num, den[v.seg_query])
 
 

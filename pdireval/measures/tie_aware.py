@@ -11,15 +11,15 @@ ways (:func:`method_of`; :func:`describe` says which, per measure, in docs/measu
   SP, AP, RR, Success, Bpref (without a cut-off), binG, ndcg_rel (nonnegative gains); and IPrec
   and 11pt_avg by the exact distribution of a maximum of independent per-group maxima;
   (:mod:`pdireval.measures.tie_closed_forms`) Q, nDCG(gains=...), ndcg_p, Rndcg, ERR, nERR,
-  relative_P, F@k, Rprec_mult; (:mod:`pdireval.measures.tie_closed_forms_cwl`) INSQ, SDCG;
+  GAP, relative_P, F@k, Rprec_mult; (:mod:`pdireval.measures.tie_closed_forms_cwl`) INSQ, SDCG;
   (:mod:`pdireval.measures.tie_closed_forms_diversity`) alpha_DCG, alpha_nDCG, ERR_IA,
   nERR_IA, NRBP, nNRBP, P_IA, AP_IA, StRecall.
 * **order-free** (the default value, which no ordering changes): NumRet, NumRel, NumQ, SetP,
   SetR, SetF, SetAP, SetRelP, NumNonRelJudgedRet, utility, F without a cut-off.
 * **enumeration, group by group** (:mod:`pdireval.measures.tie_orderings`): the separable
   measures, sums over documents of a term of the document, its position and an order-free
-  summary of the documents above it — infAP, GAP, G, Bpref@k, Accuracy without a
-  cut-off, ERR and nERR with a group of more than 300 stoppers.
+  summary of the documents above it — infAP, G, Bpref@k, Accuracy without a cut-off, ERR and
+  nERR with a group of more than 300 stoppers.
   E[M] = M₀ + Σ_g (E_g[M] − M₀) with E_g the mean over the arrangements of group g.
 * **enumeration of the joint orderings**: the rest — gm_map, gm_bpref
   (the logarithm of an expectation is not the expectation of the logarithm: these are
@@ -521,7 +521,7 @@ TIE_AWARE = {
     "SP": _sp, "AP": _ap, "RR": _rr, "Success": _success, "Bpref": _bpref, "binG": _bin_g,
     "ndcg_rel": _ndcg_rel, "IPrec": _iprec, "11pt_avg": _eleven_point,
 }
-# Q, nDCG(gains=...), ndcg_p, Rndcg, ERR, nERR, relative_P, F, Rprec_mult (it reads the helpers above)
+# Q, nDCG(gains=...), ndcg_p, Rndcg, ERR, nERR, GAP, relative_P, F, Rprec_mult (it reads the helpers above)
 from pdireval.measures.tie_closed_forms import KERNELS as _MORE_CLOSED_FORMS  # noqa: E402
 
 TIE_AWARE.update(_MORE_CLOSED_FORMS)

@@ -492,9 +492,41 @@ def normalised_err(segments, m):
 
 
 
+# --------------------------------------------------------------------------- GAP
+
+
+def graded_ap(segments, m):
+    """E[GAP@k] (Robertson, Kanoulas & Yilmaz 2010) = Σ_c g_c·E[SP_c@k] / Σ_d G(grade d): the
+    inner sum of GAP over grades c is, per grade, the sum SP of AP with "relevant" read as
+    grade >= c, whose expectation is AP's closed form, (r/n)·((c + 1)·Σ_{t<m} 1/(s+t+1) +
+    (r − 1)/(n − 1)·Σ_{t<m} t/(s+t+1)) per group (see :mod:`pdireval.measures.tie_aware`),
+    with r and c counted per grade (the harmonic sums are shared)."""
+    from pdireval.measures.standard import gap_grades
+
+    v = _view(segments, m)
+    probs, grade, den = gap_grades(v, m)
+    groups, kept = _groups_above(v, m.cutoff)
+    graded = grade(v.hit_label if kept is None else v.hit_label[kept])
+    hits = np.flatnonzero(graded > 0)
+    owner, graded = groups.hit_group[hits], graded[hits]
+    n_groups = len(groups.seg)
+    counts = np.stack([np.bincount(owner[graded >= c], minlength=n_groups) for c in range(1, len(probs) + 1)])
+    has = np.flatnonzero(counts[0])  # the groups holding a document of grade >= 1
+    r = counts[:, has].astype(np.float64)  # (grades, groups)
+    seg, s, n = groups.seg[has], groups.start[has], groups.size[has]
+    above = _exclusive_in_segment(seg, r)  # documents of grade >= c in the groups above
+    mm = np.clip(n if m.cutoff is None else m.cutoff - s, 0, n)
+    inv, lin = _harmonic_sum(s, mm, n)
+    nf = n.astype(np.float64)
+    slope = (r - 1.0) / np.maximum(nf - 1.0, 1.0)  # no t/(s+t+1) term when n = 1 (lin = 0)
+    per_grade = (r / nf) * ((above + 1.0) * inv + slope * lin)
+    total = seg_sum(seg, probs @ per_grade, v.n_seg)
+    return _safe_div(total, den[v.seg_query])
+
+
 #: measure name -> closed-form tie-aware kernel (registered in tie_aware.TIE_AWARE)
 KERNELS = {
     "Q": q_measure, "nDCG": ndcg, "ndcg_p": ndcg_p, "Rndcg": r_ndcg,
     "relative_P": relative_precision, "F": f_measure, "Rprec_mult": rprec_mult,
-    "ERR": err, "nERR": normalised_err,
+    "ERR": err, "nERR": normalised_err, "GAP": graded_ap,
 }
