@@ -1,5 +1,6 @@
-"""Closed forms for ``ties="expected"`` of the C/W/L measures whose weights do not depend on the
-gains: INSQ and SDCG@k (McSherry & Najork 2008; Moffat et al. 2013).
+"""Closed forms for ``ties="expected"`` of C/W/L measures: INSQ and SDCG@k, whose weights do not
+depend on the gains, and NERR8-11 on lists whose value moves with one slot only (McSherry &
+Najork 2008; Moffat et al. 2013).
 
 :mod:`pdireval.measures.tie_aware` dispatches ``ties="expected"``; these kernels are registered
 in its ``TIE_AWARE`` table. Notation as there: a tie group g of a (system, query) list occupies
@@ -17,12 +18,28 @@ sum to G_g; m = min(n, max(D − s, 0)) of its slots lie inside the evaluation d
   group's slots inside the depth (the slots past it weigh 0, as cwl_eval drops the documents
   past rank N). Exact; W_i ∝ (2T/(i + 2T − 1))² for INSQ, ∝ 1/log2(i + 1) for i <= k for SDCG.
 
-Why not the other C/W/L measures: INST's continuation reads the gain accumulated so far
-(T_i = T − G_i), NERR8-11's reads the gain at the rank (1 − g_i), BPM's depth is the rank where
-the running gain reaches T; their weights, and the normaliser Σ P_t of INST and NERR8-11, are
-functions of the whole arrangement, so EU is a ratio (or a stopping time) of the order and
-no linear decomposition applies: they stay on the enumeration of the joint orderings
-(:mod:`pdireval.measures.tie_orderings`).
+* **NERR8@k, NERR9@k, NERR10, NERR11** (Azzopardi, Mackenzie & Moffat 2021): C_i =
+  base[i+1]/base[i]·(1 − g_i), so P_i = base[i]·Π_{j<i}(1 − g_j) and EU = Σ P_i·g_i / Σ P_i, a
+  ratio of two functions of the whole arrangement: no linear decomposition. But after a full
+  gain (g = 1) C = 0, so a list's value reads only the ranks down to its first full gain.
+  When no group above the list's first group holding a full gain has more than one
+  arrangement of its gains (each holds one document, or documents of one gain), and that
+  group holds only full and zero gains (r full gains among n documents), the value is fixed
+  but for the slot t of the group's first full gain, which is t with probability
+  C(n−1−t, r−1)/C(n, r) (as for RR), so E[EU] = Σ_t P(t)·(N + Q·base[a])/(D + Q·(cum[a] −
+  cum[s])), a = s + t + 1 its rank, N, D and Q = Π(1 − g) the sums and product over the fixed
+  ranks above, cum the cumulative base, plus, for a group cut by the depth, the probability
+  C(n − m, r)/C(n, r) of no full gain inside times N/(D + Q·(cum[depth] − cum[s])). A list
+  without a full gain and without a group of several arrangements keeps its value. With one
+  full gain and nothing above it (binary judgments, the usual case) the value at rank a is
+  base[a]/cum[a], and its mean over the group's slots is read off one cumulative sum. Any
+  other list (partial gains in a tie group that can move) makes the whole call fall back to
+  the enumeration of the joint orderings (:mod:`pdireval.measures.tie_orderings`).
+
+Why not INST and BPM: INST's continuation reads the gain accumulated so far (T_i = T − G_i)
+at every rank, and BPM's depth is the rank where the running gain reaches T, a stopping time
+of the sum of every earlier gain; neither reduces to one slot per list, so they stay on the
+enumeration of the joint orderings.
 
 References
 ----------
@@ -34,15 +51,17 @@ Moffat, A., Thomas, P. & Scholer, F. (2013). Users versus models: what observati
 about effectiveness metrics. CIKM 2013.
 Järvelin, K. & Kekäläinen, J. (2002). Cumulated gain-based evaluation of IR techniques. ACM
 TOIS 20(4).
+Azzopardi, L., Mackenzie, J. & Moffat, A. (2021). ERR is not C/W/L: exploring the relationship
+between expected reciprocal rank and other metrics. ICTIR 2021.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from pdireval.measures.cwl import CWL_DEPTH, _insq_base, _max_rel, _positive_gains
+from pdireval.measures.cwl import CWL_DEPTH, _exclusive_product, _insq_base, _max_rel, _positive_gains
 from pdireval.measures.tie_aware import tie_groups
-from pdireval.measures.view import seg_sum, view_of
+from pdireval.measures.view import _segment_bounds, run_sums, seg_sum, view_of
 
 __all__ = ["KERNELS"]
 
@@ -91,5 +110,150 @@ def sdcg(segments, m):
     return _fixed_weight_measure(segments, m, base, min(m.cutoff, CWL_DEPTH))
 
 
+# --------------------------------------------------------------------------- NERR8-11
+
+
+def _stopping_measure(segments, m, base: np.ndarray, depth: int):
+    """E[EU] for C_i = base[i+1]/base[i]·(1 − g_i) over ranks 1..depth (NERR8-11) when every
+    list's value is fixed but for the slot of its first full gain; None otherwise (the
+    caller enumerates the joint orderings). See the module docstring."""
+    from scipy.special import gammaln
+
+    v = view_of(segments, negatives="keep")
+    lo = float(m.get("min_rel"))
+    hi = _max_rel(v, m, lo)
+    if not lo < hi:
+        _positive_gains(segments, m)  # raises the kernel's own error
+    groups = tie_groups(v)
+    n_seg, n_groups = v.n_seg, len(groups.seg)
+    lab = v.hit_label
+    positive = lab > lo if lo >= 0 else ~np.isnan(lab)
+    if n_groups and groups.start.max() >= depth:  # groups starting past the depth never count
+        positive &= groups.start[groups.hit_group] < depth
+    ph = np.flatnonzero(positive)
+    g = (np.minimum(np.maximum(lab[ph], 0.0), hi) - lo) / (hi - lo)
+    owner = groups.hit_group[ph]  # ascending
+    full = g >= 1.0
+    cum = np.empty(depth + 1)
+    cum[0] = 0.0
+    np.cumsum(base[1 : depth + 1], out=cum[1:])
+    s_full = np.full(n_seg, depth, dtype=np.int64)  # the first full-gain group's start, or depth
+    F = np.zeros(0, dtype=np.int64)
+    if len(ph):
+        is_first, first, lengths = _segment_bounds(owner)
+        grp = owner[first]
+        npos = lengths
+        gmin, gmax = np.minimum.reduceat(g, first), np.maximum.reduceat(g, first)
+        nfull = np.add.reduceat(full.astype(np.int64), first)
+        size = groups.size[grp]
+        varying = (npos < size) | (gmax > gmin)  # more than one arrangement of the gains
+        # the first group of each list holding a full gain
+        fg = np.flatnonzero(nfull > 0)
+        if len(fg):
+            lead = np.r_[True, groups.seg[grp[fg[1:]]] != groups.seg[grp[fg[:-1]]]]
+            F = fg[lead]
+            s_full[groups.seg[grp[F]]] = groups.start[grp[F]]
+        # every varying group above it (or anywhere, without one) moves the value; so does a
+        # full-gain group holding a partial gain: the enumeration then
+        above = groups.start[grp] < s_full[groups.seg[grp]]
+        if np.any(varying & above) or np.any(varying[F] & (nfull[F] < npos[F])):
+            return None
+    # the documents above each list's first full gain (or depth): their order is fixed
+    keep = np.flatnonzero(v.hit_pos[ph] < s_full[v.hit_seg[ph]])
+    seg, rank, gk = v.hit_seg[ph][keep], v.hit_pos[ph][keep].astype(np.int64) + 1, g[keep]
+    end = s_full  # ranks 1..end lie above the first full-gain group
+    N_above = np.zeros(n_seg)
+    D_above = cum[end].copy()
+    Q = np.ones(n_seg)
+    if len(seg):
+        bounds = _segment_bounds(seg)
+        first = bounds[1]
+        q_before = _exclusive_product(1.0 - gk, bounds)
+        q_after = q_before * (1.0 - gk)
+        N_above = run_sums(gk * base[rank] * q_before, seg, bounds, n_seg)
+        last = np.append(first[1:], len(seg)) - 1
+        nxt = np.empty(len(seg), dtype=np.int64)
+        nxt[:-1] = rank[1:]
+        nxt[last] = end[seg[last]]
+        D_above[seg[first]] = cum[rank[first]]
+        D_above += run_sums(q_after * (cum[nxt] - cum[rank]), seg, bounds, n_seg)
+        Q[seg[last]] = q_after[last]
+    out = _safe_ratio(N_above, D_above)
+    if len(F) == 0:
+        return out
+    # lists with a first full-gain group at slots s..s+n−1 holding r full gains (the rest 0):
+    # its first full gain is at slot t with probability C(n−1−t, r−1)/C(n, r)
+    fs = groups.seg[grp[F]]
+    s, n, r = groups.start[grp[F]], groups.size[grp[F]], nfull[F]
+    inside = np.minimum(n, depth - s)
+    total = np.zeros(len(F))
+    # one full gain and nothing above it (the usual case): the value at rank a is
+    # base[a]/cum[a], its mean over the slots a difference of one cumulative sum
+    lone = (r == 1) & (N_above[fs] == 0) & (Q[fs] == 1.0)
+    if lone.any():
+        ratio = np.zeros(depth + 1)
+        ratio[1:] = base[1 : depth + 1] / cum[1:]
+        ratio_cum = np.cumsum(ratio)
+        sl, nl, ml = s[lone], n[lone], inside[lone]
+        total[lone] = (ratio_cum[sl + ml] - ratio_cum[sl]) / nl
+        single = nl == 1
+        total[np.flatnonzero(lone)[single]] = ratio[sl[single] + 1]  # exact for an untied one
+        inside = np.where(lone, 0, inside)  # the rest of the expansion skips them
+    lf = gammaln(np.arange(int(n.max()) + 2, dtype=np.float64) + 1.0)
+    owner_t = np.repeat(np.arange(len(F)), inside)
+    t = np.arange(len(owner_t)) - np.repeat(np.cumsum(inside) - inside, inside)
+    nn, rr = n[owner_t], r[owner_t]
+    ok = nn - 1 - t >= rr - 1
+    a = np.where(ok, nn - 1 - t, 0)
+    b = np.where(ok, nn - t - rr, 0)
+    prob = np.where(ok, np.exp(lf[a] - lf[rr - 1] - lf[b] - (lf[nn] - lf[rr] - lf[nn - rr])), 0.0)
+    prob[rr == 1] = 1.0 / nn[rr == 1]
+    at = s[owner_t] + t + 1  # the rank of the first full gain
+    q, fseg = Q[fs][owner_t], fs[owner_t]
+    value = (N_above[fseg] + q * base[at]) / (D_above[fseg] + q * (cum[at] - cum[s[owner_t]]))
+    total += np.bincount(owner_t, weights=prob * value, minlength=len(F))
+    # no full gain inside the depth: C(n − m, r)/C(n, r), the value of ranks 1..depth
+    inside = np.minimum(n, depth - s)
+    short = np.flatnonzero((inside < n) & ~lone)
+    if len(short):
+        ns, rs, ms = n[short], r[short], inside[short]
+        possible = ns - ms >= rs
+        miss = np.where(possible, np.exp(lf[np.maximum(ns - ms, 0)] - lf[np.maximum(ns - ms - rs, 0)] - lf[ns] + lf[ns - rs]), 0.0)
+        sh = fs[short]
+        rest = _safe_ratio(N_above[sh], D_above[sh] + Q[sh] * (cum[depth] - cum[s[short]]))
+        total[short] += miss * rest
+    out[fs] = total
+    return out
+
+
+def _safe_ratio(num, den):
+    out = np.zeros(len(num))
+    ok = den > 0
+    out[ok] = num[ok] / den[ok]
+    return out
+
+
+def nerr8(segments, m):
+    """E[NERR8@k], base 1 over ranks 1..min(k, N) (see the module docstring)."""
+    return _stopping_measure(segments, m, np.ones(CWL_DEPTH + 1), min(m.cutoff, CWL_DEPTH))
+
+
+def nerr9(segments, m):
+    """E[NERR9@k], base 1/i over ranks 1..min(k, N)."""
+    base = 1.0 / np.maximum(np.arange(CWL_DEPTH + 1, dtype=np.float64), 1.0)
+    return _stopping_measure(segments, m, base, min(m.cutoff, CWL_DEPTH))
+
+
+def nerr10(segments, m):
+    """E[NERR10], base p^(i−1) over N = 1000 ranks."""
+    base = np.power(m.get("p"), np.arange(CWL_DEPTH + 1, dtype=np.float64) - 1.0)
+    return _stopping_measure(segments, m, base, CWL_DEPTH)
+
+
+def nerr11(segments, m):
+    """E[NERR11], INSQ's base (2T/(i + 2T − 1))² over N = 1000 ranks."""
+    return _stopping_measure(segments, m, _insq_base(m.get("T")), CWL_DEPTH)
+
+
 #: measure name -> closed-form tie-aware kernel (registered in tie_aware.TIE_AWARE)
-KERNELS = {"INSQ": insq, "SDCG": sdcg}
+KERNELS = {"INSQ": insq, "SDCG": sdcg, "NERR8": nerr8, "NERR9": nerr9, "NERR10": nerr10, "NERR11": nerr11}

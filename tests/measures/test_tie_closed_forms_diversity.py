@@ -1,5 +1,6 @@
 """The closed forms of pdireval.measures.tie_closed_forms_diversity (alpha_DCG, alpha_nDCG,
-ERR_IA, nERR_IA, NRBP, nNRBP, P_IA, StRecall, AP_IA) and tie_closed_forms_cwl (INSQ, SDCG):
+ERR_IA, nERR_IA, NRBP, nNRBP, P_IA, StRecall, AP_IA) and tie_closed_forms_cwl (INSQ, SDCG,
+NERR8-11):
 equal to the mean over every ordering of the tied documents (brute force), on lists with
 several documents relevant to one subtopic in a group, graded and unjudged documents, and
 cut-offs inside groups."""
@@ -11,10 +12,12 @@ import pandas as pd
 import pytest
 
 import pdireval
+from pdireval.evaluation import prepare
 from pdireval.measures import tie_closed_forms_diversity
 from pdireval.measures.registry import parse_measure
 from pdireval.measures.tie_aware import method_of
 from pdireval.measures.tie_closed_forms_cwl import KERNELS as CWL_KERNELS
+from pdireval.measures.tie_closed_forms_cwl import nerr10
 from pdireval.measures.tie_closed_forms_diversity import KERNELS
 from tests.helpers import tie_brute_force
 
@@ -27,6 +30,7 @@ DIVERSITY = [
 ]
 CWL = ["INSQ", "INSQ(T=2)", "INSQ(min_rel=1,max_rel=2)", "INSQ(min_rel=-1,max_rel=3)", "SDCG@3",
        "SDCG@1", "SDCG(min_rel=1)@5", "SDCG(max_rel=2)@6"]
+NERR = ["NERR10", "NERR10(p=0.5)", "NERR11(T=2)", "NERR8@3", "NERR8@1", "NERR9@4", "NERR9(max_rel=2)@6"]
 
 
 def expected_name(text: str) -> str:
@@ -68,8 +72,8 @@ def case(seed: int, subtopics: bool = True):
 
 def test_every_measure_here_is_a_closed_form():
     assert {parse_measure(m).name for m in DIVERSITY} == set(KERNELS)
-    assert {parse_measure(m).name for m in CWL} == set(CWL_KERNELS)
-    for text in DIVERSITY + CWL:
+    assert {parse_measure(m).name for m in CWL + NERR} == set(CWL_KERNELS)
+    for text in DIVERSITY + CWL + NERR:
         assert method_of(parse_measure(expected_name(text))) == "closed", text
 
 
@@ -125,3 +129,51 @@ def test_long_group_against_the_hypergeometric_sum_by_hand():
     x = sum((1 - alpha) ** i * beta ** (1 + t) * comb(t, i) * comb(39 - t, 3 - i) / comb(40, 4) for i in range(4) for t in range(40))
     y = sum(beta ** (1 + t) for t in range(40)) / 40
     assert got == pytest.approx((1 - (1 - alpha) * beta) / 2 * (x + y), rel=1e-13)
+
+
+def takes_the_closed_form(run, qrels) -> bool:
+    segments = prepare(run, qrels=qrels).segments
+    return nerr10(segments, parse_measure("NERR10(ties=expected)")) is not None
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_nerr_closed_form_equals_the_mean_over_every_ordering(seed):
+    # binary labels: full gains (several in one group, under and across the cut-offs), zeros
+    # and unjudged documents; the closed form covers every list
+    run, qrels = case(seed, subtopics=False)
+    qrels = qrels.assign(label=(qrels["label"] >= 1).astype(float) - (qrels.index % 4 == 0))
+    assert takes_the_closed_form(run, qrels)
+    check(run, qrels, NERR)
+
+
+def test_nerr_falls_back_to_the_enumeration_with_partial_gains_that_move():
+    run, qrels = case(4, subtopics=False)  # labels 0-2: half gains in tie groups
+    assert not takes_the_closed_form(run, qrels)
+    check(run, qrels, NERR)
+
+
+def test_nerr_on_a_long_group_against_every_placement():
+    # a half gain above, then 30 tied documents holding 3 full gains: E over the C(30, 3)
+    # placements, NERR10 by its definition
+    from itertools import combinations
+
+    docs = [f"t{i:02d}" for i in range(30)]
+    qrels = pd.DataFrame({"query": "q", "doc": ["h", "z"] + docs[:3], "label": [1.0, 0.0, 2.0, 2.0, 2.0]})
+    run = pd.DataFrame({"system": "s", "query": "q", "doc": ["z", "h"] + docs, "score": [3.0, 2.0] + [1.0] * 30})
+    assert takes_the_closed_form(run, qrels)
+    got = pdireval.evaluate(run, "NERR10(p=0.8,ties=expected)", qrels=qrels)["value"].iloc[0]
+
+    def nerr10_of(gains, p=0.8, depth=1000):
+        gains = list(gains) + [0.0] * (depth - len(gains))
+        P, num, den = 1.0, 0.0, 0.0
+        for g in gains:
+            num += P * g
+            den += P
+            P *= p * (1.0 - g)
+        return num / den
+
+    values = []
+    for slots in combinations(range(30), 3):
+        tied = [1.0 if t in slots else 0.0 for t in range(30)]
+        values.append(nerr10_of([0.0, 0.5] + tied))
+    assert got == pytest.approx(np.mean(values), rel=1e-12)
