@@ -117,8 +117,6 @@ def _stopping_measure(segments, m, base: np.ndarray, depth: int):
     """E[EU] for C_i = base[i+1]/base[i]·(1 − g_i) over ranks 1..depth (NERR8-11) when every
     list's value is fixed but for the slot of its first full gain; None otherwise (the
     caller enumerates the joint orderings). See the module docstring."""
-    from scipy.special import gammaln
-
     v = view_of(segments, negatives="keep")
     lo = float(m.get("min_rel"))
     hi = _max_rel(v, m, lo)
@@ -150,7 +148,10 @@ def _stopping_measure(segments, m, base: np.ndarray, depth: int):
         # the first group of each list holding a full gain
         fg = np.flatnonzero(nfull > 0)
         if len(fg):
-            lead = np.r_[True, groups.seg[grp[fg[1:]]] != groups.seg[grp[fg[:-1]]]]
+            fseg = groups.seg[grp[fg]]
+            lead = np.empty(len(fg), dtype=bool)
+            lead[0] = True
+            np.not_equal(fseg[1:], fseg[:-1], out=lead[1:])
             F = fg[lead]
             s_full[groups.seg[grp[F]]] = groups.start[grp[F]]
         # every varying group above it (or anywhere, without one) moves the value; so does a
@@ -199,29 +200,32 @@ def _stopping_measure(segments, m, base: np.ndarray, depth: int):
         single = nl == 1
         total[np.flatnonzero(lone)[single]] = ratio[sl[single] + 1]  # exact for an untied one
         inside = np.where(lone, 0, inside)  # the rest of the expansion skips them
-    lf = gammaln(np.arange(int(n.max()) + 2, dtype=np.float64) + 1.0)
-    owner_t = np.repeat(np.arange(len(F)), inside)
-    t = np.arange(len(owner_t)) - np.repeat(np.cumsum(inside) - inside, inside)
-    nn, rr = n[owner_t], r[owner_t]
-    ok = nn - 1 - t >= rr - 1
-    a = np.where(ok, nn - 1 - t, 0)
-    b = np.where(ok, nn - t - rr, 0)
-    prob = np.where(ok, np.exp(lf[a] - lf[rr - 1] - lf[b] - (lf[nn] - lf[rr] - lf[nn - rr])), 0.0)
-    prob[rr == 1] = 1.0 / nn[rr == 1]
-    at = s[owner_t] + t + 1  # the rank of the first full gain
-    q, fseg = Q[fs][owner_t], fs[owner_t]
-    value = (N_above[fseg] + q * base[at]) / (D_above[fseg] + q * (cum[at] - cum[s[owner_t]]))
-    total += np.bincount(owner_t, weights=prob * value, minlength=len(F))
-    # no full gain inside the depth: C(n − m, r)/C(n, r), the value of ranks 1..depth
-    inside = np.minimum(n, depth - s)
-    short = np.flatnonzero((inside < n) & ~lone)
-    if len(short):
-        ns, rs, ms = n[short], r[short], inside[short]
-        possible = ns - ms >= rs
-        miss = np.where(possible, np.exp(lf[np.maximum(ns - ms, 0)] - lf[np.maximum(ns - ms - rs, 0)] - lf[ns] + lf[ns - rs]), 0.0)
-        sh = fs[short]
-        rest = _safe_ratio(N_above[sh], D_above[sh] + Q[sh] * (cum[depth] - cum[s[short]]))
-        total[short] += miss * rest
+    if not lone.all():  # the other lists: every slot of the group, with its probability
+        from scipy.special import gammaln
+
+        lf = gammaln(np.arange(int(n.max()) + 2, dtype=np.float64) + 1.0)
+        owner_t = np.repeat(np.arange(len(F)), inside)
+        t = np.arange(len(owner_t)) - np.repeat(np.cumsum(inside) - inside, inside)
+        nn, rr = n[owner_t], r[owner_t]
+        ok = nn - 1 - t >= rr - 1
+        a = np.where(ok, nn - 1 - t, 0)
+        b = np.where(ok, nn - t - rr, 0)
+        prob = np.where(ok, np.exp(lf[a] - lf[rr - 1] - lf[b] - (lf[nn] - lf[rr] - lf[nn - rr])), 0.0)
+        prob[rr == 1] = 1.0 / nn[rr == 1]
+        at = s[owner_t] + t + 1  # the rank of the first full gain
+        q, fseg = Q[fs][owner_t], fs[owner_t]
+        value = (N_above[fseg] + q * base[at]) / (D_above[fseg] + q * (cum[at] - cum[s[owner_t]]))
+        total += np.bincount(owner_t, weights=prob * value, minlength=len(F))
+        # no full gain inside the depth: C(n − m, r)/C(n, r), the value of ranks 1..depth
+        inside = np.minimum(n, depth - s)
+        short = np.flatnonzero((inside < n) & ~lone)
+        if len(short):
+            ns, rs, ms = n[short], r[short], inside[short]
+            possible = ns - ms >= rs
+            miss = np.where(possible, np.exp(lf[np.maximum(ns - ms, 0)] - lf[np.maximum(ns - ms - rs, 0)] - lf[ns] + lf[ns - rs]), 0.0)
+            sh = fs[short]
+            rest = _safe_ratio(N_above[sh], D_above[sh] + Q[sh] * (cum[depth] - cum[s[short]]))
+            total[short] += miss * rest
     out[fs] = total
     return out
 
