@@ -8,11 +8,12 @@ ties it equals the default. Every measure of the registry takes it, computed in 
 ways (:func:`method_of`; :func:`describe` says which, per measure, in docs/measures.md):
 
 * **closed form** (this module): P, R, NumRelRet, Rprec, Judged, DCG, nDCG, RBP, RBPResidual,
-  SP, AP, RR, Success, Bpref (without a cut-off), binG, ndcg_rel (nonnegative gains); and IPrec
-  and 11pt_avg by the exact distribution of a maximum of independent per-group maxima;
-  (:mod:`pdireval.measures.tie_closed_forms`) Q, nDCG(gains=...), ndcg_p, Rndcg, ERR, nERR,
-  GAP, relative_P, F@k, Rprec_mult; (:mod:`pdireval.measures.tie_closed_forms_cwl`) INSQ, SDCG,
-  NERR8-11 (when each list's value moves with the slot of its first full gain only);
+  SP, AP, RR, Success, Bpref (without a cut-off), binG; and IPrec and 11pt_avg by the exact
+  distribution of a maximum of independent per-group maxima;
+  (:mod:`pdireval.measures.tie_closed_forms`) Q, nDCG(gains=...), ndcg_p, Rndcg, ndcg_rel
+  (nonnegative gains), ERR, nERR, GAP, relative_P, F@k, Rprec_mult;
+  (:mod:`pdireval.measures.tie_closed_forms_cwl`) INSQ, SDCG, NERR8-11 (when each list's value
+  moves with the slot of its first full gain only);
   (:mod:`pdireval.measures.tie_closed_forms_diversity`) alpha_DCG, alpha_nDCG, ERR_IA,
   nERR_IA, NRBP, nNRBP, P_IA, AP_IA, StRecall.
 * **order-free** (the default value, which no ordering changes): NumRet, NumRel, NumQ, SetP,
@@ -70,7 +71,8 @@ document of g is equally likely at each of its n slots, so:
   seeded random ones). See :mod:`pdireval.measures.tie_maximum`.
 * **ndcg_rel**: a sum over pairs (j above or at d) of g_j·w(p_j)/IDCG@p_d; documents of
   different groups are independent (a product of two linear means), two documents of one
-  group take a uniformly random pair of its slots (see :func:`_ndcg_rel`).
+  group take a uniformly random pair of its slots (see
+  :func:`pdireval.measures.tie_closed_forms.ndcg_rel`).
 
 ``ties="expected"`` does not combine with ``bounds=`` other than ``max`` (give one of them).
 
@@ -94,7 +96,6 @@ from pdireval.measures.view import (
     gain_values,
     read_negatives,
     seg_sum,
-    within_segment_cumsum,
 )
 
 __all__ = ["TIES", "TIES_PARAM", "TIE_AWARE", "tie_groups", "expected"]
@@ -423,86 +424,6 @@ def _bin_g(segments, m):
     return _safe_div(seg_sum(groups.seg[has], term, v.n_seg), _R(v, rel))
 
 
-def _range_sums(prefix: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """Σ_{lo <= x < hi} from an exclusive prefix array (prefix[x] = Σ_{y<x}); 0 when hi <= lo."""
-    hi = np.maximum(hi, lo)
-    return prefix[hi] - prefix[lo]
-
-
-def _ndcg_rel(segments, m):
-    """E[ndcg_rel] in closed form (nonnegative gains; otherwise None: joint enumeration).
-
-    ndcg_rel·n⁺ = A + (n⁺ − n_ret)·DCG/IDCG with A = Σ_{d: g_d > 0} f(p_d)·Σ_{j: p_j <= p_d}
-    g_j·w(p_j), w(p) = 1/log2(p + 2), f(p) = 1/IDCG@(p + 1) (0-based positions). DCG is
-    linear; in A, with G_H the gain of group H, w̄_H and f̄_H the mean of w and f over its
-    slots, P_G its positive-gain documents and T_G its gain:
-    E[A] = Σ_G [Σ_{d in G, g_d>0} g_d·mean_t(w·f)(s+t) + P_G·f̄_G·Σ_{H above G} G_H·w̄_H
-    + (P_G·T_G − Σ_{d in G, g_d>0} g_d)·S_G], S_G = (1/(n(n−1)))·Σ_{t<u<n} w(s+t)·f(s+u),
-    the mean over ordered pairs of distinct slots (documents in different groups are
-    independent; two documents of G take a uniformly random pair of its slots). The clamp
-    "0 unless the sum is positive" is inactive with nonnegative gains.
-    """
-    from pdireval.measures.trec_eval_set import _ideal, _ideal_dcg, trec_gain
-
-    v, gains = _view(segments, m), m.get("gains")
-    g = trec_gain(v.hit_label, gains)
-    if np.any(g < 0):
-        return None
-    ideal = _ideal(v, gains)
-    cum = _ideal_dcg(v, gains)
-    groups = tie_groups(v)
-    q = v.seg_query[groups.seg]
-    s, n = groups.start, groups.size
-    top = int((s + n).max()) + 1 if len(s) else 1
-    pos = np.arange(top, dtype=np.float64)
-    w = 1.0 / np.log2(pos + 2.0)
-    Wc = np.concatenate([[0.0], np.cumsum(w)])  # Wc[p] = Σ_{x<p} w(x)
-    # f over the ideal region p < n⁺_q (per query, flat), constant 1/IDCG_q past it
-    npos = ideal.npos
-    idcg = ideal.at(cum, np.arange(v.n_queries), np.full(v.n_queries, np.iinfo(np.int64).max))
-    f_flat = _safe_div(np.ones(len(cum)), cum)
-    p_flat = ideal.rank.astype(np.int64)
-    p_in = np.minimum(p_flat, top - 1)
-    # exclusive prefixes per query, laid out with one extra slot per query
-    q_off = ideal.start[:-1] + np.arange(v.n_queries)
-    flat_q = np.repeat(np.arange(v.n_queries), npos)
-
-    def per_query_prefix(values):
-        out = np.zeros(len(values) + v.n_queries)
-        inc = within_segment_cumsum(flat_q, values) if len(values) else values
-        out[q_off[flat_q] + (np.arange(len(values)) - ideal.start[flat_q]) + 1] = inc
-        return out
-
-    pre_f = per_query_prefix(f_flat)
-    pre_fw = per_query_prefix(f_flat * w[p_in])
-    pre_fWc = per_query_prefix(f_flat * Wc[p_in])
-    pre_w = np.concatenate([[0.0], np.cumsum(w)])
-    pre_Wc = np.concatenate([[0.0], np.cumsum(Wc[:top])])
-    nq = npos[q]
-    a, b = s, s + n  # slots [a, b); ideal region [a, min(b, n⁺)), constant region [max(a, n⁺), b)
-    ia, ib = np.minimum(a, nq), np.minimum(b, nq)
-    ca = np.maximum(a, nq)
-    c = _safe_div(np.ones(len(q)), idcg[q])
-    F1 = _range_sums(pre_f, q_off[q] + ia, q_off[q] + ib) + c * np.maximum(b - ca, 0)
-    FW = _range_sums(pre_fw, q_off[q] + ia, q_off[q] + ib) + c * _range_sums(pre_w, np.minimum(ca, b), b)
-    FWc = _range_sums(pre_fWc, q_off[q] + ia, q_off[q] + ib) + c * _range_sums(pre_Wc, np.minimum(ca, b), b)
-    nf = n.astype(np.float64)
-    S = np.where(n > 1, (FWc - Wc[s] * F1) / np.maximum(nf * (nf - 1.0), 1.0), 0.0)
-    positive = (g > 0).astype(np.float64)
-    P = _group_sum(groups, positive)
-    T = _group_sum(groups, g)
-    Gpos = _group_sum(groups, g * positive)
-    mean_w = (Wc[s + n] - Wc[s]) / nf
-    above = _earlier(groups, T * mean_w)
-    A = Gpos * FW / nf + P * (F1 / nf) * above + (P * T - Gpos) * S
-    A_seg = seg_sum(groups.seg, A, v.n_seg)
-    dcg = seg_sum(groups.seg, T * mean_w, v.n_seg)
-    n_ret = seg_sum(groups.seg, P, v.n_seg)
-    npos_seg = npos[v.seg_query].astype(np.float64)
-    total = A_seg + (npos_seg - n_ret) * _safe_div(dcg, idcg[v.seg_query])
-    return np.where(total > 0, _safe_div(total, npos_seg), 0.0)
-
-
 def _iprec(segments, m):
     from pdireval.measures.tie_maximum import iprec  # the maximum's closed form
 
@@ -520,9 +441,10 @@ TIE_AWARE = {
     "P": _p, "R": _r, "NumRelRet": _num_rel_ret, "Rprec": _rprec, "Judged": _judged,
     "DCG": _dcg, "nDCG": _ndcg, "RBP": _rbp, "RBPResidual": _rbp_residual,
     "SP": _sp, "AP": _ap, "RR": _rr, "Success": _success, "Bpref": _bpref, "binG": _bin_g,
-    "ndcg_rel": _ndcg_rel, "IPrec": _iprec, "11pt_avg": _eleven_point,
+    "IPrec": _iprec, "11pt_avg": _eleven_point,
 }
-# Q, nDCG(gains=...), ndcg_p, Rndcg, ERR, nERR, GAP, relative_P, F, Rprec_mult (it reads the helpers above)
+# Q, nDCG(gains=...), ndcg_p, Rndcg, ndcg_rel, ERR, nERR, GAP, relative_P, F, Rprec_mult (it
+# reads the helpers above)
 from pdireval.measures.tie_closed_forms import KERNELS as _MORE_CLOSED_FORMS  # noqa: E402
 
 TIE_AWARE.update(_MORE_CLOSED_FORMS)

@@ -75,7 +75,13 @@ from pdireval.measures.tie_aware import (
     expected_count,
     tie_groups,
 )
-from pdireval.measures.view import _integral_and_small, _segment_bounds, gain_values, seg_sum, within_segment_cumsum
+from pdireval.measures.view import (
+    _integral_and_small,
+    _segment_bounds,
+    gain_values,
+    seg_sum,
+    within_segment_cumsum,
+)
 
 __all__ = ["KERNELS"]
 
@@ -524,9 +530,93 @@ def graded_ap(segments, m):
     return _safe_div(total, den[v.seg_query])
 
 
+# --------------------------------------------------------------------------- ndcg_rel
+
+
+def _range_sums(prefix: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Σ_{lo <= x < hi} from an exclusive prefix array (prefix[x] = Σ_{y<x}); 0 when hi <= lo."""
+    hi = np.maximum(hi, lo)
+    return prefix[hi] - prefix[lo]
+
+
+def ndcg_rel(segments, m):
+    """E[ndcg_rel] in closed form (nonnegative gains; otherwise None: joint enumeration).
+
+    ndcg_rel·n⁺ = A + (n⁺ − n_ret)·DCG/IDCG with A = Σ_{d: g_d > 0} f(p_d)·Σ_{j: p_j <= p_d}
+    g_j·w(p_j), w(p) = 1/log2(p + 2), f(p) = 1/IDCG@(p + 1) (0-based positions). DCG is
+    linear; in A, with G_H the gain of group H, w̄_H and f̄_H the mean of w and f over its
+    slots, P_G its positive-gain documents and T_G its gain:
+    E[A] = Σ_G [Σ_{d in G, g_d>0} g_d·mean_t(w·f)(s+t) + P_G·f̄_G·Σ_{H above G} G_H·w̄_H
+    + (P_G·T_G − Σ_{d in G, g_d>0} g_d)·S_G], S_G = (1/(n(n−1)))·Σ_{t<u<n} w(s+t)·f(s+u),
+    the mean over ordered pairs of distinct slots (documents in different groups are
+    independent; two documents of G take a uniformly random pair of its slots). The clamp
+    "0 unless the sum is positive" is inactive with nonnegative gains. f is read off
+    per-query cumulative sums over the ideal's positions (one table for every query when all
+    ideal gains are equal: binary qrels), and is 1/IDCG past them.
+    """
+    from pdireval.measures.trec_eval_set import _ideal, _ideal_dcg, _uniform_ideal, trec_gain
+
+    v, gains = _view(segments, m), m.get("gains")
+    groups = tie_groups(v)
+    g = trec_gain(v.hit_label, gains)
+    if np.any(g < 0):
+        return None
+    T = _group_sum(groups, g)
+    keep = np.flatnonzero(T > 0)  # the other groups hold no gain: no term, nothing above
+    P = np.bincount(groups.hit_group, weights=(g > 0).astype(np.float64), minlength=len(T))[keep]
+    T = T[keep]  # nonnegative gains: T is also the gain of the positive-gain documents
+    seg, s, n = groups.seg[keep], groups.start[keep], groups.size[keep]
+    q = v.seg_query[seg]
+    top = int((s + n).max()) + 1 if len(s) else 1
+    w = 1.0 / np.log2(np.arange(top, dtype=np.float64) + 2.0)
+    Wc = np.concatenate([[0.0], np.cumsum(w)])  # Wc[p] = Σ_{x<p} w(x)
+    # f over the ideal region p < n⁺_q, constant 1/IDCG_q past it; prefixes at [q_off + x]
+    uniform = _uniform_ideal(v, gains)
+    if uniform is not None:  # one ideal gain value: f(p) = 1/IDCG@(p+1) for every query
+        npos = uniform.npos
+        idcg = uniform.idcg[npos]
+        rank = np.arange(uniform.longest)
+        f_tab = _safe_div(np.ones(len(rank)), uniform.idcg[1:])
+        r_in = np.minimum(rank, top - 1)
+        pre_f, pre_fw, pre_fWc = (np.concatenate([[0.0], np.cumsum(x)]) for x in (f_tab, f_tab * w[r_in], f_tab * Wc[r_in]))
+        q_off = np.zeros(v.n_queries, dtype=np.int64)
+    else:
+        ideal = _ideal(v, gains)
+        cum = _ideal_dcg(v, gains)
+        npos = ideal.npos
+        idcg = ideal.at(cum, np.arange(v.n_queries), np.full(v.n_queries, np.iinfo(np.int64).max))
+        f_flat = _safe_div(np.ones(len(cum)), cum)
+        p_in = np.minimum(ideal.rank.astype(np.int64), top - 1)
+        q_off = ideal.start[:-1] + np.arange(v.n_queries)  # one extra slot per query
+        flat_q = np.repeat(np.arange(v.n_queries), npos)
+        at = q_off[flat_q] + (np.arange(len(cum)) - ideal.start[flat_q]) + 1
+        pre_f, pre_fw, pre_fWc = (_per_query_prefix(flat_q, at, x, v.n_queries) for x in (f_flat, f_flat * w[p_in], f_flat * Wc[p_in]))
+    pre_Wc = np.concatenate([[0.0], np.cumsum(Wc[:top])])
+    nq = npos[q]
+    a, b = s, s + n  # slots [a, b); ideal region [a, min(b, n⁺)), constant region [max(a, n⁺), b)
+    lo, hi = q_off[q] + np.minimum(a, nq), q_off[q] + np.minimum(b, nq)
+    ca = np.minimum(np.maximum(a, nq), b)
+    c = _safe_div(np.ones(len(q)), idcg[q])
+    F1 = _range_sums(pre_f, lo, hi) + c * (b - ca)
+    FW = _range_sums(pre_fw, lo, hi) + c * (Wc[b] - Wc[ca])
+    FWc = _range_sums(pre_fWc, lo, hi) + c * (pre_Wc[b] - pre_Wc[ca])
+    nf = n.astype(np.float64)
+    S = np.where(n > 1, (FWc - Wc[s] * F1) / np.maximum(nf * (nf - 1.0), 1.0), 0.0)
+    mean_w = (Wc[s + n] - Wc[s]) / nf
+    above = _exclusive_in_segment(seg, T * mean_w)
+    A = T * FW / nf + P * (F1 / nf) * above + (P - 1.0) * T * S
+    A_seg = seg_sum(seg, A, v.n_seg)
+    dcg = seg_sum(seg, T * mean_w, v.n_seg)
+    n_ret = seg_sum(seg, P, v.n_seg)
+    npos_seg = npos[v.seg_query].astype(np.float64)
+    total = A_seg + (npos_seg - n_ret) * _safe_div(dcg, idcg[v.seg_query])
+    return np.where(total > 0, _safe_div(total, npos_seg), 0.0)
+
+
+
 #: measure name -> closed-form tie-aware kernel (registered in tie_aware.TIE_AWARE)
 KERNELS = {
     "Q": q_measure, "nDCG": ndcg, "ndcg_p": ndcg_p, "Rndcg": r_ndcg,
     "relative_P": relative_precision, "F": f_measure, "Rprec_mult": rprec_mult,
-    "ERR": err, "nERR": normalised_err, "GAP": graded_ap,
+    "ERR": err, "nERR": normalised_err, "GAP": graded_ap, "ndcg_rel": ndcg_rel,
 }

@@ -26,7 +26,8 @@ MEASURES = [
     "F(beta=2)@1", "F(judged_only=true)@2", "Rprec_mult@0.5", "Rprec_mult@2", "Rprec_mult@1.5",
     "ERR", "ERR@3", "ERR(max_grade=qrels)", "ERR(negatives=keep)", "ERR(judged_only=true)@3",
     "nERR", "nERR@2", "nERR(max_grade=2)@5", "GAP", "GAP@3", "GAP(probs=[0.2,0.3,0.5])",
-    "GAP(judged_only=true)", "GAP(negatives=keep)@4",
+    "GAP(judged_only=true)", "GAP(negatives=keep)@4", "ndcg_rel", "ndcg_rel(gains={1:2,2:5})",
+    "ndcg_rel(judged_only=true)", "ndcg_rel(negatives=keep,gains={-1:0,0:0})",
 ]
 
 
