@@ -317,9 +317,13 @@ def inst(segments, m):
     argument. Otherwise (a list with a non-integer label difference, or D > 16) ψ₁ is
     evaluated at every argument of that list.
     """
-    T = m.get("T")
     v, seg, rank, units, scale = _positive_gains(segments, m)
-    n = v.n_seg
+    return inst_of_hits(seg, rank, units, scale, m.get("T"), v.n_seg)
+
+
+def inst_of_hits(seg, rank, units, scale: float, T: float, n: int) -> np.ndarray:
+    """INST of ``n`` lists from their hits with a positive gain ``units / scale`` (segment
+    order, ranks ascending within a segment, ranks <= N): the body of :func:`inst`."""
     steps = int(scale) if scale <= _TABLE_STEPS and scale == int(scale) else 0
     if steps == 0 or len(seg) == 0:
         return _inst_values(seg, rank, units, scale, T, n, 0)
@@ -388,11 +392,14 @@ def bpm(segments, m):
     1..D with D = min(K, N, the first rank where the cumulative gain reaches T) (D = 1 when
     T <= 0), W uniform over them: BPM = Σ_{i<=D} g_i / D. The running gain is summed left to
     right as cwl_eval does, so the comparison with T is bit-exact."""
-    T = m.get("T")
     K = min(m.cutoff, CWL_DEPTH)
     v, seg, rank, units, scale = _positive_gains(segments, m, K)  # ranks past K never count
-    g = units / scale
-    n = v.n_seg
+    return bpm_of_hits(seg, rank, units / scale, m.get("T"), K, v.n_seg)
+
+
+def bpm_of_hits(seg, rank, g, T: float, K: int, n: int) -> np.ndarray:
+    """BPM@K of ``n`` lists from their hits with a positive gain g (segment order, ranks
+    ascending within a segment, ranks <= K): the body of :func:`bpm`."""
     depth = np.full(n, K, dtype=np.int64)
     if T <= 0:
         depth[:] = 1

@@ -13,7 +13,8 @@ ways (:func:`method_of`; :func:`describe` says which, per measure, in docs/measu
   (:mod:`pdireval.measures.tie_closed_forms`) Q, nDCG(gains=...), ndcg_p, Rndcg, ndcg_rel
   (nonnegative gains), ERR, nERR, GAP, relative_P, F@k, Rprec_mult;
   (:mod:`pdireval.measures.tie_closed_forms_cwl`) INSQ, SDCG, NERR8-11 (when each list's value
-  moves with the slot of its first full gain only);
+  moves with the slot of its first full gain only), INST and BPM (by every placement of the
+  positive gains, when each movable group holds one);
   (:mod:`pdireval.measures.tie_closed_forms_diversity`) alpha_DCG, alpha_nDCG, ERR_IA,
   nERR_IA, NRBP, nNRBP, P_IA, AP_IA, StRecall.
 * **order-free** (the default value, which no ordering changes): NumRet, NumRel, NumQ, SetP,
@@ -25,7 +26,7 @@ ways (:func:`method_of`; :func:`describe` says which, per measure, in docs/measu
   E[M] = M₀ + Σ_g (E_g[M] − M₀) with E_g the mean over the arrangements of group g.
 * **enumeration of the joint orderings**: the rest — gm_map, gm_bpref
   (the logarithm of an expectation is not the expectation of the logarithm: these are
-  E[ln max(x, 1e-5)]), Compat, RIC, INST, BPM, NERR8-11 otherwise, ndcg_rel with a negative gain,
+  E[ln max(x, 1e-5)]), Compat, RIC, INST, BPM and NERR8-11 otherwise, ndcg_rel with a negative gain,
   IPrec and 11pt_avg on condensed lists, Accuracy@k and user-defined measures.
 
 Enumeration is exact when a unit (a group, or a list for the joint orderings) has at most
@@ -574,6 +575,9 @@ def describe(name: str) -> str:
         if name in ("NERR8", "NERR9", "NERR10", "NERR11"):
             text += (" when a list's value moves with the slot of its first full gain only (otherwise: "
                      "enumeration of the joint orderings)")
+        if name in ("INST", "BPM"):
+            text = ("every placement of the positive gains, when each tie group that can move holds "
+                    "one and a list has at most 5040 placements (otherwise: enumeration of the joint orderings)")
         if name == "ndcg_rel":
             text += " (with a negative gain: enumeration of the joint orderings)"
         if name in ("ERR", "nERR"):

@@ -1,6 +1,6 @@
 """Closed forms for ``ties="expected"`` of C/W/L measures: INSQ and SDCG@k, whose weights do not
-depend on the gains, and NERR8-11 on lists whose value moves with one slot only (McSherry &
-Najork 2008; Moffat et al. 2013).
+depend on the gains; NERR8-11 on lists whose value moves with one slot only; INST and BPM by
+the placements of the positive gains (McSherry & Najork 2008; Moffat et al. 2013).
 
 :mod:`pdireval.measures.tie_aware` dispatches ``ties="expected"``; these kernels are registered
 in its ``TIE_AWARE`` table. Notation as there: a tie group g of a (system, query) list occupies
@@ -36,10 +36,19 @@ sum to G_g; m = min(n, max(D − s, 0)) of its slots lie inside the evaluation d
   other list (partial gains in a tie group that can move) makes the whole call fall back to
   the enumeration of the joint orderings (:mod:`pdireval.measures.tie_orderings`).
 
-Why not INST and BPM: INST's continuation reads the gain accumulated so far (T_i = T − G_i)
-at every rank, and BPM's depth is the rank where the running gain reaches T, a stopping time
-of the sum of every earlier gain; neither reduces to one slot per list, so they stay on the
-enumeration of the joint orderings.
+* **INST and BPM@K** (Moffat, Bailey, Scholer & Thomas 2015; Zhang et al. 2017): INST's
+  continuation reads the gain accumulated so far at every rank, BPM's depth is the rank where
+  the running gain reaches T; no sum decomposes. But both read only the ranks and gains of
+  the documents with a positive gain (the others are alike, whatever their label), so a tie
+  group holding one positive gain among n documents has n equally likely placements of it,
+  and a group whose documents all have one gain has one. When every tie group that can move
+  holds one positive gain, a list's orderings give Π_g n_g equally likely placements of its
+  positive gains (mixed radix over its movable groups): each becomes a short virtual list
+  (the list's positive hits only, the moving ones at their slot) and the measure's own kernel
+  evaluates all of them at once; E is their mean, exact. A list with more than
+  :data:`PLACEMENT_LIMIT` placements, or a group holding two positive gains that can move,
+  makes the whole call fall back to the enumeration of the joint orderings
+  (:mod:`pdireval.measures.tie_orderings`), which copies whole lists and samples large ones.
 
 References
 ----------
@@ -51,6 +60,10 @@ Moffat, A., Thomas, P. & Scholer, F. (2013). Users versus models: what observati
 about effectiveness metrics. CIKM 2013.
 Järvelin, K. & Kekäläinen, J. (2002). Cumulated gain-based evaluation of IR techniques. ACM
 TOIS 20(4).
+Moffat, A., Bailey, P., Scholer, F. & Thomas, P. (2015). INST: an adaptive metric for
+information retrieval evaluation. ADCS 2015.
+Zhang, F., Liu, Y., Li, X., Zhang, M., Xu, Y. & Ma, S. (2017). Evaluating web search with a
+bejeweled player model. SIGIR 2017.
 Azzopardi, L., Mackenzie, J. & Moffat, A. (2021). ERR is not C/W/L: exploring the relationship
 between expected reciprocal rank and other metrics. ICTIR 2021.
 """
@@ -259,5 +272,110 @@ def nerr11(segments, m):
     return _stopping_measure(segments, m, _insq_base(m.get("T")), CWL_DEPTH)
 
 
+# --------------------------------------------------------------------------- INST, BPM
+
+#: Most placements of a list's movable gains evaluated exactly (more: the enumeration samples)
+PLACEMENT_LIMIT = 5040
+
+
+def _placements(segments, m, depth: int):
+    """Every placement of each list's movable positive gains, as virtual lists of positive
+    hits: ``(copy list, seg, rank, units, scale, n_copies, K per list)``, or None when a tie
+    group that can move holds two positive gains or a list has more than
+    :data:`PLACEMENT_LIMIT` placements (see the module docstring)."""
+    v = view_of(segments, negatives="keep")
+    lo = float(m.get("min_rel"))
+    hi = _max_rel(v, m, lo)
+    if not lo < hi:
+        _positive_gains(segments, m)  # raises the kernel's own error
+    groups = tie_groups(v)
+    n_seg = v.n_seg
+    lab = v.hit_label
+    positive = lab > lo if lo >= 0 else ~np.isnan(lab)
+    if len(groups.start) and groups.start.max() >= depth:
+        positive &= groups.start[groups.hit_group] < depth
+    ph = np.flatnonzero(positive)
+    seg, pos = v.hit_seg[ph], v.hit_pos[ph].astype(np.int64)
+    units = np.minimum(np.maximum(lab[ph], 0.0), hi) - lo
+    K = np.ones(n_seg, dtype=np.int64)
+    moving = np.zeros(len(ph), dtype=bool)
+    if len(ph):
+        owner = groups.hit_group[ph]
+        is_first, first, lengths = _segment_bounds(owner)
+        size = groups.size[owner[first]]
+        uniform = np.minimum.reduceat(units, first) == np.maximum.reduceat(units, first)
+        varying = (lengths < size) | ~uniform
+        if np.any(varying & (lengths > 1)):
+            return None
+        moving = np.repeat(varying, lengths)
+        mg = np.flatnonzero(moving)
+        log_k = np.bincount(seg[mg], weights=np.log(groups.size[owner[mg]]), minlength=n_seg)
+        if log_k.max(initial=0.0) > np.log(PLACEMENT_LIMIT) + 1e-9:
+            return None
+        K = np.rint(np.exp(log_k)).astype(np.int64)
+    # copies: list L repeated K[L] times, each holding all of L's positive hits
+    copy_list = np.repeat(np.arange(n_seg), K)
+    copy_index = np.arange(len(copy_list)) - np.repeat(np.cumsum(K) - K, K)
+    count = np.bincount(seg, minlength=n_seg)
+    start = np.cumsum(count) - count
+    per_copy = count[copy_list]
+    vseg = np.repeat(np.arange(len(copy_list)), per_copy)
+    hit = np.repeat(start[copy_list], per_copy) + (np.arange(len(vseg)) - np.repeat(np.cumsum(per_copy) - per_copy, per_copy))
+    rank = pos[hit] + 1
+    mv = np.flatnonzero(moving[hit])
+    if len(mv):
+        # mixed radix: the moving hit of group j of its list takes slot (c // stride_j) % n_j
+        mg = np.flatnonzero(moving)
+        n_g = groups.size[groups.hit_group[ph[mg]]]
+        log_before = np.zeros(len(mg))
+        if len(mg) > 1 and np.any(seg[mg][1:] == seg[mg][:-1]):  # lists with several
+            from pdireval.measures.tie_closed_forms import _exclusive_in_segment
+
+            log_before = _exclusive_in_segment(seg[mg], np.log(n_g.astype(np.float64)))
+        stride = np.zeros(len(ph), dtype=np.int64)
+        stride[mg] = np.rint(np.exp(log_before)).astype(np.int64)
+        size_of = np.zeros(len(ph), dtype=np.int64)
+        size_of[mg] = n_g
+        h = hit[mv]
+        slot = (copy_index[vseg[mv]] // stride[h]) % size_of[h]
+        rank[mv] = groups.start[groups.hit_group[ph[h]]] + slot + 1
+    inside = np.flatnonzero(rank <= depth)
+    return copy_list, vseg[inside], rank[inside], units[hit[inside]], hi - lo, len(copy_list), K
+
+
+def _mean_over_placements(placed, value_of) -> np.ndarray:
+    copy_list, seg, rank, units, scale, n_copies, K = placed
+    values = value_of(seg, rank, units, scale, n_copies)
+    return np.bincount(copy_list, weights=values, minlength=len(K)) / K
+
+
+def inst(segments, m):
+    """E[INST]: the mean of INST over every placement of each list's movable positive gains
+    (one per tie group that can move), or None (the enumeration)."""
+    from pdireval.measures.cwl import inst_of_hits
+
+    placed = _placements(segments, m, CWL_DEPTH)
+    if placed is None:
+        return None
+    T = m.get("T")
+    return _mean_over_placements(placed, lambda seg, rank, units, scale, n: inst_of_hits(seg, rank, units, scale, T, n))
+
+
+def bpm(segments, m):
+    """E[BPM@K]: the mean of BPM@K over every placement of each list's movable positive gains,
+    or None (the enumeration)."""
+    from pdireval.measures.cwl import bpm_of_hits
+
+    K = min(m.cutoff, CWL_DEPTH)
+    placed = _placements(segments, m, K)
+    if placed is None:
+        return None
+    T = m.get("T")
+    return _mean_over_placements(placed, lambda seg, rank, units, scale, n: bpm_of_hits(seg, rank, units / scale, T, K, n))
+
+
 #: measure name -> closed-form tie-aware kernel (registered in tie_aware.TIE_AWARE)
-KERNELS = {"INSQ": insq, "SDCG": sdcg, "NERR8": nerr8, "NERR9": nerr9, "NERR10": nerr10, "NERR11": nerr11}
+KERNELS = {
+    "INSQ": insq, "SDCG": sdcg, "NERR8": nerr8, "NERR9": nerr9, "NERR10": nerr10, "NERR11": nerr11,
+    "INST": inst, "BPM": bpm,
+}

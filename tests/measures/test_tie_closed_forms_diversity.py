@@ -1,6 +1,6 @@
 """The closed forms of pdireval.measures.tie_closed_forms_diversity (alpha_DCG, alpha_nDCG,
 ERR_IA, nERR_IA, NRBP, nNRBP, P_IA, StRecall, AP_IA) and tie_closed_forms_cwl (INSQ, SDCG,
-NERR8-11):
+NERR8-11, INST, BPM):
 equal to the mean over every ordering of the tied documents (brute force), on lists with
 several documents relevant to one subtopic in a group, graded and unjudged documents, and
 cut-offs inside groups."""
@@ -17,7 +17,7 @@ from pdireval.measures import tie_closed_forms_diversity
 from pdireval.measures.registry import parse_measure
 from pdireval.measures.tie_aware import method_of
 from pdireval.measures.tie_closed_forms_cwl import KERNELS as CWL_KERNELS
-from pdireval.measures.tie_closed_forms_cwl import nerr10
+from pdireval.measures.tie_closed_forms_cwl import bpm, inst, nerr10
 from pdireval.measures.tie_closed_forms_diversity import KERNELS
 from tests.helpers import tie_brute_force
 
@@ -30,6 +30,8 @@ DIVERSITY = [
 ]
 CWL = ["INSQ", "INSQ(T=2)", "INSQ(min_rel=1,max_rel=2)", "INSQ(min_rel=-1,max_rel=3)", "SDCG@3",
        "SDCG@1", "SDCG(min_rel=1)@5", "SDCG(max_rel=2)@6"]
+PLACED = ["INST", "INST(T=2)", "INST(min_rel=1)", "INST(T=0.5,max_rel=2)", "BPM(T=1)@3",
+          "BPM(T=2,max_rel=3)@4", "BPM(T=0)@2", "BPM@1"]
 NERR = ["NERR10", "NERR10(p=0.5)", "NERR11(T=2)", "NERR8@3", "NERR8@1", "NERR9@4", "NERR9(max_rel=2)@6"]
 
 
@@ -72,8 +74,8 @@ def case(seed: int, subtopics: bool = True):
 
 def test_every_measure_here_is_a_closed_form():
     assert {parse_measure(m).name for m in DIVERSITY} == set(KERNELS)
-    assert {parse_measure(m).name for m in CWL + NERR} == set(CWL_KERNELS)
-    for text in DIVERSITY + CWL + NERR:
+    assert {parse_measure(m).name for m in CWL + NERR + PLACED} == set(CWL_KERNELS)
+    for text in DIVERSITY + CWL + NERR + PLACED:
         assert method_of(parse_measure(expected_name(text))) == "closed", text
 
 
@@ -177,3 +179,51 @@ def test_nerr_on_a_long_group_against_every_placement():
         tied = [1.0 if t in slots else 0.0 for t in range(30)]
         values.append(nerr10_of([0.0, 0.5] + tied))
     assert got == pytest.approx(np.mean(values), rel=1e-12)
+
+
+def sparse_case(seed: int):
+    """Three queries, two systems; three relevant documents (labels 1-3) per query, each at its
+    own score level, with zero, negative and unjudged documents tied around them: every tie
+    group holds at most one positive gain, several groups of a list can move."""
+    gen = np.random.default_rng(seed)
+    runs, qrels = [], []
+    for q in ("1", "2", "3"):
+        docs = [f"d{i}" for i in range(10)]
+        rel = list(gen.choice(docs, size=3, replace=False))
+        qrels += [(q, d, float(gen.choice([1, 2, 3]))) for d in rel]
+        qrels += [(q, d, float(gen.choice([0, -1]))) for d in docs[:4] if d not in rel]
+        others = [d for d in docs if d not in rel]
+        for s in ("a", "b"):
+            picked = rel + list(gen.choice(others, size=5, replace=False))
+            level = {d: float(i + 1) for i, d in enumerate(rel)}
+            runs += [(s, q, d, level.get(d, float(gen.integers(1, 4)))) for d in picked]
+    return pd.DataFrame(runs, columns=["system", "query", "doc", "score"]), pd.DataFrame(qrels, columns=["query", "doc", "label"])
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_inst_and_bpm_over_every_placement_equal_the_mean_over_every_ordering(seed):
+    run, qrels = sparse_case(seed)
+    segments = prepare(run, qrels=qrels).segments
+    assert inst(segments, parse_measure("INST(ties=expected)")) is not None
+    assert bpm(segments, parse_measure("BPM(ties=expected)@3")) is not None
+    moving = run.merge(qrels, on=["query", "doc"], how="left").assign(pos=lambda f: f["label"] > 0)
+    groups = moving.groupby(["system", "query", "score"]).agg(n=("doc", "size"), pos=("pos", "sum"))
+    per_list = groups[(groups["n"] > 1) & (groups["pos"] == 1)].groupby(["system", "query"]).size()
+    assert per_list.max() >= 2  # several groups of one list move (mixed radix)
+    check(run, qrels, PLACED)
+
+
+def test_inst_and_bpm_fall_back_to_the_enumeration():
+    run, qrels = case(0, subtopics=False)  # groups holding several positive gains
+    segments = prepare(run, qrels=qrels).segments
+    assert inst(segments, parse_measure("INST(ties=expected)")) is None
+    check(run, qrels, PLACED)
+
+
+def test_placements_past_the_limit_fall_back(monkeypatch):
+    from pdireval.measures import tie_closed_forms_cwl
+
+    run, qrels = sparse_case(1)
+    monkeypatch.setattr(tie_closed_forms_cwl, "PLACEMENT_LIMIT", 2)
+    assert inst(prepare(run, qrels=qrels).segments, parse_measure("INST(ties=expected)")) is None
+    check(run, qrels, ["INST", "BPM(T=1)@3"])
