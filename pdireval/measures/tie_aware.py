@@ -11,7 +11,8 @@ ways (:func:`method_of`; :func:`describe` says which, per measure, in docs/measu
   SP, AP, RR, Success, Bpref (without a cut-off), binG; and IPrec and 11pt_avg by the exact
   distribution of a maximum of independent per-group maxima;
   (:mod:`pdireval.measures.tie_closed_forms`) Q, nDCG(gains=...), ndcg_p, Rndcg, ndcg_rel
-  (nonnegative gains), ERR, nERR, GAP, relative_P, F@k, Rprec_mult;
+  (nonnegative gains), ERR, nERR, GAP, relative_P, F@k, Rprec_mult, Accuracy (without a
+  cut-off);
   (:mod:`pdireval.measures.tie_closed_forms_cwl`) INSQ, SDCG, NERR8-11 (when each list's value
   moves with the slot of its first full gain only), INST and BPM (by every placement of the
   positive gains, when each movable group holds one);
@@ -21,8 +22,8 @@ ways (:func:`method_of`; :func:`describe` says which, per measure, in docs/measu
   SetR, SetF, SetAP, SetRelP, NumNonRelJudgedRet, utility, F without a cut-off.
 * **enumeration, group by group** (:mod:`pdireval.measures.tie_orderings`): the separable
   measures, sums over documents of a term of the document, its position and an order-free
-  summary of the documents above it — infAP, G, Bpref@k, Accuracy without a cut-off, ERR and
-  nERR with a group of more than 300 stoppers.
+  summary of the documents above it — infAP, G, Bpref@k, ERR and nERR with a group of more
+  than 300 stoppers.
   E[M] = M₀ + Σ_g (E_g[M] − M₀) with E_g the mean over the arrangements of group g.
 * **enumeration of the joint orderings**: the rest — gm_map, gm_bpref
   (the logarithm of an expectation is not the expectation of the logarithm: these are
@@ -480,7 +481,7 @@ BY_DOC = ("alpha_DCG", "alpha_nDCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "P_IA
 #: groupwise measures whose normalisers read the whole list (its relevant count, its end)
 _READS_WHOLE_LIST = ("Accuracy", "Rndcg")
 #: closed forms that do not cover a cut-off (which may fall inside a group): groupwise then
-_CLOSED_WITHOUT_CUTOFF = ("Bpref",)
+_CLOSED_WITHOUT_CUTOFF = ("Bpref", "Accuracy")
 #: closed forms that do not cover trec_eval's gain levels (gains=): groupwise then
 _CLOSED_WITHOUT_GAINS = ()
 #: measures that are order-free without a cut-off, separable with one
@@ -569,7 +570,8 @@ def describe(name: str) -> str:
     if name in TIE_AWARE:
         text = "closed form"
         if name in _CLOSED_WITHOUT_CUTOFF:
-            text += " (with a cut-off: enumeration, group by group)"
+            with_cutoff = enumeration["joint" if name in _JOINT_WITH_CUTOFF else "groupwise"]
+            text += f" (with a cut-off: {with_cutoff})"
         if name in _CLOSED_WITHOUT_GAINS:
             text += " (with gains=: enumeration, group by group)"
         if name in ("NERR8", "NERR9", "NERR10", "NERR11"):
