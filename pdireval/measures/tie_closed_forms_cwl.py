@@ -283,33 +283,42 @@ def _placements(segments, m, depth: int):
     hits: ``(copy list, seg, rank, units, scale, n_copies, K per list)``, or None when a tie
     group that can move holds two positive gains or a list has more than
     :data:`PLACEMENT_LIMIT` placements (see the module docstring)."""
-    v = view_of(segments, negatives="keep")
+    v = view_of(segments, negatives="keep")  # every hit: aligned with the segments' tie arrays
     lo = float(m.get("min_rel"))
     hi = _max_rel(v, m, lo)
     if not lo < hi:
         _positive_gains(segments, m)  # raises the kernel's own error
-    groups = tie_groups(v)
     n_seg = v.n_seg
     lab = v.hit_label
-    positive = lab > lo if lo >= 0 else ~np.isnan(lab)
-    if len(groups.start) and groups.start.max() >= depth:
-        positive &= groups.start[groups.hit_group] < depth
-    ph = np.flatnonzero(positive)
+    tie_start, tie_size = segments.hit_tie_start, segments.hit_tie_size
+    if tie_start is None:  # no ties
+        tie_start, tie_size = v.hit_pos, np.ones(len(lab), dtype=np.int64)
+    if len(lab) and v.hit_pos.max() >= depth:  # groups starting past the depth never count
+        near = np.flatnonzero(tie_start < depth)
+        near_lab = lab[near]
+        ph = near[near_lab > lo if lo >= 0 else ~np.isnan(near_lab)]
+    else:
+        ph = np.flatnonzero(lab > lo if lo >= 0 else ~np.isnan(lab))
     seg, pos = v.hit_seg[ph], v.hit_pos[ph].astype(np.int64)
     units = np.minimum(np.maximum(lab[ph], 0.0), hi) - lo
+    start, size = tie_start[ph].astype(np.int64), tie_size[ph].astype(np.int64)
     K = np.ones(n_seg, dtype=np.int64)
     moving = np.zeros(len(ph), dtype=bool)
-    if len(ph):
-        owner = groups.hit_group[ph]
-        is_first, first, lengths = _segment_bounds(owner)
-        size = groups.size[owner[first]]
-        uniform = np.minimum.reduceat(units, first) == np.maximum.reduceat(units, first)
-        varying = (lengths < size) | ~uniform
+    tied = np.flatnonzero(size > 1)
+    if len(tied):
+        ts, tst = seg[tied], start[tied]
+        new = np.ones(len(tied), dtype=bool)
+        new[1:] = (ts[1:] != ts[:-1]) | (tst[1:] != tst[:-1])
+        first = np.flatnonzero(new)
+        lengths = np.diff(np.append(first, len(tied)))
+        tu = units[tied]
+        uniform = np.minimum.reduceat(tu, first) == np.maximum.reduceat(tu, first)
+        varying = (lengths < size[tied][first]) | ~uniform  # more than one arrangement
         if np.any(varying & (lengths > 1)):
             return None
-        moving = np.repeat(varying, lengths)
+        moving[tied] = np.repeat(varying, lengths)
         mg = np.flatnonzero(moving)
-        log_k = np.bincount(seg[mg], weights=np.log(groups.size[owner[mg]]), minlength=n_seg)
+        log_k = np.bincount(seg[mg], weights=np.log(size[mg]), minlength=n_seg)
         if log_k.max(initial=0.0) > np.log(PLACEMENT_LIMIT) + 1e-9:
             return None
         K = np.rint(np.exp(log_k)).astype(np.int64)
@@ -317,16 +326,16 @@ def _placements(segments, m, depth: int):
     copy_list = np.repeat(np.arange(n_seg), K)
     copy_index = np.arange(len(copy_list)) - np.repeat(np.cumsum(K) - K, K)
     count = np.bincount(seg, minlength=n_seg)
-    start = np.cumsum(count) - count
+    list_first = np.cumsum(count) - count
     per_copy = count[copy_list]
     vseg = np.repeat(np.arange(len(copy_list)), per_copy)
-    hit = np.repeat(start[copy_list], per_copy) + (np.arange(len(vseg)) - np.repeat(np.cumsum(per_copy) - per_copy, per_copy))
+    hit = np.repeat(list_first[copy_list], per_copy) + (np.arange(len(vseg)) - np.repeat(np.cumsum(per_copy) - per_copy, per_copy))
     rank = pos[hit] + 1
     mv = np.flatnonzero(moving[hit])
     if len(mv):
         # mixed radix: the moving hit of group j of its list takes slot (c // stride_j) % n_j
         mg = np.flatnonzero(moving)
-        n_g = groups.size[groups.hit_group[ph[mg]]]
+        n_g = size[mg]
         log_before = np.zeros(len(mg))
         if len(mg) > 1 and np.any(seg[mg][1:] == seg[mg][:-1]):  # lists with several
             from pdireval.measures.tie_closed_forms import _exclusive_in_segment
@@ -334,11 +343,9 @@ def _placements(segments, m, depth: int):
             log_before = _exclusive_in_segment(seg[mg], np.log(n_g.astype(np.float64)))
         stride = np.zeros(len(ph), dtype=np.int64)
         stride[mg] = np.rint(np.exp(log_before)).astype(np.int64)
-        size_of = np.zeros(len(ph), dtype=np.int64)
-        size_of[mg] = n_g
         h = hit[mv]
-        slot = (copy_index[vseg[mv]] // stride[h]) % size_of[h]
-        rank[mv] = groups.start[groups.hit_group[ph[h]]] + slot + 1
+        slot = (copy_index[vseg[mv]] // stride[h]) % size[h]
+        rank[mv] = start[h] + slot + 1
     inside = np.flatnonzero(rank <= depth)
     return copy_list, vseg[inside], rank[inside], units[hit[inside]], hi - lo, len(copy_list), K
 
