@@ -1,5 +1,7 @@
-"""More closed forms for ``ties="expected"``: the Q-measure, graded nDCG, ndcg_p, Rndcg, ERR,
-nERR and the precision-like measures with a per-query depth (McSherry & Najork 2008).
+"""More closed forms for ``ties="expected"``: the Q-measure, graded nDCG, ndcg_p, Rndcg,
+ndcg_rel, ERR, nERR, GAP, Accuracy and the precision-like measures with a per-query depth
+(McSherry & Najork 2008). The formulas of GAP (AP's once per grade), ndcg_rel (pairs of
+documents) and Accuracy (the mean slot) are in their kernels' docstrings.
 
 :mod:`pdireval.measures.tie_aware` dispatches ``ties="expected"`` and holds the first closed
 forms; this module holds the ones registered after them (in ``tie_aware.TIE_AWARE``). Same
