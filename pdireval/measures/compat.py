@@ -75,44 +75,58 @@ def compat(segments, m):
     """
     p, normalize = m.get("p"), m.get("normalize")
     v = view_of(segments, negatives="keep")
-    n = v.n_seg
-    # ideal: relevant documents of the query (label > 0) by label descending
+    R, depth, power, G = _ideal_weights(v, p)
+    rel = np.flatnonzero(v.hit_label > 0)
+    seg, pos = v.hit_seg[rel], v.hit_pos[rel]
+    bounds = _segment_bounds(seg) if len(seg) else None
+    n_levels, h_code, ideal_pos = _higher_labelled(v, rel)
+    ideal_pos = ideal_pos + _same_level_above(seg, h_code, n_levels, bounds)
+    first_common = np.maximum(pos, ideal_pos)
+    score = run_sums(G[depth[seg]] - G[first_common], seg, bounds, v.n_seg)
+    return normalised(score, p, normalize, R, depth, power, G)
+
+
+def _ideal_weights(v, p):
+    """Per segment R (relevant documents of the query) and depth D = max(L, R); the powers
+    p^i (i < max D) and G[m] = Σ_{i<m} p^i / (i + 1)."""
     q_rel = np.flatnonzero(v.q_label > 0)  # NaN -> False
-    q_query = v.q_row_query[q_rel]
-    n_q = v.n_queries
-    R = np.bincount(q_query, minlength=n_q)[v.seg_query]
+    R = np.bincount(v.q_row_query[q_rel], minlength=v.n_queries)[v.seg_query]
     depth = np.maximum(v.seg_len, R)
-    size = int(depth.max()) if n else 0
+    size = int(depth.max()) if v.n_seg else 0
     i = np.arange(size, dtype=np.float64)
     power = np.power(p, i)
     G = np.empty(size + 1)  # G[m] = Σ_{i<m} p^i / (i + 1)
     G[0] = 0.0
     np.cumsum(power / (i + 1.0), out=G[1:])
+    return R, depth, power, G
 
-    rel = np.flatnonzero(v.hit_label > 0)
-    seg, pos = v.hit_seg[rel], v.hit_pos[rel]
-    bounds = _segment_bounds(seg) if len(seg) else None
-    # label levels of the qrels' relevant documents (a hit's label is one of them), highest
-    # first: code 0 is the highest label
-    labels = np.unique(v.q_label[q_rel])
+
+def _higher_labelled(v, rel):
+    """(levels, level code of each relevant hit ``rel`` (0 the highest label; None with one
+    level), the query's relevant documents with a higher label than the hit)."""
+    q_rel = np.flatnonzero(v.q_label > 0)
+    q_query = v.q_row_query[q_rel]
+    labels = np.unique(v.q_label[q_rel])  # a hit's label is one of them
     n_levels = len(labels)
-    if n_levels > 1:
-        q_code = n_levels - 1 - level_codes(labels, v.q_label[q_rel])
-        h_code = n_levels - 1 - level_codes(labels, v.hit_label[rel])
-        # per (query, level): relevant documents of the query with a higher label
-        table = np.bincount(q_query * n_levels + q_code, minlength=n_q * n_levels).reshape(n_q, n_levels)
-        higher = np.cumsum(table, axis=1)
-        higher -= table
-        ideal_pos = higher.ravel()[v.seg_query[seg] * n_levels + h_code]
-        ideal_pos += _same_level_above(seg, h_code, n_levels, bounds)
-    else:
-        ideal_pos = _same_level_above(seg, None, 1, bounds)
-    first_common = np.maximum(pos, ideal_pos)
-    score = run_sums(G[depth[seg]] - G[first_common], seg, bounds, n)
-    out = np.zeros(n)
+    if n_levels <= 1:
+        return 1, None, np.zeros(len(rel), dtype=np.int64)
+    n_q = v.n_queries
+    q_code = n_levels - 1 - level_codes(labels, v.q_label[q_rel])
+    h_code = n_levels - 1 - level_codes(labels, v.hit_label[rel])
+    # per (query, level): relevant documents of the query with a higher label
+    table = np.bincount(q_query * n_levels + q_code, minlength=n_q * n_levels).reshape(n_q, n_levels)
+    higher = np.cumsum(table, axis=1)
+    higher -= table
+    return n_levels, h_code, higher.ravel()[v.seg_query[v.hit_seg[rel]] * n_levels + h_code]
+
+
+def normalised(score, p, normalize, R, depth, power, G):
+    """Σ_d F(max(r_d, q_d)) divided by the ideal's RBO with itself (``normalize``) or by
+    Σ_{i<D} p^i."""
+    out = np.zeros(len(score))
     if normalize:
         # RBO of the ideal with itself: overlap min(i, R) at depth i
-        geometric = np.empty(size + 1)  # Σ_{i<m} p^i
+        geometric = np.empty(len(G))  # Σ_{i<m} p^i
         geometric[0] = 0.0
         np.cumsum(power, out=geometric[1:])
         best = geometric[R] + R * (G[depth] - G[R])

@@ -11,13 +11,13 @@ ways (:func:`method_of`; :func:`describe` says which, per measure, in docs/measu
   SP, AP, RR, Success, Bpref (without a cut-off), binG; and IPrec and 11pt_avg by the exact
   distribution of a maximum of independent per-group maxima;
   (:mod:`pdireval.measures.tie_closed_forms`) Q, nDCG(gains=...), ndcg_p, Rndcg, ndcg_rel
-  (nonnegative gains), ERR, nERR, GAP, relative_P, F@k, Rprec_mult, Accuracy (without a
-  cut-off);
+  (nonnegative gains), ERR, nERR, GAP, relative_P, F@k, Rprec_mult;
   (:mod:`pdireval.measures.tie_closed_forms_cwl`) INSQ, SDCG, NERR8-11 (when each list's value
   moves with the slot of its first full gain only), INST and BPM (by every placement of the
   positive gains, when each movable group holds one);
   (:mod:`pdireval.measures.tie_closed_forms_diversity`) alpha_DCG, alpha_nDCG, ERR_IA,
-  nERR_IA, NRBP, nNRBP, P_IA, AP_IA, StRecall.
+  nERR_IA, NRBP, nNRBP, P_IA, AP_IA, StRecall;
+  (:mod:`pdireval.measures.tie_closed_forms_pairs`) Accuracy, Compat.
 * **order-free** (the default value, which no ordering changes): NumRet, NumRel, NumQ, SetP,
   SetR, SetF, SetAP, SetRelP, NumNonRelJudgedRet, utility, F without a cut-off.
 * **enumeration, group by group** (:mod:`pdireval.measures.tie_orderings`): the separable
@@ -27,8 +27,8 @@ ways (:func:`method_of`; :func:`describe` says which, per measure, in docs/measu
   E[M] = M₀ + Σ_g (E_g[M] − M₀) with E_g the mean over the arrangements of group g.
 * **enumeration of the joint orderings**: the rest — gm_map, gm_bpref
   (the logarithm of an expectation is not the expectation of the logarithm: these are
-  E[ln max(x, 1e-5)]), Compat, RIC, INST, BPM and NERR8-11 otherwise, ndcg_rel with a negative gain,
-  IPrec and 11pt_avg on condensed lists, Accuracy@k and user-defined measures.
+  E[ln max(x, 1e-5)]), RIC, INST, BPM and NERR8-11 otherwise, ndcg_rel with a negative gain,
+  IPrec and 11pt_avg on condensed lists and user-defined measures.
 
 Enumeration is exact when a unit (a group, or a list for the joint orderings) has at most
 5040 distinct arrangements of its documents' labels; a larger one is the mean of 1000
@@ -458,6 +458,10 @@ TIE_AWARE.update(_CWL_CLOSED_FORMS)
 from pdireval.measures.tie_closed_forms_diversity import KERNELS as _DIVERSITY_CLOSED_FORMS  # noqa: E402
 
 TIE_AWARE.update(_DIVERSITY_CLOSED_FORMS)
+# Accuracy and Compat (measures over pairs or overlaps)
+from pdireval.measures.tie_closed_forms_pairs import KERNELS as _PAIR_CLOSED_FORMS  # noqa: E402
+
+TIE_AWARE.update(_PAIR_CLOSED_FORMS)
 
 #: measures whose value does not depend on the order of the list at all
 INVARIANT = (
@@ -468,31 +472,31 @@ INVARIANT = (
 GROUPWISE = (
     "Bpref", "infAP", "ERR", "nERR", "GAP", "G", "Rndcg", "Q", "F", "relative_P", "Rprec_mult",
     "SDCG", "INSQ", "alpha_DCG", "alpha_nDCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "P_IA", "AP_IA",
-    "StRecall", "Accuracy", "nDCG", "ndcg_p",
+    "StRecall", "nDCG", "ndcg_p",
 )
 #: every other measure: exact enumeration of the joint orderings of a list's groups
 JOINT = (
-    "IPrec", "11pt_avg", "gm_map", "gm_bpref", "Compat", "RIC", "INST", "BPM", "NERR8", "NERR9",
+    "IPrec", "11pt_avg", "gm_map", "gm_bpref", "RIC", "INST", "BPM", "NERR8", "NERR9",
     "NERR10", "NERR11", "ndcg_rel",
 )
 #: measures that read more than a document's label (its subtopics): every judged document
 #: is its own type when arrangements are enumerated
 BY_DOC = ("alpha_DCG", "alpha_nDCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "P_IA", "AP_IA", "StRecall")
 #: groupwise measures whose normalisers read the whole list (its relevant count, its end)
-_READS_WHOLE_LIST = ("Accuracy", "Rndcg")
+_READS_WHOLE_LIST = ("Rndcg",)
 #: closed forms that do not cover a cut-off (which may fall inside a group): groupwise then
-_CLOSED_WITHOUT_CUTOFF = ("Bpref", "Accuracy")
+_CLOSED_WITHOUT_CUTOFF = ("Bpref",)
 #: closed forms that do not cover trec_eval's gain levels (gains=): groupwise then
 _CLOSED_WITHOUT_GAINS = ()
 #: measures that are order-free without a cut-off, separable with one
 _INVARIANT_WITHOUT_CUTOFF = ("F",)
 #: measures separable without a cut-off (the normalisers then do not depend on the order)
 #: and handled jointly with one
-_JOINT_WITH_CUTOFF = ("Accuracy",)
+_JOINT_WITH_CUTOFF = ()
 
 
 #: measures that only tell relevant (label >= rel) from non-relevant documents, judged or not
-_BINARY = ("IPrec", "11pt_avg", "gm_map", "F", "relative_P", "Rprec_mult", "Accuracy")
+_BINARY = ("IPrec", "11pt_avg", "gm_map", "F", "relative_P", "Rprec_mult")
 #: the C/W/L measures of cwl_eval: documents with equal gains are alike
 _CWL = ("INST", "INSQ", "BPM", "SDCG", "NERR8", "NERR9", "NERR10", "NERR11")
 
@@ -500,11 +504,11 @@ _CWL = ("INST", "INSQ", "BPM", "SDCG", "NERR8", "NERR9", "NERR10", "NERR11")
 def _reading(segments, m):
     """Which documents a measure cannot tell apart, for the enumeration of arrangements: the
     raw label by default; relevant or not for the binary measures (on the whole list), the
-    gain for the C/W/L measures, the positive label for Compat. Fewer types, fewer
+    gain for the C/W/L measures. Fewer types, fewer
     arrangements: a group without a relevant document has one for a binary measure."""
     labels = segments.hit_label
     if m.name in _BINARY and not m.get("judged_only", False):
-        negatives = "keep" if m.name == "Accuracy" else m.get("negatives", "unjudged")
+        negatives = m.get("negatives", "unjudged")
         return ("binary", m.get("rel"), negatives), (read_negatives(labels, negatives) >= m.get("rel")).astype(np.float64)
     if m.name in _CWL:
         from pdireval.measures.cwl import _max_rel
@@ -514,8 +518,6 @@ def _reading(segments, m):
         hi = _max_rel(view_of(segments, negatives="keep"), m, lo)
         lab = np.where(np.isnan(labels), lo, np.maximum(labels, 0.0))
         return ("cwl", lo, hi), np.clip(lab, lo, max(hi, lo))
-    if m.name == "Compat":
-        return ("positive",), np.where(labels > 0, labels, 0.0)
     return "label"
 
 

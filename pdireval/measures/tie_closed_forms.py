@@ -615,41 +615,9 @@ def ndcg_rel(segments, m):
     return np.where(total > 0, _safe_div(total, npos_seg), 0.0)
 
 
-
-# --------------------------------------------------------------------------- Accuracy
-
-
-def accuracy(segments, m):
-    """E[Accuracy] without a cut-off (ir_measures' Accuracy; MacAvaney et al. 2022): n_rel and
-    N do not depend on the order, and the misordered pairs are Σ_{relevant r} (non-relevant
-    above r) = Σ_{relevant r} p_r − n_rel·(n_rel − 1)/2 (p_r the 0-based position of r; the
-    relevant documents above r are its index among them), linear in the positions: a relevant
-    document of a group is at s + (n − 1)/2 on average. With a cut-off the number of relevant
-    documents inside it moves with the order and divides: None (joint enumeration)."""
-    from pdireval.measures.view import view_of
-
-    if m.cutoff is not None:
-        return None
-    v = view_of(segments, negatives="keep")
-    groups = tie_groups(v)
-    r = _group_sum(groups, (v.hit_label >= m.get("rel")).astype(np.float64))
-    n_rel = seg_sum(groups.seg, r, v.n_seg)
-    positions = seg_sum(groups.seg, r * (groups.start + (groups.size - 1.0) / 2.0), v.n_seg)
-    misordered = positions - n_rel * (n_rel - 1.0) / 2.0
-    n_non = v.seg_len - n_rel
-    out = np.zeros(v.n_seg)
-    some = n_rel > 0
-    out[some] = 1.0
-    pairs = some & (n_non > 0)
-    out[pairs] = 1.0 - misordered[pairs] / (n_non[pairs] * n_rel[pairs])
-    return out
-
-
-
 #: measure name -> closed-form tie-aware kernel (registered in tie_aware.TIE_AWARE)
 KERNELS = {
     "Q": q_measure, "nDCG": ndcg, "ndcg_p": ndcg_p, "Rndcg": r_ndcg,
     "relative_P": relative_precision, "F": f_measure, "Rprec_mult": rprec_mult,
     "ERR": err, "nERR": normalised_err, "GAP": graded_ap, "ndcg_rel": ndcg_rel,
-    "Accuracy": accuracy,
 }

@@ -30,7 +30,7 @@ mean over them.
   measure the mean over the K copies is E[M].
 * *joint* (exact, any measure): the mean over the product of every group's arrangements,
   for measures that are not such sums (interpolated precision's maximum, INST's and BPM's
-  gain-dependent continuation, the logarithm of gm_map, RIC's entropy, Compat, Accuracy).
+  gain-dependent continuation, the logarithm of gm_map, RIC's entropy).
 
 Each *unit* (a group, for groupwise; a list, for joint) is enumerated exactly when it has at
 most ``EXACT_LIMIT`` = 5040 (= 7!) distinct arrangements. A larger unit is estimated by the

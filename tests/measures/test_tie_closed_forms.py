@@ -27,8 +27,7 @@ MEASURES = [
     "ERR", "ERR@3", "ERR(max_grade=qrels)", "ERR(negatives=keep)", "ERR(judged_only=true)@3",
     "nERR", "nERR@2", "nERR(max_grade=2)@5", "GAP", "GAP@3", "GAP(probs=[0.2,0.3,0.5])",
     "GAP(judged_only=true)", "GAP(negatives=keep)@4", "ndcg_rel", "ndcg_rel(gains={1:2,2:5})",
-    "ndcg_rel(judged_only=true)", "ndcg_rel(negatives=keep,gains={-1:0,0:0})", "Accuracy",
-    "Accuracy(rel=2)",
+    "ndcg_rel(judged_only=true)", "ndcg_rel(negatives=keep,gains={-1:0,0:0})",
 ]
 
 
@@ -67,7 +66,6 @@ def test_every_measure_here_is_a_closed_form():
     for text in MEASURES:
         assert method_of(parse_measure(expected_name(text))) == "closed", text
     assert method_of(parse_measure("F(ties=expected)")) == "invariant"  # order-free without a cut-off
-    assert method_of(parse_measure("Accuracy(ties=expected)@3")) == "joint"  # n_rel inside moves
 
 
 @pytest.mark.parametrize("seed, labels", [(0, (-1, 0, 1, 1, 2, 3)), (1, (-1, 0, 1, 1, 2, 3)), (2, (0, 1, 2)), (3, (0, 1)), (4, (0, 0, 1))])
