@@ -322,14 +322,21 @@ def _placements(segments, m, depth: int):
         if log_k.max(initial=0.0) > np.log(PLACEMENT_LIMIT) + 1e-9:
             return None
         K = np.rint(np.exp(log_k)).astype(np.int64)
-    # copies: list L repeated K[L] times, each holding all of L's positive hits
-    copy_list = np.repeat(np.arange(n_seg), K)
-    copy_index = np.arange(len(copy_list)) - np.repeat(np.cumsum(K) - K, K)
+    # copies c = 0..K[L]−1 of list L, each holding all of L's positive hits: copy 0 of every
+    # list is the list itself (segment L), the others (lists with K > 1) follow from n_seg
+    multi = np.flatnonzero(K > 1)
+    extra = K[multi] - 1
+    extra_list = np.repeat(multi, extra)
+    copy_list = np.concatenate([np.arange(n_seg), extra_list])
+    copy_index = np.zeros(len(copy_list), dtype=np.int64)
+    copy_index[n_seg:] = 1 + np.arange(len(extra_list)) - np.repeat(np.cumsum(extra) - extra, extra)
     count = np.bincount(seg, minlength=n_seg)
     list_first = np.cumsum(count) - count
-    per_copy = count[copy_list]
-    vseg = np.repeat(np.arange(len(copy_list)), per_copy)
-    hit = np.repeat(list_first[copy_list], per_copy) + (np.arange(len(vseg)) - np.repeat(np.cumsum(per_copy) - per_copy, per_copy))
+    per_copy = count[extra_list]
+    extra_seg = n_seg + np.repeat(np.arange(len(extra_list)), per_copy)
+    extra_hit = np.repeat(list_first[extra_list], per_copy) + (np.arange(len(extra_seg)) - np.repeat(np.cumsum(per_copy) - per_copy, per_copy))
+    vseg = np.concatenate([seg, extra_seg])
+    hit = np.concatenate([np.arange(len(ph)), extra_hit])
     rank = pos[hit] + 1
     mv = np.flatnonzero(moving[hit])
     if len(mv):
