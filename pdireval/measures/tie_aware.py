@@ -11,7 +11,7 @@ ways (:func:`method_of`; :func:`describe` says which, per measure, in docs/measu
   SP, AP, RR, Success, Bpref (without a cut-off), binG; and IPrec and 11pt_avg by the exact
   distribution of a maximum of independent per-group maxima;
   (:mod:`pdireval.measures.tie_closed_forms`) Q, nDCG(gains=...), ndcg_p, Rndcg, ndcg_rel
-  (nonnegative gains), ERR, nERR, GAP, relative_P, F@k, Rprec_mult;
+  (nonnegative gains), ERR, nERR, GAP, infAP, relative_P, F@k, Rprec_mult;
   (:mod:`pdireval.measures.tie_closed_forms_cwl`) INSQ, SDCG, NERR8-11 (when each list's value
   moves with the slot of its first full gain only), INST and BPM (by every placement of the
   positive gains, when each movable group holds one);
@@ -22,8 +22,8 @@ ways (:func:`method_of`; :func:`describe` says which, per measure, in docs/measu
   SetR, SetF, SetAP, SetRelP, NumNonRelJudgedRet, utility, F without a cut-off.
 * **enumeration, group by group** (:mod:`pdireval.measures.tie_orderings`): the separable
   measures, sums over documents of a term of the document, its position and an order-free
-  summary of the documents above it — infAP, G, Bpref@k, ERR and nERR with a group of more
-  than 300 stoppers.
+  summary of the documents above it — G, Bpref@k, ERR and nERR with a group of more than 300
+  stoppers, infAP past 5,000,000 terms of its closed form in a call.
   E[M] = M₀ + Σ_g (E_g[M] − M₀) with E_g the mean over the arrangements of group g.
 * **enumeration of the joint orderings**: the rest — gm_map, gm_bpref
   (the logarithm of an expectation is not the expectation of the logarithm: these are
@@ -586,6 +586,8 @@ def describe(name: str) -> str:
             text += " (with a negative gain: enumeration of the joint orderings)"
         if name in ("ERR", "nERR"):
             text += " (a group with more than 300 documents that can stop the user: enumeration, group by group)"
+        if name == "infAP":
+            text += " (past 5,000,000 terms in a call: enumeration, group by group)"
         if name in ("IPrec", "11pt_avg"):
             text = ("exact distribution of the maximum over independent groups (on condensed "
                     "lists, judged_only=true: enumeration of the joint orderings)")

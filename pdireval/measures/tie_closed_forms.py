@@ -1,7 +1,7 @@
 """More closed forms for ``ties="expected"``: the Q-measure, graded nDCG, ndcg_p, Rndcg,
-ndcg_rel, ERR, nERR, GAP, Accuracy and the precision-like measures with a per-query depth
+ndcg_rel, ERR, nERR, GAP, infAP and the precision-like measures with a per-query depth
 (McSherry & Najork 2008). The formulas of GAP (AP's once per grade), ndcg_rel (pairs of
-documents) and Accuracy (the mean slot) are in their kernels' docstrings.
+documents) and infAP (hypergeometric counts above a slot) are in their kernels' docstrings.
 
 :mod:`pdireval.measures.tie_aware` dispatches ``ties="expected"`` and holds the first closed
 forms; this module holds the ones registered after them (in ``tie_aware.TIE_AWARE``). Same
@@ -615,9 +615,92 @@ def ndcg_rel(segments, m):
     return np.where(total > 0, _safe_div(total, npos_seg), 0.0)
 
 
+
+# --------------------------------------------------------------------------- infAP
+
+#: infAP's closed form sums over (slot, relevant above, non-relevant above) per group; past
+#: this many terms in a call it is left to the enumeration
+MAX_INFAP_TERMS = 5_000_000
+
+
+def _expand(counts: np.ndarray):
+    """(owner, index) for every owner i and index 0 <= index < counts[i]."""
+    owner = np.repeat(np.arange(len(counts)), counts)
+    return owner, np.arange(len(owner)) - np.repeat(np.cumsum(counts) - counts, counts)
+
+
+def inferred_ap(segments, m):
+    """E[infAP] (Yilmaz & Aslam 2006, trec_eval form). A relevant document at 0-based position
+    j > 0 adds (1 + P·(r + ε)/(r + nn + 2ε))/(j + 1), r, nn, P the judged relevant, judged
+    non-relevant and pooled documents above it (1 at j = 0). Of a group (r_g relevant, nn_g
+    judged non-relevant, u_g pooled unjudged, o_g outside the qrels), the other documents above
+    a relevant one at slot t are a uniform t-subset of the n − 1 others, so (a, b) relevant and
+    non-relevant ones among them have the bivariate hypergeometric probability
+    C(r_g − 1, a)·C(nn_g, b)·C(u_g + o_g, t − a − b)/C(n − 1, t), and given (a, b) the pooled
+    unjudged ones number (t − a − b)·u_g/(u_g + o_g) on average (the term is linear in P):
+    E = Σ_g (r_g/n)·Σ_{t, a, b} prob·term(s + t; r₀ + a, nn₀ + b, P₀ + a + b + E[u]) with r₀,
+    nn₀, P₀ the counts of the groups above. Exact; the sum runs over a group's slots, its
+    relevant and its non-relevant documents (past :data:`MAX_INFAP_TERMS` terms: None)."""
+    from pdireval.measures.standard import INFAP_EPS
+
+    v, rel = _view(segments, m), m.get("rel")
+    groups = tie_groups(v)
+    lab = v.hit_label
+    is_rel = lab >= rel  # NaN compares False
+    judged = ~np.isnan(lab)
+    n_groups = len(groups.seg)
+    kinds = np.stack([np.bincount(groups.hit_group, weights=x.astype(np.float64), minlength=n_groups)
+                      for x in (is_rel, judged & ~is_rel, ~judged)])  # relevant, non-relevant, unjudged
+    above = _exclusive_in_segment(groups.seg, kinds)
+    use = np.flatnonzero(kinds[0] > 0)
+    rg, ng, ug = (kinds[i, use].astype(np.int64) for i in range(3))
+    r0, n0, u0 = (above[i, use] for i in range(3))
+    seg, s, n = groups.seg[use], groups.start[use], groups.size[use]
+    og = n - rg - ng - ug  # documents outside the qrels
+    # (group, slot t), then (.., a relevant above, a <= min(r_g − 1, t)), then (.., b non-relevant)
+    g1, t = _expand(n)
+    a_count = np.minimum(rg[g1] - 1, t) + 1
+    if int(a_count.sum()) > MAX_INFAP_TERMS:
+        return None
+    i2, a = _expand(a_count)
+    g2, t2 = g1[i2], t[i2]
+    b_count = np.minimum(ng[g2], t2 - a) + 1
+    if int(b_count.sum()) > MAX_INFAP_TERMS:
+        return None
+    i3, b = _expand(b_count)
+    g, t, a = g2[i3], t2[i3], a[i3]
+    rest = t - a - b  # unjudged or outside the qrels above
+    free = (ug + og)[g]
+    ok = rest <= free
+    g, t, a, b, rest, free = g[ok], t[ok], a[ok], b[ok], rest[ok], free[ok]
+    from scipy.special import gammaln
+
+    log_fact = gammaln(np.arange(int(n.max(initial=1)) + 1) + 1.0)  # ln x!, looked up
+
+    def log_comb(x, y):
+        return log_fact[x] - log_fact[y] - log_fact[x - y]
+
+    # a group whose only judged document is the relevant one (and the unjudged): probability 1
+    prob = np.ones(len(g))
+    mixed = np.flatnonzero((rg[g] > 1) | (ng[g] > 0))
+    gm, am, bm, tm = g[mixed], a[mixed], b[mixed], t[mixed]
+    prob[mixed] = np.exp(log_comb(rg[gm] - 1, am) + log_comb(ng[gm], bm) + log_comb(free[mixed], rest[mixed])
+                         - log_comb(n[gm] - 1, tm))
+    unjudged = np.where(free > 0, rest * ug[g] / np.maximum(free, 1), 0.0)
+    r_above, n_above = r0[g] + a, n0[g] + b
+    pooled = r_above + n_above + u0[g] + unjudged
+    j = (s[g] + t).astype(np.float64)
+    term = (1.0 + pooled * (r_above + INFAP_EPS) / (r_above + n_above + 2 * INFAP_EPS)) / (j + 1.0)
+    term = np.where(j == 0, 1.0, term)
+    per_group = np.bincount(g, weights=prob * term, minlength=len(use)) * rg / n
+    return _safe_div(seg_sum(seg, per_group, v.n_seg), _R(v, rel))
+
+
+
 #: measure name -> closed-form tie-aware kernel (registered in tie_aware.TIE_AWARE)
 KERNELS = {
     "Q": q_measure, "nDCG": ndcg, "ndcg_p": ndcg_p, "Rndcg": r_ndcg,
     "relative_P": relative_precision, "F": f_measure, "Rprec_mult": rprec_mult,
     "ERR": err, "nERR": normalised_err, "GAP": graded_ap, "ndcg_rel": ndcg_rel,
+    "infAP": inferred_ap,
 }

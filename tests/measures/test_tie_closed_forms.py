@@ -28,6 +28,7 @@ MEASURES = [
     "nERR", "nERR@2", "nERR(max_grade=2)@5", "GAP", "GAP@3", "GAP(probs=[0.2,0.3,0.5])",
     "GAP(judged_only=true)", "GAP(negatives=keep)@4", "ndcg_rel", "ndcg_rel(gains={1:2,2:5})",
     "ndcg_rel(judged_only=true)", "ndcg_rel(negatives=keep,gains={-1:0,0:0})",
+    "infAP", "infAP(rel=2)", "infAP(negatives=nonrel)",
 ]
 
 
@@ -156,3 +157,34 @@ def test_err_on_a_long_tie_group_against_every_placement():
         total += value
         count += 1
     assert got == pytest.approx(total / count, abs=1e-13)
+
+
+def test_infap_on_a_long_tie_group_against_every_placement():
+    # a relevant document above, then 12 tied documents: 2 relevant, 1 judged non-relevant, 1
+    # pooled but unjudged (label -1), 8 outside the qrels
+    labels = {"top": 1.0, "a": 1.0, "b": 2.0, "z": 0.0, "p": -1.0}
+    qrels = pd.DataFrame({"query": "q", "doc": list(labels), "label": list(labels.values())})
+    tied = ["a", "b", "z", "p"] + [f"u{i:02d}" for i in range(8)]
+    run = pd.DataFrame({"system": "s", "query": "q", "doc": ["top"] + tied, "score": [2.0] + [1.0] * 12})
+    got = pdireval.evaluate(run, "infAP(ties=expected)", qrels=qrels)["value"].iloc[0]
+    eps = 1e-5
+    total, count = 0.0, 0
+    for slots in itertools.permutations(range(12), 4):  # the slots of a, b, z, p
+        kind = {1 + t: k for t, k in zip(slots, "rrnp")}
+        value, r, nn, pooled = 1.0, 1, 0, 1  # "top" at position 0
+        for j in range(1, 13):
+            k = kind.get(j)
+            if k == "r":
+                value += (1.0 + pooled * (r + eps) / (r + nn + 2 * eps)) / (j + 1.0)
+            r, nn, pooled = r + (k == "r"), nn + (k == "n"), pooled + (k is not None)
+        total += value / 3.0  # R = 3
+        count += 1
+    assert got == pytest.approx(total / count, abs=1e-13)
+
+
+def test_infap_falls_back_to_enumeration_past_many_terms(monkeypatch):
+    from pdireval.measures import tie_closed_forms
+
+    monkeypatch.setattr(tie_closed_forms, "MAX_INFAP_TERMS", 1)
+    run, qrels = case(7)
+    check(run, qrels, ["infAP", "infAP(negatives=nonrel)"])
