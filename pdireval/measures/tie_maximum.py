@@ -26,6 +26,13 @@ the group attaining L is never below it, so IPrec@x = max(L, max_{G: hi_G > L} �
 the other groups drop out, and what is left is the floor L. Most lists (one relevant
 document, or relevant documents far apart) keep one group or none.
 
+**Sparse lists.** A list whose relevant documents sit one per group in one group A or two
+groups A, B (sparse judgments) is read directly: with X₁ = s_A + 1 + T and X₂ = s_B + 1 + U
+its relevant documents' ranks (T, U uniform over the groups' slots, independent), IPrec is
+max(1/X₁, 2/X₂) at the levels with w = 1 (1/X₁ alone without B), 2/X₂ at w = 2 and 0 past
+it; 2/X₂ > 1/X₁ on the first clip(2·X₁ − s_B − 1, 0, n_B) slots of B, so the expectation is
+a sum over A's slots of harmonic-number differences (:func:`_sparse_lists`).
+
 **One group left.** E[max(L, Φ_G)] is the mean over G's placements. With one relevant
 document (r = 1) they are its n slots: with t the number of slots where
 (c + 1)/(s + p + 1) > L, E = ((c + 1)·(H_{s+t} − H_s) + (n − t)·L)/n (H the harmonic
@@ -184,6 +191,32 @@ def _wanted(fractions: np.ndarray, R: np.ndarray):
     return np.maximum(np.floor(fractions[None, :] * R[:, None] + 0.9), 1.0), np.arange(len(R))
 
 
+def _sparse_lists(H, s, n, a, two, table, row) -> np.ndarray:
+    """Σ over the levels of E[IPrec] for lists whose relevant documents sit one in group A
+    (index a) and, when ``two``, one in the next group B: X₁ = s_A + 1 + T uniform over A's
+    slots, X₂ = s_B + 1 + U over B's (s_B >= s_A + n_A). At the levels with w = 1, IPrec =
+    max(1/X₁, 2/X₂), and 2/X₂ > 1/X₁ for the k(t) = clip(2·X₁ − s_B − 1, 0, n_B) first slots
+    of B, so E = (1/n_A)·Σ_t [2·(H_{s_B+k(t)} − H_{s_B}) + (n_B − k(t))/X₁]/n_B (1/X₁ alone,
+    E = (H_{s_A+n_A} − H_{s_A})/n_A, without B); at the levels with w = 2 it is 2/X₂, with
+    mean 2·(H_{s_B+n_B} − H_{s_B})/n_B; past w = 2 (fewer relevant documents retrieved) 0."""
+    sa, na = s[a], n[a]
+    ones = np.count_nonzero(table == 1.0, axis=1)[row]  # levels with w = 1, per list
+    value = ones * ((H[sa + na] - H[sa]) / na)
+    pair = np.flatnonzero(two)
+    if len(pair) == 0:
+        return value
+    sa, na, sb, nb = sa[pair], na[pair], s[a[pair] + 1], n[a[pair] + 1]
+    owner = np.repeat(np.arange(len(pair)), na)
+    x1 = (sa[owner] + 1) + (np.arange(len(owner)) - np.repeat(np.cumsum(na) - na, na))
+    s_o, n_o = sb[owner], nb[owner]
+    k = np.clip(2 * x1 - s_o - 1, 0, n_o)
+    term = (2.0 * (H[s_o + k] - H[s_o]) + (n_o - k) / x1) / n_o
+    e_max = np.bincount(owner, weights=term, minlength=len(pair)) / na
+    twos = np.count_nonzero(table == 2.0, axis=1)[row[pair]]
+    value[pair] = ones[pair] * e_max + twos * (2.0 * (H[sb + nb] - H[sb]) / nb)
+    return value
+
+
 def iprec_sum(segments, m, fractions) -> np.ndarray | None:
     """Σ_x E[IPrec@x] per segment over the recall levels x in ``fractions`` (None on
     condensed lists, ``judged_only``: left to the enumeration)."""
@@ -203,26 +236,23 @@ def iprec_sum(segments, m, fractions) -> np.ndarray | None:
     seg, s, n = groups.seg[has], groups.start[has], groups.size[has]
     first = np.flatnonzero(np.r_[True, seg[1:] != seg[:-1]])
     lengths = np.diff(np.r_[first, len(seg)])
+    table, row = _wanted(x, v.num_rel(rel)[v.seg_query[seg[first]]])  # w of list i at level l: table[row[i], l]
+    H = _harmonic(int((s + n).max()))
+    # sparse lists (sparse judgments): one or two groups, each holding one relevant document
+    second_r = r[np.minimum(first + 1, len(r) - 1)]
+    sparse = (r[first] == 1) & ((lengths == 1) | ((lengths == 2) & (second_r == 1)))
+    if sparse.any():  # always (a list's value must not depend on the other lists evaluated)
+        out[seg[first[sparse]]] = _sparse_lists(H, s, n, first[sparse], lengths[sparse] == 2, table, row[sparse])
+        if sparse.all():
+            return out
+        keep = np.repeat(~sparse, lengths)
+        seg, s, n, r = seg[keep], s[keep], n[keep], r[keep]
+        row, lengths = row[~sparse], lengths[~sparse]
+        first = np.cumsum(lengths) - lengths
     total = np.cumsum(r) - r
     c = total - np.repeat(total[first], lengths)  # relevant documents in the earlier groups
     last = c + r
     lo = last / (s + n + 0.0)
-    table, row = _wanted(x, v.num_rel(rel)[v.seg_query[seg[first]]])  # w of list i at level l: table[row[i], l]
-    H = _harmonic(int((s + n).max()))
-    # lists whose one relevant group holds one relevant document (sparse judgments): the
-    # group qualifies when w = 1 and is its own floor, above it on its first n − 1 slots
-    simple = (lengths == 1) & (r[first] == 1)
-    if 4 * np.count_nonzero(simple) > len(first):  # else the general path takes them too
-        g1 = first[simple]
-        s1, n1 = s[g1], n[g1]
-        mean = (H[s1 + n1 - 1] - H[s1] + lo[g1]) / n1  # _slot_mean with c = 0, t = n − 1
-        out[seg[g1]] = mean * np.count_nonzero(table <= 1.0, axis=1)[row[simple]]
-        if simple.all():
-            return out
-        keep = np.repeat(~simple, lengths)
-        seg, s, n, r, c, last, lo = seg[keep], s[keep], n[keep], r[keep], c[keep], last[keep], lo[keep]
-        row, lengths = row[~simple], lengths[~simple]
-        first = np.cumsum(lengths) - lengths
     want = table[row]  # (lists, levels)
     n_lists, n_groups = len(first), len(seg)
     list_of = np.repeat(np.arange(n_lists), lengths)

@@ -95,6 +95,33 @@ def test_sparse_judgments_take_the_one_document_form():
     check(run, qrels, ["IPrec@0", "IPrec@0.5", "IPrec@1", "11pt_avg"])
 
 
+def test_sparse_lists_with_two_relevant_groups_take_their_closed_form(monkeypatch):
+    # lists whose relevant documents sit one per group in two groups (tied or not, adjacent or
+    # apart, 2/rank_2 above or below 1/rank_1), R = 2 or 3 (one unretrieved): w = 1, 2, 3
+    sparse = spy(monkeypatch, "_sparse_lists")
+    several = spy(monkeypatch, "_expected_max")
+    shapes = {  # per query: (group sizes, the relevant document's slot in each group, ...)
+        "1": ([3, 2], {0: 2, 1: 0}), "2": ([1, 4], {0: 0, 1: 3}), "3": ([2, 1, 3], {0: 1, 2: 0}),
+        "4": ([4, 4], {0: 1, 1: 2}), "5": ([1, 1], {0: 0, 1: 0}), "6": ([2, 3, 4], {1: 0, 2: 3}),
+        "7": ([3], {0: 1}), "8": ([1, 2, 1, 3], {1: 1, 3: 2}),
+    }
+    runs, qrels = [], []
+    for q, (sizes, relevant) in shapes.items():
+        docs = [f"{q}-{i}" for i in range(sum(sizes))]
+        scores = np.repeat(np.arange(len(sizes), 0, -1, dtype=float), sizes)
+        starts = np.cumsum(sizes) - sizes
+        rel_docs = [docs[starts[g] + slot] for g, slot in relevant.items()]
+        others = [d for d in docs if d not in rel_docs]
+        qrels += [(q, d, 1.0) for d in rel_docs] + [(q, d, 0.0) for d in others[-1:]]  # and unjudged ones
+        if q in ("2", "6"):
+            qrels.append((q, "unretrieved", 1.0))
+        runs += [("s", q, d, sc) for d, sc in zip(docs, scores)]
+    run = pd.DataFrame(runs, columns=["system", "query", "doc", "score"])
+    qrels = pd.DataFrame(qrels, columns=["query", "doc", "label"])
+    check(run, qrels, LEVELS)
+    assert sparse and not several  # every list took the sparse form
+
+
 def test_suffix_maxima_at_points_equal_the_running_maximum():
     from pdireval.measures.view import within_segment_suffix_max
 
