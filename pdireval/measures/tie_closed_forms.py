@@ -313,12 +313,13 @@ def q_measure(segments, m):
 
     v, beta, rel = _view(segments, m), float(m.get("beta")), m.get("rel")
     ideal_cum, n_ideal, first = q_ideal(v, m)
-    groups = tie_groups(v)
-    hits = np.flatnonzero(v.hit_label >= rel)  # NaN compares False
+    groups, kept = _groups_above(v, m.cutoff)
+    lab = v.hit_label if kept is None else v.hit_label[kept]
+    hits = np.flatnonzero(lab >= rel)  # NaN compares False
     owner = groups.hit_group[hits]
     n_groups = len(groups.seg)
     r = np.bincount(owner, minlength=n_groups)
-    G = np.bincount(owner, weights=gain_values(v.hit_label[hits], m.get("gain")), minlength=n_groups)
+    G = np.bincount(owner, weights=gain_values(lab[hits], m.get("gain")), minlength=n_groups)
     slots = _inside(groups, m.cutoff)
     use = np.flatnonzero(r > 0) if m.cutoff is None else np.flatnonzero((r > 0) & (slots > 0))
     seg, s, n = groups.seg, groups.start, groups.size
