@@ -217,6 +217,13 @@ def _sparse_lists(H, s, n, a, two, table, row) -> np.ndarray:
     return value
 
 
+def _overwrite(out: np.ndarray, seg, value) -> np.ndarray:
+    """``out`` with the sparse lists' values (when the general path took them too)."""
+    if value is not None:
+        out[seg] = value
+    return out
+
+
 def iprec_sum(segments, m, fractions) -> np.ndarray | None:
     """Σ_x E[IPrec@x] per segment over the recall levels x in ``fractions`` (None on
     condensed lists, ``judged_only``: left to the enumeration)."""
@@ -241,14 +248,21 @@ def iprec_sum(segments, m, fractions) -> np.ndarray | None:
     # sparse lists (sparse judgments): one or two groups, each holding one relevant document
     second_r = r[np.minimum(first + 1, len(r) - 1)]
     sparse = (r[first] == 1) & ((lengths == 1) | ((lengths == 2) & (second_r == 1)))
+    sparse_seg = sparse_value = None
     if sparse.any():  # always (a list's value must not depend on the other lists evaluated)
-        out[seg[first[sparse]]] = _sparse_lists(H, s, n, first[sparse], lengths[sparse] == 2, table, row[sparse])
+        sparse_seg = seg[first[sparse]]
+        sparse_value = _sparse_lists(H, s, n, first[sparse], lengths[sparse] == 2, table, row[sparse])
         if sparse.all():
+            out[sparse_seg] = sparse_value
             return out
-        keep = np.repeat(~sparse, lengths)
-        seg, s, n, r = seg[keep], s[keep], n[keep], r[keep]
-        row, lengths = row[~sparse], lengths[~sparse]
-        first = np.cumsum(lengths) - lengths
+        if 4 * np.count_nonzero(sparse) > len(first):  # many: the general path skips them
+            out[sparse_seg] = sparse_value
+            sparse_value = None
+            keep = np.repeat(~sparse, lengths)
+            seg, s, n, r = seg[keep], s[keep], n[keep], r[keep]
+            row, lengths = row[~sparse], lengths[~sparse]
+            first = np.cumsum(lengths) - lengths
+        # few: the general path takes every list and their values are overwritten at the end
     total = np.cumsum(r) - r
     c = total - np.repeat(total[first], lengths)  # relevant documents in the earlier groups
     last = c + r
@@ -285,7 +299,7 @@ def iprec_sum(segments, m, fractions) -> np.ndarray | None:
     # no group left: the floor (0 when none qualifies)
     out[seg[first]] = np.where(n_kept == 0, floor, 0.0).sum(axis=1)
     if len(g_k) == 0:
-        return out
+        return _overwrite(out, sparse_seg, sparse_value)
     floor_k = floor[lc[ci], l_k]
     alone = n_kept[lc[ci], l_k] == 1
     # one group left holding one relevant document: the closed form over its slots
@@ -296,7 +310,7 @@ def iprec_sum(segments, m, fractions) -> np.ndarray | None:
         out += np.bincount(seg[ge], weights=_slot_mean(H, c[ge], s[ge], n[ge], t, floor_k[easy]), minlength=v.n_seg)
     hard = ~easy
     if not hard.any():
-        return out
+        return _overwrite(out, sparse_seg, sparse_value)
     # the rest: the groups' placements, Φ_G for its j0 floored at L, then the maximum
     g_h, l_h, unit_key, floor_h = g_k[hard], l_k[hard], unit_k[hard], floor_k[hard]
     need, item_group = np.unique(g_h, return_inverse=True)
@@ -329,7 +343,7 @@ def iprec_sum(segments, m, fractions) -> np.ndarray | None:
         several = ~lone
         result += _expected_max(unit[atom_item[several]], atom_item[several], value[several], p[several], len(units))
     out += np.bincount(seg[first][units // n_levels], weights=result, minlength=v.n_seg)
-    return out
+    return _overwrite(out, sparse_seg, sparse_value)
 
 
 def iprec(segments, m):
