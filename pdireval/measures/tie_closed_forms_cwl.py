@@ -72,7 +72,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from pdireval.measures.cwl import CWL_DEPTH, _exclusive_product, _insq_base, _max_rel, _positive_gains
+from pdireval.measures.cwl import (
+    CWL_DEPTH,
+    _exclusive_product,
+    _insq_base,
+    _max_rel,
+    _positive_gains,
+)
 from pdireval.measures.tie_aware import tie_groups
 from pdireval.measures.view import _segment_bounds, run_sums, seg_sum, view_of
 

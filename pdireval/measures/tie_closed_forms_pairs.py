@@ -105,7 +105,12 @@ def compat(segments, m):
     """E[Compat(p, normalize)] (Clarke, Vtyurina & Smucker 2021; see the module docstring):
     Σ over the (group, label) units of a·E[F(max(s + T, q₀ + J))], in closed form for a = 1,
     a finite sum over (t, j) for a >= 2."""
-    from pdireval.measures.compat import _higher_labelled, _ideal_weights, _same_level_above, normalised
+    from pdireval.measures.compat import (
+        _higher_labelled,
+        _ideal_weights,
+        _same_level_above,
+        normalised,
+    )
 
     p, normalize = m.get("p"), m.get("normalize")
     v = view_of(segments, negatives="keep")
