@@ -430,6 +430,44 @@ def tie_brute_force(run: pd.DataFrame, qrels: pd.DataFrame, measures) -> pd.Seri
     return scores.groupby(["system", "query", "measure"], sort=False)["value"].mean()
 
 
+def expected_name(text: str) -> str:
+    """``text`` with ``ties="expected"`` (e.g. ``AP@10`` -> ``AP(ties=expected)@10``)."""
+    from pdireval.measures.registry import parse_measure
+
+    return str(parse_measure(text).replace(ties="expected"))
+
+
+def assert_every_ordering(run: pd.DataFrame, qrels: pd.DataFrame, measures, atol: float) -> None:
+    """``ties="expected"`` of each measure equals the mean over every ordering of every tie
+    group (:func:`tie_brute_force`), per (system, query), within ``atol``."""
+    import pdireval
+    from pdireval.measures.registry import parse_measure
+
+    reference = tie_brute_force(run, qrels, measures)
+    ours = pdireval.evaluate(run, [expected_name(m) for m in measures], qrels=qrels, missing="drop")
+    for text in measures:
+        got = ours[ours["measure"] == expected_name(text)].set_index(["system", "query"])["value"].sort_index()
+        want = reference.xs(str(parse_measure(text)), level="measure").sort_index()
+        assert len(got) == len(want) > 0, text
+        np.testing.assert_allclose(got.to_numpy(), want.to_numpy(), rtol=0, atol=atol, err_msg=text)
+
+
+def tied_case(seed: int, labels=(-1, 0, 1, 1, 2, 3), max_judged: int = 8):
+    """Three queries, two systems, lists of 8 documents in 2-4 tie groups; 2 to
+    ``max_judged`` − 1 judged documents per query with ``labels``, documents outside the qrels."""
+    gen = np.random.default_rng(seed)
+    runs, qrels = [], []
+    for q in ("1", "2", "3"):
+        docs = [f"d{i}" for i in range(11)]
+        judged = gen.choice(docs, size=int(gen.integers(2, max_judged)), replace=False)
+        qrels += [(q, d, float(gen.choice(labels))) for d in judged]
+        for s in ("a", "b"):
+            picked = gen.choice(docs, size=8, replace=False)
+            scores = np.sort(gen.choice([1.0, 2.0, 3.0, 4.0], size=8, p=[0.35, 0.35, 0.15, 0.15]))[::-1]
+            runs += [(s, q, d, sc) for d, sc in zip(picked, scores)]
+    return pd.DataFrame(runs, columns=["system", "query", "doc", "score"]), pd.DataFrame(qrels, columns=["query", "doc", "label"])
+
+
 def write_trec_files(run: pd.DataFrame, qrels: pd.DataFrame, folder: Path) -> tuple[Path, dict[str, Path]]:
     """Write qrels and one TREC run file per system (scores printed exactly) for trec_eval."""
     qpath = folder / "qrels.txt"

@@ -85,10 +85,10 @@ from pdireval.measures.view import _segment_bounds, run_sums, seg_sum, view_of
 __all__ = ["KERNELS"]
 
 
-def _fixed_weight_measure(segments, m, base: np.ndarray, depth: int) -> np.ndarray:
-    """E[Σ_{i<=depth} base[i]·g_i] / Σ_{i<=depth} base[i] (1-based ranks i): Σ_g G_g times the
-    mean of base over the group's slots inside the depth, over the groups holding a positive
-    gain and starting inside the depth."""
+def _positive_gain_hits(segments, m, depth: int):
+    """The view (negatives kept), min_rel, max_rel, the tie groups and, per hit, whether its
+    gain is positive and its group starts inside ``depth`` (a gain is positive exactly when
+    the label — negative: 0, unjudged: min_rel — exceeds min_rel)."""
     v = view_of(segments, negatives="keep")
     lo = float(m.get("min_rel"))
     hi = _max_rel(v, m, lo)
@@ -96,10 +96,18 @@ def _fixed_weight_measure(segments, m, base: np.ndarray, depth: int) -> np.ndarr
         _positive_gains(segments, m)  # raises the kernel's own error
     groups = tie_groups(v)
     lab = v.hit_label
-    # a gain is positive exactly when the label (negative: 0, unjudged: min_rel) exceeds min_rel
     positive = lab > lo if lo >= 0 else ~np.isnan(lab)
-    if len(groups.start) and groups.start.max() >= depth:  # groups starting past the depth
+    if len(groups.start) and groups.start.max() >= depth:  # groups starting past the depth never count
         positive &= groups.start[groups.hit_group] < depth
+    return v, lo, hi, groups, positive
+
+
+def _fixed_weight_measure(segments, m, base: np.ndarray, depth: int) -> np.ndarray:
+    """E[Σ_{i<=depth} base[i]·g_i] / Σ_{i<=depth} base[i] (1-based ranks i): Σ_g G_g times the
+    mean of base over the group's slots inside the depth, over the groups holding a positive
+    gain and starting inside the depth."""
+    v, lo, hi, groups, positive = _positive_gain_hits(segments, m, depth)
+    lab = v.hit_label
     keep = np.flatnonzero(positive)
     lab = np.minimum(np.maximum(lab[keep], 0.0), hi)
     owner = groups.hit_group[keep]
@@ -136,17 +144,9 @@ def _stopping_measure(segments, m, base: np.ndarray, depth: int):
     """E[EU] for C_i = base[i+1]/base[i]·(1 − g_i) over ranks 1..depth (NERR8-11) when every
     list's value is fixed but for the slot of its first full gain; None otherwise (the
     caller enumerates the joint orderings). See the module docstring."""
-    v = view_of(segments, negatives="keep")
-    lo = float(m.get("min_rel"))
-    hi = _max_rel(v, m, lo)
-    if not lo < hi:
-        _positive_gains(segments, m)  # raises the kernel's own error
-    groups = tie_groups(v)
-    n_seg, n_groups = v.n_seg, len(groups.seg)
+    v, lo, hi, groups, positive = _positive_gain_hits(segments, m, depth)
+    n_seg = v.n_seg
     lab = v.hit_label
-    positive = lab > lo if lo >= 0 else ~np.isnan(lab)
-    if n_groups and groups.start.max() >= depth:  # groups starting past the depth never count
-        positive &= groups.start[groups.hit_group] < depth
     ph = np.flatnonzero(positive)
     g = (np.minimum(np.maximum(lab[ph], 0.0), hi) - lo) / (hi - lo)
     owner = groups.hit_group[ph]  # ascending

@@ -15,7 +15,12 @@ import pdireval
 from pdireval.measures.registry import parse_measure
 from pdireval.measures.tie_aware import method_of
 from pdireval.measures.tie_closed_forms import KERNELS
-from tests.helpers import tie_brute_force, tied_runs
+from tests.helpers import (
+    assert_every_ordering,
+    expected_name,
+    tied_case,
+    tied_runs,
+)
 
 MEASURES = [
     "Q", "Q(beta=0.5)", "Q@3", "Q(gain=exp)@5", "Q(rel=2)", "Q(judged_only=true)", "Q(negatives=keep,rel=0)",
@@ -32,34 +37,12 @@ MEASURES = [
 ]
 
 
-def expected_name(text: str) -> str:
-    return str(parse_measure(text).replace(ties="expected"))
-
-
 def check(run, qrels, measures=MEASURES, atol=1e-10):
-    reference = tie_brute_force(run, qrels, measures)
-    ours = pdireval.evaluate(run, [expected_name(m) for m in measures], qrels=qrels, missing="drop")
-    for text in measures:
-        got = ours[ours["measure"] == expected_name(text)].set_index(["system", "query"])["value"].sort_index()
-        want = reference.xs(str(parse_measure(text)), level="measure").sort_index()
-        np.testing.assert_allclose(got.to_numpy(), want.to_numpy(), rtol=0, atol=atol, err_msg=text)
+    assert_every_ordering(run, qrels, measures, atol)
 
 
 def case(seed: int, labels=(-1, 0, 1, 1, 2, 3)):
-    """Three queries, two systems, lists of 8 documents in 2-4 tie groups; up to 7 judged
-    documents per query with ``labels`` (so the ideal list ends inside or above the tie
-    groups), documents outside the qrels."""
-    gen = np.random.default_rng(seed)
-    runs, qrels = [], []
-    for q in ("1", "2", "3"):
-        docs = [f"d{i}" for i in range(11)]
-        judged = gen.choice(docs, size=int(gen.integers(2, 8)), replace=False)
-        qrels += [(q, d, float(gen.choice(labels))) for d in judged]
-        for s in ("a", "b"):
-            picked = gen.choice(docs, size=8, replace=False)
-            scores = np.sort(gen.choice([1.0, 2.0, 3.0, 4.0], size=8, p=[0.35, 0.35, 0.15, 0.15]))[::-1]
-            runs += [(s, q, d, sc) for d, sc in zip(picked, scores)]
-    return pd.DataFrame(runs, columns=["system", "query", "doc", "score"]), pd.DataFrame(qrels, columns=["query", "doc", "label"])
+    return tied_case(seed, labels, max_judged=8)
 
 
 def test_every_measure_here_is_a_closed_form():
