@@ -674,9 +674,9 @@ def inferred_ap(segments, m):
     free = (ug + og)[g]
     ok = rest <= free
     g, t, a, b, rest, free = g[ok], t[ok], a[ok], b[ok], rest[ok], free[ok]
-    from scipy.special import gammaln
+    from pdireval.measures.tie_orderings import log_factorials
 
-    log_fact = gammaln(np.arange(int(n.max(initial=1)) + 1) + 1.0)  # ln x!, looked up
+    log_fact = log_factorials(int(n.max(initial=1)))  # ln x!, looked up
 
     def log_comb(x, y):
         return log_fact[x] - log_fact[y] - log_fact[x - y]

@@ -79,6 +79,7 @@ from pdireval.measures.cwl import (
     _max_rel,
     _positive_gains,
 )
+from pdireval.measures.standard import _safe_div
 from pdireval.measures.tie_aware import tie_groups
 from pdireval.measures.view import _segment_bounds, run_sums, seg_sum, view_of
 
@@ -198,7 +199,7 @@ def _stopping_measure(segments, m, base: np.ndarray, depth: int):
         D_above[seg[first]] = cum[rank[first]]
         D_above += run_sums(q_after * (cum[nxt] - cum[rank]), seg, bounds, n_seg)
         Q[seg[last]] = q_after[last]
-    out = _safe_ratio(N_above, D_above)
+    out = _safe_div(N_above, D_above)
     if len(F) == 0:
         return out
     # lists with a first full-gain group at slots s..s+n−1 holding r full gains (the rest 0):
@@ -220,9 +221,9 @@ def _stopping_measure(segments, m, base: np.ndarray, depth: int):
         total[np.flatnonzero(lone)[single]] = ratio[sl[single] + 1]  # exact for an untied one
         inside = np.where(lone, 0, inside)  # the rest of the expansion skips them
     if not lone.all():  # the other lists: every slot of the group, with its probability
-        from scipy.special import gammaln
+        from pdireval.measures.tie_orderings import log_factorials
 
-        lf = gammaln(np.arange(int(n.max()) + 2, dtype=np.float64) + 1.0)
+        lf = log_factorials(int(n.max()) + 1)
         owner_t = np.repeat(np.arange(len(F)), inside)
         t = np.arange(len(owner_t)) - np.repeat(np.cumsum(inside) - inside, inside)
         nn, rr = n[owner_t], r[owner_t]
@@ -243,16 +244,9 @@ def _stopping_measure(segments, m, base: np.ndarray, depth: int):
             possible = ns - ms >= rs
             miss = np.where(possible, np.exp(lf[np.maximum(ns - ms, 0)] - lf[np.maximum(ns - ms - rs, 0)] - lf[ns] + lf[ns - rs]), 0.0)
             sh = fs[short]
-            rest = _safe_ratio(N_above[sh], D_above[sh] + Q[sh] * (cum[depth] - cum[s[short]]))
+            rest = _safe_div(N_above[sh], D_above[sh] + Q[sh] * (cum[depth] - cum[s[short]]))
             total[short] += miss * rest
     out[fs] = total
-    return out
-
-
-def _safe_ratio(num, den):
-    out = np.zeros(len(num))
-    ok = den > 0
-    out[ok] = num[ok] / den[ok]
     return out
 
 

@@ -120,12 +120,6 @@ def _slots_inside(u: Units, cutoff) -> np.ndarray:
     return u.size if cutoff is None else np.clip(cutoff - u.start, 0, u.size)
 
 
-def _log_factorials(top: int) -> np.ndarray:
-    from scipy.special import gammaln
-
-    return gammaln(np.arange(top + 1, dtype=np.float64) + 1.0)
-
-
 def _novelty_sum(u: Units, m: np.ndarray, x: float, weight) -> np.ndarray:
     """E_u = x^C·(a/n)·Σ_{t<m} w(s + t)·E[x^{H_t}] per unit (see the module docstring)."""
     s, n, a = u.start, u.size, u.count
@@ -143,7 +137,9 @@ def _novelty_sum(u: Units, m: np.ndarray, x: float, weight) -> np.ndarray:
     many = np.flatnonzero((a > 1) & (m > 0))
     if len(many) == 0:
         return out
-    lf = _log_factorials(int(n[many].max()))
+    from pdireval.measures.tie_orderings import log_factorials
+
+    lf = log_factorials(int(n[many].max()))
     terms = m[many] * a[many]  # an upper bound on each unit's (t, i) pairs
     ends = np.cumsum(terms)
     lo = 0
@@ -229,7 +225,9 @@ def st_recall(segments, m):
     if len(u.seg) == 0:
         return np.zeros(v.n_seg)
     mm, n, a = _slots_inside(u, k), u.size, u.count
-    lf = _log_factorials(int(n.max()))
+    from pdireval.measures.tie_orderings import log_factorials
+
+    lf = log_factorials(int(n.max()))
     free = n - a
     possible = mm <= free
     rest = np.where(possible, free - mm, 0)

@@ -146,6 +146,11 @@ def _log_factorial(values: np.ndarray) -> np.ndarray:
     return _LOG_FACTORIAL[values]
 
 
+def log_factorials(top: int) -> np.ndarray:
+    """The table ln(x!) for x = 0..top (from the cached table of :func:`_log_factorial`)."""
+    return _log_factorial(np.arange(top + 1))
+
+
 def _row_codes(mat: np.ndarray):
     """np.unique(mat, axis=0, return_inverse=True) for a small nonnegative int matrix: the
     rows as one integer each (the first column most significant) when they fit in 62 bits."""
