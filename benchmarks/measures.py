@@ -104,9 +104,9 @@ REASONS = {
 def reason(measure: str) -> str:
     if "ties=expected" in measure:
         from pdireval.measures import parse_measure
-        from pdireval.measures.tie_aware import describe
 
-        return f"ties=expected by {describe(parse_measure(measure).name)} (see the tie-aware paragraph above)."
+        described = parse_measure(measure).definition.describe_ties()
+        return f"ties=expected by {described} (see the tie-aware paragraph above)."
     name = measure.split("(")[0].split("@")[0]
     return REASONS.get(measure, REASONS.get(name, "nothing beyond reading its judged hits: at sub-millisecond times one extra numpy call, or a change of the shared machine's load between calls, moves the ratio."))
 

@@ -90,7 +90,7 @@ def kernel_costs(small: bool, repeat: int, which: str) -> tuple[list[str], dict]
     from _data import msmarco_like, trec_like
 
     from pdireval.evaluation import prepare
-    from pdireval.measures import parse_measure
+    from pdireval.measures import compute, parse_measure
 
     if which == "msmarco":
         run, qrels = msmarco_like(n_queries=700 if small else 7000)
@@ -105,7 +105,7 @@ def kernel_costs(small: bool, repeat: int, which: str) -> tuple[list[str], dict]
         def go():
             segments.cache.clear()
             segments.judgments.cache.clear()
-            return measure.definition.kernel(segments, measure)
+            return compute(segments, measure)
 
         return go
 

@@ -22,13 +22,11 @@ from pdireval.errors import (
 )
 from pdireval.measures import compute, parse_measures
 from pdireval.measures.bounds import (
-    BOUNDED,
-    LB,
-    MAX_MC_SAMPLES,
-    RLB_POOLS,
+    bounded_names,
     measure_bounds,
     normalise,
 )
+from pdireval.measures.params import LB, MAX_MC_SAMPLES, RLB_POOLS
 
 __all__ = ["evaluate", "prepare", "Prepared", "scores_frame"]
 
@@ -274,9 +272,9 @@ def evaluate(
 
 
 def _override(m, lb, rlb_pool, n_resamples, seed):
-    if m.name not in BOUNDED:
+    if m.name not in bounded_names():
         raise MeasureError(
-            f"{m} has no bounds: the bound frame covers {', '.join(BOUNDED)} (any parameters, "
+            f"{m} has no bounds: the bound frame covers {', '.join(bounded_names())} (any parameters, "
             "e.g. 'nDCG(gain=exp)@10', 'SP@10', 'RR(lb=mc)')."
         )
     changes = {}

@@ -4,7 +4,7 @@ Same arguments, same output, line for line: ``name<TAB>query<TAB>value`` with th
 left-justified to 22 characters, values with 4 decimals (counts as integers), per-query
 lines (``-q``) in trec_eval's query order (ids compared as byte strings) and then the
 ``all`` lines, measure families in trec_eval's print order. The measures are pdireval's,
-found through the registry's trec_eval names (:mod:`pdireval.measures.trec_names`), so
+found through the registry's trec_eval names (:mod:`pdireval.measures.trec_eval.names`), so
 every measure registered with a trec_eval name is available here.
 
 Summary rules are trec_eval's (Buckley, NIST; trec_eval 9.0.8): means over the queries
@@ -104,7 +104,7 @@ def trec_eval_output(
     """
     from pdireval.errors import MeasureError, PdirevalWarning
     from pdireval.measures import parse_measure
-    from pdireval.measures.trec_names import TrecMeasure, expand, print_order, trec_eval_name
+    from pdireval.measures.trec_eval.names import TrecMeasure, expand, print_order, trec_eval_name
 
     float64 = score_precision == "float64"
     runid = str(run["system"].iloc[-1])

@@ -12,18 +12,11 @@ import types
 
 import pandas as pd
 
-from pdireval.measures import (
-    accuracy,  # noqa: F401  (registers Accuracy)
-    bounds,  # noqa: F401  (bound parameters on the standard measures; imports standard)
-    compat,  # noqa: F401  (registers Compat)
-    cwl,  # noqa: F401  (registers the C/W/L family of cwl_eval)
-    diversity,  # noqa: F401  (registers the intent-aware measures of ndeval)
-    ric,  # noqa: F401  (registers RIC)
-    sakai,  # noqa: F401  (registers Q, nERR; Bpref(variant=10R))
-    standard,  # noqa: F401  (registers the standard measures)
-    tie_aware,  # ties="expected" on every measure: installed below, after every registration
-    trec_eval_set,  # noqa: F401  (registers the rest of trec_eval's all_trec set)
-)
+from pdireval.measures import ric  # noqa: F401  (registers RIC)
+from pdireval.measures.compute import compute
+from pdireval.measures.cwl import definitions as _cwl  # noqa: F401
+from pdireval.measures.diversity import definitions as _diversity  # noqa: F401
+from pdireval.measures.pairs import definitions as _pairs  # noqa: F401
 from pdireval.measures.registry import (
     REGISTRY,
     Measure,
@@ -33,54 +26,22 @@ from pdireval.measures.registry import (
     parse_measure,
     parse_measures,
 )
+from pdireval.measures.sakai import definitions as _sakai  # noqa: F401
+from pdireval.measures.standard import definitions as _standard  # noqa: F401
+from pdireval.measures.trec_eval import definitions as _trec_eval  # noqa: F401
 
-tie_aware.install()  # ties= on every measure registered above
-
-__all__ = ["Measure", "MeasureDef", "Param", "REGISTRY", "parse_measure", "parse_measures", "build_measure", "registry_frame", "RegistryFrame", "compute"]
-
-
-def compute(segments, measure: Measure):
-    """Per-segment values of ``measure`` (float64 array, one per segment).
-
-    Kernels run with numpy's floating-point errors trapped: on ordinary input they raise
-    none, so an overflow, invalid operation or division by zero (or a Python
-    ``OverflowError``) means parameters or labels too large for float64 (``nDCG(gain=exp)``
-    with labels of 5000, ``F(beta=1e300)``, gains of 1e308 whose ideal DCG is inf) and
-    raises a :class:`~pdireval.errors.MeasureError` naming the measure, its parameters and the
-    largest label: never a silent inf, NaN or a 0 that came from x / inf, and no numpy
-    RuntimeWarning.
-    """
-    import numpy as np
-
-    events: list[str] = []
-    try:
-        with np.errstate(over="call", invalid="call", divide="call", under="ignore",
-                         call=lambda kind, flag: events.append(kind)):
-            values = measure.definition.kernel(segments, measure)
-    except (OverflowError, ZeroDivisionError) as exc:
-        raise _overflow_error(segments, measure, "overflow" if isinstance(exc, OverflowError) else "division by zero") from None
-    if events:  # kernels never raise these on ordinary input (the suite runs with warnings as errors)
-        bad = ~np.isfinite(np.asarray(values, dtype=np.float64))
-        raise _overflow_error(segments, measure, " and ".join(dict.fromkeys(events)), int(bad.sum()), len(bad))
-    return values
-
-
-def _overflow_error(segments, measure: Measure, what: str, n_bad: int | None = None, n: int | None = None):
-    import numpy as np
-
-    from pdireval.errors import MeasureError
-
-    labels = segments.judgments.label
-    labels = labels[np.isfinite(labels)]
-    largest = f"{labels.max():g}" if len(labels) else "none"
-    given = ", ".join(f"{k}=" for k, _ in measure.params) or "none"
-    count = f" for {n_bad} of {n} (system, query) pairs" if n_bad else ""
-    return MeasureError(
-        f"{measure} overflows float64{count} (floating-point {what}): its "
-        f"parameters (set: {given}) or the qrels labels (largest label: {largest}) are too large "
-        "for float64 arithmetic. Use smaller parameter values, or map the labels to a few "
-        "grades (e.g. qrels.assign(label=qrels['label'].clip(upper=4)))."
-    )
+__all__ = [
+    "Measure",
+    "MeasureDef",
+    "Param",
+    "REGISTRY",
+    "parse_measure",
+    "parse_measures",
+    "build_measure",
+    "registry_frame",
+    "RegistryFrame",
+    "compute",
+]
 
 
 def registry_frame() -> pd.DataFrame:

@@ -34,8 +34,15 @@ from scipy.special import digamma
 
 from pdireval.core.segments import Segments
 from pdireval.errors import MeasureError
-from pdireval.measures.registry import REGISTRY, Measure, Param, _thaw, add_params, build_measure
-from pdireval.measures.standard import _dcg, _relevant, _view, ordered_pool_dcg
+from pdireval.measures.params import (
+    BOUND_PARAM_NAMES,
+    BOUNDS,
+    LB,
+    LOWER,
+    RLB_POOLS,
+)
+from pdireval.measures.registry import REGISTRY, Measure, _thaw, build_measure
+from pdireval.measures.standard.kernels import _dcg, _relevant, _view, ordered_pool_dcg
 from pdireval.measures.view import (
     View,
     discount_weights,
@@ -50,6 +57,9 @@ __all__ = [
     "LOWER",
     "RLB_POOLS",
     "Bounds",
+    "bounded_names",
+    "bounded_values",
+    "check_combination",
     "measure_bounds",
     "normalise",
     "expected_dcg",
@@ -60,49 +70,18 @@ __all__ = [
     "monte_carlo",
 ]
 
-BOUNDS = ("max", "minmax", "ul1", "ul2")
-LB = ("exact", "paper", "mc")
-LOWER = ("paper", "worst")
-RLB_POOLS = ("qrels", "run")
-
 #: relative tolerance of the degenerate case of the UL normalisation (IUB - RLB <= TOL·max(1, |IUB|))
 TOL = 1e-12
 
-_BOUND_PARAM_NAMES = ("bounds", "lb", "lower", "rlb_pool", "mc_samples", "mc_seed", "clip", "degenerate", "pool", "pool_depth")
-DEGENERATE = ("nan", "zero", "one")
-POOLS = ("qrels", "retrieved")
+
+def _bounded():
+    """The measures that take bounds=, in registration order."""
+    return [d for d in REGISTRY.values() if d.bounded is not None]
 
 
-def _at_least(n):
-    return lambda v: None if v >= n else f"a whole number >= {n}"
-
-
-#: The most Monte-Carlo permutations ``mc_samples=`` may ask for (as ``compare``'s n_resamples).
-MAX_MC_SAMPLES = 10**6
-
-
-def _mc_samples(v):
-    return None if 2 <= v <= MAX_MC_SAMPLES else f"a whole number >= 2 and <= {MAX_MC_SAMPLES} (got {v})"
-
-
-BOUND_PARAMS = (
-    Param("bounds", "choice", "max", "Bound normalisation: max (the ordinary measure), minmax ((A - WLB)/(IUB - WLB), Gienapp et al.'s (2020) NDCG_min), ul1 / ul2 (Karmaker & Feng's (2022) V1 / V2 with the random lower bound).", choices=BOUNDS),
-    Param("lb", "choice", "exact", "Random lower bound (RLB, expectation under a random ranking): exact closed form, paper (Karmaker & Feng's (2022) published formula), or mc (Monte-Carlo).", choices=LB),
-    Param("lower", "choice", "paper", "V2's branch below the random level: paper ((A - RLB)/RLB) or worst ((A - RLB)/(RLB - WLB), maps the worst ranking to -1).", choices=LOWER),
-    Param("rlb_pool", "choice", "qrels", "What a random ranking permutes: qrels (the judged pool of the query) or run (the documents the run ranks, unjudged ones with gain 0).", choices=RLB_POOLS),
-    Param("mc_samples", "int", 1000, "Monte-Carlo permutations per query (lb=mc).", check=_mc_samples),
-    Param("mc_seed", "int", 0, "Seed of the Monte-Carlo permutations (lb=mc).", check=_at_least(0)),
-    Param("clip", "bool", False, "bounds=minmax only: clip to [0, 1] (NDCG_min leaves [0, 1] when unjudged documents or a short list sit where the worst ranking puts negative ones)."),
-    Param("pool", "choice", "qrels", "bounds=minmax of DCG/nDCG only: the documents IDCG and WDCG order: qrels (the judged pool of the query) or retrieved (the distinct judged documents retrieved by at least one evaluated run, to pool_depth).", choices=POOLS),
-    Param("pool_depth", "int", None, "pool=retrieved: only documents retrieved at ranks <= pool_depth count (default: whole lists).", check=_at_least(1)),
-    Param("degenerate", "choice", "nan", "bounds=minmax only: the value when every ordering of the pool scores the same (IUB = WLB, e.g. one distinct label): nan, zero or one.", choices=DEGENERATE),
-)
-
-#: measures whose RLB has a closed form (exact) and a published form (paper)
-CLOSED_FORM = {"DCG", "nDCG", "SP", "AP", "P", "R"}
-PAPER_FORM = {"DCG", "nDCG", "SP", "AP"}
-#: measures given the bound parameters
-BOUNDED = ("DCG", "nDCG", "SP", "AP", "P", "R", "RR", "Rprec", "Success", "ERR", "RBP", "GAP")
+def bounded_names() -> list[str]:
+    """The names of the measures declared ``bounded`` (they take ``bounds=``)."""
+    return [d.name for d in _bounded()]
 
 
 # --------------------------------------------------------------------------- helpers
@@ -130,7 +109,7 @@ def _base_name(m: Measure) -> str:
 
 def _plain(m: Measure, name: str | None = None) -> Measure:
     """``m`` (or its base measure) without bound parameters: the ordinary measure."""
-    params = {k: _thaw(v) for k, v in m.params if k not in _BOUND_PARAM_NAMES}
+    params = {k: _thaw(v) for k, v in m.params if k not in BOUND_PARAM_NAMES}
     definition = REGISTRY[(name or m.name).lower()]
     declared = {p.name for p in definition.params}
     return build_measure(definition.name, {k: v for k, v in params.items() if k in declared}, m.cutoff)
@@ -338,7 +317,7 @@ def _ordered_value(v: View, m: Measure, descending: bool) -> np.ndarray:
     o = np.lexsort((-shown if descending else shown, grp))
     pos = np.arange(len(grp)) - start[grp]
     seg = _synthetic(v.segments, gq, np.diff(start), grp, pos, lab[o])
-    values = REGISTRY[m.name.lower()].extra["plain_kernel"](seg, m)
+    values = REGISTRY[m.name.lower()].kernel(seg, m)
     return values[v.seg_query]
 
 
@@ -363,7 +342,7 @@ def monte_carlo(v: View, m: Measure, *, pool: str = "qrels", n_samples: int = 10
     segment, the standard error being the sample standard deviation (ddof 1) over √B.
     """
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-    kernel = REGISTRY[m.name.lower()].extra["plain_kernel"]
+    kernel = REGISTRY[m.name.lower()].kernel
     grp, lab, hit, start, gq = _pool_rows(v, pool)
     n_docs, n_grp = len(grp), len(gq)
     glen = np.diff(start)
@@ -441,8 +420,10 @@ def measure_bounds(segments: Segments, m: Measure, *, worst: bool = True) -> Bou
     need: for the DCG family it costs a second sort of the pool.
     """
     name = m.name
-    if name not in BOUNDED:
-        raise MeasureError(f"{name} has no bounds; measures with bounds: {', '.join(BOUNDED)}.")
+    definition = REGISTRY[name.lower()]
+    if definition.bounded is None:
+        names = ", ".join(d.name for d in _bounded())
+        raise MeasureError(f"{name} has no bounds; measures with bounds: {names}.")
     key = ("bounds", m.replace(bounds="max", lower="paper", clip=False))
     cached = segments.cache.get(key)
     if cached is not None and (cached[1] or not worst):
@@ -451,13 +432,13 @@ def measure_bounds(segments: Segments, m: Measure, *, worst: bool = True) -> Bou
     v = _view(segments, m)
     base = _plain(m, _base_name(m))
     lb, pool = m.get("lb"), m.get("rlb_pool")
-    if lb == "exact" and name not in CLOSED_FORM:
+    if lb == "exact" and not definition.bounded.exact:
         raise MeasureError(
             f"{name} has no closed-form random lower bound (in {str(m)!r}): estimate it by "
             f"Monte-Carlo with lb=mc, e.g. '{str(m.replace(lb='mc'))}'. Closed forms exist for "
-            f"{', '.join(sorted(CLOSED_FORM))}."
+            f"{', '.join(sorted(d.name for d in _bounded() if d.bounded.exact))}."
         )
-    if lb == "paper" and name not in PAPER_FORM:
+    if lb == "paper" and not definition.bounded.paper:
         raise MeasureError(
             f"Karmaker & Feng (2022) publish a random lower bound only for DCG/nDCG and SP/AP, not for {name} "
             f"(in {str(m)!r}): use lb=exact or lb=mc."
@@ -481,7 +462,7 @@ def measure_bounds(segments: Segments, m: Measure, *, worst: bool = True) -> Bou
             random = expected_dcg(v, base, pool=pool, paper=lb == "paper")
     elif name in ("SP", "AP"):
         k, rel = m.cutoff, m.get("rel")
-        value = REGISTRY["sp"].extra["plain_kernel"](segments, base)
+        value = REGISTRY["sp"].kernel(segments, base)
         N, Np = _pool_counts(v, m, "qrels")
         ideal = Np if k is None else np.minimum(Np, float(k))
         worst = worst_sp(N, Np, k) if want_worst else np.full(n, np.nan)
@@ -495,7 +476,7 @@ def measure_bounds(segments: Segments, m: Measure, *, worst: bool = True) -> Bou
                 random = np.where(Np > 0, random, np.nan)  # Bestgen: E[AP] undefined for Np = 0
     else:
         plain = _plain(m)
-        value = REGISTRY[name.lower()].extra["plain_kernel"](segments, plain)
+        value = REGISTRY[name.lower()].kernel(segments, plain)
         ideal = _ordered_value(v, plain, descending=True)
         worst = _ordered_value(v, plain, descending=False) if want_worst else np.full(n, np.nan)
         scale = np.ones(n)
@@ -568,7 +549,8 @@ def normalise(A, iub, rlb, wlb, bounds: str, *, lower: str = "paper") -> np.ndar
     return out
 
 
-def _check_combination(m: Measure) -> None:
+def check_combination(m: Measure) -> None:
+    """A MeasureError for bound options that need another option (clip= without minmax, ...)."""
     bounds = m.get("bounds")
     if m.get("clip") and bounds != "minmax":
         raise MeasureError(
@@ -594,33 +576,21 @@ def _check_combination(m: Measure) -> None:
         )
 
 
-def _wrap(plain_kernel):
-    def kernel(segments, m):
-        _check_combination(m)
-        bounds = m.get("bounds")
-        if bounds == "max":
-            return plain_kernel(segments, m)
-        b = measure_bounds(segments, m, worst=bounds == "minmax" or m.get("lower") == "worst")
-        out = normalise(b.value, b.ideal, b.random, b.worst, bounds, lower=m.get("lower"))
-        if bounds == "minmax" and m.get("degenerate") != "nan":
-            iub, wlb = np.broadcast_arrays(np.asarray(b.ideal, dtype=np.float64), np.asarray(b.worst, dtype=np.float64))
-            flat = ~(iub - wlb > TOL * np.maximum(1.0, np.abs(iub)))
-            out = np.where(flat, 0.0 if m.get("degenerate") == "zero" else 1.0, out)
-        return np.clip(out, 0.0, 1.0) if m.get("clip") else out
-
-    kernel.__doc__ = (plain_kernel.__doc__ or "") + "\n\nWith bounds= other than max: see pdireval.measures.bounds.normalise."
-    kernel.__name__ = getattr(plain_kernel, "__name__", "kernel")
-    return kernel
-
-
-def _install() -> None:
-    for name in BOUNDED:
-        definition = REGISTRY[name.lower()]
-        if "plain_kernel" in definition.extra:
-            continue
-        definition.extra["plain_kernel"] = definition.kernel
-        add_params(name, *BOUND_PARAMS)
-        definition.kernel = _wrap(definition.kernel)
-
-
-_install()
+def bounded_values(segments, m: Measure) -> np.ndarray:
+    """The values of a measure declared ``bounded``: checks its bound options, then the
+    ordinary kernel (``bounds=max``) or the bound-normalised value (:func:`normalise`)."""
+    check_combination(m)
+    bounds = m.get("bounds")
+    kernel = REGISTRY[m.name.lower()].kernel
+    if bounds == "max":
+        return kernel(segments, m)
+    need_worst = bounds == "minmax" or m.get("lower") == "worst"
+    b = measure_bounds(segments, m, worst=need_worst)
+    out = normalise(b.value, b.ideal, b.random, b.worst, bounds, lower=m.get("lower"))
+    if bounds == "minmax" and m.get("degenerate") != "nan":
+        iub = np.asarray(b.ideal, dtype=np.float64)
+        wlb = np.asarray(b.worst, dtype=np.float64)
+        iub, wlb = np.broadcast_arrays(iub, wlb)
+        flat = ~(iub - wlb > TOL * np.maximum(1.0, np.abs(iub)))
+        out = np.where(flat, 0.0 if m.get("degenerate") == "zero" else 1.0, out)
+    return np.clip(out, 0.0, 1.0) if m.get("clip") else out

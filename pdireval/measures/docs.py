@@ -43,14 +43,12 @@ def _param_rows(definition) -> str:
 def measures_markdown() -> str:
     """The measures page as Markdown."""
     out = [HEADER]
-    from pdireval.measures.tie_aware import describe
-
     out.append("| measure | cut-off | trec_eval | empty value | summary | ties=expected | description |\n|---|---|---|---|---|---|---|\n")
     defs = sorted(REGISTRY.values(), key=lambda d: d.name.lower())
     for d in defs:
-        out.append(f"| [`{d.name}`](#{d.name.lower()}) | {d.cutoff} | {d.trec_eval or '—'} | {d.empty} | {d.summary} | {describe(d.name)} | {d.description} |\n")
+        out.append(f"| [`{d.name}`](#{d.name.lower()}) | {d.cutoff} | {d.trec_eval or '—'} | {d.empty} | {d.summary} | {d.describe_ties()} | {d.description} |\n")
     for d in defs:
-        doc = (d.kernel.__doc__ or "").strip()
+        doc = d.doc.strip()
         out.append(f"\n## {d.name}\n\n{d.description}\n\n")
         if doc:
             out.append("```text\n" + "\n".join(line.strip() for line in doc.splitlines()) + "\n```\n\n")

@@ -24,8 +24,20 @@ from typing import Any
 import numpy as np
 
 from pdireval.errors import MeasureError
+from pdireval.measures.params import BOUND_PARAMS, TIES, Param
+from pdireval.measures.ties.methods import GENERAL
 
-__all__ = ["Measure", "Param", "MeasureDef", "REGISTRY", "register", "parse_measure", "parse_measures"]
+__all__ = [
+    "Measure",
+    "Param",
+    "MeasureDef",
+    "Bounded",
+    "REGISTRY",
+    "register",
+    "unregister",
+    "parse_measure",
+    "parse_measures",
+]
 
 
 # --------------------------------------------------------------------------- values
@@ -113,34 +125,41 @@ class Measure:
     parse = staticmethod(lambda text: parse_measure(text))
 
 
-@dataclass(frozen=True)
-class Param:
-    """A declared measure parameter.
-
-    ``kind`` is one of ``int``, ``float``, ``bool``, ``choice``, ``gain`` (a choice or a
-    label->gain mapping), ``discount`` (a choice or a vector of weights), ``vector``.
-    """
-
-    name: str
-    kind: str
-    default: Any
-    description: str
-    choices: tuple = ()
-    check: Callable[[Any], str | None] | None = None  # returns an error text or None
-
-
 SUMMARIES = ("mean", "sum", "gm")
 
 
-@dataclass
+@dataclass(frozen=True)
+class Bounded:
+    """``bounded=`` of a :class:`MeasureDef`: the measure takes the bound normalisation
+    (``bounds=``, :mod:`pdireval.measures.bounds`). ``exact``: its random lower bound has a
+    closed form (``lb=exact``); ``paper``: Karmaker & Feng (2022) publish one (``lb=paper``)."""
+
+    exact: bool = False
+    paper: bool = False
+
+
+@dataclass(frozen=True)
 class MeasureDef:
-    """A registry entry: how to compute a measure and what it accepts.
+    """A registry entry: everything a measure accepts and how it behaves, declared once.
 
     Attributes
     ----------
+    name, kernel, description
+        The canonical name; ``kernel(segments, m) -> float64[n_segments]``; one line with
+        the formula.
+    params
+        The parameters the measure reads (shared ones from :mod:`pdireval.measures.params`).
+        The definition adds the bound parameters when ``bounded`` and ``ties=`` to every
+        measure: :attr:`params` lists them all, :attr:`own_params` the declared ones.
     cutoff
         ``"optional"``, ``"required"``, ``"none"``, or ``"real"`` (required, a real number
         >= 0 such as a recall level: ``IPrec@0.1``).
+    ties
+        How ``ties="expected"`` is computed (:mod:`pdireval.measures.ties`): ``Invariant()``,
+        ``ClosedForm(form)``, ``Groupwise(by=...)``, ``Joint(by=...)``, ``ByCutoff(...)``.
+        None (nothing declared): ``Joint(by="doc")``, the exact general method.
+    bounded
+        False, True or a :class:`Bounded`: the measure takes ``bounds=`` and its options.
     empty
         The value for a query the system did not answer (text, for the docs).
     trec_eval
@@ -150,6 +169,8 @@ class MeasureDef:
         arithmetic mean), ``"sum"`` (counts such as ``NumRet``, ``NumQ``), or ``"gm"`` (the
         per-query values are natural logarithms, ``ln(max(x, 1e-5))``, and the summary is
         ``exp(mean)``, trec_eval's geometric mean, e.g. ``gm_map``).
+    builtin
+        False for a measure added by :func:`pdireval.register_measure`.
     """
 
     name: str
@@ -164,6 +185,27 @@ class MeasureDef:
     aliases: tuple[str, ...] = ()
     extra: dict = field(default_factory=dict)
     summary: str = "mean"
+    ties: Any = None
+    bounded: Any = False
+    builtin: bool = True
+    own_params: tuple[Param, ...] = field(default=(), init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.summary not in SUMMARIES:
+            raise ValueError(f"summary must be one of {SUMMARIES}, got {self.summary!r}")
+        bounded = self.bounded
+        if bounded is True:
+            bounded = Bounded()
+        elif bounded is False:
+            bounded = None
+        elif not isinstance(bounded, Bounded):
+            raise TypeError(f"bounded= must be True, False or a Bounded, got {bounded!r}")
+        object.__setattr__(self, "bounded", bounded)
+        own = tuple(self.params)
+        object.__setattr__(self, "own_params", own)
+        names = {p.name for p in own}
+        added = (BOUND_PARAMS if bounded is not None else ()) + (TIES,)
+        object.__setattr__(self, "params", own + tuple(p for p in added if p.name not in names))
 
     def param(self, name: str) -> Param:
         for p in self.params:
@@ -172,30 +214,84 @@ class MeasureDef:
         known = ", ".join(p.name for p in self.params) or "none"
         raise MeasureError(f"{self.name} has no parameter {name!r} (its parameters: {known}).")
 
+    @property
+    def doc(self) -> str:
+        """The kernel's docstring and what ``bounds=`` and ``ties=expected`` do."""
+        text = self.kernel.__doc__ or ""
+        if self.bounded is not None:
+            text += "\n\nWith bounds= other than max: see pdireval.measures.bounds.normalise."
+        return text.rstrip() + (
+            "\n\nWith ties=expected: the expectation over all orderings of tied documents "
+            f"(McSherry & Najork 2008), by {self.describe_ties()} (see pdireval.measures.ties)."
+        )
+
+    def describe_ties(self) -> str:
+        """How ``ties="expected"`` computes the measure, in words."""
+        return (GENERAL if self.ties is None else self.ties).describe()
+
 
 REGISTRY: dict[str, MeasureDef] = {}
 _ALIASES: dict[str, tuple[str, dict, int | None]] = {}
 _ALIAS_PATTERNS: list[tuple[re.Pattern, str, dict]] = []
+#: per user measure: the alias keys its registration added (unregistering removes only those)
+_ADDED: dict[str, tuple[str, ...]] = {}
+
+
+def _owner(spelling: str) -> str | None:
+    """The measure a spelling already names (a name, an alias or a trec_eval-style
+    pattern), or None."""
+    key = spelling.lower()
+    if key in REGISTRY:
+        return REGISTRY[key].name
+    if key in _ALIASES:
+        return _ALIASES[key][0]
+    for pattern, canonical, _ in _ALIAS_PATTERNS:
+        if pattern.match(spelling):
+            return canonical
+    return None
 
 
 def register(definition: MeasureDef) -> MeasureDef:
-    """Add a measure to the registry (its canonical name and aliases)."""
+    """Add a measure to the registry (its canonical name and aliases).
+
+    A user measure (``builtin=False``) whose name or an alias is already a measure's name,
+    alias or trec_eval-style spelling is a MeasureError naming the clash.
+    """
     key = definition.name.lower()
-    if key in REGISTRY:
+    if not definition.builtin:
+        for spelling in (definition.name, *definition.aliases):
+            owner = _owner(spelling)
+            if owner is not None:
+                kind = "built-in" if REGISTRY[owner.lower()].builtin else "user-defined"
+                what = "name" if spelling == definition.name else "alias"
+                raise MeasureError(
+                    f"the {what} {spelling!r} of the new measure {definition.name} already names "
+                    f"the {kind} measure {owner}: choose another {what}."
+                )
+    elif key in REGISTRY:
         raise RuntimeError(f"measure {definition.name} registered twice")
-    if definition.summary not in SUMMARIES:
-        raise ValueError(f"summary must be one of {SUMMARIES}, got {definition.summary!r}")
     REGISTRY[key] = definition
+    added = []
     for alias in definition.aliases:
+        if alias.lower() not in _ALIASES:
+            added.append(alias.lower())
         _ALIASES[alias.lower()] = (definition.name, {}, None)
+    if not definition.builtin:
+        _ADDED[key] = tuple(added)
     return definition
 
 
-def add_params(name: str, *params: Param) -> None:
-    """Declare extra parameters on an already-registered measure (used by extensions)."""
-    definition = REGISTRY[name.lower()]
-    known = {p.name for p in definition.params}
-    definition.params = definition.params + tuple(p for p in params if p.name not in known)
+def unregister(name: str) -> MeasureDef:
+    """Remove a user measure and the aliases its registration added (built-ins stay)."""
+    key = str(name).lower()
+    definition = REGISTRY.get(key)
+    if definition is None or definition.builtin:
+        raise MeasureError(f"{name!r} is not a user-defined measure.")
+    del REGISTRY[key]
+    for alias in _ADDED.pop(key, ()):
+        if _ALIASES.get(alias, (None,))[0] == definition.name:
+            del _ALIASES[alias]
+    return definition
 
 
 def register_alias(alias: str, name: str, params: dict | None = None, cutoff: int | None = None):
@@ -595,7 +691,7 @@ def _foreign(text: str, families_too: bool = False) -> list[Measure] | None:
     stripped = text.strip()
     if "(" in stripped or "@" in stripped:
         return None
-    from pdireval.measures.trec_names import expand, lookup
+    from pdireval.measures.trec_eval.names import expand, lookup
 
     found = lookup(stripped)
     if found is None and families_too:
@@ -603,7 +699,7 @@ def _foreign(text: str, families_too: bool = False) -> list[Measure] | None:
             items = expand(stripped)
         except MeasureError:
             return None
-        from pdireval.measures.trec_names import families
+        from pdireval.measures.trec_eval.names import families
 
         fam = families().get(stripped)
         if fam is not None and fam.slot is not None:

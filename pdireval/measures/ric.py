@@ -27,7 +27,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from pdireval.measures.registry import MeasureDef, Param, register
+from pdireval.measures.params import Param
+from pdireval.measures.registry import MeasureDef, register
+from pdireval.measures.ties import Joint
 from pdireval.measures.view import NEGATIVES, _segment_bounds, level_codes, run_sums, view_of
 
 __all__ = ["ric", "ric_counts", "binary_entropy", "truncated_condensed"]
@@ -161,16 +163,33 @@ def ric(segments, m):
     return ric_from_fractions(cf, df)
 
 
-_REL = Param("rel", "float", 1.0, "Minimum label counted as relevant: the list is truncated after its last relevant document.")
-_NEG = Param("negatives", "choice", "unjudged", "Reading of negative labels: unjudged (trec_eval: pooled but unjudged, not in the sample space), nonrel (label 0), keep (a genuine grade below 0).", choices=NEGATIVES)
+_REL = Param(
+    "rel",
+    "float",
+    1.0,
+    "Minimum label counted as relevant: the list is truncated after its last relevant document.",
+)
+_NEG = Param(
+    "negatives",
+    "choice",
+    "unjudged",
+    "Reading of negative labels: unjudged (trec_eval: pooled but unjudged, not in the sample "
+    "space), nonrel (label 0), keep (a genuine grade below 0).",
+    choices=NEGATIVES,
+)
 
 register(
     MeasureDef(
         "RIC",
-        ric,
-        "Relevance information correlation: RIC = I(R_S; Q), the mutual information (bits) between the condensed, truncated list and the qrels over ordered different-label pairs.",
-        (_REL, _NEG),
+        kernel=ric,
+        description=(
+            "Relevance information correlation: RIC = I(R_S; Q), the mutual information (bits) "
+            "between the condensed, truncated list and the qrels over ordered different-label "
+            "pairs."
+        ),
+        params=(_REL, _NEG),
         empty="0",
         citation="Golbus & Aslam 2013, eq. 18",
+        ties=Joint(),
     )
 )

@@ -3,7 +3,7 @@ ndcg_rel, ERR, nERR, GAP, infAP and the precision-like measures with a per-query
 (McSherry & Najork 2008). The formulas of GAP (AP's once per grade), ndcg_rel (pairs of
 documents) and infAP (hypergeometric counts above a slot) are in their kernels' docstrings.
 
-:mod:`pdireval.measures.tie_aware` dispatches ``ties="expected"`` and holds the first closed
+:mod:`pdireval.measures.ties.groups` dispatches ``ties="expected"`` and holds the first closed
 forms; this module holds the ones registered after them (in ``tie_aware.TIE_AWARE``). Same
 notation: a tie group g of a (system, query) list occupies the 0-based positions s..s+n−1,
 holds r relevant documents (label >= ``rel``) with total gain G_g, and c relevant documents
@@ -65,16 +65,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from pdireval.measures.standard import _R, _safe_div, _view
-from pdireval.measures.tie_aware import (
+from pdireval.measures.standard.kernels import _R, _safe_div, _view
+from pdireval.measures.standard.ties import ndcg as standard_ndcg
+from pdireval.measures.ties.groups import (
     Groups,
-    _group_sum,
-    _harmonic_sum,
-    _inside,
-    _linear,
-    _log_comb,
-    _ndcg,
     expected_count,
+    group_sum,
+    harmonic_sums,
+    linear_expectation,
+    log_comb,
+    slots_inside,
     tie_groups,
 )
 from pdireval.measures.view import (
@@ -85,7 +85,20 @@ from pdireval.measures.view import (
     within_segment_cumsum,
 )
 
-__all__ = ["KERNELS"]
+__all__ = [
+    "q_measure",
+    "ndcg",
+    "ndcg_p",
+    "r_ndcg",
+    "relative_precision",
+    "f_measure",
+    "rprec_mult",
+    "err",
+    "normalised_err",
+    "graded_ap",
+    "ndcg_rel",
+    "inferred_ap",
+]
 
 
 def _weights(k, weight):
@@ -108,9 +121,9 @@ def _jk_discount(pos):
 
 def expected_trec_dcg(v, gains, k, discount=_log2_discount) -> np.ndarray:
     """E[Σ_{i<k} gain_i·w_i] per segment, gain_i the trec_eval gain of the document's label."""
-    from pdireval.measures.trec_eval_set import trec_gain
+    from pdireval.measures.trec_eval.kernels import trec_gain
 
-    return _linear(v, tie_groups(v), trec_gain(v.hit_label, gains), k, _weights(k, discount))
+    return linear_expectation(v, tie_groups(v), trec_gain(v.hit_label, gains), k, _weights(k, discount))
 
 
 # --------------------------------------------------------------------------- gain-level nDCGs
@@ -118,11 +131,11 @@ def expected_trec_dcg(v, gains, k, discount=_log2_discount) -> np.ndarray:
 
 def ndcg(segments, m):
     """E[nDCG]: nDCG(gains=...) here (E[DCG@k] / IDCG@k, both with trec_eval's gain levels),
-    the other nDCGs in :mod:`pdireval.measures.tie_aware`."""
+    the other nDCGs in :mod:`pdireval.measures.ties.groups`."""
     gains = m.get("gains", None)
     if gains is None:
-        return _ndcg(segments, m)
-    from pdireval.measures.trec_eval_set import _ideal, _ideal_dcg
+        return standard_ndcg(segments, m)
+    from pdireval.measures.trec_eval.kernels import _ideal, _ideal_dcg
 
     v, k = _view(segments, m), m.cutoff
     depth = np.full(v.n_seg, np.iinfo(np.int64).max if k is None else k)
@@ -133,7 +146,7 @@ def ndcg(segments, m):
 def ndcg_p(segments, m):
     """E[ndcg_p] = E[Σ gain_i / max(1, log2 i)] / IDCG_p when a relevant document is retrieved
     (which no ordering changes), else 0."""
-    from pdireval.measures.trec_eval_set import _rel_ret, ideal_dcg_p
+    from pdireval.measures.trec_eval.kernels import _rel_ret, ideal_dcg_p
 
     v, gains = _view(segments, m), m.get("gains")
     dcg = expected_trec_dcg(v, gains, None, _jk_discount)
@@ -144,17 +157,17 @@ def ndcg_p(segments, m):
 def expected_dcg_before(v, gains, seg: np.ndarray, depth: np.ndarray):
     """E[DCG of segment seg[j] over positions < depth[j]] (log2 discount, trec_eval gains), and
     E[DCG] of every whole segment: the expectation's version of
-    :func:`pdireval.measures.trec_eval_set._dcg_before`.
+    :func:`pdireval.measures.trec_eval.kernels._dcg_before`.
 
     Each group adds G_g·(W(min(s + n, d)) − W(s))/n to the DCG above depth d (W the cumulative
     discount): the groups wholly above d their whole mean, the one d cuts a part."""
-    from pdireval.measures.trec_eval_set import trec_gain
+    from pdireval.measures.trec_eval.kernels import trec_gain
 
     groups = tie_groups(v)
     if len(groups.seg) == 0:
         return np.zeros(len(seg)), np.zeros(v.n_seg)
     s, n = groups.start, groups.size
-    total = _group_sum(groups, trec_gain(v.hit_label, gains))
+    total = group_sum(groups, trec_gain(v.hit_label, gains))
     top = int(max((s + n).max(initial=0), 1))
     W = np.concatenate([[0.0], np.cumsum(_log2_discount(np.arange(top, dtype=np.float64)))])
     whole = total * (W[s + n] - W[s]) / n
@@ -177,9 +190,9 @@ def r_ndcg(segments, m):
     expectation replaces each DCG@b by E[DCG@b] = Σ_g G_g·(W(min(s + n, b)) − W(s))/n over the
     groups starting above b (W the cumulative log2 discount): one pass over the groups per
     level (a handful: a query has as many levels as distinct positive gains), or one lookup
-    per (segment, level) pair past :data:`~pdireval.measures.trec_eval_set._MAX_LEVEL_PASSES`
+    per (segment, level) pair past :data:`~pdireval.measures.trec_eval.kernels._MAX_LEVEL_PASSES`
     levels (:func:`expected_dcg_before`)."""
-    from pdireval.measures.trec_eval_set import _MAX_LEVEL_PASSES, _levels, trec_gain
+    from pdireval.measures.trec_eval.kernels import _MAX_LEVEL_PASSES, _levels, trec_gain
 
     v, gains = _view(segments, m), m.get("gains")
     levels = _levels(v, gains)
@@ -191,7 +204,7 @@ def r_ndcg(segments, m):
         total = seg_sum(pair_seg, _safe_div(before, levels.idcg[level, pair_q]), v.n_seg)
     else:
         groups = tie_groups(v)
-        G = _group_sum(groups, trec_gain(v.hit_label, gains))
+        G = group_sum(groups, trec_gain(v.hit_label, gains))
         keep = np.flatnonzero(G)  # groups without gain add nothing
         seg, s, n, G = groups.seg[keep], groups.start[keep], groups.size[keep], G[keep]
         top = int(max((s + n).max(initial=0), 1))
@@ -214,7 +227,7 @@ def r_ndcg(segments, m):
 
 
 def _relevant_per_group(v, m, groups):
-    return _group_sum(groups, (v.hit_label >= m.get("rel")).astype(np.float64))
+    return group_sum(groups, (v.hit_label >= m.get("rel")).astype(np.float64))
 
 
 def relative_precision(segments, m):
@@ -237,7 +250,7 @@ def f_measure(segments, m):
 
 def rprec_mult(segments, m):
     """E[Rprec_mult@x] = E[relevant in the top d] / d, d = ⌊x·R + 0.9⌋ per query."""
-    from pdireval.measures.trec_eval_set import _recall_cut
+    from pdireval.measures.trec_eval.kernels import _recall_cut
 
     v = _view(segments, m)
     depth = _recall_cut(float(m.cutoff), _R(v, m.get("rel")))
@@ -309,7 +322,7 @@ def _shifted_harmonic_sums(lo: np.ndarray, hi: np.ndarray, K: np.ndarray):
 def q_measure(segments, m):
     """E[Q] and E[Q@l] (Sakai 2004; 2014): Σ_g (1/n)·[A·S₀ + B·S₁] / R (min(l, R) for Q@l),
     see the module docstring."""
-    from pdireval.measures.sakai import q_ideal
+    from pdireval.measures.sakai.kernels import q_ideal
 
     v, beta, rel = _view(segments, m), float(m.get("beta")), m.get("rel")
     ideal_cum, n_ideal, first = q_ideal(v, m)
@@ -320,7 +333,7 @@ def q_measure(segments, m):
     n_groups = len(groups.seg)
     r = np.bincount(owner, minlength=n_groups)
     G = np.bincount(owner, weights=gain_values(lab[hits], m.get("gain")), minlength=n_groups)
-    slots = _inside(groups, m.cutoff)
+    slots = slots_inside(groups, m.cutoff)
     use = np.flatnonzero(r > 0) if m.cutoff is None else np.flatnonzero((r > 0) & (slots > 0))
     seg, s, n = groups.seg, groups.start, groups.size
     if len(use) < n_groups:
@@ -381,6 +394,10 @@ def q_measure(segments, m):
 #: ERR's closed form expands the elementary symmetric polynomials of a group's stopping
 #: probabilities; a group with more documents that can stop the user is left to enumeration
 MAX_STOPPERS = 300
+#: how the closed forms of ERR and nERR say they leave the groups past MAX_STOPPERS
+STOPPERS_NOTE = (
+    "(a group with more than 300 documents that can stop the user: enumeration, group by group)"
+)
 
 
 def _symmetric_polynomials(k: np.ndarray, x_rows: np.ndarray) -> np.ndarray:
@@ -417,7 +434,7 @@ def _groups_above(v, k):
 
 def expected_err(v, m) -> np.ndarray:
     """E[ERR@k] per segment (see the module docstring)."""
-    from pdireval.measures.standard import _max_grade
+    from pdireval.measures.standard.kernels import _max_grade
 
     groups, kept = _groups_above(v, m.cutoff)
     lab = v.hit_label if kept is None else v.hit_label[kept]
@@ -428,7 +445,7 @@ def expected_err(v, m) -> np.ndarray:
     k = np.bincount(owner, minlength=n_groups)
     certain = stop >= 1.0
     log_go = np.log1p(-np.where(certain, 0.0, stop))
-    slots = _inside(groups, m.cutoff)
+    slots = slots_inside(groups, m.cutoff)
     use = np.flatnonzero((k > 0) & (slots > 0))
     if len(use) == 0:
         return np.zeros(v.n_seg)
@@ -448,7 +465,7 @@ def expected_err(v, m) -> np.ndarray:
     if len(one):
         R1 = np.zeros(n_groups)
         R1[owner] = stop  # the lone stopper's R (only read for groups with one)
-        inv, _ = _harmonic_sum(s[one], mm[one], n[one])
+        inv, _ = harmonic_sums(s[one], mm[one], n[one])
         within[one] = R1[use[one]] * inv / nf[one]
     many = np.flatnonzero(kk > 1)
     if len(many):
@@ -481,7 +498,7 @@ def _several_stoppers(groups, which, owner, stop, s, n, mm, kk) -> np.ndarray:
     nn, kr = n[row].astype(np.float64), kk[row].astype(np.float64)
     ok = tt - j <= nn - kr
     row, tt, j, nn, kr = row[ok], tt[ok], j[ok], nn[ok], kr[ok]
-    ratio = np.exp(_log_comb(nn - kr, tt - j) - _log_comb(nn - 1.0, tt.astype(np.float64)))
+    ratio = np.exp(log_comb(nn - kr, tt - j) - log_comb(nn - 1.0, tt.astype(np.float64)))
     terms = coef[row, j] * ratio / (s[row] + tt + 1.0)
     return np.bincount(row, weights=terms, minlength=rows) / n.astype(np.float64)
 
@@ -493,7 +510,7 @@ def err(segments, m):
 
 def normalised_err(segments, m):
     """E[nERR@k] = E[ERR@k] / the ideal's ERR@k, which no ordering changes (Sakai & Song 2011)."""
-    from pdireval.measures.sakai import _ideal_err
+    from pdireval.measures.sakai.kernels import _ideal_err
 
     v = _view(segments, m)
     value = expected_err(v, m)
@@ -508,9 +525,9 @@ def graded_ap(segments, m):
     """E[GAP@k] (Robertson, Kanoulas & Yilmaz 2010) = Σ_c g_c·E[SP_c@k] / Σ_d G(grade d): the
     inner sum of GAP over grades c is, per grade, the sum SP of AP with "relevant" read as
     grade >= c, whose expectation is AP's closed form, (r/n)·((c + 1)·Σ_{t<m} 1/(s+t+1) +
-    (r − 1)/(n − 1)·Σ_{t<m} t/(s+t+1)) per group (see :mod:`pdireval.measures.tie_aware`),
+    (r − 1)/(n − 1)·Σ_{t<m} t/(s+t+1)) per group (see :mod:`pdireval.measures.ties.groups`),
     with r and c counted per grade (the harmonic sums are shared)."""
-    from pdireval.measures.standard import gap_grades
+    from pdireval.measures.standard.kernels import gap_grades
 
     v = _view(segments, m)
     probs, grade, den = gap_grades(v, m)
@@ -525,7 +542,7 @@ def graded_ap(segments, m):
     seg, s, n = groups.seg[has], groups.start[has], groups.size[has]
     above = _exclusive_in_segment(seg, r)  # documents of grade >= c in the groups above
     mm = np.clip(n if m.cutoff is None else m.cutoff - s, 0, n)
-    inv, lin = _harmonic_sum(s, mm, n)
+    inv, lin = harmonic_sums(s, mm, n)
     nf = n.astype(np.float64)
     slope = (r - 1.0) / np.maximum(nf - 1.0, 1.0)  # no t/(s+t+1) term when n = 1 (lin = 0)
     per_grade = (r / nf) * ((above + 1.0) * inv + slope * lin)
@@ -557,14 +574,14 @@ def ndcg_rel(segments, m):
     per-query cumulative sums over the ideal's positions (one table for every query when all
     ideal gains are equal: binary qrels), and is 1/IDCG past them.
     """
-    from pdireval.measures.trec_eval_set import _ideal, _ideal_dcg, _uniform_ideal, trec_gain
+    from pdireval.measures.trec_eval.kernels import _ideal, _ideal_dcg, _uniform_ideal, trec_gain
 
     v, gains = _view(segments, m), m.get("gains")
     groups = tie_groups(v)
     g = trec_gain(v.hit_label, gains)
     if np.any(g < 0):
         return None
-    T = _group_sum(groups, g)
+    T = group_sum(groups, g)
     keep = np.flatnonzero(T > 0)  # the other groups hold no gain: no term, nothing above
     P = np.bincount(groups.hit_group, weights=(g > 0).astype(np.float64), minlength=len(T))[keep]
     T = T[keep]  # nonnegative gains: T is also the gain of the positive-gain documents
@@ -642,7 +659,7 @@ def inferred_ap(segments, m):
     E = Σ_g (r_g/n)·Σ_{t, a, b} prob·term(s + t; r₀ + a, nn₀ + b, P₀ + a + b + E[u]) with r₀,
     nn₀, P₀ the counts of the groups above. Exact; the sum runs over a group's slots, its
     relevant and its non-relevant documents (past :data:`MAX_INFAP_TERMS` terms: None)."""
-    from pdireval.measures.standard import INFAP_EPS
+    from pdireval.measures.standard.kernels import INFAP_EPS
 
     v, rel = _view(segments, m), m.get("rel")
     groups = tie_groups(v)
@@ -695,13 +712,3 @@ def inferred_ap(segments, m):
     term = np.where(j == 0, 1.0, term)
     per_group = np.bincount(g, weights=prob * term, minlength=len(use)) * rg / n
     return _safe_div(seg_sum(seg, per_group, v.n_seg), _R(v, rel))
-
-
-
-#: measure name -> closed-form tie-aware kernel (registered in tie_aware.TIE_AWARE)
-KERNELS = {
-    "Q": q_measure, "nDCG": ndcg, "ndcg_p": ndcg_p, "Rndcg": r_ndcg,
-    "relative_P": relative_precision, "F": f_measure, "Rprec_mult": rprec_mult,
-    "ERR": err, "nERR": normalised_err, "GAP": graded_ap, "ndcg_rel": ndcg_rel,
-    "infAP": inferred_ap,
-}

@@ -53,8 +53,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from pdireval.measures.standard import _view
-from pdireval.measures.tie_aware import _log_comb, tie_groups
+from pdireval.measures.standard.kernels import _view
+from pdireval.measures.ties.groups import log_comb, tie_groups
 from pdireval.measures.view import within_segment_cumsum, within_segment_suffix_max
 
 __all__ = ["iprec_sum", "iprec", "eleven_point"]
@@ -80,7 +80,7 @@ def _placements(segments, seg: np.ndarray, start: np.ndarray, size: np.ndarray, 
     placements are consecutive."""
     from pdireval.measures import tie_orderings as TO
 
-    log_count = _log_comb(size.astype(np.float64), r.astype(np.float64))
+    log_count = log_comb(size.astype(np.float64), r.astype(np.float64))
     listed = log_count <= np.log(TO.EXACT_LIMIT) + 1e-9
     owner_parts, prob_parts, slot_parts = [], [], []
     if listed.any():

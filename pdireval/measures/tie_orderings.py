@@ -2,7 +2,7 @@
 
 ``ties="expected"`` asks for E[M], the mean of a measure M over every ordering of every
 score-tie group of a (system, query) list, each ordering equally likely (McSherry & Najork
-2008). Closed forms (:mod:`pdireval.measures.tie_aware`) cover the measures where they are
+2008). Closed forms (:mod:`pdireval.measures.ties`) cover the measures where they are
 known; this module computes E[M] for every other measure from its ordinary kernel.
 
 **Arrangements, not permutations.** A uniformly random ordering of a group of n documents is

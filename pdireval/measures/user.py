@@ -43,8 +43,9 @@ from collections.abc import Callable, Mapping
 import numpy as np
 
 from pdireval.errors import MeasureError
-from pdireval.measures.registry import _ALIASES, REGISTRY, SUMMARIES, MeasureDef, Param, register
-from pdireval.measures.standard import JUDGED_ONLY, NEG
+from pdireval.measures.params import JUDGED_ONLY, NEG, Param
+from pdireval.measures.registry import REGISTRY, SUMMARIES, MeasureDef, register, unregister
+from pdireval.measures.trec_eval.names import expand, lookup
 from pdireval.measures.view import view_of
 from pdireval.plugins import load_plugins  # noqa: F401  (documented here too)
 
@@ -220,15 +221,11 @@ def register_measure(
         raise MeasureError(f"register_measure({name!r}): cutoff must be one of {', '.join(_CUTOFFS)}; got {cutoff!r}.")
     if summary not in SUMMARIES:
         raise MeasureError(f"register_measure({name!r}): summary must be one of {', '.join(SUMMARIES)}; got {summary!r}.")
-    key = name.lower()
-    existing = REGISTRY.get(key)
-    if existing is not None:
-        if not existing.extra.get("user") or not replace:
-            what = "a built-in measure" if not existing.extra.get("user") else "a user-defined measure (pass replace=True)"
-            raise MeasureError(f"the measure name {name!r} is taken by {what}: choose another name.")
+    existing = REGISTRY.get(name.lower())
+    if existing is not None and not existing.builtin and replace:
         unregister_measure(name)
-    if key in _ALIASES:
-        raise MeasureError(f"{name!r} is already an alias of {_ALIASES[key][0]}: choose another name.")
+    for spelling in (name, *aliases):
+        _check_free(name, spelling)
     declared = tuple(_param(p, spec) for p, spec in (params or {}).items())
     for p in declared:
         if p.name in ("negatives", "judged_only", "cutoff", "ties"):
@@ -253,14 +250,20 @@ def register_measure(
         return out
 
     with_empty.__doc__ = (chosen.__doc__ or description or name).strip()
-    register(MeasureDef(
-        name, with_empty, description or (chosen.__doc__ or name).strip().splitlines()[0],
-        declared + (JUDGED_ONLY, NEG), cutoff=cutoff, empty=repr(float(empty)), citation=citation or "user-defined",
-        aliases=tuple(aliases), summary=summary, extra={"user": True},
-    ))
-    from pdireval.measures.tie_aware import install
-
-    install([name])  # ties=expected: the joint orderings of the tie groups, by enumeration
+    register(
+        MeasureDef(
+            name,
+            kernel=with_empty,
+            description=description or (chosen.__doc__ or name).strip().splitlines()[0],
+            params=declared + (JUDGED_ONLY, NEG),
+            cutoff=cutoff,
+            empty=repr(float(empty)),
+            citation=citation or "user-defined",
+            aliases=tuple(aliases),
+            summary=summary,
+            builtin=False,
+        )
+    )  # declares no tie method: ties=expected enumerates the joint orderings (exact)
     return name
 
 
@@ -281,10 +284,30 @@ def unregister_measure(name: str) -> None:
     MeasureError
         ``name`` is not a user-defined measure.
     """
-    key = str(name).lower()
-    definition = REGISTRY.get(key)
-    if definition is None or not definition.extra.get("user"):
-        raise MeasureError(f"{name!r} is not a user-defined measure.")
-    del REGISTRY[key]
-    for alias in definition.aliases:
-        _ALIASES.pop(alias.lower(), None)
+    unregister(name)
+
+
+def _check_free(name: str, spelling) -> None:
+    """A MeasureError when ``spelling`` (the new measure's name or an alias) already names a
+    measure: a registered name or alias, or a trec_eval spelling (``P_10``, ``map``)."""
+    if not isinstance(spelling, str) or not spelling.strip():
+        raise MeasureError(f"register_measure({name!r}): an alias must be a non-empty string, got {spelling!r}.")
+    what = "name" if spelling == name else "alias"
+    existing = REGISTRY.get(spelling.lower())
+    if existing is not None:
+        kind = "a built-in measure" if existing.builtin else "a user-defined measure (pass replace=True)"
+        if what == "name":
+            raise MeasureError(f"the measure name {name!r} is taken by {kind}: choose another name.")
+    try:
+        found = lookup(spelling)
+        if found is None:
+            found = expand(spelling)
+    except MeasureError:
+        found = None
+    if found:
+        first = found[0]
+        named = str(first.measure if hasattr(first, "measure") else first)
+        raise MeasureError(
+            f"the {what} {spelling!r} of the new measure {name} is trec_eval's spelling of "
+            f"the built-in {named}: choose another {what}."
+        )

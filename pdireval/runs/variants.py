@@ -32,7 +32,7 @@ from pdireval.core.schema import (
 )
 from pdireval.core.segments import Judgments, Segments, build_judgments, build_segments
 from pdireval.errors import PdirevalWarning, SchemaError, show_rows
-from pdireval.measures import parse_measures
+from pdireval.measures import compute, parse_measures
 
 __all__ = ["evaluate_variants"]
 
@@ -391,7 +391,7 @@ def evaluate_variants(
         o = np.lexsort((base_q_of, seg.seg_system))
         value = np.empty((n_seg, n_m), dtype=np.float64)
         for j, m in enumerate(parsed):
-            value[:, j] = m.definition.kernel(seg, m)
+            value[:, j] = compute(seg, m)
         sys_parts.append(seg.seg_system[o])
         query_parts.append(base_q_of[o])
         value_parts.append(value[o].reshape(-1))

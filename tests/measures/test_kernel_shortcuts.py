@@ -17,7 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pdireval.evaluation import prepare
-from pdireval.measures import compute, parse_measure, sakai, trec_eval_set
+from pdireval.measures import compute, parse_measure
+from pdireval.measures.sakai import kernels as sakai
+from pdireval.measures.trec_eval import kernels as trec_eval_set
 from tests.helpers import collections
 
 MEASURES = [

@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, given, settings
 
 import pdireval
 from pdireval.measures.registry import parse_measure
-from pdireval.measures.trec_names import expand
+from pdireval.measures.trec_eval.names import expand
 from tests.helpers import SHARED, collections, write_trec_files
 
 TARBALL = SHARED / "oracles" / "trec_eval-9.0.8.tar.gz"

@@ -10,7 +10,7 @@ import pytest
 import pdireval
 from pdireval.errors import MeasureError
 from pdireval.measures import parse_measure, parse_measures
-from pdireval.measures.trec_names import MEASURE_SETS, expand, families
+from pdireval.measures.trec_eval.names import MEASURE_SETS, expand, families
 
 
 @pytest.mark.parametrize(

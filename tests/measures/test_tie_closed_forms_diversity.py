@@ -1,4 +1,4 @@
-"""The closed forms of pdireval.measures.tie_closed_forms_diversity (alpha_DCG, alpha_nDCG,
+"""The closed forms of pdireval.measures.diversity.ties (alpha_DCG, alpha_nDCG,
 ERR_IA, nERR_IA, NRBP, nNRBP, P_IA, StRecall, AP_IA) and tie_closed_forms_cwl (INSQ, SDCG,
 NERR8-11, INST, BPM):
 equal to the mean over every ordering of the tied documents (brute force), on lists with
@@ -13,12 +13,11 @@ import pytest
 
 import pdireval
 from pdireval.evaluation import prepare
-from pdireval.measures import tie_closed_forms_diversity
-from pdireval.measures.registry import parse_measure
-from pdireval.measures.tie_aware import method_of
-from pdireval.measures.tie_closed_forms_cwl import KERNELS as CWL_KERNELS
-from pdireval.measures.tie_closed_forms_cwl import bpm, inst, nerr10
-from pdireval.measures.tie_closed_forms_diversity import KERNELS
+from pdireval.measures.cwl.ties import bpm, inst, nerr10
+from pdireval.measures.diversity import ties as tie_closed_forms_diversity
+from pdireval.measures.registry import REGISTRY, parse_measure
+from pdireval.measures.ties import ByCutoff, ClosedForm
+from pdireval.measures.ties import method_kind as method_of
 from tests.helpers import assert_every_ordering, expected_name
 
 DIVERSITY = [
@@ -33,6 +32,16 @@ CWL = ["INSQ", "INSQ(T=2)", "INSQ(min_rel=1,max_rel=2)", "INSQ(min_rel=-1,max_re
 PLACED = ["INST", "INST(T=2)", "INST(min_rel=1)", "INST(T=0.5,max_rel=2)", "BPM(T=1)@3",
           "BPM(T=2,max_rel=3)@4", "BPM(T=0)@2", "BPM@1"]
 NERR = ["NERR10", "NERR10(p=0.5)", "NERR11(T=2)", "NERR8@3", "NERR8@1", "NERR9@4", "NERR9(max_rel=2)@6"]
+
+
+def closed_forms_in(module: str) -> set[str]:
+    """The measures whose declared closed form of ties="expected" lives in ``module``."""
+    out = set()
+    for d in REGISTRY.values():
+        method = d.ties.with_cutoff if isinstance(d.ties, ByCutoff) else d.ties
+        if isinstance(method, ClosedForm) and method.form.__module__ == module:
+            out.add(d.name)
+    return out
 
 
 def check(run, qrels, measures, atol=1e-12):
@@ -63,8 +72,8 @@ def case(seed: int, subtopics: bool = True):
 
 
 def test_every_measure_here_is_a_closed_form():
-    assert {parse_measure(m).name for m in DIVERSITY} == set(KERNELS)
-    assert {parse_measure(m).name for m in CWL + NERR + PLACED} == set(CWL_KERNELS)
+    assert {parse_measure(m).name for m in DIVERSITY} == closed_forms_in("pdireval.measures.diversity.ties")
+    assert {parse_measure(m).name for m in CWL + NERR + PLACED} == closed_forms_in("pdireval.measures.cwl.ties")
     for text in DIVERSITY + CWL + NERR + PLACED:
         assert method_of(parse_measure(expected_name(text))) == "closed", text
 
@@ -211,7 +220,7 @@ def test_inst_and_bpm_fall_back_to_the_enumeration():
 
 
 def test_placements_past_the_limit_fall_back(monkeypatch):
-    from pdireval.measures import tie_closed_forms_cwl
+    from pdireval.measures.cwl import ties as tie_closed_forms_cwl
 
     run, qrels = sparse_case(1)
     monkeypatch.setattr(tie_closed_forms_cwl, "PLACEMENT_LIMIT", 2)

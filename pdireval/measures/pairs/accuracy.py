@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from pdireval.measures.registry import MeasureDef, Param, register
 from pdireval.measures.view import seg_sum, view_of, within_segment_rank
 
 __all__ = ["accuracy"]
@@ -39,18 +38,3 @@ def accuracy(segments, m):
     pairs = some & (n_non > 0)
     out[pairs] = 1.0 - misordered[pairs] / (n_non[pairs] * n_rel[pairs])
     return out
-
-
-def _positive(value):
-    return None if value > 0 else "a label > 0 (documents outside the qrels count as label 0)"
-
-
-register(
-    MeasureDef(
-        "Accuracy",
-        accuracy,
-        "Share of (relevant, non-relevant) retrieved pairs ranked in the right order: 1 − Σ_{relevant r} (non-relevant above r) / (N·n_rel).",
-        (Param("rel", "float", 1.0, "Minimum label counted as relevant.", check=_positive),),
-        citation="ir_measures (MacAvaney, Macdonald & Ounis 2022)",
-    )
-)

@@ -35,13 +35,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from pdireval.measures.registry import REGISTRY, MeasureDef, Param, add_params, register
-from pdireval.measures.standard import (
+from pdireval.measures.standard.kernels import (
     _R,
-    GAIN,
-    JUDGED_ONLY,
-    NEG,
-    REL,
     _max_grade,
     _relevant,
     _safe_div,
@@ -166,27 +161,3 @@ def bpref_10(segments, m):
     """bpref-10 = (1/R)·Σ_{retrieved relevant r} [1 − min(n_r, 10 + R)/min(N, 10 + R)]
     (Buckley & Voorhees 2004, with trec_eval's 2005 min(N, ·) correction); R = 0 -> 0."""
     return bpref_with_cap(segments, m, 10.0)
-
-
-BETA = Param("beta", "float", 1.0, "Persistence β of the blended ratio (β = 0 gives AP).", check=lambda b: None if b >= 0 else "β >= 0")
-VARIANT = Param("variant", "choice", "r", "r: trec_eval's bpref (min(n_r, R)/min(N, R)); 10r: bpref-10 (min(n_r, 10+R)/min(N, 10+R)).", choices=("r", "10r"))
-
-register(MeasureDef(
-    "Q", q_measure, "Q-measure: (1/R)·Σ_{relevant d at rank r} BR(r), BR(r) = (β·cg(r) + C(r)) / (β·cg*(r) + r); Q@l: ranks r <= l, divided by min(l, R).",
-    (BETA, GAIN, REL, JUDGED_ONLY, NEG), citation="Sakai 2004; Sakai & Kando 2008; Sakai 2014 (Q@l)", aliases=("q_measure", "qmeasure"),
-))
-register(MeasureDef(
-    "nERR", normalised_err, "Normalised ERR: ERR@k / ERR@k of the ideal ranking.",
-    (REGISTRY["err"].param("max_grade"), JUDGED_ONLY, NEG), citation="Sakai & Song 2011; Chapelle et al. 2009",
-))
-
-_bpref = REGISTRY["bpref"]
-if "variant" not in {p.name for p in _bpref.params}:
-    add_params("Bpref", VARIANT)
-    _plain = _bpref.kernel
-
-    def _bpref_kernel(segments, m, _plain=_plain):
-        return bpref_10(segments, m) if m.get("variant") == "10r" else _plain(segments, m)
-
-    _bpref_kernel.__doc__ = (_plain.__doc__ or "").rstrip() + "\n\nWith variant=10R: bpref-10 (see pdireval.measures.sakai.bpref_10)."
-    _bpref.kernel = _bpref_kernel

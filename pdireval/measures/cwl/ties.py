@@ -2,9 +2,9 @@
 depend on the gains; NERR8-11 on lists whose value moves with one slot only; INST and BPM by
 the placements of the positive gains (McSherry & Najork 2008; Moffat et al. 2013).
 
-:mod:`pdireval.measures.tie_aware` dispatches ``ties="expected"``; these kernels are registered
+:mod:`pdireval.measures.ties.groups` dispatches ``ties="expected"``; these kernels are registered
 in its ``TIE_AWARE`` table. Notation as there: a tie group g of a (system, query) list occupies
-the 0-based positions s..s+n−1 and its documents' cwl_eval gains (:mod:`pdireval.measures.cwl`:
+the 0-based positions s..s+n−1 and its documents' cwl_eval gains (:mod:`pdireval.measures.cwl.kernels`:
 ``(clip(max(label, 0), min_rel, max_rel) − min_rel)/(max_rel − min_rel)``, 0 when not judged)
 sum to G_g; m = min(n, max(D − s, 0)) of its slots lie inside the evaluation depth D
 (cwl_eval's N = 1000 ranks, min(k, N) for SDCG@k).
@@ -72,18 +72,28 @@ from __future__ import annotations
 
 import numpy as np
 
-from pdireval.measures.cwl import (
+from pdireval.measures.cwl.kernels import (
     CWL_DEPTH,
     _exclusive_product,
     _insq_base,
     _max_rel,
     _positive_gains,
 )
-from pdireval.measures.standard import _safe_div
-from pdireval.measures.tie_aware import tie_groups
+from pdireval.measures.standard.kernels import _safe_div
+from pdireval.measures.ties.groups import tie_groups
 from pdireval.measures.view import _segment_bounds, run_sums, seg_sum, view_of
 
-__all__ = ["KERNELS"]
+__all__ = [
+    "gain_reading",
+    "insq",
+    "sdcg",
+    "nerr8",
+    "nerr9",
+    "nerr10",
+    "nerr11",
+    "inst",
+    "bpm",
+]
 
 
 def _positive_gain_hits(segments, m, depth: int):
@@ -366,7 +376,7 @@ def _mean_over_placements(placed, value_of) -> np.ndarray:
 def inst(segments, m):
     """E[INST]: the mean of INST over every placement of each list's movable positive gains
     (one per tie group that can move), or None (the enumeration)."""
-    from pdireval.measures.cwl import inst_of_hits
+    from pdireval.measures.cwl.kernels import inst_of_hits
 
     placed = _placements(segments, m, CWL_DEPTH)
     if placed is None:
@@ -378,7 +388,7 @@ def inst(segments, m):
 def bpm(segments, m):
     """E[BPM@K]: the mean of BPM@K over every placement of each list's movable positive gains,
     or None (the enumeration)."""
-    from pdireval.measures.cwl import bpm_of_hits
+    from pdireval.measures.cwl.kernels import bpm_of_hits
 
     K = min(m.cutoff, CWL_DEPTH)
     placed = _placements(segments, m, K)
@@ -388,8 +398,11 @@ def bpm(segments, m):
     return _mean_over_placements(placed, lambda seg, rank, units, scale, n: bpm_of_hits(seg, rank, units / scale, T, K, n))
 
 
-#: measure name -> closed-form tie-aware kernel (registered in tie_aware.TIE_AWARE)
-KERNELS = {
-    "INSQ": insq, "SDCG": sdcg, "NERR8": nerr8, "NERR9": nerr9, "NERR10": nerr10, "NERR11": nerr11,
-    "INST": inst, "BPM": bpm,
-}
+def gain_reading(segments, m):
+    """Which documents the C/W/L measures cannot tell apart, for the enumeration of
+    arrangements: those of equal cwl_eval gain (labels clipped to [min_rel, max_rel])."""
+    labels = segments.hit_label
+    lo = float(m.get("min_rel"))
+    hi = _max_rel(view_of(segments, negatives="keep"), m, lo)
+    lab = np.where(np.isnan(labels), lo, np.maximum(labels, 0.0))
+    return ("cwl", lo, hi), np.clip(lab, lo, max(hi, lo))

@@ -42,7 +42,6 @@ from __future__ import annotations
 import numpy as np
 
 from pdireval.errors import MeasureError
-from pdireval.measures.registry import MeasureDef, Param, register
 from pdireval.measures.view import (
     _padded_accumulate,
     _segment_bounds,
@@ -411,31 +410,3 @@ def bpm_of_hits(seg, rank, g, T: float, K: int, n: int) -> np.ndarray:
             depth[seg[at]] = np.minimum(depth[seg[at]], rank[at])
     inside = rank <= depth[seg]
     return seg_sum(seg[inside], g[inside], n) / depth
-
-
-# --------------------------------------------------------------------------- registry
-
-
-def _positive(value):
-    return None if value > 0 else "a positive number"
-
-
-def _p_check(p):
-    return None if 0 < p < 1 else "a persistence 0 < p < 1"
-
-
-T_GOAL = Param("T", "float", 1.0, "Desired total gain T (in gain units, 1 = one fully relevant document).", check=_positive)
-T_BPM = Param("T", "float", 1.0, "Desired total gain T (the user stops once the cumulative gain reaches T).")
-MIN_REL = Param("min_rel", "float", 0.0, "Label mapped to gain 0 (lower labels are clipped to it).")
-MAX_REL = Param("max_rel", "float", None, "Label mapped to gain 1 (higher labels are clipped to it); default the largest label in the qrels. ir_measures requires it.")
-GAINS = (MIN_REL, MAX_REL)
-_CWL = "Azzopardi, Thomas & Moffat 2019 (cwl_eval)"
-
-register(MeasureDef("INSQ", insq, "C/W/L INSQ: EU = Σ_i W_i·g_i with W_i ∝ (2T/(i+2T−1))², C_i = ((i+2T−1)/(i+2T))², gain-independent.", (T_GOAL,) + GAINS, cutoff="none", citation="Moffat, Scholer & Thomas 2012; " + _CWL))
-register(MeasureDef("INST", inst, "C/W/L INST: EU = Σ_i W_i·g_i with C_i = ((a_i − 1)/a_i)², a_i = i + 2T − G_i (G_i the gain up to rank i): INSQ whose patience falls as gain T is met.", (T_GOAL,) + GAINS, cutoff="none", citation="Moffat, Bailey, Scholer & Thomas 2015; " + _CWL))
-register(MeasureDef("BPM", bpm, "Bejeweled Player Model (static): Σ_{i<=D} g_i / D, D = min(K, L, the first rank where the cumulative gain reaches T).", (T_BPM,) + GAINS, cutoff="required", citation="Zhang, Liu, Li, Zhang, Xu & Ma 2017; " + _CWL))
-register(MeasureDef("SDCG", sdcg, "Scaled DCG@k: Σ_{i<=k} g_i/log2(i+1) / Σ_{i<=k} 1/log2(i+1), DCG@k over that of k fully relevant documents.", GAINS, cutoff="required", citation="Järvelin & Kekäläinen 2002; " + _CWL))
-register(MeasureDef("NERR8", nerr8, "Not (but nearly) ERR, eq. 8: C_i = 1 − g_i for i < k, then 0; EU = Σ_i P_i·g_i / Σ_{i<=k} P_i, P_i = Π_{j<i} C_j.", GAINS, cutoff="required", citation="Azzopardi, Mackenzie & Moffat 2021; " + _CWL))
-register(MeasureDef("NERR9", nerr9, "Not (but nearly) ERR, eq. 9: gain-based stopping and 1/i discount, truncated at k.", GAINS, cutoff="required", citation="Azzopardi, Mackenzie & Moffat 2021; " + _CWL))
-register(MeasureDef("NERR10", nerr10, "Not (but nearly) ERR, eq. 10: C_i = p·(1 − g_i), P_i = p^(i−1)·Π_{j<i}(1 − g_j): gain-based stopping with RBP patience p.", (Param("p", "float", 0.9, "Persistence: probability of moving on when the document gave no gain.", check=_p_check),) + GAINS, cutoff="none", citation="Azzopardi, Mackenzie & Moffat 2021; " + _CWL))
-register(MeasureDef("NERR11", nerr11, "Not (but nearly) ERR, eq. 11: C_i = ((i+2T−1)/(i+2T))²·(1 − g_i): INSQ's continuation with ERR's stopping.", (T_GOAL,) + GAINS, cutoff="none", citation="Azzopardi, Mackenzie & Moffat 2021; " + _CWL))

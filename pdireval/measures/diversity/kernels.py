@@ -53,7 +53,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pdireval.measures.registry import MeasureDef, Param, register, register_alias
 from pdireval.measures.view import View, seg_sum, view_of, within_segment_rank
 
 __all__ = ["SubtopicJudgments", "subtopic_judgments", "greedy_ideal"]
@@ -365,36 +364,3 @@ def ap_ia(segments, m):
     pairs = _pairs(v, st, None)
     term = (pairs.seen + 1.0) / (pairs.pos + 1.0) / st.sub_count[pairs.sub]
     return _ratio(seg_sum(pairs.seg, term, v.n_seg), st.actual[v.seg_query])
-
-
-# --------------------------------------------------------------------------- registry
-
-
-def _unit(value):
-    return None if 0 <= value <= 1 else "a number in [0, 1]"
-
-
-def _open_unit(value):
-    return None if 0 < value < 1 else "a number 0 < value < 1"
-
-
-REL = Param("rel", "float", 1.0, "Minimum label for a document to count as relevant to a subtopic.")
-ALPHA = Param("alpha", "float", 0.5, "Redundancy penalty α: each earlier document on a subtopic multiplies its gain by (1 − α).", check=_unit)
-BETA = Param("beta", "float", 0.5, "Patience β of NRBP (the rank-biased decay).", check=_open_unit)
-JUDGED = Param("judged_only", "bool", False, "Drop documents absent from the qrels before computing (condensed list).")
-_NDEVAL = "ndeval (TREC Web track, Clarke)"
-
-register(MeasureDef("alpha_DCG", alpha_dcg, "alpha-DCG@k = Σ_{i<=k} Σ_j rel_ij·(1 − α)^(c_ij) / log2(1 + i), normalised by ndeval's 'ideal ideal' list.", (REL, ALPHA, JUDGED), cutoff="required", citation="Clarke, Kolla, Cormack, Vechtomova, Ashkan, Büttcher & MacKinnon 2008; " + _NDEVAL))
-register(MeasureDef("alpha_nDCG", alpha_ndcg, "alpha-nDCG@k = alpha-DCG@k / alpha-DCG@k of ndeval's greedy ideal ranking (novelty-biased DCG).", (REL, ALPHA, JUDGED), cutoff="required", citation="Clarke et al. 2008; " + _NDEVAL))
-register(MeasureDef("ERR_IA", err_ia, "Intent-aware ERR@k = Σ_j ERR_j@k / A, normalised by ndeval's 'ideal ideal' list.", (REL, JUDGED), cutoff="required", citation="Chapelle, Metzler, Zhang & Grinspan 2009; Agrawal, Gollapudi, Halverson & Ieong 2009; " + _NDEVAL))
-register(MeasureDef("nERR_IA", nerr_ia, "nERR-IA@k = ERR-IA@k / ERR-IA@k of the greedy ideal ranking.", (REL, JUDGED), cutoff="required", citation="Chapelle et al. 2009; " + _NDEVAL))
-register(MeasureDef("NRBP", nrbp, "Novelty- and rank-biased precision: (1 − (1 − α)β)/A · Σ_i s_i·β^(i−1).", (REL, ALPHA, BETA), cutoff="none", citation="Clarke, Kolla & Vechtomova 2009; " + _NDEVAL))
-register(MeasureDef("nNRBP", nnrbp, "nNRBP = NRBP / NRBP of the greedy ideal ranking.", (REL, ALPHA, BETA), cutoff="none", citation="Clarke, Kolla & Vechtomova 2009; " + _NDEVAL))
-register(MeasureDef("P_IA", p_ia, "Intent-aware precision@k = Σ_{i<=k} Σ_j rel_ij / (k·A).", (REL, JUDGED), cutoff="required", citation="Agrawal, Gollapudi, Halverson & Ieong 2009; " + _NDEVAL))
-register(MeasureDef("AP_IA", ap_ia, "Intent-aware AP (ndeval MAP-IA): (1/A)·Σ_j Σ_{i: rel_ij} (c_ij + 1)/i / R_j.", (REL, JUDGED), cutoff="none", citation="Agrawal et al. 2009; " + _NDEVAL, aliases=("MAP_IA", "MAP-IA")))
-register(MeasureDef("StRecall", st_recall, "Subtopic recall: |subtopics covered by the top k| / A (A the query's subtopics).", (REL,), cutoff="required", citation="Zhai, Cohen & Lafferty 2003; " + _NDEVAL, aliases=("strec",)))
-register_alias("alpha-nDCG", "alpha_nDCG")
-register_alias("alpha-DCG", "alpha_DCG")
-register_alias("ERR-IA", "ERR_IA")
-register_alias("nERR-IA", "nERR_IA")
-register_alias("P-IA", "P_IA")

@@ -1,7 +1,7 @@
 """Closed forms for ``ties="expected"`` of the measures that compare a ranking with pairs or
 overlaps: ir_measures' Accuracy and Compat (McSherry & Najork 2008).
 
-Same notation as :mod:`pdireval.measures.tie_aware`: a tie group g of a (system, query) list
+Same notation as :mod:`pdireval.measures.ties.groups`: a tie group g of a (system, query) list
 occupies the 0-based positions s..s+n−1 and holds r relevant documents; c relevant documents
 lie in the groups above it; m = min(n, max(k − s, 0)) of its slots are inside a cut-off k.
 Each ordering of g is equally likely and the groups are ordered independently.
@@ -23,7 +23,7 @@ Each ordering of g is equally likely and the groups are ordered independently.
   special cases), a finite sum over x.
 * **Compat** (Clarke, Vtyurina & Smucker 2021; ir_measures' ``Compat``): RBO between the run
   and the ideal ranking most compatible with it, Σ_d F(max(r_d, q_d)) / norm (see
-  :mod:`pdireval.measures.compat`), d over the retrieved relevant documents, r_d its run
+  :mod:`pdireval.measures.pairs.compat`), d over the retrieved relevant documents, r_d its run
   position, q_d its ideal position and F(x) = Σ_{x<=i<D} p^i/(i + 1). The normaliser does not
   depend on the order, and q_d = h_d + c_d + J_d: h_d the query's relevant documents with a
   higher label, c_d the retrieved ones with d's label in the groups above d's, J_d those of
@@ -50,10 +50,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from pdireval.measures.tie_aware import _earlier, _group_sum, _inside, _log_comb, tie_groups
+from pdireval.measures.ties.groups import earlier_sum, group_sum, log_comb, slots_inside, tie_groups
 from pdireval.measures.view import _segment_bounds, seg_sum, view_of
 
-__all__ = ["KERNELS"]
+__all__ = [
+    "accuracy",
+    "compat",
+]
 
 
 def _accuracy_value(n_rel, n_non, misordered):
@@ -71,10 +74,10 @@ def accuracy(segments, m):
     v = view_of(segments, negatives="keep")
     k = m.cutoff
     groups = tie_groups(v)
-    r = _group_sum(groups, (v.hit_label >= m.get("rel")).astype(np.float64))
-    c = _earlier(groups, r)
+    r = group_sum(groups, (v.hit_label >= m.get("rel")).astype(np.float64))
+    c = earlier_sum(groups, r)
     s, n = groups.start.astype(np.float64), groups.size.astype(np.float64)
-    inside = _inside(groups, k)
+    inside = slots_inside(groups, k)
     whole = (inside == groups.size) & (r > 0)
     n_rel = seg_sum(groups.seg[whole], r[whole], v.n_seg)
     pairs = r * (s - c + (n - r) / 2.0)
@@ -93,7 +96,7 @@ def accuracy(segments, m):
     owner = np.repeat(np.arange(len(straddle)), count)
     x = (lo[owner] + np.arange(len(owner)) - np.repeat(np.cumsum(count) - count, count)).astype(np.float64)
     rr, nn, m_in, cc = rs[owner], ns[owner], mm[owner], cs[owner]
-    prob = np.exp(_log_comb(rr, x) + _log_comb(nn - rr, m_in - x) - _log_comb(nn, m_in))
+    prob = np.exp(log_comb(rr, x) + log_comb(nn - rr, m_in - x) - log_comb(nn, m_in))
     rel_x = cc + x
     mis_x = misordered[seg][owner] + x * (ss[owner] - cc) + x * (m_in - x) / 2.0
     value = _accuracy_value(rel_x, depth[seg][owner] - rel_x, mis_x)
@@ -105,7 +108,7 @@ def compat(segments, m):
     """E[Compat(p, normalize)] (Clarke, Vtyurina & Smucker 2021; see the module docstring):
     Σ over the (group, label) units of a·E[F(max(s + T, q₀ + J))], in closed form for a = 1,
     a finite sum over (t, j) for a >= 2."""
-    from pdireval.measures.compat import (
+    from pdireval.measures.pairs.compat import (
         _higher_labelled,
         _ideal_weights,
         _same_level_above,
@@ -160,11 +163,7 @@ def _mean_g_several(G, s, n, a, q0):
     j = lo[row] + np.arange(len(row)) - np.repeat(np.cumsum(count) - count, count)
     tt, nr, ar = t[row].astype(np.float64), nn[row].astype(np.float64), aa[row].astype(np.float64)
     jf = j.astype(np.float64)
-    prob = np.exp(_log_comb(tt, jf) + _log_comb(nr - 1.0 - tt, ar - 1.0 - jf) - _log_comb(nr - 1.0, ar - 1.0))
+    prob = np.exp(log_comb(tt, jf) + log_comb(nr - 1.0 - tt, ar - 1.0 - jf) - log_comb(nr - 1.0, ar - 1.0))
     unit = owner[row]
     x = np.maximum(s[unit] + t[row], q0[unit] + j)
     return np.bincount(unit, weights=prob * G[x], minlength=len(s)) / n
-
-
-#: measure name -> closed-form tie-aware kernel (merged into tie_aware.TIE_AWARE)
-KERNELS = {"Accuracy": accuracy, "Compat": compat}

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from pdireval.measures.registry import MeasureDef, Param, register
 from pdireval.measures.view import (
     _segment_bounds,
     level_codes,
@@ -133,22 +132,3 @@ def normalised(score, p, normalize, R, depth, power, G):
         return np.divide(score, best, out=out, where=best > 0)
     norm = (1.0 - np.power(p, depth)) / (1.0 - p)
     return np.divide(score, norm, out=out, where=depth > 0)
-
-
-def _p_check(p):
-    return None if 0 < p < 1 else "a persistence 0 < p < 1"
-
-
-register(
-    MeasureDef(
-        "Compat",
-        compat,
-        "Compatibility: RBO = Σ_{i<=D} p^(i−1)·|A_i ∩ I_i|/i / Σ_{i<=D} p^(i−1) between the run and the ideal ranking most compatible with it (A_i, I_i their top i); normalize divides by the ideal's own RBO.",
-        (
-            Param("p", "float", 0.95, "RBO persistence.", check=_p_check),
-            Param("normalize", "bool", True, "Divide by the RBO of the ideal ranking with itself (a perfect run scores 1)."),
-        ),
-        cutoff="none",
-        citation="Clarke, Vtyurina & Smucker 2021 (RBO: Webber, Moffat & Zobel 2010)",
-    )
-)

@@ -11,17 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from pdireval.errors import MeasureError
-from pdireval.measures.registry import (
-    MeasureDef,
-    Param,
-    register,
-    register_alias,
-    register_alias_pattern,
-)
 from pdireval.measures.view import (
-    DISCOUNTS,
-    GAINS,
-    NEGATIVES,
     View,
     discount_weights,
     gain_values,
@@ -32,17 +22,6 @@ from pdireval.measures.view import (
     within_segment_cumsum,
     within_segment_rank,
 )
-
-# --------------------------------------------------------------------------- parameters
-
-REL = Param("rel", "float", 1.0, "Minimum label counted as relevant (trec_eval -l).")
-GAIN = Param("gain", "gain", "linear", "Gain of a label: linear (= label), exp (2^label - 1), or a mapping {label: gain}.", choices=GAINS)
-DISCOUNT = Param("discount", "discount", "log2", "Weight of rank i: log2 = 1/log2(i+1), zipf = 1/i, linear = (k+1-i)/k, jk = 1/max(1, log2 i), or a vector of weights.", choices=DISCOUNTS)
-JUDGED_ONLY = Param("judged_only", "bool", False, "Condensed list (Sakai 2007): drop unjudged documents before computing; normalisers unchanged.")
-NEG = Param("negatives", "choice", "unjudged", "Reading of negative labels: unjudged (trec_eval: pooled but unjudged), nonrel (judged non-relevant, label 0), keep (a genuine negative gain).", choices=NEGATIVES)
-
-BINARY = (REL, JUDGED_ONLY, NEG)
-GRADED = (GAIN, DISCOUNT, JUDGED_ONLY, NEG)
 
 
 def _view(segments, m) -> View:
@@ -189,8 +168,11 @@ def bpref(segments, m):
     n_r = judged non-relevant documents ranked above r (unjudged skipped), N = judged
     non-relevant documents of the query; the term is 1 when n_r = 0; R = 0 -> 0. trec_eval
     ``bpref`` (the 2005 correction).
+
+    With variant=10R: bpref-10, (1/R)·Σ_{retrieved relevant r} [1 − min(n_r, 10 + R)/min(N, 10 + R)]
+    (Buckley & Voorhees 2004, with trec_eval's 2005 min(N, ·) correction).
     """
-    return bpref_with_cap(segments, m, 0.0)
+    return bpref_with_cap(segments, m, 10.0 if m.get("variant", "r") == "10r" else 0.0)
 
 
 def bpref_with_cap(segments, m, offset: float):
@@ -288,10 +270,10 @@ def ndcg(segments, m):
     ir_measures' ``nDCG(gains=...)`` keeps an unlisted label as its own gain, so the two
     agree only when the mapping lists every label (tested so). ``gains=`` gives trec_eval's
     and ir_measures' reading (unlisted labels keep their label as gain; see
-    :func:`pdireval.measures.trec_eval_set.trec_ndcg`).
+    :func:`pdireval.measures.trec_eval.kernels.trec_ndcg`).
     """
     if m.get("gains", None) is not None:  # trec_eval's gain levels (declared by trec_eval_set)
-        from pdireval.measures.trec_eval_set import trec_ndcg
+        from pdireval.measures.trec_eval.kernels import trec_ndcg
 
         if m.get("gain") != "linear" or m.get("discount") != "log2":
             raise MeasureError(
@@ -426,63 +408,3 @@ def graded_ap(segments, m):
         inner += probs[c - 1] * at_least * count
     num = seg_sum(seg, inner / (pos + 1.0), v.n_seg)
     return _safe_div(num, den[v.seg_query])
-
-
-# --------------------------------------------------------------------------- registry
-
-def _p_check(p):
-    return None if 0 < p < 1 else "a persistence 0 < p < 1"
-
-
-def _probs_check(value):
-    if value is None:
-        return None
-    arr = np.asarray(value, dtype=float)
-    if np.any(arr < 0) or abs(arr.sum() - 1) > 1e-9:
-        return "non-negative probabilities summing to 1"
-    return None
-
-
-P_PARAM = Param("p", "float", 0.8, "Persistence: probability of moving on to the next rank.", check=_p_check)
-
-_TREC = "trec_eval (Buckley, NIST)"
-
-register(MeasureDef("P", precision, "Precision at k: |relevant in the top k| / k.", BINARY, cutoff="required", citation=_TREC, trec_eval="P_k", aliases=("precision",)))
-register(MeasureDef("R", recall, "Recall: |relevant in the top k| / R (R = 0 -> 0).", BINARY, citation=_TREC, trec_eval="recall_k", aliases=("recall",)))
-register(MeasureDef("AP", average_precision, "Average precision: (1/R)·Σ_{relevant d at rank i <= k} Prec(i); @k = trec_eval map_cut_k (divides by R).", BINARY, citation="Harman 1993; " + _TREC, trec_eval="map, map_cut_k", aliases=("map",)))
-register(MeasureDef("SP", sum_precision, "Sum of precision at relevant ranks: Σ_{relevant d at rank i <= k} Prec(i) (un-normalised AP).", BINARY, citation="Karmaker & Feng 2022, eq. 3"))
-register(MeasureDef("RR", reciprocal_rank, "Reciprocal rank: 1 / rank of the first relevant document (0 if none in the top k).", BINARY, citation=_TREC, trec_eval="recip_rank", aliases=("mrr", "recip_rank")))
-register(MeasureDef("Rprec", r_precision, "R-precision: |relevant in the top R| / R.", BINARY, cutoff="none", citation=_TREC, trec_eval="Rprec", aliases=("r-prec", "rprecision")))
-register(MeasureDef("Success", success, "Success@k = 1 if |relevant in the top k| > 0, else 0.", BINARY, cutoff="required", citation=_TREC, trec_eval="success_k"))
-register(MeasureDef("F", f_measure, "F-measure: (1 + β²)·P·R / (β²·P + R), P = |relevant in the top k| / k, R = |relevant in the top k| / R.", (Param("beta", "float", 1.0, "Weight of recall: beta = 1 is F1, the harmonic mean.", check=lambda b: None if b > 0 else "a number > 0"),) + BINARY, citation="van Rijsbergen 1979; ranx f1 (Bassani 2022)", aliases=("f1",)))
-register(MeasureDef("NumRet", num_ret, "Number of documents retrieved: min(L, k).", (JUDGED_ONLY, NEG), empty="0", citation=_TREC, trec_eval="num_ret", aliases=("num_ret",), summary="sum"))
-register(MeasureDef("NumRel", num_rel, "R = |judged documents with label >= rel|.", (REL, NEG), cutoff="none", empty="R", citation=_TREC, trec_eval="num_rel", aliases=("num_rel",), summary="sum"))
-register(MeasureDef("NumRelRet", num_rel_ret, "Number of relevant documents retrieved: |relevant in the top k|.", BINARY, citation=_TREC, trec_eval="num_rel_ret", aliases=("num_rel_ret",), summary="sum"))
-register(MeasureDef("Judged", judged, "Fraction of the top k that is judged: |judged in the top k| / min(L, k).", (NEG,), citation="ir_measures (MacAvaney et al. 2022)"))
-register(MeasureDef("Bpref", bpref, "Binary preference: (1/R)·Σ_{relevant retrieved r} [1 − min(n_r, R)/min(N, R)], n_r judged non-relevant above r (2005 trec_eval form).", BINARY, citation="Buckley & Voorhees 2004; " + _TREC, trec_eval="bpref", aliases=("bpref",)))
-register(MeasureDef("infAP", inferred_ap, "Inferred AP: (1/R)·Σ_{relevant d at rank j+1} [1/(j+1) + j/(j+1)·(pooled above/j)·(r+ε)/(r+nn+2ε)] (trec_eval form).", (REL, NEG), cutoff="none", citation="Yilmaz & Aslam 2006; " + _TREC, trec_eval="infAP", aliases=("infap",)))
-register(MeasureDef("DCG", dcg, "Discounted cumulative gain: Σ_{i<=k} gain(label_i)·w_i.", GRADED, citation="Järvelin & Kekäläinen 2002"))
-register(MeasureDef("nDCG", ndcg, "Normalised DCG: DCG@k / IDCG@k, ideal = judged pool sorted by gain.", GRADED, citation="Järvelin & Kekäläinen 2002; " + _TREC, trec_eval="ndcg, ndcg_cut_k", aliases=("ndcg",)))
-register(MeasureDef("ERR", err, "Expected reciprocal rank: Σ_i (1/i)·R_i·Π_{j<i}(1 − R_j), R = (2^g − 1)/2^g_max.", (Param("max_grade", "float", 4.0, "g_max in R = (2^g - 1)/2^g_max: a number (default 4, gdeval and ir_measures), or qrels (the largest label in the qrels).", choices=("qrels",)), JUDGED_ONLY, NEG), citation="Chapelle, Metzler, Zhang & Grinspan 2009"))
-register(MeasureDef("RBP", rbp, "Rank-biased precision: (1 − p)·Σ_i rel_i·p^(i−1).", (P_PARAM,) + BINARY, citation="Moffat & Zobel 2008"))
-register(MeasureDef("RBPResidual", rbp_residual, "Residual of RBP: 1 − (1 − p)·Σ_{judged i} p^(i−1), the weight of unjudged and unretrieved ranks.", (P_PARAM, JUDGED_ONLY, NEG), empty="1", citation="Moffat & Zobel 2008"))
-register(MeasureDef("GAP", graded_ap, "Graded AP: Σ_{relevant n} (1/n)·Σ_{m<=n relevant} G(min(i_m, i_n)) / Σ_{judged d} G(grade d).", (Param("probs", "vector", None, "Threshold probabilities g_1..g_C over relevant grades (sum 1); default uniform.", check=_probs_check), JUDGED_ONLY, NEG), citation="Robertson, Kanoulas & Yilmaz 2010"))
-
-# trec_eval spellings
-register_alias("ndcg_cut", "nDCG")
-register_alias_pattern(r"P_(\d+)", "P")
-register_alias_pattern(r"recall_(\d+)", "R")
-register_alias_pattern(r"map_cut_(\d+)", "AP")
-register_alias_pattern(r"ndcg_cut_(\d+)", "nDCG")
-register_alias_pattern(r"success_(\d+)", "Success")
-register_alias_pattern(r"ERR_(\d+)", "ERR")
-register_alias_pattern(r"err_cut_(\d+)", "ERR")
-register_alias("mrr", "RR")
-# ranx's names (ranx.metrics): hits@k, hit_rate@k, r-precision, ndcg_burges@k, dcg_burges@k
-register_alias("hits", "NumRelRet")
-register_alias("hit_rate", "Success")
-register_alias("r-precision", "Rprec")
-register_alias("ndcg_burges", "nDCG", {"gain": "exp"})
-register_alias("dcg_burges", "DCG", {"gain": "exp"})
-register_alias("bpref", "Bpref")
-register_alias("rbp_residual", "RBPResidual")

@@ -2,11 +2,11 @@
 alpha_DCG, alpha_nDCG, ERR_IA, nERR_IA, NRBP, nNRBP, P_IA, AP_IA and StRecall (McSherry &
 Najork 2008).
 
-:mod:`pdireval.measures.tie_aware` dispatches ``ties="expected"``; these kernels are registered
+:mod:`pdireval.measures.ties.groups` dispatches ``ties="expected"``; these kernels are registered
 in its ``TIE_AWARE`` table. Every one of these measures is a sum over subtopics j (then a
 normaliser that no ordering changes: A, R_j, k, the greedy ideal) of a sum over the documents
 relevant to j, so its expectation is a sum over *units* u = (tie group g, subtopic j). Notation
-(:mod:`pdireval.measures.diversity`; 0-based positions): g occupies the slots s..s+n−1 of its
+(:mod:`pdireval.measures.diversity.kernels`; 0-based positions): g occupies the slots s..s+n−1 of its
 list, m = min(n, max(k − s, 0)) of them inside the cut-off k (m = n without one); a of its
 documents are relevant to j, and C documents relevant to j lie in the groups above g. In a
 uniformly random ordering of g the a documents relevant to j take a uniformly random a-subset
@@ -29,7 +29,7 @@ P(H_t = i) = C(a−1, i)·C(n−a, t−i)/C(n−1, t).
   E[covered_j] = 1 − Π_u C(n − a, m)/C(n, m) (0 when m > n − a).
 * **AP_IA** (Agrawal et al. 2009, ndeval's MAP-IA): (1/A)·Σ_j SP_j/R_j, SP_j =
   Σ_{i: rel_ij}(c_ij + 1)/(p_i + 1), AP's sum with relevance to j; as for AP
-  (:mod:`pdireval.measures.tie_aware`), E[H_t] = (a − 1)·t/(n − 1), so
+  (:mod:`pdireval.measures.ties.groups`), E[H_t] = (a − 1)·t/(n − 1), so
   E_u = (a/n)·Σ_{t<n} (C + 1 + (a − 1)·t/(n − 1))/(s + t + 1), in harmonic numbers.
 
 The binomial coefficients are read off one table of log-factorials (lgamma), so a probability
@@ -56,11 +56,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pdireval.measures import diversity
-from pdireval.measures.tie_aware import _harmonic_sum, tie_groups
+from pdireval.measures.diversity import kernels as diversity
+from pdireval.measures.ties.groups import harmonic_sums, tie_groups
 from pdireval.measures.view import View, seg_sum, view_of
 
-__all__ = ["KERNELS"]
+__all__ = [
+    "alpha_dcg",
+    "alpha_ndcg",
+    "err_ia",
+    "nerr_ia",
+    "nrbp",
+    "nnrbp",
+    "p_ia",
+    "st_recall",
+    "ap_ia",
+]
 
 #: (unit, slot, i) terms expanded at once for the units with a >= 2 (memory bound)
 _CHUNK_TERMS = 1 << 22
@@ -246,17 +256,13 @@ def ap_ia(segments, m):
     st = diversity.subtopic_judgments(segments, m.get("rel"))
     u = _units(v, st, None)
     a, n = u.count.astype(np.float64), u.size
-    inv, lin = _harmonic_sum(u.start, n, n)
+    inv, lin = harmonic_sums(u.start, n, n)
     slope = np.where(n > 1, (a - 1.0) / np.maximum(n - 1.0, 1.0), 0.0)
     term = (a / n) * ((u.above + 1.0) * inv + slope * lin) / st.sub_count[u.sub]
     return diversity._ratio(seg_sum(u.seg, term, v.n_seg), st.actual[v.seg_query])
 
 
-#: measure name -> closed-form tie-aware kernel (registered in tie_aware.TIE_AWARE)
-KERNELS = {
-    "alpha_DCG": _discounted(diversity._log_discount, "ideal_ideal"),
-    "alpha_nDCG": _discounted(diversity._log_discount, "ideal"),
-    "ERR_IA": _discounted(diversity._rr_discount, "ideal_ideal"),
-    "nERR_IA": _discounted(diversity._rr_discount, "ideal"),
-    "NRBP": nrbp, "nNRBP": nnrbp, "P_IA": p_ia, "StRecall": st_recall, "AP_IA": ap_ia,
-}
+alpha_dcg = _discounted(diversity._log_discount, "ideal_ideal")
+alpha_ndcg = _discounted(diversity._log_discount, "ideal")
+err_ia = _discounted(diversity._rr_discount, "ideal_ideal")
+nerr_ia = _discounted(diversity._rr_discount, "ideal")

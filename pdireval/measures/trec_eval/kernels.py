@@ -29,19 +29,8 @@ from functools import cached_property
 
 import numpy as np
 
-from pdireval.measures.registry import (
-    MeasureDef,
-    Param,
-    add_params,
-    register,
-    register_alias_pattern,
-)
-from pdireval.measures.standard import (
+from pdireval.measures.standard.kernels import (
     _R,
-    BINARY,
-    JUDGED_ONLY,
-    NEG,
-    REL,
     _relevant,
     _safe_div,
     _view,
@@ -77,7 +66,6 @@ __all__ = [
     "num_nonrel_judged_ret",
     "bin_g",
     "trec_ndcg",
-    "GAINS",
     "ndcg_rel",
     "r_ndcg",
     "g_measure",
@@ -86,7 +74,6 @@ __all__ = [
 #: trec_eval's floor for the geometric-mean measures (``MIN_GEO_MEAN`` in trec_eval.h)
 MIN_GEO_MEAN = 1e-5
 
-_TREC = "trec_eval 9.0.8 (Buckley, NIST)"
 
 
 # --------------------------------------------------------------------------- shared pieces
@@ -813,54 +800,3 @@ def g_measure(segments, m):
         ideal_sum = ideal.at(gain_cum, v.seg_query, np.full(v.n_seg, np.iinfo(np.int64).max))
     total = seg_sum(seg, g / np.log2(2.0 + cost - sum_results), v.n_seg)
     return _safe_div(total, ideal_sum)
-
-
-# --------------------------------------------------------------------------- registry
-
-
-def _levels_check(value):
-    if len(value) == 0 or any(not 0 <= x <= 1 for x in value):
-        return "a non-empty vector of recall levels in [0, 1]"
-    return None
-
-
-def _beta_check(value):
-    return None if value >= 0 else "beta >= 0"
-
-
-LEVELS = Param("levels", "vector", (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0), "Recall levels averaged over (trec_eval's 11pt_avg parameters).", check=_levels_check)
-GAINS = Param("gains", "gain", None, "trec_eval gain levels {label: gain}; labels not listed keep their label as gain (trec_eval -m G.1=3.5,2=9).")
-BETA = Param("beta", "float", 1.0, "Weight of precision in (β+1)PR/(βP+R) (trec_eval set_F's parameter).", check=_beta_check)
-TREC_GRADED = (GAINS, REL, JUDGED_ONLY, NEG)
-
-register(MeasureDef("IPrec", iprec_at_recall, "Interpolated precision at recall level x (the cut-off, 0 <= x <= 1): max Prec(i) over ranks i at or below the ⌊x·R+0.9⌋-th relevant document.", BINARY, cutoff="real", citation=_TREC, trec_eval="iprec_at_recall_x", aliases=("iprec_at_recall",)))
-register(MeasureDef("11pt_avg", eleven_point_average, "Mean interpolated precision over recall levels: (1/|levels|)·Σ_x IPrec@x.", (LEVELS,) + BINARY, cutoff="none", citation="Salton & McGill 1983; " + _TREC, trec_eval="11pt_avg", aliases=("11-pt_avg", "iprec11")))
-register(MeasureDef("Rprec_mult", rprec_mult, "Precision at c = ⌊x·R+0.9⌋ documents, x the cut-off (a multiple of R): |relevant in top c| / c.", BINARY, cutoff="real", citation=_TREC, trec_eval="Rprec_mult_x"))
-register(MeasureDef("relative_P", relative_precision, "Relative precision at k: |relevant in top k| / min(k, R).", BINARY, cutoff="required", citation=_TREC, trec_eval="relative_P_k", aliases=("relP", "relative_precision")))
-RELATIVE = Param("relative", "bool", False, "Divide by min(retrieved, R), the best possible set precision (ir_measures' SetP(relative=True) = SetRelP).")
-register(MeasureDef("SetP", set_precision, "Set precision: relevant retrieved / retrieved.", (RELATIVE,) + BINARY, cutoff="none", citation=_TREC, trec_eval="set_P", aliases=("set_p",)))
-register(MeasureDef("SetR", set_recall, "Set recall: relevant retrieved / R.", BINARY, cutoff="none", citation=_TREC, trec_eval="set_recall", aliases=("set_recall",)))
-register(MeasureDef("SetF", set_f, "Set F: (β+1)·P·R / (β·P + R) of SetP and SetR.", (BETA,) + BINARY, cutoff="none", citation="van Rijsbergen 1979; " + _TREC, trec_eval="set_F", aliases=("set_f",)))
-register(MeasureDef("SetAP", set_ap, "Set AP: relevant retrieved² / (retrieved · R).", BINARY, cutoff="none", citation=_TREC, trec_eval="set_map", aliases=("set_map",)))
-register(MeasureDef("SetRelP", set_relative_precision, "Set relative precision: relevant retrieved / min(retrieved, R).", BINARY, cutoff="none", citation=_TREC, trec_eval="set_relative_P", aliases=("set_relative_p",)))
-register(MeasureDef(
-    "utility", utility, "Linear set utility = a·RR + b·(L−RR) + c·(R−RR) + d·(N+RR−L−R) (RR relevant retrieved, L retrieved, N num_docs).",
-    (Param("a", "float", 1.0, "Gain per relevant retrieved document."), Param("b", "float", -1.0, "Gain per non-relevant retrieved document."),
-     Param("c", "float", 0.0, "Gain per relevant document not retrieved."), Param("d", "float", 0.0, "Gain per non-relevant document not retrieved."),
-     Param("num_docs", "float", 0.0, "Number of documents in the collection (trec_eval -N).")) + BINARY,
-    cutoff="none", citation="Lewis 1995; " + _TREC, trec_eval="utility",
-))
-register(MeasureDef("gm_map", gm_map, "Per query ln(max(AP, 1e-5)); summary exp(mean): the geometric mean of AP.", BINARY, cutoff="none", empty="ln(1e-5)", citation="Robertson 2006; " + _TREC, trec_eval="gm_map", aliases=("gmap",), summary="gm"))
-register(MeasureDef("gm_bpref", gm_bpref, "Per query ln(max(bpref, 1e-5)); summary exp(mean): the geometric mean of bpref.", BINARY, cutoff="none", empty="ln(1e-5)", citation="Buckley & Voorhees 2004; " + _TREC, trec_eval="gm_bpref", summary="gm"))
-register(MeasureDef("NumQ", num_q, "NumQ = 1 per evaluated query; summary: the sum (the number of queries).", (), cutoff="none", empty="1", citation=_TREC, trec_eval="num_q", aliases=("num_q",), summary="sum"))
-register(MeasureDef("NumNonRelJudgedRet", num_nonrel_judged_ret, "Judged non-relevant documents retrieved: |retrieved d with a label < rel|.", BINARY, cutoff="none", citation=_TREC, trec_eval="num_nonrel_judged_ret", aliases=("num_nonrel_judged_ret",), summary="sum"))
-register(MeasureDef("binG", bin_g, "Binary G: (1/R)·Σ_{relevant retrieved d} 1/log2(2 + non-relevant documents above d).", BINARY, cutoff="none", citation=_TREC, trec_eval="binG"))
-register(MeasureDef("G", g_measure, "trec_eval's normalised gain: Σ gain_i / log2(2 + C_i − S_i) / Σ ideal gains.", TREC_GRADED, cutoff="none", citation=_TREC, trec_eval="G"))
-register(MeasureDef("ndcg_rel", ndcg_rel, "nDCG averaged over the n⁺ positive-gain documents: (1/n⁺)·[Σ_{retrieved d} DCG@r_d/IDCG@r_d + (unretrieved)·DCG/IDCG].", TREC_GRADED, cutoff="none", citation="Järvelin & Kekäläinen 2002; " + _TREC, trec_eval="ndcg_rel"))
-register(MeasureDef("Rndcg", r_ndcg, "nDCG averaged at the R-levels b (depths where the ideal gain changes, and the list end): mean_b DCG@b/IDCG@b.", TREC_GRADED, cutoff="none", citation="Järvelin & Kekäläinen 2002; " + _TREC, trec_eval="Rndcg"))
-register(MeasureDef("ndcg_p", ndcg_p, "nDCG with trec_eval gain levels and the base-2 discount of Järvelin & Kekäläinen: Σ gain_i / max(1, log2 i) / the same over the ideal ranking; 0 unless a relevant document is retrieved.", TREC_GRADED, cutoff="none", citation="Järvelin & Kekäläinen 2002; trec_eval 9.0.8 m_ndcg_p.c (Buckley, NIST; Soboroff)", trec_eval="ndcg_p"))
-add_params("nDCG", GAINS)  # nDCG(gains={...}): trec_eval's ndcg with gain parameters (see trec_ndcg)
-
-register_alias_pattern(r"iprec_at_recall_([0-9]*\.?[0-9]+)", "IPrec")
-register_alias_pattern(r"Rprec_mult_([0-9]*\.?[0-9]+)", "Rprec_mult")
-register_alias_pattern(r"relative_P_(\d+)", "relative_P")

@@ -1,0 +1,1 @@
+"""Sakai's measures (Q, nERR): kernels (:mod:`.kernels`) and declarations (:mod:`.definitions`)."""
