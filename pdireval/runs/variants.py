@@ -32,7 +32,8 @@ from pdireval.core.schema import (
 )
 from pdireval.core.segments import Judgments, Segments, build_judgments, build_segments
 from pdireval.errors import PdirevalWarning, SchemaError, show_rows
-from pdireval.measures import compute, parse_measures
+from pdireval.measures import parse_measures
+from pdireval.measures.compute import compute
 
 __all__ = ["evaluate_variants"]
 
