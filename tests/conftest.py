@@ -1,10 +1,31 @@
-"""Shared fixtures (helpers live in tests/helpers.py)."""
+"""Shared fixtures (helpers live in tests/helpers.py).
+
+Expensive things are built once per session here, not once per module: the Robust 2003
+collection, the trec_eval binaries and a warm ranx (whose numba kernels take tens of seconds to
+compile or load on first use). A test that takes one of them (directly or through another
+fixture) is marked ``slow`` automatically (:func:`pytest_collection_modifyitems`): it runs in
+CI's second step (``python -m pytest -m slow``), not in the default run.
+"""
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
 
-from tests.helpers import shared_path
+from tests.helpers import build_trec_eval, shared_path
+
+#: Session fixtures whose tests are slow by nature: real data, an oracle binary built from C,
+#: ranx's numba JIT.
+SLOW_FIXTURES = frozenset({"robust03", "te9", "te10", "ranx"})
+
+
+@pytest.hookimpl(tryfirst=True)  # before the -m selection reads the marks
+def pytest_collection_modifyitems(config, items):
+    """Mark ``slow`` every test that uses a fixture of :data:`SLOW_FIXTURES`."""
+    for item in items:
+        if SLOW_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(scope="session")
@@ -15,3 +36,55 @@ def robust03():
     runs = shared_path("robust03", "runs")
     qrels = shared_path("robust03", "qrels.txt")
     return pdireval.read_run(runs), pdireval.read_qrels(qrels)
+
+
+@pytest.fixture(scope="session")
+def te9(tmp_path_factory):
+    """Path of the trec_eval 9.0.8 binary (built once per session)."""
+    return build_trec_eval("9.0.8", tmp_path_factory.mktemp("trec_eval-9.0.8") / "te")
+
+
+@pytest.fixture(scope="session")
+def te10(tmp_path_factory):
+    """Path of the trec_eval 10.0 binary (built once per session)."""
+    return build_trec_eval("10.0", tmp_path_factory.mktemp("trec_eval-10.0") / "te")
+
+
+@pytest.fixture(scope="session")
+def ranx():
+    """The ranx module, warmed once per session: its numba kernels (Run/Qrels construction,
+    every measure and fusion path the tests use) compile or load here, with the numba warnings
+    they raise while compiling silenced here only, so tests see ranx's results and nothing of
+    its JIT. Tests that take this fixture are marked ``slow``."""
+    ranx = pytest.importorskip("ranx")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        qrels = ranx.Qrels({"1": {"a": 1, "b": 2}, "2": {"c": 1}})
+        runs = [
+            ranx.Run({"1": {"a": 0.5, "b": 0.4, "x": 0.3}, "2": {"c": 0.1, "y": 0.9}}, name="r1"),
+            ranx.Run({"1": {"b": 0.7, "a": 0.2}, "2": {"y": 0.3, "c": 0.2}}, name="r2"),
+        ]
+        metrics = [
+            "ndcg@10",
+            "ndcg_burges@10",
+            "dcg@10",
+            "dcg_burges@10",
+            "map",
+            "map@10",
+            "mrr",
+            "mrr@10",
+            "precision@10",
+            "recall@10",
+            "recall",
+            "r-precision",
+            "bpref",
+            "hit_rate@10",
+            "hits@10",
+            "f1@10",
+            "rbp.8",
+        ]
+        for metric in metrics:
+            ranx.evaluate(qrels, runs[0], metric, return_mean=False, make_comparable=True)
+        ranx.fuse(runs, norm="min-max", method="wsum", params={"weights": [0.5, 0.5]})
+        ranx.fuse(runs, norm=None, method="rrf", params={"k": 60})
+    return ranx

@@ -2,7 +2,8 @@
 
 * Real data: :func:`shared_path` (skips with a reason when the ``../shared`` data folder is
   absent).
-* Oracles: pytrec_eval-terrier as trec_eval (:func:`pytrec_scores`, :func:`assert_same_scores`);
+* Oracles: the trec_eval binaries (:func:`build_trec_eval`, behind the session fixtures ``te9``
+  and ``te10`` of ``conftest.py``); pytrec_eval-terrier as trec_eval (:func:`pytrec_scores`, :func:`assert_same_scores`);
   the direct plug-in mutual information over enumerated ordered document pairs for RIC
   (:func:`direct_ric`, :func:`direct_joint_ric`).
 * Data: hypothesis strategies of TREC-like collections (:func:`collections`); scores frames from
@@ -14,6 +15,7 @@ Fixtures live in ``conftest.py``; a test module never imports another test modul
 from __future__ import annotations
 
 import math
+import subprocess
 from collections import Counter
 from itertools import permutations
 from pathlib import Path
@@ -34,6 +36,26 @@ def shared_path(*parts: str) -> Path:
     if not path.exists():
         pytest.skip(f"{path} is absent: the real-data tests need the project's ../shared folder")
     return path
+
+
+def build_trec_eval(version: str, dest: Path) -> str:
+    """Path of the trec_eval ``version`` binary built into ``dest`` by
+    ``../shared/oracles/build-trec-eval`` (a C compiler and make, a few seconds); skips the test
+    with the reason when that is impossible. Tests use the session fixtures ``te9`` / ``te10``
+    (``conftest.py``), so each binary is built once per run."""
+    script = SHARED / "oracles" / "build-trec-eval"
+    if not script.exists():
+        pytest.skip(f"{script} is absent: the trec_eval oracle tests need ../shared")
+    command = [str(script), version, str(dest)]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        pytest.skip(f"cannot build trec_eval {version}: {exc}")
+    binary = Path(done.stdout.strip().splitlines()[-1]) if done.stdout.strip() else None
+    if done.returncode != 0 or binary is None or not binary.exists():
+        reason = done.stderr.strip()[:300]
+        pytest.skip(f"cannot build trec_eval {version} (needs cc and make): {reason}")
+    return str(binary)
 
 
 # ------------------------------------------------------------- trec_eval (pytrec_eval) oracle

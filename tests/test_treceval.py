@@ -23,33 +23,7 @@ import pdireval
 from pdireval.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
-ORACLES = ROOT.parent / "shared" / "oracles"
 DATA = ROOT.parent / "shared" / "data"
-
-
-def _build(version: str, tmp_path_factory) -> str:
-    script = ORACLES / "build-trec-eval"
-    if not script.exists():
-        pytest.skip(f"{script} is absent: the trec_eval oracle tests need the project's ../shared folder")
-    dest = tmp_path_factory.mktemp(f"trec_eval-{version}") / "te"
-    try:
-        done = subprocess.run([str(script), version, str(dest)], capture_output=True, text=True, timeout=300)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        pytest.skip(f"cannot build trec_eval {version}: {exc}")
-    binary = Path(done.stdout.strip().splitlines()[-1]) if done.stdout.strip() else None
-    if done.returncode != 0 or binary is None or not binary.exists():
-        pytest.skip(f"cannot build trec_eval {version} (needs cc and make): {done.stderr.strip()[:300]}")
-    return str(binary)
-
-
-@pytest.fixture(scope="session")
-def te9(tmp_path_factory):
-    return _build("9.0.8", tmp_path_factory)
-
-
-@pytest.fixture(scope="session")
-def te10(tmp_path_factory):
-    return _build("10.0", tmp_path_factory)
 
 
 def theirs(binary: str, *argv) -> str:

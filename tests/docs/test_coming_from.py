@@ -13,7 +13,6 @@ import io
 import re
 import subprocess
 from contextlib import redirect_stdout
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -21,7 +20,7 @@ import pytest
 
 import pdireval
 from pdireval.cli import main
-from tests.helpers import ROOT, SHARED
+from tests.helpers import ROOT
 
 PAGE = ROOT / "docs" / "coming-from.md"
 TWO = re.compile(r"^\| `([^`]+)` \| `([^`]+)` \|$")
@@ -51,16 +50,9 @@ def collection():
 
 
 @pytest.fixture(scope="module")
-def trec_eval(tmp_path_factory):
-    script = SHARED / "oracles" / "build-trec-eval"
-    if not script.exists():
-        pytest.skip(f"{script} is absent: the trec_eval oracle tests need the project's ../shared folder")
-    dest = tmp_path_factory.mktemp("te") / "trec_eval-9.0.8"
-    done = subprocess.run([str(script), "9.0.8", str(dest)], capture_output=True, text=True, timeout=300)
-    binary = Path(done.stdout.strip().splitlines()[-1]) if done.stdout.strip() else None
-    if done.returncode != 0 or binary is None or not binary.exists():
-        pytest.skip(f"cannot build trec_eval 9.0.8 (needs cc and make): {done.stderr.strip()[:300]}")
-    return str(binary)
+def trec_eval(te9):
+    """The trec_eval 9.0.8 binary (built once per session by conftest's ``te9``)."""
+    return te9
 
 
 @pytest.fixture(scope="module")
@@ -138,11 +130,9 @@ def test_ir_measures_rows(collection):
 # --------------------------------------------------------------------------- ranx
 
 
-@pytest.mark.slow  # ranx compiles its numba kernels on first use
+@pytest.mark.slow  # ranx: its numba kernels compile on first use (conftest's session fixture)
 @pytest.mark.filterwarnings("ignore::numba.core.errors.NumbaTypeSafetyWarning")  # inside ranx
-def test_ranx_rows(collection):
-    import ranx
-
+def test_ranx_rows(collection, ranx):
     run, qrels = collection
     qrels = qrels.assign(label=qrels["label"].clip(lower=0))  # ranx has no negative labels
     plain = {"query": object, "doc": object}

@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, given, settings
 
 import pdireval
 from pdireval.measures.registry import REGISTRY, parse_measure
-from tests.helpers import SHARED, assert_same_scores, collections, pytrec_scores, write_trec_files
+from tests.helpers import assert_same_scores, collections, pytrec_scores, write_trec_files
 
 # (pdireval measure, pytrec_eval spec, key in pytrec_eval's output)
 PYTREC = [
@@ -103,19 +103,9 @@ def test_matches_pytrec_eval_at_relevance_level_2_and_judged_only(data):
 
 
 @pytest.fixture(scope="module")
-def trec_eval_binary() -> str:
-    """Path of the trec_eval 9.0.8 binary built by ../shared/oracles/build-trec-eval."""
-    script = SHARED / "oracles" / "build-trec-eval"
-    if not script.exists():
-        pytest.skip(f"{script} is absent: the trec_eval binary tests need the project's ../shared folder")
-    try:
-        done = subprocess.run([str(script), "9.0.8"], capture_output=True, text=True, timeout=600, check=True)
-    except (subprocess.CalledProcessError, subprocess.TimeoutExpired, OSError) as exc:
-        pytest.skip(f"trec_eval 9.0.8 could not be built with {script}: {exc}")
-    path = done.stdout.strip().splitlines()[-1]
-    if not Path(path).exists():
-        pytest.skip(f"build-trec-eval printed {path!r}, which does not exist")
-    return path
+def trec_eval_binary(te9) -> str:
+    """Path of the trec_eval 9.0.8 binary (built once per session by conftest's ``te9``)."""
+    return te9
 
 
 def trec_eval_output(binary: str, qrels_path: Path, run_path: Path, *args: str) -> pd.DataFrame:
@@ -208,33 +198,16 @@ def test_gain_parameters_complete_and_collection_size_match_the_binary(robust03,
 @pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(collections(require_judged=True))
-def test_all_trec_matches_the_binary_on_generated_collections(data):
+def test_all_trec_matches_the_binary_on_generated_collections(te9, data):
     """Ties (also at float32 precision), unjudged documents, negative labels (a query whose
     labels are all negative stops trec_eval 9.0.8 itself: "Can't calculate measure")."""
     import tempfile
 
     run, qrels = data
-    binary = _binary_or_skip()
+    binary = te9
     with tempfile.TemporaryDirectory() as folder:
         compare_with_binary(binary, run, qrels, Path(folder), "-m", "all_trec")
         compare_with_binary(binary, run, qrels, Path(folder), "-m", "G.0=1,2=5", "-m", "Rndcg.1=4", "-m", "ndcg_rel.3=1")
-
-
-_BINARY: list = []
-
-
-def _binary_or_skip() -> str:
-    """The binary for tests that cannot take a fixture (hypothesis-driven ones)."""
-    if not _BINARY:
-        script = SHARED / "oracles" / "build-trec-eval"
-        if not script.exists():
-            pytest.skip(f"{script} is absent")
-        try:
-            done = subprocess.run([str(script), "9.0.8"], capture_output=True, text=True, timeout=600, check=True)
-        except (subprocess.CalledProcessError, subprocess.TimeoutExpired, OSError) as exc:
-            pytest.skip(f"trec_eval 9.0.8 could not be built: {exc}")
-        _BINARY.append(done.stdout.strip().splitlines()[-1])
-    return _BINARY[0]
 
 
 # --------------------------------------------------------------------------- hand-computed cases

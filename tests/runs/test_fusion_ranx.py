@@ -6,12 +6,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-import ranx
 
 import pdireval
 from pdireval.errors import OptionError, SchemaError
 
-# ranx's own numba kernels warn while compiling (whichever test compiles them first)
+# ranx's own numba kernels warn while compiling (conftest's ranx fixture compiles most of them;
+# a fusion path it did not warm compiles in the first test that takes it). Every test that
+# touches ranx takes the session fixture ``ranx`` and is marked slow; the others run without it.
 pytestmark = pytest.mark.filterwarnings("ignore:.*unsafe cast from uint64 to int64")
 
 W = [0.1, 0.2, 0.3, 0.4]
@@ -19,23 +20,36 @@ NORMS = ["min-max", "zmuv", "sum", "max", "rank", "borda", None]
 
 
 @pytest.fixture(scope="module")
-def runs():
+def run():
     run, _ = pdireval.datasets.simulate(n_systems=4, n_queries=8, depth=30, score_decimals=None, rng=3)
     # lists of different lengths: one system returns only its top 12, another its top 20
     run = run[~((run.system == "sys02") & (run["rank"] > 12)) & ~((run.system == "sys04") & (run["rank"] > 20))]
-    # ranx's Run sorts each list by score; our runs have no score ties, so both read the same order
+    return run.reset_index(drop=True)
+
+
+def ranx_runs_of(ranx, run):
+    """One ranx.Run per system of ``run`` (ranx's Run sorts each list by score; the runs here have
+    no score ties, so both tools read the same order)."""
     ranx_runs = []
-    for system, group in run.groupby("system"):
-        d = {str(q): dict(zip(g["doc"].astype(str), g["score"].astype(float))) for q, g in group.groupby("query")}
+    for system, group in run.groupby("system", observed=True):
+        d = {
+            str(q): dict(zip(g["doc"].astype(str), g["score"].astype(float)))
+            for q, g in group.groupby("query", observed=True)
+        }
         ranx_runs.append(ranx.Run(d, name=str(system)))
-    return run.reset_index(drop=True), ranx_runs
+    return ranx_runs
+
+
+@pytest.fixture(scope="module")
+def runs(run, ranx):
+    return run, ranx_runs_of(ranx, run)
 
 
 def as_dict(fused):
     return {(q, d): s for q, d, s in zip(fused["query"].astype(str), fused["doc"].astype(str), fused["score"])}
 
 
-def ranx_dict(ranx_runs, method, norm, params):
+def ranx_dict(ranx, ranx_runs, method, norm, params):
     res = ranx.fuse(ranx_runs, norm=norm, method=method, params=params)
     return {(q, d): s for q, docs in res.to_dict().items() for d, s in docs.items()}
 
@@ -57,11 +71,11 @@ for _norm in NORMS:
     CASES.append(("wmnz", _norm, {"weights": W}, {"norm": _norm, "weights": W}))
 
 
-@pytest.mark.slow  # ranx compiles its numba kernels on first use (~30 s)
+@pytest.mark.slow  # ranx: its numba kernels compile on first use (conftest's session fixture)
 @pytest.mark.parametrize("ranx_method, norm, params, ours", CASES, ids=[f"{c[0]}-{c[1]}-{c[2]}" for c in CASES])
-def test_matches_ranx(runs, ranx_method, norm, params, ours):
+def test_matches_ranx(runs, ranx, ranx_method, norm, params, ours):
     run, ranx_runs = runs
-    expected = ranx_dict(ranx_runs, ranx_method, norm, params)
+    expected = ranx_dict(ranx, ranx_runs, ranx_method, norm, params)
     fused = pdireval.fuse(run, ranx_method, **ours)
     got = as_dict(fused)
     assert set(got) == set(expected)
@@ -74,8 +88,7 @@ def test_matches_ranx(runs, ranx_method, norm, params, ours):
         assert (np.diff(part["score"].to_numpy().astype(np.float32)) <= 0).all()
 
 
-def test_pdireval_names_equal_ranx_names(runs):
-    run = runs[0]
+def test_pdireval_names_equal_ranx_names(run):
     pairs = [("combsum", "wsum"), ("combmnz", "mnz"), ("borda", "bordafuse"), ("combmax", "max")]
     for ours, theirs in pairs:
         a, b = pdireval.fuse(run, ours), pdireval.fuse(run, theirs)
@@ -175,7 +188,7 @@ def test_option_errors():
         pdireval.fuse(run, "rbc", phi=1.0)
 
 
-def test_montague_bounds_still_work(runs):
+def test_montague_bounds_still_work():
     run, _ = pdireval.datasets.simulate(n_systems=3, n_queries=3, depth=10, rng=2)
     qrels = pdireval.datasets.simulate(n_systems=3, n_queries=3, depth=10, rng=2)[1]
     for method in ("naive", "pareto", "majoritarian", "condorcet"):
@@ -183,20 +196,17 @@ def test_montague_bounds_still_work(runs):
         assert len(fused) == len(run[["query", "doc"]].drop_duplicates())
 
 
-@pytest.mark.slow  # reads Robust 2003 and compiles ranx
-def test_score_methods_match_ranx_on_robust03(robust03):
+@pytest.mark.slow  # reads Robust 2003 and uses ranx
+def test_score_methods_match_ranx_on_robust03(robust03, ranx):
     """Real runs have score ties; the score-based methods do not read positions, so they must
     equal ranx whatever order either tool gives tied documents."""
     run, _ = robust03
     three = run[run["system"].isin(["pircRBa1", "aplrob03a", "uwmtCR0"]) & (run["rank"] <= 100)]
-    ranx_runs = []
-    for system, group in three.groupby("system", observed=True):
-        d = {str(q): dict(zip(g["doc"].astype(str), g["score"].astype(float))) for q, g in group.groupby("query", observed=True)}
-        ranx_runs.append(ranx.Run(d, name=str(system)))
+    ranx_runs = ranx_runs_of(ranx, three)
     for method in ("sum", "mnz", "anz", "max", "min", "med", "wsum"):
         for norm in ("min-max", "zmuv", "sum", "max", None):
             params = {"weights": [0.2, 0.3, 0.5]} if method == "wsum" else {}
-            expected = ranx_dict(ranx_runs, method, norm, params)
+            expected = ranx_dict(ranx, ranx_runs, method, norm, params)
             got = as_dict(pdireval.fuse(three, method, norm=norm, **params))
             assert set(got) == set(expected)
             keys = sorted(expected)
