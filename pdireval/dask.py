@@ -48,17 +48,16 @@ import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 
-from pdireval import io as _io
 from pdireval.core.docids import DocIdEvidence, doc_id_evidence, doc_id_messages, merge_evidence
 from pdireval.core.schema import (
     ID_DTYPE,
     RUN_COLUMNS,
-    _rename,
-    _require,
     canonical_qrels,
     canonical_run,
     canonical_run_keys,
     qrels_from_run,
+    rename_columns,
+    require_columns,
 )
 from pdireval.core.segments import (
     Judgments,
@@ -77,6 +76,10 @@ from pdireval.evaluation import (
     scores_frame,
     unjudged_message,
 )
+from pdireval.io import read_qrels as read_qrels_file
+from pdireval.io.files import file_system_names
+from pdireval.io.parquet import read_parquet
+from pdireval.io.readers import check_run_duplicates, read_run_file
 from pdireval.measures import compute, parse_measures
 
 __all__ = ["evaluate", "evaluate_variants", "read_run", "read_qrels", "DaskAccessor"]
@@ -124,8 +127,8 @@ def _check_dask_frame(frame, name: str) -> None:
 
 def _resolve_order(run: dd.DataFrame, columns, order: str) -> str:
     """The order in which partitions are read, checked against the columns (no data read)."""
-    names = _rename(run._meta, columns, "run", RUN_COLUMNS + ("score", "rank", "label"))
-    _require(names, RUN_COLUMNS, "run", columns)
+    names = rename_columns(run._meta, columns, "run", RUN_COLUMNS + ("score", "rank", "label"))
+    require_columns(names, RUN_COLUMNS, "run", columns)
     if "score" not in names.columns and "rank" not in names.columns:
         raise SchemaError(
             "the run frame needs a 'score' or a 'rank' column to order documents "
@@ -605,7 +608,7 @@ def evaluate_variants(
         of the pandas path) and ``n_queries`` (int64, the number of queries averaged);
         sorted by the variant columns, system, then measure in the order given.
     """
-    from pdireval.runs.variants import _canonical_variants
+    from pdireval.runs.variants import canonical_variants
 
     _check_dask_frame(run, "pdireval.dask.evaluate_variants")
     check_option("missing", missing, MISSING)
@@ -618,7 +621,7 @@ def evaluate_variants(
         )
     names = [str(m) for m in parse_measures(measures)]
     order = _resolve_order(run, columns, order)
-    _, key_cols = _canonical_variants(qrels_variants, qrels_columns)
+    _, key_cols = canonical_variants(qrels_variants, qrels_columns)
     out_dtypes = {**{k: qrels_variants[k].dtype for k in key_cols}, "system": ID_DTYPE, "measure": ID_DTYPE, "value": np.float64, "n_queries": np.int64}
     meta = _empty(out_dtypes)
     variants = _broadcast(qrels_variants, "variants")
@@ -671,17 +674,17 @@ def _read_run_piece(piece, system, names):
     path, rg = piece
     name = names.get(path)
     if path.endswith(".parquet"):
-        return _io._read_parquet(path, "run", system=system, row_group=rg, name=name)
-    run = _io._read_run_file(Path(path), system, name)
-    _io._check_run_duplicates(run, [run], [Path(path)])
+        return read_parquet(path, "run", system=system, row_group=rg, name=name)
+    run = read_run_file(Path(path), system, name)
+    check_run_duplicates(run, [run], [Path(path)])
     return canonical_run(run, check_duplicates=False)
 
 
 def _read_qrels_piece(piece):
     path, rg = piece
     if path.endswith(".parquet"):
-        return _io._read_parquet(path, "qrels", row_group=rg)
-    return _io.read_qrels(path)
+        return read_parquet(path, "qrels", row_group=rg)
+    return read_qrels_file(path)
 
 
 def _meta_from(kind: str, schema) -> pd.DataFrame:
@@ -719,7 +722,7 @@ def read_run(path, *, system: str = "tag") -> dd.DataFrame:
     files = _files(path)
     # system="filename": names over all the files at once, so that colliding stems
     # (bm25.txt, bm25.run) keep their whole file names, as in pdireval.read_run
-    names = dict(zip(files, _io.file_system_names(files))) if system == "filename" else {}
+    names = dict(zip(files, file_system_names(files))) if system == "filename" else {}
     pieces, schema = _pieces(files)
     meta = _meta_from("run", schema)
     return dd.from_map(_read_run_piece, pieces, system=system, names=names, meta=meta, enforce_metadata=False, label="pdireval-read-run")

@@ -20,6 +20,7 @@ from pdireval.errors import (
     check_option,
     check_rng,
 )
+from pdireval.io import as_frame
 from pdireval.measures import compute, parse_measures
 from pdireval.measures.bounds import (
     bounded_names,
@@ -90,7 +91,7 @@ def no_overlap_error(run_queries, n_run_queries: int, judged: pd.Index) -> Schem
 
 def _resolve_judgments(run: pd.DataFrame, qrels, qrels_columns) -> pd.DataFrame:
     if qrels is not None:
-        return canonical_qrels(qrels, qrels_columns)
+        return canonical_qrels(as_frame(qrels, "qrels"), qrels_columns)
     if "label" not in run.columns:
         raise SchemaError(
             "no judgments: pass qrels= (a frame with query, doc, label), or give the run a "
@@ -119,7 +120,7 @@ def prepare(
     check_option("score_precision", score_precision, SCORE_PRECISIONS)
     keys = None
     if not canonical:
-        run, keys = canonical_run_keys(run, columns, order=order)
+        run, keys = canonical_run_keys(as_frame(run, "run"), columns, order=order)
     if order == "score" and "score" not in run.columns:
         order = "rank"  # only a rank column: order by it
     if order == "rank" and "rank" not in run.columns:

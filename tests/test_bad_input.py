@@ -419,7 +419,7 @@ def test_corrupt_gzip_is_a_schema_error_also_in_the_cli(tmp_path, capsys):
 def test_gzip_size_guard(tmp_path, monkeypatch):
     import gzip
 
-    import pdireval.io as pio
+    import pdireval.io.files as pio
 
     path = tmp_path / "bomb.gz"
     path.write_bytes(gzip.compress(b"1 Q0 d1 1 2.0 tag\n" * 10000))

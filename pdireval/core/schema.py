@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from pdireval.core.keys import RunKeys, run_keys
-from pdireval.core.recognize import DEFAULT_SYSTEM, SPELLINGS, as_frame, recognize
+from pdireval.core.recognize import DEFAULT_SYSTEM, SPELLINGS, recognize
 from pdireval.errors import PdirevalWarning, SchemaError, show_rows
 
 __all__ = ["RUN_COLUMNS", "QRELS_COLUMNS", "SCORES_COLUMNS", "canonical_run", "canonical_qrels", "canonical_scores", "qrels_from_run"]
@@ -40,11 +40,10 @@ ID_DTYPE = "string[pyarrow]"
 # --------------------------------------------------------------------------- helpers
 
 
-def _check_frame(frame, kind: str) -> pd.DataFrame:
-    """The frame itself; a run or qrels given as a path, a pytrec_eval dict of dicts or an
-    iterable of records becomes a frame first (:func:`pdireval.core.recognize.as_frame`)."""
-    if kind in ("run", "qrels"):
-        frame = as_frame(frame, kind)
+def check_frame(frame, kind: str) -> pd.DataFrame:
+    """The frame itself, or a TypeError saying what to pass. A run or qrels given as a path, a
+    pytrec_eval dict of dicts or an iterable of records was made a frame by the entry point
+    (:func:`pdireval.io.as_frame`) before it reaches here."""
     if not isinstance(frame, pd.DataFrame):
         extra = (
             ", a path, a dict of dicts {query: {doc: value}} or an iterable of records"
@@ -54,7 +53,7 @@ def _check_frame(frame, kind: str) -> pd.DataFrame:
     return frame
 
 
-def _rename(
+def rename_columns(
     frame: pd.DataFrame, columns: Mapping[str, str] | None, kind: str, allowed=()
 ) -> pd.DataFrame:
     """Apply a ``columns={canonical: user_name}`` mapping, returning a shallow copy."""
@@ -102,7 +101,7 @@ def _rename(
     return frame
 
 
-def _require(frame: pd.DataFrame, needed, kind: str, columns) -> None:
+def require_columns(frame: pd.DataFrame, needed, kind: str, columns) -> None:
     missing = [c for c in needed if c not in frame.columns]
     if missing:
         if columns is not None:
@@ -163,7 +162,7 @@ def _check_scalars(series: pd.Series, name: str, kind: str, frame: pd.DataFrame 
     )
 
 
-def _as_ids(series: pd.Series, name: str, kind: str, frame: pd.DataFrame | None = None) -> pd.Series:
+def as_ids(series: pd.Series, name: str, kind: str, frame: pd.DataFrame | None = None) -> pd.Series:
     """Identifiers are compared as strings; missing ids and list-valued ids are an error."""
     _check_scalars(series, name, kind, frame, f"a {name} id")
     bad = series.isna()
@@ -215,7 +214,7 @@ def _whole_float_ids(series: pd.Series, values: np.ndarray, name: str, kind: str
     return out.astype(ID_DTYPE)
 
 
-def _as_float(series: pd.Series, name: str, kind: str, frame: pd.DataFrame) -> pd.Series:
+def as_float(series: pd.Series, name: str, kind: str, frame: pd.DataFrame) -> pd.Series:
     if series.dtype.kind in "fiub":
         return series.astype(np.float64)
     if series.dtype.kind in "cmM" or isinstance(series.dtype, pd.DatetimeTZDtype):
@@ -302,12 +301,12 @@ def canonical_run_keys(
     (computed for the duplicate check; None when ``check_duplicates`` is False), which
     :func:`pdireval.evaluation.prepare` hands on so that no string column is factorized twice.
     """
-    run = _check_frame(run, "run")
-    frame = _rename(run, columns, "run", RUN_COLUMNS + ("score", "rank", "label"))
+    run = check_frame(run, "run")
+    frame = rename_columns(run, columns, "run", RUN_COLUMNS + ("score", "rank", "label"))
     no_system = "system" not in run.columns and "system" not in (columns or {}) and not any(
         name in run.columns for name in SPELLINGS["run"]["system"]
     )
-    _require(frame, RUN_COLUMNS, "run", columns)
+    require_columns(frame, RUN_COLUMNS, "run", columns)
     if "score" not in frame.columns and "rank" not in frame.columns:
         raise SchemaError(
             "the run frame needs a 'score' or a 'rank' column to order documents "
@@ -317,9 +316,9 @@ def canonical_run_keys(
     original = frame
     out = {}
     for name in RUN_COLUMNS:
-        out[name] = _as_ids(frame[name], name, "run", frame)
+        out[name] = as_ids(frame[name], name, "run", frame)
     if "score" in frame.columns:
-        score = _as_float(frame["score"], "score", "run", original)
+        score = as_float(frame["score"], "score", "run", original)
         bad = ~np.isfinite(score.to_numpy())
         if bad.any():
             raise SchemaError(
@@ -334,7 +333,7 @@ def canonical_run_keys(
         if rank is not None:
             out["rank"] = rank
     if "label" in frame.columns:
-        out["label"] = _as_float(frame["label"], "label", "run", original)
+        out["label"] = as_float(frame["label"], "label", "run", original)
         _check_finite_labels(out["label"], "run", original)
     # copy=False: the canonical frame shares unchanged columns with the caller's frame
     # (copy-on-write keeps the caller's frame safe) instead of copying millions of rows
@@ -398,7 +397,7 @@ def _canonical_rank(frame: pd.DataFrame, original: pd.DataFrame, required: bool)
             with np.errstate(invalid="ignore"):
                 bad = (values < 0) | (values > 2**53)
         else:
-            rank = _as_float(frame["rank"], "rank", "run", original)
+            rank = as_float(frame["rank"], "rank", "run", original)
             values = rank.to_numpy()
             with np.errstate(invalid="ignore"):
                 bad = ~np.isfinite(values) | (values < 0) | (values > 2**53) | (values != np.round(values))
@@ -466,19 +465,19 @@ def canonical_qrels(qrels: pd.DataFrame, columns: Mapping[str, str] | None = Non
         Missing columns, empty frame, non-numeric labels, or the same (query, doc) with
         different labels.
     """
-    qrels = _check_frame(qrels, "qrels")
-    frame = _rename(qrels, columns, "qrels", QRELS_COLUMNS + ("subtopic",))
-    _require(frame, QRELS_COLUMNS, "qrels", columns)
+    qrels = check_frame(qrels, "qrels")
+    frame = rename_columns(qrels, columns, "qrels", QRELS_COLUMNS + ("subtopic",))
+    require_columns(frame, QRELS_COLUMNS, "qrels", columns)
     _require_nonempty(frame, "qrels")
     key = ["query", "doc"]
     data = {
-        "query": _as_ids(frame["query"], "query", "qrels", frame),
-        "doc": _as_ids(frame["doc"], "doc", "qrels", frame),
-        "label": _as_float(frame["label"], "label", "qrels", frame),
+        "query": as_ids(frame["query"], "query", "qrels", frame),
+        "doc": as_ids(frame["doc"], "doc", "qrels", frame),
+        "label": as_float(frame["label"], "label", "qrels", frame),
     }
     if "subtopic" in frame.columns:
         key = ["query", "subtopic", "doc"]
-        data = {"query": data["query"], "subtopic": _as_ids(frame["subtopic"], "subtopic", "qrels", frame), "doc": data["doc"], "label": data["label"]}
+        data = {"query": data["query"], "subtopic": as_ids(frame["subtopic"], "subtopic", "qrels", frame), "doc": data["doc"], "label": data["label"]}
     out = pd.DataFrame(data)
     out.index = pd.RangeIndex(len(out))
     _check_finite_labels(out["label"], "qrels", frame)
@@ -547,15 +546,15 @@ def canonical_scores(scores: pd.DataFrame, columns: Mapping[str, str] | None = N
         an undefined per-query value), every other column kept as a grouping key, and a
         fresh RangeIndex. Duplicate keys are a SchemaError.
     """
-    _check_frame(scores, "scores")
-    frame = _rename(scores, columns, "scores", SCORES_COLUMNS)
-    _require(frame, SCORES_COLUMNS, "scores", columns)
+    check_frame(scores, "scores")
+    frame = rename_columns(scores, columns, "scores", SCORES_COLUMNS)
+    require_columns(frame, SCORES_COLUMNS, "scores", columns)
     _require_nonempty(frame, "scores")
     out = frame.copy()
     out.index = pd.RangeIndex(len(out))
     for name in ("system", "query", "measure"):
-        out[name] = _as_ids(out[name], name, "scores", frame)
-    out["value"] = _as_float(out["value"], "value", "scores", frame)
+        out[name] = as_ids(out[name], name, "scores", frame)
+    out["value"] = as_float(out["value"], "value", "scores", frame)
     infinite = np.isinf(out["value"].to_numpy())
     if infinite.any():
         rows = frame[infinite]

@@ -17,6 +17,7 @@ import pandas as pd
 
 from pdireval.core.schema import canonical_qrels
 from pdireval.errors import OptionError, check_bool, check_int, check_rng
+from pdireval.io import as_frame
 from pdireval.measures.registry import parse_measures
 from pdireval.meta.significance import MAX_RESAMPLES
 from pdireval.reporting.excel import write_workbook
@@ -140,7 +141,7 @@ def report(
         progress = check_bool("progress", progress)
     svg = check_bool("svg", svg)
     if other_qrels is not None:
-        canonical_qrels(other_qrels)
+        canonical_qrels(as_frame(other_qrels, "qrels"))
     ctx = Context(
         run=run,
         qrels=qrels,

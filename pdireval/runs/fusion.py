@@ -69,6 +69,7 @@ from pdireval.core.hashing import take
 from pdireval.core.schema import ID_DTYPE, canonical_qrels, canonical_run_keys, qrels_from_run
 from pdireval.core.segments import build_judgments, judged_hits, natural_order, order_key
 from pdireval.errors import OptionError, SchemaError, check_real
+from pdireval.io import as_frame
 from pdireval.measures.view import read_negatives
 
 __all__ = ["fuse", "FUSION_METHODS", "NORMS", "fusion_contributions"]
@@ -658,7 +659,7 @@ def fuse(
     norm = resolve_norm(norm)
     k = _check_k(k)
     phi = _check_phi(phi)
-    canonical, keys = select_systems(*canonical_run_keys(runs, columns), systems)
+    canonical, keys = select_systems(*canonical_run_keys(as_frame(runs, "run"), columns), systems)
     label = name or RANK_METHODS.get(method) or SCORE_METHODS.get(method) or COMPARATOR_METHODS[method]
     if method in COMPARATOR_METHODS:
         if weights is not None:
@@ -681,7 +682,7 @@ def _fuse_comparator(canonical, keys, method, qrels, label):
     rel = np.zeros(lists.n_u)
     if method in _NEEDS_QRELS:
         if qrels is not None:
-            labels = canonical_qrels(qrels)
+            labels = canonical_qrels(as_frame(qrels, "qrels"))
         elif "label" in canonical.columns:
             labels = qrels_from_run(canonical)
         else:

@@ -12,6 +12,7 @@ import pandas as pd
 from pdireval.core.chunking import progress_bar
 from pdireval.core.schema import canonical_qrels, canonical_run_keys
 from pdireval.errors import OptionError, SchemaError
+from pdireval.io import as_frame
 from pdireval.runs.fusion import (
     SCORE_METHODS,
     WEIGHTED_METHODS,
@@ -137,8 +138,8 @@ def tune_fusion(
     step = _check_step(step)
     if not isinstance(measure, str):
         raise TypeError(f"measure= must be one measure string (e.g. 'nDCG@10'), got {type(measure).__name__}")
-    judged = canonical_qrels(qrels)
-    canonical, keys = select_systems(*canonical_run_keys(runs, columns), systems)
+    judged = canonical_qrels(as_frame(qrels, "qrels"))
+    canonical, keys = select_systems(*canonical_run_keys(as_frame(runs, "run"), columns), systems)
     if method in SCORE_METHODS and norm not in ("rank", "borda") and "score" not in canonical.columns:
         raise SchemaError(
             f"{SCORE_METHODS[method]} fuses scores, but the run has only a 'rank' column. Add a "

@@ -24,6 +24,7 @@ from pdireval.errors import (
     check_real,
 )
 from pdireval.evaluation import evaluate
+from pdireval.io import as_frame
 from pdireval.stats import adapters
 from pdireval.stats.rank_overlap import inversions, rbo_truncated
 
@@ -218,8 +219,8 @@ def reproducibility(
     depth = check_int("depth", depth, minimum=1)
     p = check_real("p", p, low=0.0, high=1.0, inclusive=False)
     per_query = check_bool("per_query", per_query)
-    orig = canonical_run(original, columns)
-    rep = canonical_run(reproduced, columns)
+    orig = canonical_run(as_frame(original, "run"), columns)
+    rep = canonical_run(as_frame(reproduced, "run"), columns)
     systems_o = sorted(pd.unique(orig["system"]))
     systems_r = sorted(pd.unique(rep["system"]))
     if systems_o != systems_r:

@@ -20,6 +20,7 @@ from pdireval.errors import (
     check_real,
     check_rng,
 )
+from pdireval.io import as_frame
 
 __all__ = ["subsample_qrels", "DEFAULT_LEVELS", "MODES"]
 
@@ -169,7 +170,7 @@ def subsample_qrels(
     rel = check_real("rel", rel)
     level_arr = _check_levels(levels)
     seed = check_rng(rng)
-    q = canonical_qrels(qrels, columns)  # sorted by query then doc, as strings
+    q = canonical_qrels(as_frame(qrels, "qrels"), columns)  # sorted by query then doc, as strings
 
     plan = _strata(q, rel)
     masks = _subsample_masks(plan, len(q), level_arr, int(n_resamples), seed, nested, int(min_relevant))

@@ -24,14 +24,15 @@ import pandas as pd
 
 from pdireval.core.schema import (
     ID_DTYPE,
-    _as_float,
-    _as_ids,
-    _check_frame,
-    _rename,
+    as_float,
+    as_ids,
     canonical_run,
+    check_frame,
+    rename_columns,
 )
 from pdireval.core.segments import Judgments, Segments, build_judgments, build_segments
 from pdireval.errors import PdirevalWarning, SchemaError, show_rows
+from pdireval.io import as_frame
 from pdireval.measures import parse_measures
 from pdireval.measures.compute import compute
 
@@ -130,9 +131,10 @@ def _factorize_keys(frame: pd.DataFrame, key_cols: list[str]):
     return codes.astype(np.int64), keys
 
 
-def _canonical_variants(qrels_variants: pd.DataFrame, columns) -> tuple[pd.DataFrame, list[str]]:
-    _check_frame(qrels_variants, "qrels variants")
-    frame = _rename(qrels_variants, columns, "qrels variants")
+def canonical_variants(qrels_variants: pd.DataFrame, columns) -> tuple[pd.DataFrame, list[str]]:
+    """The validated qrels-variants frame and its variant key columns."""
+    check_frame(qrels_variants, "qrels variants")
+    frame = rename_columns(qrels_variants, columns, "qrels variants")
     needed = [c for c in ("query", "doc", "label") if c not in frame.columns]
     if needed:
         raise SchemaError(
@@ -145,9 +147,9 @@ def _canonical_variants(qrels_variants: pd.DataFrame, columns) -> tuple[pd.DataF
         raise SchemaError("the qrels variants frame is empty: nothing to evaluate against.")
     out = pd.DataFrame(
         {
-            "query": _as_ids(frame["query"], "query", "qrels variants"),
-            "doc": _as_ids(frame["doc"], "doc", "qrels variants"),
-            "label": _as_float(frame["label"], "label", "qrels variants", frame),
+            "query": as_ids(frame["query"], "query", "qrels variants"),
+            "doc": as_ids(frame["doc"], "doc", "qrels variants"),
+            "label": as_float(frame["label"], "label", "qrels variants", frame),
         }
     )
     key_cols = [c for c in frame.columns if c not in ("query", "doc", "label")]
@@ -337,8 +339,8 @@ def evaluate_variants(
     check_option("missing", missing, MISSING)
     check_option("order", order, ORDERS)
     parsed = parse_measures(measures)
-    variants_frame, key_cols = _canonical_variants(qrels_variants, qrels_columns)
-    run = canonical_run(run, columns)
+    variants_frame, key_cols = canonical_variants(qrels_variants, qrels_columns)
+    run = canonical_run(as_frame(run, "run"), columns)
     if order == "score" and "score" not in run.columns:
         order = "rank"
     if order == "rank" and "rank" not in run.columns:

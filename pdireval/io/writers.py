@@ -1,0 +1,169 @@
+"""The public writers of TREC runs and qrels (text, gzipped text or Parquet)."""
+
+from __future__ import annotations
+
+import csv
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from pdireval.core.schema import canonical_qrels, canonical_run
+from pdireval.errors import OptionError, SchemaError
+from pdireval.io.files import as_path
+from pdireval.io.objects import as_frame
+from pdireval.io.parquet import is_parquet
+
+__all__ = ["write_run", "write_qrels"]
+
+
+def _output_path(path, kind: str) -> Path:
+    """The path a writer writes to, checked before anything is written: not empty, not a
+    folder, and in a folder that exists (pdireval does not create folders for a file)."""
+    if isinstance(path, (str, os.PathLike)) and not os.fspath(path).strip():
+        raise OptionError(f"the {kind} path is empty ({os.fspath(path)!r}); pass the path of the {kind} file to write.")
+    target = as_path(path, kind)
+    if target.is_dir():
+        raise OptionError(
+            f"{target}: this is a folder; write_{kind} needs the path of a {kind} file to write, "
+            f"e.g. {str(target / (kind + '.txt'))!r}."
+        )
+    parent = target.parent
+    if not parent.is_dir():
+        what = "is a file, not a folder" if parent.exists() else "does not exist"
+        raise OptionError(
+            f"{target}: cannot write the {kind} file there: the folder {str(parent)!r} {what}. "
+            "Create the folder first (e.g. Path(path).parent.mkdir(parents=True)) or pick "
+            "another path."
+        )
+    return target
+
+
+def _check_writable_ids(frame: pd.DataFrame, names, kind: str) -> None:
+    comment = frame["query"].str.startswith("#").to_numpy(dtype=bool)
+    if comment.any():
+        raise SchemaError(
+            f"cannot write this {kind} file: {int(comment.sum())} query id(s) start with '#' "
+            f"(first: {frame['query'][comment].iloc[0]!r}), and a line starting with '#' is a "
+            "comment to trec_eval 10.0 and to pdireval's readers. Rename those queries first.",
+            failure_cases=frame[comment],
+        )
+    for name in names:
+        text = frame[name]
+        bad = (text.str.contains(r"\s", regex=True) | (text.str.len() == 0)).to_numpy(dtype=bool)
+        if bad.any():
+            rows = frame[bad]
+            raise SchemaError(
+                f"cannot write this {kind} file: {int(bad.sum())} '{name}' id(s) are empty or "
+                f"contain whitespace, which a TREC file cannot hold (first: "
+                f"{text[bad].iloc[0]!r}). Replace the whitespace (e.g. with '_') first.",
+                failure_cases=rows,
+            )
+
+
+def write_run(run: pd.DataFrame, path, *, columns=None) -> None:
+    """Write a run frame as a TREC run file (``query Q0 doc rank score tag``).
+
+    Parameters
+    ----------
+    run : DataFrame
+        A run frame (see :func:`pdireval.evaluate`).
+    path : str or os.PathLike
+        Output file; a name ending in ``.gz`` is gzip-compressed. A name ending in
+        ``.parquet`` (or ``.pq``) writes the canonical run frame to Parquet instead, in its
+        row order, with every column (``score``, ``rank``, ``label``) kept exactly.
+    columns : mapping, optional
+        ``{canonical name: your column name}``.
+
+    Notes
+    -----
+    Lines are grouped by system and query and written in trec_eval's order (score
+    descending, ties by doc id descending); ranks are renumbered 1..n per (system, query).
+    A run with only ``rank`` is written in rank order with score ``n - rank + 1`` ... 1
+    (positive, decreasing), so trec_eval reads the same ranking. Scores are written with
+    full precision, so :func:`read_run` gives them back exactly.
+
+    Raises
+    ------
+    SchemaError
+        An invalid run frame, or ids that are empty or contain whitespace.
+    OptionError
+        ``path`` is empty or a folder, or its folder does not exist (checked before
+        writing).
+    """
+    canonical = canonical_run(as_frame(run, "run"), columns)
+    target = _output_path(path, "run")
+    if is_parquet(path):
+        canonical.to_parquet(target, index=False)
+        return
+    _check_writable_ids(canonical, ("system", "query", "doc"), "run")
+    if "score" in canonical.columns:
+        ordered = canonical.sort_values(
+            ["system", "query", "score", "doc"], ascending=[True, True, False, False], kind="stable"
+        )
+    else:
+        ordered = canonical.sort_values(["system", "query", "rank", "doc"], kind="stable")
+    groups = ordered.groupby(["system", "query"], sort=False, observed=True)
+    rank = groups.cumcount().to_numpy() + 1
+    if "score" in ordered.columns:
+        score = ordered["score"].to_numpy()
+    else:
+        score = (groups["doc"].transform("size").to_numpy() - rank + 1).astype(np.float64)
+    out = pd.DataFrame(
+        {"query": ordered["query"].to_numpy(), "q0": "Q0", "doc": ordered["doc"].to_numpy(),
+         "rank": rank, "score": score, "system": ordered["system"].to_numpy()}
+    )
+    out.to_csv(target, sep=" ", header=False, index=False, quoting=csv.QUOTE_NONE)
+
+
+def write_qrels(qrels: pd.DataFrame, path, *, columns=None) -> None:
+    """Write a qrels frame as a TREC qrels file (``query 0 doc label``).
+
+    Parameters
+    ----------
+    qrels : DataFrame
+        A qrels frame: ``query, doc, label``.
+    path : str or os.PathLike
+        Output file; a name ending in ``.gz`` is gzip-compressed. A name ending in
+        ``.parquet`` (or ``.pq``) writes the canonical qrels frame to Parquet (NaN labels
+        allowed there).
+    columns : mapping, optional
+        ``{canonical name: your column name}``.
+
+    Notes
+    -----
+    Rows are sorted by query then doc. Labels are written as integers when all are whole
+    numbers, else with full precision. A ``subtopic`` column is written in the second
+    (iteration) field, so ``read_qrels(path, subtopics=True)`` reads it back.
+
+    Raises
+    ------
+    SchemaError
+        An invalid qrels frame; ids that are empty or contain whitespace; NaN (pooled but
+        unjudged) labels, which a TREC qrels file cannot express.
+    OptionError
+        ``path`` is empty or a folder, or its folder does not exist (checked before
+        writing).
+    """
+    canonical = canonical_qrels(as_frame(qrels, "qrels"), columns)
+    target = _output_path(path, "qrels")
+    if is_parquet(path):
+        canonical.to_parquet(target, index=False)
+        return
+    has_sub = "subtopic" in canonical.columns
+    _check_writable_ids(canonical, ("query", "subtopic", "doc") if has_sub else ("query", "doc"), "qrels")
+    labels = canonical["label"].to_numpy()
+    if np.isnan(labels).any():
+        rows = canonical[np.isnan(labels)]
+        raise SchemaError(
+            f"the qrels hold {len(rows)} NaN (pooled but unjudged) label(s), which a TREC qrels "
+            "file cannot express. Drop those rows or give them a label before writing.",
+            failure_cases=rows,
+        )
+    whole = np.all(labels == np.round(labels)) and np.all(np.abs(labels) < 2**53)
+    text = labels.astype(np.int64) if whole else labels
+    out = pd.DataFrame(
+        {"query": canonical["query"].to_numpy(), "it": canonical["subtopic"].to_numpy() if has_sub else "0", "doc": canonical["doc"].to_numpy(), "label": text}
+    )
+    out.to_csv(target, sep=" ", header=False, index=False, quoting=csv.QUOTE_NONE)
