@@ -971,12 +971,14 @@ def test_fusion_of_huge_scores_is_refused_or_right_never_a_runtime_warning():
         assert len(pdireval.fuse(huge, "rrf")) == len(pdireval.fuse(run3, "rrf"))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        # up to the ceiling: z-scores are scale-free; fused sums beyond float32's range are ordered as
-        # evaluate reads them, with no RuntimeWarning
+        # up to the ceiling: z-scores are scale-free, with no RuntimeWarning
         big = run3.assign(score=run3["score"] * MAX_FUSION_SCORE / 5)
         np.testing.assert_allclose(pdireval.fuse(big, "combsum", norm="z-score")["score"],
                                    pdireval.fuse(run3, "combsum", norm="z-score")["score"], rtol=1e-12, atol=1e-12)
-        assert np.isfinite(pdireval.fuse(big, "combsum", norm=None)["score"]).all()
+        # fused sums beyond float32's range are ranked by their doubles (evaluate reads them as
+        # inf, and says so when that ties a judged document)
+        fused = pdireval.fuse(big, "combsum", norm=None)
+    assert np.isfinite(fused["score"]).all() and (np.diff(fused["score"][fused["query"] == "1"]) < 0).all()
     # rank-based fusion reads positions in trec_eval's order (float32): distinct doubles tied there warn
     tied = run3.assign(score=[2e40, 1e40, 1.0, 5.0, 1.0, 0.1000000002, 0.1000000001, 0.5])
     with pytest.warns(PdirevalWarning, match=r"2 pair\(s\) of adjacent run scores in 2 \(system, query\) list\(s\)") as record:
@@ -1001,3 +1003,48 @@ def test_odd_input_table_names_existing_tests():
     assert all(len(n) == 1 for n in names), rows
     for (name,) in names:
         assert callable(globals().get(name)), name
+
+
+# ------------------------------------------ the newer surfaces: fusion, agreement, statistics
+
+
+def test_tune_fusion_tunes_only_the_given_systems():
+    run, qrels = pdireval.datasets.simulate(n_systems=4, n_queries=6, depth=20, rng=1)
+    tuned = pdireval.tune_fusion(run, qrels, systems=["sys01", "sys02"], step=0.25)
+    assert sorted(set(tuned["system"])) == ["sys01", "sys02"] and tuned["trial"].nunique() == 5
+    best = tuned[tuned.best].set_index("system")["weight"].to_dict()
+    # the documented follow-up gives the tuned value
+    fused = pdireval.fuse(run, "combsum", systems=list(best), weights=best)
+    value = pdireval.evaluate(fused, "nDCG@10", qrels=qrels)["value"].mean()
+    assert value == tuned[tuned.best]["value"].iloc[0]
+    # without systems=, the weights miss two systems: said so, with the fix
+    expect(OptionError, lambda: pdireval.fuse(run, "combsum", weights=best), "missing", "systems=list(weights)")
+
+
+def test_fuse_with_zero_weights_or_no_system_is_an_error():
+    run, _ = pdireval.datasets.simulate(n_systems=3, n_queries=2, depth=5, rng=1)
+    expect(OptionError, lambda: pdireval.fuse(run, "combsum", weights=[0, 0, 0]), "all zero", "positive weight")
+    expect(OptionError, lambda: pdireval.fuse(run, "borda", weights={"sys01": 0, "sys02": 0, "sys03": 0}), "all zero")
+    expect(OptionError, lambda: pdireval.fuse(run, "rrf", systems=[]), "systems= is empty", "sys01")
+    expect(OptionError, lambda: pdireval.tune_fusion(run, run.assign(label=1), systems=[]), "systems= is empty")
+    # one system with its own weight: its own ranking
+    one = pdireval.fuse(run, "combsum", systems=["sys02"], weights={"sys02": 1})
+    own = run[run["system"] == "sys02"].sort_values(["query", "score", "doc"], ascending=[True, False, False])
+    assert one["doc"].tolist() == own["doc"].tolist()
+
+
+def test_tune_fusion_without_training_queries_is_an_error():
+    run, qrels = pdireval.datasets.simulate(n_systems=3, n_queries=3, depth=5, rng=1)
+    expect(OptionError, lambda: pdireval.tune_fusion(run, qrels, queries=[]), "queries= is empty", "queries=None")
+    judged = qrels[qrels["query"] != "2"]
+    expect(SchemaError, lambda: pdireval.tune_fusion(run, judged, queries=["1", "2"]), "the qrels does not have", "'2'")
+
+
+def test_fused_scores_equal_at_float32_rank_by_their_doubles():
+    run = pd.DataFrame({"system": "A", "query": "1", "doc": ["z", "a", "m"], "score": [0.1000000001, 0.1000000002, 0.5]})
+    fused = pdireval.fuse(run, "combsum", norm=None)
+    assert fused["doc"].tolist() == ["m", "a", "z"] and (np.diff(fused["score"]) < 0).all()
+    qrels = pd.DataFrame({"query": "1", "doc": ["a"], "label": [1]})
+    with pytest.warns(PdirevalWarning, match="equal at float32"):
+        assert pdireval.evaluate(fused, "RR", qrels=qrels)["value"].iloc[0] == 1 / 3  # trec_eval 9's order
+    assert pdireval.evaluate(fused, "RR", qrels=qrels, order="rank")["value"].iloc[0] == 0.5

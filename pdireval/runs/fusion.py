@@ -52,12 +52,29 @@ document above every one it did not retrieve, and abstains on a pair it retrieve
   condition resolves "at least half", which with an even n can hold both ways), symmetric for
   d2, otherwise relevance comparison.
 
+Ranking: the fused scores are rounded to 44 significant bits (:data:`FUSED_SCORE_BITS`; a
+double has 53) and each query's documents ranked by them, score descending, equal scores by
+doc id descending (trec_eval's tie-break). The rounding is monotone, so it never reverses two
+scores; it makes scores that are equal in exact arithmetic but differ in their last bits after
+summing (``norm="rank"``: (1 − 0/5) + (1 − 4/5) and (1 − 2/5) + (1 − 2/5)) exact ties. The
+weighted sums add the systems in sorted order, in :func:`fuse` and :func:`pdireval.tune_fusion`
+alike. RBC documents whose double underflows (φ^i below 1e-308: only for small φ and deep
+lists) are ranked by ln RBC, computed by log-sum-exp.
+
+The ranks are *not* trec_eval's order of the scores: trec_eval (and ``evaluate`` by default)
+reads scores as C floats, where fused scores closer than 2^-24 relative tie and go by doc id
+(RBC with φ = 0.8 is below float32's smallest number from position ~460; raw CombSUM over the
+Robust 2003 runs has such ties from rank 6). ``evaluate`` warns when such a tie holds a judged
+document; ``evaluate(fused, ..., order="rank")`` reads the fused ranking exactly, as does
+``score_precision="float64"`` (except for the underflowed RBC documents).
+
 The comparator sort is inherently sequential (a Python sort per query); every other method is
 vectorised over all rows at once (per-segment reductions and ``np.bincount`` per document).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import cmp_to_key
 from operator import lt
 
@@ -313,16 +330,93 @@ def _check_score_magnitude(score: np.ndarray) -> None:
         )
 
 
+#: Significant bits the fused scores keep (float64 has 53). Summing a few terms leaves rounding
+#: errors in the last bits, so scores equal in exact arithmetic (norm="rank", "borda", RRF over
+#: swapped positions) can differ by an ulp; rounding to 44 bits makes them equal, and being a
+#: monotone rounding it never reverses two scores, only merges gaps below 2**-44 relative.
+FUSED_SCORE_BITS = 44
+
+
+def round_fused(score: np.ndarray) -> np.ndarray:
+    """Round fused scores to :data:`FUSED_SCORE_BITS` significant bits (round half to even).
+
+    A monotone rounding: ``a >= b`` implies ``round_fused(a) >= round_fused(b)``; zeros and
+    infinities are kept.
+    """
+    mantissa, exponent = np.frexp(score)
+    with np.errstate(invalid="ignore"):
+        rounded = np.round(mantissa * 2.0**FUSED_SCORE_BITS) / 2.0**FUSED_SCORE_BITS
+    return np.where(np.isfinite(score), np.ldexp(rounded, exponent), score)
+
+
+def system_rows(lists: _Lists):
+    """Rows of every system (sorted system order): ``(order, bounds)`` with the rows of system
+    ``s`` at ``order[bounds[s]:bounds[s + 1]]``."""
+    order = np.argsort(lists.system, kind="stable")
+    bounds = np.searchsorted(lists.system[order], np.arange(len(lists.systems) + 1))
+    return order, bounds
+
+
+def weighted_sum(columns, weights, n_u: int) -> np.ndarray:
+    """Σ_s w_s · x_s over the ``n_u`` documents of U, added one system at a time in sorted
+    system order.
+
+    ``columns`` yields ``(s, rows, values)``: the documents of U system ``s`` scores and its
+    values for them (a dense system passes every document, with 0 where it has none);
+    ``weights`` is None (all 1), a vector over systems, or a trials × systems matrix (the
+    result is then U × trials). :func:`fuse` and :func:`pdireval.tune_fusion` both add in this
+    order, so a tuned trial's scores equal the fused run's bit for bit.
+    """
+    trials = weights is not None and np.ndim(weights) == 2
+    total = np.zeros((n_u, weights.shape[0]) if trials else n_u)
+    for s, rows, values in columns:
+        if weights is None:
+            total[rows] += values
+        elif trials:
+            total[rows] += values[:, None] * weights[None, :, s]
+        else:
+            total[rows] += values * weights[s]
+    return total
+
+
+def long_columns(lists: _Lists, values: np.ndarray):
+    """The ``columns`` of :func:`weighted_sum` for per-row values."""
+    order, bounds = system_rows(lists)
+    for s in range(len(lists.systems)):
+        rows = order[bounds[s]:bounds[s + 1]]
+        yield s, lists.u[rows], values[rows]
+
+
+def dense_columns(matrix: np.ndarray):
+    """The ``columns`` of :func:`weighted_sum` for a U × systems matrix."""
+    for s in range(matrix.shape[1]):
+        yield s, slice(None), matrix[:, s]
+
+
+def combine(lists: _Lists, method: str, values, dense: bool, weights):
+    """Fused score of the weighted methods (rrf, rbc, borda, combsum, combmnz) per document of
+    U; ``weights`` None, a vector over systems or a trials × systems matrix (U × trials out).
+
+    Shared by :func:`fuse` and :func:`pdireval.tune_fusion`, so both compute the same doubles.
+    """
+    columns = dense_columns(values) if dense else long_columns(lists, values)
+    if method != "combmnz":
+        return weighted_sum(columns, weights, lists.n_u)
+    total = weighted_sum(columns, None, lists.n_u)
+    if dense:
+        ones = dense_columns(np.ones_like(values))
+    else:
+        ones = long_columns(lists, np.ones(len(lists.u)))
+    n = weighted_sum(ones, weights, lists.n_u)  # Σ of the retrieving systems' weights (or count)
+    return total[:, None] * n if n.ndim == 2 else total * n
+
+
 def _aggregate(lists: _Lists, method: str, values, dense: bool, weights: np.ndarray | None):
     """Fused score per document of U."""
+    if method in WEIGHTED_METHODS:
+        return combine(lists, method, values, dense, weights)
     n_u = lists.n_u
     if dense:
-        n_sys = values.shape[1]
-        w = np.ones(n_sys) if weights is None else weights
-        if method in ("borda", "combsum"):
-            return values @ w
-        if method == "combmnz":
-            return values.sum(axis=1) * (w.sum() if weights is not None else n_sys)
         if method == "combanz":
             return values.mean(axis=1)
         if method == "combmax":
@@ -332,18 +426,11 @@ def _aggregate(lists: _Lists, method: str, values, dense: bool, weights: np.ndar
         return np.median(values, axis=1)
     u = lists.u
     count = np.bincount(u, minlength=n_u).astype(np.float64)
-    if method in ("rrf", "rbc", "combsum"):
-        v = values if weights is None else values * weights[lists.system]
-        return np.bincount(u, weights=v, minlength=n_u)
     total = np.bincount(u, weights=values, minlength=n_u)
     if method == "isr":
         return total * count
     if method == "log_isr":
         return total * np.log(count)
-    if method == "combmnz":
-        if weights is None:
-            return total * count
-        return total * np.bincount(u, weights=weights[lists.system], minlength=n_u)
     if method == "combanz":
         return total / count
     # max / min / median over the retrieving systems: sort rows by (U, value)
@@ -358,30 +445,50 @@ def _aggregate(lists: _Lists, method: str, values, dense: bool, weights: np.ndar
     return 0.5 * (v[start + (c - 1) // 2] + v[start + c // 2])
 
 
+def _rbc_log_score(lists: _Lists, phi: float, weights) -> np.ndarray:
+    """ln RBC per document of U, by log-sum-exp: finite however deep the lists (the doubles of
+    (1 − φ)φ^i underflow from i ≈ 1074 / −log2 φ)."""
+    with np.errstate(divide="ignore"):
+        log_w = np.zeros(len(lists.systems)) if weights is None else np.log(weights)
+    term = log_w[lists.system] + lists.pos * np.log(phi)
+    top = np.full(lists.n_u, -np.inf)
+    np.maximum.at(top, lists.u, term)
+    safe = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(divide="ignore"):
+        total = np.log(np.bincount(lists.u, weights=np.exp(term - safe[lists.u]), minlength=lists.n_u))
+    return np.log1p(-phi) + safe + total
+
+
 def _take_ids(index: pd.Index, codes: np.ndarray):
     """index[codes] as a string array (pyarrow take, no Python objects)."""
     values = pd.array(index, dtype=ID_DTYPE)
     return values.take(codes)
 
 
-def _run_frame(lists: _Lists, score: np.ndarray, name: str) -> pd.DataFrame:
-    """The fused run: per query (natural order), trec_eval order of the fused score."""
+def _run_frame(lists: _Lists, score: np.ndarray, name: str, tiebreak=None) -> pd.DataFrame:
+    """The fused run: per query (natural order), documents by fused score descending.
+
+    The score is rounded to :data:`FUSED_SCORE_BITS` bits and ranked at that (full double)
+    precision; equal scores go by ``tiebreak`` descending (RBC's log score, for scores that
+    underflow), then doc id descending, as trec_eval breaks ties.
+    """
     q_rank = np.empty(len(lists.queries), dtype=np.int64)
     q_rank[natural_order(lists.queries)] = np.arange(len(lists.queries))
     uq = q_rank[lists.u_query]
-    with np.errstate(over="ignore"):  # beyond float32's range: inf, as evaluate will read it
-        as32 = score.astype(np.float32)
-    o = np.lexsort((-lists.u_doc, -as32, uq))
+    score = round_fused(np.asarray(score, dtype=np.float64))
+    keys = (-lists.u_doc, -score, uq) if tiebreak is None else (-lists.u_doc, -tiebreak, -score, uq)
+    o = np.lexsort(keys)
     qs = uq[o]
     first = np.r_[True, qs[1:] != qs[:-1]] if len(qs) else np.zeros(0, bool)
     starts = np.maximum.accumulate(np.where(first, np.arange(len(qs)), 0))
     n = len(o)
+    rank = (np.arange(n) - starts + 1).astype(np.int64)
     return pd.DataFrame({
         "system": _take_ids(pd.Index([name]), np.zeros(n, dtype=np.int64)),
         "query": _take_ids(lists.queries, lists.u_query[o]),
         "doc": _take_ids(lists.docs, lists.u_doc[o]),
-        "score": score[o].astype(np.float64),
-        "rank": (np.arange(n) - starts + 1).astype(np.int64),
+        "score": score[o],
+        "rank": rank,
     })
 
 
@@ -514,7 +621,8 @@ def check_weights(weights, systems, method: str) -> np.ndarray | None:
         if missing or extra:
             raise OptionError(
                 f"weights= must give one weight per fused system; missing {missing[:5]}, unknown "
-                f"{extra[:5]}. The fused systems are {names[:10]}."
+                f"{extra[:5]}. The fused systems are {names[:10]}: give each a weight, or fuse "
+                "only the weighted ones with systems=list(weights)."
             )
         values = [given[s] for s in names]
     elif isinstance(weights, (str, bytes)) or not hasattr(weights, "__len__"):
@@ -532,6 +640,12 @@ def check_weights(weights, systems, method: str) -> np.ndarray | None:
         raise TypeError(f"weights= must be numbers, got {values[:5]!r}") from None
     if not np.isfinite(w).all() or (w < 0).any():
         raise OptionError(f"weights= must be finite and non-negative, got {w.tolist()[:10]}.")
+    if len(w) and not (w > 0).any():
+        raise OptionError(
+            f"weights= are all zero ({dict(zip(names[:10], w.tolist()[:10]))}): every fused score "
+            "would be 0 and the ranking only the doc-id order. Give at least one system a "
+            "positive weight, or leave the systems out with systems=."
+        )
     return w
 
 
@@ -547,16 +661,32 @@ def select_systems(canonical: pd.DataFrame, keys, systems):
     """The rows (and their keys) of the systems named in ``systems`` (None: all)."""
     if systems is None:
         return canonical, keys
-    names = [systems] if isinstance(systems, str) else [str(s) for s in systems]
-    known = set(pd.unique(canonical["system"]))
-    unknown = [s for s in names if s not in known]
+    if isinstance(systems, str):
+        names = [systems]
+    elif isinstance(systems, (bytes, dict)) or not hasattr(systems, "__iter__"):
+        raise TypeError(f"systems= must be a list of system names, got {type(systems).__name__}.")
+    else:
+        names = [str(s) for s in systems]
+    known = sorted(str(s) for s in pd.unique(canonical["system"]))
+    if not names:
+        raise OptionError(
+            f"systems= is empty, so there is nothing to fuse; the run has {known[:10]}. Name "
+            "the systems to fuse, or pass systems=None for all of them."
+        )
+    unknown = [s for s in names if s not in set(known)]
     if unknown:
         raise SchemaError(
             f"systems= names {len(unknown)} system(s) the run does not have (first: "
-            f"{unknown[0]!r}); the run has {sorted(known)[:10]}. Fix the names."
+            f"{unknown[0]!r}); the run has {known[:10]}. Fix the names."
         )
-    rows = np.flatnonzero(canonical["system"].isin(names).to_numpy())
-    return canonical.iloc[rows].reset_index(drop=True), keys.take(rows)
+    rows = np.flatnonzero(canonical["system"].astype(str).isin(names).to_numpy())
+    kept = keys.take(rows)
+    # only the selected systems (take keeps every name of the run)
+    used = np.unique(kept.seg_system)
+    code = np.full(len(kept.systems), -1, dtype=np.int64)
+    code[used] = np.arange(len(used))
+    kept = replace(kept, seg_system=code[kept.seg_system], systems=kept.systems[used])
+    return canonical.iloc[rows].reset_index(drop=True), kept
 
 
 # ---------------------------------------------------------------------------- fuse
@@ -606,8 +736,8 @@ def fuse(
         None (raw scores). Rank-based methods read positions and ignore it.
     weights
         Per-system weights for ``"rrf"``, ``"rbc"``, ``"borda"``, ``"combsum"`` and
-        ``"combmnz"``: a dict ``{system: weight}`` or a sequence in sorted system order;
-        non-negative. :func:`pdireval.tune_fusion` finds them on training queries.
+        ``"combmnz"``: a dict ``{system: weight}`` or a sequence in sorted system order, one
+        per fused system; non-negative, not all zero. :func:`pdireval.tune_fusion` finds them on training queries.
     qrels
         Judgments for the upper bounds (naive, pareto, majoritarian); default: the run's
         ``label`` column. Ignored by the other methods.
@@ -622,16 +752,20 @@ def fuse(
     -------
     DataFrame
         A run frame: ``system`` (str, ``name``), ``query``, ``doc`` (str), ``score`` (float64:
-        the fused score; ``m − position`` for the comparator methods, m = |U|), ``rank``
-        (int64, 1 = top). One row per document of U, queries in natural order, each in
-        trec_eval order of ``score`` (so ``evaluate`` sees exactly this order).
+        the fused score, rounded to 44 significant bits; ``m − position`` for the comparator
+        methods, m = |U|), ``rank`` (int64, 1 = top). One row per document of U, queries in
+        natural order, each by ``score`` descending at full precision, equal scores by doc id
+        descending. ``evaluate`` compares scores at float32 by default (trec_eval 9), which
+        can tie distinct fused scores (it warns when a tie holds a judged document); pass
+        ``order="rank"`` to evaluate the fused ranking exactly.
 
     Raises
     ------
     SchemaError
         Unknown systems, Comb* on a run without scores, a bound without judgments.
     OptionError
-        Unknown method or norm, weights with a method that takes none, bad k / phi / weights.
+        Unknown method or norm, weights with a method that takes none, bad k / phi / weights,
+        weights that are all zero, ``systems=[]``.
 
     Examples
     --------
@@ -674,7 +808,11 @@ def fuse(
     w = check_weights(weights, lists.systems, method)
     values, dense = fusion_contributions(lists, method, norm=norm, k=k, phi=phi)
     fused = _aggregate(lists, method, values, dense, w)
-    return _run_frame(lists, fused, label)
+    tiebreak = None
+    if method == "rbc" and len(fused) and fused.min() < np.finfo(np.float64).tiny:
+        # the doubles underflow: rank the documents whose score did by ln RBC
+        tiebreak = np.where(fused < np.finfo(np.float64).tiny, _rbc_log_score(lists, phi, w), 0.0)
+    return _run_frame(lists, fused, label, tiebreak)
 
 
 def _fuse_comparator(canonical, keys, method, qrels, label):

@@ -19,9 +19,11 @@ from pdireval.runs.fusion import (
     _check_k,
     _check_phi,
     _Lists,
+    combine,
     fusion_contributions,
     resolve_method,
     resolve_norm,
+    round_fused,
     select_systems,
 )
 
@@ -100,11 +102,13 @@ def tune_fusion(
     step
         Grid step, 1/N for a whole N (default 0.1: 66 vectors for 3 systems, 286 for 4).
     queries
-        The training queries (default: every query of the run that has judgments).
+        The training queries, each retrieved by the run and judged (default: every query of
+        the run that has judgments).
     norm, k, phi
         As in :func:`pdireval.fuse`.
     systems
-        Systems to fuse (default: all of the run).
+        Systems to fuse and weigh (default: all of the run); the others are left out, so
+        ``fuse(runs, method, systems=list(best), weights=best)`` fuses the tuned ones.
     progress
         Show a progress bar (None: only when stderr is a terminal).
     columns
@@ -119,7 +123,16 @@ def tune_fusion(
         trial's weights), ``n_queries`` (int64, training queries), ``best`` (bool: the trial
         with the highest value; the first one in grid order on ties — ranx keeps the last).
         ``tuned[tuned.best].set_index("system")["weight"].to_dict()`` is the ``weights=`` of
-        :func:`pdireval.fuse`.
+        :func:`pdireval.fuse`. Each trial's scores are those :func:`pdireval.fuse` gives with
+        its weights, bit for bit, and its value is ``evaluate(fused, measure, qrels=qrels)``'s
+        mean (scores compared at float32, as ``evaluate`` does by default).
+
+    Raises
+    ------
+    OptionError
+        A method without weights, a bad step, ``queries=[]``, ``systems=[]``.
+    SchemaError
+        Training queries the run or the qrels does not have; unknown systems.
 
     References
     ----------
@@ -146,18 +159,31 @@ def tune_fusion(
             "'score' column, or use norm='rank' / norm='borda', or method='rrf'."
         )
     run_queries = set(canonical["query"].astype(str))
+    judged_queries = set(judged["query"].astype(str))
     if queries is None:
-        train = sorted(run_queries & set(judged["query"].astype(str)))
-    else:
-        train = [queries] if isinstance(queries, str) else [str(q) for q in queries]
-        unknown = [q for q in train if q not in run_queries]
-        if unknown:
+        train = sorted(run_queries & judged_queries)
+        if not train:
             raise SchemaError(
-                f"queries= names {len(unknown)} query(s) the run does not have (first: {unknown[0]!r}). "
-                "Pass training queries of the run."
+                f"no training queries: the run and the qrels share no query (run: "
+                f"{sorted(run_queries)[:5]}, qrels: {sorted(judged_queries)[:5]}). Check the query ids."
             )
-    if not train:
-        raise SchemaError("no training queries: the run and the qrels share no query. Check the query ids.")
+    else:
+        if isinstance(queries, (bytes, dict)) or not hasattr(queries, "__iter__"):
+            raise TypeError(f"queries= must be a list of query ids, got {type(queries).__name__}.")
+        train = [queries] if isinstance(queries, str) else [str(q) for q in queries]
+        if not train:
+            raise OptionError(
+                "queries= is empty, so there is nothing to tune on. Pass the training query ids, "
+                "or queries=None for every judged query of the run."
+            )
+        for where, have in (("run", run_queries), ("qrels", judged_queries)):
+            unknown = [q for q in train if q not in have]
+            if unknown:
+                raise SchemaError(
+                    f"queries= names {len(unknown)} query(s) the {where} does not have (first: "
+                    f"{unknown[0]!r}; the {where} has {sorted(have)[:5]}...). Pass training queries "
+                    "that the run retrieves for and the qrels judge."
+                )
     rows = np.flatnonzero(canonical["query"].astype(str).isin(train).to_numpy())
     canonical, keys = canonical.iloc[rows].reset_index(drop=True), keys.take(rows)
     judged = judged[judged["query"].astype(str).isin(train).to_numpy()]
@@ -165,13 +191,6 @@ def tune_fusion(
     n_sys = len(lists.systems)
     grid = weight_grid(n_sys, step)
     values, dense = fusion_contributions(lists, method, norm=norm, k=k, phi=phi)
-    if dense:
-        matrix = values
-        present = np.ones_like(values)
-    else:
-        flat = lists.u * n_sys + lists.system
-        matrix = np.bincount(flat, weights=values, minlength=lists.n_u * n_sys).reshape(lists.n_u, n_sys)
-        present = np.bincount(flat, minlength=lists.n_u * n_sys).reshape(lists.n_u, n_sys).astype(np.float64)
     query_ids = pd.array(np.asarray(lists.queries, dtype=object)[lists.u_query], dtype="string")
     doc_ids = pd.array(np.asarray(lists.docs, dtype=object)[lists.u_doc], dtype="string")
     per_chunk = max(1, _ROWS_PER_CHUNK // max(lists.n_u, 1))
@@ -179,10 +198,8 @@ def tune_fusion(
     parts = [slice(s, min(s + per_chunk, len(grid))) for s in range(0, len(grid), per_chunk)]
     for part in progress_bar(parts, desc="weight grid", progress=progress):
         w = grid[part]  # trials x systems
-        if method == "combmnz":
-            fused = matrix.sum(axis=1)[:, None] * (present @ w.T)
-        else:
-            fused = matrix @ w.T  # U x trials
+        # the scores fuse(runs, weights=w[t]) gives, bit for bit (same sums, same rounding)
+        fused = round_fused(combine(lists, method, values, dense, w))  # U x trials
         t = w.shape[0]
         run = pd.DataFrame({
             "system": np.repeat(np.arange(part.start, part.stop).astype(str), lists.n_u),

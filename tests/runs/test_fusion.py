@@ -3,6 +3,7 @@ comparator sorts (plain Python dictionaries and functools.cmp_to_key)."""
 
 from __future__ import annotations
 
+from decimal import Decimal
 from functools import cmp_to_key
 
 import numpy as np
@@ -180,3 +181,85 @@ def test_fusion_errors():
 def test_accessor_mirror():
     run = scored(SCORES)
     pd.testing.assert_frame_equal(run.ireval.fuse("combsum"), pdireval.fuse(run, "combsum"))
+
+
+# ------------------------------------------------ ranks follow the fused scores (full precision)
+
+
+def assert_ranks_follow_scores(fused):
+    """Per query: ranks 1..n, scores non-increasing along the ranks, equal scores by doc id
+    descending (trec_eval's tie-break) unless they underflowed (RBC's order is then ln RBC)."""
+    for _, part in fused.groupby("query", sort=False):
+        assert part["rank"].tolist() == list(range(1, len(part) + 1))
+        score = part["score"].to_numpy()
+        assert (np.diff(score) <= 0).all(), part[np.r_[False, np.diff(score) > 0]]
+        docs = part["doc"].to_numpy()
+        tied = (score[1:] == score[:-1]) & (np.abs(score[1:]) >= np.finfo(np.float64).tiny)
+        assert (docs[1:][tied] < docs[:-1][tied]).all()
+
+
+def test_rbc_ranks_follow_the_scores_past_float32_underflow():
+    # phi = 0.8: (1 - phi) phi^i is below float32's smallest number from about i = 460
+    docs = [f"d{i:04d}" for i in range(700)]
+    run = pd.DataFrame({"system": "A", "query": "1", "doc": docs, "rank": np.arange(1, 701)})
+    fused = pdireval.fuse(run, "rbc", phi=0.8)
+    assert fused["doc"].tolist() == docs  # one system: its own order, all 700 documents
+    assert_ranks_follow_scores(fused)
+    # phi = 0.1: the doubles underflow from i = 323; the order comes from ln RBC
+    run2 = pd.concat([run, run.assign(system="B", rank=lambda f: f["rank"][::-1].to_numpy())])
+    deep = pdireval.fuse(run2, "rbc", phi=0.1, weights={"A": 2.0, "B": 1.0})
+    assert_ranks_follow_scores(deep)
+    # d_i scores 2·0.9·0.1^i + 0.9·0.1^(699-i): exactly, in decimal arithmetic
+    exact = [Decimal("1.8") * Decimal(10) ** -i + Decimal("0.9") * Decimal(10) ** (i - 699) for i in range(700)]
+    expected = [docs[i] for i in sorted(range(700), key=lambda i: (-exact[i], docs[i]))]
+    assert len(set(exact)) == 700 and deep["doc"].tolist() == expected
+
+
+def test_exact_ties_split_by_rounding_are_ties():
+    # norm="rank" on lists of 5: every document scores 1.2 in exact arithmetic, but
+    # (1 - 0/5) + (1 - 4/5) and (1 - 2/5) + (1 - 2/5) differ in their last bit as doubles
+    docs = ["a", "b", "c", "d", "e"]
+    run = ranked({"A": docs, "B": docs[::-1]})
+    fused = pdireval.fuse(run, "combsum", norm="rank")
+    assert fused["score"].nunique() == 1 and fused["score"].iloc[0] == pytest.approx(1.2, rel=1e-12)
+    assert order(fused) == docs[::-1]  # a tie: doc id descending, as trec_eval
+
+
+def test_float32_collisions_of_fused_scores_warn_in_evaluate_which_can_read_the_fused_order():
+    # raw CombSUM: 0.1000000001 + 0 and 0.1000000002 + 0 differ as doubles, not as floats
+    run = scored({"A": {"z": 0.1000000001, "a": 0.1000000002, "m": 0.5}})
+    fused = pdireval.fuse(run, "combsum", norm=None)
+    assert order(fused) == ["m", "a", "z"]  # by the doubles (at float32: by doc id, z first)
+    assert_ranks_follow_scores(fused)
+    qrels = qrels_of({"a": 1, "z": 0, "m": 0})
+    # evaluate reads scores at float32 as trec_eval 9 does: it says so, since a judged document
+    # is in the merged group
+    with pytest.warns(pdireval.PdirevalWarning, match="equal at float32.*score_precision='float64'"):
+        default = pdireval.evaluate(fused, "RR", qrels=qrels)["value"].iloc[0]
+    assert default == 1 / 3
+    by_rank = pdireval.evaluate(fused, "RR", qrels=qrels, order="rank")["value"].iloc[0]
+    by_double = pdireval.evaluate(fused, "RR", qrels=qrels, score_precision="float64")["value"].iloc[0]
+    assert by_rank == by_double == 0.5
+
+
+@pytest.mark.slow  # the 17 Robust 2003 runs, 1,000 documents each
+@pytest.mark.parametrize("method, options", [("rbc", {"phi": 0.8}), ("combsum", {"norm": None})])
+def test_fused_robust_runs_rank_by_their_scores(robust03, method, options):
+    run, _ = robust03
+    fused = pdireval.fuse(run, method, **options)
+    assert fused["query"].nunique() == run["query"].nunique()
+    assert_ranks_follow_scores(fused)
+    # the order is the exact one: recompute the scores independently and sort them
+    part = run[run["query"].isin(sorted(run["query"].unique())[:5])]
+    if method == "rbc":
+        # each list in trec_eval's order: scores as C floats, ties by doc id descending
+        pos = part.assign(s32=part["score"].astype(np.float32))
+        pos = pos.sort_values(["system", "query", "s32", "doc"], ascending=[True, True, False, False])
+        pos = pos.assign(i=pos.groupby(["system", "query"], observed=True).cumcount())
+        contrib = 0.2 * 0.8 ** pos["i"].astype(float)
+        expected = contrib.groupby([pos["query"], pos["doc"]], observed=True).sum()
+    else:
+        expected = part.groupby(["query", "doc"], observed=True)["score"].sum()
+    got = fused.set_index(["query", "doc"])["score"]
+    keys = list(expected.index)
+    np.testing.assert_allclose(got.loc[keys].to_numpy(), expected.to_numpy(), rtol=1e-12, atol=0)

@@ -36,6 +36,11 @@ def test_union_ranks_and_invariance(run, method, norm):
     assert got == set(zip(run["query"], run["doc"])) and len(got) == len(fused)
     for _, part in fused.groupby("query", sort=False):
         assert part["rank"].tolist() == list(range(1, len(part) + 1))
+        # ranks follow the scores at full precision; equal scores by doc id descending
+        score, docs = part["score"].to_numpy(), part["doc"].to_numpy()
+        assert (np.diff(score) <= 0).all()
+        tied = score[1:] == score[:-1]
+        assert (docs[1:][tied] < docs[:-1][tied]).all()
     assert np.isfinite(fused["score"]).all()
     # row order and system names do not matter (names in the same sorted order)
     other = run.sample(frac=1.0, random_state=0).assign(system=lambda f: "x" + f["system"])

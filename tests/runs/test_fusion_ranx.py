@@ -85,7 +85,7 @@ def test_matches_ranx(runs, ranx, ranx_method, norm, params, ours):
     assert list(fused.columns) == ["system", "query", "doc", "score", "rank"]
     for _, part in fused.groupby("query", sort=False):
         assert part["rank"].tolist() == list(range(1, len(part) + 1))
-        assert (np.diff(part["score"].to_numpy().astype(np.float32)) <= 0).all()
+        assert (np.diff(part["score"].to_numpy()) <= 0).all()
 
 
 def test_pdireval_names_equal_ranx_names(run):
