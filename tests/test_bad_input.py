@@ -1048,3 +1048,29 @@ def test_fused_scores_equal_at_float32_rank_by_their_doubles():
     with pytest.warns(PdirevalWarning, match="equal at float32"):
         assert pdireval.evaluate(fused, "RR", qrels=qrels)["value"].iloc[0] == 1 / 3  # trec_eval 9's order
     assert pdireval.evaluate(fused, "RR", qrels=qrels, order="rank")["value"].iloc[0] == 0.5
+
+
+@pytest.mark.parametrize("n_queries", [8, 30, 70])
+@pytest.mark.parametrize("alternative", ["two-sided", "greater"])
+def test_wilcoxon_p_values_are_scipy_pair_by_pair(n_queries, alternative):
+    """One pair with a zero difference or a tie must not switch the other pairs' null
+    distribution (scipy decides exact / permutation / normal from the whole batch)."""
+    import scipy.stats
+
+    rng = np.random.default_rng(n_queries)
+    base = rng.random(n_queries)
+    values = {
+        "A": base + 0.3 + rng.normal(0, 0.2, n_queries),  # continuous: exact alone
+        "B": base,
+        "C": np.where(np.arange(n_queries) < 2, base, base - 0.1 + rng.normal(0, 0.2, n_queries)),  # zeros vs B
+        "D": np.round(base + rng.normal(0.1, 0.2, n_queries), 1),  # ties
+    }
+    scores = pd.DataFrame([
+        {"system": s, "query": str(q), "measure": "AP", "value": v[q]} for s, v in values.items() for q in range(n_queries)
+    ])
+    got = pdireval.compare(scores, method="wilcoxon", alternative=alternative)
+    assert len(got) == 6
+    for row in got.itertuples():
+        expected = scipy.stats.wilcoxon(values[row.system_a], values[row.system_b], alternative=alternative)
+        assert row.p_value == pytest.approx(expected.pvalue, rel=1e-12, abs=0), (row.system_a, row.system_b)
+        assert row.statistic == expected.statistic

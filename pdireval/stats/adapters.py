@@ -168,7 +168,9 @@ def wilcoxon_columns(diff, alternative="two-sided"):
 
     scipy.stats.wilcoxon with its defaults (``zero_method="wilcox"`` — zero differences are
     dropped — and ``method="auto"``: exact null distribution for up to 50 non-zero differences
-    without ties, normal approximation otherwise) and ``alternative``. Columns whose
+    without ties, normal approximation otherwise) and ``alternative``, each column exactly as
+    ``scipy.stats.wilcoxon`` called on that column alone decides (one call per group of columns
+    alike in zeros and ties, never one decision for the whole batch). Columns whose
     differences are all zero get statistic 0 and p-value 1 (scipy returns NaN for them).
 
     Returns
@@ -181,11 +183,23 @@ def wilcoxon_columns(diff, alternative="two-sided"):
     stat = np.zeros(diff.shape[1])
     p = np.ones(diff.shape[1])
     live = (diff != 0).any(axis=0)
-    if live.any():
+    if not live.any():
+        return stat, p
+    # scipy decides between the exact distribution, a permutation test and the normal
+    # approximation from zeros and ties *anywhere in the array it is given*: call it once per
+    # group of columns that would each get the same decision alone (with or without zero
+    # differences, with or without tied non-zero |differences|), so every column's p-value is
+    # the one scipy gives that pair on its own
+    zeros = (diff == 0).any(axis=0)
+    magnitude = np.sort(np.abs(diff), axis=0)
+    ties = ((magnitude[1:] == magnitude[:-1]) & (magnitude[1:] != 0)).any(axis=0)
+    kind = zeros.astype(np.int64) * 2 + ties
+    for k in np.unique(kind[live]):
+        cols = np.flatnonzero(live & (kind == k))
         with _scoped():
-            res = _stats.wilcoxon(diff[:, live], axis=0, alternative=alternative)
-        stat[live] = res.statistic
-        p[live] = res.pvalue
+            res = _stats.wilcoxon(diff[:, cols], axis=0, alternative=alternative)
+        stat[cols] = res.statistic
+        p[cols] = res.pvalue
     return stat, p
 
 
