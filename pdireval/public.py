@@ -74,7 +74,7 @@ EXPORTS: dict[str, str] = {
 }
 
 #: Public subpackages, importable as attributes of ``pdireval`` (``pdireval.datasets.simulate``).
-SUBMODULES: tuple[str, ...] = ("datasets", "measures", "plot", "stats")
+SUBMODULES: tuple[str, ...] = ("datasets", "measures", "plot", "pyterrier", "stats")
 
 #: Public functions whose first argument is a frame: each becomes a ``DataFrame.ireval`` method
 #: with the same signature minus that argument, and the same docstring.

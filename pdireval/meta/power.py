@@ -105,7 +105,7 @@ def discriminative_power(
     method = method or "bootstrap"
     n_resamples = 1000 if n_resamples is None else n_resamples
     frame = canonical_scores(scores, columns)
-    _check_common(method, 0.95)
+    method = _check_common(method, 0.95)
     keys_cols = group_columns(frame)
     rows = []
     want_required = alpha if method in ("bootstrap", "tukey") else None

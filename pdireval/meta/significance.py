@@ -39,7 +39,7 @@ from pdireval.errors import (
     group_generator,
 )
 from pdireval.stats import adapters as _adapters
-from pdireval.stats.corrections import CORRECTIONS, adjust_pvalues
+from pdireval.stats.corrections import adjust_pvalues, canonical_correction
 from pdireval.stats.paired_tests import (
     ALTERNATIVES,
     DEFAULT_RESAMPLES,
@@ -60,6 +60,18 @@ from pdireval.stats.paired_tests import (
 __all__ = ["adjust_pvalues", "compare", "METHODS", "DEFAULT_RESAMPLES", "DEFAULT_SEED", "ALTERNATIVES"]
 
 METHODS = ("bootstrap", "t", "wilcoxon", "sign", "randomization", "tukey")
+#: Other tools' names of the same tests, read case-insensitively: ranx's ``stat_test=``
+#: (``"student"``, ``"fisher"``: Fisher's randomisation test, ``"tukey"``) and the common
+#: spellings of the paired t-test and of the permutation test.
+METHOD_ALIASES = {
+    "student": "t",
+    "ttest": "t",
+    "t-test": "t",
+    "ttest_rel": "t",
+    "fisher": "randomization",
+    "permutation": "randomization",
+    "randomisation": "randomization",
+}
 #: compare()'s default ``rng``: two identical calls give identical p-values.
 DEFAULT_SEED = 42
 
@@ -219,8 +231,23 @@ def _test_group(x, method, *, n_res, rng, baseline=None, confidence_level=0.95, 
     return pi, pj, cols
 
 
+def canonical_method(method):
+    """pdireval's name of a test given in any supported spelling (see ``METHOD_ALIASES``)."""
+    if isinstance(method, str) and method not in METHODS:
+        key = method.strip().lower()
+        method = METHOD_ALIASES.get(key, key if key in METHODS else method)
+    if method not in METHODS:
+        allowed = ", ".join(repr(c) for c in METHODS)
+        raise OptionError(
+            f"method= must be one of {allowed} (or ranx's names 'student', 'fisher'); "
+            f"got {method!r}."
+        )
+    return method
+
+
 def _check_common(method, confidence_level, alternative="two-sided"):
-    check_option("method", method, METHODS)
+    """Validate the options every test shares; return the canonical method name."""
+    method = canonical_method(method)
     check_real("confidence_level", confidence_level, low=0, high=1, inclusive=False)
     check_alternative(alternative)
     if method == "tukey" and alternative != "two-sided":
@@ -229,6 +256,7 @@ def _check_common(method, confidence_level, alternative="two-sided"):
             f"range of the permuted means); got alternative={alternative!r}. Use method='t', "
             "'bootstrap', 'randomization', 'wilcoxon' or 'sign' for a one-sided test."
         )
+    return method
 
 
 def _iter_tests(frame, method, *, n_resamples, rng, baseline=None, confidence_level=0.95,
@@ -298,7 +326,9 @@ def compare(
     scores
         Scores frame: ``system, query, measure, value`` plus optional grouping columns.
     method
-        One of the methods above.
+        One of the methods above, or another tool's name of the same test (ranx's
+        ``"student"`` and ``"fisher"``, ``"ttest"``, ``"permutation"``; see
+        ``METHOD_ALIASES``); the result's ``method`` column holds the name above.
     alternative
         scipy's values: ``"two-sided"`` (default), ``"greater"`` (H1: mean of a − b > 0),
         ``"less"``. One-sided alternatives also make ``ci_low, ci_high`` one-sided, as scipy
@@ -317,7 +347,9 @@ def compare(
         ``"sidak"`` (Šidák 1967), ``"holm"`` (Holm 1979), ``"holm-sidak"``, ``"hochberg"``
         (Hochberg 1988), ``"hommel"`` (Hommel 1988) — family-wise error —, ``"bh"``
         (Benjamini & Hochberg 1995) or ``"by"`` (Benjamini & Yekutieli 2001) — false
-        discovery rate.
+        discovery rate. statsmodels' ``multipletests`` names, which PyTerrier uses too
+        (``"fdr_bh"``, ``"fdr_by"``, ``"hs"``, ``"simes-hochberg"``, ...), give the same
+        adjustment; the ``correction`` column holds the name above.
     baseline
         A system name, or a list of them: compare every other system with each baseline
         instead of all pairs (a pair of two baselines appears once, against the earlier one).
@@ -391,8 +423,8 @@ def compare(
     science. Frontiers in Psychology 4.
     """
     frame = canonical_scores(scores, columns)
-    _check_common(method, confidence_level, alternative)
-    check_option("correction", correction, CORRECTIONS)
+    method = _check_common(method, confidence_level, alternative)
+    correction = canonical_correction(correction)
     check_option("family", family, ("group", "all"))
     if method == "tukey" and correction is not None:
         raise OptionError(

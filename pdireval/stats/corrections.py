@@ -5,12 +5,76 @@ from __future__ import annotations
 import numpy as np
 
 from pdireval.core.chunking import CHUNK_CELLS
-from pdireval.errors import check_option
+from pdireval.errors import OptionError
 
-__all__ = ["adjust_pvalues", "CORRECTIONS"]
+__all__ = ["adjust_pvalues", "canonical_correction", "CORRECTIONS", "CORRECTION_ALIASES"]
 
 #: Accepted ``correction=`` values (None: no adjustment).
 CORRECTIONS = (None, "bonferroni", "sidak", "holm", "holm-sidak", "hochberg", "hommel", "bh", "by")
+
+#: Other tools' spellings of the same corrections: statsmodels' ``multipletests`` method names
+#: and their short forms (PyTerrier's ``pt.Experiment(correction=...)`` passes its value to
+#: ``multipletests``, so these are PyTerrier's names too), read case-insensitively.
+CORRECTION_ALIASES = {
+    "none": None,
+    "b": "bonferroni",
+    "bonf": "bonferroni",
+    "s": "sidak",
+    "h": "holm",
+    "hs": "holm-sidak",
+    "sh": "hochberg",
+    "simes-hochberg": "hochberg",
+    "ho": "hommel",
+    "fdr_bh": "bh",
+    "fdr_i": "bh",
+    "fdr_p": "bh",
+    "fdri": "bh",
+    "fdrp": "bh",
+    "fdr_by": "by",
+    "fdr_n": "by",
+    "fdr_c": "by",
+    "fdrn": "by",
+    "fdrcorr": "by",
+}
+
+#: statsmodels' methods that are not corrections of this module (adaptive two-stage FDR and
+#: local FDR procedures): named in the error so that nobody is silently given another one.
+_NOT_PROVIDED = ("fdr_tsbky", "fdr_2sbky", "fdr_twostage", "fdr_tsbh", "fdr_2sbh", "fdr_gbs",
+                 "lfdr", "lfdr_sl")
+
+
+def canonical_correction(correction):
+    """pdireval's name of a ``correction=`` value given in any supported spelling.
+
+    pdireval's own names (``CORRECTIONS``) are returned as they are; statsmodels'
+    ``multipletests`` names and short forms (``"fdr_bh"``, ``"hs"``, ``"simes-hochberg"``,
+    ...; see ``CORRECTION_ALIASES``) are read case-insensitively and mapped to the same
+    procedure, so both spellings give identical results.
+
+    Raises
+    ------
+    OptionError
+        For any other value, listing the accepted names.
+    """
+    if correction is None or correction in CORRECTIONS:
+        return correction
+    if isinstance(correction, str):
+        key = correction.strip().lower()
+        if key in CORRECTIONS:
+            return key
+        if key in CORRECTION_ALIASES:
+            return CORRECTION_ALIASES[key]
+        if key in _NOT_PROVIDED:
+            raise OptionError(
+                f"correction={correction!r} (statsmodels' adaptive or local FDR procedure) is not "
+                "provided; use 'bh' (Benjamini-Hochberg, statsmodels' 'fdr_bh') or 'by' "
+                "(Benjamini-Yekutieli, 'fdr_by')."
+            )
+    allowed = ", ".join(repr(c) for c in CORRECTIONS)
+    raise OptionError(
+        f"correction= must be one of {allowed} (or statsmodels' multipletests names such as "
+        f"'fdr_bh', 'hs', 'simes-hochberg'); got {correction!r}."
+    )
 
 
 def _sidak(p, m):
@@ -92,7 +156,8 @@ def adjust_pvalues(p, method: str | None) -> np.ndarray:
     p
         1-D array of p-values in [0, 1].
     method
-        One of ``CORRECTIONS``.
+        One of ``CORRECTIONS``, or statsmodels' name of the same procedure (see
+        :func:`canonical_correction`).
 
     Returns
     -------
@@ -110,7 +175,7 @@ def adjust_pvalues(p, method: str | None) -> np.ndarray:
     Yekutieli, D. (2001). The control of the false discovery rate in multiple testing under
     dependency. Annals of Statistics 29.
     """
-    check_option("correction", method, CORRECTIONS)
+    method = canonical_correction(method)
     p = np.asarray(p, dtype=np.float64)
     out = p.copy()
     ok = ~np.isnan(p)
