@@ -8,13 +8,27 @@ importing pandas.
 from __future__ import annotations
 
 import importlib
+import sys
 
-from pdireval import accessor as _accessor  # noqa: F401  (registers DataFrame.ireval)
 from pdireval.public import EXPORTS, SUBMODULES
+
+
+def _trec_eval_command() -> bool:
+    """True in a ``pdireval trec_eval ...`` process started from the command line before
+    pandas is loaded: that command reads and evaluates with numpy only, so it starts as fast
+    as trec_eval itself; it registers the accessor itself if it ever needs pandas."""
+    argv = getattr(sys, "argv", None) or []
+    script = str(argv[0]).replace("\\", "/").rsplit("/", 1)[-1] if argv else ""
+    return (len(argv) > 1 and argv[1] == "trec_eval" and script in ("pdireval", "pdireval.exe")
+            and "pandas" not in sys.modules)
+
+
+if not _trec_eval_command():
+    from pdireval import accessor as _accessor  # noqa: F401  (registers DataFrame.ireval)
 
 __version__ = "0.1.0"
 
-if "dask.dataframe" in __import__("sys").modules:  # Dask already loaded: its DataFrames get
+if "dask.dataframe" in sys.modules:  # Dask already loaded: its DataFrames get
     importlib.import_module("pdireval.dask")  # .ireval too (pdireval never imports Dask itself)
 
 __all__ = [*EXPORTS, *SUBMODULES]

@@ -17,17 +17,26 @@ import argparse
 import sys
 import warnings
 from collections.abc import Callable, Sequence
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from pdireval import __version__
-from pdireval.datasets import EXAMPLE as SIMULATED
-from pdireval.errors import PdirevalError, PdirevalWarning
 from pdireval.treceval import add_trec_eval
+
+if TYPE_CHECKING:  # pandas, the datasets and the errors load inside the functions, so that
+    import pandas as pd  # `pdireval trec_eval` starts without them (its engine is numpy only)
 
 __all__ = ["main", "build_parser", "SUBCOMMANDS"]
 
 DEFAULT_MEASURES = ["AP", "nDCG@10", "P@10", "RR"]
+
+
+def __getattr__(name: str):
+    """``SIMULATED`` (the built-in collection's simulate() arguments), loaded on first use."""
+    if name == "SIMULATED":
+        from pdireval.datasets import EXAMPLE
+
+        return EXAMPLE
+    raise AttributeError(f"module 'pdireval.cli' has no attribute {name!r}")
 
 
 def note(message: str) -> None:
@@ -40,6 +49,8 @@ def note(message: str) -> None:
 
 def add_evaluate(subparsers) -> None:
     """``pdireval evaluate``: per-system (and per-query) measures, like trec_eval."""
+    from pdireval.datasets import EXAMPLE as SIMULATED
+
     p = subparsers.add_parser(
         "evaluate",
         help="evaluate TREC runs against qrels (trec_eval's numbers)",
@@ -88,7 +99,11 @@ def add_evaluate(subparsers) -> None:
 
 
 def _load(args) -> tuple[pd.DataFrame, pd.DataFrame]:
+    import pandas as pd
+
+    from pdireval.datasets import EXAMPLE as SIMULATED
     from pdireval.datasets import simulate
+    from pdireval.errors import PdirevalError
     from pdireval.io import read_qrels, read_run
 
     if not args.runs and args.qrels is None:
@@ -203,6 +218,7 @@ def add_report(subparsers) -> None:
 
 
 def run_report(args) -> int:
+    from pdireval.datasets import EXAMPLE as SIMULATED
     from pdireval.measures import parse_measures
     from pdireval.reporting import DEFAULT_MEASURES as REPORT_MEASURES
     from pdireval.reporting import report
@@ -272,6 +288,8 @@ def one_line(error: BaseException) -> str:
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    from pdireval.errors import PdirevalWarning
+
     name = "warning" if issubclass(category, PdirevalWarning) else category.__name__
     print(f"pdireval: {name}: {one_line(message)}", file=sys.stderr)
 
@@ -283,6 +301,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     ``PDIREVAL_MEASURES`` and the ``pdireval.measures`` entry points are imported first
     (:func:`pdireval.plugins.load_plugins`, which imports no measure unless one is named).
     """
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list[:1] == ["trec_eval"]:  # trec_eval's own option parsing, numpy only
+        from pdireval.treceval import command
+
+        return command(args_list[1:])
+    from pdireval.errors import PdirevalError, PdirevalWarning
     from pdireval.plugins import load_plugins
 
     try:

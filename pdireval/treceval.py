@@ -1,329 +1,372 @@
-"""``pdireval trec_eval``: a drop-in for the trec_eval command.
+"""``pdireval trec_eval``: the trec_eval command, option for option and line for line.
 
-Same arguments, same output, line for line: ``name<TAB>query<TAB>value`` with the name
-left-justified to 22 characters, values with 4 decimals (counts as integers), per-query
-lines (``-q``) in trec_eval's query order (ids compared as byte strings) and then the
-``all`` lines, measure families in trec_eval's print order. The measures are pdireval's,
-found through the registry's trec_eval names (:mod:`pdireval.measures.trec_eval.names`), so
-every measure registered with a trec_eval name is available here.
+``pdireval trec_eval [options] QRELS RUN`` reads its arguments as trec_eval's ``getopt_long``
+does (short options clustered or not, ``-M100``, ``-mP.5``; every long option and any
+unambiguous prefix of it, ``--measure=map``; options after the files) and prints what
+trec_eval 9.0.8 prints, or with ``--v10`` what trec_eval 10.0 prints. The evaluation is
+:mod:`pdireval.trec`, a transcription of trec_eval's C code that imports numpy only, so the
+command starts about as fast as the C program. Measures that are not trec_eval's (pdireval
+measure strings such as ``nDCG@10``) are computed with :func:`pdireval.evaluate` and printed
+after trec_eval's own.
 
-Summary rules are trec_eval's (Buckley, NIST; trec_eval 9.0.8): means over the queries
-evaluated (the queries of the run that have judgments; ``-c``: every query of the qrels,
-unanswered ones counting as empty rankings), sums for count measures (``num_ret``,
-``num_rel``, ``num_rel_ret``, ...), the geometric mean for ``gm_`` measures, and
-``num_q`` the number of queries averaged over.
+Exit status and messages: trec_eval's exit status (1 usage or measure, 2 files or
+parameters, 4 a query that cannot be evaluated, 7 no query with results and judgments);
+the message on stderr is one line, ``pdireval trec_eval: ...``, naming the option or the
+file line, and ends with trec_eval's own message in parentheses.
 """
 
 from __future__ import annotations
 
-import argparse
-import math
-import os
-import shutil
 import sys
-import tempfile
-import warnings
-from contextlib import contextmanager
 
-import numpy as np
-import pandas as pd
+__all__ = ["add_trec_eval", "command", "OPTIONS", "USAGE"]
 
-__all__ = ["add_trec_eval", "run_trec_eval", "trec_eval_output"]
+#: trec_eval's long options: name -> (short letter, takes an argument)
+OPTIONS = {
+    "help": ("h", False),
+    "version": ("v", False),
+    "query_eval_wanted": ("q", False),
+    "measure": ("m", True),
+    "complete_rel_info_wanted": ("c", False),
+    "level_for_rel": ("l", True),
+    "nosummary": ("n", False),
+    "Debug_level": ("D", True),
+    "Judged_docs_only": ("J", False),
+    "Number_docs_in_coll": ("N", True),
+    "Max_retrieved_per_topic": ("M", True),
+    "Rel_info_format": ("R", True),
+    "Results_format": ("T", True),
+    "Output_old_results_format": ("o", True),  # sic: the long form takes an argument
+    "Zscore": ("Z", True),
+}
+#: trec_eval's short options (getopt string "hvqm:cl:nD:JN:M:R:T:oZ:")
+SHORT = {"h": False, "v": False, "q": False, "m": True, "c": False, "l": True, "n": False,
+         "D": True, "J": False, "N": True, "M": True, "R": True, "T": True, "o": False,
+         "Z": True}
+#: pdireval's own long options
+EXTRA = {"v10": False}
 
-#: per-query and summary lines of these families are integers (``%ld``)
-_WIDTH = 22
+VERSION_ID = {"9": "9.0.7", "10": "10.0-rc3"}  # what each binary's -v prints (sic for 9.0.8)
+
+USAGE = """\
+Usage: pdireval trec_eval [--v10] [-h] [-q] {-m measure}* trec_rel_file trec_top_file
+   -h: Give full help information, including other options
+   -q: In addition to summary evaluation, give evaluation for each query
+   -m: calculate and print measures indicated by 'measure'
+       ('-m all_qrels' prints all qrels measures, '-m official' is default)
+   --v10: trec_eval 10.0 (default: 9.0.8)
+"""
+
+HELP = """\
+pdireval trec_eval: trec_eval 9.0.8 (default) or 10.0 (--v10), line for line.
+
+trec_eval [-h] [-q] [-m measure[.params] [-c] [-n] [-l <num>]
+   [-D debug_level] [-N <num>] [-M <num>] [-R rel_format] [-T results_format]
+   rel_info_file  results_file
+
+ --help, -h                     this help
+ --version, -v                  print trec_eval's version and exit
+ --query_eval_wanted, -q        also print each query's values
+ --measure, -m name[.params]    a measure, a measure with parameters (P.5,10,
+                                ndcg.1=3,2=9, utility.1,-1,0,0) or a nickname:
+                                official (default), all_trec, set, prefs, all_prefs,
+                                qrels_jg; a pdireval measure string also works (nDCG@10)
+ --complete_rel_info_wanted, -c average over every query of the qrels
+ --level_for_rel, -l num        minimum label counted as relevant (default 1)
+ --nosummary, -n                no summary ('all') lines
+ --Debug_level, -D num[.qid]    0 only (no debugging printout); .qid evaluates one query
+ --Number_docs_in_coll, -N num  documents in the collection (utility's 4th coefficient)
+ --Max_retrieved_per_topic, -M num   evaluate only the top num documents of each query
+ --Judged_docs_only, -J         drop unjudged documents before evaluating
+ --Rel_info_format, -R format   qrels (prefs, qrels_prefs and qrels_jg: not yet)
+ --Results_format, -T format    trec_results
+ --Output_old_results_format X, -o   obsolete, ignored (as in trec_eval)
+ --Zscore, -Z file              print z-scores from a file of 'qid measure mean stddev'
+ --v10                          trec_eval 10.0's behaviour (default: 9.0.8's)
+
+Measures: see trec_eval's documentation; 'pdireval trec_eval -h -m NAME' is not trec_eval's
+per-measure help, use docs/coming-from.md.
+"""
 
 
-def _summary_rule(measure) -> str:
-    """'mean', 'sum' or 'gm' (the MeasureDef's ``summary``)."""
-    return getattr(measure.definition, "summary", "mean") or "mean"
+class Usage(Exception):
+    """A command-line mistake (trec_eval prints its usage and exits 1)."""
 
 
-def _order_run(run: pd.DataFrame, float64: bool) -> np.ndarray:
-    """Row order of trec_eval: query, score descending (C float unless ``float64``), doc
-    id descending (byte order)."""
-    score = run["score"].to_numpy(dtype=np.float64)
-    if not float64:
-        score = score.astype(np.float32).astype(np.float64)
-    score = score + 0.0  # -0.0 -> +0.0
-    query_codes = pd.factorize(run["query"], sort=False)[0]
-    doc_codes = pd.factorize(run["doc"], sort=True)[0]
-    return np.lexsort((-doc_codes, -score, query_codes))
-
-
-def _truncate(run: pd.DataFrame, max_docs: int, float64: bool) -> pd.DataFrame:
-    """trec_eval -M: the first ``max_docs`` documents of each query in trec_eval's order."""
-    order = _order_run(run, float64)
-    ordered = run.iloc[order]
-    position = ordered.groupby("query", sort=False, observed=True).cumcount().to_numpy()
-    return ordered[position < max_docs].reset_index(drop=True)
-
-
-def _judged_only(run: pd.DataFrame, qrels: pd.DataFrame) -> pd.DataFrame:
-    """trec_eval -J: drop retrieved documents without a judgment (absent from the qrels,
-    or a negative label: pooled but unjudged)."""
-    judged = qrels.loc[qrels["label"].to_numpy() >= 0, ["query", "doc"]]
-    keys = pd.MultiIndex.from_frame(judged)
-    keep = pd.MultiIndex.from_frame(run[["query", "doc"]]).isin(keys)
-    return run[keep].reset_index(drop=True)
-
-
-def trec_eval_output(
-    run: pd.DataFrame,
-    qrels: pd.DataFrame,
-    measures=(),
-    *,
-    per_query: bool = False,
-    complete: bool = False,
-    summary: bool = True,
-    level: int = 1,
-    judged_only: bool = False,
-    max_docs: int | None = None,
-    score_precision: str = "float32",
-) -> str:
-    """trec_eval's output for one canonical run (one system) and canonical qrels.
-
-    Parameters
-    ----------
-    run, qrels
-        Canonical frames (:func:`pdireval.read_run` / :func:`pdireval.read_qrels`); the
-        run's ``system`` of its last row is the ``runid`` printed.
-    measures
-        trec_eval ``-m`` arguments (``"official"`` when empty): families (``P``), families
-        with parameters (``P.5,10``), sets (``official``, ``all_trec``), or any pdireval
-        measure string (printed under its trec_eval name when it has one).
-    per_query, complete, summary, level, judged_only, max_docs
-        trec_eval's ``-q``, ``-c``, not ``-n``, ``-l``, ``-J``, ``-M``.
-    score_precision
-        ``"float32"`` (trec_eval 9.0.8) or ``"float64"`` (trec_eval 10.0).
-
-    Returns
-    -------
-    str
-        The lines trec_eval prints, each ending in a newline.
-    """
-    from pdireval.errors import MeasureError, PdirevalWarning
-    from pdireval.measures import parse_measure
-    from pdireval.measures.trec_eval.names import TrecMeasure, expand, print_order, trec_eval_name
-
-    float64 = score_precision == "float64"
-    runid = str(run["system"].iloc[-1])
-    extra = {"rel": float(level)} if level != 1 else {}
-    chosen: dict[str, list[TrecMeasure]] = {}
-    explicit: set[str] = set()
-    for spec in list(measures) or ["official"]:
-        try:
-            items = expand(spec, extra_params=extra, pseudo=True)
-            given_params = "." in spec or any(c.isdigit() for c in spec.rpartition("_")[2])
-        except MeasureError:
-            try:
-                measure = parse_measure(spec)
-            except MeasureError:
-                raise MeasureError(
-                    f"unknown measure {spec!r}: not a trec_eval measure name (e.g. map, P.10, "
-                    "ndcg_cut.10, official, all_trec) nor a pdireval measure (e.g. nDCG@10)."
-                ) from None
-            if extra and any(p.name == "rel" for p in measure.definition.params):
-                measure = measure.replace(**extra)
-            name = trec_eval_name(measure) or str(measure)
-            items, given_params = [TrecMeasure(name, "~" + str(measure), measure)], True
-        by_family: dict[str, list[TrecMeasure]] = {}
-        for item in items:
-            by_family.setdefault(item.family, []).append(item)
-        for family, group in by_family.items():
-            # trec_eval: parameters given with -m win over a family's defaults; first one wins
-            if family in explicit:
-                continue
-            if family not in chosen or given_params:
-                chosen[family] = group
-                if given_params:
-                    explicit.add(family)
-    known = [t for t in chosen.values() for t in t if not t.family.startswith("~")]
-    other = [t for t in chosen.values() for t in t if t.family.startswith("~")]
-    items = print_order(known) + other
-
-    original_queries = pd.unique(run["query"])
-    if max_docs is not None:
-        run = _truncate(run, max_docs, float64)
-    if judged_only:
-        run = _judged_only(run, qrels)
-    qrels_queries = sorted(pd.unique(qrels["query"]).tolist())
-    judged_set = set(qrels_queries)
-    evaluated = sorted(q for q in original_queries.tolist() if q in judged_set)
-    if not evaluated:
-        raise _no_queries()
-    averaged = qrels_queries if complete else evaluated
-    unique = list(dict.fromkeys(t.measure for t in items if t.measure is not None))
-    special_num_rel = complete and any(t.family == "num_rel" for t in items)
-    if special_num_rel:  # trec_eval -c: num_rel counts every judged relevant doc (label > 0)
-        from pdireval.measures import build_measure
-
-        all_rel = build_measure("NumRel")
-        unique.append(all_rel)
-    values = {}
-    if unique:
-        if len(run):
-            from pdireval.evaluation import evaluate
-
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", PdirevalWarning)
-                scores = evaluate(run, unique, qrels=qrels, missing="zero", **_precision_kw(score_precision))
-            table = scores.pivot(index="query", columns="measure", values="value")
-        else:  # -J / -M left nothing: every query is an empty ranking
-            table = _empty_table(unique, qrels, runid, score_precision)
-        for m in unique:
-            values[m] = table[str(m)]
-
-    lines = []
-    if per_query:
-        block = []
-        for item in items:
-            if item.measure is None or _summary_rule(item.measure) == "gm":
-                continue
-            column = values[item.measure]
-            block.append((item, column.reindex(evaluated).to_numpy()))
-        for i, query in enumerate(evaluated):
-            for item, vals in block:
-                lines.append(_line(item.name, query, vals[i], _summary_rule(item.measure) == "sum"))
-    if summary:
-        for item in items:
-            if item.family == "runid":
-                lines.append(f"{'runid':<{_WIDTH}}\tall\t{runid}")
-                continue
-            if item.family == "num_q":
-                lines.append(f"{'num_q':<{_WIDTH}}\tall\t{len(averaged)}")
-                continue
-            rule = _summary_rule(item.measure)
-            column = values[item.measure]
-            if rule == "sum":
-                source = values[all_rel] if item.family == "num_rel" and special_num_rel else column.reindex(evaluated)
-                if item.family == "num_rel" and special_num_rel:
-                    source = source.reindex(qrels_queries)
-                lines.append(_line(item.name, "all", _sequential_sum(source.to_numpy()), True))
-            elif rule == "gm":
-                total = _sequential_sum(column.reindex(averaged).to_numpy())
-                lines.append(_line(item.name, "all", math.exp(total / len(averaged)), False))
+def getopt(argv: list[str]):
+    """GNU ``getopt_long`` with trec_eval's options, permuting: ``(options, operands)`` where
+    options are ``(letter or long name, argument or None)`` in command-line order."""
+    opts, operands = [], []
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--":
+            operands += argv[i + 1:]
+            break
+        if arg.startswith("--"):
+            name, eq, value = arg[2:].partition("=")
+            key = _long(name)
+            if key in EXTRA:
+                if eq:
+                    raise Usage(f"option '--{key}' takes no argument; got '{arg}'")
+                opts.append((key, None))
             else:
-                total = _sequential_sum(column.reindex(evaluated).to_numpy())
-                lines.append(_line(item.name, "all", total / len(averaged), False))
-    return "".join(line + "\n" for line in lines)
+                letter, needs = OPTIONS[key]
+                if needs and not eq:
+                    if i + 1 >= len(argv):
+                        raise Usage(f"option '--{key}' requires an argument")
+                    i += 1
+                    value = argv[i]
+                elif not needs and eq:
+                    raise Usage(f"option '--{key}' doesn't allow an argument")
+                opts.append((letter, value if needs else None))
+        elif arg.startswith("-") and arg != "-":
+            j = 1
+            while j < len(arg):
+                letter = arg[j]
+                if letter not in SHORT:
+                    raise Usage(f"unknown option -{letter} (in '{arg}')")
+                if SHORT[letter]:
+                    value = arg[j + 1:]
+                    if not value:
+                        if i + 1 >= len(argv):
+                            raise Usage(f"option -{letter} requires an argument")
+                        i += 1
+                        value = argv[i]
+                    opts.append((letter, value))
+                    break
+                opts.append((letter, None))
+                j += 1
+        else:
+            operands.append(arg)
+        i += 1
+    return opts, operands
 
 
-def _precision_kw(score_precision: str) -> dict:
-    return {} if score_precision == "float32" else {"score_precision": score_precision}
+def _long(name: str) -> str:
+    if name in OPTIONS or name in EXTRA:
+        return name
+    matches = [k for k in OPTIONS if k.startswith(name)] if name else []
+    if len(matches) == 1:
+        return matches[0]
+    if not matches:
+        matches = [k for k in EXTRA if k.startswith(name)] if name else []
+        if len(matches) == 1:
+            return matches[0]
+        raise Usage(f"unknown option '--{name}'")
+    raise Usage(f"option '--{name}' is ambiguous: {', '.join('--' + m for m in matches)}")
 
 
-def _empty_table(unique, qrels, runid, score_precision) -> pd.DataFrame:
-    """Values of every measure on empty rankings for every judged query: a placeholder query
-    (one document judged 0, so no label scale changes) answers, the others are empty."""
+def _atol(text: str) -> int:
+    from pdireval.trec.files import atol
+
+    return atol(text.encode())
+
+
+def _error(message: str) -> None:
+    sys.stderr.write(f"pdireval trec_eval: {message}\n")
+
+
+def command(argv: list[str], stdout=None) -> int:
+    """Run ``pdireval trec_eval`` with ``argv`` (the arguments after ``trec_eval``); returns
+    trec_eval's exit status."""
+    from pdireval.trec.engine import Epi, IllegalMeasure, mark, measure_names
+    from pdireval.trec.files import TrecEvalExit
+
+    out = stdout if stdout is not None else sys.stdout
+    try:
+        opts, operands = getopt(list(argv))
+    except Usage as exc:
+        _error(f"{exc}.")
+        sys.stderr.write(USAGE)
+        return 1
+    version = "10" if any(o == "v10" for o, _ in opts) else "9"
+    epi = Epi(version=version)
+    help_wanted = False
+    extra_measures: list[str] = []
+    for letter, value in opts:
+        if letter == "v10":
+            continue
+        if letter == "h":
+            help_wanted = True
+        elif letter == "v":
+            sys.stderr.write(f"trec_eval version {VERSION_ID[version]}\n")
+            return 0
+        elif letter == "q":
+            epi.query_flag = True
+        elif letter == "m":
+            try:
+                mark(epi, value)
+            except IllegalMeasure:
+                problem = _measure_problem(value, version, measure_names)
+                if problem is None:
+                    extra_measures.append(value)
+                    continue
+                _error(problem)
+                return 1
+        elif letter == "c":
+            epi.average_complete_flag = True
+        elif letter == "l":
+            epi.relevance_level = _atol(value)
+        elif letter == "n":
+            epi.summary_flag = False
+        elif letter == "D":
+            level, dot, query = value.partition(".")
+            epi.debug_level = _atol(level)
+            if dot:
+                epi.debug_query = query.encode()
+        elif letter == "J":
+            epi.judged_docs_only_flag = True
+        elif letter == "N":
+            epi.num_docs_in_coll = _atol(value)
+        elif letter == "M":
+            epi.max_num_docs_per_topic = _atol(value)
+        elif letter == "R":
+            epi.rel_info_format = value
+        elif letter == "T":
+            epi.results_format = value
+        elif letter == "o":
+            pass  # obsolete in trec_eval, a no-op
+        elif letter == "Z":
+            epi.zscore_file = value
+    if help_wanted:
+        out.write(HELP)
+        return 0
+    if len(operands) != 2:
+        _error(f"needs exactly two files, QRELS then RUN; got {len(operands)} "
+               f"({' '.join(operands) or 'none'}).")
+        sys.stderr.write(USAGE)
+        return 1
+    if epi.debug_level > 0:
+        _error(f"-D {epi.debug_level}: trec_eval's debugging printout (level > 0) is not "
+               "supported; -D 0.QID evaluates query QID alone.")
+        return 1
+    if epi.max_num_docs_per_topic is not None and epi.max_num_docs_per_topic < 0:
+        _error(f"-M {epi.max_num_docs_per_topic}: a negative maximum is not supported (trec_eval "
+               "would evaluate a negative number of documents); use -M 0 for empty rankings.")
+        return 1
+    qrels, run = operands
+    if qrels == "-" and run == "-":
+        _error("QRELS and RUN cannot both be '-' (standard input): name one of them as a file.")
+        return 1
+    if extra_measures and not epi.marked:
+        epi.marked.add("runid")  # only pdireval measures requested: print the run id too
+    try:
+        from pdireval.trec.engine import evaluate_files
+
+        result = evaluate_files(epi, qrels, run)
+    except TrecEvalExit as exc:
+        _error(exc.message)
+        return exc.status
+    text = result.stdout
+    if extra_measures and result.status == 0:
+        try:
+            text = _with_pdireval_measures(text, epi, qrels, run, extra_measures)
+        except Exception as exc:  # a pdireval error: its own explanation, one line
+            from pdireval.errors import PdirevalError
+
+            if not isinstance(exc, (PdirevalError, OSError)):
+                raise
+            _error(" ".join(str(exc).split()))
+            return 1
+    try:
+        out.write(text)
+        out.flush()
+    except BrokenPipeError:
+        return 0
+    if result.status:
+        _error(result.message)
+    return result.status
+
+
+def _measure_problem(spec: str, version: str, measure_names) -> str | None:
+    """Why ``-m spec`` is refused, in pdireval's words; None when it is a pdireval measure
+    string the registry accepts (printed after trec_eval's measures)."""
+    name = spec.partition(".")[0]
+    other = "10" if version == "9" else "9"
+    if name in measure_names(other):
+        if version == "9":
+            return (f"-m {spec}: {name} is a trec_eval 10.0 measure, not a 9.0.8 one; add --v10 "
+                    f"(trec_eval: illegal measure '{spec}').")
+        return (f"-m {spec}: {name} is a trec_eval 9.0.8 measure that 10.0 dropped; remove --v10 "
+                f"(trec_eval: illegal measure '{spec}').")
+    from pdireval.errors import MeasureError
+    from pdireval.measures import parse_measure
+
+    try:
+        parse_measure(spec)
+    except MeasureError as exc:
+        reason = " ".join(str(exc).split())
+        names = ", ".join(measure_names(version))
+        return (f"-m {spec}: not a trec_eval {'10.0' if version == '10' else '9.0.8'} measure "
+                f"({names}; nicknames official, all_trec, set, prefs, all_prefs, qrels_jg) "
+                f"nor a pdireval measure: {reason} (trec_eval: illegal measure '{spec}').")
+    return None
+
+
+def _with_pdireval_measures(text, epi, qrels_path, run_path, specs) -> str:
+    """Append pdireval measures (not trec_eval's) to trec_eval's output: per query after
+    trec_eval's lines of that query, and in the summary after trec_eval's lines (mean over
+    the queries trec_eval averaged over)."""
+    import warnings
+
+    from pdireval import accessor  # noqa: F401  (pandas is loaded: register DataFrame.ireval)
+    from pdireval.errors import PdirevalWarning
     from pdireval.evaluation import evaluate
+    from pdireval.io import read_qrels, read_run
+    from pdireval.measures import parse_measure
+    from pdireval.measures.trec_names import trec_eval_name
 
-    ghost = "\x00pdireval-empty"
-    run = pd.DataFrame({"system": [runid], "query": [ghost], "doc": [ghost], "score": [0.0]})
-    qrels = pd.concat([qrels, pd.DataFrame({"query": [ghost], "doc": [ghost], "label": [0.0]})], ignore_index=True)
-    scores = evaluate(run, unique, qrels=qrels, missing="zero", **_precision_kw(score_precision))
+    measures = [parse_measure(s) for s in specs]
+    run = read_run(run_path)
+    qrels = read_qrels(qrels_path)
+    run = run.assign(system=str(run["system"].iloc[-1]))
+    if epi.relevance_level != 1:
+        measures = [m.replace(rel=float(epi.relevance_level))
+                    if any(p.name == "rel" for p in m.definition.params) else m for m in measures]
+    kw = {"score_precision": "float64"} if epi.version == "10" else {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PdirevalWarning)
+        scores = evaluate(run, measures, qrels=qrels, missing="zero", **kw)
     table = scores.pivot(index="query", columns="measure", values="value")
-    return table.drop(index=ghost)
+    names = [trec_eval_name(m) or str(m) for m in measures]
+    lines = text.splitlines()
+    per_query = [ln for ln in lines if ln.split("\t")[1:2] != ["all"]]
+    summary = [ln for ln in lines if ln.split("\t")[1:2] == ["all"]]
+    queries = list(dict.fromkeys(ln.split("\t")[1] for ln in per_query))
+    out = []
+    for q in queries:
+        out += [ln for ln in per_query if ln.split("\t")[1] == q]
+        for m, name in zip(measures, names):
+            value = table[str(m)].get(q, 0.0) if str(m) in table else 0.0
+            out.append(f"{name:<22}\t{q}\t{value:6.4f}")
+    if epi.summary_flag:
+        out += summary
+        judged = set(qrels["query"])
+        averaged = sorted(judged) if epi.average_complete_flag else sorted(set(run["query"]) & judged)
+        for m, name in zip(measures, names):
+            column = table[str(m)] if str(m) in table else None
+            total = 0.0
+            for q in averaged:
+                total += float(column.get(q, 0.0)) if column is not None else 0.0
+            out.append(f"{name:<22}\tall\t{total / max(len(averaged), 1):6.4f}")
+    return "".join(line + "\n" for line in out)
 
 
-def _sequential_sum(values: np.ndarray) -> float:
-    """Left-to-right double sum (trec_eval accumulates query by query)."""
-    values = np.asarray(values, dtype=np.float64)
-    return float(np.cumsum(values)[-1]) if len(values) else 0.0
-
-
-def _line(name: str, query: str, value: float, integer: bool) -> str:
-    if integer:
-        return f"{name:<{_WIDTH}}\t{query}\t{int(value)}"
-    return f"{name:<{_WIDTH}}\t{query}\t{value:6.4f}"
-
-
-def _no_queries():
-    from pdireval.errors import SchemaError
-
-    return SchemaError(
-        "no queries with both results and judgments: the run's query ids and the qrels' "
-        "share none. Check that both files come from the same collection."
-    )
-
-
-# --------------------------------------------------------------------------- command line
+# --------------------------------------------------------------------------- argparse entry
 
 
 def add_trec_eval(subparsers) -> None:
-    """``pdireval trec_eval``: trec_eval's arguments and output."""
+    """``pdireval trec_eval``: listed in ``pdireval --help``; :func:`pdireval.cli.main` hands
+    the arguments to :func:`command` before argparse sees them (trec_eval's own parsing)."""
+    import argparse
+
     p = subparsers.add_parser(
         "trec_eval",
-        help="drop-in for the trec_eval command (same arguments, same output)",
-        description=(
-            "Evaluate one TREC run file against a qrels file and print trec_eval's output, "
-            "line for line (trec_eval 9.0.8; --v10 orders near-tied scores as trec_eval 10.0). "
-            "Measures are trec_eval's names (-m official, -m all_trec, -m P.5,10, "
-            "-m ndcg_cut.10, ...) or pdireval measure strings. Use '-' for standard input."
-        ),
-        epilog=(
-            "examples:\n"
-            "  pdireval trec_eval qrels.txt run.txt\n"
-            "  pdireval trec_eval -q -m map -m P.10 -m ndcg_cut.10 qrels.txt run.txt\n"
-            "  pdireval trec_eval -c -l 2 -M 100 qrels.txt run.txt\n"
-            "'pdireval evaluate' is the friendlier command (several runs, any pdireval measure)."
-        ),
+        help="drop-in for the trec_eval command (9.0.8, or 10.0 with --v10): same options, same output",
+        description=HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
+        add_help=False,
     )
-    p.add_argument("qrels", metavar="QRELS", help="TREC qrels file ('-': standard input)")
-    p.add_argument("run", metavar="RUN", help="TREC run file ('-': standard input)")
-    p.add_argument("-q", action="store_true", dest="per_query", help="also print each query's values")
-    p.add_argument("-c", action="store_true", dest="complete",
-                   help="average over every query of the qrels (unanswered queries score as empty rankings)")
-    p.add_argument("-n", action="store_true", dest="no_summary", help="no summary ('all') lines")
-    p.add_argument("-l", type=int, default=1, dest="level", metavar="LEVEL",
-                   help="minimum label counted as relevant (default 1)")
-    p.add_argument("-J", action="store_true", dest="judged_only",
-                   help="evaluate only judged retrieved documents (unjudged ones are removed)")
-    p.add_argument("-M", type=int, default=None, dest="max_docs", metavar="N",
-                   help="evaluate only the top N documents of each query")
-    p.add_argument("-m", action="append", dest="measures", metavar="MEASURE", default=[],
-                   help="a trec_eval measure, family with parameters (P.5,10) or set (official, all_trec); repeat for more (default: official)")
-    p.add_argument("--v10", action="store_true",
-                   help="compare scores as doubles, as trec_eval 10.0 does (9.0.8 compares C floats)")
-    p.set_defaults(func=run_trec_eval)
-
-
-@contextmanager
-def _file(path: str):
-    """A path for a reader: ``-`` is standard input, copied to a temporary file."""
-    if path != "-":
-        yield path
-        return
-    folder = tempfile.mkdtemp(prefix="pdireval-")
-    try:
-        target = os.path.join(folder, "stdin.txt")
-        with open(target, "w", encoding="utf-8") as fh:
-            shutil.copyfileobj(sys.stdin, fh)
-        yield target
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-
-
-def run_trec_eval(args) -> int:
-    from pdireval.errors import OptionError
-    from pdireval.io import read_qrels, read_run
-
-    if args.qrels == "-" and args.run == "-":
-        raise OptionError("QRELS and RUN cannot both be '-' (standard input): name one of them as a file.")
-    if args.max_docs is not None and args.max_docs < 1:
-        raise OptionError(f"-M must be a whole number >= 1; got {args.max_docs}.")
-    with _file(args.qrels) as qrels_path:
-        qrels = read_qrels(qrels_path)
-    with _file(args.run) as run_path:
-        run = read_run(run_path)
-    runid = run["system"].iloc[-1]
-    if run["system"].nunique() > 1:  # trec_eval reads one run: the last line's tag names it
-        run = run.assign(system=runid)
-    out = trec_eval_output(
-        run, qrels, args.measures, per_query=args.per_query, complete=args.complete,
-        summary=not args.no_summary, level=args.level, judged_only=args.judged_only,
-        max_docs=args.max_docs, score_precision="float64" if args.v10 else "float32",
-    )
-    sys.stdout.write(out)
-    return 0
+    p.add_argument("args", nargs=argparse.REMAINDER)
+    p.set_defaults(func=lambda args: command(args.args))

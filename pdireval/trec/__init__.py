@@ -1,0 +1,16 @@
+"""trec_eval itself, for the ``pdireval trec_eval`` command: its file readers, its measures
+and its evaluation loop, transcribed from trec_eval's C source (Buckley, NIST; versions 9.0.8
+and 10.0) and vectorised with numpy over the queries of one run.
+
+Why a transcription next to :mod:`pdireval.measures`: the command must print what trec_eval
+prints, byte for byte, including what is trec_eval's and nobody else's (``-nan`` where a
+query is left without documents, fractional cut-offs read with ``atol``, ``relstring``, the
+quirks of each version), and start as fast as a C program: this package imports numpy only,
+never pandas. :func:`pdireval.evaluate` keeps pdireval's own definitions; the tests check the
+two agree on every measure both have.
+
+Modules: :mod:`~pdireval.trec.files` (qrels, results, judgment-group qrels and z-score files,
+read as trec_eval reads them), :mod:`~pdireval.trec.kernels` (one function per trec_eval
+measure), :mod:`~pdireval.trec.engine` (measure selection, the per-query loop, averages,
+printing).
+"""

@@ -1,0 +1,640 @@
+"""trec_eval's evaluation loop (``trec_eval.c``, Buckley, NIST; 9.0.8 and 10.0), vectorised.
+
+:func:`evaluate_files` reads the two files, forms every evaluated query's ranking
+(``form_res_rels.c``: score descending, ties by document id descending, ``-M``, ``-J``),
+computes the marked measures with :mod:`pdireval.trec.kernels`, converts to z-scores
+(``-Z``), and prints per-query and summary lines as trec_eval does: names left-justified
+to 22 characters, ``%6.4f`` values, counts as integers, averages over the evaluated queries
+(``-c``: over every query of the qrels), sums for the counts, geometric means for ``gm_``.
+
+Differences between the versions are all here, keyed by ``Epi.version`` (``"9"`` or
+``"10"``): which queries are evaluated (9.0.8: the run's queries that have judgments; 10.0:
+the qrels' queries, a judged query missing from the run being an error, or with ``-c`` an
+empty ranking printed with ``-q``), scores as C floats (9.0.8) or doubles, comment lines,
+interpolated precision's cut-off rounding, gain levels, and the measures each version has.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from itertools import groupby, repeat
+
+import numpy as np
+
+from pdireval.trec import kernels as K
+from pdireval.trec.files import TrecEvalExit, parse_qrels, parse_results, parse_zscores, read_bytes
+
+__all__ = ["Epi", "MEASURES", "NICKNAMES", "measure_names", "mark", "evaluate_files"]
+
+_CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+_RECALL = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+_RMULT = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
+
+
+@dataclass(frozen=True)
+class Meas:
+    """One entry of trec_eval's measure table (``measures.c``).
+
+    ``kind``: how values are named, initialised, printed and averaged --
+    ``s_double`` / ``s_long`` (one value; %6.4f / %ld), ``gm`` (one value, summary only,
+    geometric mean), ``cut_long`` / ``cut_double`` (one value per cut-off, ``name_10`` /
+    ``name_0.10``), ``p_double`` / ``p_pair`` (one value, parameters appended to the name as
+    typed), ``relstring``, ``runid``, ``num_q``. ``avg``: ``mean`` or ``sum``.
+    """
+
+    name: str
+    kernel: object
+    kind: str
+    default: tuple = ()
+    avg: str = "mean"
+    versions: tuple = ("9", "10")
+    needs: str = "qrels"  # the rel_info format whose RES_RELS it reads
+
+
+MEASURES = (
+    Meas("runid", None, "runid", needs=""),
+    Meas("num_q", K.num_q, "num_q", needs=""),
+    Meas("num_ret", K.num_ret, "s_long", avg="sum"),
+    Meas("num_rel", K.num_rel, "s_long", avg="sum"),
+    Meas("num_rel_ret", K.num_rel_ret, "s_long", avg="sum"),
+    Meas("map", K.map_, "s_double"),
+    Meas("gm_map", K.gm_map, "gm"),
+    Meas("Rprec", K.rprec, "s_double"),
+    Meas("bpref", K.bpref, "s_double"),
+    Meas("recip_rank", K.recip_rank, "s_double"),
+    Meas("iprec_at_recall", K.iprec_at_recall, "cut_double", _RECALL),
+    Meas("P", K.precision, "cut_long", _CUTS),
+    Meas("relstring", K.relstring, "relstring", (10.0,)),
+    Meas("recall", K.recall, "cut_long", _CUTS),
+    Meas("infAP", K.infap, "s_double"),
+    Meas("gm_bpref", K.gm_bpref, "gm"),
+    Meas("Rprec_mult", K.rprec_mult, "cut_double", _RMULT),
+    Meas("utility", K.utility, "p_double", (1.0, -1.0, 0.0, 0.0)),
+    Meas("11pt_avg", K.pt11_avg, "p_double", _RECALL),
+    Meas("binG", K.bin_g, "s_double"),
+    Meas("G", K.g_measure, "p_pair"),
+    Meas("dcg", K.dcg, "p_pair", versions=("10",)),
+    Meas("ideal_dcg", K.ideal_dcg, "p_pair", versions=("10",)),
+    Meas("ndcg", K.ndcg, "p_pair"),
+    Meas("ndcg_rel", K.ndcg_rel, "p_pair"),
+    Meas("Rndcg", K.rndcg, "p_pair"),
+    Meas("ndcg_cut", K.ndcg_cut, "cut_long", _CUTS),
+    Meas("map_cut", K.map_cut, "cut_long", _CUTS),
+    Meas("relative_P", K.relative_p, "cut_long", _CUTS),
+    Meas("success", K.success, "cut_long", (1, 5, 10)),
+    Meas("set_P", K.set_p, "s_double"),
+    Meas("set_relative_P", K.set_relative_p, "s_double"),
+    Meas("set_recall", K.set_recall, "s_double"),
+    Meas("set_map", K.set_map, "s_double"),
+    Meas("set_F", K.set_f, "p_double", (1.0,)),
+    Meas("num_nonrel_judged_ret", K.num_nonrel_judged_ret, "s_long", avg="sum"),
+    Meas("prefs_num_prefs_poss", None, "s_double", needs="prefs"),
+    Meas("prefs_num_prefs_ful", None, "s_double", needs="prefs"),
+    Meas("prefs_num_prefs_ful_ret", None, "s_double", needs="prefs"),
+    Meas("prefs_simp", None, "s_double", needs="prefs"),
+    Meas("prefs_pair", None, "s_double", needs="prefs"),
+    Meas("prefs_avgjg", None, "s_double", needs="prefs"),
+    Meas("prefs_avgjg_Rnonrel", None, "s_double", needs="prefs"),
+    Meas("prefs_simp_ret", None, "s_double", needs="prefs"),
+    Meas("prefs_pair_ret", None, "s_double", needs="prefs"),
+    Meas("prefs_avgjg_ret", None, "s_double", needs="prefs"),
+    Meas("prefs_avgjg_Rnonrel_ret", None, "s_double", needs="prefs"),
+    Meas("prefs_simp_imp", None, "s_double", needs="prefs"),
+    Meas("prefs_pair_imp", None, "s_double", needs="prefs"),
+    Meas("prefs_avgjg_imp", None, "s_double", needs="prefs"),
+    Meas("map_avgjg", None, "s_double", needs="qrels_jg"),
+    Meas("P_avgjg", None, "cut_long", _CUTS, needs="qrels_jg"),
+    Meas("Rprec_mult_avgjg", None, "cut_double", _RMULT, needs="qrels_jg"),
+    Meas("yaap", K.yaap, "s_double"),
+    Meas("rbp", K.rbp, "p_pair", versions=("10",)),
+    Meas("rbp_resid", K.rbp_resid, "p_pair", versions=("10",)),
+    Meas("unj", K.unj, "cut_long", (5, 10, 20), versions=("10",)),
+)
+
+_OFFICIAL = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
+             "bpref", "recip_rank", "iprec_at_recall", "P")
+_ALL_TREC_9 = _OFFICIAL + (
+    "relstring", "recall", "infAP", "gm_bpref", "utility", "11pt_avg", "ndcg", "relative_P",
+    "Rprec_mult", "success", "map_cut", "ndcg_cut", "ndcg_rel", "Rndcg", "binG", "G", "set_P",
+    "set_recall", "set_relative_P", "set_map", "set_F", "num_nonrel_judged_ret")
+_ALL_TREC_10 = _OFFICIAL + (
+    "relstring", "recall", "unj", "rbp", "rbp_resid", "infAP", "gm_bpref", "utility",
+    "11pt_avg", "ndcg", "relative_P", "Rprec_mult", "success", "map_cut", "ndcg_cut",
+    "ndcg_rel", "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map",
+    "set_F", "num_nonrel_judged_ret")
+_SET = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
+        "set_relative_P", "set_map", "set_F")
+_ALL_PREFS = ("runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful",
+              "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair", "prefs_avgjg",
+              "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret",
+              "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp")
+_PREFS = ("runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful",
+          "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair", "prefs_avgjg")
+_QRELS_JG = ("runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg")
+
+#: trec_eval's nicknames (``-m official``, ...) per version
+NICKNAMES = {
+    "9": {"official": _OFFICIAL, "set": _SET, "all_trec": _ALL_TREC_9, "all_prefs": _ALL_PREFS,
+          "prefs": _PREFS, "qrels_jg": _QRELS_JG},
+    "10": {"official": _OFFICIAL, "set": _SET, "all_trec": _ALL_TREC_10, "all_prefs": _ALL_PREFS,
+           "prefs": _PREFS, "qrels_jg": _QRELS_JG},
+}
+
+#: trec_eval 10.0's rel_info formats (-R) and results formats (-T)
+REL_FORMATS = ("qrels", "qrels_jg", "prefs", "qrels_prefs")
+RESULTS_FORMATS = ("trec_results",)
+
+
+def measure_names(version: str) -> list[str]:
+    """trec_eval's measure names in its print order, for ``version`` ("9" or "10")."""
+    return [m.name for m in MEASURES if version in m.versions]
+
+
+@dataclass
+class Epi:
+    """trec_eval's EPI: the options of one run (``trec_eval.h``)."""
+
+    version: str = "9"
+    query_flag: bool = False
+    summary_flag: bool = True
+    average_complete_flag: bool = False
+    judged_docs_only_flag: bool = False
+    relevance_level: int = 1
+    num_docs_in_coll: int = 0
+    max_num_docs_per_topic: int | None = None
+    rel_info_format: str = "qrels"
+    results_format: str = "trec_results"
+    zscore_file: str | None = None
+    debug_level: int = 0
+    debug_query: bytes | None = None
+    meas_args: list = field(default_factory=list)  # [(measure name, parameter string)]
+    marked: set = field(default_factory=set)
+
+
+class IllegalMeasure(Exception):
+    """``-m`` names no measure of this trec_eval version (trec_eval: illegal measure)."""
+
+
+def mark(epi: Epi, spec: str) -> None:
+    """trec_eval's mark_measure(): ``name[.params]``, a nickname or a measure name."""
+    name, dot, params = spec.partition(".")
+    if dot:
+        if not params:
+            raise IllegalMeasure(f"'{spec}': nothing after the dot (trec_eval: improper measure "
+                                 f"in parameter '{name}')")
+        epi.meas_args.append((name, params))
+    names = measure_names(epi.version)
+    nick = NICKNAMES[epi.version].get(name)
+    if nick is not None:
+        epi.marked.update(nick)
+        return
+    if name not in names:
+        raise IllegalMeasure(spec)
+    epi.marked.add(name)
+
+
+# --------------------------------------------------------------------------- parameters
+
+
+class BadParameter(Exception):
+    """A measure's parameters cannot be used (trec_eval: Cannot initialize measure)."""
+
+
+def _long_cutoffs(text: str) -> tuple:
+    from pdireval.trec.files import atol
+
+    values = sorted(atol(part.encode()) for part in text.split(","))
+    if values[0] <= 0:
+        raise BadParameter("a cut-off is 0 or negative (trec_eval: Negative cutoff detected)")
+    if len(set(values)) != len(values):
+        raise BadParameter("two cut-offs are equal (trec_eval: duplicate cutoffs detected)")
+    return tuple(values)
+
+
+def _double_cutoffs(text: str) -> tuple:
+    from pdireval.trec.files import atof
+
+    values = sorted(atof(part.encode()) for part in text.split(","))
+    if len(set(values)) != len(values):
+        raise BadParameter("two cut-offs are equal (trec_eval: duplicate cutoffs detected)")
+    return tuple(values)
+
+
+def _doubles(text: str) -> tuple:
+    from pdireval.trec.files import atof
+
+    return tuple(atof(part.encode()) for part in text.split(","))
+
+
+def _pairs(text: str) -> tuple:
+    """get_param_pairs(): ``name=value,name=value`` (trec_eval's own validity check)."""
+    from pdireval.trec.files import atof
+
+    last = ","
+    for ch in text:
+        if ch == ",":
+            if last == ",":
+                break
+            last = ","
+        elif ch == "=":
+            if last == "=":
+                last = ","
+                break
+            last = "="
+    if last != "=":
+        raise BadParameter(f"malformed pair parameters in '{text}' (trec_eval: malformed pair "
+                           "parameters), e.g. '1=3,2=9' or 'p=0.8'")
+    out = []
+    for part in text.split(","):
+        name, _eq, value = part.partition("=")
+        out.append((name, atof(value.encode())))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class Column:
+    """One printed value: its name and where it comes from."""
+
+    name: str
+    meas: Meas
+    index: int  # column of the kernel's output (-1: single)
+
+
+def _init(epi: Epi, meas: Meas):
+    """The measure's parameters and printed names (te_init_meas_*)."""
+    text = next((p for n, p in epi.meas_args if n == meas.name), None)
+    kind = meas.kind
+    if kind == "cut_long":
+        params = _long_cutoffs(text) if text is not None else meas.default
+        return params, [f"{meas.name}_{c}" for c in params]
+    if kind == "cut_double":
+        params = _double_cutoffs(text) if text is not None else meas.default
+        return params, [f"{meas.name}_{c:3.2f}" for c in params]
+    if kind in ("p_double", "relstring"):
+        params = _doubles(text) if text is not None else meas.default
+        return params, [f"{meas.name}_{text}" if text is not None else meas.name]
+    if kind == "p_pair":
+        params = _pairs(text) if text is not None else ()
+        return params, [f"{meas.name}_{text}" if text is not None else meas.name]
+    return (), [meas.name]
+
+
+# --------------------------------------------------------------------------- the run
+
+
+@dataclass
+class Output:
+    """What trec_eval writes: stdout text, an error message (stderr) and the exit status."""
+
+    stdout: str
+    status: int = 0
+    message: str = ""
+
+
+def _fmt(value: float) -> str:
+    if value != value:  # NaN: C prints the sign bit
+        return f"{'-nan' if math.copysign(1.0, value) < 0 else 'nan':>6}"
+    return f"{value:6.4f}"
+
+
+def evaluate_files(epi: Epi, qrels_path: str, results_path: str) -> Output:
+    """trec_eval's main() after option parsing."""
+    version = epi.version
+    if epi.rel_info_format not in REL_FORMATS:
+        raise TrecEvalExit(f"-R {epi.rel_info_format}: not a rel_info format; trec_eval reads "
+                           f"{', '.join(REL_FORMATS)} (trec_eval: Illegal rel_format "
+                           f"'{epi.rel_info_format}').", 2)
+    if epi.rel_info_format != "qrels":
+        raise TrecEvalExit(f"-R {epi.rel_info_format}: pdireval's trec_eval reads -R qrels "
+                           "only; preference and judgment-group files are not supported yet.", 2)
+    qrels_data = read_bytes(qrels_path, "qrels")
+    qq, _qg, qd, qr = parse_qrels(qrels_data, qrels_path, version)
+    if epi.results_format not in RESULTS_FORMATS:
+        raise TrecEvalExit(f"-T {epi.results_format}: trec_eval reads trec_results only "
+                           f"(trec_eval: Illegal retrieval results format "
+                           f"'{epi.results_format}').", 2)
+    rq, rd, rs, runid = parse_results(read_bytes(results_path, "results"), results_path, version)
+    zscores = None
+    if epi.zscore_file is not None:
+        zscores = parse_zscores(read_bytes(epi.zscore_file, "z-scores"), epi.zscore_file)
+    if not epi.marked:
+        epi.marked.update(NICKNAMES[version]["official"])
+    chosen = [m for m in MEASURES if version in m.versions and m.name in epi.marked]
+    for meas in chosen:
+        if meas.needs not in ("", epi.rel_info_format):
+            raise TrecEvalExit(f"-m {meas.name}: needs -R {meas.needs} input (trec_eval: Can't "
+                               f"calculate measure '{meas.name}').", 4)
+    columns: list[Column] = []
+    params = {}
+    for meas in chosen:
+        try:
+            values, names = _init(epi, meas)
+        except BadParameter as exc:
+            raise TrecEvalExit(f"-m {meas.name}: {exc} (trec_eval: Cannot initialize measure "
+                               f"'{meas.name}').", 2) from None
+        params[meas.name] = values
+        columns += [Column(n, meas, i if meas.kind.startswith("cut") else -1) for i, n in enumerate(names)]
+
+    # ----- which queries
+    qrels_queries = sorted(set(qq))
+    result_queries = set(rq)
+    missing = None
+    if version == "10":
+        evaluated = []
+        bogus = set()
+        for q in qrels_queries:
+            if epi.debug_query is not None and q != epi.debug_query:
+                continue
+            if q in result_queries:
+                evaluated.append(q)
+            elif epi.average_complete_flag:
+                evaluated.append(q)
+                bogus.add(q)
+            else:
+                missing = q
+                break
+    else:
+        judged = set(qrels_queries)
+        evaluated = [q for q in sorted(result_queries) if q in judged
+                     and (epi.debug_query is None or q == epi.debug_query)]
+        bogus = set()
+    rr, dup = _res_rels(epi, evaluated, bogus, qq, qd, qr, rq, rd, rs)
+    if dup is not None:
+        q_index, docno, where = dup
+        evaluated_before = evaluated[:q_index]
+        first = next((m.name for m in chosen if m.needs), chosen[0].name)
+        missing = None
+        stop = (f"query {evaluated[q_index].decode(errors='replace')}: document "
+                f"{docno.decode(errors='replace')} is listed twice in the {where} "
+                f"(trec_eval.form_res_rels: duplicate docs; trec_eval: Can't calculate measure '{first}')")
+        return _print(epi, chosen, columns, params, rr, evaluated, bogus, runid, zscores, qq, qr,
+                      upto=len(evaluated_before), stop=(stop, 4))
+    if missing is not None:
+        stop = (f"query {missing.decode(errors='replace')} is judged in the qrels but absent from the "
+                "run; trec_eval 10.0 stops there (trec_eval: result qid "
+                f"'{missing.decode(errors='replace')}' not found in qrels). Use -c to evaluate it as "
+                "an empty ranking.", 4)
+        if not evaluated:
+            return Output("", 4, stop[0])
+        return _print(epi, chosen, columns, params, rr, evaluated, bogus, runid, zscores, qq, qr,
+                      upto=len(evaluated), stop=stop)
+    if not evaluated:
+        raise TrecEvalExit("no queries with both results and relevance information: the run's "
+                           "query ids and the qrels' share none (trec_eval: No queries with both "
+                           "results and relevance info).", 7)
+    return _print(epi, chosen, columns, params, rr, evaluated, bogus, runid, zscores, qq, qr)
+
+
+BOGUS_DOCNO = b"ceci_nest_pas_un_docno"
+
+
+def _first_duplicate(items):
+    seen = set()
+    for item in items:
+        if item in seen:
+            return item
+        seen.add(item)
+    return b"?"
+
+
+def _blocks(ids: list):
+    """Runs of equal ids: ``[(id, start, stop)]`` (files are grouped by query)."""
+    out = []
+    start = 0
+    for key, group in groupby(ids):
+        n = len(list(group))
+        out.append((key, start, start + n))
+        start += n
+    return out
+
+
+def _res_rels(epi, evaluated, bogus, qq, qd, qr, rq, rd, rs):
+    """te_form_res_rels() for every evaluated query; returns (ResRels, duplicate or None)."""
+    n = len(evaluated)
+    index = {q: i for i, q in enumerate(evaluated)}
+    dup = None
+    # qrels: one dict document -> label per evaluated query, and the label counts
+    lookups: dict[int, dict] = {}
+    listed = np.zeros(n, dtype=np.int64)
+    q_parts, r_parts = [], []
+    for q, a, b in _blocks(qq):
+        code = index.get(q)
+        if code is None:
+            continue
+        lookups.setdefault(code, {}).update(zip(qd[a:b], qr[a:b]))
+        listed[code] += b - a
+        q_parts.append(np.full(b - a, code, dtype=np.int64))
+        r_parts.append(np.asarray(qr[a:b], dtype=np.int64))
+    for code in np.flatnonzero(listed != np.array([len(lookups.get(c, ())) for c in range(n)])):
+        dup = dup or (int(code), _first_duplicate([d for q, d in zip(qq, qd) if index.get(q) == code]),
+                      "qrels")
+        break
+    q_of = np.concatenate(q_parts) if q_parts else np.zeros(0, np.int64)
+    rel_of = np.concatenate(r_parts) if r_parts else np.zeros(0, np.int64)
+    judged = rel_of >= 0
+    width_levels = int(rel_of[judged].max(initial=-1)) + 1
+    levels = np.zeros((n, max(width_levels, 1)), dtype=np.int64)
+    np.add.at(levels, (q_of[judged], rel_of[judged]), 1)
+    present = levels > 0
+    num_rel_levels = np.where(present.any(axis=1),
+                              levels.shape[1] - np.argmax(present[:, ::-1], axis=1), 0)
+    lvl = epi.relevance_level
+    cols = np.arange(levels.shape[1])[None, :]
+    num_rel = (levels * (cols >= lvl)).sum(axis=1)
+
+    # results of the evaluated queries (+ the bogus document of 10.0's -c)
+    absent = -(1 << 62)
+    docs: list = []
+    code_parts, sim_parts, rel_parts = [], [], []
+    seen_codes: dict[int, int] = {}
+    sims_all = np.asarray(rs, dtype=np.float64)
+    blocks = [(index.get(q), a, b) for q, a, b in _blocks(rq)]
+    blocks = [blk for blk in blocks if blk[0] is not None]
+    blocks += [(index[q], None, None) for q in sorted(bogus, key=index.get)]
+    for code, a, b in blocks:
+        if a is None:
+            chunk, sim = [BOGUS_DOCNO], np.ones(1)
+        else:
+            chunk, sim = rd[a:b], sims_all[a:b]
+        seen_codes[code] = seen_codes.get(code, 0) + 1
+        table = lookups.get(code, {})
+        rel_parts.append(np.fromiter(map(table.get, chunk, repeat(absent)), dtype=np.int64,
+                                     count=len(chunk)))
+        code_parts.append(np.full(len(chunk), code, dtype=np.int64))
+        sim_parts.append(sim)
+        if len(set(chunk)) != len(chunk) and (dup is None or code < dup[0]):
+            dup = (code, _first_duplicate(chunk), "run")
+        docs += chunk
+    for code, times in seen_codes.items():  # a query in several blocks of the run file
+        if times > 1:
+            chunk = [d for c, d in zip(np.concatenate(code_parts).tolist(), docs) if c == code]
+            if len(set(chunk)) != len(chunk) and (dup is None or code < dup[0]):
+                dup = (code, _first_duplicate(chunk), "run")
+    codes = np.concatenate(code_parts) if code_parts else np.zeros(0, np.int64)
+    sims = np.concatenate(sim_parts) if sim_parts else np.zeros(0)
+    rel_file = np.concatenate(rel_parts) if rel_parts else np.zeros(0, np.int64)
+    if epi.version != "10":
+        sims = sims.astype(np.float32).astype(np.float64)  # 9.0.8 stores scores as C floats
+    sims = sims + 0.0
+    # trec_eval's order: query, score descending, document id descending (strcmp)
+    order = np.lexsort((-sims, codes))
+    sc, ss = codes[order], sims[order]
+    tied = np.zeros(len(order), dtype=bool)
+    same = (sc[1:] == sc[:-1]) & (ss[1:] == ss[:-1])
+    tied[1:] |= same
+    tied[:-1] |= same
+    if tied.any():
+        at = np.flatnonzero(tied)
+        sub = order[at]
+        doc_sub = np.array([docs[i] for i in sub.tolist()])
+        doc_code = np.unique(doc_sub, return_inverse=True)[1].reshape(-1)
+        inner = np.lexsort((-doc_code, -ss[at], sc[at]))
+        order[at] = sub[inner]
+    codes = codes[order]
+    counts = np.bincount(codes, minlength=n)
+    starts = np.cumsum(counts) - counts
+    pos = np.arange(len(codes)) - starts[codes]
+    absent = -(1 << 62)
+    rel = rel_file[order]
+    rel = np.where(rel == absent, K.NONPOOL, np.where(rel < 0, K.UNJUDGED, rel))
+    maximum = epi.max_num_docs_per_topic
+    if maximum is not None:
+        cut = pos < maximum
+        codes, pos, rel = codes[cut], pos[cut], rel[cut]
+    if epi.judged_docs_only_flag:
+        keep_j = rel >= 0
+        codes, rel = codes[keep_j], rel[keep_j]
+        counts = np.bincount(codes, minlength=n)
+        starts = np.cumsum(counts) - counts
+        pos = np.arange(len(codes)) - starts[codes]
+    num_ret = np.bincount(codes, minlength=n)
+    width = max(int(num_ret.max(initial=0)), 1)
+    matrix = np.zeros((n, width), dtype=np.int64)
+    valid = np.zeros((n, width), dtype=bool)
+    matrix[codes, pos] = rel
+    valid[codes, pos] = True
+    num_rel_ret = np.bincount(codes[(rel >= 0) & (rel >= lvl)], minlength=n)
+    num_nonpool = np.bincount(codes[rel == K.NONPOOL], minlength=n)
+    num_unjudged = np.bincount(codes[rel == K.UNJUDGED], minlength=n)
+    rr = K.ResRels(matrix, valid, num_ret, num_rel, num_rel_ret, num_nonpool, num_unjudged,
+                   levels, num_rel_levels, lvl, epi.version, epi.num_docs_in_coll)
+    return rr, dup
+
+
+def _print(epi, chosen, columns, params, rr, evaluated, bogus, runid, zscores, qq, qr,
+           upto=None, stop=None) -> Output:
+    n = len(evaluated)
+    values = {}  # measure name -> (n, k) float array, or list of strings for relstring
+    with np.errstate(all="ignore"):
+        for meas in chosen:
+            if meas.kernel is None or meas.kind == "num_q":
+                continue
+            try:
+                out = meas.kernel(rr, params[meas.name])
+            except ValueError as exc:
+                raise TrecEvalExit(f"-m {meas.name}: {exc} (trec_eval: Can't calculate measure "
+                                   f"'{meas.name}').", 4) from None
+            if meas.kind == "relstring":
+                values[meas.name] = out
+            else:
+                values[meas.name] = np.asarray(out, dtype=np.float64).reshape(n, -1)
+    # per-query value table in column order
+    table = np.zeros((n, len(columns)))
+    for j, col in enumerate(columns):
+        meas = col.meas
+        if meas.kind == "num_q":
+            table[:, j] = 1.0
+        elif meas.kind in ("runid", "relstring"):
+            table[:, j] = 0.0
+        else:
+            table[:, j] = values[meas.name][:, max(col.index, 0)]
+    relstrings = {}
+    for meas in chosen:
+        if meas.kind == "relstring":
+            relstrings[meas.name] = list(values[meas.name])
+    if bogus:  # 10.0 -c: clean up the empty ranking's leftovers (trec_eval.c)
+        rows = [i for i, q in enumerate(evaluated) if q in bogus]
+        for j, col in enumerate(columns):
+            if col.name in ("num_ret", "utility", "rbp_resid") or col.name.startswith("unj"):
+                table[rows, j] = 0.0
+            if col.name == "relstring":
+                for i in rows:
+                    relstrings["relstring"][i] = ""
+    if zscores is not None:
+        table = _zscores(table, columns, evaluated, zscores)
+    z = "Z" if zscores is not None else ""
+    lines = []
+    limit = n if upto is None else upto
+    if epi.query_flag:
+        for i in range(limit):
+            qid = evaluated[i].decode("utf-8", "surrogateescape")
+            for j, col in enumerate(columns):
+                kind = col.meas.kind
+                if kind in ("runid", "num_q", "gm"):
+                    continue
+                if kind == "relstring":
+                    lines.append(f"{col.name:<22}\t{qid}\t'{relstrings[col.meas.name][i]}'")
+                elif kind == "s_long" and not z:
+                    lines.append(f"{col.name:<22}\t{qid}\t{int(table[i, j])}")
+                else:
+                    lines.append(f"{z}{col.name:<22}\t{qid}\t{_fmt(table[i, j])}")
+    if stop is not None:
+        return Output(_join(lines), stop[1], stop[0])
+    if epi.summary_flag:
+        num_queries = n if not epi.average_complete_flag else len(set(qq))
+        sums = np.cumsum(table, axis=0)[-1] if n else np.zeros(len(columns))
+        for j, col in enumerate(columns):
+            meas = col.meas
+            kind = meas.kind
+            if kind == "runid":
+                lines.append(f"{'runid':<22}\tall\t{runid.decode('utf-8', 'surrogateescape')}")
+                continue
+            if kind == "relstring":
+                continue
+            value = sums[j]
+            if kind == "num_q":
+                value = float(num_queries)
+            elif meas.name == "num_rel" and epi.average_complete_flag:
+                value = float(sum(1 for r in qr if r > 0))
+            elif kind == "gm":
+                total = value
+                if epi.average_complete_flag:
+                    total += (num_queries - n) * math.log(K.MIN_GEO_MEAN)
+                value = math.exp(total / num_queries)
+            elif meas.avg == "mean":
+                value = value / num_queries
+            if kind in ("s_long", "num_q") and not z:
+                lines.append(f"{col.name:<22}\tall\t{int(value)}")
+            else:
+                lines.append(f"{z}{col.name:<22}\tall\t{_fmt(value)}")
+    return Output(_join(lines))
+
+
+def _join(lines) -> str:
+    return "".join(line + "\n" for line in lines)
+
+
+MISSING_ZSCORE_VALUE = -1000000.0
+
+
+def _zscores(table, columns, evaluated, zscores):
+    out = table.copy()
+    qids = {q for q, _ in zscores}
+    for i, q in enumerate(evaluated):
+        if q not in qids:
+            out[i, :] = MISSING_ZSCORE_VALUE
+            continue
+        for j, col in enumerate(columns):
+            if col.meas.kind == "runid":
+                continue
+            entry = zscores.get((q, col.name.encode()))
+            if entry is None:
+                out[i, j] = MISSING_ZSCORE_VALUE
+                continue
+            mean, std = entry
+            if std:
+                out[i, j] = (table[i, j] - mean) / std
+            else:
+                out[i, j] = 0.0 if table[i, j] == mean else MISSING_ZSCORE_VALUE
+    return out

@@ -1,0 +1,206 @@
+"""trec_eval's input files, read exactly as trec_eval 9.0.8 / 10.0 read them.
+
+* qrels (``get_qrels.c``): lines ``qid iter docno rel`` with exactly four whitespace-separated
+  fields; a blank line or a line with another number of fields is malformed (the whole file
+  is refused); ``rel`` is read with C's ``atol`` (``1.5`` -> 1, ``x`` -> 0). 10.0 skips a
+  line starting with ``#`` (only one in a row: the line after a comment is always read).
+* results (``get_trec_results.c``): lines ``qid iter docno rank sim run_id [anything]``;
+  blank lines are skipped; ``sim`` is read with ``atof`` and stored as a C float in 9.0.8, a
+  double in 10.0; the run id printed is the last line's. 10.0 skips lines whose first field
+  starts with ``#``; 9.0.8 reads them as queries.
+* judgment-group qrels (``get_qrels_jg.c``): as qrels, the second field naming the group.
+* z-scores (``get_zscores.c``): lines ``qid measure mean stddev``.
+
+Errors are :class:`TrecEvalExit`: trec_eval's message and exit status.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+
+__all__ = ["TrecEvalExit", "read_bytes", "parse_qrels", "parse_results", "parse_zscores", "atol", "atof"]
+
+
+class TrecEvalExit(Exception):
+    """trec_eval stopped: ``message`` (its stderr lines) and its exit ``status``."""
+
+    def __init__(self, message: str, status: int):
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+
+def read_bytes(path: str, what: str) -> bytes:
+    """The file's bytes (``-``: standard input); an empty or unreadable file is trec_eval's
+    'Cannot read' error (status 2)."""
+    try:
+        if path == "-":
+            data = sys.stdin.buffer.read()
+        else:
+            with open(path, "rb") as fh:
+                data = fh.read()
+    except OSError as exc:
+        raise TrecEvalExit(f"cannot read the {what} file '{path}': {exc.strerror or exc}. "
+                           f"(trec_eval: Quit in file '{path}')", 2) from None
+    if not data:
+        raise TrecEvalExit(f"the {what} file '{path}' is empty; trec_eval refuses an empty file "
+                           f"(trec_eval: Quit in file '{path}').", 2)
+    return data
+
+
+_ATOL = re.compile(rb"^[ \t\n\v\f\r]*([+-]?[0-9]+)")
+_ATOF = re.compile(
+    rb"^[ \t\n\v\f\r]*([+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf(?:inity)?|nan))",
+    re.IGNORECASE,
+)
+
+
+def atol(token: bytes) -> int:
+    """C's ``atol``: the leading integer of ``token`` (``b"1.5"`` -> 1, ``b"x"`` -> 0)."""
+    match = _ATOL.match(token)
+    return int(match.group(1)) if match else 0
+
+
+def atof(token: bytes) -> float:
+    """C's ``atof``: the leading number of ``token`` (``b"2.5abc"`` -> 2.5, ``b"x"`` -> 0.0)."""
+    match = _ATOF.match(token)
+    if not match:
+        return 0.0
+    try:
+        return float(match.group(1))
+    except ValueError:  # e.g. a lone '.': atof reads nothing
+        return 0.0
+
+
+def _ints(tokens: list, data: bytes) -> list:
+    """``atol`` of every token (fast when they are plain integers; Python's int() would also
+    read ``1_0``, so a file holding ``_`` takes the slow path)."""
+    try:
+        if b"_" not in data:
+            return list(map(int, tokens))
+    except ValueError:
+        pass
+    return [int(t) if t.isdigit() else atol(t) for t in tokens]
+
+
+def _floats(tokens: list, data: bytes) -> list:
+    try:
+        if b"_" not in data:
+            return list(map(float, tokens))
+    except ValueError:
+        pass
+    return [atof(t) for t in tokens]
+
+
+def _token_counts(data: bytes):
+    """Number of whitespace-separated fields on each line (numpy, no Python objects)."""
+    import numpy as np
+
+    b = np.frombuffer(data, dtype=np.uint8)
+    space = np.zeros(256, dtype=bool)
+    space[[9, 10, 11, 12, 13, 32]] = True  # C's isspace
+    ws = space[b]
+    start = ~ws
+    start[1:] &= ws[:-1]
+    starts = np.flatnonzero(start)
+    newline = np.flatnonzero(b == 10)
+    before = np.searchsorted(starts, newline)  # fields that start before each newline
+    counts = np.diff(np.concatenate(([0], before, [len(starts)])))
+    return counts if not data.endswith(b"\n") else counts[:-1]
+
+
+def _uniform(data: bytes, fields: int) -> bool:
+    """Every line holds exactly ``fields`` fields (then ``data.split()`` is the table)."""
+    counts = _token_counts(data)
+    return bool(len(counts)) and bool((counts == fields).all())
+
+
+def _lines(data: bytes) -> list:
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    return lines
+
+
+def parse_qrels(data: bytes, path: str, version: str, what: str = "qrels"):
+    """``(qids, groups, docnos, rels)`` lists in file order (``groups``: the second field)."""
+    if (version != "10" or b"#" not in data) and _uniform(data, 4):
+        tokens = data.split()
+        return tokens[0::4], tokens[1::4], tokens[2::4], _ints(tokens[3::4], data)
+    lines = _lines(data)
+    counts = [len(line.split()) for line in lines]
+    comment = None
+    if version == "10":
+        # get_qrels.c (10.0): '#' in column 0 skips that line; the next line is parsed as is
+        comment = [False] * len(lines)
+        previous = False
+        for i, line in enumerate(lines):
+            if line[:1] == b"#" and not previous:
+                comment[i] = previous = True
+            else:
+                previous = False
+        if not any(comment):
+            comment = None
+    qids, groups, docs, rels = [], [], [], []
+    parsed = 0
+    for i, line in enumerate(lines):
+        if comment is not None and comment[i]:
+            continue
+        if counts[i] != 4:
+            raise TrecEvalExit(
+                f"{what} file '{path}': malformed line {parsed + 1} (file line {i + 1}: "
+                f"{line[:60].decode('utf-8', 'replace')!r}); trec_eval reads exactly four fields "
+                "'qid iter docno rel' per line and refuses blank lines "
+                f"(trec_eval.get_qrels: Malformed line {parsed + 1}).", 2)
+        q, g, d, r = line.split()
+        qids.append(q)
+        groups.append(g)
+        docs.append(d)
+        rels.append(r)
+        parsed += 1
+    return qids, groups, docs, _ints(rels, data)
+
+
+def parse_results(data: bytes, path: str, version: str):
+    """``(qids, docnos, sims, run_id)``: lists in file order and the last line's run id."""
+    if (version != "10" or b"#" not in data) and _uniform(data, 6):
+        tokens = data.split()
+        return tokens[0::6], tokens[2::6], _floats(tokens[4::6], data), tokens[-1]
+    lines = _lines(data)
+    split = [line.split() for line in lines]
+    qids, docs, sims = [], [], []
+    run_id = None
+    parsed = 0
+    for i, fields in enumerate(split):
+        if not fields:
+            continue  # blank lines are skipped
+        if version == "10" and fields[0][:1] == b"#":
+            continue
+        if len(fields) < 6:
+            raise TrecEvalExit(
+                f"results file '{path}': malformed line {parsed + 1} (file line {i + 1}: "
+                f"{lines[i][:60].decode('utf-8', 'replace')!r}); trec_eval needs six fields "
+                "'qid iter docno rank sim run_id' per line "
+                f"(trec_eval.get_results: Malformed line {parsed + 1}).", 2)
+        qids.append(fields[0])
+        docs.append(fields[2])
+        sims.append(fields[4])
+        run_id = fields[5]
+        parsed += 1
+    if not parsed:
+        raise TrecEvalExit(f"results file '{path}' holds no results (trec_eval: Quit in file '{path}').", 2)
+    return qids, docs, _floats(sims, data), run_id
+
+
+def parse_zscores(data: bytes, path: str) -> dict:
+    """``{(qid, measure name): (mean, stddev)}`` from a ``-Z`` file (four fields a line)."""
+    out = {}
+    for i, line in enumerate(_lines(data)):
+        fields = line.split()
+        if len(fields) != 4:
+            raise TrecEvalExit(
+                f"z-scores file '{path}': malformed line {i + 1}; trec_eval reads four fields "
+                f"'qid measure mean stddev' (trec_eval.get_zscores: Malformed line {i + 1}).", 2)
+        out.setdefault((fields[0], fields[1]), (atof(fields[2]), atof(fields[3])))
+    return out
