@@ -158,7 +158,7 @@ def _long(name: str) -> str:
 
 
 def _atol(text: str) -> int:
-    from pdireval.trec.files import atol
+    from pdireval.trec.trec_files import atol
 
     return atol(text.encode())
 
@@ -170,8 +170,8 @@ def _error(message: str) -> None:
 def command(argv: list[str], stdout=None) -> int:
     """Run ``pdireval trec_eval`` with ``argv`` (the arguments after ``trec_eval``); returns
     trec_eval's exit status."""
-    from pdireval.trec.engine import Epi, IllegalMeasure, mark, measure_names
-    from pdireval.trec.files import TrecEvalExit
+    from pdireval.trec.trec_engine import Epi, IllegalMeasure, mark, measure_names
+    from pdireval.trec.trec_files import TrecEvalExit
 
     out = stdout if stdout is not None else sys.stdout
     try:
@@ -252,7 +252,7 @@ def command(argv: list[str], stdout=None) -> int:
     if extra_measures and not epi.marked:
         epi.marked.add("runid")  # only pdireval measures requested: print the run id too
     try:
-        from pdireval.trec.engine import evaluate_files
+        from pdireval.trec.trec_engine import evaluate_files
 
         result = evaluate_files(epi, qrels, run)
     except TrecEvalExit as exc:

@@ -181,3 +181,63 @@ def test_reader_contract(tmp_path_factory, text, kind):
                 assert not out[name].str.contains("[\\s\u00a0\u3000\ufeff]", regex=True).any(), out[name].tolist()
         if "rank" in out.columns:  # ranks fit (no overflowed cast)
             assert out["rank"].between(1, 2**53 + 1).all(), out["rank"].tolist()
+
+
+# ------------------------------------------------------------------ pdireval trec_eval
+
+
+QRELS_LINE = st.builds("{} {} {} {}".format, st.sampled_from(["1", "2", "#1", "10"]), st.sampled_from(["0", "a"]),
+                       st.sampled_from(["d1", "d2", "D1", "d10"]), st.sampled_from(["0", "1", "2", "-1", "1.5", "x"]))
+RUN_LINE = st.builds("{} Q0 {} {} {} {}".format, st.sampled_from(["1", "2", "#1", "3"]),
+                     st.sampled_from(["d1", "d2", "D1", "d10", "d3"]), st.sampled_from(["0", "1", "x"]),
+                     st.sampled_from(["1", "2", "1.5", "1.00000001", "-0", "0.1", "1e400", "x", "2abc"]),
+                     st.sampled_from(["r", "tag"]))
+
+
+@st.composite
+def trec_eval_input(draw, line):
+    lines = draw(st.lists(st.one_of(line, line, line, st.sampled_from(["", "  ", "1 2 3"])), min_size=0, max_size=8))
+    return "\n".join(lines) + draw(st.sampled_from(["", "\n"]))
+
+
+@pytest.fixture(scope="module")
+def trec_eval_binary(tmp_path_factory):
+    """trec_eval 9.0.8 built from ../shared/oracles, or None (then only the contract is checked)."""
+    import subprocess
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[2] / "shared" / "oracles" / "build-trec-eval"
+    if not script.exists():
+        return None
+    done = subprocess.run([str(script), "9.0.8", str(tmp_path_factory.mktemp("te") / "te")],
+                          capture_output=True, text=True, timeout=300)
+    binary = done.stdout.strip().splitlines()[-1] if done.returncode == 0 and done.stdout.strip() else None
+    return binary if binary and Path(binary).exists() else None
+
+
+@SETTINGS
+@given(qrels=trec_eval_input(QRELS_LINE), run=trec_eval_input(RUN_LINE),
+       flags=st.sampled_from([(), ("-q",), ("-c", "-q"), ("-J", "-q"), ("-m", "all_trec", "-q"), ("-l", "2", "-M", "1")]))
+def test_trec_eval_command_contract(tmp_path_factory, trec_eval_binary, qrels, run, flags):
+    """``pdireval trec_eval`` on odd files: an exit status of trec_eval's and one line on stderr,
+    never a traceback; where trec_eval 9.0.8 finishes (no crash), the same output and status."""
+    import contextlib
+    import io
+    import subprocess
+
+    from pdireval.treceval import command
+
+    folder = tmp_path_factory.mktemp("te-fuzz")
+    (folder / "q").write_text(qrels, encoding="utf-8")
+    (folder / "r").write_text(run, encoding="utf-8")
+    argv = [*flags, str(folder / "q"), str(folder / "r")]
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stderr(err):
+        status = command(argv, stdout=out)
+    assert status in (0, 2, 4, 7), (status, err.getvalue())
+    assert (status == 0) == (err.getvalue() == ""), err.getvalue()
+    assert len(err.getvalue().splitlines()) <= 1
+    if trec_eval_binary is not None:
+        done = subprocess.run([trec_eval_binary, *argv], capture_output=True, text=True, timeout=60)
+        if done.returncode >= 0:  # a signal (the binary's own crash) is not a reference
+            assert (out.getvalue(), status) == (done.stdout, done.returncode), (qrels, run, flags, done.stderr)

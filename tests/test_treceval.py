@@ -94,9 +94,9 @@ def quicktest_lines(binary: str) -> list[tuple[list[str], str]]:
     return out
 
 
-#: quicktest lines pdireval does not answer yet (preference and judgment-group input):
-#: they must be refused in one line naming -R, never answered wrongly
-REFUSED_FORMATS = ("prefs", "qrels_prefs", "qrels_jg")
+#: quicktest lines pdireval does not answer yet (preference input): they must be refused in
+#: one line naming -R, never answered wrongly
+REFUSED_FORMATS = ("prefs", "qrels_prefs")
 
 
 def _quicktest(binary, v10, monkeypatch):
@@ -118,13 +118,13 @@ def _quicktest(binary, v10, monkeypatch):
 
 
 def test_quicktest_9(te9, monkeypatch, capsys):
-    assert _quicktest(te9, False, monkeypatch) == 8
-    assert len(capsys.readouterr().err.splitlines()) == 3  # one line per refused -R
+    assert _quicktest(te9, False, monkeypatch) == 9
+    assert len(capsys.readouterr().err.splitlines()) == 2  # one line per refused -R
 
 
 def test_quicktest_10(te10, monkeypatch, capsys):
-    assert _quicktest(te10, True, monkeypatch) == 10
-    assert len(capsys.readouterr().err.splitlines()) == 5
+    assert _quicktest(te10, True, monkeypatch) == 12
+    assert len(capsys.readouterr().err.splitlines()) == 3
 
 
 # --------------------------------------------------------------------------- real runs
@@ -235,6 +235,33 @@ def test_generated_measure_specs(te9, te10, generated, measures):
         assert_same(te10, *flags, *measures, qrels, run, v10=True)
 
 
+@pytest.fixture(scope="module")
+def generated_jg(generated, tmp_path_factory):
+    """Judgment-group qrels: the generated qrels as group 'a', and a second group 'b' that
+    disagrees on a third of the labels and misses some documents."""
+    qrels_path, run = generated
+    lines = Path(qrels_path).read_text().splitlines()
+    out = []
+    for i, line in enumerate(lines):
+        q, _it, d, r = line.split()
+        out.append(f"{q} a {d} {r}")
+        if i % 5 != 4:
+            out.append(f"{q} b {d} {(int(r) + 1) % 3 if i % 3 == 0 else r}")
+    path = tmp_path_factory.mktemp("jg") / "qrels.jg"
+    path.write_text("\n".join(out) + "\n")
+    return path, run
+
+
+@pytest.mark.parametrize("flags", [("-q",), ("-c", "-q"), ("-J", "-q"), ("-M", "5", "-q"), ("-l", "2")],
+                         ids=lambda f: " ".join(f))
+def test_generated_judgment_groups(te9, te10, generated_jg, flags):
+    qrels, run = generated_jg
+    argv = ("-R", "qrels_jg", "-m", "qrels_jg", "-m", "P_avgjg.3,8", *flags, qrels, run)
+    assert_same(te9, *argv)
+    assert_same(te10, *argv, v10=True)
+    assert_same(te9, "-R", "qrels_jg", "-m", "map", qrels, run)  # qrels measures: exit 4
+
+
 def test_generated_10_only_measures(te10, generated):
     qrels, run = generated
     for spec in ("rbp", "rbp.p=0.5", "rbp_resid.p=0.8", "unj.3,50", "dcg", "ideal_dcg.1=2"):
@@ -290,6 +317,7 @@ def test_refusals_name_the_option(small, capsys):
         ("-D", "1", q, r): (1, "-D 1"),
         ("-M", "-3", q, r): (1, "-M -3"),
         ("-R", "prefs", q, r): (2, "-R prefs"),
+        ("-R", "qrels_prefs", q, r): (2, "-R qrels_prefs"),
         ("-R", "bogus", q, r): (2, "-R bogus"),
         ("-T", "other", q, r): (2, "-T other"),
         ("-m", "P.0", q, r): (2, "-m P"),
@@ -389,6 +417,6 @@ def test_stdin_and_cli_entry(te9, small, monkeypatch, capsys):
 def test_command_starts_without_pandas():
     """The installed command path imports numpy, never pandas (trec_eval's start-up)."""
     probe = ("import sys; sys.argv = ['pdireval', 'trec_eval', '-v']; import pdireval.cli; "
-             "from pdireval.trec import engine; print('pandas' in sys.modules)")
+             "from pdireval.trec import trec_engine; print('pandas' in sys.modules)")
     done = subprocess.run([__import__("sys").executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"

@@ -9,8 +9,8 @@ quirks of each version), and start as fast as a C program: this package imports 
 never pandas. :func:`pdireval.evaluate` keeps pdireval's own definitions; the tests check the
 two agree on every measure both have.
 
-Modules: :mod:`~pdireval.trec.files` (qrels, results, judgment-group qrels and z-score files,
-read as trec_eval reads them), :mod:`~pdireval.trec.kernels` (one function per trec_eval
-measure), :mod:`~pdireval.trec.engine` (measure selection, the per-query loop, averages,
-printing).
+Modules: :mod:`~pdireval.trec.trec_files` (qrels, results, judgment-group qrels and z-score
+files, read as trec_eval reads them), :mod:`~pdireval.trec.trec_kernels` (one function per
+trec_eval measure), :mod:`~pdireval.trec.trec_engine` (measure selection, the per-query
+loop, averages, printing).
 """

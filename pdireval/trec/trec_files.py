@@ -188,8 +188,6 @@ def parse_results(data: bytes, path: str, version: str):
         sims.append(fields[4])
         run_id = fields[5]
         parsed += 1
-    if not parsed:
-        raise TrecEvalExit(f"results file '{path}' holds no results (trec_eval: Quit in file '{path}').", 2)
     return qids, docs, _floats(sims, data), run_id
 
 

@@ -2,7 +2,7 @@
 
 :func:`evaluate_files` reads the two files, forms every evaluated query's ranking
 (``form_res_rels.c``: score descending, ties by document id descending, ``-M``, ``-J``),
-computes the marked measures with :mod:`pdireval.trec.kernels`, converts to z-scores
+computes the marked measures with :mod:`pdireval.trec.trec_kernels`, converts to z-scores
 (``-Z``), and prints per-query and summary lines as trec_eval does: names left-justified
 to 22 characters, ``%6.4f`` values, counts as integers, averages over the evaluated queries
 (``-c``: over every query of the qrels), sums for the counts, geometric means for ``gm_``.
@@ -22,8 +22,14 @@ from itertools import groupby, repeat
 
 import numpy as np
 
-from pdireval.trec import kernels as K
-from pdireval.trec.files import TrecEvalExit, parse_qrels, parse_results, parse_zscores, read_bytes
+from pdireval.trec import trec_kernels as K
+from pdireval.trec.trec_files import (
+    TrecEvalExit,
+    parse_qrels,
+    parse_results,
+    parse_zscores,
+    read_bytes,
+)
 
 __all__ = ["Epi", "MEASURES", "NICKNAMES", "measure_names", "mark", "evaluate_files"]
 
@@ -103,9 +109,9 @@ MEASURES = (
     Meas("prefs_simp_imp", None, "s_double", needs="prefs"),
     Meas("prefs_pair_imp", None, "s_double", needs="prefs"),
     Meas("prefs_avgjg_imp", None, "s_double", needs="prefs"),
-    Meas("map_avgjg", None, "s_double", needs="qrels_jg"),
-    Meas("P_avgjg", None, "cut_long", _CUTS, needs="qrels_jg"),
-    Meas("Rprec_mult_avgjg", None, "cut_double", _RMULT, needs="qrels_jg"),
+    Meas("map_avgjg", K.map_, "s_double", needs="qrels_jg"),
+    Meas("P_avgjg", K.precision, "cut_long", _CUTS, needs="qrels_jg"),
+    Meas("Rprec_mult_avgjg", K.rprec_mult, "cut_double", _RMULT, needs="qrels_jg"),
     Meas("yaap", K.yaap, "s_double"),
     Meas("rbp", K.rbp, "p_pair", versions=("10",)),
     Meas("rbp_resid", K.rbp_resid, "p_pair", versions=("10",)),
@@ -202,7 +208,7 @@ class BadParameter(Exception):
 
 
 def _long_cutoffs(text: str) -> tuple:
-    from pdireval.trec.files import atol
+    from pdireval.trec.trec_files import atol
 
     values = sorted(atol(part.encode()) for part in text.split(","))
     if values[0] <= 0:
@@ -213,7 +219,7 @@ def _long_cutoffs(text: str) -> tuple:
 
 
 def _double_cutoffs(text: str) -> tuple:
-    from pdireval.trec.files import atof
+    from pdireval.trec.trec_files import atof
 
     values = sorted(atof(part.encode()) for part in text.split(","))
     if len(set(values)) != len(values):
@@ -222,14 +228,14 @@ def _double_cutoffs(text: str) -> tuple:
 
 
 def _doubles(text: str) -> tuple:
-    from pdireval.trec.files import atof
+    from pdireval.trec.trec_files import atof
 
     return tuple(atof(part.encode()) for part in text.split(","))
 
 
 def _pairs(text: str) -> tuple:
     """get_param_pairs(): ``name=value,name=value`` (trec_eval's own validity check)."""
-    from pdireval.trec.files import atof
+    from pdireval.trec.trec_files import atof
 
     last = ","
     for ch in text:
@@ -298,6 +304,12 @@ def _fmt(value: float) -> str:
     return f"{value:6.4f}"
 
 
+def _fmt_all(column: np.ndarray) -> list:
+    if np.isnan(column).any():
+        return [_fmt(v) for v in column.tolist()]
+    return [f"{v:6.4f}" for v in column.tolist()]
+
+
 def evaluate_files(epi: Epi, qrels_path: str, results_path: str) -> Output:
     """trec_eval's main() after option parsing."""
     version = epi.version
@@ -305,11 +317,16 @@ def evaluate_files(epi: Epi, qrels_path: str, results_path: str) -> Output:
         raise TrecEvalExit(f"-R {epi.rel_info_format}: not a rel_info format; trec_eval reads "
                            f"{', '.join(REL_FORMATS)} (trec_eval: Illegal rel_format "
                            f"'{epi.rel_info_format}').", 2)
-    if epi.rel_info_format != "qrels":
-        raise TrecEvalExit(f"-R {epi.rel_info_format}: pdireval's trec_eval reads -R qrels "
-                           "only; preference and judgment-group files are not supported yet.", 2)
+    if epi.rel_info_format not in ("qrels", "qrels_jg"):
+        raise TrecEvalExit(f"-R {epi.rel_info_format}: pdireval's trec_eval reads -R qrels and "
+                           "qrels_jg; preference files (prefs, qrels_prefs) are not supported yet.", 2)
+    jg_mode = epi.rel_info_format == "qrels_jg"
     qrels_data = read_bytes(qrels_path, "qrels")
-    qq, _qg, qd, qr = parse_qrels(qrels_data, qrels_path, version)
+    qq, qg, qd, qr = parse_qrels(qrels_data, qrels_path, version)
+    if jg_mode and len(set(zip(qq, qg, qd))) != len(qq):
+        raise TrecEvalExit(f"qrels file '{qrels_path}': a document is listed twice for the same "
+                           "query and judgment group (trec_eval.get_qrels: duplicate docs; "
+                           f"trec_eval: Quit in file '{qrels_path}').", 2)
     if epi.results_format not in RESULTS_FORMATS:
         raise TrecEvalExit(f"-T {epi.results_format}: trec_eval reads trec_results only "
                            f"(trec_eval: Illegal retrieval results format "
@@ -359,7 +376,20 @@ def evaluate_files(epi: Epi, qrels_path: str, results_path: str) -> Output:
         evaluated = [q for q in sorted(result_queries) if q in judged
                      and (epi.debug_query is None or q == epi.debug_query)]
         bogus = set()
-    rr, dup = _res_rels(epi, evaluated, bogus, qq, qd, qr, rq, rd, rs)
+    jg_rows = None
+    if jg_mode:  # one virtual query per (query, judgment group), averaged per query
+        rr, dup, jg_rows = _res_rels_jg(epi, evaluated, bogus, qq, qg, qd, qr, rq, rd, rs)
+    else:
+        rr, dup = _res_rels(epi, evaluated, bogus, qq, qd, qr, rq, rd, rs)
+    if dup is None and not jg_mode and evaluated and not rr.levels[0].any():
+        # form_res_rels.c sizes its label table by the query's largest label: for a first
+        # query whose labels are all negative that is 0 entries, and the allocation fails
+        first = next((m.name for m in chosen if m.needs), chosen[0].name)
+        stop = (f"query {evaluated[0].decode(errors='replace')}: every qrels label is negative "
+                f"(pooled but unjudged); trec_eval cannot evaluate such a query when it comes "
+                f"first (trec_eval: Can't calculate measure '{first}')", 4)
+        return _print(epi, chosen, columns, params, rr, evaluated, bogus, runid, zscores, qq, qr, jg_rows,
+                      upto=0, stop=stop)
     if dup is not None:
         q_index, docno, where = dup
         evaluated_before = evaluated[:q_index]
@@ -368,7 +398,7 @@ def evaluate_files(epi: Epi, qrels_path: str, results_path: str) -> Output:
         stop = (f"query {evaluated[q_index].decode(errors='replace')}: document "
                 f"{docno.decode(errors='replace')} is listed twice in the {where} "
                 f"(trec_eval.form_res_rels: duplicate docs; trec_eval: Can't calculate measure '{first}')")
-        return _print(epi, chosen, columns, params, rr, evaluated, bogus, runid, zscores, qq, qr,
+        return _print(epi, chosen, columns, params, rr, evaluated, bogus, runid, zscores, qq, qr, jg_rows,
                       upto=len(evaluated_before), stop=(stop, 4))
     if missing is not None:
         stop = (f"query {missing.decode(errors='replace')} is judged in the qrels but absent from the "
@@ -377,13 +407,13 @@ def evaluate_files(epi: Epi, qrels_path: str, results_path: str) -> Output:
                 "an empty ranking.", 4)
         if not evaluated:
             return Output("", 4, stop[0])
-        return _print(epi, chosen, columns, params, rr, evaluated, bogus, runid, zscores, qq, qr,
+        return _print(epi, chosen, columns, params, rr, evaluated, bogus, runid, zscores, qq, qr, jg_rows,
                       upto=len(evaluated), stop=stop)
     if not evaluated:
         raise TrecEvalExit("no queries with both results and relevance information: the run's "
                            "query ids and the qrels' share none (trec_eval: No queries with both "
                            "results and relevance info).", 7)
-    return _print(epi, chosen, columns, params, rr, evaluated, bogus, runid, zscores, qq, qr)
+    return _print(epi, chosen, columns, params, rr, evaluated, bogus, runid, zscores, qq, qr, jg_rows)
 
 
 BOGUS_DOCNO = b"ceci_nest_pas_un_docno"
@@ -522,8 +552,46 @@ def _res_rels(epi, evaluated, bogus, qq, qd, qr, rq, rd, rs):
     return rr, dup
 
 
+def _res_rels_jg(epi, evaluated, bogus, qq, qg, qd, qr, rq, rd, rs):
+    """te_form_res_rels_jg(): the ranking of each query once per judgment group of its qrels
+    (groups in strcmp order); returns (ResRels of the virtual queries, duplicate, rows)."""
+    groups: dict[bytes, set] = {}
+    for q, g in zip(qq, qg):
+        groups.setdefault(q, set()).add(g)
+    wanted = set(evaluated)
+    virtual, rows = [], []
+    for q in evaluated:
+        rows.append(list(range(len(virtual), len(virtual) + len(groups[q]))))
+        virtual += [q + b"\x00" + g for g in sorted(groups[q])]
+    vq = [q + b"\x00" + g for q, g in zip(qq, qg)]
+    rq2, rd2, rs2 = [], [], []
+    for q, a, b in _blocks(rq):
+        if q in wanted:
+            for g in sorted(groups[q]):
+                rq2 += [q + b"\x00" + g] * (b - a)
+                rd2 += rd[a:b]
+                rs2 += rs[a:b]
+    vbogus = {v for v in virtual if v.split(b"\x00")[0] in bogus}
+    rr, dup = _res_rels(epi, virtual, vbogus, vq, qd, qr, rq2, rd2, rs2)
+    if dup is not None:
+        real = next(i for i, r in enumerate(rows) if dup[0] in r)
+        dup = (real, dup[1], dup[2])
+    return rr, dup, rows
+
+
+def _average_jg(values: np.ndarray, rows: list) -> np.ndarray:
+    """Sum over each query's judgment groups in order, divided by their number when > 1."""
+    out = np.zeros((len(rows), values.shape[1]))
+    count = np.array([len(r) for r in rows])
+    for j in range(int(count.max(initial=0))):
+        has = count > j
+        index = [r[j] for r, h in zip(rows, has) if h]
+        out[has] += values[index]
+    return np.where(count[:, None] > 1, out / np.maximum(count, 1)[:, None], out)
+
+
 def _print(epi, chosen, columns, params, rr, evaluated, bogus, runid, zscores, qq, qr,
-           upto=None, stop=None) -> Output:
+           jg_rows=None, upto=None, stop=None) -> Output:
     n = len(evaluated)
     values = {}  # measure name -> (n, k) float array, or list of strings for relstring
     with np.errstate(all="ignore"):
@@ -537,6 +605,9 @@ def _print(epi, chosen, columns, params, rr, evaluated, bogus, runid, zscores, q
                                    f"'{meas.name}').", 4) from None
             if meas.kind == "relstring":
                 values[meas.name] = out
+            elif jg_rows is not None:
+                out = np.asarray(out, dtype=np.float64).reshape(rr.n, -1)
+                values[meas.name] = _average_jg(out, jg_rows)
             else:
                 values[meas.name] = np.asarray(out, dtype=np.float64).reshape(n, -1)
     # per-query value table in column order
@@ -566,19 +637,21 @@ def _print(epi, chosen, columns, params, rr, evaluated, bogus, runid, zscores, q
     z = "Z" if zscores is not None else ""
     lines = []
     limit = n if upto is None else upto
-    if epi.query_flag:
-        for i in range(limit):
-            qid = evaluated[i].decode("utf-8", "surrogateescape")
-            for j, col in enumerate(columns):
-                kind = col.meas.kind
-                if kind in ("runid", "num_q", "gm"):
-                    continue
-                if kind == "relstring":
-                    lines.append(f"{col.name:<22}\t{qid}\t'{relstrings[col.meas.name][i]}'")
-                elif kind == "s_long" and not z:
-                    lines.append(f"{col.name:<22}\t{qid}\t{int(table[i, j])}")
-                else:
-                    lines.append(f"{z}{col.name:<22}\t{qid}\t{_fmt(table[i, j])}")
+    if epi.query_flag and limit:
+        qids = [q.decode("utf-8", "surrogateescape") for q in evaluated[:limit]]
+        blocks = []  # (prefix, formatted values) per printed column
+        for j, col in enumerate(columns):
+            kind = col.meas.kind
+            if kind in ("runid", "num_q", "gm"):
+                continue
+            if kind == "relstring":
+                blocks.append((f"{col.name:<22}\t", [f"'{v}'" for v in relstrings[col.meas.name][:limit]]))
+            elif kind == "s_long" and not z:
+                blocks.append((f"{col.name:<22}\t", list(map(str, table[:limit, j].astype(np.int64).tolist()))))
+            else:
+                blocks.append((f"{z}{col.name:<22}\t", _fmt_all(table[:limit, j])))
+        for i, qid in enumerate(qids):
+            lines += [f"{prefix}{qid}\t{vals[i]}" for prefix, vals in blocks]
     if stop is not None:
         return Output(_join(lines), stop[1], stop[0])
     if epi.summary_flag:

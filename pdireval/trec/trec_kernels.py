@@ -15,7 +15,7 @@ single measure or ``(n_queries, len(params))`` for a family with cut-offs.
 References: Buckley, C. & Voorhees, E. M. (2005). Retrieval system evaluation. In TREC:
 Experiment and Evaluation in Information Retrieval, MIT Press. trec_eval 9.0.8 and 10.0,
 https://github.com/usnistgov/trec_eval (the measures' own citations are in
-:data:`pdireval.trec.engine.MEASURES`).
+:data:`pdireval.trec.trec_engine.MEASURES`).
 """
 
 from __future__ import annotations
