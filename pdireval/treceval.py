@@ -315,7 +315,7 @@ def _with_pdireval_measures(text, epi, qrels_path, run_path, specs) -> str:
     from pdireval.evaluation import evaluate
     from pdireval.io import read_qrels, read_run
     from pdireval.measures import parse_measure
-    from pdireval.measures.trec_names import trec_eval_name
+    from pdireval.measures.trec_eval.names import trec_eval_name
 
     measures = [parse_measure(s) for s in specs]
     run = read_run(run_path)

@@ -200,44 +200,45 @@ def trec_eval_input(draw, line):
     return "\n".join(lines) + draw(st.sampled_from(["", "\n"]))
 
 
-@pytest.fixture(scope="module")
-def trec_eval_binary(tmp_path_factory):
-    """trec_eval 9.0.8 built from ../shared/oracles, or None (then only the contract is checked)."""
-    import subprocess
-    from pathlib import Path
-
-    script = Path(__file__).resolve().parents[2] / "shared" / "oracles" / "build-trec-eval"
-    if not script.exists():
-        return None
-    done = subprocess.run([str(script), "9.0.8", str(tmp_path_factory.mktemp("te") / "te")],
-                          capture_output=True, text=True, timeout=300)
-    binary = done.stdout.strip().splitlines()[-1] if done.returncode == 0 and done.stdout.strip() else None
-    return binary if binary and Path(binary).exists() else None
+TREC_EVAL_FLAGS = st.sampled_from([(), ("-q",), ("-c", "-q"), ("-J", "-q"), ("-m", "all_trec", "-q"), ("-l", "2", "-M", "1")])
 
 
-@SETTINGS
-@given(qrels=trec_eval_input(QRELS_LINE), run=trec_eval_input(RUN_LINE),
-       flags=st.sampled_from([(), ("-q",), ("-c", "-q"), ("-J", "-q"), ("-m", "all_trec", "-q"), ("-l", "2", "-M", "1")]))
-def test_trec_eval_command_contract(tmp_path_factory, trec_eval_binary, qrels, run, flags):
-    """``pdireval trec_eval`` on odd files: an exit status of trec_eval's and one line on stderr,
-    never a traceback; where trec_eval 9.0.8 finishes (no crash), the same output and status."""
+def _trec_eval_command(folder, qrels, run, flags):
+    """Run ``pdireval trec_eval`` in-process: (stdout, status, stderr)."""
     import contextlib
     import io
-    import subprocess
 
     from pdireval.treceval import command
 
-    folder = tmp_path_factory.mktemp("te-fuzz")
     (folder / "q").write_text(qrels, encoding="utf-8")
     (folder / "r").write_text(run, encoding="utf-8")
     argv = [*flags, str(folder / "q"), str(folder / "r")]
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stderr(err):
         status = command(argv, stdout=out)
-    assert status in (0, 2, 4, 7), (status, err.getvalue())
-    assert (status == 0) == (err.getvalue() == ""), err.getvalue()
-    assert len(err.getvalue().splitlines()) <= 1
-    if trec_eval_binary is not None:
-        done = subprocess.run([trec_eval_binary, *argv], capture_output=True, text=True, timeout=60)
-        if done.returncode >= 0:  # a signal (the binary's own crash) is not a reference
-            assert (out.getvalue(), status) == (done.stdout, done.returncode), (qrels, run, flags, done.stderr)
+    return argv, out.getvalue(), status, err.getvalue()
+
+
+@SETTINGS
+@given(qrels=trec_eval_input(QRELS_LINE), run=trec_eval_input(RUN_LINE), flags=TREC_EVAL_FLAGS)
+def test_trec_eval_command_contract(tmp_path_factory, qrels, run, flags):
+    """``pdireval trec_eval`` on odd files: an exit status of trec_eval's and one line on stderr,
+    never a traceback; output lines are ``name<TAB>query<TAB>value``."""
+    _argv, out, status, err = _trec_eval_command(tmp_path_factory.mktemp("te-fuzz"), qrels, run, flags)
+    assert status in (0, 2, 4, 7), (status, err)
+    assert (status == 0) == (err == ""), err
+    assert len(err.splitlines()) <= 1
+    assert all(len(line.split("\t")) == 3 for line in out.splitlines()), out
+
+
+@SETTINGS
+@given(qrels=trec_eval_input(QRELS_LINE), run=trec_eval_input(RUN_LINE), flags=TREC_EVAL_FLAGS)
+def test_trec_eval_command_against_binary(tmp_path_factory, te9, qrels, run, flags):
+    """Where trec_eval 9.0.8 finishes (no crash), ``pdireval trec_eval`` prints the same and
+    exits with the same status."""
+    import subprocess
+
+    argv, out, status, _err = _trec_eval_command(tmp_path_factory.mktemp("te-fuzz"), qrels, run, flags)
+    done = subprocess.run([te9, *argv], capture_output=True, text=True, timeout=60)
+    if done.returncode >= 0:  # a signal (the binary's own crash) is not a reference
+        assert (out, status) == (done.stdout, done.returncode), (qrels, run, flags, done.stderr)

@@ -3,8 +3,9 @@
 The whole output must be the binary's, byte for byte, with the same exit status: trec_eval's
 own ``make quicktest`` command lines (each version's, in the matching mode), ``-q -m all_trec``
 on the Robust 2003 runs and on generated runs with score ties, and the options one by one.
-The binaries are built by ``../shared/oracles/build-trec-eval`` (a C compiler and make, a few
-seconds); the tests skip with the reason when that is impossible.
+The binaries are the session fixtures ``te9`` / ``te10`` (``conftest.py``: built from
+``../shared/oracles``, skipped with the reason when impossible); tests taking them are marked
+slow automatically and run in CI's second step. The tests without a binary run by default.
 """
 
 from __future__ import annotations
@@ -25,33 +26,7 @@ from pdireval.cli import main
 from pdireval.treceval import command, getopt
 
 ROOT = Path(__file__).resolve().parents[1]
-ORACLES = ROOT.parent / "shared" / "oracles"
 DATA = ROOT.parent / "shared" / "data"
-
-
-def _build(version: str, tmp_path_factory) -> str:
-    script = ORACLES / "build-trec-eval"
-    if not script.exists():
-        pytest.skip(f"{script} is absent: the trec_eval oracle tests need the project's ../shared folder")
-    dest = tmp_path_factory.mktemp(f"trec_eval-{version}") / "te"
-    try:
-        done = subprocess.run([str(script), version, str(dest)], capture_output=True, text=True, timeout=300)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        pytest.skip(f"cannot build trec_eval {version}: {exc}")
-    binary = Path(done.stdout.strip().splitlines()[-1]) if done.stdout.strip() else None
-    if done.returncode != 0 or binary is None or not binary.exists():
-        pytest.skip(f"cannot build trec_eval {version} (needs cc and make): {done.stderr.strip()[:300]}")
-    return str(binary)
-
-
-@pytest.fixture(scope="session")
-def te9(tmp_path_factory):
-    return _build("9.0.8", tmp_path_factory)
-
-
-@pytest.fixture(scope="session")
-def te10(tmp_path_factory):
-    return _build("10.0", tmp_path_factory)
 
 
 def theirs(binary: str, *argv, cwd=None):
