@@ -252,7 +252,7 @@ def main() -> None:
     part = run[run["system"].isin(systems)]
     prepared = prepare(part, qrels=qrels)
     seg = prepared.segments
-    from pdireval.measures.tie_orderings import tie_units
+    from pdireval.measures.ties.orderings import tie_units
 
     units = tie_units(seg)
     varying = units.log_count > 1e-9

@@ -459,19 +459,59 @@ def expected_name(text: str) -> str:
     return str(parse_measure(text).replace(ties="expected"))
 
 
-def assert_every_ordering(run: pd.DataFrame, qrels: pd.DataFrame, measures, atol: float) -> None:
+def assert_every_ordering(
+    run: pd.DataFrame, qrels: pd.DataFrame, measures, atol: float, *, form_options=None, **options
+) -> None:
     """``ties="expected"`` of each measure equals the mean over every ordering of every tie
-    group (:func:`tie_brute_force`), per (system, query), within ``atol``."""
+    group (:func:`tie_brute_force`), per (system, query), within ``atol``.
+
+    ``form_options`` (keyword arguments of the measures' declared closed form, e.g.
+    ``max_stoppers=1``) and ``options`` (of the enumeration, e.g. ``designs=False``,
+    ``exact_limit=20_000``) compute the tie-aware values with those arguments instead of
+    the defaults (:func:`tie_aware_values`)."""
     import pdireval
     from pdireval.measures.registry import parse_measure
 
     reference = tie_brute_force(run, qrels, measures)
-    ours = pdireval.evaluate(run, [expected_name(m) for m in measures], qrels=qrels, missing="drop")
+    if form_options is None and not options:
+        ours = pdireval.evaluate(run, [expected_name(m) for m in measures], qrels=qrels, missing="drop")
     for text in measures:
-        got = ours[ours["measure"] == expected_name(text)].set_index(["system", "query"])["value"].sort_index()
+        if form_options is None and not options:
+            got = ours[ours["measure"] == expected_name(text)].set_index(["system", "query"])["value"]
+        else:
+            got = tie_aware_values(run, qrels, text, form_options, **options)
+        got = got.sort_index()
         want = reference.xs(str(parse_measure(text)), level="measure").sort_index()
         assert len(got) == len(want) > 0, text
         np.testing.assert_allclose(got.to_numpy(), want.to_numpy(), rtol=0, atol=atol, err_msg=text)
+
+
+def tie_aware_values(run, qrels, text: str, form_options=None, **options) -> pd.Series:
+    """``ties="expected"`` of the measure ``text`` per (system, query), computed by its
+    declared method with ``form_options`` passed to its closed form and ``options`` to the
+    enumeration (:func:`pdireval.measures.ties.expected`)."""
+    import dataclasses
+    import functools
+
+    from pdireval.evaluation import prepare
+    from pdireval.measures.registry import parse_measure
+    from pdireval.measures.ties import ByCutoff, ClosedForm, expected
+
+    m = parse_measure(expected_name(text))
+    definition = m.definition
+    declared = definition.ties
+    if isinstance(declared, ByCutoff):
+        declared = declared.without if m.cutoff is None else declared.with_cutoff
+    if form_options and isinstance(declared, ClosedForm):
+        declared = dataclasses.replace(declared, form=functools.partial(declared.form, **form_options))
+    segments = prepare(run, qrels=qrels, missing="drop").segments
+    real = definition.cutoff == "real"
+    values = expected(segments, m, definition.kernel, declared, real_cutoff=real, **options)
+    index = pd.MultiIndex.from_arrays(
+        [segments.systems[segments.seg_system], segments.judgments.queries[segments.seg_query]],
+        names=["system", "query"],
+    )
+    return pd.Series(np.asarray(values, dtype=np.float64), index=index)
 
 
 def tied_case(seed: int, labels=(-1, 0, 1, 1, 2, 3), max_judged: int = 8):

@@ -29,6 +29,7 @@ from pdireval.measures.registry import (
 from pdireval.measures.sakai import definitions as _sakai  # noqa: F401
 from pdireval.measures.standard import definitions as _standard  # noqa: F401
 from pdireval.measures.trec_eval import definitions as _trec_eval  # noqa: F401
+from pdireval.measures.trec_eval import names as _trec_names  # noqa: F401  (its spellings)
 
 __all__ = [
     "Measure",
@@ -86,7 +87,15 @@ class RegistryFrame(pd.DataFrame):
         return pd.DataFrame
 
     def __repr__(self) -> str:
-        needed = {"measure", "description", "cutoff", "parameters", "trec_eval", "summary", "citation"}
+        needed = {
+            "measure",
+            "description",
+            "cutoff",
+            "parameters",
+            "trec_eval",
+            "summary",
+            "citation",
+        }
         if not needed <= set(self.columns):
             return pd.DataFrame(self).__repr__()
         return self.to_text()
@@ -104,16 +113,34 @@ class RegistryFrame(pd.DataFrame):
             width = min(max(int(width), 60), 120)
 
         def wrap(text: str, first: str, rest: str) -> list[str]:
-            return textwrap.wrap(text, width=width, initial_indent=first, subsequent_indent=rest,
-                                 break_long_words=False, break_on_hyphens=False)
+            return textwrap.wrap(
+                text,
+                width=width,
+                initial_indent=first,
+                subsequent_indent=rest,
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
 
-        blocks = ["\n".join(wrap(f"{len(self)} measures (a DataFrame with columns {', '.join(self.columns)}):", "", ""))]
+        blocks = [
+            "\n".join(
+                wrap(
+                    f"{len(self)} measures (a DataFrame with columns {', '.join(self.columns)}):",
+                    "",
+                    "",
+                )
+            )
+        ]
         for row in self.itertuples(index=False):
             head = f"{row.measure}  [cut-off {row.cutoff}"
             head += f"; trec_eval {row.trec_eval}" if row.trec_eval else ""
             head += f"; summary {row.summary}]" if row.summary != "mean" else "]"
             lines = wrap(head, "", "    ")
-            for label, text in (("", row.description), ("parameters: ", row.parameters), ("reference: ", row.citation)):
+            for label, text in (
+                ("", row.description),
+                ("parameters: ", row.parameters),
+                ("reference: ", row.citation),
+            ):
                 if text:
                     lines += wrap(label + text, "    ", "      ")
             blocks.append("\n".join(lines))
@@ -121,7 +148,9 @@ class RegistryFrame(pd.DataFrame):
 
     def _repr_html_(self) -> str:
         """In a notebook: the whole table, no cell cut short with ``...``."""
-        with pd.option_context("display.max_colwidth", None, "display.max_rows", None, "display.max_columns", None):
+        with pd.option_context(
+            "display.max_colwidth", None, "display.max_rows", None, "display.max_columns", None
+        ):
             return pd.DataFrame(self)._repr_html_()
 
     __str__ = __repr__

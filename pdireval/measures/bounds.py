@@ -3,7 +3,8 @@
 For a measure A@k and a query, three reference values:
 
 * **IUB** (ideal upper bound): A of the ideal ranking of the judged pool (labels or gains
-  sorted descending) — IDCG@k for DCG, ``min(k, Np)`` for SP@k (Karmaker & Feng (2022) write k, which is
+  sorted descending) — IDCG@k for DCG, ``min(k, Np)`` for SP@k (Karmaker & Feng (2022) write k,
+  which is
   right only when Np >= k).
 * **WLB** (worst lower bound): A of the worst ranking (sorted ascending) — WDCG@k for DCG
   (Gienapp et al. 2020), the all-non-relevant-first ranking for SP.
@@ -13,7 +14,8 @@ For a measure A@k and a query, three reference values:
   registered measure (``lb=mc``).
 
 Every measure that supports bounds takes the parameters ``bounds`` (``max`` = the ordinary
-measure, ``minmax`` = Gienapp et al.'s (2020) NDCG_min, ``ul1`` / ``ul2`` = Karmaker & Feng's (2022) V1 / V2), ``lb``
+measure, ``minmax`` = Gienapp et al.'s (2020) NDCG_min, ``ul1`` / ``ul2`` = Karmaker & Feng's (2022)
+V1 / V2), ``lb``
 (``exact`` / ``paper`` / ``mc``), ``lower`` (``paper`` / ``worst``, V2's lower branch),
 ``rlb_pool`` (``qrels`` / ``run``), ``mc_samples`` and ``mc_seed``, and ``clip`` (NDCG_min
 clipped to [0, 1]; off by default).
@@ -41,8 +43,9 @@ from pdireval.measures.params import (
     LOWER,
     RLB_POOLS,
 )
-from pdireval.measures.registry import REGISTRY, Measure, _thaw, build_measure
-from pdireval.measures.standard.kernels import _dcg, _relevant, _view, ordered_pool_dcg
+from pdireval.measures.registry import REGISTRY, Measure, build_measure, thaw
+from pdireval.measures.standard.kernels import dcg_values, ordered_pool_dcg
+from pdireval.measures.toolkit import relevant, view_for
 from pdireval.measures.view import (
     View,
     discount_weights,
@@ -70,7 +73,8 @@ __all__ = [
     "monte_carlo",
 ]
 
-#: relative tolerance of the degenerate case of the UL normalisation (IUB - RLB <= TOL·max(1, |IUB|))
+#: relative tolerance of the degenerate case of the UL normalisation (IUB - RLB <= TOL·max(1,
+#: |IUB|))
 TOL = 1e-12
 
 
@@ -95,7 +99,9 @@ def _harmonic(n: np.ndarray) -> np.ndarray:
 
 def _div(num, den) -> np.ndarray:
     """num / den, 0 where den == 0 (the measures' own convention, e.g. nDCG with IDCG = 0)."""
-    num, den = np.broadcast_arrays(np.asarray(num, dtype=np.float64), np.asarray(den, dtype=np.float64))
+    num, den = np.broadcast_arrays(
+        np.asarray(num, dtype=np.float64), np.asarray(den, dtype=np.float64)
+    )
     out = np.zeros(num.shape, dtype=np.float64)
     ok = den != 0
     out[ok] = num[ok] / den[ok]
@@ -109,10 +115,12 @@ def _base_name(m: Measure) -> str:
 
 def _plain(m: Measure, name: str | None = None) -> Measure:
     """``m`` (or its base measure) without bound parameters: the ordinary measure."""
-    params = {k: _thaw(v) for k, v in m.params if k not in BOUND_PARAM_NAMES}
+    params = {k: thaw(v) for k, v in m.params if k not in BOUND_PARAM_NAMES}
     definition = REGISTRY[(name or m.name).lower()]
     declared = {p.name for p in definition.params}
-    return build_measure(definition.name, {k: v for k, v in params.items() if k in declared}, m.cutoff)
+    return build_measure(
+        definition.name, {k: v for k, v in params.items() if k in declared}, m.cutoff
+    )
 
 
 def _judged_q(v: View) -> np.ndarray:
@@ -126,7 +134,10 @@ def retrieved_pool_dcg(v: View, m: Measure, depth, *, descending: bool = True) -
     (IDCG) or ascending (WDCG): Gienapp et al.'s (2020) pool, counted once per document."""
     seg = v.segments
     if seg.hit_qrow is None:
-        raise MeasureError("pool=retrieved needs the qrels row of each retrieved document; evaluate the run itself.")
+        raise MeasureError(
+            "pool=retrieved needs the qrels row of each retrieved document; evaluate the run "
+            "itself."
+        )
     labels = read_negatives(seg.hit_label, v.negatives)
     keep = ~np.isnan(labels)
     if depth is not None:
@@ -149,7 +160,7 @@ def _pool_counts(v: View, m: Measure, pool: str):
         Np = v.num_rel(rel)[v.seg_query]
     else:
         N = v.seg_len.astype(np.float64)
-        Np = np.bincount(v.hit_seg[_relevant(v, rel)], minlength=v.n_seg).astype(np.float64)
+        Np = np.bincount(v.hit_seg[relevant(v, rel)], minlength=v.n_seg).astype(np.float64)
     return N, Np
 
 
@@ -170,8 +181,10 @@ def expected_dcg(v: View, m: Measure, *, pool: str = "qrels", paper: bool = Fals
 
         E[DCG@k] = ḡ · Σ_{i=1}^{min(k, n)} w_i,    ḡ = (1/n) Σ_{d in pool} gain(ℓ_d),
 
-    and 0 for an empty pool. ``paper=True`` gives Karmaker & Feng's (2022) eq. 7 literally, which sums the
-    discounts to k even when k > n and then overstates the expectation; for k <= n both agree. ``pool="qrels"``: the judged documents of the query
+    and 0 for an empty pool. ``paper=True`` gives Karmaker & Feng's (2022) eq. 7 literally, which
+    sums the
+    discounts to k even when k > n and then overstates the expectation; for k <= n both agree.
+    ``pool="qrels"``: the judged documents of the query
     (n = |D(q)|); ``pool="run"``: the documents the run ranks (n = list length, unjudged
     documents with gain 0).
     """
@@ -212,10 +225,12 @@ def expected_sp(N, Np, k) -> np.ndarray:
 
 
 def expected_sp_paper(N, Np, k) -> np.ndarray:
-    """Karmaker & Feng's (2022) published E[SP@k] ≈ k·(Np/N)² (their Section 4.5.1; k = None reads as k = N).
+    """Karmaker & Feng's (2022) published E[SP@k] ≈ k·(Np/N)² (their Section 4.5.1; k = None
+    reads as k = N).
 
     It rests on the false assumption that Prec(i) and R_i are independent; the gap to the
-    exact value is E[SP@k] − k p² = p·Nn/(N − 1)·(H_k − k/N) >= 0 for k <= N, and for k > N the literal k p² keeps growing while the truth stops at m = N.
+    exact value is E[SP@k] − k p² = p·Nn/(N − 1)·(H_k − k/N) >= 0 for k <= N, and for k > N the
+    literal k p² keeps growing while the truth stops at m = N.
     """
     N = np.asarray(N, dtype=np.float64)
     p = _div(Np, N)
@@ -224,8 +239,9 @@ def expected_sp_paper(N, Np, k) -> np.ndarray:
 
 
 def expected_ap(N, Np) -> np.ndarray:
-    """Exact E[AP] (full depth, divided by Np) of a random ranking (Bestgen 2015): E[SP@N]/Np = (N − Np)·H_N/(N(N − 1)) + (Np − 1)/(N − 1); NaN for
-    Np = 0. The folk value Np/N is only an approximation."""
+    """Exact E[AP] (full depth, divided by Np) of a random ranking (Bestgen 2015):
+    E[SP@N]/Np = (N − Np)·H_N/(N(N − 1)) + (Np − 1)/(N − 1); NaN for Np = 0. The folk value
+    Np/N is only an approximation."""
     N = np.asarray(N, dtype=np.float64)
     Np = np.asarray(Np, dtype=np.float64)
     out = np.full(N.shape, np.nan)
@@ -325,7 +341,15 @@ def _ordered_value(v: View, m: Measure, descending: bool) -> np.ndarray:
 FISHER_YATES_MAX = 64
 
 
-def monte_carlo(v: View, m: Measure, *, pool: str = "qrels", n_samples: int = 1000, seed=0, max_cells: int = 4_000_000):
+def monte_carlo(
+    v: View,
+    m: Measure,
+    *,
+    pool: str = "qrels",
+    n_samples: int = 1000,
+    seed=0,
+    max_cells: int = 4_000_000,
+):
     """Monte-Carlo estimate of E[m] under a uniformly random ranking, per segment.
 
     Draw protocol (so that a seed reproduces the numbers): ``rng = default_rng(seed)``;
@@ -365,7 +389,8 @@ def monte_carlo(v: View, m: Measure, *, pool: str = "qrels", n_samples: int = 10
         else:
             arr = np.broadcast_to(np.arange(n_docs, dtype=np.int64), (b, n_docs)).copy()
             rows = np.arange(b)[:, None]
-            for j in range(steps):  # a loop over rank positions (<= the cut-off), vectorized over permutations and groups
+            # a loop over rank positions (<= the cut-off), vectorized over permutations and groups
+            for j in range(steps):
                 u = rng.random((b, n_grp))
                 live = glen > j
                 p = first[live] + j
@@ -429,7 +454,7 @@ def measure_bounds(segments: Segments, m: Measure, *, worst: bool = True) -> Bou
     if cached is not None and (cached[1] or not worst):
         return cached[0]
     want_worst = worst
-    v = _view(segments, m)
+    v = view_for(segments, m)
     base = _plain(m, _base_name(m))
     lb, pool = m.get("lb"), m.get("rlb_pool")
     if lb == "exact" and not definition.bounded.exact:
@@ -440,24 +465,31 @@ def measure_bounds(segments: Segments, m: Measure, *, worst: bool = True) -> Bou
         )
     if lb == "paper" and not definition.bounded.paper:
         raise MeasureError(
-            f"Karmaker & Feng (2022) publish a random lower bound only for DCG/nDCG and SP/AP, not for {name} "
+            "Karmaker & Feng (2022) publish a random lower bound only for DCG/nDCG and SP/AP, not "
+            f"for {name} "
             f"(in {str(m)!r}): use lb=exact or lb=mc."
         )
     n = v.n_seg
     se = np.zeros(n)
     if name in ("DCG", "nDCG") and m.get("pool") == "retrieved":
-        value = _dcg(v, base)
+        value = dcg_values(v, base)
         ideal = retrieved_pool_dcg(v, base, m.get("pool_depth"))[v.seg_query]
         worst = retrieved_pool_dcg(v, base, m.get("pool_depth"), descending=False)[v.seg_query]
         scale = _div(1.0, ideal) if name == "nDCG" else np.ones(n)
         random = np.full(n, np.nan)  # minmax only: no random bound
     elif name in ("DCG", "nDCG"):
-        value = _dcg(v, base)
+        value = dcg_values(v, base)
         ideal = ordered_pool_dcg(v, base)[v.seg_query]
-        worst = ordered_pool_dcg(v, base, descending=False)[v.seg_query] if want_worst else np.full(n, np.nan)
+        worst = (
+            ordered_pool_dcg(v, base, descending=False)[v.seg_query]
+            if want_worst
+            else np.full(n, np.nan)
+        )
         scale = _div(1.0, ideal) if name == "nDCG" else np.ones(n)
         if lb == "mc":
-            random, se = monte_carlo(v, base, pool=pool, n_samples=m.get("mc_samples"), seed=m.get("mc_seed"))
+            random, se = monte_carlo(
+                v, base, pool=pool, n_samples=m.get("mc_samples"), seed=m.get("mc_seed")
+            )
         else:
             random = expected_dcg(v, base, pool=pool, paper=lb == "paper")
     elif name in ("SP", "AP"):
@@ -468,7 +500,9 @@ def measure_bounds(segments: Segments, m: Measure, *, worst: bool = True) -> Bou
         worst = worst_sp(N, Np, k) if want_worst else np.full(n, np.nan)
         scale = _div(1.0, v.num_rel(rel)[v.seg_query]) if name == "AP" else np.ones(n)
         if lb == "mc":
-            random, se = monte_carlo(v, base, pool=pool, n_samples=m.get("mc_samples"), seed=m.get("mc_seed"))
+            random, se = monte_carlo(
+                v, base, pool=pool, n_samples=m.get("mc_samples"), seed=m.get("mc_seed")
+            )
         else:
             rN, rNp = (N, Np) if pool == "qrels" else _pool_counts(v, m, "run")
             random = (expected_sp_paper if lb == "paper" else expected_sp)(rN, rNp, k)
@@ -481,7 +515,9 @@ def measure_bounds(segments: Segments, m: Measure, *, worst: bool = True) -> Bou
         worst = _ordered_value(v, plain, descending=False) if want_worst else np.full(n, np.nan)
         scale = np.ones(n)
         if lb == "mc":
-            random, se = monte_carlo(v, plain, pool=pool, n_samples=m.get("mc_samples"), seed=m.get("mc_seed"))
+            random, se = monte_carlo(
+                v, plain, pool=pool, n_samples=m.get("mc_samples"), seed=m.get("mc_seed")
+            )
         else:
             N, Np = _pool_counts(v, m, pool)
             random = (_expected_precision if name == "P" else _expected_recall)(N, Np, m.cutoff)
@@ -514,7 +550,9 @@ def normalise(A, iub, rlb, wlb, bounds: str, *, lower: str = "paper") -> np.ndar
     IUB = RLB = 0), and NaN below the random level when RLB <= 0 (``lower="paper"``) or
     RLB − WLB is degenerate (``lower="worst"``).
     """
-    A, iub, rlb, wlb = (np.asarray(x, dtype=np.float64) for x in np.broadcast_arrays(A, iub, rlb, wlb))
+    A, iub, rlb, wlb = (
+        np.asarray(x, dtype=np.float64) for x in np.broadcast_arrays(A, iub, rlb, wlb)
+    )
     tol = TOL * np.maximum(1.0, np.abs(iub))
     out = np.full(A.shape, np.nan)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -554,19 +592,22 @@ def check_combination(m: Measure) -> None:
     bounds = m.get("bounds")
     if m.get("clip") and bounds != "minmax":
         raise MeasureError(
-            f"clip=true clips Gienapp et al.'s (2020) NDCG_min to [0, 1], so it needs bounds=minmax (in "
+            "clip=true clips Gienapp et al.'s (2020) NDCG_min to [0, 1], so it needs "
+            "bounds=minmax (in "
             f"{str(m)!r}): write '{str(m.replace(bounds='minmax'))}' or drop clip=true."
         )
     if m.get("pool") != "qrels" and (bounds != "minmax" or m.name not in ("DCG", "nDCG")):
         raise MeasureError(
-            f"pool=retrieved is the pool of Gienapp et al.'s (2020) NDCG_min, so it needs DCG or nDCG with "
+            "pool=retrieved is the pool of Gienapp et al.'s (2020) NDCG_min, so it needs DCG or "
+            "nDCG with "
             f"bounds=minmax (in {str(m)!r}): write e.g. 'nDCG(bounds=minmax,pool=retrieved)@10'."
         )
     if m.get("pool_depth") is not None and m.get("pool") != "retrieved":
         raise MeasureError(f"pool_depth= needs pool=retrieved (in {str(m)!r}).")
     if m.get("degenerate") != "nan" and bounds != "minmax":
         raise MeasureError(
-            f"degenerate= sets Gienapp et al.'s (2020) NDCG_min where IUB = WLB, so it needs bounds=minmax "
+            "degenerate= sets Gienapp et al.'s (2020) NDCG_min where IUB = WLB, so it needs "
+            "bounds=minmax "
             f"(in {str(m)!r}): write '{str(m.replace(bounds='minmax'))}' or drop degenerate=."
         )
     if m.get("lower") == "worst" and bounds != "ul2":

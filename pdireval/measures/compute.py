@@ -58,7 +58,9 @@ def compute(segments, measure: Measure):
     except (OverflowError, ZeroDivisionError) as exc:
         what = "overflow" if isinstance(exc, OverflowError) else "division by zero"
         raise _overflow_error(segments, measure, what) from None
-    if events:  # kernels never raise these on ordinary input (the suite runs with warnings as errors)
+    if (
+        events
+    ):  # kernels never raise these on ordinary input (the suite runs with warnings as errors)
         bad = ~np.isfinite(np.asarray(values, dtype=np.float64))
         what = " and ".join(dict.fromkeys(events))
         raise _overflow_error(segments, measure, what, int(bad.sum()), len(bad))

@@ -1,4 +1,5 @@
-"""Generate docs/measures.md from the registry: ``python -m pdireval.measures.docs > docs/measures.md``.
+"""Generate docs/measures.md from the registry:
+``python -m pdireval.measures.docs > docs/measures.md``.
 
 ``tests/docs/test_docs_measures.py`` fails when the committed page differs from the registry.
 """
@@ -43,16 +44,27 @@ def _param_rows(definition) -> str:
 def measures_markdown() -> str:
     """The measures page as Markdown."""
     out = [HEADER]
-    out.append("| measure | cut-off | trec_eval | empty value | summary | ties=expected | description |\n|---|---|---|---|---|---|---|\n")
+    out.append(
+        "| measure | cut-off | trec_eval | empty value | summary | ties=expected | description "
+        "|\n|---|---|---|---|---|---|---|\n"
+    )
     defs = sorted(REGISTRY.values(), key=lambda d: d.name.lower())
     for d in defs:
-        out.append(f"| [`{d.name}`](#{d.name.lower()}) | {d.cutoff} | {d.trec_eval or '—'} | {d.empty} | {d.summary} | {d.describe_ties()} | {d.description} |\n")
+        out.append(
+            f"| [`{d.name}`](#{d.name.lower()}) | {d.cutoff} | {d.trec_eval or '—'} | {d.empty} | "
+            f"{d.summary} | {d.describe_ties()} | {d.description} |\n"
+        )
     for d in defs:
         doc = d.doc.strip()
         out.append(f"\n## {d.name}\n\n{d.description}\n\n")
         if doc:
-            out.append("```text\n" + "\n".join(line.strip() for line in doc.splitlines()) + "\n```\n\n")
-        out.append(f"Cut-off: {d.cutoff}. Empty value (query not answered): {d.empty}. Summary over queries: {d.summary}. ")
+            out.append(
+                "```text\n" + "\n".join(line.strip() for line in doc.splitlines()) + "\n```\n\n"
+            )
+        out.append(
+            f"Cut-off: {d.cutoff}. Empty value (query not answered): {d.empty}. Summary over "
+            f"queries: {d.summary}. "
+        )
         if d.trec_eval:
             out.append(f"trec_eval: `{d.trec_eval}`. ")
         if d.citation:

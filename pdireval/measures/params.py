@@ -81,8 +81,7 @@ JUDGED_ONLY = Param(
     "judged_only",
     "bool",
     False,
-    "Condensed list (Sakai 2007): drop unjudged documents before computing; normalisers "
-    "unchanged.",
+    "Condensed list (Sakai 2007): drop unjudged documents before computing; normalisers unchanged.",
 )
 NEG = Param(
     "negatives",

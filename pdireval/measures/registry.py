@@ -13,7 +13,6 @@ bare words (``exp``), mappings (``gain={0:0,1:1,2:3}``) or vectors
 
 from __future__ import annotations
 
-import ast
 import difflib
 import math
 import re
@@ -24,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from pdireval.errors import MeasureError
+from pdireval.measures.grammar import SYNTAX, as_text, level_suffix, parse_value, split_top_level
 from pdireval.measures.params import BOUND_PARAMS, TIES, Param
 from pdireval.measures.ties.methods import GENERAL
 
@@ -43,30 +43,38 @@ __all__ = [
 # --------------------------------------------------------------------------- values
 
 
-def _freeze(value: Any) -> Any:
+def freeze(value: Any) -> Any:
     """Hashable, canonical form of a parameter value."""
     if isinstance(value, Mapping):
-        return tuple(sorted((_freeze(k), _freeze(v)) for k, v in value.items()))
+        return tuple(sorted((freeze(k), freeze(v)) for k, v in value.items()))
     if isinstance(value, (list, tuple)):
-        return tuple(_freeze(v) for v in value)
+        return tuple(freeze(v) for v in value)
     if hasattr(value, "tolist") and not isinstance(value, str):  # numpy scalars / arrays
-        return _freeze(value.tolist())
+        return freeze(value.tolist())
     if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
         return value  # keep floats as floats; rendering takes care of 2.0 vs 2
     return value
 
 
-def _thaw(value: Any) -> Any:
-    """Inverse of :func:`_freeze` for re-parsing: a frozen mapping becomes a dict again."""
-    if isinstance(value, tuple) and value and all(isinstance(v, tuple) and len(v) == 2 for v in value):
-        return {k: _thaw(v) for k, v in value}
+def thaw(value: Any) -> Any:
+    """Inverse of :func:`freeze` for re-parsing: a frozen mapping becomes a dict again."""
+    if (
+        isinstance(value, tuple)
+        and value
+        and all(isinstance(v, tuple) and len(v) == 2 for v in value)
+    ):
+        return {k: thaw(v) for k, v in value}
     return value
 
 
 def _render(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, tuple) and value and all(isinstance(v, tuple) and len(v) == 2 for v in value):
+    if (
+        isinstance(value, tuple)
+        and value
+        and all(isinstance(v, tuple) and len(v) == 2 for v in value)
+    ):
         return "{" + ",".join(f"{_render(k)}:{_render(v)}" for k, v in value) + "}"
     if isinstance(value, tuple):
         return "[" + ",".join(_render(v) for v in value) + "]"
@@ -118,7 +126,7 @@ class Measure:
     def replace(self, **changes) -> Measure:
         """A copy with some parameters (or ``cutoff``) changed, re-canonicalised."""
         cutoff = changes.pop("cutoff", self.cutoff)
-        params = {k: _thaw(v) for k, v in self.params}
+        params = {k: thaw(v) for k, v in self.params}
         params.update(changes)
         return build_measure(self.name, params, cutoff)
 
@@ -233,6 +241,9 @@ class MeasureDef:
 REGISTRY: dict[str, MeasureDef] = {}
 _ALIASES: dict[str, tuple[str, dict, int | None]] = {}
 _ALIAS_PATTERNS: list[tuple[re.Pattern, str, dict]] = []
+#: readers of spellings the grammar does not cover: ``reader(text, families_too) -> list of
+#: Measure or None``, added by the module that knows them (trec_eval's names)
+_SPELLING_READERS: list[Callable] = []
 #: per user measure: the alias keys its registration added (unregistering removes only those)
 _ADDED: dict[str, tuple[str, ...]] = {}
 
@@ -294,6 +305,12 @@ def unregister(name: str) -> MeasureDef:
     return definition
 
 
+def register_spelling_reader(reader: Callable) -> None:
+    """Add a reader of another tool's measure spellings (see :data:`_SPELLING_READERS`)."""
+    if reader not in _SPELLING_READERS:
+        _SPELLING_READERS.append(reader)
+
+
 def register_alias(alias: str, name: str, params: dict | None = None, cutoff: int | None = None):
     """An exact alias, e.g. ``map`` -> AP."""
     _ALIASES[alias.lower()] = (name, params or {}, cutoff)
@@ -305,46 +322,6 @@ def register_alias_pattern(pattern: str, name: str, params: dict | None = None):
 
 
 # --------------------------------------------------------------------------- parsing
-
-_SYNTAX = re.compile(
-    r"^\s*(?P<name>[A-Za-z0-9_][A-Za-z0-9_.\-]*?)\s*(?:\((?P<params>.*)\))?\s*(?:@\s*(?P<cutoff>[^@()]+))?\s*$"
-)
-
-
-def _split_top_level(text: str) -> list[str]:
-    parts, depth, current = [], 0, []
-    for ch in text:
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        if ch == "," and depth == 0:
-            parts.append("".join(current))
-            current = []
-        else:
-            current.append(ch)
-    if "".join(current).strip():
-        parts.append("".join(current))
-    return parts
-
-
-def _parse_value(raw: str, text: str) -> Any:
-    raw = raw.strip()
-    lowered = raw.lower()
-    if lowered in ("true", "false"):
-        return lowered == "true"
-    if lowered in ("inf", "infinity"):
-        return math.inf
-    try:
-        return ast.literal_eval(raw)
-    except (ValueError, SyntaxError):
-        pass
-    if re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_\-]*", raw):  # words, also 10R
-        return lowered
-    raise MeasureError(
-        f"cannot read the parameter value {raw!r} in measure {text!r}. Values are numbers, "
-        "words (gain=exp), mappings (gain={0:0,1:1,2:3}) or vectors (discount=[1,0.5])."
-    )
 
 
 def _did_you_mean(name: str) -> str:
@@ -394,7 +371,7 @@ def parse_measure(text: str | Measure) -> Measure:
     """
     if isinstance(text, Measure):
         return text
-    text = _as_text(text)
+    text = as_text(text)
     if text.strip() in _REFUSED:
         raise MeasureError(_REFUSED[text.strip()])
     found = _foreign(text)
@@ -406,7 +383,7 @@ def parse_measure(text: str | Measure) -> Measure:
                 "of measures (evaluate, parse_measures), or name one, e.g. 'P.10'."
             )
         return found[0]
-    text, level = _level_suffix(text)
+    text, level = level_suffix(text)
     if level is not None:
         measure = parse_measure(text)
         if not any(p.name == "rel" for p in measure.definition.params):
@@ -416,7 +393,7 @@ def parse_measure(text: str | Measure) -> Measure:
                 f"{', '.join(p.name for p in measure.definition.params) or 'none'}."
             )
         return measure.replace(rel=level)
-    match = _SYNTAX.match(text)
+    match = SYNTAX.match(text)
     if not match or not text.strip():
         raise MeasureError(
             f"cannot parse the measure {text!r}: the form is Name(param=value,...)@cutoff, "
@@ -425,7 +402,7 @@ def parse_measure(text: str | Measure) -> Measure:
     name = match.group("name")
     params: dict[str, Any] = {}
     if match.group("params"):
-        for part in _split_top_level(match.group("params")):
+        for part in split_top_level(match.group("params")):
             if "=" not in part:
                 raise MeasureError(
                     f"parameter {part.strip()!r} in measure {text!r} has no value: write "
@@ -438,14 +415,16 @@ def parse_measure(text: str | Measure) -> Measure:
                     f"parameter {key!r} is given twice in measure {text!r}: give each parameter "
                     f"once, e.g. '{name}({key}={value.strip()})'."
                 )
-            params[key] = _parse_value(value, text)
+            params[key] = parse_value(value, text)
     cutoff = None
     if match.group("cutoff") is not None:
         raw = match.group("cutoff").strip()
         if re.fullmatch(r"\d+", raw):
             cutoff = int(raw)
         elif re.fullmatch(r"\d*\.\d+|\d+\.\d*", raw):
-            cutoff = float(raw)  # a real cut-off (IPrec@0.1); build_measure checks the measure takes one
+            cutoff = float(
+                raw
+            )  # a real cut-off (IPrec@0.1); build_measure checks the measure takes one
         else:
             raise MeasureError(
                 f"the cut-off {raw!r} in measure {text!r} must be a whole number >= 1, "
@@ -464,7 +443,10 @@ def parse_measure(text: str | Measure) -> Measure:
                 if found:
                     if cutoff is not None:
                         raise MeasureError(f"measure {text!r} gives the cut-off twice.")
-                    name, cutoff = canonical, float(found.group(1)) if "." in found.group(1) else int(found.group(1))
+                    name, cutoff = (
+                        canonical,
+                        float(found.group(1)) if "." in found.group(1) else int(found.group(1)),
+                    )
                     params = {**alias_params, **params}
                     break
             else:
@@ -472,7 +454,13 @@ def parse_measure(text: str | Measure) -> Measure:
     return build_measure(name, params, cutoff, text=text)
 
 
-def build_measure(name: str, params: Mapping[str, Any] | None = None, cutoff: int | None = None, *, text: str | None = None) -> Measure:
+def build_measure(
+    name: str,
+    params: Mapping[str, Any] | None = None,
+    cutoff: int | None = None,
+    *,
+    text: str | None = None,
+) -> Measure:
     """Build a canonical :class:`Measure` from a name, parameters and a cut-off."""
     definition = REGISTRY.get(name.lower())
     if definition is None:
@@ -488,16 +476,19 @@ def build_measure(name: str, params: Mapping[str, Any] | None = None, cutoff: in
         if key.lower() not in declared:
             known = ", ".join(p.name for p in definition.params) or "none"
             raise MeasureError(
-                f"{definition.name} has no parameter {key!r} (in {shown!r}); its parameters: {known}."
+                f"{definition.name} has no parameter {key!r} (in {shown!r}); its parameters: "
+                f"{known}."
             )
         param = declared[key.lower()]
         value = _coerce(param, value, definition.name, shown)
-        if _freeze(value) != _freeze(param.default):
-            kept.append((param.name, _freeze(value)))
+        if freeze(value) != freeze(param.default):
+            kept.append((param.name, freeze(value)))
     if isinstance(cutoff, (np.integer, np.floating)) and not isinstance(cutoff, np.bool_):
         cutoff = cutoff.item()  # numpy scalars (np.int64(10)) are the numbers they hold
     if definition.cutoff == "none" and cutoff is not None:
-        raise MeasureError(f"{definition.name} takes no cut-off (in {shown!r}): write {definition.name!r}.")
+        raise MeasureError(
+            f"{definition.name} takes no cut-off (in {shown!r}): write {definition.name!r}."
+        )
     if definition.cutoff == "required" and cutoff is None:
         raise MeasureError(
             f"{definition.name} needs a cut-off (in {shown!r}): write e.g. '{definition.name}@10'."
@@ -505,12 +496,21 @@ def build_measure(name: str, params: Mapping[str, Any] | None = None, cutoff: in
     if definition.cutoff == "real":
         if cutoff is None:
             raise MeasureError(
-                f"{definition.name} needs a cut-off (in {shown!r}): write e.g. '{definition.name}@0.5'."
+                f"{definition.name} needs a cut-off (in {shown!r}): write e.g. "
+                f"'{definition.name}@0.5'."
             )
-        if isinstance(cutoff, bool) or not isinstance(cutoff, (int, float)) or not 0 <= cutoff < math.inf:
-            raise MeasureError(f"the cut-off of {shown!r} must be a real number >= 0, got {cutoff!r}.")
+        if (
+            isinstance(cutoff, bool)
+            or not isinstance(cutoff, (int, float))
+            or not 0 <= cutoff < math.inf
+        ):
+            raise MeasureError(
+                f"the cut-off of {shown!r} must be a real number >= 0, got {cutoff!r}."
+            )
         cutoff = float(cutoff)
-    elif cutoff is not None and (not isinstance(cutoff, int) or isinstance(cutoff, bool) or cutoff < 1):
+    elif cutoff is not None and (
+        not isinstance(cutoff, int) or isinstance(cutoff, bool) or cutoff < 1
+    ):
         raise MeasureError(f"the cut-off of {shown!r} must be a whole number >= 1, got {cutoff!r}.")
     return Measure(definition.name, tuple(sorted(kept)), cutoff)
 
@@ -559,7 +559,9 @@ def _foreign_params(definition: MeasureDef, params, cutoff, shown: str):
 
 def _number(value: Any) -> bool:
     """A real number (Python or numpy, e.g. ``np.float32``), not a bool."""
-    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
+        value, (bool, np.bool_)
+    )
 
 
 def _finite(value: Any) -> bool:
@@ -582,7 +584,10 @@ def _coerce(param: Param, value: Any, name: str, shown: str) -> Any:
         if isinstance(value, str) and value.lower() in param.choices:
             value = value.lower()  # a named reading beside numbers (ERR's max_grade=qrels)
         elif not _finite(value):
-            fail(("a finite number" if _number(value) else "a number") + "".join(f" or {c}" for c in param.choices))
+            fail(
+                ("a finite number" if _number(value) else "a number")
+                + "".join(f" or {c}" for c in param.choices)
+            )
         else:
             value = float(value)
     elif kind == "bool":
@@ -622,13 +627,18 @@ def _coerce(param: Param, value: Any, name: str, shown: str) -> Any:
 
 def _is_vector(value: Any) -> bool:
     return (isinstance(value, Sequence) and not isinstance(value, str)) or (
-        isinstance(value, np.ndarray) and value.ndim == 1)
+        isinstance(value, np.ndarray) and value.ndim == 1
+    )
 
 
 def _render_given(value: Any) -> str:
     """A parameter value as the user wrote it, shortened (1e300 is not shown with 300 digits)."""
     if _number(value):
-        return f"{float(value):g}" if not float(value).is_integer() or abs(float(value)) >= 1e16 else str(int(value))
+        return (
+            f"{float(value):g}"
+            if not float(value).is_integer() or abs(float(value)) >= 1e16
+            else str(int(value))
+        )
     text = repr(value.tolist() if hasattr(value, "tolist") else value)
     return text if len(text) <= 60 else text[:57] + "..."
 
@@ -653,55 +663,21 @@ def parse_measures(measures) -> list[Measure]:
         if isinstance(item, Measure):
             out.append(item)
             continue
-        text = _as_text(item)
+        text = as_text(item)
         found = _foreign(text, families_too=True)
         out.extend(found if found is not None else [parse_measure(text)])
     return list(dict.fromkeys(out))
 
 
-def _as_text(value) -> str:
-    """A measure's text: a string, or anything whose ``str()`` is one (ir_measures objects)."""
-    if isinstance(value, str):
-        return value
-    if value is None or isinstance(value, (bool, int, float, bytes, list, tuple, dict, set)) or not hasattr(
-        type(value), "__str__"
-    ) or type(value).__str__ is object.__str__:
-        raise TypeError(
-            f"a measure is a string such as 'nDCG@10' (or an object whose str() is one, e.g. an "
-            f"ir_measures measure), got {type(value).__name__}"
-        )
-    return str(value)
-
-
-_LEVEL = re.compile(r"^(?P<text>.*[^\s])-l(?P<level>\d+(?:\.\d+)?)$")
-
-
-def _level_suffix(text: str) -> tuple[str, float | None]:
-    """ranx's relevance-level suffix: ``precision@10-l2`` -> (``precision@10``, 2.0)."""
-    match = _LEVEL.match(text.strip())
-    if not match:
-        return text, None
-    return match.group("text"), float(match.group("level"))
-
-
 def _foreign(text: str, families_too: bool = False) -> list[Measure] | None:
-    """trec_eval spellings the grammar does not cover (``P.10``, ``P.5,10``, ``P_10``,
-    ``iprec_at_recall.0.10``, ``official``; with ``families_too`` also a bare parameterised
-    family such as ``P``), or None."""
+    """Other tools' spellings the grammar does not cover (trec_eval's ``P.10``, ``P.5,10``,
+    ``P_10``, ``iprec_at_recall.0.10``, ``official``; with ``families_too`` also a bare
+    parameterised family such as ``P``), read by the registered spelling readers, or None."""
     stripped = text.strip()
     if "(" in stripped or "@" in stripped:
         return None
-    from pdireval.measures.trec_eval.names import expand, lookup
-
-    found = lookup(stripped)
-    if found is None and families_too:
-        try:
-            items = expand(stripped)
-        except MeasureError:
-            return None
-        from pdireval.measures.trec_eval.names import families
-
-        fam = families().get(stripped)
-        if fam is not None and fam.slot is not None:
-            return [t.measure for t in items]
-    return found
+    for reader in _SPELLING_READERS:
+        found = reader(stripped, families_too)
+        if found is not None:
+            return found
+    return None

@@ -30,7 +30,7 @@ import numpy as np
 from pdireval.measures.params import Param
 from pdireval.measures.registry import MeasureDef, register
 from pdireval.measures.ties import Joint
-from pdireval.measures.view import NEGATIVES, _segment_bounds, level_codes, run_sums, view_of
+from pdireval.measures.view import NEGATIVES, level_codes, run_sums, segment_bounds, view_of
 
 __all__ = ["ric", "ric_counts", "binary_entropy", "truncated_condensed"]
 
@@ -75,7 +75,9 @@ def truncated_condensed(seg, label, rel):
     return np.arange(n) <= end[seg]
 
 
-def ric_counts(segments, *, rel: float = 1.0, negatives: str = "unjudged", cutoff: int | None = None):
+def ric_counts(
+    segments, *, rel: float = 1.0, negatives: str = "unjudged", cutoff: int | None = None
+):
     """Per segment: (c, d, n) — unordered different-label pairs with the higher-labelled
     document ranked above (c), below (d), and the number n of such pairs of the query.
 
@@ -100,7 +102,11 @@ def ric_counts(segments, *, rel: float = 1.0, negatives: str = "unjudged", cutof
     n_q = v.n_queries
     # per query: judged documents per label level, and the number of different-label pairs
     q_code = level_codes(levels, q_lab)
-    per_level = np.bincount(v.q_row_query[q_judged] * K + q_code, minlength=n_q * K).reshape(n_q, K).astype(np.float64)
+    per_level = (
+        np.bincount(v.q_row_query[q_judged] * K + q_code, minlength=n_q * K)
+        .reshape(n_q, K)
+        .astype(np.float64)
+    )
     judged = per_level.sum(axis=1)
     n_pairs = (judged**2 - (per_level**2).sum(axis=1)) / 2.0
 
@@ -120,7 +126,7 @@ def ric_counts(segments, *, rel: float = 1.0, negatives: str = "unjudged", cutof
     ret = np.zeros((n_seg, K))
     c_rr = np.zeros(n_seg)
     if len(seg):
-        bounds = _segment_bounds(seg)
+        bounds = segment_bounds(seg)
         _, first, lengths = bounds
         at_seg, last = seg[first], first + lengths - 1
         higher_above = np.zeros(len(seg), dtype=np.int64)

@@ -57,24 +57,31 @@ _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
 
 def _param(name: str, spec) -> Param:
-    """A :class:`Param` from ``default`` or ``{"default":, "type":, "choices":, "description":}``."""
+    """A :class:`Param` from ``default`` or
+    ``{"default":, "type":, "choices":, "description":}``."""
     if not isinstance(spec, Mapping):
         spec = {"default": spec}
     unknown = set(spec) - {"default", "type", "choices", "description"}
     if unknown or "default" not in spec:
         raise MeasureError(
             f"parameter {name!r}: give a default value, or a mapping with 'default' and optionally "
-            f"'type' (int, float, bool, str), 'choices' and 'description' (got keys {sorted(spec)})."
+            "'type' (int, float, bool, str), 'choices' and 'description' (got keys "
+            f"{sorted(spec)})."
         )
     default = spec["default"]
     choices = tuple(c.lower() if isinstance(c, str) else c for c in spec.get("choices", ()))
     kind_type = spec.get("type", type(default))
     if kind_type not in _KINDS:
-        raise MeasureError(f"parameter {name!r}: type must be one of int, float, bool, str; got {kind_type!r}.")
+        raise MeasureError(
+            f"parameter {name!r}: type must be one of int, float, bool, str; got {kind_type!r}."
+        )
     kind = _KINDS[kind_type]
     if kind == "choice":
         if not choices or not isinstance(default, str) or default.lower() not in choices:
-            raise MeasureError(f"parameter {name!r}: a text parameter needs choices=[...] that include its default {default!r}.")
+            raise MeasureError(
+                f"parameter {name!r}: a text parameter needs choices=[...] that include its "
+                f"default {default!r}."
+            )
         default = default.lower()
     elif choices:
         raise MeasureError(f"parameter {name!r}: choices= is only for text parameters (type str).")
@@ -100,19 +107,23 @@ def _slow_kernel(function: Callable, names: tuple[str, ...]):
         view = view_of(segments, negatives=m.get("negatives"), judged_only=m.get("judged_only"))
         flat, starts = _segment_labels(view, m)
         q_start = view.q_start
-        judged_by_query = [
-            view.q_label[q_start[q]:q_start[q + 1]] for q in range(view.n_queries)
-        ]
+        judged_by_query = [view.q_label[q_start[q] : q_start[q + 1]] for q in range(view.n_queries)]
         judged_by_query = [lab[~np.isnan(lab)] for lab in judged_by_query]
         params = {name: m.get(name) for name in names}
         out = np.empty(view.n_seg)
         for s in range(view.n_seg):  # the documented slow path: one Python call per segment
-            value = function(flat[starts[s]:starts[s + 1]], judged_by_query[view.seg_query[s]], cutoff=m.cutoff, **params)
+            value = function(
+                flat[starts[s] : starts[s + 1]],
+                judged_by_query[view.seg_query[s]],
+                cutoff=m.cutoff,
+                **params,
+            )
             try:
                 out[s] = float(value)
             except (TypeError, ValueError):
                 raise MeasureError(
-                    f"the function of measure {m.name} returned {value!r} for a query; it must return a number."
+                    f"the function of measure {m.name} returned {value!r} for a query; it must "
+                    "return a number."
                 ) from None
         return out
 
@@ -213,14 +224,26 @@ def register_measure(
             f"a measure name is letters, digits and '_', starting with a letter; got {name!r}."
         )
     if (function is None) == (kernel is None):
-        raise MeasureError(f"register_measure({name!r}): give exactly one of function= (per query) and kernel= (vectorised).")
+        raise MeasureError(
+            f"register_measure({name!r}): give exactly one of function= (per query) and kernel= "
+            "(vectorised)."
+        )
     chosen = function if function is not None else kernel
     if not callable(chosen):
-        raise TypeError(f"register_measure({name!r}): {'function' if function is not None else 'kernel'} must be callable")
+        raise TypeError(
+            f"register_measure({name!r}): {'function' if function is not None else 'kernel'} must "
+            "be callable"
+        )
     if cutoff not in _CUTOFFS:
-        raise MeasureError(f"register_measure({name!r}): cutoff must be one of {', '.join(_CUTOFFS)}; got {cutoff!r}.")
+        raise MeasureError(
+            f"register_measure({name!r}): cutoff must be one of {', '.join(_CUTOFFS)}; got "
+            f"{cutoff!r}."
+        )
     if summary not in SUMMARIES:
-        raise MeasureError(f"register_measure({name!r}): summary must be one of {', '.join(SUMMARIES)}; got {summary!r}.")
+        raise MeasureError(
+            f"register_measure({name!r}): summary must be one of {', '.join(SUMMARIES)}; got "
+            f"{summary!r}."
+        )
     existing = REGISTRY.get(name.lower())
     if existing is not None and not existing.builtin and replace:
         unregister_measure(name)
@@ -229,7 +252,9 @@ def register_measure(
     declared = tuple(_param(p, spec) for p, spec in (params or {}).items())
     for p in declared:
         if p.name in ("negatives", "judged_only", "cutoff", "ties"):
-            raise MeasureError(f"register_measure({name!r}): {p.name!r} is a reserved parameter name.")
+            raise MeasureError(
+                f"register_measure({name!r}): {p.name!r} is a reserved parameter name."
+            )
     names = tuple(p.name for p in declared)
     if function is not None:
         accepted = inspect.signature(function).parameters
@@ -238,7 +263,8 @@ def register_measure(
         if missing:
             raise MeasureError(
                 f"register_measure({name!r}): the function must accept the keyword argument(s) "
-                f"{', '.join(missing)} (write def f(ranked, judged, *, cutoff, ...) or add **params)."
+                f"{', '.join(missing)} (write def f(ranked, judged, *, cutoff, ...) or add "
+                "**params)."
             )
         compute = _slow_kernel(function, names)
     else:
@@ -291,13 +317,21 @@ def _check_free(name: str, spelling) -> None:
     """A MeasureError when ``spelling`` (the new measure's name or an alias) already names a
     measure: a registered name or alias, or a trec_eval spelling (``P_10``, ``map``)."""
     if not isinstance(spelling, str) or not spelling.strip():
-        raise MeasureError(f"register_measure({name!r}): an alias must be a non-empty string, got {spelling!r}.")
+        raise MeasureError(
+            f"register_measure({name!r}): an alias must be a non-empty string, got {spelling!r}."
+        )
     what = "name" if spelling == name else "alias"
     existing = REGISTRY.get(spelling.lower())
     if existing is not None:
-        kind = "a built-in measure" if existing.builtin else "a user-defined measure (pass replace=True)"
+        kind = (
+            "a built-in measure"
+            if existing.builtin
+            else "a user-defined measure (pass replace=True)"
+        )
         if what == "name":
-            raise MeasureError(f"the measure name {name!r} is taken by {kind}: choose another name.")
+            raise MeasureError(
+                f"the measure name {name!r} is taken by {kind}: choose another name."
+            )
     try:
         found = lookup(spelling)
         if found is None:

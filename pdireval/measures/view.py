@@ -16,6 +16,9 @@ from pdireval.errors import MeasureError
 
 __all__ = [
     "View",
+    "segment_bounds",
+    "padded_accumulate",
+    "integral_and_small",
     "view_of",
     "gain_values",
     "discount_weights",
@@ -133,12 +136,14 @@ def view_of(segments: Segments, *, negatives: str = "unjudged", judged_only: boo
 
 def seg_sum(seg: np.ndarray, values, n: int) -> np.ndarray:
     """Sum of ``values`` per segment (0 for an empty segment)."""
-    return np.bincount(seg, weights=np.broadcast_to(values, seg.shape).astype(np.float64), minlength=n)
+    return np.bincount(
+        seg, weights=np.broadcast_to(values, seg.shape).astype(np.float64), minlength=n
+    )
 
 
 def run_sums(values: np.ndarray, seg: np.ndarray, bounds, n: int) -> np.ndarray:
     """Sum of ``values`` per segment (0 for a segment without elements), given ``bounds``,
-    the :func:`_segment_bounds` of ``seg`` (sorted; None when empty).
+    the :func:`segment_bounds` of ``seg`` (sorted; None when empty).
 
     Each segment's run is added by ``np.add.reduceat`` (its first value plus numpy's
     pairwise sum of the others: a segment's sum is that of its run alone, whatever the other
@@ -172,14 +177,16 @@ def within_segment_rank(seg: np.ndarray) -> np.ndarray:
     n = len(seg)
     if n == 0:
         return np.zeros(0, dtype=np.int64)
-    _, first, lengths = _segment_bounds(np.asarray(seg))
+    _, first, lengths = segment_bounds(np.asarray(seg))
     return np.arange(n) - np.repeat(first, lengths)
 
 
-def sorted_per_query(query: np.ndarray, gains: np.ndarray, *, descending: bool = True, return_bounds: bool = False):
+def sorted_per_query(
+    query: np.ndarray, gains: np.ndarray, *, descending: bool = True, return_bounds: bool = False
+):
     """Gains grouped by query and sorted within each (descending: the ideal ranking; ascending:
     the worst one), with each gain's 0-based position: ``(query, gains, position)`` (and the
-    queries' :func:`_segment_bounds` with ``return_bounds``). Every ideal and worst ranking of
+    queries' :func:`segment_bounds` with ``return_bounds``). Every ideal and worst ranking of
     the kernels is built here."""
     if len(query) > 1:
         same = query[1:] == query[:-1]
@@ -190,7 +197,7 @@ def sorted_per_query(query: np.ndarray, gains: np.ndarray, *, descending: bool =
     if not len(query):
         empty = np.zeros(0, dtype=np.int64)
         return (query, gains, empty, None) if return_bounds else (query, gains, empty)
-    bounds = _segment_bounds(query)
+    bounds = segment_bounds(query)
     position = np.arange(len(query)) - np.repeat(bounds[1], bounds[2])
     return (query, gains, position, bounds) if return_bounds else (query, gains, position)
 
@@ -198,12 +205,12 @@ def sorted_per_query(query: np.ndarray, gains: np.ndarray, *, descending: bool =
 def sorted_within_queries(query: np.ndarray, gains: np.ndarray, *, descending: bool = True):
     """:func:`sorted_per_query` for ``query`` already grouped in ascending order (rows taken
     from the judgments, which are grouped by query): ``(query, gains, position, bounds)``
-    with ``bounds`` the queries' :func:`_segment_bounds` (None when empty). The same result
+    with ``bounds`` the queries' :func:`segment_bounds` (None when empty). The same result
     with fewer passes: the query runs are found first (sorting within them does not move
     them), then the gains are sorted only if some run is out of order."""
     if not len(query):
         return query, gains, np.zeros(0, dtype=np.int64), None
-    bounds = _segment_bounds(query)
+    bounds = segment_bounds(query)
     is_first, first, lengths = bounds
     if len(first) < len(query):
         step = gains[1:] <= gains[:-1] if descending else gains[1:] >= gains[:-1]
@@ -217,7 +224,7 @@ def sorted_within_queries(query: np.ndarray, gains: np.ndarray, *, descending: b
     return query, gains, position, bounds
 
 
-def _segment_bounds(seg: np.ndarray):
+def segment_bounds(seg: np.ndarray):
     """(is_first, first, lengths) of the runs of equal ``seg`` (seg sorted, non-empty)."""
     n = len(seg)
     is_first = np.empty(n, dtype=bool)
@@ -240,7 +247,9 @@ _SHORT_SEGMENTS = 8
 _COLUMN_LOOP_ROWS = 256
 
 
-def _padded_accumulate(first: np.ndarray, lengths: np.ndarray, values: np.ndarray, ufunc, pad: float) -> np.ndarray:
+def padded_accumulate(
+    first: np.ndarray, lengths: np.ndarray, values: np.ndarray, ufunc, pad: float
+) -> np.ndarray:
     """``ufunc.accumulate`` of ``values`` restarted at every segment (given by ``first`` and
     ``lengths``), left to right within each segment, bit for bit as on the segment alone.
 
@@ -257,7 +266,9 @@ def _padded_accumulate(first: np.ndarray, lengths: np.ndarray, values: np.ndarra
     """
     n = len(values)
     width = int(lengths.max())
-    if width <= _SHORT_SEGMENTS:  # short segments: one step per position, on that position's elements
+    if (
+        width <= _SHORT_SEGMENTS
+    ):  # short segments: one step per position, on that position's elements
         rank = np.arange(n) - np.repeat(first, lengths)
         out = values.astype(np.float64, copy=True)
         for c in range(1, width):
@@ -309,13 +320,17 @@ def _padded_accumulate(first: np.ndarray, lengths: np.ndarray, values: np.ndarra
     return out
 
 
-def _integral_and_small(values: np.ndarray) -> bool:
+def integral_and_small(values: np.ndarray) -> bool:
     """All values integers and their absolute sum below 2^53 (so every partial sum, in any
     order, is exact)."""
-    return bool(np.abs(values).sum() < _EXACT_INTEGER_SUM) and np.array_equal(values, np.floor(values))
+    return bool(np.abs(values).sum() < _EXACT_INTEGER_SUM) and np.array_equal(
+        values, np.floor(values)
+    )
 
 
-def within_segment_cumsum(seg: np.ndarray, values: np.ndarray, inclusive: bool = True, *, bounds=None) -> np.ndarray:
+def within_segment_cumsum(
+    seg: np.ndarray, values: np.ndarray, inclusive: bool = True, *, bounds=None
+) -> np.ndarray:
     """Cumulative sum of ``values`` within each run of equal ``seg`` (seg sorted).
 
     The sum restarts at every segment: element i of a segment gets exactly
@@ -329,23 +344,23 @@ def within_segment_cumsum(seg: np.ndarray, values: np.ndarray, inclusive: bool =
     of integer labels) take one global cumulative sum minus each segment's prefix, exact
     because every partial sum is an exactly represented integer; other values are laid out
     as the rows of a padded matrix and summed along the rows (``np.cumsum(axis=1)`` adds
-    left to right within each row), see :func:`_padded_accumulate`. ``bounds`` may pass
-    ``_segment_bounds(seg)`` when the caller already has it.
+    left to right within each row), see :func:`padded_accumulate`. ``bounds`` may pass
+    ``segment_bounds(seg)`` when the caller already has it.
     """
     values = np.asarray(values, dtype=np.float64)
     n = len(values)
     if n == 0:
         return np.zeros(0, dtype=np.float64)
-    is_first, first, lengths = _segment_bounds(np.asarray(seg)) if bounds is None else bounds
+    is_first, first, lengths = segment_bounds(np.asarray(seg)) if bounds is None else bounds
     if len(first) == n:  # one element per segment
         return values.copy() if inclusive else np.zeros(n)
     head = values[:64]  # most float data shows it is not integral in its first values
-    if np.array_equal(head, np.floor(head)) and _integral_and_small(values):
+    if np.array_equal(head, np.floor(head)) and integral_and_small(values):
         out = np.cumsum(values)
         base = out[first] - values[first]  # exact: integers below 2^53
         out -= np.repeat(base, lengths)
     else:
-        out = _padded_accumulate(first, lengths, values, np.add, 0.0)
+        out = padded_accumulate(first, lengths, values, np.add, 0.0)
     if inclusive:
         return out
     before = np.empty(n, dtype=np.float64)
@@ -362,7 +377,7 @@ def within_segment_count(seg: np.ndarray, mask: np.ndarray, inclusive: bool = Tr
     n = len(mask)
     if n == 0:
         return np.zeros(0, dtype=np.float64)
-    _, first, lengths = _segment_bounds(np.asarray(seg))
+    _, first, lengths = segment_bounds(np.asarray(seg))
     counts = np.cumsum(mask, dtype=np.int64)
     base = counts[first]
     if inclusive:
@@ -379,10 +394,10 @@ def within_segment_suffix_max(seg: np.ndarray, values: np.ndarray) -> np.ndarray
     values = np.asarray(values, dtype=np.float64)
     if len(values) == 0:
         return values.copy()
-    _, first, lengths = _segment_bounds(np.asarray(seg)[::-1])
+    _, first, lengths = segment_bounds(np.asarray(seg)[::-1])
     if len(first) == len(values):  # one element per segment
         return values.copy()
-    return _padded_accumulate(first, lengths, values[::-1], np.maximum, -np.inf)[::-1]
+    return padded_accumulate(first, lengths, values[::-1], np.maximum, -np.inf)[::-1]
 
 
 def one_value(values: np.ndarray) -> bool:
@@ -396,14 +411,14 @@ def one_value(values: np.ndarray) -> bool:
 
 def suffix_max_within(values: np.ndarray, first: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """:func:`within_segment_suffix_max` given the segments' ``first`` element and ``lengths``
-    (from :func:`_segment_bounds` of the sorted segment array, which the caller usually has
+    (from :func:`segment_bounds` of the sorted segment array, which the caller usually has
     already): max(values[j] for j >= i in i's segment), exact."""
     values = np.asarray(values, dtype=np.float64)
     n = len(values)
     if len(first) == n:  # one element per segment (or none)
         return values.copy()
     rev_first = (n - first - lengths)[::-1]  # the segments' first elements in the reversed array
-    return _padded_accumulate(rev_first, lengths[::-1], values[::-1], np.maximum, -np.inf)[::-1]
+    return padded_accumulate(rev_first, lengths[::-1], values[::-1], np.maximum, -np.inf)[::-1]
 
 
 # --------------------------------------------------------------------------- gains / discounts
@@ -428,7 +443,11 @@ def gain_values(labels: np.ndarray, gain) -> np.ndarray:
         vals = np.array([mapping[k] for k in sorted(mapping)], dtype=np.float64)
         idx = np.clip(np.searchsorted(keys, labels), 0, max(len(keys) - 1, 0))
         found = len(keys) > 0
-        out = np.where(found & (keys[idx] == labels), vals[idx], 0.0) if found else np.zeros_like(labels)
+        out = (
+            np.where(found & (keys[idx] == labels), vals[idx], 0.0)
+            if found
+            else np.zeros_like(labels)
+        )
     out[np.isnan(labels)] = 0.0
     return out
 
@@ -448,7 +467,9 @@ def discount_weights(positions: np.ndarray, discount, cutoff: int | None) -> np.
         return 1.0 / np.maximum(1.0, np.log2(ranks))
     if discount == "linear":
         if cutoff is None:
-            raise MeasureError("discount=linear needs a cut-off: write e.g. 'nDCG(discount=linear)@10'.")
+            raise MeasureError(
+                "discount=linear needs a cut-off: write e.g. 'nDCG(discount=linear)@10'."
+            )
         return np.maximum(cutoff + 1.0 - ranks, 0.0) / cutoff
     weights = np.asarray(discount, dtype=np.float64)
     pos = np.asarray(positions, dtype=np.int64)

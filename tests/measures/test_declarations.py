@@ -51,7 +51,9 @@ def test_a_declared_measure_without_a_tie_method_gets_the_exact_general_one(decl
     assert declared.describe_ties() == GENERAL.describe() == "enumeration of the joint orderings"
     for seed in (0, 1):
         run, qrels = tied_case(seed)
-        assert_every_ordering(run, qrels, ["FirstRelSq", "FirstRelSq@3", "FirstRelSq(rel=2)"], 1e-12)
+        assert_every_ordering(
+            run, qrels, ["FirstRelSq", "FirstRelSq@3", "FirstRelSq(rel=2)"], 1e-12
+        )
 
 
 def test_a_declaration_lists_every_parameter_once(declared):
@@ -61,9 +63,17 @@ def test_a_declaration_lists_every_parameter_once(declared):
     names = [p.name for p in ndcg.params]
     assert len(names) == len(set(names))
     assert set(BOUND_PARAM_NAMES) <= set(names) and "gains" in names and names[-1] == "ties"
-    assert [p.name for p in ndcg.own_params] == ["gain", "discount", "judged_only", "negatives", "gains"]
+    assert [p.name for p in ndcg.own_params] == [
+        "gain",
+        "discount",
+        "judged_only",
+        "negatives",
+        "gains",
+    ]
     assert ndcg.bounded.exact and ndcg.bounded.paper
-    assert REGISTRY["numret"].bounded is None and not {"bounds"} & {p.name for p in REGISTRY["numret"].params}
+    assert REGISTRY["numret"].bounded is None and not {"bounds"} & {
+        p.name for p in REGISTRY["numret"].params
+    }
 
 
 def test_definitions_cannot_be_changed_after_registration():
@@ -91,7 +101,9 @@ def test_compute_is_the_door_of_ties_and_bounds():
     np.testing.assert_array_equal(compute(segments, parse_measure("AP")), plain)
     # ties=expected: the declared closed form, not the kernel
     expected = compute(segments, parse_measure("AP(ties=expected)"))
-    np.testing.assert_array_equal(expected, ap.ties.form(segments, parse_measure("AP(ties=expected)")))
+    np.testing.assert_array_equal(
+        expected, ap.ties.form(segments, parse_measure("AP(ties=expected)"))
+    )
     # bounds=: the bound normalisation, from the declaration
     minmax = compute(segments, parse_measure("AP(bounds=minmax)"))
     assert not np.array_equal(minmax, plain)
@@ -168,7 +180,9 @@ def test_a_user_measure_is_computed_under_its_own_name():
     try:
         got = pdireval.evaluate(run, ["UCount@3", "NumRelRet@3"], qrels=qrels)
         values = got.pivot_table(index=["system", "query"], columns="measure", values="value")
-        np.testing.assert_array_equal(values["UCount@3"].to_numpy(), values["NumRelRet@3"].to_numpy())
+        np.testing.assert_array_equal(
+            values["UCount@3"].to_numpy(), values["NumRelRet@3"].to_numpy()
+        )
     finally:
         pdireval.unregister_measure("UCount")
 

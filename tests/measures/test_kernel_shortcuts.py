@@ -4,8 +4,10 @@ Binary qrels (every positive gain the same value) let ``Rndcg``, ``ndcg_rel``, `
 and ``nERR`` read their ideal rankings from one small table instead of sorting each
 query's judgments, and ``Rndcg`` makes one pass per R-level instead of a binary search per
 (list, level) pair; ``IPrec`` and ``11pt_avg`` read long lists of relevant documents by
-pieces between the levels' documents instead of a running maximum. Each shortcut is switched off here (the module attributes it depends
-on are patched) and the values compared with ``np.array_equal``: not close, identical.
+pieces between the levels' documents instead of a running maximum. Each shortcut is
+switched off here (the thresholds by their keyword arguments, ``max_level_passes=0`` and
+``short_relevant=``; the one-gain test ``one_value`` by patching it where the kernels read
+it) and the values compared with ``np.array_equal``: not close, identical.
 The oracle tests (trec_eval, pyNTCIREVAL, ir_measures) check the numbers themselves.
 """
 
@@ -17,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pdireval.evaluation import prepare
-from pdireval.measures import compute, parse_measure
+from pdireval.measures import compute, gain_levels, parse_measure
 from pdireval.measures.sakai import kernels as sakai
 from pdireval.measures.trec_eval import kernels as trec_eval_set
 from tests.helpers import collections
@@ -33,12 +35,16 @@ MEASURES = [
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-def _values(run, qrels):
+def _values(run, qrels, general=False):
     segments = prepare(run, qrels=qrels).segments
     out = {}
     for name in MEASURES:
         segments.cache.clear()
-        out[name] = compute(segments, parse_measure(name))
+        m = parse_measure(name)
+        if general and m.name == "Rndcg":  # by (list, level) pairs
+            out[name] = trec_eval_set.r_ndcg(segments, m, max_level_passes=0)
+        else:
+            out[name] = compute(segments, m)
     return out
 
 
@@ -46,10 +52,9 @@ def _check(data):
     run, qrels = data
     fast = _values(run, qrels)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(trec_eval_set, "one_value", lambda values: False)
-        patch.setattr(sakai, "one_value", lambda values: False)
-        patch.setattr(trec_eval_set, "_MAX_LEVEL_PASSES", 0)
-        general = _values(run, qrels)
+        for module in (sakai, gain_levels):
+            patch.setattr(module, "one_value", lambda values: False)
+        general = _values(run, qrels, general=True)
     for name in MEASURES:
         assert np.array_equal(fast[name], general[name]), name
 
@@ -74,16 +79,20 @@ def test_shortcuts_are_taken():
     qrels = pd.DataFrame({"query": ["1", "1", "2"], "doc": ["a", "b", "a"], "label": [1, 1, 1]})
     run = pd.DataFrame({"system": "s", "query": ["1", "1", "2"], "doc": ["a", "c", "b"], "score": [3.0, 2.0, 1.0]})
     segments = prepare(run, qrels=qrels).segments
-    view = trec_eval_set._view(segments, parse_measure("G"))
-    assert trec_eval_set._uniform_ideal(view, None) is not None
+    view = trec_eval_set.view_for(segments, parse_measure("G"))
+    assert gain_levels.uniform_ideal(view, None) is not None
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(trec_eval_set, "one_value", lambda values: False)
+        patch.setattr(gain_levels, "one_value", lambda values: False)
         segments.cache.clear()
-        assert trec_eval_set._uniform_ideal(view, None) is None
-        patch.setattr(trec_eval_set, "_MAX_LEVEL_PASSES", 0)
+        assert gain_levels.uniform_ideal(view, None) is None
         calls = []
-        patch.setattr(trec_eval_set, "_r_ndcg_pairs", lambda *a: calls.append(a) or np.zeros(segments.n_segments))
-        compute(segments, parse_measure("Rndcg"))
+
+        def spy(*args):
+            calls.append(args)
+            return np.zeros(segments.n_segments)
+
+        patch.setattr(trec_eval_set, "_r_ndcg_pairs", spy)
+        trec_eval_set.r_ndcg(segments, parse_measure("Rndcg"), max_level_passes=0)
         assert calls
 
 
@@ -98,10 +107,9 @@ def test_iprec_by_pieces_equals_running_maximum(data):
     segments = prepare(run, qrels=qrels).segments
     out = {}
     for short in (0, 10**9):  # every list read by pieces / by the running maximum
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(trec_eval_set, "_SHORT_RELEVANT", short)
-            for name in IPREC:
-                segments.cache.clear()
-                out[short, name] = compute(segments, parse_measure(name))
+        for name in IPREC:
+            segments.cache.clear()
+            m = parse_measure(name)
+            out[short, name] = m.definition.kernel(segments, m, short_relevant=short)
     for name in IPREC:
         assert np.array_equal(out[0, name], out[10**9, name]), name

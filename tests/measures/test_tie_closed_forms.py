@@ -1,4 +1,4 @@
-"""The closed forms of pdireval.measures.tie_closed_forms (Q, nDCG(gains=...), ndcg_p, Rndcg,
+"""The closed forms of Q, nDCG(gains=...), ndcg_p, Rndcg,
 relative_P, F, Rprec_mult): equal to the mean over every ordering of the tied documents
 (brute force), on lists with graded, negative and missing labels and cut-offs inside groups."""
 
@@ -12,8 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import pdireval
-from pdireval.measures.registry import REGISTRY, parse_measure
-from pdireval.measures.ties import ByCutoff, ClosedForm
+from pdireval.evaluation import prepare
+from pdireval.measures.registry import parse_measure
+from pdireval.measures.standard import ties as standard_ties
 from pdireval.measures.ties import method_kind as method_of
 from tests.helpers import (
     assert_every_ordering,
@@ -37,16 +38,6 @@ MEASURES = [
 ]
 
 
-def closed_forms_in(module: str) -> set[str]:
-    """The measures whose declared closed form of ties="expected" lives in ``module``."""
-    out = set()
-    for d in REGISTRY.values():
-        method = d.ties.with_cutoff if isinstance(d.ties, ByCutoff) else d.ties
-        if isinstance(method, ClosedForm) and method.form.__module__ == module:
-            out.add(d.name)
-    return out
-
-
 def check(run, qrels, measures=MEASURES, atol=1e-10):
     assert_every_ordering(run, qrels, measures, atol)
 
@@ -56,7 +47,6 @@ def case(seed: int, labels=(-1, 0, 1, 1, 2, 3)):
 
 
 def test_every_measure_here_is_a_closed_form():
-    assert {parse_measure(m).name for m in MEASURES} == closed_forms_in("pdireval.measures.tie_closed_forms")
     for text in MEASURES:
         assert method_of(parse_measure(expected_name(text))) == "closed", text
     assert method_of(parse_measure("F(ties=expected)")) == "invariant"  # order-free without a cut-off
@@ -112,22 +102,19 @@ def test_q_on_a_long_tie_group_against_every_placement():
         assert got == pytest.approx(total / n, abs=1e-13)
 
 
-def test_rndcg_by_segment_and_level_pairs(monkeypatch):
+def test_rndcg_by_segment_and_level_pairs():
     # past a few R-levels per query Rndcg looks each (segment, level) depth up instead
-    from pdireval.measures.trec_eval import kernels as trec_eval_set
-
-    monkeypatch.setattr(trec_eval_set, "_MAX_LEVEL_PASSES", 0)
     run, qrels = case(5)
-    check(run, qrels, ["Rndcg", "Rndcg(gains={1:2,2:5})", "Rndcg(judged_only=true)", "Rndcg(negatives=keep)"])
+    names = ["Rndcg", "Rndcg(gains={1:2,2:5})", "Rndcg(judged_only=true)", "Rndcg(negatives=keep)"]
+    assert_every_ordering(run, qrels, names, 1e-10, form_options={"max_level_passes": 0})
 
 
-def test_err_falls_back_to_enumeration_past_many_stoppers(monkeypatch):
-    from pdireval.measures import tie_closed_forms
-
-    monkeypatch.setattr(tie_closed_forms, "MAX_STOPPERS", 1)
+def test_err_falls_back_to_enumeration_past_many_stoppers():
     run, qrels = case(6)
-    assert method_of(parse_measure("ERR(ties=expected)")) == "closed"
-    check(run, qrels, ["ERR", "nERR@3"])
+    segments = prepare(run, qrels=qrels).segments
+    m = parse_measure("ERR(ties=expected)")
+    assert method_of(m) == "closed" and standard_ties.err(segments, m, max_stoppers=1) is None
+    assert_every_ordering(run, qrels, ["ERR", "nERR@3"], 1e-10, form_options={"max_stoppers": 1})
 
 
 def test_err_on_a_long_tie_group_against_every_placement():
@@ -175,9 +162,9 @@ def test_infap_on_a_long_tie_group_against_every_placement():
     assert got == pytest.approx(total / count, abs=1e-13)
 
 
-def test_infap_falls_back_to_enumeration_past_many_terms(monkeypatch):
-    from pdireval.measures import tie_closed_forms
-
-    monkeypatch.setattr(tie_closed_forms, "MAX_INFAP_TERMS", 1)
+def test_infap_falls_back_to_enumeration_past_many_terms():
     run, qrels = case(7)
-    check(run, qrels, ["infAP", "infAP(negatives=nonrel)"])
+    segments = prepare(run, qrels=qrels).segments
+    assert standard_ties.inferred_ap(segments, parse_measure("infAP"), max_terms=1) is None
+    names = ["infAP", "infAP(negatives=nonrel)"]
+    assert_every_ordering(run, qrels, names, 1e-10, form_options={"max_terms": 1})

@@ -14,9 +14,7 @@ import pytest
 import pdireval
 from pdireval.evaluation import prepare
 from pdireval.measures.cwl.ties import bpm, inst, nerr10
-from pdireval.measures.diversity import ties as tie_closed_forms_diversity
-from pdireval.measures.registry import REGISTRY, parse_measure
-from pdireval.measures.ties import ByCutoff, ClosedForm
+from pdireval.measures.registry import parse_measure
 from pdireval.measures.ties import method_kind as method_of
 from tests.helpers import assert_every_ordering, expected_name
 
@@ -32,16 +30,6 @@ CWL = ["INSQ", "INSQ(T=2)", "INSQ(min_rel=1,max_rel=2)", "INSQ(min_rel=-1,max_re
 PLACED = ["INST", "INST(T=2)", "INST(min_rel=1)", "INST(T=0.5,max_rel=2)", "BPM(T=1)@3",
           "BPM(T=2,max_rel=3)@4", "BPM(T=0)@2", "BPM@1"]
 NERR = ["NERR10", "NERR10(p=0.5)", "NERR11(T=2)", "NERR8@3", "NERR8@1", "NERR9@4", "NERR9(max_rel=2)@6"]
-
-
-def closed_forms_in(module: str) -> set[str]:
-    """The measures whose declared closed form of ties="expected" lives in ``module``."""
-    out = set()
-    for d in REGISTRY.values():
-        method = d.ties.with_cutoff if isinstance(d.ties, ByCutoff) else d.ties
-        if isinstance(method, ClosedForm) and method.form.__module__ == module:
-            out.add(d.name)
-    return out
 
 
 def check(run, qrels, measures, atol=1e-12):
@@ -72,8 +60,6 @@ def case(seed: int, subtopics: bool = True):
 
 
 def test_every_measure_here_is_a_closed_form():
-    assert {parse_measure(m).name for m in DIVERSITY} == closed_forms_in("pdireval.measures.diversity.ties")
-    assert {parse_measure(m).name for m in CWL + NERR + PLACED} == closed_forms_in("pdireval.measures.cwl.ties")
     for text in DIVERSITY + CWL + NERR + PLACED:
         assert method_of(parse_measure(expected_name(text))) == "closed", text
 
@@ -106,13 +92,15 @@ def test_cwl_closed_forms_equal_the_mean_over_every_ordering(seed):
     check(run, qrels, CWL)
 
 
-def test_units_expanded_in_chunks(monkeypatch):
+def test_units_expanded_in_chunks():
     # a tiny chunk: every unit with a >= 2 expanded on its own, the same values
     run, qrels = case(1)
-    names = [expected_name(m) for m in ("alpha_nDCG@6", "NRBP", "ERR_IA@4")]
-    whole = pdireval.evaluate(run, names, qrels=qrels)["value"].to_numpy()
-    monkeypatch.setattr(tie_closed_forms_diversity, "_CHUNK_TERMS", 1)
-    np.testing.assert_array_equal(pdireval.evaluate(run, names, qrels=qrels)["value"].to_numpy(), whole)
+    segments = prepare(run, qrels=qrels).segments
+    for text in ("alpha_nDCG@6", "NRBP", "ERR_IA@4"):
+        m = parse_measure(expected_name(text))
+        whole = m.definition.ties.form(segments, m)
+        segments.cache.clear()
+        np.testing.assert_array_equal(m.definition.ties.form(segments, m, chunk_terms=1), whole)
 
 
 def test_long_group_against_the_hypergeometric_sum_by_hand():
@@ -219,10 +207,9 @@ def test_inst_and_bpm_fall_back_to_the_enumeration():
     check(run, qrels, PLACED)
 
 
-def test_placements_past_the_limit_fall_back(monkeypatch):
-    from pdireval.measures.cwl import ties as tie_closed_forms_cwl
-
+def test_placements_past_the_limit_fall_back():
     run, qrels = sparse_case(1)
-    monkeypatch.setattr(tie_closed_forms_cwl, "PLACEMENT_LIMIT", 2)
-    assert inst(prepare(run, qrels=qrels).segments, parse_measure("INST(ties=expected)")) is None
-    check(run, qrels, ["INST", "BPM(T=1)@3"])
+    segments = prepare(run, qrels=qrels).segments
+    assert inst(segments, parse_measure("INST(ties=expected)"), placement_limit=2) is None
+    names = ["INST", "BPM(T=1)@3"]
+    assert_every_ordering(run, qrels, names, 1e-9, form_options={"placement_limit": 2})

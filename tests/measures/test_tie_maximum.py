@@ -1,4 +1,4 @@
-"""IPrec@x and 11pt_avg with ties="expected" (pdireval.measures.tie_maximum): equal to the
+"""IPrec@x and 11pt_avg with ties="expected" (pdireval.measures.ties.maximum): equal to the
 mean over every ordering of every tie group, on lists built to take each of the closed
 form's paths (one relevant document alone, a floor set by another group, several groups
 left, a group straddling the recall level, sampled placements)."""
@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 import pdireval
-from pdireval.measures import tie_maximum
 from pdireval.measures.registry import parse_measure
+from pdireval.measures.ties import maximum as tie_maximum
 from tests.helpers import tie_brute_force
 
 LEVELS = ["IPrec@0", "IPrec@0.1", "IPrec@0.25", "IPrec@0.4", "IPrec@0.5", "IPrec@0.6", "IPrec@0.8", "IPrec@1", "11pt_avg", "11pt_avg(rel=2)", "IPrec(negatives=nonrel)@0.3"]

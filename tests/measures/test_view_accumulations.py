@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 from pdireval.measures.view import (
-    _segment_bounds,
     level_codes,
     run_sums,
     seg_sum,
+    segment_bounds,
     within_segment_count,
     within_segment_cumsum,
     within_segment_rank,
@@ -85,7 +85,7 @@ def test_run_sums_add_each_segment_alone(shape):
     codes = np.searchsorted(np.unique(seg), seg)  # segment ids 0..n-1, some ids left empty
     codes = codes * 2
     n = int(codes[-1]) + 2
-    out = run_sums(values, codes, _segment_bounds(codes), n)
+    out = run_sums(values, codes, segment_bounds(codes), n)
     assert out.shape == (n,) and np.all(out[1::2] == 0.0)
     for i, (a, b) in enumerate(zip(start[:-1], start[1:])):
         assert out[2 * i] == np.add.reduceat(values[a:b], [0])[0]

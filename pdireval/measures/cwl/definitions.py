@@ -134,7 +134,9 @@ register(
     MeasureDef(
         "NERR9",
         kernel=nerr9,
-        description="Not (but nearly) ERR, eq. 9: gain-based stopping and 1/i discount, truncated at k.",
+        description=(
+            "Not (but nearly) ERR, eq. 9: gain-based stopping and 1/i discount, truncated at k."
+        ),
         params=GAINS,
         cutoff="required",
         citation="Azzopardi, Mackenzie & Moffat 2021; " + _CWL,
@@ -157,7 +159,8 @@ register(
                 "Persistence: probability of moving on when the document gave no gain.",
                 check=_p_check,
             ),
-        ) + GAINS,
+        )
+        + GAINS,
         cutoff="none",
         citation="Azzopardi, Mackenzie & Moffat 2021; " + _CWL,
         ties=ClosedForm(forms.nerr10, otherwise=JOINT, note=FIRST_GAIN_NOTE),

@@ -43,10 +43,10 @@ import numpy as np
 
 from pdireval.errors import MeasureError
 from pdireval.measures.view import (
-    _padded_accumulate,
-    _segment_bounds,
+    padded_accumulate,
     run_sums,
     seg_sum,
+    segment_bounds,
     view_of,
     within_segment_cumsum,
 )
@@ -59,7 +59,7 @@ CWL_DEPTH = 1000  # cwl_eval's max_n: ranks evaluated per list
 # --------------------------------------------------------------------------- gains
 
 
-def _max_rel(v, m, lo: float) -> float:
+def max_rel_of(v, m, lo: float) -> float:
     """``max_rel``, by default the largest label in the qrels (``lo + 1`` when no label
     exceeds ``min_rel``: every gain is 0 then, whatever ``max_rel``)."""
     given = m.get("max_rel")
@@ -74,11 +74,11 @@ def cwl_gains(segments, m):
 
     Labels as ir_measures' cwl_eval provider reads them (see the module docstring).
     """
-    v, seg, rank, units, scale = _positive_gains(segments, m)
+    v, seg, rank, units, scale = positive_gains(segments, m)
     return v, seg, rank, units / scale
 
 
-def _positive_gains(segments, m, depth: int = CWL_DEPTH):
+def positive_gains(segments, m, depth: int = CWL_DEPTH):
     """The hits with a positive gain within rank ``depth`` (<= N): ``(view, segment,
     1-based rank, units, scale)``, the gain being ``units / scale`` with
     ``units = clip(label, min_rel, max_rel) − min_rel`` and ``scale = max_rel − min_rel``.
@@ -88,7 +88,7 @@ def _positive_gains(segments, m, depth: int = CWL_DEPTH):
     """
     v = view_of(segments, negatives="keep")
     lo = float(m.get("min_rel"))
-    hi = _max_rel(v, m, lo)
+    hi = max_rel_of(v, m, lo)
     if not lo < hi:
         raise MeasureError(
             f"{m}: min_rel={lo:g} must be below max_rel={hi:g} (gains are "
@@ -119,15 +119,15 @@ def _next_rank(rank: np.ndarray, first: np.ndarray, depth: int) -> np.ndarray:
     return out
 
 
-def _exclusive_product(factor: np.ndarray, bounds) -> np.ndarray:
+def exclusive_product(factor: np.ndarray, bounds) -> np.ndarray:
     """Π of ``factor`` over the earlier elements of the same segment (1 for a segment's
-    first), multiplied left to right within the segment (``bounds``: ``_segment_bounds``
+    first), multiplied left to right within the segment (``bounds``: ``segment_bounds``
     of the sorted segment ids); a zero factor zeroes everything after it."""
     is_first, first, lengths = bounds
     if len(first) == len(factor) or not factor.any():  # one element per segment / all zero
         return is_first.astype(np.float64)
     out = np.empty(len(factor))
-    out[1:] = _padded_accumulate(first, lengths, factor, np.multiply, 1.0)[:-1]
+    out[1:] = padded_accumulate(first, lengths, factor, np.multiply, 1.0)[:-1]
     out[first] = 1.0
     return out
 
@@ -143,7 +143,7 @@ def _product_measure(segments, m, base: np.ndarray, depth: int, stops: bool) -> 
     ``Σ_i P_i = Σ_blocks Q_b · (cum[end] − cum[start])`` with ``cum`` the cumulative sum of
     ``base``. Without stopping (``Q = 1``) that is ``cum[depth]`` for every list.
     """
-    v, seg, rank, units, scale = _positive_gains(segments, m, depth)
+    v, seg, rank, units, scale = positive_gains(segments, m, depth)
     g = units / scale
     n = v.n_seg
     cum = np.empty(depth + 1)
@@ -151,7 +151,7 @@ def _product_measure(segments, m, base: np.ndarray, depth: int, stops: bool) -> 
     np.cumsum(base[1 : depth + 1], out=cum[1:])  # cum[i] = Σ_{t<=i} base[t]
     if len(seg) == 0:
         return np.zeros(n)
-    bounds = _segment_bounds(seg)
+    bounds = segment_bounds(seg)
     if not stops:
         return run_sums(g * base[rank], seg, bounds, n) / cum[depth]
     full = g >= 1.0  # C = 0 after a full gain: the later hits of the list never count
@@ -162,20 +162,22 @@ def _product_measure(segments, m, base: np.ndarray, depth: int, stops: bool) -> 
         alive = np.flatnonzero(seen == np.repeat(seen[first], lengths))
         if len(alive) < len(seg):
             seg, rank, g = seg[alive], rank[alive], g[alive]
-            bounds = _segment_bounds(seg)
+            bounds = segment_bounds(seg)
     first = bounds[1]
-    q_before = _exclusive_product(1.0 - g, bounds)
+    q_before = exclusive_product(1.0 - g, bounds)
     # block 0: ranks 1..first gain (Q = 1); after a gain at rank r: ranks r+1..next gain
     total = np.full(n, cum[depth])
     total[seg[first]] = cum[rank[first]]
     q_after = q_before * (1.0 - g)
     if q_after.any():
-        total += run_sums(q_after * (cum[_next_rank(rank, first, depth)] - cum[rank]), seg, bounds, n)
+        total += run_sums(
+            q_after * (cum[_next_rank(rank, first, depth)] - cum[rank]), seg, bounds, n
+        )
     utility = run_sums(g * base[rank] * q_before, seg, bounds, n)
     return utility / total
 
 
-def _insq_base(T: float) -> np.ndarray:
+def insq_base(T: float) -> np.ndarray:
     i = np.arange(CWL_DEPTH + 1, dtype=np.float64)
     out = (2.0 * T / (i + 2.0 * T - 1.0)) ** 2
     out[0] = 0.0
@@ -186,7 +188,7 @@ def insq(segments, m):
     """INSQ (Moffat, Scholer & Thomas 2012): C_i = ((i + 2T − 1)/(i + 2T))², so
     W_i ∝ (2T / (i + 2T − 1))², independent of the gains; EU = Σ_i W_i g_i over N = 1000
     ranks (cwl_eval ``INSQ``)."""
-    return _product_measure(segments, m, _insq_base(m.get("T")), CWL_DEPTH, stops=False)
+    return _product_measure(segments, m, insq_base(m.get("T")), CWL_DEPTH, stops=False)
 
 
 def sdcg(segments, m):
@@ -224,7 +226,7 @@ def nerr10(segments, m):
 def nerr11(segments, m):
     """NERR11 (Azzopardi, Mackenzie & Moffat 2021, eq. 11, ir_measures' NERR11):
     C_i = ((i + 2T − 1)/(i + 2T))²·(1 − g_i), INSQ's continuation with ERR's stopping."""
-    return _product_measure(segments, m, _insq_base(m.get("T")), CWL_DEPTH, stops=True)
+    return _product_measure(segments, m, insq_base(m.get("T")), CWL_DEPTH, stops=True)
 
 
 # --------------------------------------------------------------------------- INST, BPM
@@ -258,7 +260,9 @@ def trigamma(x: np.ndarray) -> np.ndarray:
         out[small] = acc
     inv = 1.0 / x
     inv2 = inv * inv
-    series = inv2 * (1.0 / 6 - inv2 * (1.0 / 30 - inv2 * (1.0 / 42 - inv2 * (1.0 / 30 - inv2 * (5.0 / 66)))))
+    series = inv2 * (
+        1.0 / 6 - inv2 * (1.0 / 30 - inv2 * (1.0 / 42 - inv2 * (1.0 / 30 - inv2 * (5.0 / 66))))
+    )
     out += inv + 0.5 * inv2 + inv * series
     return out[0] if scalar else out
 
@@ -267,7 +271,9 @@ def _trigamma_asymptotic(x: np.ndarray) -> np.ndarray:
     """ψ₁(x) for x >= 20: 1/x + 1/(2x²) + Σ B_{2k}/x^{2k+1} (first omitted term < 4e-16)."""
     inv = 1.0 / x
     inv2 = inv * inv
-    series = inv2 * (1.0 / 6 - inv2 * (1.0 / 30 - inv2 * (1.0 / 42 - inv2 * (1.0 / 30 - inv2 * (5.0 / 66)))))
+    series = inv2 * (
+        1.0 / 6 - inv2 * (1.0 / 30 - inv2 * (1.0 / 42 - inv2 * (1.0 / 30 - inv2 * (5.0 / 66))))
+    )
     return inv + 0.5 * inv2 + inv * series
 
 
@@ -316,7 +322,7 @@ def inst(segments, m):
     argument. Otherwise (a list with a non-integer label difference, or D > 16) ψ₁ is
     evaluated at every argument of that list.
     """
-    v, seg, rank, units, scale = _positive_gains(segments, m)
+    v, seg, rank, units, scale = positive_gains(segments, m)
     return inst_of_hits(seg, rank, units, scale, m.get("T"), v.n_seg)
 
 
@@ -346,7 +352,7 @@ def _inst_values(seg, rank, units, scale: float, T: float, n: int, steps: int) -
     N, two_t = CWL_DEPTH, 2.0 * T
     if len(seg) == 0:
         return np.zeros(n)
-    bounds = _segment_bounds(seg)
+    bounds = segment_bounds(seg)
     is_first, first, lengths = bounds
     g = units / scale
     if steps:  # integer units: an exact cumulative sum, whatever the order
@@ -361,7 +367,7 @@ def _inst_values(seg, rank, units, scale: float, T: float, n: int, steps: int) -
     x = rank + (two_t - 1.0) - G_before  # r + 2T − G_before − 1 > 0
     factor = (x - g) / x
     factor *= factor
-    k_before = _exclusive_product(factor, bounds)  # K_before / 4T²
+    k_before = exclusive_product(factor, bounds)  # K_before / 4T²
     utility = run_sums(g * k_before / (x * x), seg, bounds, n)
     nxt = _next_rank(rank, first, N)
     if steps:
@@ -376,7 +382,16 @@ def _inst_values(seg, rank, units, scale: float, T: float, n: int, steps: int) -
         top, first_end, last = table[0, 0], table[0, rank[first]], table[0, N]
     else:
         n_first, n_hits = len(first), len(seg)
-        psi = trigamma(np.concatenate([[two_t, N + two_t], rank[first] + two_t, rank + two_t - G_after, nxt + two_t - G_after]))
+        psi = trigamma(
+            np.concatenate(
+                [
+                    [two_t, N + two_t],
+                    rank[first] + two_t,
+                    rank + two_t - G_after,
+                    nxt + two_t - G_after,
+                ]
+            )
+        )
         top, last, first_end = psi[0], psi[1], psi[2 : 2 + n_first]
         block = psi[2 + n_first : 2 + n_first + n_hits] - psi[2 + n_first + n_hits :]
     # block 0 (ranks 1..first gain, or N): K_0 = 4T², G = 0
@@ -392,7 +407,7 @@ def bpm(segments, m):
     T <= 0), W uniform over them: BPM = Σ_{i<=D} g_i / D. The running gain is summed left to
     right as cwl_eval does, so the comparison with T is bit-exact."""
     K = min(m.cutoff, CWL_DEPTH)
-    v, seg, rank, units, scale = _positive_gains(segments, m, K)  # ranks past K never count
+    v, seg, rank, units, scale = positive_gains(segments, m, K)  # ranks past K never count
     return bpm_of_hits(seg, rank, units / scale, m.get("T"), K, v.n_seg)
 
 
@@ -406,7 +421,7 @@ def bpm_of_hits(seg, rank, g, T: float, K: int, n: int) -> np.ndarray:
         running = within_segment_cumsum(seg, g)  # added left to right, as cwl_eval does
         reached = np.flatnonzero(running >= T)
         if len(reached):  # the first hit of each segment where the running gain reaches T
-            at = reached[_segment_bounds(seg[reached])[1]]
+            at = reached[segment_bounds(seg[reached])[1]]
             depth[seg[at]] = np.minimum(depth[seg[at]], rank[at])
     inside = rank <= depth[seg]
     return seg_sum(seg[inside], g[inside], n) / depth

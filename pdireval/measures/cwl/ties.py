@@ -4,7 +4,8 @@ the placements of the positive gains (McSherry & Najork 2008; Moffat et al. 2013
 
 :mod:`pdireval.measures.ties.groups` dispatches ``ties="expected"``; these kernels are registered
 in its ``TIE_AWARE`` table. Notation as there: a tie group g of a (system, query) list occupies
-the 0-based positions s..s+n−1 and its documents' cwl_eval gains (:mod:`pdireval.measures.cwl.kernels`:
+the 0-based positions s..s+n−1 and its documents' cwl_eval gains
+(:mod:`pdireval.measures.cwl.kernels`:
 ``(clip(max(label, 0), min_rel, max_rel) − min_rel)/(max_rel − min_rel)``, 0 when not judged)
 sum to G_g; m = min(n, max(D − s, 0)) of its slots lie inside the evaluation depth D
 (cwl_eval's N = 1000 ranks, min(k, N) for SDCG@k).
@@ -34,7 +35,7 @@ sum to G_g; m = min(n, max(D − s, 0)) of its slots lie inside the evaluation d
   full gain and nothing above it (binary judgments, the usual case) the value at rank a is
   base[a]/cum[a], and its mean over the group's slots is read off one cumulative sum. Any
   other list (partial gains in a tie group that can move) makes the whole call fall back to
-  the enumeration of the joint orderings (:mod:`pdireval.measures.tie_orderings`).
+  the enumeration of the joint orderings (:mod:`pdireval.measures.ties.orderings`).
 
 * **INST and BPM@K** (Moffat, Bailey, Scholer & Thomas 2015; Zhang et al. 2017): INST's
   continuation reads the gain accumulated so far at every rank, BPM's depth is the rank where
@@ -46,9 +47,9 @@ sum to G_g; m = min(n, max(D − s, 0)) of its slots lie inside the evaluation d
   positive gains (mixed radix over its movable groups): each becomes a short virtual list
   (the list's positive hits only, the moving ones at their slot) and the measure's own kernel
   evaluates all of them at once; E is their mean, exact. A list with more than
-  :data:`PLACEMENT_LIMIT` placements, or a group holding two positive gains that can move,
+  ``placement_limit`` (5040) placements, or a group holding two positive gains that can move,
   makes the whole call fall back to the enumeration of the joint orderings
-  (:mod:`pdireval.measures.tie_orderings`), which copies whole lists and samples large ones.
+  (:mod:`pdireval.measures.ties.orderings`), which copies whole lists and samples large ones.
 
 References
 ----------
@@ -74,14 +75,14 @@ import numpy as np
 
 from pdireval.measures.cwl.kernels import (
     CWL_DEPTH,
-    _exclusive_product,
-    _insq_base,
-    _max_rel,
-    _positive_gains,
+    exclusive_product,
+    insq_base,
+    max_rel_of,
+    positive_gains,
 )
-from pdireval.measures.standard.kernels import _safe_div
 from pdireval.measures.ties.groups import tie_groups
-from pdireval.measures.view import _segment_bounds, run_sums, seg_sum, view_of
+from pdireval.measures.toolkit import safe_div
+from pdireval.measures.view import run_sums, seg_sum, segment_bounds, view_of
 
 __all__ = [
     "gain_reading",
@@ -102,13 +103,15 @@ def _positive_gain_hits(segments, m, depth: int):
     the label — negative: 0, unjudged: min_rel — exceeds min_rel)."""
     v = view_of(segments, negatives="keep")
     lo = float(m.get("min_rel"))
-    hi = _max_rel(v, m, lo)
+    hi = max_rel_of(v, m, lo)
     if not lo < hi:
-        _positive_gains(segments, m)  # raises the kernel's own error
+        positive_gains(segments, m)  # raises the kernel's own error
     groups = tie_groups(v)
     lab = v.hit_label
     positive = lab > lo if lo >= 0 else ~np.isnan(lab)
-    if len(groups.start) and groups.start.max() >= depth:  # groups starting past the depth never count
+    if (
+        len(groups.start) and groups.start.max() >= depth
+    ):  # groups starting past the depth never count
         positive &= groups.start[groups.hit_group] < depth
     return v, lo, hi, groups, positive
 
@@ -138,7 +141,7 @@ def _fixed_weight_measure(segments, m, base: np.ndarray, depth: int) -> np.ndarr
 
 def insq(segments, m):
     """E[INSQ] = Σ_g G_g·mean_{t<m} W_{s+t+1}, W_i ∝ (2T/(i + 2T − 1))² over N = 1000 ranks."""
-    return _fixed_weight_measure(segments, m, _insq_base(m.get("T")), CWL_DEPTH)
+    return _fixed_weight_measure(segments, m, insq_base(m.get("T")), CWL_DEPTH)
 
 
 def sdcg(segments, m):
@@ -168,7 +171,7 @@ def _stopping_measure(segments, m, base: np.ndarray, depth: int):
     s_full = np.full(n_seg, depth, dtype=np.int64)  # the first full-gain group's start, or depth
     F = np.zeros(0, dtype=np.int64)
     if len(ph):
-        is_first, first, lengths = _segment_bounds(owner)
+        is_first, first, lengths = segment_bounds(owner)
         grp = owner[first]
         npos = lengths
         gmin, gmax = np.minimum.reduceat(g, first), np.maximum.reduceat(g, first)
@@ -197,9 +200,9 @@ def _stopping_measure(segments, m, base: np.ndarray, depth: int):
     D_above = cum[end].copy()
     Q = np.ones(n_seg)
     if len(seg):
-        bounds = _segment_bounds(seg)
+        bounds = segment_bounds(seg)
         first = bounds[1]
-        q_before = _exclusive_product(1.0 - gk, bounds)
+        q_before = exclusive_product(1.0 - gk, bounds)
         q_after = q_before * (1.0 - gk)
         N_above = run_sums(gk * base[rank] * q_before, seg, bounds, n_seg)
         last = np.append(first[1:], len(seg)) - 1
@@ -209,7 +212,7 @@ def _stopping_measure(segments, m, base: np.ndarray, depth: int):
         D_above[seg[first]] = cum[rank[first]]
         D_above += run_sums(q_after * (cum[nxt] - cum[rank]), seg, bounds, n_seg)
         Q[seg[last]] = q_after[last]
-    out = _safe_div(N_above, D_above)
+    out = safe_div(N_above, D_above)
     if len(F) == 0:
         return out
     # lists with a first full-gain group at slots s..s+n−1 holding r full gains (the rest 0):
@@ -231,7 +234,7 @@ def _stopping_measure(segments, m, base: np.ndarray, depth: int):
         total[np.flatnonzero(lone)[single]] = ratio[sl[single] + 1]  # exact for an untied one
         inside = np.where(lone, 0, inside)  # the rest of the expansion skips them
     if not lone.all():  # the other lists: every slot of the group, with its probability
-        from pdireval.measures.tie_orderings import log_factorials
+        from pdireval.measures.ties.orderings import log_factorials
 
         lf = log_factorials(int(n.max()) + 1)
         owner_t = np.repeat(np.arange(len(F)), inside)
@@ -240,7 +243,9 @@ def _stopping_measure(segments, m, base: np.ndarray, depth: int):
         ok = nn - 1 - t >= rr - 1
         a = np.where(ok, nn - 1 - t, 0)
         b = np.where(ok, nn - t - rr, 0)
-        prob = np.where(ok, np.exp(lf[a] - lf[rr - 1] - lf[b] - (lf[nn] - lf[rr] - lf[nn - rr])), 0.0)
+        prob = np.where(
+            ok, np.exp(lf[a] - lf[rr - 1] - lf[b] - (lf[nn] - lf[rr] - lf[nn - rr])), 0.0
+        )
         prob[rr == 1] = 1.0 / nn[rr == 1]
         at = s[owner_t] + t + 1  # the rank of the first full gain
         q, fseg = Q[fs][owner_t], fs[owner_t]
@@ -252,9 +257,18 @@ def _stopping_measure(segments, m, base: np.ndarray, depth: int):
         if len(short):
             ns, rs, ms = n[short], r[short], inside[short]
             possible = ns - ms >= rs
-            miss = np.where(possible, np.exp(lf[np.maximum(ns - ms, 0)] - lf[np.maximum(ns - ms - rs, 0)] - lf[ns] + lf[ns - rs]), 0.0)
+            miss = np.where(
+                possible,
+                np.exp(
+                    lf[np.maximum(ns - ms, 0)]
+                    - lf[np.maximum(ns - ms - rs, 0)]
+                    - lf[ns]
+                    + lf[ns - rs]
+                ),
+                0.0,
+            )
             sh = fs[short]
-            rest = _safe_div(N_above[sh], D_above[sh] + Q[sh] * (cum[depth] - cum[s[short]]))
+            rest = safe_div(N_above[sh], D_above[sh] + Q[sh] * (cum[depth] - cum[s[short]]))
             total[short] += miss * rest
     out[fs] = total
     return out
@@ -279,25 +293,26 @@ def nerr10(segments, m):
 
 def nerr11(segments, m):
     """E[NERR11], INSQ's base (2T/(i + 2T − 1))² over N = 1000 ranks."""
-    return _stopping_measure(segments, m, _insq_base(m.get("T")), CWL_DEPTH)
+    return _stopping_measure(segments, m, insq_base(m.get("T")), CWL_DEPTH)
 
 
 # --------------------------------------------------------------------------- INST, BPM
 
 #: Most placements of a list's movable gains evaluated exactly (more: the enumeration samples)
+#: default of ``placement_limit=``
 PLACEMENT_LIMIT = 5040
 
 
-def _placements(segments, m, depth: int):
+def _placements(segments, m, depth: int, limit: int):
     """Every placement of each list's movable positive gains, as virtual lists of positive
     hits: ``(copy list, seg, rank, units, scale, n_copies, K per list)``, or None when a tie
     group that can move holds two positive gains or a list has more than
-    :data:`PLACEMENT_LIMIT` placements (see the module docstring)."""
+    ``limit`` placements (see the module docstring)."""
     v = view_of(segments, negatives="keep")  # every hit: aligned with the segments' tie arrays
     lo = float(m.get("min_rel"))
-    hi = _max_rel(v, m, lo)
+    hi = max_rel_of(v, m, lo)
     if not lo < hi:
-        _positive_gains(segments, m)  # raises the kernel's own error
+        positive_gains(segments, m)  # raises the kernel's own error
     n_seg = v.n_seg
     lab = v.hit_label
     tie_start, tie_size = segments.hit_tie_start, segments.hit_tie_size
@@ -329,7 +344,7 @@ def _placements(segments, m, depth: int):
         moving[tied] = np.repeat(varying, lengths)
         mg = np.flatnonzero(moving)
         log_k = np.bincount(seg[mg], weights=np.log(size[mg]), minlength=n_seg)
-        if log_k.max(initial=0.0) > np.log(PLACEMENT_LIMIT) + 1e-9:
+        if log_k.max(initial=0.0) > np.log(limit) + 1e-9:
             return None
         K = np.rint(np.exp(log_k)).astype(np.int64)
     # copies c = 0..K[L]−1 of list L, each holding all of L's positive hits: copy 0 of every
@@ -344,7 +359,9 @@ def _placements(segments, m, depth: int):
     list_first = np.cumsum(count) - count
     per_copy = count[extra_list]
     extra_seg = n_seg + np.repeat(np.arange(len(extra_list)), per_copy)
-    extra_hit = np.repeat(list_first[extra_list], per_copy) + (np.arange(len(extra_seg)) - np.repeat(np.cumsum(per_copy) - per_copy, per_copy))
+    extra_hit = np.repeat(list_first[extra_list], per_copy) + (
+        np.arange(len(extra_seg)) - np.repeat(np.cumsum(per_copy) - per_copy, per_copy)
+    )
     vseg = np.concatenate([seg, extra_seg])
     hit = np.concatenate([np.arange(len(ph)), extra_hit])
     rank = pos[hit] + 1
@@ -355,9 +372,9 @@ def _placements(segments, m, depth: int):
         n_g = size[mg]
         log_before = np.zeros(len(mg))
         if len(mg) > 1 and np.any(seg[mg][1:] == seg[mg][:-1]):  # lists with several
-            from pdireval.measures.tie_closed_forms import _exclusive_in_segment
+            from pdireval.measures.ties.groups import exclusive_in_segment
 
-            log_before = _exclusive_in_segment(seg[mg], np.log(n_g.astype(np.float64)))
+            log_before = exclusive_in_segment(seg[mg], np.log(n_g.astype(np.float64)))
         stride = np.zeros(len(ph), dtype=np.int64)
         stride[mg] = np.rint(np.exp(log_before)).astype(np.int64)
         h = hit[mv]
@@ -373,29 +390,33 @@ def _mean_over_placements(placed, value_of) -> np.ndarray:
     return np.bincount(copy_list, weights=values, minlength=len(K)) / K
 
 
-def inst(segments, m):
+def inst(segments, m, *, placement_limit: int = PLACEMENT_LIMIT):
     """E[INST]: the mean of INST over every placement of each list's movable positive gains
     (one per tie group that can move), or None (the enumeration)."""
     from pdireval.measures.cwl.kernels import inst_of_hits
 
-    placed = _placements(segments, m, CWL_DEPTH)
+    placed = _placements(segments, m, CWL_DEPTH, placement_limit)
     if placed is None:
         return None
     T = m.get("T")
-    return _mean_over_placements(placed, lambda seg, rank, units, scale, n: inst_of_hits(seg, rank, units, scale, T, n))
+    return _mean_over_placements(
+        placed, lambda seg, rank, units, scale, n: inst_of_hits(seg, rank, units, scale, T, n)
+    )
 
 
-def bpm(segments, m):
+def bpm(segments, m, *, placement_limit: int = PLACEMENT_LIMIT):
     """E[BPM@K]: the mean of BPM@K over every placement of each list's movable positive gains,
     or None (the enumeration)."""
     from pdireval.measures.cwl.kernels import bpm_of_hits
 
     K = min(m.cutoff, CWL_DEPTH)
-    placed = _placements(segments, m, K)
+    placed = _placements(segments, m, K, placement_limit)
     if placed is None:
         return None
     T = m.get("T")
-    return _mean_over_placements(placed, lambda seg, rank, units, scale, n: bpm_of_hits(seg, rank, units / scale, T, K, n))
+    return _mean_over_placements(
+        placed, lambda seg, rank, units, scale, n: bpm_of_hits(seg, rank, units / scale, T, K, n)
+    )
 
 
 def gain_reading(segments, m):
@@ -403,6 +424,6 @@ def gain_reading(segments, m):
     arrangements: those of equal cwl_eval gain (labels clipped to [min_rel, max_rel])."""
     labels = segments.hit_label
     lo = float(m.get("min_rel"))
-    hi = _max_rel(view_of(segments, negatives="keep"), m, lo)
+    hi = max_rel_of(view_of(segments, negatives="keep"), m, lo)
     lab = np.where(np.isnan(labels), lo, np.maximum(labels, 0.0))
     return ("cwl", lo, hi), np.clip(lab, lo, max(hi, lo))

@@ -70,7 +70,8 @@ register(
         ),
         params=(REL, ALPHA, JUDGED),
         cutoff="required",
-        citation="Clarke, Kolla, Cormack, Vechtomova, Ashkan, Büttcher & MacKinnon 2008; " + _NDEVAL,
+        citation="Clarke, Kolla, Cormack, Vechtomova, Ashkan, Büttcher & MacKinnon 2008; "
+        + _NDEVAL,
         ties=ClosedForm(forms.alpha_dcg, otherwise=BY_DOC),
     )
 )
@@ -92,10 +93,15 @@ register(
     MeasureDef(
         "ERR_IA",
         kernel=err_ia,
-        description="Intent-aware ERR@k = Σ_j ERR_j@k / A, normalised by ndeval's 'ideal ideal' list.",
+        description=(
+            "Intent-aware ERR@k = Σ_j ERR_j@k / A, normalised by ndeval's 'ideal ideal' list."
+        ),
         params=(REL, JUDGED),
         cutoff="required",
-        citation="Chapelle, Metzler, Zhang & Grinspan 2009; Agrawal, Gollapudi, Halverson & Ieong 2009; " + _NDEVAL,
+        citation=(
+            "Chapelle, Metzler, Zhang & Grinspan 2009; Agrawal, Gollapudi, Halverson & Ieong 2009; "
+        )
+        + _NDEVAL,
         ties=ClosedForm(forms.err_ia, otherwise=BY_DOC),
     )
 )
@@ -159,7 +165,9 @@ register(
     MeasureDef(
         "StRecall",
         kernel=st_recall,
-        description="Subtopic recall: |subtopics covered by the top k| / A (A the query's subtopics).",
+        description=(
+            "Subtopic recall: |subtopics covered by the top k| / A (A the query's subtopics)."
+        ),
         params=(REL,),
         cutoff="required",
         citation="Zhai, Cohen & Lafferty 2003; " + _NDEVAL,

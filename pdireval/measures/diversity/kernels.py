@@ -123,7 +123,9 @@ class Pairs:
     seen: np.ndarray  # c_ij: earlier documents of the segment relevant to the subtopic
 
 
-def _pairs(v: View, st: SubtopicJudgments, cutoff: int | None, hits: np.ndarray | None = None) -> Pairs:
+def subtopic_pairs(
+    v: View, st: SubtopicJudgments, cutoff: int | None, hits: np.ndarray | None = None
+) -> Pairs:
     """The pairs of the hits within the cut-off (or of ``hits``, a prefix of each list)."""
     if hits is None:
         hits = np.arange(len(v.hit_seg)) if cutoff is None else np.flatnonzero(v.hit_pos < cutoff)
@@ -149,13 +151,13 @@ def _pairs(v: View, st: SubtopicJudgments, cutoff: int | None, hits: np.ndarray 
     return Pairs(hit, seg, pos, sub, seen)
 
 
-def _view(segments, m) -> View:
+def diversity_view(segments, m) -> View:
     return view_of(segments, negatives="keep", judged_only=m.get("judged_only", False))
 
 
 def _novelty_gain(v: View, st: SubtopicJudgments, alpha: float, cutoff: int | None):
     """(segment, position, s_i) of every hit with a relevant subtopic within the cut-off."""
-    pairs = _pairs(v, st, cutoff)
+    pairs = subtopic_pairs(v, st, cutoff)
     gain = np.power(1.0 - alpha, pairs.seen.astype(np.float64))
     score = np.bincount(pairs.hit, weights=gain, minlength=len(v.hit_seg))
     hits = np.flatnonzero(score > 0)  # (a zero gain adds nothing to any measure)
@@ -244,7 +246,7 @@ def _ideal_sum(segments, m, weight) -> np.ndarray:
     return np.bincount(q, weights=s * weight(r), minlength=segments.judgments.n_queries)
 
 
-def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+def ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     out = np.zeros(len(num))
     ok = den > 0
     out[ok] = num[ok] / den[ok]
@@ -254,55 +256,55 @@ def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------- kernels
 
 
-def _log_discount(pos):
+def log_discount(pos):
     return 1.0 / np.log2(np.asarray(pos, dtype=np.float64) + 2.0)
 
 
-def _rr_discount(pos):
+def rr_discount(pos):
     return 1.0 / (np.asarray(pos, dtype=np.float64) + 1.0)
 
 
 def _discounted(segments, m, discount, normalise: str):
     """Shared body of alpha_DCG / alpha_nDCG / ERR_IA / nERR_IA."""
-    v, alpha, k = _view(segments, m), m.get("alpha", 0.5), m.cutoff
+    v, alpha, k = diversity_view(segments, m), m.get("alpha", 0.5), m.cutoff
     st = subtopic_judgments(segments, m.get("rel"))
     seg, pos, s = _novelty_gain(v, st, alpha, k)
-    return _normalised(segments, m, v, seg_sum(seg, s * discount(pos), v.n_seg), discount, normalise)
+    return normalised(segments, m, v, seg_sum(seg, s * discount(pos), v.n_seg), discount, normalise)
 
 
-def _normalised(segments, m, v: View, value: np.ndarray, discount, normalise: str) -> np.ndarray:
+def normalised(segments, m, v: View, value: np.ndarray, discount, normalise: str) -> np.ndarray:
     """alpha_DCG / alpha_nDCG / ERR_IA / nERR_IA from the per-segment Σ_i s_i·discount(i)
     (also used by the tie-aware closed forms)."""
     alpha, k = m.get("alpha", 0.5), m.cutoff
     A = subtopic_judgments(segments, m.get("rel")).actual[v.seg_query]
     if normalise == "ideal":
-        return _ratio(value, _ideal_sum(segments, m, discount)[v.seg_query])
+        return ratio(value, _ideal_sum(segments, m, discount)[v.seg_query])
     if k == 1:  # ndeval leaves rank 1 undivided
         return np.where(A > 0, value, 0.0)
     r = np.arange(k, dtype=np.float64)
     ideal_ideal = float(np.sum(np.power(1.0 - alpha, r) * discount(r)))
-    return _ratio(value, A * ideal_ideal)
+    return ratio(value, A * ideal_ideal)
 
 
 def alpha_dcg(segments, m):
     """alpha-DCG@k (Clarke et al. 2008) with ndeval's "ideal ideal" normalisation (see the
     module docstring)."""
-    return _discounted(segments, m, _log_discount, "ideal_ideal")
+    return _discounted(segments, m, log_discount, "ideal_ideal")
 
 
 def alpha_ndcg(segments, m):
     """alpha-nDCG@k (Clarke et al. 2008): alpha-DCG@k over that of ndeval's greedy ideal."""
-    return _discounted(segments, m, _log_discount, "ideal")
+    return _discounted(segments, m, log_discount, "ideal")
 
 
 def err_ia(segments, m):
     """ERR-IA@k (Chapelle et al. 2009, ndeval's form) with "ideal ideal" normalisation."""
-    return _discounted(segments, m, _rr_discount, "ideal_ideal")
+    return _discounted(segments, m, rr_discount, "ideal_ideal")
 
 
 def nerr_ia(segments, m):
     """nERR-IA@k: ERR-IA@k over that of ndeval's greedy ideal."""
-    return _discounted(segments, m, _rr_discount, "ideal")
+    return _discounted(segments, m, rr_discount, "ideal")
 
 
 def _nrbp_raw(segments, m, v):
@@ -315,52 +317,52 @@ def _nrbp_raw(segments, m, v):
 def nrbp(segments, m):
     """NRBP (Clarke, Kolla & Vechtomova 2009) = (1 − (1 − α)β)/A · Σ_i s_i β^i."""
     v = view_of(segments, negatives="keep")
-    return _nrbp_normalised(segments, m, v, _nrbp_raw(segments, m, v))
+    return nrbp_normalised(segments, m, v, _nrbp_raw(segments, m, v))
 
 
-def _nrbp_normalised(segments, m, v: View, raw: np.ndarray) -> np.ndarray:
+def nrbp_normalised(segments, m, v: View, raw: np.ndarray) -> np.ndarray:
     """NRBP from the per-segment Σ_i s_i·β^i."""
     alpha, beta = m.get("alpha"), m.get("beta")
     A = subtopic_judgments(segments, m.get("rel")).actual[v.seg_query]
-    return _ratio(raw * (1.0 - (1.0 - alpha) * beta), A)
+    return ratio(raw * (1.0 - (1.0 - alpha) * beta), A)
 
 
 def nnrbp(segments, m):
     """nNRBP: NRBP over the NRBP of ndeval's greedy ideal (0 when A = 0; ndeval: NaN)."""
     v = view_of(segments, negatives="keep")
-    return _nnrbp_normalised(segments, m, v, _nrbp_raw(segments, m, v))
+    return nnrbp_normalised(segments, m, v, _nrbp_raw(segments, m, v))
 
 
-def _nnrbp_normalised(segments, m, v: View, raw: np.ndarray) -> np.ndarray:
+def nnrbp_normalised(segments, m, v: View, raw: np.ndarray) -> np.ndarray:
     """nNRBP from the per-segment Σ_i s_i·β^i."""
     beta = m.get("beta")
     ideal = _ideal_sum(segments, m, lambda r: np.power(beta, r.astype(np.float64)))
-    return _ratio(raw, ideal[v.seg_query])
+    return ratio(raw, ideal[v.seg_query])
 
 
 def p_ia(segments, m):
     """P-IA@k (Agrawal et al. 2009) = Σ_{i<k} Σ_j rel_ij / (k·A)."""
-    v, k = _view(segments, m), m.cutoff
+    v, k = diversity_view(segments, m), m.cutoff
     st = subtopic_judgments(segments, m.get("rel"))
-    pairs = _pairs(v, st, k)
+    pairs = subtopic_pairs(v, st, k)
     count = np.bincount(pairs.seg, minlength=v.n_seg).astype(np.float64)
-    return _ratio(count, k * st.actual[v.seg_query])
+    return ratio(count, k * st.actual[v.seg_query])
 
 
 def st_recall(segments, m):
     """StRecall@k (Zhai, Cohen & Lafferty 2003): subtopics covered by the top k / A."""
     v, k = view_of(segments, negatives="keep"), m.cutoff
     st = subtopic_judgments(segments, m.get("rel"))
-    pairs = _pairs(v, st, k)
+    pairs = subtopic_pairs(v, st, k)
     covered = np.bincount(pairs.seg[pairs.seen == 0], minlength=v.n_seg).astype(np.float64)
-    return _ratio(covered, st.actual[v.seg_query])
+    return ratio(covered, st.actual[v.seg_query])
 
 
 def ap_ia(segments, m):
     """AP-IA (intent-aware AP, Agrawal et al. 2009; ndeval's MAP-IA per query):
     (1/A)·Σ_j Σ_{i: rel_ij} (c_ij + 1)/(i + 1) / R_j over the whole list."""
-    v = _view(segments, m)
+    v = diversity_view(segments, m)
     st = subtopic_judgments(segments, m.get("rel"))
-    pairs = _pairs(v, st, None)
+    pairs = subtopic_pairs(v, st, None)
     term = (pairs.seen + 1.0) / (pairs.pos + 1.0) / st.sub_count[pairs.sub]
-    return _ratio(seg_sum(pairs.seg, term, v.n_seg), st.actual[v.seg_query])
+    return ratio(seg_sum(pairs.seg, term, v.n_seg), st.actual[v.seg_query])

@@ -6,7 +6,8 @@ Najork 2008).
 in its ``TIE_AWARE`` table. Every one of these measures is a sum over subtopics j (then a
 normaliser that no ordering changes: A, R_j, k, the greedy ideal) of a sum over the documents
 relevant to j, so its expectation is a sum over *units* u = (tie group g, subtopic j). Notation
-(:mod:`pdireval.measures.diversity.kernels`; 0-based positions): g occupies the slots s..s+n−1 of its
+(:mod:`pdireval.measures.diversity.kernels`; 0-based positions): g occupies the slots s..s+n−1 of
+its
 list, m = min(n, max(k − s, 0)) of them inside the cut-off k (m = n without one); a of its
 documents are relevant to j, and C documents relevant to j lie in the groups above g. In a
 uniformly random ordering of g the a documents relevant to j take a uniformly random a-subset
@@ -73,7 +74,8 @@ __all__ = [
 ]
 
 #: (unit, slot, i) terms expanded at once for the units with a >= 2 (memory bound)
-_CHUNK_TERMS = 1 << 22
+#: default of ``chunk_terms=``: (unit, slot, count) terms expanded at a time
+CHUNK_TERMS = 1 << 22
 
 
 @dataclass
@@ -96,7 +98,7 @@ def _units(v: View, st, cutoff) -> Units:
     hits = None
     if cutoff is not None:  # the hits of the groups starting above the cut-off: list prefixes
         hits = np.flatnonzero(groups.start[groups.hit_group] < cutoff)
-    pairs = diversity._pairs(v, st, cutoff if hits is None else None, hits)
+    pairs = diversity.subtopic_pairs(v, st, cutoff if hits is None else None, hits)
     group = groups.hit_group[pairs.hit]
     size = groups.size[group]
     tied = size > 1
@@ -130,7 +132,7 @@ def _slots_inside(u: Units, cutoff) -> np.ndarray:
     return u.size if cutoff is None else np.clip(cutoff - u.start, 0, u.size)
 
 
-def _novelty_sum(u: Units, m: np.ndarray, x: float, weight) -> np.ndarray:
+def _novelty_sum(u: Units, m: np.ndarray, x: float, weight, chunk_terms: int) -> np.ndarray:
     """E_u = x^C·(a/n)·Σ_{t<m} w(s + t)·E[x^{H_t}] per unit (see the module docstring)."""
     s, n, a = u.start, u.size, u.count
     out = np.zeros(len(s))
@@ -147,14 +149,14 @@ def _novelty_sum(u: Units, m: np.ndarray, x: float, weight) -> np.ndarray:
     many = np.flatnonzero((a > 1) & (m > 0))
     if len(many) == 0:
         return out
-    from pdireval.measures.tie_orderings import log_factorials
+    from pdireval.measures.ties.orderings import log_factorials
 
     lf = log_factorials(int(n[many].max()))
     terms = m[many] * a[many]  # an upper bound on each unit's (t, i) pairs
     ends = np.cumsum(terms)
     lo = 0
     while lo < len(many):  # a handful of chunks at most: bounded memory
-        hi = int(np.searchsorted(ends, (ends[lo - 1] if lo else 0) + _CHUNK_TERMS, side="right"))
+        hi = int(np.searchsorted(ends, (ends[lo - 1] if lo else 0) + chunk_terms, side="right"))
         hi = max(hi, lo + 1)
         part = many[lo:hi]
         out[part] = scale[part] * _expanded(s[part], n[part], m[part], a[part], x, w, lf)
@@ -173,26 +175,39 @@ def _expanded(s, n, m, a, x, w, lf) -> np.ndarray:
     pair = np.repeat(np.arange(len(owner)), width)  # (unit, t, i) terms
     i = i_lo[pair] + (np.arange(len(pair)) - np.repeat(np.cumsum(width) - width, width))
     tp, np_, ap = t[pair], nn[pair], aa[pair]
-    log_p = (lf[ap - 1] - lf[i] - lf[ap - 1 - i] + lf[np_ - ap] - lf[tp - i] - lf[np_ - ap - tp + i]
-             - lf[np_ - 1] + lf[tp] + lf[np_ - 1 - tp])
-    moment = np.bincount(pair, weights=np.exp(log_p) * np.power(x, i.astype(np.float64)), minlength=len(owner))
+    log_p = (
+        lf[ap - 1]
+        - lf[i]
+        - lf[ap - 1 - i]
+        + lf[np_ - ap]
+        - lf[tp - i]
+        - lf[np_ - ap - tp + i]
+        - lf[np_ - 1]
+        + lf[tp]
+        + lf[np_ - 1 - tp]
+    )
+    moment = np.bincount(
+        pair, weights=np.exp(log_p) * np.power(x, i.astype(np.float64)), minlength=len(owner)
+    )
     total = np.bincount(owner, weights=w[s[owner] + t] * moment, minlength=len(s))
     return a * total / n
 
 
-def _expected_novelty(segments, m, v: View, weight, cutoff) -> np.ndarray:
+def _expected_novelty(segments, m, v: View, weight, cutoff, chunk_terms: int) -> np.ndarray:
     """E[Σ_{i,j} rel_ij·(1 − α)^{c_ij}·w(p_i)] per segment (w = 0 at and past the cut-off)."""
     st = diversity.subtopic_judgments(segments, m.get("rel"))
     u = _units(v, st, cutoff)
-    value = _novelty_sum(u, _slots_inside(u, cutoff), 1.0 - m.get("alpha", 0.5), weight)
+    value = _novelty_sum(
+        u, _slots_inside(u, cutoff), 1.0 - m.get("alpha", 0.5), weight, chunk_terms
+    )
     return seg_sum(u.seg, value, v.n_seg)
 
 
 def _discounted(discount, normalise: str):
-    def kernel(segments, m):
-        v = diversity._view(segments, m)
-        value = _expected_novelty(segments, m, v, discount, m.cutoff)
-        return diversity._normalised(segments, m, v, value, discount, normalise)
+    def kernel(segments, m, *, chunk_terms: int = CHUNK_TERMS):
+        v = diversity.diversity_view(segments, m)
+        value = _expected_novelty(segments, m, v, discount, m.cutoff, chunk_terms)
+        return diversity.normalised(segments, m, v, value, discount, normalise)
 
     kernel.__doc__ = (
         f"E[{'ideal' if normalise == 'ideal' else 'ideal-ideal'}-normalised novelty sum]: "
@@ -201,30 +216,34 @@ def _discounted(discount, normalise: str):
     return kernel
 
 
-def _nrbp_raw(segments, m, v):
+def _nrbp_raw(segments, m, v, chunk_terms: int):
     beta = m.get("beta")
-    return _expected_novelty(segments, m, v, lambda p: np.power(beta, p.astype(np.float64)), None)
+
+    def weight(p):
+        return np.power(beta, p.astype(np.float64))
+
+    return _expected_novelty(segments, m, v, weight, None, chunk_terms)
 
 
-def nrbp(segments, m):
+def nrbp(segments, m, *, chunk_terms: int = CHUNK_TERMS):
     """E[NRBP] = (1 − (1 − α)β)/A·Σ_u E_u with w(p) = β^p (the module docstring)."""
     v = view_of(segments, negatives="keep")
-    return diversity._nrbp_normalised(segments, m, v, _nrbp_raw(segments, m, v))
+    return diversity.nrbp_normalised(segments, m, v, _nrbp_raw(segments, m, v, chunk_terms))
 
 
-def nnrbp(segments, m):
+def nnrbp(segments, m, *, chunk_terms: int = CHUNK_TERMS):
     """E[nNRBP] = Σ_u E_u (w(p) = β^p) over the NRBP sum of the greedy ideal."""
     v = view_of(segments, negatives="keep")
-    return diversity._nnrbp_normalised(segments, m, v, _nrbp_raw(segments, m, v))
+    return diversity.nnrbp_normalised(segments, m, v, _nrbp_raw(segments, m, v, chunk_terms))
 
 
 def p_ia(segments, m):
     """E[P_IA@k] = Σ_u a·m/n / (k·A)."""
-    v, k = diversity._view(segments, m), m.cutoff
+    v, k = diversity.diversity_view(segments, m), m.cutoff
     st = diversity.subtopic_judgments(segments, m.get("rel"))
     u = _units(v, st, k)
     count = seg_sum(u.seg, u.count * _slots_inside(u, k) / u.size, v.n_seg)
-    return diversity._ratio(count, k * st.actual[v.seg_query])
+    return diversity.ratio(count, k * st.actual[v.seg_query])
 
 
 def st_recall(segments, m):
@@ -235,34 +254,36 @@ def st_recall(segments, m):
     if len(u.seg) == 0:
         return np.zeros(v.n_seg)
     mm, n, a = _slots_inside(u, k), u.size, u.count
-    from pdireval.measures.tie_orderings import log_factorials
+    from pdireval.measures.ties.orderings import log_factorials
 
     lf = log_factorials(int(n.max()))
     free = n - a
     possible = mm <= free
     rest = np.where(possible, free - mm, 0)
-    log_miss = np.where(possible, lf[free] - lf[rest] - lf[n] + lf[n - mm], -np.inf)  # C(n−a, m)/C(n, m)
+    log_miss = np.where(
+        possible, lf[free] - lf[rest] - lf[n] + lf[n - mm], -np.inf
+    )  # C(n−a, m)/C(n, m)
     # units of one (segment, subtopic): a product over them
     key = u.seg.astype(np.int64) * (int(u.sub.max()) + 1) + u.sub
     keys, inverse = np.unique(key, return_inverse=True)
     miss = np.exp(np.bincount(inverse, weights=log_miss, minlength=len(keys)))
     covered = seg_sum(keys // (int(u.sub.max()) + 1), 1.0 - miss, v.n_seg)
-    return diversity._ratio(covered, st.actual[v.seg_query])
+    return diversity.ratio(covered, st.actual[v.seg_query])
 
 
 def ap_ia(segments, m):
     """E[AP_IA] = (1/A)·Σ_u (a/n)·Σ_{t<n}(C + 1 + (a − 1)·t/(n − 1))/(s + t + 1) / R_j."""
-    v = diversity._view(segments, m)
+    v = diversity.diversity_view(segments, m)
     st = diversity.subtopic_judgments(segments, m.get("rel"))
     u = _units(v, st, None)
     a, n = u.count.astype(np.float64), u.size
     inv, lin = harmonic_sums(u.start, n, n)
     slope = np.where(n > 1, (a - 1.0) / np.maximum(n - 1.0, 1.0), 0.0)
     term = (a / n) * ((u.above + 1.0) * inv + slope * lin) / st.sub_count[u.sub]
-    return diversity._ratio(seg_sum(u.seg, term, v.n_seg), st.actual[v.seg_query])
+    return diversity.ratio(seg_sum(u.seg, term, v.n_seg), st.actual[v.seg_query])
 
 
-alpha_dcg = _discounted(diversity._log_discount, "ideal_ideal")
-alpha_ndcg = _discounted(diversity._log_discount, "ideal")
-err_ia = _discounted(diversity._rr_discount, "ideal_ideal")
-nerr_ia = _discounted(diversity._rr_discount, "ideal")
+alpha_dcg = _discounted(diversity.log_discount, "ideal_ideal")
+alpha_ndcg = _discounted(diversity.log_discount, "ideal")
+err_ia = _discounted(diversity.rr_discount, "ideal_ideal")
+nerr_ia = _discounted(diversity.rr_discount, "ideal")

@@ -23,7 +23,9 @@ def accuracy(segments, m):
     """
     v = view_of(segments, negatives="keep")
     k = m.cutoff
-    depth = v.seg_len.astype(np.float64) if k is None else np.minimum(v.seg_len, k).astype(np.float64)
+    depth = (
+        v.seg_len.astype(np.float64) if k is None else np.minimum(v.seg_len, k).astype(np.float64)
+    )
     relevant = v.hit_label >= m.get("rel")
     if k is not None:
         relevant &= v.hit_pos < k

@@ -21,9 +21,9 @@ from __future__ import annotations
 import numpy as np
 
 from pdireval.measures.view import (
-    _segment_bounds,
     level_codes,
     run_sums,
+    segment_bounds,
     view_of,
     within_segment_rank,
 )
@@ -36,9 +36,9 @@ __all__ = ["compat"]
 _COUNT_LEVELS = 4
 
 
-def _same_level_above(seg: np.ndarray, code, n_levels: int, bounds) -> np.ndarray:
+def same_level_above(seg: np.ndarray, code, n_levels: int, bounds) -> np.ndarray:
     """Per hit (in segment, position order): the hits of its segment above it with the same
-    level code (``bounds``: the :func:`_segment_bounds` of ``seg``, None when empty)."""
+    level code (``bounds``: the :func:`segment_bounds` of ``seg``, None when empty)."""
     if bounds is None:
         return np.zeros(0, dtype=np.int64)
     _, first, lengths = bounds
@@ -74,18 +74,18 @@ def compat(segments, m):
     """
     p, normalize = m.get("p"), m.get("normalize")
     v = view_of(segments, negatives="keep")
-    R, depth, power, G = _ideal_weights(v, p)
+    R, depth, power, G = ideal_weights(v, p)
     rel = np.flatnonzero(v.hit_label > 0)
     seg, pos = v.hit_seg[rel], v.hit_pos[rel]
-    bounds = _segment_bounds(seg) if len(seg) else None
-    n_levels, h_code, ideal_pos = _higher_labelled(v, rel)
-    ideal_pos = ideal_pos + _same_level_above(seg, h_code, n_levels, bounds)
+    bounds = segment_bounds(seg) if len(seg) else None
+    n_levels, h_code, ideal_pos = higher_labelled(v, rel)
+    ideal_pos = ideal_pos + same_level_above(seg, h_code, n_levels, bounds)
     first_common = np.maximum(pos, ideal_pos)
     score = run_sums(G[depth[seg]] - G[first_common], seg, bounds, v.n_seg)
     return normalised(score, p, normalize, R, depth, power, G)
 
 
-def _ideal_weights(v, p):
+def ideal_weights(v, p):
     """Per segment R (relevant documents of the query) and depth D = max(L, R); the powers
     p^i (i < max D) and G[m] = Σ_{i<m} p^i / (i + 1)."""
     q_rel = np.flatnonzero(v.q_label > 0)  # NaN -> False
@@ -100,7 +100,7 @@ def _ideal_weights(v, p):
     return R, depth, power, G
 
 
-def _higher_labelled(v, rel):
+def higher_labelled(v, rel):
     """(levels, level code of each relevant hit ``rel`` (0 the highest label; None with one
     level), the query's relevant documents with a higher label than the hit)."""
     q_rel = np.flatnonzero(v.q_label > 0)
@@ -113,7 +113,9 @@ def _higher_labelled(v, rel):
     q_code = n_levels - 1 - level_codes(labels, v.q_label[q_rel])
     h_code = n_levels - 1 - level_codes(labels, v.hit_label[rel])
     # per (query, level): relevant documents of the query with a higher label
-    table = np.bincount(q_query * n_levels + q_code, minlength=n_q * n_levels).reshape(n_q, n_levels)
+    table = np.bincount(q_query * n_levels + q_code, minlength=n_q * n_levels).reshape(
+        n_q, n_levels
+    )
     higher = np.cumsum(table, axis=1)
     higher -= table
     return n_levels, h_code, higher.ravel()[v.seg_query[v.hit_seg[rel]] * n_levels + h_code]

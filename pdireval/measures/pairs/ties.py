@@ -51,7 +51,7 @@ from __future__ import annotations
 import numpy as np
 
 from pdireval.measures.ties.groups import earlier_sum, group_sum, log_comb, slots_inside, tie_groups
-from pdireval.measures.view import _segment_bounds, seg_sum, view_of
+from pdireval.measures.view import seg_sum, segment_bounds, view_of
 
 __all__ = [
     "accuracy",
@@ -82,7 +82,9 @@ def accuracy(segments, m):
     n_rel = seg_sum(groups.seg[whole], r[whole], v.n_seg)
     pairs = r * (s - c + (n - r) / 2.0)
     misordered = seg_sum(groups.seg[whole], pairs[whole], v.n_seg)
-    depth = v.seg_len.astype(np.float64) if k is None else np.minimum(v.seg_len, k).astype(np.float64)
+    depth = (
+        v.seg_len.astype(np.float64) if k is None else np.minimum(v.seg_len, k).astype(np.float64)
+    )
     out = _accuracy_value(n_rel, depth - n_rel, misordered)
     straddle = np.flatnonzero((inside > 0) & (inside < groups.size) & (r > 0))
     if len(straddle) == 0:
@@ -94,7 +96,9 @@ def accuracy(segments, m):
     hi = np.minimum(rs, mm).astype(np.int64)
     count = hi - lo + 1
     owner = np.repeat(np.arange(len(straddle)), count)
-    x = (lo[owner] + np.arange(len(owner)) - np.repeat(np.cumsum(count) - count, count)).astype(np.float64)
+    x = (lo[owner] + np.arange(len(owner)) - np.repeat(np.cumsum(count) - count, count)).astype(
+        np.float64
+    )
     rr, nn, m_in, cc = rs[owner], ns[owner], mm[owner], cs[owner]
     prob = np.exp(log_comb(rr, x) + log_comb(nn - rr, m_in - x) - log_comb(nn, m_in))
     rel_x = cc + x
@@ -109,20 +113,20 @@ def compat(segments, m):
     Σ over the (group, label) units of a·E[F(max(s + T, q₀ + J))], in closed form for a = 1,
     a finite sum over (t, j) for a >= 2."""
     from pdireval.measures.pairs.compat import (
-        _higher_labelled,
-        _ideal_weights,
-        _same_level_above,
+        higher_labelled,
+        ideal_weights,
         normalised,
+        same_level_above,
     )
 
     p, normalize = m.get("p"), m.get("normalize")
     v = view_of(segments, negatives="keep")
-    R, depth, power, G = _ideal_weights(v, p)
+    R, depth, power, G = ideal_weights(v, p)
     groups = tie_groups(v)
     rel = np.flatnonzero(v.hit_label > 0)
     seg = v.hit_seg[rel]
-    n_levels, code, higher = _higher_labelled(v, rel)
-    above = _same_level_above(seg, code, n_levels, _segment_bounds(seg) if len(seg) else None)
+    n_levels, code, higher = higher_labelled(v, rel)
+    above = same_level_above(seg, code, n_levels, segment_bounds(seg) if len(seg) else None)
     # units (group, label): hits are in (segment, position) order, so in each unit the first
     # hit in run order has no hit of its unit above it (its count above is c)
     group = groups.hit_group[rel]
@@ -163,7 +167,9 @@ def _mean_g_several(G, s, n, a, q0):
     j = lo[row] + np.arange(len(row)) - np.repeat(np.cumsum(count) - count, count)
     tt, nr, ar = t[row].astype(np.float64), nn[row].astype(np.float64), aa[row].astype(np.float64)
     jf = j.astype(np.float64)
-    prob = np.exp(log_comb(tt, jf) + log_comb(nr - 1.0 - tt, ar - 1.0 - jf) - log_comb(nr - 1.0, ar - 1.0))
+    prob = np.exp(
+        log_comb(tt, jf) + log_comb(nr - 1.0 - tt, ar - 1.0 - jf) - log_comb(nr - 1.0, ar - 1.0)
+    )
     unit = owner[row]
     x = np.maximum(s[unit] + t[row], q0[unit] + j)
     return np.bincount(unit, weights=prob * G[x], minlength=len(s)) / n

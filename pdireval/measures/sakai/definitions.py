@@ -3,11 +3,11 @@ bpref-10 is ``Bpref(variant=10R)``, declared with Bpref)."""
 
 from __future__ import annotations
 
-from pdireval.measures import tie_closed_forms as more
 from pdireval.measures.params import GAIN, JUDGED_ONLY, MAX_GRADE, NEG, REL, Param
 from pdireval.measures.registry import MeasureDef, register
+from pdireval.measures.sakai import ties as forms
 from pdireval.measures.sakai.kernels import normalised_err, q_measure
-from pdireval.measures.tie_closed_forms import STOPPERS_NOTE
+from pdireval.measures.standard.ties import STOPPERS_NOTE
 from pdireval.measures.ties import ClosedForm, Groupwise
 
 
@@ -34,7 +34,7 @@ register(
         params=(BETA, GAIN, REL, JUDGED_ONLY, NEG),
         citation="Sakai 2004; Sakai & Kando 2008; Sakai 2014 (Q@l)",
         aliases=("q_measure", "qmeasure"),
-        ties=ClosedForm(more.q_measure, otherwise=Groupwise()),
+        ties=ClosedForm(forms.q_measure, otherwise=Groupwise()),
     )
 )
 register(
@@ -44,6 +44,6 @@ register(
         description="Normalised ERR: ERR@k / ERR@k of the ideal ranking.",
         params=(MAX_GRADE, JUDGED_ONLY, NEG),
         citation="Sakai & Song 2011; Chapelle et al. 2009",
-        ties=ClosedForm(more.normalised_err, otherwise=Groupwise(), note=STOPPERS_NOTE),
+        ties=ClosedForm(forms.normalised_err, otherwise=Groupwise(), note=STOPPERS_NOTE),
     )
 )

@@ -35,21 +35,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from pdireval.measures.standard.kernels import (
-    _R,
-    _max_grade,
-    _relevant,
-    _safe_div,
-    _view,
-    bpref_with_cap,
-    err,
-    err_terms,
-)
+from pdireval.measures.standard.kernels import bpref_with_cap, err, err_terms, max_grade_of
+from pdireval.measures.toolkit import num_rel, relevant, safe_div, view_for
 from pdireval.measures.view import (
-    _segment_bounds,
     gain_values,
     one_value,
     seg_sum,
+    segment_bounds,
     sorted_within_queries,
     within_segment_cumsum,
 )
@@ -81,8 +73,14 @@ def q_ideal(v, m):
             np.cumsum(np.full(len(table) - 1, g[0] if len(g) else 0.0), out=table[1:])
             cache[key] = (table, n, None)
         else:
-            rq, g, _, bounds = sorted_within_queries(rq, g)  # rq is grouped by query (judgments order)
-            cache[key] = (within_segment_cumsum(rq, g, bounds=bounds), n, np.concatenate([[0], np.cumsum(n)]))
+            rq, g, _, bounds = sorted_within_queries(
+                rq, g
+            )  # rq is grouped by query (judgments order)
+            cache[key] = (
+                within_segment_cumsum(rq, g, bounds=bounds),
+                n,
+                np.concatenate([[0], np.cumsum(n)]),
+            )
     return cache[key]
 
 
@@ -90,17 +88,17 @@ def q_measure(segments, m):
     """Q = (1/R)·Σ_{relevant d at rank r} (β·cg(r) + C(r)) / (β·cg*(r) + r) (Sakai 2004);
     R = 0 -> 0. With a cut-off l (Sakai 2014; NTCIREVAL's Q@l): the sum runs over ranks
     r <= l and the divisor is min(l, R)."""
-    v, beta, rel = _view(segments, m), m.get("beta"), m.get("rel")
+    v, beta, rel = view_for(segments, m), m.get("beta"), m.get("rel")
     ideal_cum, n_ideal, start = q_ideal(v, m)
     # only relevant documents have a gain here, so cumulate over them alone
-    is_rel = _relevant(v, rel)
+    is_rel = relevant(v, rel)
     if m.cutoff is not None:
         is_rel &= v.hit_pos < m.cutoff
     idx = np.flatnonzero(is_rel)
     seg, pos = v.hit_seg[idx], v.hit_pos[idx]
     if len(seg) == 0:
         return np.zeros(v.n_seg)
-    bounds = _segment_bounds(seg)
+    bounds = segment_bounds(seg)
     cg = within_segment_cumsum(seg, gain_values(v.hit_label[idx], m.get("gain")), bounds=bounds)
     count = (np.arange(len(seg)) - np.repeat(bounds[1], bounds[2])) + 1.0
     depth = np.minimum(pos + 1, n_ideal[v.seg_query][seg])  # per-list lookups, then per hit
@@ -115,11 +113,13 @@ def q_measure(segments, m):
             has = depth > 0
             cg_ideal[has] = ideal_cum[base[has] + depth[has]]
     ratio = (beta * cg + count) / (beta * cg_ideal + pos + 1.0)
-    R = _R(v, rel)
-    return _safe_div(seg_sum(seg, ratio, v.n_seg), R if m.cutoff is None else np.minimum(R, m.cutoff))
+    R = num_rel(v, rel)
+    return safe_div(
+        seg_sum(seg, ratio, v.n_seg), R if m.cutoff is None else np.minimum(R, m.cutoff)
+    )
 
 
-def _ideal_err(v, m) -> np.ndarray:
+def ideal_err(v, m) -> np.ndarray:
     """Per query: ERR@k of the judged pool sorted by label descending."""
     key = ("ideal_err", v.negatives, m.get("max_grade"), m.cutoff)
     cache = v.segments.cache
@@ -129,7 +129,7 @@ def _ideal_err(v, m) -> np.ndarray:
     # others add terms of 0 (and nothing to the running product), so they are left out
     positive = v.q_label > 0  # NaN compares False
     rq, lab = v.q_row_query[positive], v.q_label[positive]
-    gmax = _max_grade(v, m)
+    gmax = max_grade_of(v, m)
     if one_value(lab):
         # one positive label (binary qrels): every ideal list is n copies of it, a prefix of
         # the longest one, so ideal ERR@k is entry min(n, k) of that list's running sum
@@ -137,7 +137,12 @@ def _ideal_err(v, m) -> np.ndarray:
         if m.cutoff is not None:
             n = np.minimum(n, m.cutoff)
         longest = int(n.max(initial=0))
-        terms = err_terms(np.zeros(longest, dtype=np.int64), np.arange(longest), np.full(longest, lab[0] if len(lab) else 1.0), gmax)
+        terms = err_terms(
+            np.zeros(longest, dtype=np.int64),
+            np.arange(longest),
+            np.full(longest, lab[0] if len(lab) else 1.0),
+            gmax,
+        )
         table = np.zeros(longest + 1)
         np.cumsum(terms, out=table[1:])
         out = table[n]
@@ -153,8 +158,8 @@ def _ideal_err(v, m) -> np.ndarray:
 
 def normalised_err(segments, m):
     """nERR@k = ERR@k / ERR@k of the ideal list (Sakai & Song 2011); ideal 0 -> 0."""
-    v = _view(segments, m)
-    return _safe_div(err(segments, m), _ideal_err(v, m)[v.seg_query])
+    v = view_for(segments, m)
+    return safe_div(err(segments, m), ideal_err(v, m)[v.seg_query])
 
 
 def bpref_10(segments, m):

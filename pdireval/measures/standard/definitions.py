@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from pdireval.measures import tie_closed_forms as more
 from pdireval.measures.params import (
     BINARY,
     GAINS,
@@ -36,8 +35,8 @@ from pdireval.measures.standard.kernels import (
     inferred_ap,
     judged,
     ndcg,
-    num_rel,
     num_rel_ret,
+    num_relevant,
     num_ret,
     precision,
     r_precision,
@@ -48,7 +47,7 @@ from pdireval.measures.standard.kernels import (
     success,
     sum_precision,
 )
-from pdireval.measures.tie_closed_forms import STOPPERS_NOTE
+from pdireval.measures.standard.ties import STOPPERS_NOTE
 from pdireval.measures.ties import ByCutoff, ClosedForm, Groupwise, Invariant
 
 _TREC = "trec_eval (Buckley, NIST)"
@@ -128,7 +127,9 @@ register(
     MeasureDef(
         "RR",
         kernel=reciprocal_rank,
-        description="Reciprocal rank: 1 / rank of the first relevant document (0 if none in the top k).",
+        description=(
+            "Reciprocal rank: 1 / rank of the first relevant document (0 if none in the top k)."
+        ),
         params=BINARY,
         citation=_TREC,
         trec_eval="recip_rank",
@@ -180,12 +181,13 @@ register(
                 "Weight of recall: beta = 1 is F1, the harmonic mean.",
                 check=_positive,
             ),
-        ) + BINARY,
+        )
+        + BINARY,
         citation="van Rijsbergen 1979; ranx f1 (Bassani 2022)",
         aliases=("f1",),
         ties=ByCutoff(
             without=Invariant(),
-            with_cutoff=ClosedForm(more.f_measure, otherwise=Groupwise(by="binary")),
+            with_cutoff=ClosedForm(forms.f_measure, otherwise=Groupwise(by="binary")),
         ),
     )
 )
@@ -206,7 +208,7 @@ register(
 register(
     MeasureDef(
         "NumRel",
-        kernel=num_rel,
+        kernel=num_relevant,
         description="R = |judged documents with label >= rel|.",
         params=(REL, NEG),
         cutoff="none",
@@ -274,7 +276,7 @@ register(
         trec_eval="infAP",
         aliases=("infap",),
         ties=ClosedForm(
-            more.inferred_ap,
+            forms.inferred_ap,
             otherwise=Groupwise(),
             note="(past 5,000,000 terms in a call: enumeration, group by group)",
         ),
@@ -300,7 +302,7 @@ register(
         citation="Järvelin & Kekäläinen 2002; " + _TREC,
         trec_eval="ndcg, ndcg_cut_k",
         aliases=("ndcg",),
-        ties=ClosedForm(more.ndcg, otherwise=Groupwise()),
+        ties=ClosedForm(forms.ndcg, otherwise=Groupwise()),
         bounded=Bounded(exact=True, paper=True),
     )
 )
@@ -308,14 +310,16 @@ register(
     MeasureDef(
         "ERR",
         kernel=err,
-        description="Expected reciprocal rank: Σ_i (1/i)·R_i·Π_{j<i}(1 − R_j), R = (2^g − 1)/2^g_max.",
+        description=(
+            "Expected reciprocal rank: Σ_i (1/i)·R_i·Π_{j<i}(1 − R_j), R = (2^g − 1)/2^g_max."
+        ),
         params=(
             MAX_GRADE,
             JUDGED_ONLY,
             NEG,
         ),
         citation="Chapelle, Metzler, Zhang & Grinspan 2009",
-        ties=ClosedForm(more.err, otherwise=Groupwise(), note=STOPPERS_NOTE),
+        ties=ClosedForm(forms.err, otherwise=Groupwise(), note=STOPPERS_NOTE),
         bounded=True,
     )
 )
@@ -364,7 +368,7 @@ register(
             NEG,
         ),
         citation="Robertson, Kanoulas & Yilmaz 2010",
-        ties=ClosedForm(more.graded_ap, otherwise=Groupwise()),
+        ties=ClosedForm(forms.graded_ap, otherwise=Groupwise()),
         bounded=True,
     )
 )

@@ -11,42 +11,18 @@ from __future__ import annotations
 import numpy as np
 
 from pdireval.errors import MeasureError
+from pdireval.measures.gain_levels import trec_ndcg
+from pdireval.measures.toolkit import in_cutoff, num_rel, relevant, safe_div, view_for
 from pdireval.measures.view import (
     View,
     discount_weights,
     gain_values,
     seg_sum,
     sorted_per_query,
-    view_of,
     within_segment_count,
     within_segment_cumsum,
     within_segment_rank,
 )
-
-
-def _view(segments, m) -> View:
-    return view_of(segments, negatives=m.get("negatives", "unjudged"), judged_only=m.get("judged_only", False))
-
-
-def _in_cutoff(v: View, k: int | None) -> np.ndarray:
-    return np.ones(len(v.hit_pos), dtype=bool) if k is None else v.hit_pos < k
-
-
-def _relevant(v: View, rel: float) -> np.ndarray:
-    return v.hit_label >= rel  # NaN -> False
-
-
-def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    """num / den elementwise, 0 where den is 0."""
-    out = np.zeros(len(num), dtype=np.float64)
-    np.divide(num, den, out=out, where=den != 0)
-    return out
-
-
-def _R(v: View, rel: float) -> np.ndarray:
-    """R per segment."""
-    return v.num_rel(rel)[v.seg_query]
-
 
 # --------------------------------------------------------------------------- binary measures
 
@@ -54,21 +30,21 @@ def _R(v: View, rel: float) -> np.ndarray:
 def precision(segments, m):
     """P@k = |relevant in the top k| / k (trec_eval ``P_k``: the divisor is k even for a
     shorter list)."""
-    v, k = _view(segments, m), m.cutoff
-    hits = _relevant(v, m.get("rel")) & _in_cutoff(v, k)
+    v, k = view_for(segments, m), m.cutoff
+    hits = relevant(v, m.get("rel")) & in_cutoff(v, k)
     return seg_sum(v.hit_seg[hits], 1.0, v.n_seg) / k
 
 
 def recall(segments, m):
     """R@k = |relevant in the top k| / R; R = 0 -> 0 (trec_eval ``recall_k``)."""
-    v, k = _view(segments, m), m.cutoff
-    hits = _relevant(v, m.get("rel")) & _in_cutoff(v, k)
-    return _safe_div(seg_sum(v.hit_seg[hits], 1.0, v.n_seg), _R(v, m.get("rel")))
+    v, k = view_for(segments, m), m.cutoff
+    hits = relevant(v, m.get("rel")) & in_cutoff(v, k)
+    return safe_div(seg_sum(v.hit_seg[hits], 1.0, v.n_seg), num_rel(v, m.get("rel")))
 
 
 def _sum_precision(v: View, rel: float, k: int | None) -> np.ndarray:
     """SP@k = sum over relevant retrieved d at rank i <= k of Prec(i)."""
-    hits = _relevant(v, rel) & _in_cutoff(v, k)
+    hits = relevant(v, rel) & in_cutoff(v, k)
     seg = v.hit_seg[hits]
     nth = within_segment_rank(seg) + 1.0  # 1 for the first relevant, ...
     return seg_sum(seg, nth / (v.hit_pos[hits] + 1.0), v.n_seg)
@@ -77,22 +53,23 @@ def _sum_precision(v: View, rel: float, k: int | None) -> np.ndarray:
 def average_precision(segments, m):
     """AP@k = SP@k / R (trec_eval ``map`` and ``map_cut_k``): the sum over relevant retrieved
     documents at rank i <= k of Prec(i), divided by R; R = 0 -> 0."""
-    v = _view(segments, m)
-    return _safe_div(_sum_precision(v, m.get("rel"), m.cutoff), _R(v, m.get("rel")))
+    v = view_for(segments, m)
+    return safe_div(_sum_precision(v, m.get("rel"), m.cutoff), num_rel(v, m.get("rel")))
 
 
 def sum_precision(segments, m):
-    """SP@k = sum_{i <= min(k, L)} Prec(i)·R_i, the un-normalised AP of Karmaker & Feng (2022, eq. 3);
+    """SP@k = sum_{i <= min(k, L)} Prec(i)·R_i, the un-normalised AP of Karmaker & Feng
+    (2022, eq. 3);
     their AP@k is SP@k / k."""
-    v = _view(segments, m)
+    v = view_for(segments, m)
     return _sum_precision(v, m.get("rel"), m.cutoff)
 
 
 def reciprocal_rank(segments, m):
     """RR@k = 1 / rank of the first relevant document within the top k, 0 if none
     (trec_eval ``recip_rank``)."""
-    v, k = _view(segments, m), m.cutoff
-    hits = _relevant(v, m.get("rel")) & _in_cutoff(v, k)
+    v, k = view_for(segments, m), m.cutoff
+    hits = relevant(v, m.get("rel")) & in_cutoff(v, k)
     first = np.full(v.n_seg, np.inf)
     np.minimum.at(first, v.hit_seg[hits], v.hit_pos[hits].astype(np.float64))
     return np.where(np.isinf(first), 0.0, 1.0 / (first + 1.0))
@@ -100,17 +77,17 @@ def reciprocal_rank(segments, m):
 
 def r_precision(segments, m):
     """Rprec = |relevant in the top R| / R; R = 0 -> 0 (trec_eval ``Rprec``)."""
-    v, rel = _view(segments, m), m.get("rel")
-    R = _R(v, rel)
-    hits = _relevant(v, rel)
+    v, rel = view_for(segments, m), m.get("rel")
+    R = num_rel(v, rel)
+    hits = relevant(v, rel)
     hits &= v.hit_pos < R[v.hit_seg]
-    return _safe_div(seg_sum(v.hit_seg[hits], 1.0, v.n_seg), R)
+    return safe_div(seg_sum(v.hit_seg[hits], 1.0, v.n_seg), R)
 
 
 def success(segments, m):
     """Success@k = 1 if a relevant document is in the top k, else 0."""
-    v, k = _view(segments, m), m.cutoff
-    hits = _relevant(v, m.get("rel")) & _in_cutoff(v, k)
+    v, k = view_for(segments, m), m.cutoff
+    hits = relevant(v, m.get("rel")) & in_cutoff(v, k)
     return (seg_sum(v.hit_seg[hits], 1.0, v.n_seg) > 0).astype(np.float64)
 
 
@@ -118,33 +95,33 @@ def f_measure(segments, m):
     """F@k = (1 + β²)·P·R / (β²·P + R) (van Rijsbergen 1979), P = |relevant in the top k| / k
     and R = |relevant in the top k| / R; without a cut-off P = |relevant retrieved| / L
     (the retrieved set). 0 when P + R = 0 or R = 0. ``F@k`` is ranx's ``f1@k``."""
-    v, k = _view(segments, m), m.cutoff
-    hits = _relevant(v, m.get("rel")) & _in_cutoff(v, k)
+    v, k = view_for(segments, m), m.cutoff
+    hits = relevant(v, m.get("rel")) & in_cutoff(v, k)
     found = seg_sum(v.hit_seg[hits], 1.0, v.n_seg)
     depth = v.seg_len.astype(np.float64) if k is None else np.full(v.n_seg, float(k))
-    p = _safe_div(found, depth)
-    r = _safe_div(found, _R(v, m.get("rel")))
+    p = safe_div(found, depth)
+    r = safe_div(found, num_rel(v, m.get("rel")))
     b2 = m.get("beta") ** 2
-    return _safe_div((1.0 + b2) * p * r, b2 * p + r)
+    return safe_div((1.0 + b2) * p * r, b2 * p + r)
 
 
 def num_ret(segments, m):
     """NumRet@k = number of documents retrieved (within the top k)."""
-    v = _view(segments, m)
+    v = view_for(segments, m)
     n = v.seg_len.astype(np.float64)
     return n if m.cutoff is None else np.minimum(n, m.cutoff)
 
 
-def num_rel(segments, m):
+def num_relevant(segments, m):
     """NumRel = R, the number of judged relevant documents of the query."""
-    v = _view(segments, m)
-    return _R(v, m.get("rel"))
+    v = view_for(segments, m)
+    return num_rel(v, m.get("rel"))
 
 
 def num_rel_ret(segments, m):
     """NumRelRet@k = number of relevant documents retrieved (within the top k)."""
-    v, k = _view(segments, m), m.cutoff
-    hits = _relevant(v, m.get("rel")) & _in_cutoff(v, k)
+    v, k = view_for(segments, m), m.cutoff
+    hits = relevant(v, m.get("rel")) & in_cutoff(v, k)
     return seg_sum(v.hit_seg[hits], 1.0, v.n_seg)
 
 
@@ -156,10 +133,12 @@ def judged(segments, m):
     document counts as unjudged; ir_measures counts every qrels entry as judged, which is
     ``Judged(negatives=nonrel)@k`` (identical values, tested against it).
     """
-    v, k = _view(segments, m), m.cutoff
-    hits = ~np.isnan(v.hit_label) & _in_cutoff(v, k)
-    depth = v.seg_len.astype(np.float64) if k is None else np.minimum(v.seg_len, k).astype(np.float64)
-    return _safe_div(seg_sum(v.hit_seg[hits], 1.0, v.n_seg), depth)
+    v, k = view_for(segments, m), m.cutoff
+    hits = ~np.isnan(v.hit_label) & in_cutoff(v, k)
+    depth = (
+        v.seg_len.astype(np.float64) if k is None else np.minimum(v.seg_len, k).astype(np.float64)
+    )
+    return safe_div(seg_sum(v.hit_seg[hits], 1.0, v.n_seg), depth)
 
 
 def bpref(segments, m):
@@ -178,7 +157,7 @@ def bpref(segments, m):
 def bpref_with_cap(segments, m, offset: float):
     """(1/R)·Σ_{retrieved relevant r} [1 − min(n_r, c)/min(N, c)] with c = offset + R: bpref
     (offset 0) and bpref-10 (offset 10) share it; the term is 1 when n_r = 0; R = 0 -> 0."""
-    v, rel = _view(segments, m), m.get("rel")
+    v, rel = view_for(segments, m), m.get("rel")
     judged_hit = ~np.isnan(v.hit_label)
     seg, lab = v.hit_seg[judged_hit], v.hit_label[judged_hit]
     if m.cutoff is not None:
@@ -193,7 +172,7 @@ def bpref_with_cap(segments, m, offset: float):
     term = np.ones(len(r_seg))
     pos = n_r > 0
     term[pos] = 1.0 - np.minimum(n_r[pos], cap[pos]) / np.minimum(N[r_seg], cap)[pos]
-    return _safe_div(seg_sum(r_seg, term, v.n_seg), R)
+    return safe_div(seg_sum(r_seg, term, v.n_seg), R)
 
 
 INFAP_EPS = 1e-5
@@ -207,7 +186,7 @@ def inferred_ap(segments, m):
     1/(j+1) + (j/(j+1))·((r+nn+u)/j)·((r+ε)/(r+nn+2ε)), ε = 1e-5. infAP = Σ / R; R = 0 -> 0.
     Documents outside the qrels occupy positions but are not in the pool.
     """
-    v, rel = _view(segments, m), m.get("rel")
+    v, rel = view_for(segments, m), m.get("rel")
     seg, pos, lab = v.hit_seg, v.hit_pos, v.hit_label
     if m.cutoff is not None:
         keep = pos < m.cutoff
@@ -223,15 +202,15 @@ def inferred_ap(segments, m):
             (r + INFAP_EPS) / (r + nn + 2 * INFAP_EPS)
         )
     term = np.where(j == 0, 1.0, term)
-    return _safe_div(seg_sum(seg[is_rel], term[is_rel], v.n_seg), _R(v, rel))
+    return safe_div(seg_sum(seg[is_rel], term[is_rel], v.n_seg), num_rel(v, rel))
 
 
 # --------------------------------------------------------------------------- graded measures
 
 
-def _dcg(v: View, m) -> np.ndarray:
+def dcg_values(v: View, m) -> np.ndarray:
     k, discount = m.cutoff, m.get("discount")
-    inside = _in_cutoff(v, k)
+    inside = in_cutoff(v, k)
     gains = gain_values(v.hit_label[inside], m.get("gain"))
     weights = discount_weights(v.hit_pos[inside], discount, k)
     return seg_sum(v.hit_seg[inside], gains * weights, v.n_seg)
@@ -257,7 +236,7 @@ def ordered_pool_dcg(v: View, m, *, descending: bool = True) -> np.ndarray:
 
 def dcg(segments, m):
     """DCG@k = Σ_{i=1}^{min(k,L)} gain(ℓ_i)·w_i; unjudged gain 0."""
-    return _dcg(_view(segments, m), m)
+    return dcg_values(view_for(segments, m), m)
 
 
 def ndcg(segments, m):
@@ -270,23 +249,21 @@ def ndcg(segments, m):
     ir_measures' ``nDCG(gains=...)`` keeps an unlisted label as its own gain, so the two
     agree only when the mapping lists every label (tested so). ``gains=`` gives trec_eval's
     and ir_measures' reading (unlisted labels keep their label as gain; see
-    :func:`pdireval.measures.trec_eval.kernels.trec_ndcg`).
+    :func:`pdireval.measures.gain_levels.trec_ndcg`).
     """
-    if m.get("gains", None) is not None:  # trec_eval's gain levels (declared by trec_eval_set)
-        from pdireval.measures.trec_eval.kernels import trec_ndcg
-
+    if m.get("gains", None) is not None:  # trec_eval's gain levels
         if m.get("gain") != "linear" or m.get("discount") != "log2":
             raise MeasureError(
                 f"{m}: gains= (trec_eval's gain levels) replaces gain= and uses the log2 "
                 "discount; give one of gain= and gains=, without discount=."
             )
         return trec_ndcg(segments, m)
-    v = _view(segments, m)
+    v = view_for(segments, m)
     ideal = ordered_pool_dcg(v, m)[v.seg_query]
-    return _safe_div(_dcg(v, m), ideal)
+    return safe_div(dcg_values(v, m), ideal)
 
 
-def _max_grade(v: View, m) -> float:
+def max_grade_of(v: View, m) -> float:
     given = m.get("max_grade")
     if given != "qrels":
         return float(given)
@@ -305,7 +282,7 @@ def err(segments, m):
     the label scale, which the qrels' largest label estimates when the scale is not given.
     A label above ``max_grade`` has R = 1.
     """
-    v, k = _view(segments, m), m.cutoff
+    v, k = view_for(segments, m), m.cutoff
     # only documents with a positive label can stop the user: the others add a term of 0 and
     # nothing to the running product (log(1 − 0) = 0), so they are left out
     can_stop = v.hit_label > 0  # NaN compares False
@@ -313,7 +290,7 @@ def err(segments, m):
         can_stop &= v.hit_pos < k
     idx = np.flatnonzero(can_stop)
     seg, pos, lab = v.hit_seg[idx], v.hit_pos[idx], v.hit_label[idx]
-    return seg_sum(seg, err_terms(seg, pos, lab, _max_grade(v, m)), v.n_seg)
+    return seg_sum(seg, err_terms(seg, pos, lab, max_grade_of(v, m)), v.n_seg)
 
 
 def err_terms(seg: np.ndarray, pos: np.ndarray, lab: np.ndarray, gmax: float) -> np.ndarray:
@@ -327,7 +304,9 @@ def err_terms(seg: np.ndarray, pos: np.ndarray, lab: np.ndarray, gmax: float) ->
     if certain.any():
         log_continue = np.log1p(-np.where(certain, 0.0, stop))
         blocked = within_segment_count(seg, certain, inclusive=False) > 0
-        survive = np.where(blocked, 0.0, np.exp(within_segment_cumsum(seg, log_continue, inclusive=False)))
+        survive = np.where(
+            blocked, 0.0, np.exp(within_segment_cumsum(seg, log_continue, inclusive=False))
+        )
     else:
         survive = np.exp(within_segment_cumsum(seg, np.log1p(-stop), inclusive=False))
     return stop * survive / (pos + 1.0)
@@ -339,8 +318,8 @@ def rbp(segments, m):
     & Zobel's binary form, ir_measures' ``RBP(rel=1)``; ir_measures' ``RBP`` without ``rel``
     uses graded gains instead. A cut-off truncates the sum (no extrapolation).
     """
-    v, k, p = _view(segments, m), m.cutoff, m.get("p")
-    hits = _relevant(v, m.get("rel")) & _in_cutoff(v, k)
+    v, k, p = view_for(segments, m), m.cutoff, m.get("p")
+    hits = relevant(v, m.get("rel")) & in_cutoff(v, k)
     return seg_sum(v.hit_seg[hits], (1.0 - p) * np.power(p, v.hit_pos[hits]), v.n_seg)
 
 
@@ -348,8 +327,8 @@ def rbp_residual(segments, m):
     """RBP residual (Moffat & Zobel 2008): the most RBP could still grow if every unjudged
     document in the (top k of the) list, and every document past its end, were relevant:
     1 − (1 − p)·Σ_{judged i} p^{i−1}."""
-    v, k, p = _view(segments, m), m.cutoff, m.get("p")
-    hits = ~np.isnan(v.hit_label) & _in_cutoff(v, k)
+    v, k, p = view_for(segments, m), m.cutoff, m.get("p")
+    hits = ~np.isnan(v.hit_label) & in_cutoff(v, k)
     judged_weight = seg_sum(v.hit_seg[hits], (1.0 - p) * np.power(p, v.hit_pos[hits]), v.n_seg)
     return 1.0 - judged_weight
 
@@ -365,8 +344,10 @@ def gap_grades(v: View, m):
     top = float(np.floor(labels.max())) if len(labels) else 0
     if top > MAX_GAP_GRADES and m.get("probs") is None:
         raise MeasureError(
-            f"GAP has one threshold per relevance grade 1..C, but the largest label is {labels.max():g}: "
-            f"more than {MAX_GAP_GRADES} grades (pdireval.measures.standard.MAX_GAP_GRADES). Map the "
+            "GAP has one threshold per relevance grade 1..C, but the largest label is "
+            f"{labels.max():g}: "
+            f"more than {MAX_GAP_GRADES} grades (pdireval.measures.standard.MAX_GAP_GRADES). Map "
+            "the "
             "labels to a few grades first (e.g. qrels['label'].rank(method='dense'))."
         )
     top = int(top)
@@ -394,10 +375,10 @@ def graded_ap(segments, m):
     qrels), G(c) = g_1 + ... + g_c. GAP = Σ_{n: i_n>0} (1/n)·Σ_{m<=n, i_m>0} G(min(i_m, i_n))
     / Σ_{judged d with grade c >= 1} G(c); denominator 0 -> 0. With one grade GAP = AP.
     """
-    v, k = _view(segments, m), m.cutoff
+    v, k = view_for(segments, m), m.cutoff
     probs, grade, den = gap_grades(v, m)
     C = len(probs)
-    inside = _in_cutoff(v, k)
+    inside = in_cutoff(v, k)
     seg, pos, gr = v.hit_seg[inside], v.hit_pos[inside], grade(v.hit_label[inside])
     rel = gr > 0
     seg, pos, gr = seg[rel], pos[rel], gr[rel]
@@ -407,4 +388,4 @@ def graded_ap(segments, m):
         count = within_segment_cumsum(seg, at_least)
         inner += probs[c - 1] * at_least * count
     num = seg_sum(seg, inner / (pos + 1.0), v.n_seg)
-    return _safe_div(num, den[v.seg_query])
+    return safe_div(num, den[v.seg_query])

@@ -14,7 +14,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pdireval.measures.view import read_negatives, seg_sum
+from pdireval.measures.view import (
+    integral_and_small,
+    read_negatives,
+    seg_sum,
+    segment_bounds,
+    within_segment_cumsum,
+)
 
 __all__ = [
     "Groups",
@@ -30,6 +36,10 @@ __all__ = [
     "log_comb",
     "earlier_sum",
     "mean_over_run",
+    "relevant_per_group",
+    "exclusive_in_segment",
+    "groups_above",
+    "per_query_prefix",
 ]
 
 
@@ -154,3 +164,73 @@ def mean_over_run(f_cum: np.ndarray, lo: np.ndarray, width: np.ndarray) -> np.nd
     """(1/(w+1))·Σ_{u=0}^{w} f(lo + u) per group, from f's cumulative sums ``f_cum``
     (f_cum[x] = Σ_{y<x} f(y))."""
     return (f_cum[lo + width + 1] - f_cum[lo]) / (width + 1.0)
+
+
+def relevant_per_group(v, m, groups: Groups) -> np.ndarray:
+    """Relevant documents (label >= ``rel``) per group."""
+    return group_sum(groups, (v.hit_label >= m.get("rel")).astype(np.float64))
+
+
+def exclusive_in_segment(seg: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Σ of ``values`` over the earlier elements of the same segment (seg sorted), for each
+    row of a 2-d ``values`` at once; values may be negative. A segment's sums depend on its
+    own elements only, bit for bit: integers (counts, integral gains) by one cumulative sum
+    minus each segment's start (exact), other values by :func:`within_segment_cumsum`. Only
+    the segments with more than one element are summed when they are few (most lists of a
+    sparsely judged run hold one group with a relevant document)."""
+    n = len(seg)
+    out = np.zeros_like(values)
+    if n < 2:
+        return out
+    is_first = np.empty(n, dtype=bool)
+    is_first[0] = True
+    np.not_equal(seg[1:], seg[:-1], out=is_first[1:])
+    shared = ~is_first
+    shared[:-1] |= shared[1:]  # an element whose segment holds others
+    idx = np.flatnonzero(shared)
+    if len(idx) == 0:
+        return out
+    whole = len(idx) == n
+    sub_seg, sub = (seg, values) if whole else (seg[idx], values[..., idx])
+    is_first, first, lengths = segment_bounds(sub_seg)
+    if integral_and_small(sub):
+        total = np.cumsum(sub, axis=-1) - sub
+        part = total - np.repeat(total[..., first], lengths, axis=-1)
+    else:
+        bounds = (is_first, first, lengths)
+        part = np.stack(
+            [
+                within_segment_cumsum(sub_seg, row, inclusive=False, bounds=bounds)
+                for row in np.atleast_2d(sub)
+            ]
+        ).reshape(sub.shape)
+    if whole:
+        return part
+    out[..., idx] = part
+    return out
+
+
+def groups_above(v, k):
+    """The tie groups with a slot above the cut-off k, and the indices of their hits among the
+    view's (None: every hit); every group, with k None or on condensed lists (whose
+    positions are not the run's)."""
+    segments = v.segments
+    if k is None or v.judged_only or segments.hit_tie_start is None:
+        return tie_groups(v), None
+    kept = np.flatnonzero(segments.hit_tie_start < k)
+    hit_seg, start = v.hit_seg[kept], segments.hit_tie_start[kept]
+    new = np.ones(len(kept), dtype=bool)
+    if len(kept):
+        new[1:] = (hit_seg[1:] != hit_seg[:-1]) | (start[1:] != start[:-1])
+    size = segments.hit_tie_size[kept][new].astype(np.int64)
+    return Groups(hit_seg[new], start[new].astype(np.int64), size, np.cumsum(new) - 1), kept
+
+
+def per_query_prefix(
+    flat_q: np.ndarray, at: np.ndarray, values: np.ndarray, n_queries: int
+) -> np.ndarray:
+    """Inclusive per-query cumulative sums of ``values`` (flat, grouped by query) laid out at
+    ``at`` in an array that holds a 0 before each query's first value."""
+    out = np.zeros(len(values) + n_queries)
+    out[at] = within_segment_cumsum(flat_q, values)
+    return out

@@ -25,8 +25,8 @@ are enumerated: ``"label"`` (documents with equal labels), ``"binary"`` (relevan
 is its own type: measures that read more than a label, such as subtopics), or a function
 ``reading(segments, m)`` returning a hashable key and one value per hit.
 
-Enumeration is exact up to ``EXACT_LIMIT`` arrangements per unit and the mean of seeded random
-orderings past it (:mod:`pdireval.measures.tie_orderings`).
+Enumeration is exact up to ``exact_limit`` (5040) arrangements per unit and the mean of seeded random
+orderings past it (:mod:`pdireval.measures.ties.orderings`).
 
 References
 ----------
@@ -157,7 +157,7 @@ def method_kind(m) -> str:
 
 
 def _reading(by, segments, m):
-    """The ``by`` of :func:`pdireval.measures.tie_orderings.tie_units` for a declaration."""
+    """The ``by`` of :func:`pdireval.measures.ties.orderings.tie_units` for a declaration."""
     if callable(by):
         return by(segments, m)
     if by == "binary":
@@ -172,9 +172,13 @@ def _reading(by, segments, m):
     return by
 
 
-def expected(segments, m, kernel, declared: TieMethod | None, *, real_cutoff: bool = False):
+def expected(
+    segments, m, kernel, declared: TieMethod | None, *, real_cutoff: bool = False, **options
+):
     """The tie-aware value of ``m`` per segment: its declared method (``declared``) with
-    ``kernel`` its ordinary kernel. ``real_cutoff``: the cut-off is not a depth (IPrec@0.1)."""
+    ``kernel`` its ordinary kernel. ``real_cutoff``: the cut-off is not a depth (IPrec@0.1).
+    ``options`` go to the enumeration (``exact_limit``, ``samples``, ``chunk_hits``,
+    ``designs`` of :func:`pdireval.measures.ties.orderings.expected_by_orderings`)."""
     method = method_for(declared, m)
     if isinstance(method, ClosedForm):
         value = method.form(segments, m)
@@ -183,7 +187,7 @@ def expected(segments, m, kernel, declared: TieMethod | None, *, real_cutoff: bo
         method = method.otherwise
     if isinstance(method, Invariant):
         return kernel(segments, m)
-    from pdireval.measures.tie_orderings import expected_by_orderings
+    from pdireval.measures.ties.orderings import expected_by_orderings
 
     judged_only = m.get("judged_only", False)
     # a group's copies may stop after its last hit unless a normaliser reads the list below it
@@ -199,4 +203,5 @@ def expected(segments, m, kernel, declared: TieMethod | None, *, real_cutoff: bo
         by=_reading(method.by, segments, m),
         truncate=truncate,
         depth=depth,
+        **options,
     )

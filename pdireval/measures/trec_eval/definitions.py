@@ -3,11 +3,9 @@
 
 from __future__ import annotations
 
-from pdireval.measures import tie_closed_forms as more
-from pdireval.measures import tie_maximum as maximum
 from pdireval.measures.params import BINARY, TREC_GRADED, Param
 from pdireval.measures.registry import MeasureDef, register, register_alias_pattern
-from pdireval.measures.ties import ClosedForm, Groupwise, Invariant, Joint
+from pdireval.measures.ties import ClosedForm, Groupwise, Invariant, Joint, maximum
 from pdireval.measures.trec_eval import ties as forms
 from pdireval.measures.trec_eval.kernels import (
     bin_g,
@@ -112,7 +110,7 @@ register(
         cutoff="real",
         citation=_TREC,
         trec_eval="Rprec_mult_x",
-        ties=ClosedForm(more.rprec_mult, otherwise=Groupwise(by="binary")),
+        ties=ClosedForm(forms.rprec_mult, otherwise=Groupwise(by="binary")),
     )
 )
 register(
@@ -125,7 +123,7 @@ register(
         citation=_TREC,
         trec_eval="relative_P_k",
         aliases=("relP", "relative_precision"),
-        ties=ClosedForm(more.relative_precision, otherwise=Groupwise(by="binary")),
+        ties=ClosedForm(forms.relative_precision, otherwise=Groupwise(by="binary")),
     )
 )
 register(
@@ -212,7 +210,8 @@ register(
                 0.0,
                 "Number of documents in the collection (trec_eval -N).",
             ),
-        ) + BINARY,
+        )
+        + BINARY,
         cutoff="none",
         citation="Lewis 1995; " + _TREC,
         trec_eval="utility",
@@ -238,7 +237,9 @@ register(
     MeasureDef(
         "gm_bpref",
         kernel=gm_bpref,
-        description="Per query ln(max(bpref, 1e-5)); summary exp(mean): the geometric mean of bpref.",
+        description=(
+            "Per query ln(max(bpref, 1e-5)); summary exp(mean): the geometric mean of bpref."
+        ),
         params=BINARY,
         cutoff="none",
         empty="ln(1e-5)",
@@ -281,7 +282,9 @@ register(
     MeasureDef(
         "binG",
         kernel=bin_g,
-        description="Binary G: (1/R)·Σ_{relevant retrieved d} 1/log2(2 + non-relevant documents above d).",
+        description=(
+            "Binary G: (1/R)·Σ_{relevant retrieved d} 1/log2(2 + non-relevant documents above d)."
+        ),
         params=BINARY,
         cutoff="none",
         citation=_TREC,
@@ -314,7 +317,7 @@ register(
         citation="Järvelin & Kekäläinen 2002; " + _TREC,
         trec_eval="ndcg_rel",
         ties=ClosedForm(
-            more.ndcg_rel,
+            forms.ndcg_rel,
             note="(with a negative gain: enumeration of the joint orderings)",
         ),
     )
@@ -331,7 +334,7 @@ register(
         cutoff="none",
         citation="Järvelin & Kekäläinen 2002; " + _TREC,
         trec_eval="Rndcg",
-        ties=ClosedForm(more.r_ndcg, otherwise=Groupwise(whole_list=True)),
+        ties=ClosedForm(forms.r_ndcg, otherwise=Groupwise(whole_list=True)),
     )
 )
 register(
@@ -347,7 +350,7 @@ register(
         cutoff="none",
         citation="Järvelin & Kekäläinen 2002; trec_eval 9.0.8 m_ndcg_p.c (Buckley, NIST; Soboroff)",
         trec_eval="ndcg_p",
-        ties=ClosedForm(more.ndcg_p, otherwise=Groupwise()),
+        ties=ClosedForm(forms.ndcg_p, otherwise=Groupwise()),
     )
 )
 register_alias_pattern(r"iprec_at_recall_([0-9]*\.?[0-9]+)", "IPrec")

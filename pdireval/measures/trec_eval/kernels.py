@@ -12,7 +12,8 @@ positions are 0-based (rank i = position + 1), L is the list length, R the numbe
 documents with label >= ``rel``, "relevant retrieved" counts retrieved documents with label >=
 ``rel``.
 
-**trec_eval gain levels** (``gains=``; ``ndcg_rel``, ``Rndcg``, ``G``, ``nDCG(gains=...)``): the gain of
+**trec_eval gain levels** (``gains=``; ``ndcg_rel``, ``Rndcg``, ``G``, ``nDCG(gains=...)``): the
+gain of
 a judged label is the label itself unless ``gains`` maps it to another value (trec_eval's
 ``-m G.1=3.5,2=9``: levels the mapping does not list keep their own label as gain, unlike the
 ``gain=`` mapping of ``nDCG``, where unlisted labels get 0). Unjudged documents have gain 0.
@@ -24,25 +25,23 @@ pdireval always sorts exactly (identical whenever distinct gains differ by at le
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import cached_property
-
 import numpy as np
 
-from pdireval.measures.standard.kernels import (
-    _R,
-    _relevant,
-    _safe_div,
-    _view,
-    average_precision,
-    bpref,
+from pdireval.measures.gain_levels import (
+    gain_hits,
+    ideal_dcg,
+    ideal_gains,
+    r_levels,
+    segment_totals,
+    uniform_ideal,
 )
+from pdireval.measures.registry import freeze
+from pdireval.measures.standard.kernels import average_precision, bpref
+from pdireval.measures.toolkit import num_rel, relevant, safe_div, view_for
 from pdireval.measures.view import (
     View,
-    _segment_bounds,
-    one_value,
     seg_sum,
-    sorted_within_queries,
+    segment_bounds,
     suffix_max_within,
     within_segment_cumsum,
     within_segment_rank,
@@ -65,7 +64,6 @@ __all__ = [
     "num_q",
     "num_nonrel_judged_ret",
     "bin_g",
-    "trec_ndcg",
     "ndcg_rel",
     "r_ndcg",
     "g_measure",
@@ -75,31 +73,30 @@ __all__ = [
 MIN_GEO_MEAN = 1e-5
 
 
-
 # --------------------------------------------------------------------------- shared pieces
 
 
 def _rel_hits(v: View, rel: float):
     """(segment, position, nth) of the relevant retrieved documents; nth is 1-based."""
-    hits = _relevant(v, rel)
+    hits = relevant(v, rel)
     seg, pos = v.hit_seg[hits], v.hit_pos[hits]
     return seg, pos, within_segment_rank(seg) + 1
 
 
-def _rel_ret(v: View, rel: float) -> np.ndarray:
+def rel_ret(v: View, rel: float) -> np.ndarray:
     """Relevant retrieved documents per segment."""
-    return seg_sum(v.hit_seg[_relevant(v, rel)], 1.0, v.n_seg)
+    return seg_sum(v.hit_seg[relevant(v, rel)], 1.0, v.n_seg)
 
 
 def _rel_ret_before(v: View, rel: float, depth: np.ndarray) -> np.ndarray:
     """Per segment: relevant retrieved documents at positions < depth[segment]."""
-    hits = _relevant(v, rel)
+    hits = relevant(v, rel)
     seg = v.hit_seg[hits]
     inside = v.hit_pos[hits] < depth[seg]
     return seg_sum(seg[inside], 1.0, v.n_seg)
 
 
-def _recall_cut(fraction: float, R: np.ndarray) -> np.ndarray:
+def recall_cut(fraction: float, R: np.ndarray) -> np.ndarray:
     """trec_eval's conversion of a fraction of R to a number of documents: (long)(x·R + 0.9)."""
     return np.floor(fraction * R + 0.9)
 
@@ -114,26 +111,27 @@ def _precisions(v: View, rel: float):
     key = ("iprec_table", v.negatives, v.judged_only, rel)
     cache = v.segments.cache
     if key not in cache:
-        idx = np.flatnonzero(_relevant(v, rel))
+        idx = np.flatnonzero(relevant(v, rel))
         seg = v.hit_seg[idx]
         count = np.bincount(seg, minlength=v.n_seg)
         start = np.cumsum(count) - count
         precision, first, lengths = np.zeros(0), None, None
         if len(seg):
-            _, first, lengths = _segment_bounds(seg)
+            _, first, lengths = segment_bounds(seg)
             nth = np.arange(1.0, len(seg) + 1.0) - np.repeat(first, lengths)  # 1-based
             precision = nth / (v.hit_pos[idx] + 1.0)
         cache[key] = (start, count, precision, first, lengths)
     return cache[key]
 
 
-#: Up to this many relevant retrieved documents in every list, IPrec reads each level from
+#: Default of ``short_relevant=``: up to this many relevant retrieved documents in every list, IPrec
+#: reads each level from
 #: the running maximum of the precisions (one lookup per level); above it, from the maxima
 #: of the pieces between the levels' documents (no per-document running maximum).
-_SHORT_RELEVANT = 8
+SHORT_RELEVANT = 8
 
 
-def _iprec(v: View, rel: float, fractions) -> list:
+def _iprec(v: View, rel: float, fractions, short_relevant: int = SHORT_RELEVANT) -> list:
     """Interpolated precision at each recall level of ``fractions``: one array (per segment)
     per level.
 
@@ -156,7 +154,7 @@ def _iprec(v: View, rel: float, fractions) -> list:
     order = np.argsort(levels, kind="stable")
     # c for every R that occurs (rows) and level in increasing order (columns)
     r_values = np.arange(int(R.max(initial=0)) + 1, dtype=np.float64)
-    table = np.maximum(_recall_cut(levels[order][None, :], r_values[:, None]), 1.0).astype(np.int64)
+    table = np.maximum(recall_cut(levels[order][None, :], r_values[:, None]), 1.0).astype(np.int64)
     occurs = np.zeros(len(r_values), dtype=bool)
     occurs[R] = True
     new_column = np.ones(len(levels), dtype=bool)
@@ -164,7 +162,7 @@ def _iprec(v: View, rel: float, fractions) -> list:
     column = np.empty(len(levels), dtype=np.int64)
     column[order] = np.cumsum(new_column) - 1  # each given level's column
     R_seg = R[v.seg_query]
-    if lengths is None or lengths.max() <= _SHORT_RELEVANT:
+    if lengths is None or lengths.max() <= short_relevant:
         best = suffix_max_within(precision, first, lengths) if lengths is not None else precision
         padded = np.append(best, 0.0)  # entry len(best): 0 for "fewer than c relevant retrieved"
         base = start - 1
@@ -183,7 +181,11 @@ def _iprec(v: View, rel: float, fractions) -> list:
     np.copyto(cuts[:k], end)
     np.add(c, start - 1, out=cuts[:k], where=found)
     cuts[k] = end
-    pieces = np.maximum.reduceat(np.append(precision, -np.inf), cuts.T.ravel()).reshape(v.n_seg, k + 1).T[:k]
+    pieces = (
+        np.maximum.reduceat(np.append(precision, -np.inf), cuts.T.ravel())
+        .reshape(v.n_seg, k + 1)
+        .T[:k]
+    )
     best = np.where(found, pieces, -np.inf)  # empty pieces (reduceat reads one element there)
     for j in range(k - 2, -1, -1):  # the maximum of a level's piece and the pieces after it
         np.maximum(best[j], best[j + 1], out=best[j])
@@ -191,7 +193,7 @@ def _iprec(v: View, rel: float, fractions) -> list:
     return [values[j] for j in column]
 
 
-def iprec_at_recall(segments, m):
+def iprec_at_recall(segments, m, *, short_relevant: int = SHORT_RELEVANT):
     """IPrec@x: interpolated precision at recall level x (trec_eval ``iprec_at_recall_x``).
 
     With c = ⌊x·R + 0.9⌋ relevant documents (trec_eval's rounding), IPrec@x = max over ranks
@@ -200,17 +202,18 @@ def iprec_at_recall(segments, m):
     retrieved (or R = 0), and 0 for an empty list (trec_eval divides 0 by 0 when ``-J``
     leaves a list empty).
     """
-    v = _view(segments, m)
-    return _iprec(v, m.get("rel"), [float(m.cutoff)])[0]
+    v = view_for(segments, m)
+    return _iprec(v, m.get("rel"), [float(m.cutoff)], short_relevant)[0]
 
 
-def eleven_point_average(segments, m):
+def eleven_point_average(segments, m, *, short_relevant: int = SHORT_RELEVANT):
     """11pt_avg = mean of IPrec@x over the recall levels x in ``levels`` (trec_eval
     ``11pt_avg``; default 0, 0.1, ..., 1)."""
-    v = _view(segments, m)
+    v = view_for(segments, m)
     levels = m.get("levels")
     total = np.zeros(v.n_seg)
-    for level in _iprec(v, m.get("rel"), [float(x) for x in levels]):  # added in order, as trec_eval sums them
+    fractions = [float(x) for x in levels]
+    for level in _iprec(v, m.get("rel"), fractions, short_relevant):  # in order, as trec_eval sums
         total += level
     return total / len(levels)
 
@@ -218,18 +221,18 @@ def eleven_point_average(segments, m):
 def rprec_mult(segments, m):
     """Rprec_mult@x: precision at c = ⌊x·R + 0.9⌋ documents, (relevant in the top c)/c; 0 when
     c = 0 (trec_eval ``Rprec_mult_x``; a list shorter than c still divides by c)."""
-    v, rel = _view(segments, m), m.get("rel")
-    c = _recall_cut(float(m.cutoff), _R(v, rel))
-    return _safe_div(_rel_ret_before(v, rel, c), c)
+    v, rel = view_for(segments, m), m.get("rel")
+    c = recall_cut(float(m.cutoff), num_rel(v, rel))
+    return safe_div(_rel_ret_before(v, rel, c), c)
 
 
 def relative_precision(segments, m):
     """relative_P@k = (relevant in the top k) / min(k, R); R = 0 -> 0 (trec_eval
     ``relative_P_k``: precision up to R, recall after)."""
-    v, rel, k = _view(segments, m), m.get("rel"), m.cutoff
-    R = _R(v, rel)
+    v, rel, k = view_for(segments, m), m.get("rel"), m.cutoff
+    R = num_rel(v, rel)
     depth = np.full(v.n_seg, float(k))
-    return _safe_div(_rel_ret_before(v, rel, depth), np.minimum(k, R))
+    return safe_div(_rel_ret_before(v, rel, depth), np.minimum(k, R))
 
 
 # --------------------------------------------------------------------------- set measures
@@ -241,50 +244,51 @@ def set_precision(segments, m):
     spelling of trec_eval's ``set_relative_P`` (= SetRelP)."""
     if m.get("relative", False):
         return set_relative_precision(segments, m)
-    v, rel = _view(segments, m), m.get("rel")
-    return _safe_div(_rel_ret(v, rel), v.seg_len.astype(np.float64))
+    v, rel = view_for(segments, m), m.get("rel")
+    return safe_div(rel_ret(v, rel), v.seg_len.astype(np.float64))
 
 
 def set_recall(segments, m):
     """SetR = (relevant retrieved) / R; R = 0 -> 0 (trec_eval ``set_recall``)."""
-    v, rel = _view(segments, m), m.get("rel")
-    return _safe_div(_rel_ret(v, rel), _R(v, rel))
+    v, rel = view_for(segments, m), m.get("rel")
+    return safe_div(rel_ret(v, rel), num_rel(v, rel))
 
 
 def set_f(segments, m):
     """SetF = (β + 1)·P·R' / (β·P + R') with P = SetP, R' = SetR; 0 when nothing relevant is
     retrieved (trec_eval ``set_F``; note β, not β², weighs precision, as in trec_eval)."""
-    v, rel, beta = _view(segments, m), m.get("rel"), m.get("beta")
-    rr = _rel_ret(v, rel)
-    P = _safe_div(rr, v.seg_len.astype(np.float64))
-    Rc = _safe_div(rr, _R(v, rel))
-    return _safe_div((beta + 1.0) * P * Rc, np.where(rr > 0, beta * P + Rc, 0.0))
+    v, rel, beta = view_for(segments, m), m.get("rel"), m.get("beta")
+    rr = rel_ret(v, rel)
+    P = safe_div(rr, v.seg_len.astype(np.float64))
+    Rc = safe_div(rr, num_rel(v, rel))
+    return safe_div((beta + 1.0) * P * Rc, np.where(rr > 0, beta * P + Rc, 0.0))
 
 
 def set_ap(segments, m):
     """SetAP = (relevant retrieved)² / (L·R); 0 when L = 0 or R = 0 (trec_eval ``set_map``)."""
-    v, rel = _view(segments, m), m.get("rel")
-    rr = _rel_ret(v, rel)
-    return _safe_div(rr * rr, v.seg_len.astype(np.float64) * _R(v, rel))
+    v, rel = view_for(segments, m), m.get("rel")
+    rr = rel_ret(v, rel)
+    return safe_div(rr * rr, v.seg_len.astype(np.float64) * num_rel(v, rel))
 
 
 def set_relative_precision(segments, m):
     """SetRelP = (relevant retrieved) / min(L, R); 0 when L = 0 or R = 0 (trec_eval
     ``set_relative_P``)."""
-    v, rel = _view(segments, m), m.get("rel")
-    return _safe_div(_rel_ret(v, rel), np.minimum(v.seg_len.astype(np.float64), _R(v, rel)))
+    v, rel = view_for(segments, m), m.get("rel")
+    return safe_div(rel_ret(v, rel), np.minimum(v.seg_len.astype(np.float64), num_rel(v, rel)))
 
 
 def utility(segments, m):
     """utility = a·RR + b·(L − RR) + c·(R − RR) + d·(N + RR − L − R), RR = relevant retrieved,
     N = ``num_docs`` (trec_eval ``utility`` with coefficients a, b, c, d and ``-N``)."""
-    v, rel = _view(segments, m), m.get("rel")
-    rr, R, L = _rel_ret(v, rel), _R(v, rel), v.seg_len.astype(np.float64)
+    v, rel = view_for(segments, m), m.get("rel")
+    rr, R, L = rel_ret(v, rel), num_rel(v, rel), v.seg_len.astype(np.float64)
     a, b, c, d = (m.get(x) for x in "abcd")
     return a * rr + b * (L - rr) + c * (R - rr) + d * (m.get("num_docs") + rr - L - R)
 
 
-# --------------------------------------------------------------------------- geometric means and counts
+# --------------------------------------------------------------------------- geometric means and
+# counts
 
 
 def gm_map(segments, m):
@@ -307,7 +311,7 @@ def num_q(segments, m):
 def num_nonrel_judged_ret(segments, m):
     """Judged non-relevant documents retrieved: label < rel and judged (trec_eval
     ``num_nonrel_judged_ret``; summary = sum)."""
-    v, rel = _view(segments, m), m.get("rel")
+    v, rel = view_for(segments, m), m.get("rel")
     nonrel = ~np.isnan(v.hit_label) & (v.hit_label < rel)
     return seg_sum(v.hit_seg[nonrel], 1.0, v.n_seg)
 
@@ -315,279 +319,10 @@ def num_nonrel_judged_ret(segments, m):
 def bin_g(segments, m):
     """binG = (1/R)·Σ_{relevant retrieved d} 1/log2(2 + n_d), n_d = documents above d that are
     not relevant (trec_eval ``binG``); R = 0 or nothing relevant retrieved -> 0."""
-    v, rel = _view(segments, m), m.get("rel")
+    v, rel = view_for(segments, m), m.get("rel")
     seg, pos, nth = _rel_hits(v, rel)
     total = seg_sum(seg, 1.0 / np.log2(3.0 + pos - nth), v.n_seg)
-    return _safe_div(total, _R(v, rel))
-
-
-# --------------------------------------------------------------------------- trec_eval gain levels
-
-
-def trec_gain(labels: np.ndarray, gains) -> np.ndarray:
-    """Gain of each label under trec_eval's levels: the label itself, or ``gains[label]`` when
-    the mapping lists it; unjudged (NaN) -> 0."""
-    labels = np.asarray(labels, dtype=np.float64)
-    out = labels.copy()
-    if gains is not None:
-        for level, value in dict(gains).items():  # a handful of levels
-            out[labels == level] = value
-    out[np.isnan(labels)] = 0.0
-    return out
-
-
-class _Ideal:
-    """Per query, the positive gains of the judged documents sorted descending (trec_eval's
-    ideal ranking), with cumulative sums for lookups at any depth."""
-
-    def __init__(self, v: View, gains):
-        keep, g = _positive_gains(v, gains)
-        rq = v.q_row_query[keep]  # grouped by query, ascending (the judgments' order)
-        # self.rank: 0-based position in the ideal list
-        self.query, self.gain, self.rank, self._bounds = sorted_within_queries(rq, g)
-        self.n_queries = v.n_queries
-        self.npos = np.bincount(self.query, minlength=v.n_queries).astype(np.int64)
-        self.start = np.concatenate([[0], np.cumsum(self.npos)]).astype(np.int64)
-
-    def cumulative(self, values: np.ndarray) -> np.ndarray:
-        return within_segment_cumsum(self.query, values, bounds=self._bounds)
-
-    def totals(self, values: np.ndarray) -> np.ndarray:
-        """Per query: the sum of ``values`` over its ideal list, in list order (bit for bit
-        the last entry of :meth:`cumulative`; 0 for a query without positive gains)."""
-        return np.bincount(self.query, weights=values, minlength=self.n_queries)
-
-    @cached_property
-    def contrib(self) -> np.ndarray:
-        """Per ideal entry: its DCG contribution gain / log2(rank + 1)."""
-        return self.gain / np.log2(self.rank + 2.0)
-
-    @cached_property
-    def levels(self) -> _Levels:
-        """The R-levels of every query (:class:`_Levels`)."""
-        n = len(self.query)
-        is_b = np.ones(n, dtype=bool)  # the last entry of every query's ideal list
-        if n > 1:
-            np.not_equal(self.gain[1:], self.gain[:-1], out=is_b[:-1])
-            is_b[:-1] |= self._bounds[0][1:]  # a query's last entry (the next starts a query)
-        b_index = np.flatnonzero(is_b)
-        n_with = 0 if self._bounds is None else len(self._bounds[1])
-        if len(b_index) == n_with:  # one level per query (one gain value, e.g. binary labels)
-            idcg = self.totals(self.contrib)
-            return _Levels(self.npos[None, :], idcg[None, :], (self.npos > 0).astype(np.float64), idcg, self.npos)
-        bq = self.query[b_index]
-        level = within_segment_rank(bq)
-        shape = (int(level.max()) + 1, self.n_queries)
-        depth = np.zeros(shape, dtype=np.int64)
-        depth[level, bq] = self.rank[b_index] + 1
-        cum = self.cumulative(self.contrib)
-        idcg = np.zeros(shape)
-        idcg[level, bq] = cum[b_index]  # IDCG at a boundary: the ideal's own running sum there
-        count = np.bincount(bq, minlength=self.n_queries).astype(np.float64)
-        return _Levels(depth, idcg, count, self.totals(self.contrib), self.npos)
-
-    def at_hits(self, cum: np.ndarray, seg_query: np.ndarray, seg: np.ndarray, depth: np.ndarray):
-        """(cum summed over the first d = min(depth, npos) ideal positions, d) for hits of
-        segments ``seg`` (:meth:`at` with the per-query lookups done once per segment)."""
-        limit = self.npos[seg_query][seg]
-        d = np.minimum(depth, limit)
-        base = (self.start[:-1] - 1)[seg_query][seg]
-        if len(d) and d.min() > 0:  # every lookup inside an ideal list
-            return cum[base + d], d
-        out = np.zeros(len(d))
-        ok = d > 0
-        out[ok] = cum[base[ok] + d[ok]]
-        return out, d
-
-    def at(self, cum: np.ndarray, query: np.ndarray, depth: np.ndarray) -> np.ndarray:
-        """cum summed over the first min(depth, npos) ideal positions of ``query``."""
-        d = np.minimum(depth, self.npos[query])
-        if len(d) and d.min() > 0:  # every lookup inside an ideal list
-            return cum[self.start[query] + d - 1]
-        out = np.zeros(len(query))
-        ok = d > 0
-        out[ok] = cum[self.start[query[ok]] + d[ok] - 1]
-        return out
-
-
-@dataclass
-class _Levels:
-    """Per query, its R-levels (the depths b where the ideal gain changes, the last being n⁺)
-    as rows of (levels, queries) tables: ``depth[i, q]`` the i-th level's depth and
-    ``idcg[i, q]`` the IDCG there (both 0 past the query's last level); ``count[q]`` its
-    number of levels, ``idcg_all[q]`` its whole IDCG, ``npos[q]`` its n⁺."""
-
-    depth: np.ndarray
-    idcg: np.ndarray
-    count: np.ndarray
-    idcg_all: np.ndarray
-    npos: np.ndarray
-
-
-def _positive_gains(v: View, gains):
-    """(mask over the judgments, their gains) of the judged documents with a positive
-    trec_eval gain, in judgments order (cached per label reading and gains)."""
-    from pdireval.measures.registry import _freeze
-
-    key = ("trec_positive_gains", v.negatives, _freeze(gains))
-    cache = v.segments.cache
-    if key not in cache:
-        if gains:
-            g = trec_gain(v.q_label, gains)  # unjudged (NaN) -> 0
-            keep = g > 0
-            g = g[keep]
-        else:  # the gain is the label: positive labels only (NaN compares False)
-            keep = v.q_label > 0
-            g = v.q_label[keep]
-        cache[key] = (keep, g)
-    return cache[key]
-
-
-def _uniform_ideal(v: View, gains) -> _UniformIdeal | None:
-    """The ideal ranking when every positive trec_eval gain of the qrels is the same value g
-    (binary qrels, the usual case): each query's ideal list is then n⁺ copies of g, so no
-    sort is needed and a running sum over the ideal list at depth d is entry d of one small
-    table shared by all queries (:class:`_UniformIdeal`). None when the gains differ."""
-    from pdireval.measures.registry import _freeze
-
-    key = ("trec_uniform_ideal", v.negatives, _freeze(gains))
-    cache = v.segments.cache
-    if key not in cache:
-        keep, g = _positive_gains(v, gains)
-        uniform = None
-        if one_value(g):
-            npos = np.bincount(v.q_row_query[keep], minlength=v.n_queries)
-            uniform = _UniformIdeal(npos, float(g[0]) if len(g) else 1.0)
-        cache[key] = uniform
-    return cache[key]
-
-
-@dataclass
-class _UniformIdeal:
-    """Per query n⁺ (``npos``) ideal documents, all of gain ``gain``. ``prefix(values)``
-    gives the table P with P[d] = values[0] + ... + values[d-1] summed left to right (P[0]
-    = 0), for values given per ideal position: bit for bit the running sum of an ideal list
-    at depth d, whatever the query (all ideal lists are the same up to their length)."""
-
-    npos: np.ndarray
-    gain: float
-
-    @cached_property
-    def longest(self) -> int:
-        return int(self.npos.max(initial=0))
-
-    def prefix(self, values) -> np.ndarray:
-        out = np.zeros(self.longest + 1)
-        np.cumsum(np.broadcast_to(values, (self.longest,)), out=out[1:])
-        return out
-
-    @cached_property
-    def idcg(self) -> np.ndarray:
-        """IDCG at depth d: P[d] over gain / log2(position + 2)."""
-        return self.prefix(self.gain / np.log2(np.arange(self.longest) + 2.0))
-
-
-def _levels(v: View, gains) -> _Levels:
-    """The R-levels (:class:`_Levels`): one per query when the gains are uniform."""
-    uniform = _uniform_ideal(v, gains)
-    if uniform is None:
-        return _ideal(v, gains).levels
-    npos = uniform.npos
-    idcg = uniform.idcg[npos]
-    return _Levels(npos[None, :], idcg[None, :], (npos > 0).astype(np.float64), idcg, npos)
-
-
-def _ideal(v: View, gains) -> _Ideal:
-    from pdireval.measures.registry import _freeze
-
-    key = ("trec_ideal", v.negatives, _freeze(gains))
-    cache = v.segments.cache
-    if key not in cache:
-        cache[key] = _Ideal(v, gains)
-    return cache[key]
-
-
-def _ideal_dcg(v: View, gains):
-    key = ("trec_ideal_dcg", v.negatives, tuple(sorted(dict(gains or {}).items())))
-    cache = v.segments.cache
-    if key not in cache:
-        ideal = _ideal(v, gains)
-        cache[key] = ideal.cumulative(ideal.contrib)
-    return cache[key]
-
-
-def _gain_hits(v: View, gains) -> _GainHits:
-    """The hits with a non-zero trec_eval gain, in segment order (:class:`_GainHits`), cached
-    per label reading. Hits with gain 0 add nothing to any sum of these measures, so the
-    kernels read only these."""
-    from pdireval.measures.registry import _freeze
-
-    key = ("trec_gain_hits", v.negatives, v.judged_only, _freeze(gains))
-    cache = v.segments.cache
-    if key not in cache:
-        lab = v.hit_label
-        if dict(gains or {}).get(0, 0.0) == 0:  # label 0 (and unjudged) -> gain 0: skip them
-            idx = np.flatnonzero(np.abs(lab) > 0)  # NaN compares False
-            g = trec_gain(lab[idx], gains) if gains else lab[idx]  # no NaN among these
-            if gains:
-                keep = g != 0
-                if not keep.all():
-                    idx, g = idx[keep], g[keep]
-        else:
-            g = trec_gain(lab, gains)
-            idx = np.flatnonzero(g)
-            g = g[idx]
-        cache[key] = _GainHits(v.hit_seg[idx].astype(np.int64, copy=False), v.hit_pos[idx].astype(np.int64, copy=False), g)
-    return cache[key]
-
-
-@dataclass
-class _GainHits:
-    """Hits with a non-zero gain: segment, position, gain; ``contrib`` = gain / log2(i + 1)
-    (the DCG contribution) is computed on first use."""
-
-    seg: np.ndarray
-    pos: np.ndarray
-    gain: np.ndarray
-
-    @cached_property
-    def contrib(self) -> np.ndarray:
-        return self.gain / np.log2(self.pos + 2.0)
-
-    @cached_property
-    def bounds(self):
-        """:func:`_segment_bounds` of ``seg`` (None without hits)."""
-        return _segment_bounds(self.seg) if len(self.seg) else None
-
-
-def _segment_totals(seg: np.ndarray, cum: np.ndarray, n_seg: int, bounds=None) -> np.ndarray:
-    """Per segment: the last value of an inclusive segmented cumulative sum ``cum`` (0 for a
-    segment without elements): bit for bit the segment's sum in element order."""
-    out = np.zeros(n_seg)
-    if len(seg):
-        _, first, lengths = _segment_bounds(seg) if bounds is None else bounds
-        last = first + lengths - 1
-        out[seg[last]] = cum[last]
-    return out
-
-
-def trec_ndcg(segments, m):
-    """``nDCG(gains={...})@k``: nDCG with trec_eval gain levels, DCG@k / IDCG@k with
-    DCG@k = Σ_{i<=k} gain_i / log2(i + 1) and IDCG@k the same over the ideal ranking (its
-    positive gains only); IDCG = 0 -> 0. Without a cut-off this is trec_eval's ``ndcg`` with
-    gain parameters (``-m ndcg.1=g1,2=g2``, and ``ndcg_p``), with one it is ``ndcg_cut`` on
-    relabelled qrels."""
-    v, gains, k = _view(segments, m), m.get("gains"), m.cutoff
-    ideal = _ideal(v, gains)
-    cum = _ideal_dcg(v, gains)
-    hits = _gain_hits(v, gains)
-    seg, pos, contrib = hits.seg, hits.pos, hits.contrib
-    if k is not None:
-        inside = pos < k
-        seg, contrib = seg[inside], contrib[inside]
-    dcg = seg_sum(seg, contrib, v.n_seg)
-    depth = np.full(v.n_seg, np.iinfo(np.int64).max if k is None else k)
-    return _safe_div(dcg, ideal.at(cum, v.seg_query, depth))
+    return safe_div(total, num_rel(v, rel))
 
 
 def ndcg_p(segments, m):
@@ -609,38 +344,32 @@ def ndcg_p(segments, m):
     ``ndcg_p.1=0.5,2=0.25``) its ideal ranking can be out of order or empty; pdireval sorts
     exactly (identical whenever distinct gains differ by at least 1).
     """
-    v, gains, rel = _view(segments, m), m.get("gains"), m.get("rel")
+    v, gains, rel = view_for(segments, m), m.get("gains"), m.get("rel")
     idcg = ideal_dcg_p(v, gains)
-    hits = _gain_hits(v, gains)
+    hits = gain_hits(v, gains)
     rank = hits.pos + 1.0
     dcg = seg_sum(hits.seg, hits.gain / np.where(rank > 1, np.log2(rank), 1.0), v.n_seg)
-    found = _rel_ret(v, rel) > 0
-    return np.where(found, _safe_div(dcg, idcg[v.seg_query]), 0.0)
+    found = rel_ret(v, rel) > 0
+    return np.where(found, safe_div(dcg, idcg[v.seg_query]), 0.0)
 
 
 def ideal_dcg_p(v: View, gains) -> np.ndarray:
     """Per query: ndcg_p's IDCG, Σ ideal gain_i / max(1, log2 i) with log2 i rounded to single
     precision (trec_eval's m_ndcg_p.c), cached per label reading."""
-    key = ("trec_ideal_dcg_p", v.negatives, _freeze_gains(gains))
+    key = ("trec_ideal_dcg_p", v.negatives, freeze(gains))
     cache = v.segments.cache
     if key not in cache:
-        uniform = _uniform_ideal(v, gains)
+        uniform = uniform_ideal(v, gains)
         if uniform is not None:  # one gain value: IDCG is entry n⁺ of one running sum
             rank = np.arange(1.0, uniform.longest + 1.0)
             divisor = np.where(rank > 1, np.log2(rank).astype(np.float32).astype(np.float64), 1.0)
             cache[key] = uniform.prefix(uniform.gain / divisor)[uniform.npos]
         else:
-            ideal = _ideal(v, gains)
+            ideal = ideal_gains(v, gains)
             rank = ideal.rank + 1.0
             divisor = np.where(rank > 1, np.log2(rank).astype(np.float32).astype(np.float64), 1.0)
             cache[key] = ideal.totals(ideal.gain / divisor)
     return cache[key]
-
-
-def _freeze_gains(gains):
-    from pdireval.measures.registry import _freeze
-
-    return _freeze(gains)
 
 
 def ndcg_rel(segments, m):
@@ -650,22 +379,24 @@ def ndcg_rel(segments, m):
     DCG@r_d / IDCG@r_d + (n⁺ − retrieved positive-gain documents)·DCG / IDCG], r_d the rank of
     d, DCG and IDCG over the whole lists; 0 when n⁺ = 0 or the sum is not positive.
     """
-    v, gains = _view(segments, m), m.get("gains")
-    hits = _gain_hits(v, gains)
+    v, gains = view_for(segments, m), m.get("gains")
+    hits = gain_hits(v, gains)
     seg, pos, g = hits.seg, hits.pos, hits.gain
-    dcg_at = within_segment_cumsum(seg, hits.contrib, bounds=hits.bounds)  # DCG down to and including each hit
-    dcg = _segment_totals(seg, dcg_at, v.n_seg, hits.bounds)
+    dcg_at = within_segment_cumsum(
+        seg, hits.contrib, bounds=hits.bounds
+    )  # DCG down to and including each hit
+    dcg = segment_totals(seg, dcg_at, v.n_seg, hits.bounds)
     positive = g > 0
     if not positive.all():
         seg, pos, dcg_at = seg[positive], pos[positive], dcg_at[positive]
-    uniform = _uniform_ideal(v, gains)
+    uniform = uniform_ideal(v, gains)
     if uniform is not None:  # IDCG@d from one table (a positive-gain hit's query has n⁺ >= 1)
         npos = uniform.npos
         at_hit = uniform.idcg[np.minimum(pos + 1, npos[v.seg_query[seg]])]
         idcg = uniform.idcg[npos[v.seg_query]]
     else:
-        ideal = _ideal(v, gains)
-        cum = _ideal_dcg(v, gains)
+        ideal = ideal_gains(v, gains)
+        cum = ideal_dcg(v, gains)
         npos = ideal.npos
         # IDCG@min(r_d, n⁺): a positive-gain hit's query has n⁺ >= 1, so every lookup is
         # inside its ideal list (row start + min(position, n⁺ - 1))
@@ -675,8 +406,8 @@ def ndcg_rel(segments, m):
     total = seg_sum(seg, dcg_at / at_hit, v.n_seg)  # IDCG@r_d > 0: positive gains above
     n_ret = np.bincount(seg, minlength=v.n_seg)
     npos = npos[v.seg_query].astype(np.float64)
-    total = total + (npos - n_ret) * _safe_div(dcg, idcg)
-    return np.where(total > 0, _safe_div(total, npos), 0.0)
+    total = total + (npos - n_ret) * safe_div(dcg, idcg)
+    return np.where(total > 0, safe_div(total, npos), 0.0)
 
 
 def _dcg_before(v: View, gains, seg: np.ndarray, depth: np.ndarray):
@@ -684,9 +415,9 @@ def _dcg_before(v: View, gains, seg: np.ndarray, depth: np.ndarray):
     DCG of every whole segment."""
     # a sum restarted per segment (within_segment_cumsum): a segment's value depends on its
     # own hits only, not on the segments before it
-    hits = _gain_hits(v, gains)
+    hits = gain_hits(v, gains)
     h_seg, h_pos = hits.seg, hits.pos
-    bounds = _segment_bounds(h_seg) if len(h_seg) else None
+    bounds = segment_bounds(h_seg) if len(h_seg) else None
     cum = within_segment_cumsum(h_seg, hits.contrib, bounds=bounds)
     key_hits = (h_seg << 32) | h_pos
     h_count = np.bincount(h_seg, minlength=v.n_seg)
@@ -695,52 +426,55 @@ def _dcg_before(v: View, gains, seg: np.ndarray, depth: np.ndarray):
     end = np.searchsorted(key_hits, (seg.astype(np.int64) << 32) | d, side="left")
     inside = end > seg_first[seg]  # at least one hit of the segment before the depth
     before = np.where(inside, cum[np.maximum(end - 1, 0)] if len(cum) else 0.0, 0.0)
-    return before, _segment_totals(h_seg, cum, v.n_seg, bounds)
+    return before, segment_totals(h_seg, cum, v.n_seg, bounds)
 
 
-def r_ndcg(segments, m):
+#: Default of ``max_level_passes=``: above this many R-levels in a query, Rndcg looks its depths up
+#: per (segment, level) pair
+#: instead of one pass over the hits per level.
+MAX_LEVEL_PASSES = 8
+
+
+def r_ndcg(segments, m, *, max_level_passes: int = MAX_LEVEL_PASSES):
     """Rndcg: nDCG averaged at the R-levels (trec_eval ``Rndcg``).
 
     The R-levels of a query are the depths b at which the ideal gain changes (the ends of the
     runs of equal gain in the ideal ranking, the last being n⁺, the number of positive-gain
-    judged documents), plus L when L >= n⁺ + 2 (trec_eval's loop skips L = n⁺ + 1). Rndcg = mean over those depths
+    judged documents), plus L when L >= n⁺ + 2 (trec_eval's loop skips L = n⁺ + 1). Rndcg = mean
+    over those depths
     of DCG@b / IDCG@b (log2 discount, trec_eval gain levels). R = 0 (label >= ``rel``) -> 0;
     n⁺ = 0 -> 0 (trec_eval divides 0 by 0 there).
 
     Computed level by level (the i-th R-level of every query at once; a query has as many
     levels as distinct positive gains): DCG@b is the sum, in rank order, of the hits above
-    b, the ratios are added in level order, then the whole list's, as trec_eval adds them.
+    b, the ratios are added in level order, then the whole list's, as trec_eval adds them;
+    past ``max_level_passes`` levels, by (segment, level) pairs (the same numbers).
     """
-    v, gains, rel = _view(segments, m), m.get("gains"), m.get("rel")
-    levels = _levels(v, gains)
-    if len(levels.depth) > _MAX_LEVEL_PASSES:
+    v, gains, rel = view_for(segments, m), m.get("gains"), m.get("rel")
+    levels = r_levels(v, gains)
+    if len(levels.depth) > max_level_passes:
         return _r_ndcg_pairs(v, gains, rel)
-    hits = _gain_hits(v, gains)
+    hits = gain_hits(v, gains)
     sq = v.seg_query
     total = np.zeros(v.n_seg)
     for depth, idcg in zip(levels.depth, levels.idcg):  # one pass per level (a handful)
         inside = hits.pos < depth[sq][hits.seg]
         before = np.bincount(hits.seg[inside], weights=hits.contrib[inside], minlength=v.n_seg)
-        total += _safe_div(before, idcg[sq])
+        total += safe_div(before, idcg[sq])
     npos = levels.npos[sq]
     longer = (v.seg_len > npos + 1) & (npos > 0)  # trec_eval's loop: not when L = n⁺ + 1
     if longer.any():
         dcg = np.bincount(hits.seg, weights=hits.contrib, minlength=v.n_seg)
-        total = total + np.where(longer, _safe_div(dcg, levels.idcg_all[sq]), 0.0)
-    out = _safe_div(total, levels.count[sq] + longer)
-    return np.where(_R(v, rel) > 0, out, 0.0)
-
-
-#: Above this many R-levels in a query, Rndcg looks its depths up per (segment, level) pair
-#: instead of one pass over the hits per level.
-_MAX_LEVEL_PASSES = 8
+        total = total + np.where(longer, safe_div(dcg, levels.idcg_all[sq]), 0.0)
+    out = safe_div(total, levels.count[sq] + longer)
+    return np.where(num_rel(v, rel) > 0, out, 0.0)
 
 
 def _r_ndcg_pairs(v: View, gains, rel: float) -> np.ndarray:
     """Rndcg by (segment, R-level) pairs and a binary search per pair: the same numbers as
     :func:`r_ndcg`, for qrels with many distinct gains per query."""
-    ideal = _ideal(v, gains)
-    cum = _ideal_dcg(v, gains)
+    ideal = ideal_gains(v, gains)
+    cum = ideal_dcg(v, gains)
     # boundaries per query: b = rank + 1 where the next ideal gain differs (or the list ends)
     n_ideal = len(ideal.query)
     is_b = np.ones(n_ideal, dtype=bool)  # the last entry of every query's ideal list
@@ -755,16 +489,16 @@ def _r_ndcg_pairs(v: View, gains, rel: float) -> np.ndarray:
     pair_b = b_index[np.arange(len(pair_seg)) + np.repeat(bstart[v.seg_query] - offsets, per_seg)]
     depth = ideal.rank[pair_b].astype(np.int64) + 1
     before, dcg = _dcg_before(v, gains, pair_seg, depth)
-    ratio = _safe_div(before, cum[pair_b])  # IDCG at a boundary: the ideal's own running sum there
+    ratio = safe_div(before, cum[pair_b])  # IDCG at a boundary: the ideal's own running sum there
     total = seg_sum(pair_seg, ratio, v.n_seg)
     count = per_seg.astype(np.float64)
     npos = ideal.npos[v.seg_query]
     longer = (v.seg_len > npos + 1) & (npos > 0)  # trec_eval's loop: not when L = n⁺ + 1
     idcg = ideal.at(cum, v.seg_query, np.full(v.n_seg, np.iinfo(np.int64).max))
-    total = total + np.where(longer, _safe_div(dcg, idcg), 0.0)
+    total = total + np.where(longer, safe_div(dcg, idcg), 0.0)
     count = count + longer
-    out = _safe_div(total, count)
-    return np.where(_R(v, rel) > 0, out, 0.0)
+    out = safe_div(total, count)
+    return np.where(num_rel(v, rel) > 0, out, 0.0)
 
 
 def g_measure(segments, m):
@@ -775,28 +509,33 @@ def g_measure(segments, m):
     G = Σ_{i: gain_i != 0} gain_i / log2(2 + C_i − S_i) / Σ_j ig_j; 0 when the ideal gains sum
     to 0.
     """
-    v, gains = _view(segments, m), m.get("gains")
-    hits = _gain_hits(v, gains)
+    v, gains = view_for(segments, m), m.get("gains")
+    hits = gain_hits(v, gains)
     seg, pos, g = hits.seg, hits.pos, hits.gain
     sum_results = within_segment_cumsum(seg, g, bounds=hits.bounds)
     depth = pos + 1
-    uniform = _uniform_ideal(v, gains)
+    uniform = uniform_ideal(v, gains)
     if uniform is not None:  # C_i and the ideal gain sums from one table each
         npos = uniform.npos
         d = np.minimum(depth, npos[v.seg_query][seg])
         cost = uniform.prefix(max(uniform.gain, 1.0))[d] + (depth - d)
         ideal_sum = uniform.prefix(uniform.gain)[npos[v.seg_query]]
     else:
-        ideal = _ideal(v, gains)
+        ideal = ideal_gains(v, gains)
         key = ("trec_ideal_cost", v.negatives, tuple(sorted(dict(gains or {}).items())))
         cache = v.segments.cache
         if key not in cache:
             gain_cum = ideal.cumulative(ideal.gain)
-            at_least_one = len(ideal.gain) == 0 or ideal.gain.min() >= 1.0  # then the costs are the gains
-            cache[key] = (gain_cum if at_least_one else ideal.cumulative(np.maximum(ideal.gain, 1.0)), gain_cum)
+            at_least_one = (
+                len(ideal.gain) == 0 or ideal.gain.min() >= 1.0
+            )  # then the costs are the gains
+            cache[key] = (
+                gain_cum if at_least_one else ideal.cumulative(np.maximum(ideal.gain, 1.0)),
+                gain_cum,
+            )
         cost_cum, gain_cum = cache[key]
         cost, d = ideal.at_hits(cost_cum, v.seg_query, seg, depth)
         cost = cost + (depth - d)  # past the ideal list each rank costs 1
         ideal_sum = ideal.at(gain_cum, v.seg_query, np.full(v.n_seg, np.iinfo(np.int64).max))
     total = seg_sum(seg, g / np.log2(2.0 + cost - sum_results), v.n_seg)
-    return _safe_div(total, ideal_sum)
+    return safe_div(total, ideal_sum)

@@ -29,6 +29,7 @@ import re
 from dataclasses import dataclass
 
 from pdireval.errors import MeasureError
+from pdireval.measures.registry import REGISTRY, build_measure, register_spelling_reader
 
 __all__ = [
     "FAMILY_ORDER",
@@ -39,17 +40,55 @@ __all__ = [
     "expand",
     "lookup",
     "trec_eval_name",
+    "read_spelling",
 ]
 
 #: trec_eval's families in the order it prints them (measures.c of 9.0.8, then 10.0's new
 #: ones); a family registered in pdireval but not listed here is printed after these.
 FAMILY_ORDER = (
-    "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
-    "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref",
-    "Rprec_mult", "utility", "11pt_avg", "binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel",
-    "Rndcg", "ndcg_cut", "map_cut", "relative_P", "success", "set_P", "set_relative_P",
-    "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "map_avgjg", "P_avgjg",
-    "Rprec_mult_avgjg", "yaap", "rbp", "rbp_resid", "unj",
+    "runid",
+    "num_q",
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+    "map",
+    "gm_map",
+    "Rprec",
+    "bpref",
+    "recip_rank",
+    "iprec_at_recall",
+    "P",
+    "relstring",
+    "recall",
+    "infAP",
+    "gm_bpref",
+    "Rprec_mult",
+    "utility",
+    "11pt_avg",
+    "binG",
+    "G",
+    "dcg",
+    "ideal_dcg",
+    "ndcg",
+    "ndcg_rel",
+    "Rndcg",
+    "ndcg_cut",
+    "map_cut",
+    "relative_P",
+    "success",
+    "set_P",
+    "set_relative_P",
+    "set_recall",
+    "set_map",
+    "set_F",
+    "num_nonrel_judged_ret",
+    "map_avgjg",
+    "P_avgjg",
+    "Rprec_mult_avgjg",
+    "yaap",
+    "rbp",
+    "rbp_resid",
+    "unj",
 )
 
 _CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -58,8 +97,14 @@ _RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 #: trec_eval's default parameter values of its parameterised families (used for ``-m P``
 #: and for the sets); a MeasureDef may give others in ``extra["trec_eval_defaults"]``.
 FAMILY_DEFAULTS = {
-    "P": _CUTS, "recall": _CUTS, "ndcg_cut": _CUTS, "map_cut": _CUTS, "relative_P": _CUTS,
-    "P_avgjg": _CUTS, "success": (1, 5, 10), "iprec_at_recall": _RECALL_LEVELS,
+    "P": _CUTS,
+    "recall": _CUTS,
+    "ndcg_cut": _CUTS,
+    "map_cut": _CUTS,
+    "relative_P": _CUTS,
+    "P_avgjg": _CUTS,
+    "success": (1, 5, 10),
+    "iprec_at_recall": _RECALL_LEVELS,
     "Rprec_mult": (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0),
     "Rprec_mult_avgjg": (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0),
 }
@@ -67,15 +112,54 @@ FAMILY_DEFAULTS = {
 #: trec_eval's named sets of families (``-m official``, ``-m all_trec``; 9.0.8's lists).
 MEASURE_SETS = {
     "official": (
-        "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
-        "bpref", "recip_rank", "iprec_at_recall", "P",
+        "runid",
+        "num_q",
+        "num_ret",
+        "num_rel",
+        "num_rel_ret",
+        "map",
+        "gm_map",
+        "Rprec",
+        "bpref",
+        "recip_rank",
+        "iprec_at_recall",
+        "P",
     ),
     "all_trec": (
-        "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
-        "bpref", "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP",
-        "gm_bpref", "utility", "11pt_avg", "ndcg", "relative_P", "Rprec_mult", "success",
-        "map_cut", "ndcg_cut", "ndcg_rel", "Rndcg", "binG", "G", "set_P", "set_recall",
-        "set_relative_P", "set_map", "set_F", "num_nonrel_judged_ret",
+        "runid",
+        "num_q",
+        "num_ret",
+        "num_rel",
+        "num_rel_ret",
+        "map",
+        "gm_map",
+        "Rprec",
+        "bpref",
+        "recip_rank",
+        "iprec_at_recall",
+        "P",
+        "relstring",
+        "recall",
+        "infAP",
+        "gm_bpref",
+        "utility",
+        "11pt_avg",
+        "ndcg",
+        "relative_P",
+        "Rprec_mult",
+        "success",
+        "map_cut",
+        "ndcg_cut",
+        "ndcg_rel",
+        "Rndcg",
+        "binG",
+        "G",
+        "set_P",
+        "set_recall",
+        "set_relative_P",
+        "set_map",
+        "set_F",
+        "num_nonrel_judged_ret",
     ),
 }
 
@@ -106,13 +190,14 @@ class TrecMeasure:
     measure: object  # Measure
 
 
-_TEMPLATE = re.compile(r"^(?P<family>[A-Za-z0-9_]+?)(?:_(?P<slot>k|x|\{[A-Za-z_][A-Za-z0-9_]*\}))?$")
+_TEMPLATE = re.compile(
+    r"^(?P<family>[A-Za-z0-9_]+?)(?:_(?P<slot>k|x|\{[A-Za-z_][A-Za-z0-9_]*\}))?$"
+)
 
 
 def families() -> dict[str, _Family]:
     """trec_eval family name -> how the registry computes it (read from every MeasureDef's
     ``trec_eval`` templates each call, so later registrations are included)."""
-    from pdireval.measures.registry import REGISTRY
 
     out: dict[str, _Family] = {}
     for position, definition in enumerate(REGISTRY.values()):
@@ -127,7 +212,9 @@ def families() -> dict[str, _Family]:
                 slot = "cutoff_float"
             elif slot:
                 slot = slot[1:-1]
-            out.setdefault(match.group("family"), _Family(match.group("family"), definition, slot, position))
+            out.setdefault(
+                match.group("family"), _Family(match.group("family"), definition, slot, position)
+            )
     return out
 
 
@@ -157,7 +244,6 @@ def _name(fam: _Family, value) -> str:
 
 
 def _measure(fam: _Family, value, extra_params: dict | None = None):
-    from pdireval.measures.registry import build_measure
 
     params = dict(extra_params or {})
     if fam.slot is None:
@@ -194,7 +280,10 @@ def _parse_values(fam: _Family, text: str, spelled: str) -> list:
 
 
 #: trec_eval's gain parameters: ``rel_level=gain`` pairs (``ndcg_p.1=3.5,2=9``)
-_PAIRS = re.compile(r"^-?\d+=[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?(?:,-?\d+=[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)*$")
+_PAIRS = re.compile(
+    r"^-?\d+=[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+    r"(?:,-?\d+=[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)*$"
+)
 
 
 @dataclass(frozen=True)
@@ -221,7 +310,9 @@ def _one(fam: _Family, value, extra_params=None) -> TrecMeasure:
     return TrecMeasure(_name(fam, value), fam.family, _measure(fam, value, extra_params))
 
 
-def expand(spec: str, *, extra_params: dict | None = None, pseudo: bool = False) -> list[TrecMeasure]:
+def expand(
+    spec: str, *, extra_params: dict | None = None, pseudo: bool = False
+) -> list[TrecMeasure]:
     """The trec_eval measures a ``-m`` argument names, in trec_eval's print order.
 
     ``spec`` is a family (``P``: its default parameters), a family with parameters after a
@@ -261,10 +352,14 @@ def expand(spec: str, *, extra_params: dict | None = None, pseudo: bool = False)
 
 def _family_measures(fam: _Family, values, spelled: str, extra_params) -> list[TrecMeasure]:
     if isinstance(values, _GainPairs):
-        from pdireval.measures.registry import build_measure
-
         params = {**_declared(fam, extra_params), "gains": values.mapping}
-        return [TrecMeasure(f"{fam.family}_{values.text}", fam.family, build_measure(fam.definition.name, params))]
+        return [
+            TrecMeasure(
+                f"{fam.family}_{values.text}",
+                fam.family,
+                build_measure(fam.definition.name, params),
+            )
+        ]
     if fam.slot is None:
         if values:
             raise MeasureError(
@@ -299,20 +394,24 @@ def _split(spec: str, fams: dict[str, _Family]):
     for name in sorted(fams, key=len, reverse=True):
         fam = fams[name]
         for sep in ".", "_":
-            if spec.startswith(name + sep) and _takes_gains(fam) and _PAIRS.match(spec[len(name) + 1:]):
-                return fam, _GainPairs(spec[len(name) + 1:])
+            if (
+                spec.startswith(name + sep)
+                and _takes_gains(fam)
+                and _PAIRS.match(spec[len(name) + 1 :])
+            ):
+                return fam, _GainPairs(spec[len(name) + 1 :])
     # family.params (the -m form): the family is the longest known prefix before a dot
     for name in sorted(fams, key=len, reverse=True):
         fam = fams[name]
         if spec.startswith(name + ".") and fam.slot is not None:
-            rest = spec[len(name) + 1:]
+            rest = spec[len(name) + 1 :]
             if rest:
                 return fam, _parse_values(fam, rest, spec)
     # family_value (the output form)
     for name in sorted(fams, key=len, reverse=True):
         fam = fams[name]
         if fam.slot is not None and spec.lower().startswith(name.lower() + "_"):
-            rest = spec[len(name) + 1:]
+            rest = spec[len(name) + 1 :]
             if re.fullmatch(r"\d+(\.\d+)?", rest):
                 return fam, _parse_values(fam, rest, spec)
     return None
@@ -368,3 +467,22 @@ def print_order(items: list[TrecMeasure]) -> list[TrecMeasure]:
         return _order_key(fams[item.family])
 
     return sorted(items, key=key)
+
+
+def read_spelling(text: str, families_too: bool = False) -> list | None:
+    """The measures a trec_eval spelling names (``P.10``, ``P.5,10``, ``P_10``,
+    ``iprec_at_recall.0.10``, ``official``; with ``families_too`` also a bare parameterised
+    family such as ``P``, its default parameters), or None: the registry's spelling reader."""
+    found = lookup(text)
+    if found is None and families_too:
+        try:
+            items = expand(text)
+        except MeasureError:
+            return None
+        fam = families().get(text)
+        if fam is not None and fam.slot is not None:
+            return [t.measure for t in items]
+    return found
+
+
+register_spelling_reader(read_spelling)

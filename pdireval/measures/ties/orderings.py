@@ -63,12 +63,24 @@ from scipy.special import gammaln
 
 from pdireval.core.segments import Segments
 
-__all__ = ["EXACT_LIMIT", "SAMPLES", "CHUNK_HITS", "TieUnits", "tie_units", "expected_by_orderings"]
+__all__ = [
+    "EXACT_LIMIT",
+    "SAMPLES",
+    "CHUNK_HITS",
+    "TieUnits",
+    "tie_units",
+    "expected_by_orderings",
+    "log_factorials",
+    "segment_keys",
+    "random_slots",
+]
 
-EXACT_LIMIT = 5040  # distinct arrangements of a unit enumerated exactly (7!)
-SAMPLES = 1000  # seeded random orderings of a larger unit
-CHUNK_HITS = 2_000_000  # judged documents per kernel call
-DESIGNS = True  # groupwise: whole-list cyclic designs where cheaper (False: each group alone; tests)
+#: default of ``exact_limit=``: distinct arrangements of a unit enumerated exactly (7!)
+EXACT_LIMIT = 5040
+#: default of ``samples=``: seeded random orderings of a larger unit
+SAMPLES = 1000
+#: default of ``chunk_hits=``: judged documents per kernel call
+CHUNK_HITS = 2_000_000
 
 _U64 = np.uint64
 
@@ -78,7 +90,8 @@ class TieUnits:
     """The tie groups of a Segments that hold at least one hit, with their arrangements.
 
     Per group: ``seg``, ``start``, ``size`` (n), ``n_hits`` (h), ``first`` (index of its
-    first hit in the segments' hit arrays), ``offset`` (of its hits in ``canon``), ``log_count`` (log of its number of distinct arrangements) and
+    first hit in the segments' hit arrays), ``offset`` (of its hits in ``canon``), ``log_count``
+    (log of its number of distinct arrangements) and
     ``shape`` (index into ``tables``, −1 when the group has too many arrangements to list).
     ``canon`` lists the hits of each group, sorted by type; ``tables[shape]`` is a pair of
     (A, h) int arrays: per arrangement, the group's occupied slot offsets in increasing order,
@@ -165,16 +178,19 @@ def _row_codes(mat: np.ndarray):
     return shapes, inverse.reshape(-1)
 
 
-def tie_units(segments: Segments, by="label", depth: int | None = None) -> TieUnits:
+def tie_units(
+    segments: Segments, by="label", depth: int | None = None, *, exact_limit: int = EXACT_LIMIT
+) -> TieUnits:
     """The tie groups of ``segments`` of two or more documents holding hits (starting above
     ``depth`` when given), their hits' types and arrangements (cached).
 
     ``by="label"``: judged documents with equal raw labels are alike; ``by="doc"``: every
     judged document is distinct (measures that read more than the label); ``by=(name,
     values)``: documents with equal ``values`` (one per hit) are alike — a measure's own
-    reading of the labels (relevant or not, a gain), named ``name`` for the cache.
+    reading of the labels (relevant or not, a gain), named ``name`` for the cache. A group
+    with at most ``exact_limit`` arrangements gets their table.
     """
-    key = ("tie_units", by if isinstance(by, str) else by[0], depth)
+    key = ("tie_units", by if isinstance(by, str) else by[0], depth, exact_limit)
     if key in segments.cache:
         return segments.cache[key]
     if segments.hit_tie_start is None:
@@ -224,7 +240,7 @@ def tie_units(segments: Segments, by="label", depth: int | None = None) -> TieUn
         log_count = np.maximum(log_count, 0.0)
     shape = np.full(n_groups, -1, dtype=np.int64)
     tables: list = []
-    listable = (log_count > 1e-9) & (log_count <= np.log(EXACT_LIMIT) + 1e-9)
+    listable = (log_count > 1e-9) & (log_count <= np.log(exact_limit) + 1e-9)
     if listable.any() and single:  # shapes (n, 1): one per group size
         distinct, inverse = np.unique(g_size[listable], return_inverse=True)
         shape[listable] = inverse.reshape(-1)
@@ -239,15 +255,28 @@ def tie_units(segments: Segments, by="label", depth: int | None = None) -> TieUn
         mat[run_gid[keep], 1 + rank_in_group[keep]] = run_len[keep]
         shapes, inverse = _row_codes(mat[listable])
         shape[listable] = inverse
-        for row in shapes:  # per arrangement, the slots in increasing order and which hit takes each
+        for (
+            row
+        ) in shapes:  # per arrangement, the slots in increasing order and which hit takes each
             tables.append(_arrangement_table(int(row[0]), tuple(int(c) for c in row[1:] if c > 0)))
     sizes = np.array([t[0].size for t in tables], dtype=np.int64)
     units = TieUnits(  # hit indices back in the whole hit array
-        seg=hit_seg[new].astype(np.int64), start=start[new].astype(np.int64), size=g_size,
-        n_hits=g_hits, first=sub[g_first].astype(np.int64), offset=g_first.astype(np.int64),
-        log_count=log_count, shape=shape, canon=sub[canon], tables=tables,
-        flat_slots=np.concatenate([t[0].ravel() for t in tables]) if tables else np.zeros(0, np.int64),
-        flat_hits=np.concatenate([t[1].ravel() for t in tables]) if tables else np.zeros(0, np.int64),
+        seg=hit_seg[new].astype(np.int64),
+        start=start[new].astype(np.int64),
+        size=g_size,
+        n_hits=g_hits,
+        first=sub[g_first].astype(np.int64),
+        offset=g_first.astype(np.int64),
+        log_count=log_count,
+        shape=shape,
+        canon=sub[canon],
+        tables=tables,
+        flat_slots=np.concatenate([t[0].ravel() for t in tables])
+        if tables
+        else np.zeros(0, np.int64),
+        flat_hits=np.concatenate([t[1].ravel() for t in tables])
+        if tables
+        else np.zeros(0, np.int64),
         table_offset=np.cumsum(sizes) - sizes,
     )
     segments.cache[key] = units
@@ -257,7 +286,7 @@ def tie_units(segments: Segments, by="label", depth: int | None = None) -> TieUn
 # --------------------------------------------------------------------------- random orderings
 
 
-def _segment_keys(segments: Segments) -> np.ndarray:
+def segment_keys(segments: Segments) -> np.ndarray:
     """A uint64 key per segment from its (system, query) names: random orderings depend on
     the list itself, not on which other lists are evaluated."""
     from pdireval.core.hashing import hash_strings, mix
@@ -267,7 +296,9 @@ def _segment_keys(segments: Segments) -> np.ndarray:
     return mix(systems[segments.seg_system], queries[segments.seg_query].view(np.int64))
 
 
-def _random_slots(seg_key: np.ndarray, start: np.ndarray, size: np.ndarray, n_hits: np.ndarray, sample: np.ndarray):
+def random_slots(
+    seg_key: np.ndarray, start: np.ndarray, size: np.ndarray, n_hits: np.ndarray, sample: np.ndarray
+):
     """For each (group, sample) pair: the slot offsets of the group's h hits in a uniformly
     random ordering of its n slots (concatenated, h per pair). Slots are sorted by a hash of
     (list, group start, sample, slot); the hits take the first h of them."""
@@ -288,7 +319,16 @@ def _random_slots(seg_key: np.ndarray, start: np.ndarray, size: np.ndarray, n_hi
 # --------------------------------------------------------------------------- copies
 
 
-def _copies(segments: Segments, seg_hit_start: np.ndarray, copy_src: np.ndarray, copy_len: np.ndarray, ov_copy, ov_slot, ov_hit, ov_pos) -> Segments:
+def _copies(
+    segments: Segments,
+    seg_hit_start: np.ndarray,
+    copy_src: np.ndarray,
+    copy_len: np.ndarray,
+    ov_copy,
+    ov_slot,
+    ov_hit,
+    ov_pos,
+) -> Segments:
     """Segments with one segment per copy: copy c is the first ``copy_len[c]`` hits of segment
     ``copy_src[c]`` (its list length unchanged), whose hit array
     entry ``ov_slot`` (an index into the original hits) holds hit ``ov_hit`` at position
@@ -330,9 +370,11 @@ class _Block:
     pairs: object = None
 
 
-def _evaluate(kernel, m, segments: Segments, seg_hit_start, blocks: list, n_units: int) -> np.ndarray:
+def _evaluate(
+    kernel, m, segments: Segments, seg_hit_start, blocks: list, n_units: int, chunk_hits: int
+) -> np.ndarray:
     """Σ_copies weight·M(copy) per accumulator slot over every block's copies, evaluated
-    together in chunks of about CHUNK_HITS hits (one kernel call for all blocks when they
+    together in chunks of about ``chunk_hits`` hits (one kernel call for all blocks when they
     fit). Each slot sums its copies in copy order, whatever the chunks."""
     blocks = [b for b in blocks if len(b.src)]
     if not blocks:
@@ -346,7 +388,7 @@ def _evaluate(kernel, m, segments: Segments, seg_hit_start, blocks: list, n_unit
     lo = 0
     while lo < len(src):
         base = cost[lo - 1] if lo else 0
-        hi = max(int(np.searchsorted(cost, base + CHUNK_HITS, side="right")), lo + 1)
+        hi = max(int(np.searchsorted(cost, base + chunk_hits, side="right")), lo + 1)
         parts = []
         for block, b0 in zip(blocks, starts):
             a, z = max(lo, b0), min(hi, b0 + len(block.src))
@@ -357,7 +399,9 @@ def _evaluate(kernel, m, segments: Segments, seg_hit_start, blocks: list, n_unit
             ov_copy, ov_slot, ov_hit, ov_pos = (np.concatenate(x) for x in zip(*parts))
         else:
             ov_copy = ov_slot = ov_hit = ov_pos = np.zeros(0, dtype=np.int64)
-        part = _copies(segments, seg_hit_start, src[lo:hi], length[lo:hi], ov_copy, ov_slot, ov_hit, ov_pos)
+        part = _copies(
+            segments, seg_hit_start, src[lo:hi], length[lo:hi], ov_copy, ov_slot, ov_hit, ov_pos
+        )
         values[lo:hi] = np.asarray(kernel(part, m), dtype=np.float64)
         lo = hi
     weight = np.concatenate([b.weight for b in blocks])
@@ -365,7 +409,9 @@ def _evaluate(kernel, m, segments: Segments, seg_hit_start, blocks: list, n_unit
     return np.bincount(unit, weights=values * weight, minlength=n_units)
 
 
-def _group_pairs(units: TieUnits, seg_key, g: np.ndarray, arrangement: np.ndarray, random: np.ndarray):
+def _group_pairs(
+    units: TieUnits, seg_key, g: np.ndarray, arrangement: np.ndarray, random: np.ndarray
+):
     """Overrides for (group, arrangement) pairs: listed groups take table row ``arrangement``,
     the others random ordering number ``arrangement``. Returns, per overridden hit entry,
     (pair, entry, hit, position), a pair's entries in increasing position order."""
@@ -385,7 +431,13 @@ def _group_pairs(units: TieUnits, seg_key, g: np.ndarray, arrangement: np.ndarra
     idx_r = np.flatnonzero(random)
     if len(idx_r):
         gr = g[idx_r]
-        slots_r = _random_slots(seg_key[units.seg[gr]], units.start[gr], units.size[gr], units.n_hits[gr], arrangement[idx_r])
+        slots_r = random_slots(
+            seg_key[units.seg[gr]],
+            units.start[gr],
+            units.size[gr],
+            units.n_hits[gr],
+            arrangement[idx_r],
+        )
         hr = units.n_hits[gr]
         owner = np.repeat(np.arange(len(gr)), hr)
         j = np.arange(len(owner)) - np.repeat(np.cumsum(hr) - hr, hr)
@@ -397,7 +449,9 @@ def _group_pairs(units: TieUnits, seg_key, g: np.ndarray, arrangement: np.ndarra
     return pair, first + k, hit, offset + units.start[g][pair]
 
 
-def _list_block(units: TieUnits, groups: np.ndarray, seg_hit_n, seg_key, count_of, arrangement_of) -> _Block:
+def _list_block(
+    units: TieUnits, groups: np.ndarray, seg_hit_n, seg_key, count_of, arrangement_of
+) -> _Block:
     """Copies of whole lists whose mean is the list's value: ``groups`` (varying groups,
     sorted by list) define the lists; list u gets ``count_of(segs, first_g, n_var)[u]``
     copies, and in copy c its group number i (``gi`` = index into ``groups``) takes
@@ -414,7 +468,9 @@ def _list_block(units: TieUnits, groups: np.ndarray, seg_hit_n, seg_key, count_o
         cu = copy_unit[lo:hi]
         n_g = n_var[cu]
         copy_of_pair = np.repeat(np.arange(hi - lo), n_g)
-        gi = np.repeat(first_g[cu], n_g) + (np.arange(len(copy_of_pair)) - np.repeat(np.cumsum(n_g) - n_g, n_g))
+        gi = np.repeat(first_g[cu], n_g) + (
+            np.arange(len(copy_of_pair)) - np.repeat(np.cumsum(n_g) - n_g, n_g)
+        )
         arrangement, random = arrangement_of(copy_idx[lo:hi][copy_of_pair], gi, cu[copy_of_pair])
         pair, slot, hit, pos = _group_pairs(units, seg_key, groups[gi], arrangement, random)
         return copy_of_pair[pair] + lo, slot, hit, pos
@@ -446,17 +502,35 @@ def _running(values: np.ndarray, first_g: np.ndarray, n_var: np.ndarray, step) -
     return out
 
 
-def expected_by_orderings(kernel, segments: Segments, m, *, joint: bool, by="label", truncate: bool = False, depth: int | None = None) -> np.ndarray:
+def expected_by_orderings(
+    kernel,
+    segments: Segments,
+    m,
+    *,
+    joint: bool,
+    by="label",
+    truncate: bool = False,
+    depth: int | None = None,
+    exact_limit: int = EXACT_LIMIT,
+    samples: int = SAMPLES,
+    chunk_hits: int = CHUNK_HITS,
+    designs: bool = True,
+) -> np.ndarray:
     """E[M] per segment over the orderings of its tie groups (see the module docstring).
 
     ``kernel(segments, m)`` is the measure's ordinary kernel; ``joint`` selects the joint
     method (any measure) instead of the groupwise one (separable measures only); ``by``
-    which documents are alike (see :func:`tie_units`). ``truncate`` (groupwise only; for measures whose normalisers do not depend on the hits
-    below a group): a group's copies stop after its last hit, and the change is measured
-    against the default order of the same truncated list. ``depth``: the measure reads only
-    the top ``depth`` positions (a cut-off), so groups starting below it are left as they are.
+    which documents are alike (see :func:`tie_units`). ``truncate`` (groupwise only; for
+    measures whose normalisers do not depend on the hits below a group): a group's copies
+    stop after its last hit, and the change is measured against the default order of the
+    same truncated list. ``depth``: the measure reads only the top ``depth`` positions (a
+    cut-off), so groups starting below it are left as they are. A unit (a group, or a list
+    for the joint orderings) with at most ``exact_limit`` distinct arrangements is enumerated,
+    a larger one is the mean of ``samples`` seeded random orderings; the kernel is called on
+    about ``chunk_hits`` judged documents at a time; ``designs=False`` evaluates each group
+    alone instead of in whole-list cyclic designs (the same values: tests).
     """
-    units = tie_units(segments, by, depth)
+    units = tie_units(segments, by, depth, exact_limit=exact_limit)
     varying = np.flatnonzero(units.log_count > 1e-9)
     if len(varying) == 0:
         return np.asarray(kernel(segments, m), dtype=np.float64)
@@ -464,25 +538,29 @@ def expected_by_orderings(kernel, segments: Segments, m, *, joint: bool, by="lab
     seg_hit_n = np.bincount(segments.hit_seg, minlength=n_seg)
     seg_hit_start = np.cumsum(seg_hit_n) - seg_hit_n
     listed = units.shape >= 0
-    period = np.where(listed, np.rint(np.exp(np.minimum(units.log_count, 30.0))), SAMPLES).astype(np.int64)
+    period = np.where(listed, np.rint(np.exp(np.minimum(units.log_count, 30.0))), samples).astype(
+        np.int64
+    )
     seg_of = units.seg[varying]
     segs, first_g, n_var = _runs(seg_of)
     unit_of = np.repeat(np.arange(len(segs)), n_var)
     # every list evaluates once as it is (its default value) unless its copies replace it
     as_is = np.ones(n_seg, dtype=bool)
     if joint:
-        # every combination of the groups' arrangements (mixed radix), or SAMPLES random orderings
+        # every combination of the groups' arrangements (mixed radix), or samples random orderings
         log_total = np.bincount(unit_of, weights=units.log_count[varying], minlength=len(segs))
-        sampled = np.bincount(unit_of, weights=(~listed[varying]).astype(float), minlength=len(segs)) > 0
-        exact = (log_total <= np.log(EXACT_LIMIT) + 1e-9) & ~sampled
-        seg_key = _segment_keys(segments) if not exact.all() else None
+        sampled = (
+            np.bincount(unit_of, weights=(~listed[varying]).astype(float), minlength=len(segs)) > 0
+        )
+        exact = (log_total <= np.log(exact_limit) + 1e-9) & ~sampled
+        seg_key = segment_keys(segments) if not exact.all() else None
         per = period[varying]
-        capped = np.minimum(per, EXACT_LIMIT + 1)
-        cum = _running(capped, first_g, n_var, lambda a, b: np.minimum(a * b, EXACT_LIMIT + 1))
+        capped = np.minimum(per, exact_limit + 1)
+        cum = _running(capped, first_g, n_var, lambda a, b: np.minimum(a * b, exact_limit + 1))
         stride = np.where(np.r_[True, unit_of[1:] != unit_of[:-1]], 1, np.r_[1, cum[:-1]])
 
         def count_of(segs_, first_, n_):
-            return np.where(exact, np.rint(np.exp(log_total)), SAMPLES).astype(np.int64)
+            return np.where(exact, np.rint(np.exp(log_total)), samples).astype(np.int64)
 
         def arrangement_of(c, gi, u):
             random = ~exact[u]
@@ -490,21 +568,29 @@ def expected_by_orderings(kernel, segments: Segments, m, *, joint: bool, by="lab
 
         as_is[segs] = False
         block = _list_block(units, varying, seg_hit_n, seg_key, count_of, arrangement_of)
-        return _evaluate(kernel, m, segments, seg_hit_start, [block, _identity_block(np.flatnonzero(as_is), seg_hit_n)], n_seg)
+        blocks = [block, _identity_block(np.flatnonzero(as_is), seg_hit_n)]
+        return _evaluate(kernel, m, segments, seg_hit_start, blocks, n_seg, chunk_hits)
     # groupwise. A list whose groups' periods have a small least common multiple K is
     # evaluated on K copies where group g takes arrangement c mod A_g in copy c: every group
     # sees each of its arrangements equally often, so for a separable measure the mean over
     # the K copies is E[M]. Other lists: each group alone, on copies of the list.
-    seg_key = _segment_keys(segments) if not listed[varying].all() else None
+    seg_key = segment_keys(segments) if not listed[varying].all() else None
     per = period[varying]
-    lcm = _running(np.minimum(per, EXACT_LIMIT + 1), first_g, n_var, lambda a, b: np.minimum(np.lcm(a, b), EXACT_LIMIT + 1))
+    lcm = _running(
+        np.minimum(per, exact_limit + 1),
+        first_g,
+        n_var,
+        lambda a, b: np.minimum(np.lcm(a, b), exact_limit + 1),
+    )
     K = lcm[first_g + n_var - 1]
     if truncate:
         prefix = units.first[varying] + units.n_hits[varying] - seg_hit_start[seg_of]
         cost_alone = np.bincount(unit_of, weights=(per + 1.0) * prefix, minlength=len(segs))
     else:
-        cost_alone = np.bincount(unit_of, weights=per * seg_hit_n[seg_of].astype(float), minlength=len(segs))
-    design = (K <= max(EXACT_LIMIT, SAMPLES)) & (K * seg_hit_n[segs] <= cost_alone) & DESIGNS
+        cost_alone = np.bincount(
+            unit_of, weights=per * seg_hit_n[seg_of].astype(float), minlength=len(segs)
+        )
+    design = (K <= max(exact_limit, samples)) & (K * seg_hit_n[segs] <= cost_alone) & designs
     in_design = design[unit_of]
     blocks = []
     if in_design.any():
@@ -524,7 +610,11 @@ def expected_by_orderings(kernel, segments: Segments, m, *, joint: bool, by="lab
         count = period[g]
         extra = 1 if truncate else 0  # the default order of the truncated list, weight −1
         copy_unit = np.repeat(np.arange(len(g)), count + extra)
-        copy_arr = np.arange(len(copy_unit)) - np.repeat(np.cumsum(count + extra) - count - extra, count + extra) - extra
+        copy_arr = (
+            np.arange(len(copy_unit))
+            - np.repeat(np.cumsum(count + extra) - count - extra, count + extra)
+            - extra
+        )
         copy_src = units.seg[g][copy_unit]
         copy_weight = np.where(copy_arr < 0, -1.0, 1.0 / count[copy_unit])
         if truncate:
@@ -535,13 +625,15 @@ def expected_by_orderings(kernel, segments: Segments, m, *, joint: bool, by="lab
         def pairs(lo, hi):
             moved = np.flatnonzero(copy_arr[lo:hi] >= 0)
             cu = copy_unit[lo:hi][moved]
-            pair, slot, hit, pos = _group_pairs(units, seg_key, g[cu], copy_arr[lo:hi][moved], ~listed[g[cu]])
+            pair, slot, hit, pos = _group_pairs(
+                units, seg_key, g[cu], copy_arr[lo:hi][moved], ~listed[g[cu]]
+            )
             return moved[pair] + lo, slot, hit, pos
 
         # each group's change accumulates in its own slot, after the segments'
         blocks.append(_Block(copy_src, copy_len, n_seg + copy_unit, copy_weight, pairs))
     blocks.append(_identity_block(np.flatnonzero(as_is), seg_hit_n))
-    total = _evaluate(kernel, m, segments, seg_hit_start, blocks, n_seg + len(g))
+    total = _evaluate(kernel, m, segments, seg_hit_start, blocks, n_seg + len(g), chunk_hits)
     out, change = total[:n_seg], total[n_seg:]
     if len(g) == 0:
         return out

@@ -38,7 +38,7 @@ document (r = 1) they are its n slots: with t the number of slots where
 (c + 1)/(s + p + 1) > L, E = ((c + 1)·(H_{s+t} − H_s) + (n − t)·L)/n (H the harmonic
 numbers). Otherwise, and for the lists that keep two groups or more, the placements are
 listed (every r-subset of the n slots when there are at most 5040 of them, else 1000
-seeded random ones drawn as :mod:`pdireval.measures.tie_orderings` draws them), each
+seeded random ones drawn as :mod:`pdireval.measures.ties.orderings` draws them), each
 placement's Φ_G for every j0 read off one suffix maximum of its precisions, floored at L,
 and the maximum's distribution swept as above. All recall levels are computed at once:
 (groups × levels) matrices for the bounds, one list of placements for every level.
@@ -53,8 +53,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from pdireval.measures.standard.kernels import _view
 from pdireval.measures.ties.groups import log_comb, tie_groups
+from pdireval.measures.ties.orderings import (
+    EXACT_LIMIT,
+    SAMPLES,
+    random_slots,
+    segment_keys,
+)
+from pdireval.measures.toolkit import view_for
 from pdireval.measures.view import within_segment_cumsum, within_segment_suffix_max
 
 __all__ = ["iprec_sum", "iprec", "eleven_point"]
@@ -68,20 +74,22 @@ def _subsets(n: int, r: int) -> np.ndarray:
     if key not in _SUBSETS:
         import itertools
 
-        _SUBSETS[key] = np.array(list(itertools.combinations(range(n), r)), dtype=np.int64).reshape(-1, r)
+        _SUBSETS[key] = np.array(list(itertools.combinations(range(n), r)), dtype=np.int64).reshape(
+            -1, r
+        )
     return _SUBSETS[key]
 
 
-def _placements(segments, seg: np.ndarray, start: np.ndarray, size: np.ndarray, r: np.ndarray):
+def _placements(
+    segments, seg, start, size, r, *, exact_limit: int = EXACT_LIMIT, samples: int = SAMPLES
+):
     """The equally likely placements of each group's r relevant documents among its n slots:
-    every r-subset when there are at most EXACT_LIMIT of them, else SAMPLES seeded random
-    ones (as :mod:`pdireval.measures.tie_orderings` draws). Returns (group of each placement,
+    every r-subset when there are at most ``exact_limit`` of them, else ``samples`` seeded random
+    ones (as :mod:`pdireval.measures.ties.orderings` draws). Returns (group of each placement,
     its probability, per placement its r slots in increasing order, concatenated); a group's
     placements are consecutive."""
-    from pdireval.measures import tie_orderings as TO
-
     log_count = log_comb(size.astype(np.float64), r.astype(np.float64))
-    listed = log_count <= np.log(TO.EXACT_LIMIT) + 1e-9
+    listed = log_count <= np.log(exact_limit) + 1e-9
     owner_parts, prob_parts, slot_parts = [], [], []
     if listed.any():
         if np.all(r[listed] == 1):  # one relevant document: its slots are the placements
@@ -96,20 +104,22 @@ def _placements(segments, seg: np.ndarray, start: np.ndarray, size: np.ndarray, 
             slot_parts.append(np.tile(table, (len(members), 1)).reshape(-1))
     sampled = np.flatnonzero(~listed)
     if len(sampled):
-        key = TO._segment_keys(segments)
-        pair_group = np.repeat(sampled, TO.SAMPLES)
-        sample = np.tile(np.arange(TO.SAMPLES), len(sampled))
+        key = segment_keys(segments)
+        pair_group = np.repeat(sampled, samples)
+        sample = np.tile(np.arange(samples), len(sampled))
         kk = r[pair_group].astype(np.int64)
-        slots = TO._random_slots(key[seg[pair_group]], start[pair_group], size[pair_group], kk, sample)
+        slots = random_slots(key[seg[pair_group]], start[pair_group], size[pair_group], kk, sample)
         owner = np.repeat(np.arange(len(pair_group)), kk)
         slots = slots[np.lexsort((slots, owner))]  # increasing within each placement
         owner_parts.append(pair_group)
-        prob_parts.append(np.full(len(pair_group), 1.0 / TO.SAMPLES))
+        prob_parts.append(np.full(len(pair_group), 1.0 / samples))
         slot_parts.append(slots)
     return np.concatenate(owner_parts), np.concatenate(prob_parts), np.concatenate(slot_parts)
 
 
-def _expected_max(unit: np.ndarray, item: np.ndarray, value: np.ndarray, prob: np.ndarray, n_units: int) -> np.ndarray:
+def _expected_max(
+    unit: np.ndarray, item: np.ndarray, value: np.ndarray, prob: np.ndarray, n_units: int
+) -> np.ndarray:
     """E[max_G X_G] per unit for independent discrete X_G (the items of the unit) given by
     atoms (value, prob), each item's probabilities summing to 1; items numbered in unit
     order. Σ_k v_k·(F(v_k) − F(v_{k−1})) over the unit's atoms in increasing order,
@@ -224,12 +234,15 @@ def _overwrite(out: np.ndarray, seg, value) -> np.ndarray:
     return out
 
 
-def iprec_sum(segments, m, fractions) -> np.ndarray | None:
+def iprec_sum(
+    segments, m, fractions, *, exact_limit: int = EXACT_LIMIT, samples: int = SAMPLES
+) -> np.ndarray | None:
     """Σ_x E[IPrec@x] per segment over the recall levels x in ``fractions`` (None on
-    condensed lists, ``judged_only``: left to the enumeration)."""
+    condensed lists, ``judged_only``: left to the enumeration). A group's placements are
+    enumerated up to ``exact_limit`` of them, else ``samples`` seeded random ones."""
     if m.get("judged_only", False):
         return None
-    v, rel = _view(segments, m), m.get("rel")
+    v, rel = view_for(segments, m), m.get("rel")
     groups = tie_groups(v)
     x = np.asarray(fractions, dtype=np.float64)
     n_levels = len(x)
@@ -243,7 +256,9 @@ def iprec_sum(segments, m, fractions) -> np.ndarray | None:
     seg, s, n = groups.seg[has], groups.start[has], groups.size[has]
     first = np.flatnonzero(np.r_[True, seg[1:] != seg[:-1]])
     lengths = np.diff(np.r_[first, len(seg)])
-    table, row = _wanted(x, v.num_rel(rel)[v.seg_query[seg[first]]])  # w of list i at level l: table[row[i], l]
+    table, row = _wanted(
+        x, v.num_rel(rel)[v.seg_query[seg[first]]]
+    )  # w of list i at level l: table[row[i], l]
     H = _harmonic(int((s + n).max()))
     # sparse lists (sparse judgments): one or two groups, each holding one relevant document
     second_r = r[np.minimum(first + 1, len(r) - 1)]
@@ -251,7 +266,9 @@ def iprec_sum(segments, m, fractions) -> np.ndarray | None:
     sparse_seg = sparse_value = None
     if sparse.any():  # always (a list's value must not depend on the other lists evaluated)
         sparse_seg = seg[first[sparse]]
-        sparse_value = _sparse_lists(H, s, n, first[sparse], lengths[sparse] == 2, table, row[sparse])
+        sparse_value = _sparse_lists(
+            H, s, n, first[sparse], lengths[sparse] == 2, table, row[sparse]
+        )
         if sparse.all():
             out[sparse_seg] = sparse_value
             return out
@@ -273,7 +290,9 @@ def iprec_sum(segments, m, fractions) -> np.ndarray | None:
     # a: the first group qualifying (c + r >= w) per (list, level), when the list has one
     valid = want <= last[first + lengths - 1][:, None]
     stride = int(last.max()) + 2
-    a = np.searchsorted(list_of * stride + last, (np.arange(n_lists) * stride)[:, None] + want.astype(np.int64))
+    a = np.searchsorted(
+        list_of * stride + last, (np.arange(n_lists) * stride)[:, None] + want.astype(np.int64)
+    )
     a = np.where(valid, a, 0)
     # L: the largest lo over the qualifying groups (a suffix of the list)
     marked = np.zeros(n_groups, dtype=bool)
@@ -307,7 +326,9 @@ def iprec_sum(segments, m, fractions) -> np.ndarray | None:
     if easy.any():
         ge = g_k[easy]
         t = _slots_above(c[ge], s[ge], n[ge], floor_k[easy])
-        out += np.bincount(seg[ge], weights=_slot_mean(H, c[ge], s[ge], n[ge], t, floor_k[easy]), minlength=v.n_seg)
+        out += np.bincount(
+            seg[ge], weights=_slot_mean(H, c[ge], s[ge], n[ge], t, floor_k[easy]), minlength=v.n_seg
+        )
     hard = ~easy
     if not hard.any():
         return _overwrite(out, sparse_seg, sparse_value)
@@ -315,7 +336,9 @@ def iprec_sum(segments, m, fractions) -> np.ndarray | None:
     g_h, l_h, unit_key, floor_h = g_k[hard], l_k[hard], unit_k[hard], floor_k[hard]
     need, item_group = np.unique(g_h, return_inverse=True)
     item_group = item_group.reshape(-1)
-    owner, prob, slots = _placements(segments, seg[need], s[need], n[need], r[need])
+    owner, prob, slots = _placements(
+        segments, seg[need], s[need], n[need], r[need], exact_limit=exact_limit, samples=samples
+    )
     k = r[need][owner]
     elem_first = np.cumsum(k) - k
     draw_of = np.repeat(np.arange(len(owner)), k)
@@ -325,7 +348,9 @@ def iprec_sum(segments, m, fractions) -> np.ndarray | None:
     suffix = within_segment_suffix_max(draw_of, precision)  # max over j' >= j in the placement
     n_draws = np.bincount(owner, minlength=len(need))
     draw_first = np.zeros(len(need), dtype=np.int64)
-    block = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])  # a group's placements are consecutive
+    block = np.flatnonzero(
+        np.r_[True, owner[1:] != owner[:-1]]
+    )  # a group's placements are consecutive
     draw_first[owner[block]] = block
     # items: one (list, level, group) each, units (list, level) consecutive (already sorted)
     units, unit = np.unique(unit_key, return_inverse=True)
@@ -333,27 +358,33 @@ def iprec_sum(segments, m, fractions) -> np.ndarray | None:
     j0 = np.maximum(want[list_of[g_h], l_h] - c[g_h] - 1.0, 0.0).astype(np.int64)
     per_item = n_draws[item_group]
     atom_item = np.repeat(np.arange(len(g_h)), per_item)
-    draw = np.arange(len(atom_item)) + np.repeat(draw_first[item_group] - (np.cumsum(per_item) - per_item), per_item)
+    draw = np.arange(len(atom_item)) + np.repeat(
+        draw_first[item_group] - (np.cumsum(per_item) - per_item), per_item
+    )
     value = np.maximum(suffix[elem_first[draw] + j0[atom_item]], floor_h[atom_item])
     p = prob[draw]
     items_of_unit = np.bincount(unit, minlength=len(units))
     lone = items_of_unit[unit[atom_item]] == 1
-    result = np.bincount(unit[atom_item[lone]], weights=value[lone] * p[lone], minlength=len(units)).astype(np.float64)
+    result = np.bincount(
+        unit[atom_item[lone]], weights=value[lone] * p[lone], minlength=len(units)
+    ).astype(np.float64)
     if not lone.all():
         several = ~lone
-        result += _expected_max(unit[atom_item[several]], atom_item[several], value[several], p[several], len(units))
+        result += _expected_max(
+            unit[atom_item[several]], atom_item[several], value[several], p[several], len(units)
+        )
     out += np.bincount(seg[first][units // n_levels], weights=result, minlength=v.n_seg)
     return _overwrite(out, sparse_seg, sparse_value)
 
 
-def iprec(segments, m):
-    """E[IPrec@x] per segment (None on condensed lists)."""
-    return iprec_sum(segments, m, [float(m.cutoff)])
+def iprec(segments, m, **options):
+    """E[IPrec@x] per segment (None on condensed lists); ``options``: of :func:`iprec_sum`."""
+    return iprec_sum(segments, m, [float(m.cutoff)], **options)
 
 
-def eleven_point(segments, m):
+def eleven_point(segments, m, **options):
     """E[11pt_avg] per segment: the mean of E[IPrec@x] over the levels (None on condensed
     lists)."""
     levels = m.get("levels")
-    total = iprec_sum(segments, m, [float(x) for x in levels])
+    total = iprec_sum(segments, m, [float(x) for x in levels], **options)
     return None if total is None else total / len(levels)
