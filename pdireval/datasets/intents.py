@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from pdireval.core.schema import ID_DTYPE
-from pdireval.datasets import pooled_candidates, ranked_run
+from pdireval.datasets.simulation import pooled_candidates, ranked_run
 from pdireval.errors import check_int, check_rng, group_generator
 
 __all__ = ["simulate_diversity"]

@@ -53,8 +53,9 @@ _UNICODE_SPACE = re.compile(
 )
 
 
-def _unicode_space_error(path: Path, kind: str, buf: bytes, offset: int, lines_before: int,
-                         at_file_start: bool) -> SchemaError | None:
+def _unicode_space_error(
+    path: Path, kind: str, buf: bytes, offset: int, lines_before: int, at_file_start: bool
+) -> SchemaError | None:
     """The error for the first non-ASCII whitespace character of ``buf`` outside comment
     lines (and other than a byte-order mark opening the file), or None. ``lines_before``:
     newlines in the file before ``buf``; ``offset``: where to start looking."""
@@ -66,7 +67,9 @@ def _unicode_space_error(path: Path, kind: str, buf: bytes, offset: int, lines_b
         start = buf.rfind(b"\n", 0, at) + 1
         end = buf.find(b"\n", at)
         end = len(buf) if end < 0 else end
-        if (at == 0 and at_file_start and match.group() == b"\xef\xbb\xbf") or buf[start:end].lstrip().startswith(b"#"):
+        if (at == 0 and at_file_start and match.group() == b"\xef\xbb\xbf") or buf[
+            start:end
+        ].lstrip().startswith(b"#"):
             offset = match.end()
             continue
         char = match.group().decode("utf-8")
@@ -74,7 +77,8 @@ def _unicode_space_error(path: Path, kind: str, buf: bytes, offset: int, lines_b
         text = buf[start:end][:200].decode("utf-8", errors="replace")
         return SchemaError(
             f"{path}, line {line}: the {kind} line holds the character "
-            f"{unicodedata.name(char, 'whitespace')} (U+{ord(char):04X}), which is not a field separator in a TREC file (fields are "
+            f"{unicodedata.name(char, 'whitespace')} (U+{ord(char):04X}), which is not a field "
+            "separator in a TREC file (fields are "
             f"separated by ASCII spaces or tabs) and cannot be part of an id. The line: {text!r}. "
             "Replace it by an ordinary space (e.g. sed 's/\\xc2\\xa0/ /g' for no-break spaces) "
             "or remove it."
@@ -96,7 +100,7 @@ def check_text(path: Path, kind: str, spaces: bool = True) -> None:
     decoder = codecs.getincrementaldecoder("utf-8")()
     total, lines_before, tail = 0, 0, b""
     try:
-        with (gzip.open(path, "rb") if gz else open(path, "rb")) as fh:
+        with gzip.open(path, "rb") if gz else open(path, "rb") as fh:
             while True:
                 chunk = fh.read(_CHECK_CHUNK)
                 if not chunk:
@@ -105,7 +109,8 @@ def check_text(path: Path, kind: str, spaces: bool = True) -> None:
                 if gz and total > MAX_DECOMPRESSED_BYTES:
                     raise SchemaError(
                         f"{path}: this gzip archive decompresses to more than "
-                        f"{MAX_DECOMPRESSED_BYTES} bytes (pdireval.io.files.MAX_DECOMPRESSED_BYTES); "
+                        f"{MAX_DECOMPRESSED_BYTES} bytes "
+                        "(pdireval.io.files.MAX_DECOMPRESSED_BYTES); "
                         "it is refused before parsing. Check the file, or raise that limit."
                     )
                 pending = len(decoder.getstate()[0])
@@ -116,7 +121,7 @@ def check_text(path: Path, kind: str, spaces: bool = True) -> None:
                     line = lines_before + chunk.count(b"\n", 0, at) + 1
                     start = chunk.rfind(b"\n", 0, at) + 1
                     end = chunk.find(b"\n", at)
-                    text = chunk[start:end if end >= 0 else len(chunk)][:200]
+                    text = chunk[start : end if end >= 0 else len(chunk)][:200]
                     raise SchemaError(
                         f"{path}, line {line}: the {kind} file is not UTF-8 text (byte "
                         f"0x{chunk[at]:02x} cannot be decoded). The line: {text!r}. pdireval does "
@@ -156,7 +161,11 @@ def folder_error(path: Path, kind: str) -> SchemaError:
         inside = sorted(p.name for p in path.iterdir() if not p.name.startswith("."))
     except OSError:
         inside = []
-    held = f" (it holds {', '.join(repr(n) for n in inside[:5])}{', ...' if len(inside) > 5 else ''})" if inside else " (it is empty)"
+    held = (
+        f" (it holds {', '.join(repr(n) for n in inside[:5])}{', ...' if len(inside) > 5 else ''})"
+        if inside
+        else " (it is empty)"
+    )
     return SchemaError(
         f"{path}: this is a folder{held}, where a {kind} file is expected. Pass the path of the "
         f"{kind} file itself, e.g. {str(path / (inside[0] if inside else 'file.txt'))!r}."

@@ -51,9 +51,12 @@ def as_frame(obj, kind: str):
         if obj and all(isinstance(inner, Mapping) for inner in obj.values()):
             return _from_nested(obj, kind)
         return obj  # e.g. a dict of columns: the caller's type error says what to pass
-    if isinstance(obj, Iterable) and not hasattr(obj, "columns") and not isinstance(
-        obj, (bytes, pd.Series, pd.Index)
-    ) and not hasattr(obj, "__array__"):
+    if (
+        isinstance(obj, Iterable)
+        and not hasattr(obj, "columns")
+        and not isinstance(obj, (bytes, pd.Series, pd.Index))
+        and not hasattr(obj, "__array__")
+    ):
         return _from_records(obj, kind)
     return obj
 
@@ -92,8 +95,10 @@ def _from_records(obj: Iterable, kind: str) -> pd.DataFrame:
     if hasattr(first, "__dataclass_fields__"):
         names = list(first.__dataclass_fields__)
         return pd.DataFrame([[getattr(r, n) for n in names] for r in records], columns=names)
-    if isinstance(first, (tuple, list)) and len(first) == 3 and all(
-        isinstance(r, (tuple, list)) and len(r) == 3 for r in records
+    if (
+        isinstance(first, (tuple, list))
+        and len(first) == 3
+        and all(isinstance(r, (tuple, list)) and len(r) == 3 for r in records)
     ):
         frame = pd.DataFrame.from_records(records, columns=["query", "doc", _VALUE_NAME[kind]])
         if kind == "run":

@@ -18,8 +18,9 @@ def is_parquet(path) -> bool:
     return str(path).endswith(PARQUET_SUFFIXES)
 
 
-def read_parquet(path, kind: str, *, system: str = "tag", row_group: int | None = None,
-                 name: str | None = None) -> pd.DataFrame:
+def read_parquet(
+    path, kind: str, *, system: str = "tag", row_group: int | None = None, name: str | None = None
+) -> pd.DataFrame:
     """A run or qrels frame stored in Parquet (as :func:`write_run` / :func:`write_qrels`
     write it, or any frame with the canonical columns), validated; ``row_group`` reads one
     row group only (pdireval.dask reads a file row group by row group)."""
@@ -34,8 +35,10 @@ def read_parquet(path, kind: str, *, system: str = "tag", row_group: int | None 
     except FileNotFoundError:
         raise SchemaError(f"{path}: no such {kind} file.") from None
     except (OSError, pa.ArrowException) as exc:
-        raise SchemaError(f"{path}: not a readable Parquet file ({exc}). Write it with pandas' "
-                          "to_parquet or pdireval's write_run / write_qrels.") from None
+        raise SchemaError(
+            f"{path}: not a readable Parquet file ({exc}). Write it with pandas' "
+            "to_parquet or pdireval's write_run / write_qrels."
+        ) from None
     frame = table.to_pandas()
     try:
         if kind == "qrels":

@@ -89,7 +89,9 @@ def read_run(path, *, system: str = "tag") -> pd.DataFrame:
     files = run_files(as_path(path, "run"))
     names = file_system_names(files) if system == "filename" else [None] * len(files)
     frames = [read_run_file(file, system, name) for file, name in zip(files, names)]
-    if len({tuple(f.columns) for f in frames}) > 1:  # Parquet files with other columns: keep the shared ones
+    if (
+        len({tuple(f.columns) for f in frames}) > 1
+    ):  # Parquet files with other columns: keep the shared ones
         shared = [c for c in frames[0].columns if all(c in f.columns for f in frames)]
         frames = [f[shared] for f in frames]
     run = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
@@ -109,16 +111,27 @@ def read_run_file(file: Path, system: str, name: str | None = None) -> pd.DataFr
     rank = raw["rank"].to_numpy().astype(np.int64)
     if rank.min() == 0:
         rank = rank + 1  # 0-based rank fields (common in TREC submissions)
-    tag = raw["system"] if system == "tag" else pd.Series(
-        name if name is not None else file_system_name(file), index=raw.index, dtype=ID_DTYPE
+    tag = (
+        raw["system"]
+        if system == "tag"
+        else pd.Series(
+            name if name is not None else file_system_name(file), index=raw.index, dtype=ID_DTYPE
+        )
     )
     return pd.DataFrame(
-        {"system": tag, "query": raw["query"], "doc": raw["doc"],
-         "score": raw["score"].to_numpy(dtype=np.float64), "rank": rank}
+        {
+            "system": tag,
+            "query": raw["query"],
+            "doc": raw["doc"],
+            "score": raw["score"].to_numpy(dtype=np.float64),
+            "rank": rank,
+        }
     )
 
 
-def _warn_lists_across_files(run: pd.DataFrame, keys, frames: list[pd.DataFrame], files: list[Path]) -> None:
+def _warn_lists_across_files(
+    run: pd.DataFrame, keys, frames: list[pd.DataFrame], files: list[Path]
+) -> None:
     """Warn when a (run tag, query) ranked list takes lines from several files: the files
     share a run tag, and their lines for one query are merged into one ranking. That is
     right for one run split into parts, and silently wrong for two runs that share a tag
@@ -127,7 +140,7 @@ def _warn_lists_across_files(run: pd.DataFrame, keys, frames: list[pd.DataFrame]
     in_file = np.zeros((len(frames), keys.n_segments), dtype=bool)
     start = 0
     for i, frame in enumerate(frames):
-        in_file[i, keys.seg[start:start + len(frame)]] = True
+        in_file[i, keys.seg[start : start + len(frame)]] = True
         start += len(frame)
     spread = np.flatnonzero(in_file.sum(axis=0) > 1)
     if not len(spread):
@@ -138,15 +151,18 @@ def _warn_lists_across_files(run: pd.DataFrame, keys, frames: list[pd.DataFrame]
     names = [str(files[i].name) for i in np.flatnonzero(in_file[:, seg])]
     warnings.warn(
         f"{len(spread)} ranked list(s) take lines from more than one file, e.g. query {query!r} of "
-        f"run tag {system!r} (in {', '.join(names[:4])}): the files share a run tag and their lines "
-        "for one query are merged into one ranking. If the files are different runs, read them "
-        "with system='filename'; if they are parts of one run, concatenate them into one file.",
+        f"run tag {system!r} (in {', '.join(names[:4])}): the files share a run tag and their "
+        "lines for one query are merged into one ranking. If the files are different runs, read "
+        "them with system='filename'; if they are parts of one run, concatenate them into one "
+        "file.",
         PdirevalWarning,
         stacklevel=3,
     )
 
 
-def check_run_duplicates(run: pd.DataFrame, frames: list[pd.DataFrame], files: list[Path], keys=None) -> None:
+def check_run_duplicates(
+    run: pd.DataFrame, frames: list[pd.DataFrame], files: list[Path], keys=None
+) -> None:
     # exact hash-based check (see pdireval.core.hashing): ~10x faster than DataFrame.duplicated
     dup_rows = (keys if keys is not None else run_keys(run)).duplicated_rows()
     if not len(dup_rows):
@@ -164,7 +180,10 @@ def check_run_duplicates(run: pd.DataFrame, frames: list[pd.DataFrame], files: l
         & (run["doc"] == key["doc"]).to_numpy()
     )
     offsets = np.concatenate([[0], np.cumsum(sizes)])
-    where = [(files[file_of[i]], line_number(files[file_of[i]], int(i - offsets[file_of[i]]))) for i in same]
+    where = [
+        (files[file_of[i]], line_number(files[file_of[i]], int(i - offsets[file_of[i]])))
+        for i in same
+    ]
     rows = run[dup]
     n_files = len({f for f, _ in where})
     fix = (

@@ -35,13 +35,23 @@ def _read_lines(file: Path) -> pd.Series:
     check_text(file, "SVMlight", spaces=False)
     try:
         lines = pd.read_csv(
-            file, sep="\x01", header=None, names=["line"], dtype=str, engine="c", quoting=3,
-            skip_blank_lines=False, na_filter=False, encoding_errors="replace",
+            file,
+            sep="\x01",
+            header=None,
+            names=["line"],
+            dtype=str,
+            engine="c",
+            quoting=3,
+            skip_blank_lines=False,
+            na_filter=False,
+            encoding_errors="replace",
         )["line"]
     except pd.errors.EmptyDataError:
         return pd.Series([], dtype=object)
     except (pd.errors.ParserError, ValueError, OSError, EOFError) as exc:
-        raise SchemaError(f"{file}: cannot read this file as text lines ({str(exc).strip()}).") from None
+        raise SchemaError(
+            f"{file}: cannot read this file as text lines ({str(exc).strip()})."
+        ) from None
     lines.index = pd.RangeIndex(len(lines))
     return lines
 
@@ -107,9 +117,13 @@ def read_svmlight(path, *, query_file=None) -> pd.DataFrame:
     keep = (body != "").to_numpy()
     body, raw = body[keep], lines[keep]
     if len(body) == 0:
-        raise SchemaError(f"{file}: the SVMlight file has no data line. Lines look like {_SVM_EXAMPLE}.")
+        raise SchemaError(
+            f"{file}: the SVMlight file has no data line. Lines look like {_SVM_EXAMPLE}."
+        )
     line_no = body.index.to_numpy() + 1
-    lists = pa_compute.utf8_split_whitespace(pa.array(body.to_numpy(dtype=object), type=pa.string()))
+    lists = pa_compute.utf8_split_whitespace(
+        pa.array(body.to_numpy(dtype=object), type=pa.string())
+    )
     lengths = pa_compute.list_value_length(lists).to_numpy(zero_copy_only=False).astype(np.int64)
     flat = pa_compute.list_flatten(lists)
     starts = np.cumsum(lengths) - lengths
@@ -121,7 +135,9 @@ def read_svmlight(path, *, query_file=None) -> pd.DataFrame:
     bad = ~np.isfinite(label)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise _svm_error(file, line_no[i], f"the label {first.iloc[i]!r} is not a finite number", raw.iloc[i])
+        raise _svm_error(
+            file, line_no[i], f"the label {first.iloc[i]!r} is not a finite number", raw.iloc[i]
+        )
 
     has_qid = second.str.startswith("qid:").to_numpy(dtype=bool)
     if has_qid.all():
@@ -135,7 +151,9 @@ def read_svmlight(path, *, query_file=None) -> pd.DataFrame:
             i = int(np.flatnonzero(empty)[0])
             raise _svm_error(file, line_no[i], "the qid: field is empty", raw.iloc[i])
     elif not has_qid.any():
-        qfile = as_path(query_file, "query") if query_file is not None else Path(str(file) + ".query")
+        qfile = (
+            as_path(query_file, "query") if query_file is not None else Path(str(file) + ".query")
+        )
         if qfile.is_dir():
             raise folder_error(qfile, "group (query_file=)")
         if not qfile.is_file():
@@ -151,10 +169,14 @@ def read_svmlight(path, *, query_file=None) -> pd.DataFrame:
                 f"{len(body)} data lines. The group file must list, in order, how many lines "
                 "each query has."
             )
-        query = pd.Series(np.repeat(np.arange(1, len(sizes) + 1), sizes).astype(str), index=body.index)
+        query = pd.Series(
+            np.repeat(np.arange(1, len(sizes) + 1), sizes).astype(str), index=body.index
+        )
     else:
         i = int(np.flatnonzero(~has_qid)[0])
-        raise _svm_error(file, line_no[i], "no 'qid:' field, while other lines have one", raw.iloc[i])
+        raise _svm_error(
+            file, line_no[i], "no 'qid:' field, while other lines have one", raw.iloc[i]
+        )
 
     # id:value tokens, parsed by pyarrow's compute kernels (no Python loop per token)
     skip = 2 if has_qid.all() else 1
@@ -177,7 +199,8 @@ def read_svmlight(path, *, query_file=None) -> pd.DataFrame:
     if bad.any():
         j = int(np.flatnonzero(bad)[0])
         raise _svm_error(
-            file, int(line_no[position[j]]),
+            file,
+            int(line_no[position[j]]),
             f"the feature {tokens_f[j].as_py()!r} is not of the form id:value (a whole number "
             ">= 0, a colon, a finite number)",
             raw.iloc[position[j]],
@@ -187,7 +210,10 @@ def read_svmlight(path, *, query_file=None) -> pd.DataFrame:
     if repeated.any():
         j = int(np.flatnonzero(repeated)[0])
         raise _svm_error(
-            file, int(line_no[position[j]]), f"feature {fid[j]} is given twice", raw.iloc[position[j]]
+            file,
+            int(line_no[position[j]]),
+            f"feature {fid[j]} is given twice",
+            raw.iloc[position[j]],
         )
 
     query = query.astype(str)
@@ -201,17 +227,19 @@ def read_svmlight(path, *, query_file=None) -> pd.DataFrame:
     if len(body) * width > MAX_FEATURE_CELLS:
         j = int(np.argmax(fid))
         raise _svm_error(
-            file, int(line_no[position[j]]),
+            file,
+            int(line_no[position[j]]),
             f"feature id {int(fid[j])} would make a dense matrix of {len(body)} rows x {width} "
-            f"feature columns ({len(body) * width} cells, {len(body) * width * 8 / 2**30:.1f} GiB), "
-            f"more than pdireval.io.svmlight.MAX_FEATURE_CELLS = {MAX_FEATURE_CELLS}. Renumber the features "
+            f"feature columns ({len(body) * width} cells, "
+            f"{len(body) * width * 8 / 2**30:.1f} GiB), more than "
+            f"pdireval.io.svmlight.MAX_FEATURE_CELLS = {MAX_FEATURE_CELLS}. Renumber the features "
             "densely (1..number of features), or raise that limit",
             raw.iloc[position[j]],
         )
     matrix = np.zeros((len(body), width), dtype=np.float64)
     matrix[position, fid - low] = fval
-    out = pd.DataFrame(
-        {"query": query.to_numpy(), "doc": doc.to_numpy(), "label": label}
-    ).astype({"query": ID_DTYPE, "doc": ID_DTYPE})
+    out = pd.DataFrame({"query": query.to_numpy(), "doc": doc.to_numpy(), "label": label}).astype(
+        {"query": ID_DTYPE, "doc": ID_DTYPE}
+    )
     features = pd.DataFrame(matrix, columns=[f"f{i + low}" for i in range(width)])
     return pd.concat([out, features], axis=1)

@@ -103,7 +103,10 @@ def _field_problem(fmt: TextFormat, name: str, text: str) -> str | None:
     if _NONFINITE.fullmatch(text):
         return f"the {name} field {text!r} is not a finite number"
     if not _NUMBER.fullmatch(text):
-        return f"the {name} field {text!r} is not a number (digits 0-9, an optional sign, point and exponent)"
+        return (
+            f"the {name} field {text!r} is not a number (digits 0-9, an optional sign, point "
+            "and exponent)"
+        )
     value = float(text)
     if not np.isfinite(value):
         return f"the {name} field {text!r} is not a finite number"
@@ -146,7 +149,9 @@ def _read_fast(path: Path, fmt: TextFormat) -> pd.DataFrame | None:
     does not fit the whole file (mixed or repeated whitespace, malformed lines...)."""
     try:
         with open_text(path) as fh:  # the first line that is not blank or a comment
-            first = next((line for line in fh if line.strip() and not line.lstrip().startswith("#")), "")
+            first = next(
+                (line for line in fh if line.strip() and not line.lstrip().startswith("#")), ""
+            )
     except (OSError, EOFError, gzip.BadGzipFile):
         return None
     delimiter = "\t" if "\t" in first else " "
@@ -187,10 +192,15 @@ def _trim_fields(path: Path, table, fmt: TextFormat):
     columns = {}
     for name in fmt.names:
         column = table[name]
-        if name not in fmt.numeric and pa_compute.any(pa_compute.match_substring_regex(column, r"\s")).as_py():
+        if (
+            name not in fmt.numeric
+            and pa_compute.any(pa_compute.match_substring_regex(column, r"\s")).as_py()
+        ):
             column = pa_compute.utf8_trim_whitespace(column)
             if name == fmt.names[-1] and fmt.kind == "run":
-                column = pa_compute.list_element(pa_compute.utf8_split_whitespace(column, max_splits=1), 0)
+                column = pa_compute.list_element(
+                    pa_compute.utf8_split_whitespace(column, max_splits=1), 0
+                )
             else:
                 _check_inner_spaces(path, fmt, name, column, table[fmt.names[0]])
         columns[name] = column
@@ -203,7 +213,8 @@ def _check_inner_spaces(path: Path, fmt: TextFormat, name: str, column, first) -
     fields there, and a TREC file cannot hold such an id (:func:`write_run` refuses it).
     Comment lines (``first`` field starting with '#') are exempt."""
     inner = pa_compute.and_(
-        pa_compute.match_substring_regex(column, r"\s"), pa_compute.invert(pa_compute.starts_with(first, "#"))
+        pa_compute.match_substring_regex(column, r"\s"),
+        pa_compute.invert(pa_compute.starts_with(first, "#")),
     )
     if not pa_compute.any(inner).as_py():
         return
@@ -212,7 +223,8 @@ def _check_inner_spaces(path: Path, fmt: TextFormat, name: str, column, first) -
     raise SchemaError(
         f"{path}, line {number}: the {name} field {column[row].as_py()!r} of this tab-separated "
         f"{fmt.kind} file contains whitespace; an id cannot (trec_eval splits fields on any "
-        f"whitespace and would read different fields). {fmt.expect()[0].upper()}{fmt.expect()[1:]}. "
+        "whitespace and would read different fields). "
+        f"{fmt.expect()[0].upper()}{fmt.expect()[1:]}. "
         "Replace the whitespace inside ids (e.g. with '_')."
     )
 
@@ -265,8 +277,10 @@ def _read_slow(path: Path, fmt: TextFormat) -> pd.DataFrame:
             return lenient
         raise _diagnose(path, fmt, str(exc).strip()) from None
     frame = frame[frame[fmt.names[0]].notna().to_numpy()]
-    if frame[fmt.names[-1]].isna().any() or frame["_surplus"].notna().any() or (
-        frame[fmt.names[0]].str.startswith("#").any()
+    if (
+        frame[fmt.names[-1]].isna().any()
+        or frame["_surplus"].notna().any()
+        or (frame[fmt.names[0]].str.startswith("#").any())
     ):
         lenient = _read_lenient(path, fmt)
         if lenient is not None:
@@ -287,7 +301,11 @@ def _read_lenient(path: Path, fmt: TextFormat) -> pd.DataFrame | None:
     error, as on the fast path (:func:`_check_inner_spaces`)."""
     rows = []
     n = len(fmt.names)
-    ids = [i for i, name in enumerate(fmt.names) if name not in fmt.numeric and not (fmt.kind == "run" and i == n - 1)]
+    ids = [
+        i
+        for i, name in enumerate(fmt.names)
+        if name not in fmt.numeric and not (fmt.kind == "run" and i == n - 1)
+    ]
     try:
         with open_text(path) as fh:
             for number, line, fields in _data_lines(fh):
@@ -300,8 +318,9 @@ def _read_lenient(path: Path, fmt: TextFormat) -> pd.DataFrame | None:
                             raise SchemaError(
                                 f"{path}, line {number}: the {name} field {tab[inner]!r} of this "
                                 f"tab-separated {fmt.kind} line contains whitespace; an id cannot "
-                                "(trec_eval splits fields on any whitespace and would read different "
-                                f"fields). {fmt.expect()[0].upper()}{fmt.expect()[1:]}. Replace the "
+                                "(trec_eval splits fields on any whitespace and would read "
+                                "different fields). "
+                                f"{fmt.expect()[0].upper()}{fmt.expect()[1:]}. Replace the "
                                 "whitespace inside ids (e.g. with '_')."
                             )
                 if len(fields) > len(fmt.names) and fmt.kind == "run":

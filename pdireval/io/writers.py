@@ -22,7 +22,10 @@ def _output_path(path, kind: str) -> Path:
     """The path a writer writes to, checked before anything is written: not empty, not a
     folder, and in a folder that exists (pdireval does not create folders for a file)."""
     if isinstance(path, (str, os.PathLike)) and not os.fspath(path).strip():
-        raise OptionError(f"the {kind} path is empty ({os.fspath(path)!r}); pass the path of the {kind} file to write.")
+        raise OptionError(
+            f"the {kind} path is empty ({os.fspath(path)!r}); pass the path of the {kind} file "
+            "to write."
+        )
     target = as_path(path, kind)
     if target.is_dir():
         raise OptionError(
@@ -111,8 +114,14 @@ def write_run(run: pd.DataFrame, path, *, columns=None) -> None:
     else:
         score = (groups["doc"].transform("size").to_numpy() - rank + 1).astype(np.float64)
     out = pd.DataFrame(
-        {"query": ordered["query"].to_numpy(), "q0": "Q0", "doc": ordered["doc"].to_numpy(),
-         "rank": rank, "score": score, "system": ordered["system"].to_numpy()}
+        {
+            "query": ordered["query"].to_numpy(),
+            "q0": "Q0",
+            "doc": ordered["doc"].to_numpy(),
+            "rank": rank,
+            "score": score,
+            "system": ordered["system"].to_numpy(),
+        }
     )
     out.to_csv(target, sep=" ", header=False, index=False, quoting=csv.QUOTE_NONE)
 
@@ -152,7 +161,9 @@ def write_qrels(qrels: pd.DataFrame, path, *, columns=None) -> None:
         canonical.to_parquet(target, index=False)
         return
     has_sub = "subtopic" in canonical.columns
-    _check_writable_ids(canonical, ("query", "subtopic", "doc") if has_sub else ("query", "doc"), "qrels")
+    _check_writable_ids(
+        canonical, ("query", "subtopic", "doc") if has_sub else ("query", "doc"), "qrels"
+    )
     labels = canonical["label"].to_numpy()
     if np.isnan(labels).any():
         rows = canonical[np.isnan(labels)]
@@ -164,6 +175,11 @@ def write_qrels(qrels: pd.DataFrame, path, *, columns=None) -> None:
     whole = np.all(labels == np.round(labels)) and np.all(np.abs(labels) < 2**53)
     text = labels.astype(np.int64) if whole else labels
     out = pd.DataFrame(
-        {"query": canonical["query"].to_numpy(), "it": canonical["subtopic"].to_numpy() if has_sub else "0", "doc": canonical["doc"].to_numpy(), "label": text}
+        {
+            "query": canonical["query"].to_numpy(),
+            "it": canonical["subtopic"].to_numpy() if has_sub else "0",
+            "doc": canonical["doc"].to_numpy(),
+            "label": text,
+        }
     )
     out.to_csv(target, sep=" ", header=False, index=False, quoting=csv.QUOTE_NONE)
