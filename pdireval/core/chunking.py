@@ -6,7 +6,9 @@ import sys
 
 __all__ = ["CHUNK_CELLS", "chunks", "progress_bar"]
 
-#: Memory budget (number of float64 cells) of one chunk of a vectorized computation.
+#: Memory budget (number of float64 cells) of one chunk of a vectorized computation: the one
+#: place it is set. Every chunked computation takes its chunk size from it (some as a fixed
+#: multiple, e.g. pdireval.runs.joint_ric.PAIR_CELLS), so changing it here scales them all.
 CHUNK_CELLS = 1 << 22  # 4 Mi cells = 32 MiB per array
 
 

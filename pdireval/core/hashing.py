@@ -19,6 +19,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from pdireval.core.chunking import CHUNK_CELLS
+
 __all__ = ["arrow_strings", "hash_strings", "mix", "mix_select", "take", "sorted_unique", "duplicated_rows", "to_numpy_bool"]
 
 _U64 = np.uint64
@@ -28,7 +30,7 @@ _M2 = _U64(0x94D049BB133111EB)
 # _MASK[k] keeps the low k bytes of a little-endian word (k = 0..8)
 _MASK = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
 _MAX_PAD = 64  # widest id (bytes) hashed from a padded copy
-_BLOCK = 1 << 20  # strings per padded copy: bounds its memory
+_BLOCK = CHUNK_CELLS // 4  # strings per padded copy (1 << 20): bounds its memory
 _STEP = 1 << 15  # strings per numpy step: temporaries stay in cache
 
 

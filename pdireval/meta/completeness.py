@@ -9,11 +9,13 @@ import pandas as pd
 
 from pdireval.core.groups import group_columns
 from pdireval.core.schema import canonical_scores
+from pdireval.docstrings import shared_docs
 from pdireval.errors import OptionError, SchemaError
 
 __all__ = ["completeness_correlation"]
 
 
+@shared_docs
 def completeness_correlation(
     scores: pd.DataFrame,
     reference: pd.DataFrame,
@@ -46,10 +48,7 @@ def completeness_correlation(
         matched.
     method
         One correlation method or a list (see :func:`pdireval.correlate`).
-    columns
-        Optional mapping ``{canonical name: your column name}`` for the scores frame(s);
-        other tools' spellings (PyTerrier's ``name, qid``, ir_measures' ``query_id``) are
-        recognised without it.
+    {columns}
 
     Returns
     -------

@@ -17,6 +17,7 @@ from pdireval.core.groups import (
     require_complete,
 )
 from pdireval.core.schema import canonical_scores
+from pdireval.docstrings import shared_docs
 from pdireval.errors import OptionError, SchemaError, check_option, check_real, show_rows
 from pdireval.stats.rank_correlation import CORRELATION_METHODS, rank_correlation
 
@@ -59,6 +60,7 @@ def _system_means(frame: pd.DataFrame, extra: list[str], what: str) -> dict:
     return out
 
 
+@shared_docs
 def correlate(
     scores: pd.DataFrame,
     other: pd.DataFrame | None = None,
@@ -91,10 +93,7 @@ def correlate(
         A second scores frame whose system rankings are compared with those of ``scores``.
     method : str or list of str
         One or several of the methods above.
-    columns
-        Optional mapping ``{canonical name: your column name}`` for the scores frame(s);
-        other tools' spellings (PyTerrier's ``name, qid``, ir_measures' ``query_id``) are
-        recognised without it.
+    {columns}
 
     Returns
     -------

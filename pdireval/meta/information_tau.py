@@ -24,6 +24,7 @@ import pandas as pd
 
 from pdireval.core.groups import group_matrices, scores_groups
 from pdireval.core.schema import canonical_scores
+from pdireval.docstrings import shared_docs
 from pdireval.errors import OptionError, SchemaError, check_bool
 from pdireval.stats.information_theory import (
     TIES,
@@ -117,6 +118,7 @@ def _resolve(name: str, available: list[str]) -> str:
     )
 
 
+@shared_docs
 def information_tau(
     scores: pd.DataFrame,
     a,
@@ -157,10 +159,7 @@ def information_tau(
         involved. ``"keep"``: keep tied pairs with value 0 (three-valued variables; no
         closed form, and the maximum is no longer 1 bit). Pairs with a NaN score are always
         discarded.
-    columns
-        Optional mapping ``{canonical name: your column name}`` for the scores frame(s);
-        other tools' spellings (PyTerrier's ``name, qid``, ir_measures' ``query_id``) are
-        recognised without it.
+    {columns}
 
     Returns
     -------

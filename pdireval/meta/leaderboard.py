@@ -14,7 +14,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from pdireval.core.chunking import chunks
+from pdireval.core.chunking import CHUNK_CELLS, chunks
 from pdireval.core.groups import check_same_grouping, group_columns, group_matrices
 from pdireval.core.schema import canonical_scores
 from pdireval.errors import OptionError, SchemaError, check_bool, check_int, check_real
@@ -67,7 +67,7 @@ def _paired_t_pvalues(x: np.ndarray, i: np.ndarray, j: np.ndarray):
     var = (centred**2).sum(axis=0) / (n - 1)
     var_d = np.empty(len(i))
     n_s = x.shape[1]
-    block = max(1, (1 << 22) // max(1, n_s))  # rows of the covariance matrix per block
+    block = max(1, CHUNK_CELLS // max(1, n_s))  # rows of the covariance matrix per block
     order = np.argsort(i, kind="stable")
     bounds = np.searchsorted(i[order], np.arange(0, n_s + block, block))
     for b, start in enumerate(range(0, n_s, block)):

@@ -7,8 +7,9 @@ import pandas as pd
 
 from pdireval.core.groups import group_columns
 from pdireval.core.schema import canonical_scores
+from pdireval.docstrings import shared_docs
 from pdireval.errors import OptionError, check_real
-from pdireval.meta.significance import _check_common, _iter_tests, compare
+from pdireval.meta.significance import check_common, compare, iter_tests
 
 __all__ = ["discriminative_power", "asl_curve", "conflicts"]
 
@@ -41,6 +42,7 @@ def _tests(scores, method, n_resamples, rng, progress, *, what, columns=None):
                    rng=rng, progress=progress, columns=columns)
 
 
+@shared_docs
 def discriminative_power(
     scores: pd.DataFrame,
     *,
@@ -81,10 +83,7 @@ def discriminative_power(
         alone (see :func:`pdireval.errors.check_rng`).
     progress
         tqdm progress bars (None: when stderr is a terminal).
-    columns
-        Optional mapping ``{canonical name: your column name}`` for the scores frame(s);
-        other tools' spellings (PyTerrier's ``name, qid``, ir_measures' ``query_id``) are
-        recognised without it.
+    {columns}
 
     Returns
     -------
@@ -105,11 +104,11 @@ def discriminative_power(
     method = method or "bootstrap"
     n_resamples = 1000 if n_resamples is None else n_resamples
     frame = canonical_scores(scores, columns)
-    method = _check_common(method, 0.95)
+    method = check_common(method, 0.95)
     keys_cols = group_columns(frame)
     rows = []
     want_required = alpha if method in ("bootstrap", "tukey") else None
-    for keys, _systems, _n, _means, pi, _pj, cols in _iter_tests(
+    for keys, _systems, _n, _means, pi, _pj, cols in iter_tests(
         frame, method, n_resamples=n_resamples, rng=rng, alpha=want_required, progress=progress
     ):
         p = cols["p_value"]
@@ -157,6 +156,7 @@ def _power_of_tests(res: pd.DataFrame, alpha: float) -> pd.DataFrame:
     return out.astype({"n_pairs": np.int64, "n_significant": np.int64, "power": np.float64, "required_diff": np.float64})
 
 
+@shared_docs
 def asl_curve(
     scores: pd.DataFrame,
     *,
@@ -187,10 +187,7 @@ def asl_curve(
         Seed of the resamples.
     progress : bool or None
         Show a progress bar (None: only when standard error is a terminal).
-    columns
-        Optional mapping ``{canonical name: your column name}`` for the scores frame(s);
-        other tools' spellings (PyTerrier's ``name, qid``, ir_measures' ``query_id``) are
-        recognised without it.
+    {columns}
 
     Returns
     -------
@@ -226,6 +223,7 @@ def _groups_in_order(res, keys):
         yield code, res[codes == code]
 
 
+@shared_docs
 def conflicts(
     scores: pd.DataFrame,
     *,
@@ -261,10 +259,7 @@ def conflicts(
         Seed of the resamples.
     progress : bool or None
         Show a progress bar (None: only when standard error is a terminal).
-    columns
-        Optional mapping ``{canonical name: your column name}`` for the scores frame(s);
-        other tools' spellings (PyTerrier's ``name, qid``, ir_measures' ``query_id``) are
-        recognised without it.
+    {columns}
 
     Returns
     -------

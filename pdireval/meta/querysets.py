@@ -17,6 +17,7 @@ import pandas as pd
 from pdireval.core.groups import group_columns, group_matrices, pair_indices
 from pdireval.core.schema import ID_DTYPE, canonical_scores
 from pdireval.core.segments import natural_order
+from pdireval.docstrings import shared_docs
 from pdireval.errors import PdirevalWarning, SchemaError, check_bool, check_option, show_rows
 
 __all__ = ["query_sets", "pad"]
@@ -43,6 +44,7 @@ def _expected_per_query(expected: pd.DataFrame) -> pd.Series:
     return frame.groupby("query", sort=False)["value"].mean()
 
 
+@shared_docs
 def query_sets(
     scores: pd.DataFrame,
     expected: pd.DataFrame,
@@ -80,10 +82,7 @@ def query_sets(
         Number of queries in each set (1 <= n_queries <= number of queries with a difference).
     absolute
         Rank uninformative queries by |difference|.
-    columns
-        Optional mapping ``{canonical name: your column name}`` for the scores frame(s);
-        other tools' spellings (PyTerrier's ``name, qid``, ir_measures' ``query_id``) are
-        recognised without it.
+    {columns}
 
     Returns
     -------
@@ -167,6 +166,7 @@ DENOMINATORS = ("max", "absmax")
 CUTOFFS = ("average", "separate")
 
 
+@shared_docs
 def pad(
     scores: pd.DataFrame,
     *,
@@ -200,10 +200,7 @@ def pad(
         ``"max"`` (the paper's signed maximum) or ``"absmax"``.
     pairs
         Also return the per-pair rows instead of the summary.
-    columns
-        Optional mapping ``{canonical name: your column name}`` for the scores frame(s);
-        other tools' spellings (PyTerrier's ``name, qid``, ir_measures' ``query_id``) are
-        recognised without it.
+    {columns}
 
     Returns
     -------

@@ -13,6 +13,7 @@ import pandas as pd
 
 from pdireval.core.groups import describe_group, group_columns, group_matrices
 from pdireval.core.schema import canonical_scores
+from pdireval.docstrings import shared_docs
 from pdireval.errors import OptionError, SchemaError, check_option, check_real
 from pdireval.stats.gtheory import (
     NEGATIVE,
@@ -115,6 +116,7 @@ def _key_frame(keys_list, frame: pd.DataFrame, repeat: int = 1) -> dict:
 # --------------------------------------------------------------------------- public
 
 
+@shared_docs
 def reliability(
     scores: pd.DataFrame,
     *,
@@ -166,10 +168,7 @@ def reliability(
         ``"keep"``: keep them (then Φ can fall outside [0, 1]).
     confidence_level
         Level of the ``*_ci_low``/``*_ci_high`` intervals.
-    columns
-        Optional mapping ``{canonical name: your column name}`` for the scores frame(s);
-        other tools' spellings (PyTerrier's ``name, qid``, ir_measures' ``query_id``) are
-        recognised without it.
+    {columns}
 
     Returns
     -------
@@ -262,6 +261,7 @@ def reliability(
     return pd.DataFrame(out)
 
 
+@shared_docs
 def d_study(
     scores: pd.DataFrame,
     n_queries,
@@ -284,10 +284,7 @@ def d_study(
         query-set sizes n′ > 0 (a number or a list), e.g. ``range(1, 201)``.
     negative, confidence_level
         As in :func:`reliability`.
-    columns
-        Optional mapping ``{canonical name: your column name}`` for the scores frame(s);
-        other tools' spellings (PyTerrier's ``name, qid``, ir_measures' ``query_id``) are
-        recognised without it.
+    {columns}
 
     Returns
     -------

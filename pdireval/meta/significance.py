@@ -245,7 +245,7 @@ def canonical_method(method):
     return method
 
 
-def _check_common(method, confidence_level, alternative="two-sided"):
+def check_common(method, confidence_level, alternative="two-sided"):
     """Validate the options every test shares; return the canonical method name."""
     method = canonical_method(method)
     check_real("confidence_level", confidence_level, low=0, high=1, inclusive=False)
@@ -259,8 +259,8 @@ def _check_common(method, confidence_level, alternative="two-sided"):
     return method
 
 
-def _iter_tests(frame, method, *, n_resamples, rng, baseline=None, confidence_level=0.95,
-                alpha=None, progress=None, alternative="two-sided", extras=False):
+def iter_tests(frame, method, *, n_resamples, rng, baseline=None, confidence_level=0.95,
+               alpha=None, progress=None, alternative="two-sided", extras=False):
     """Yield (keys, systems, n_queries, means, I, J, cols) for every group of a scores frame."""
     n_res = _resolve_resamples(method, n_resamples)
     seed = check_rng(rng)
@@ -423,7 +423,7 @@ def compare(
     science. Frontiers in Psychology 4.
     """
     frame = canonical_scores(scores, columns)
-    method = _check_common(method, confidence_level, alternative)
+    method = check_common(method, confidence_level, alternative)
     correction = canonical_correction(correction)
     check_option("family", family, ("group", "all"))
     if method == "tukey" and correction is not None:
@@ -437,7 +437,7 @@ def compare(
     required = alpha is not None and method in ("bootstrap", "tukey") and alternative == "two-sided"
     keys_cols = group_columns(frame)
     parts = []
-    for keys, systems, n_q, means, pi, pj, cols in _iter_tests(
+    for keys, systems, n_q, means, pi, pj, cols in iter_tests(
         frame, method, n_resamples=n_resamples, rng=rng, baseline=baseline,
         confidence_level=confidence_level, alpha=alpha if required else None, progress=progress,
         alternative=alternative, extras=True,

@@ -18,6 +18,7 @@ from pdireval.core.groups import (
     system_means,
 )
 from pdireval.core.schema import canonical_scores
+from pdireval.docstrings import shared_docs
 from pdireval.errors import (
     OptionError,
     SchemaError,
@@ -79,6 +80,7 @@ def _swaps_between(scores, other, ties):
     return out
 
 
+@shared_docs
 def swap_rate(
     scores: pd.DataFrame,
     other: pd.DataFrame | None = None,
@@ -133,10 +135,7 @@ def swap_rate(
         seed alone (see :func:`pdireval.errors.check_rng`).
     progress
         tqdm progress bar over the sizes (None: when stderr is a terminal).
-    columns
-        Optional mapping ``{canonical name: your column name}`` for the scores frame(s);
-        other tools' spellings (PyTerrier's ``name, qid``, ir_measures' ``query_id``) are
-        recognised without it.
+    {columns}
 
     Returns
     -------
@@ -246,6 +245,7 @@ def swap_difference(swaps: pd.DataFrame, *, max_rate: float = 0.05) -> pd.DataFr
 # ------------------------------------------------------------------------- error rate
 
 
+@shared_docs
 def error_rate(
     scores: pd.DataFrame,
     *,
@@ -290,10 +290,7 @@ def error_rate(
         seed alone (see :func:`pdireval.errors.check_rng`).
     progress
         tqdm bar over the sizes (None: when stderr is a terminal).
-    columns
-        Optional mapping ``{canonical name: your column name}`` for the scores frame(s);
-        other tools' spellings (PyTerrier's ``name, qid``, ir_measures' ``query_id``) are
-        recognised without it.
+    {columns}
 
     Returns
     -------

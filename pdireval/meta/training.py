@@ -17,6 +17,7 @@ import pandas as pd
 
 from pdireval.core.groups import group_columns, group_matrices
 from pdireval.core.schema import canonical_scores
+from pdireval.docstrings import shared_docs
 from pdireval.errors import OptionError, SchemaError, show_rows
 from pdireval.stats.paired_tests import sign_test, wilcoxon
 
@@ -76,6 +77,7 @@ def _params_frame(params, systems) -> pd.DataFrame | None:
     return frame.reset_index(drop=True)
 
 
+@shared_docs
 def train_test(
     scores: pd.DataFrame,
     *,
@@ -124,10 +126,7 @@ def train_test(
         Scores used for training (default ``scores``); may carry variant columns.
     swap
         Also train on ``test`` and test on ``train`` (fold 1).
-    columns
-        Optional mapping ``{canonical name: your column name}`` for the scores frame(s);
-        other tools' spellings (PyTerrier's ``name, qid``, ir_measures' ``query_id``) are
-        recognised without it.
+    {columns}
 
     Returns
     -------

@@ -21,7 +21,7 @@ three parts per query, with U the union of the systems' truncated lists:
 2. one document x in U, the other outside U: t_s = ±1 for the systems retrieving x and 0
    for the others, so such pairs are grouped by x's retrieval signature and counted with
    per-label counts of the documents outside U;
-3. both documents in U: enumerated per chunk of queries (at most ``CHUNK_CELLS`` pair ×
+3. both documents in U: enumerated per chunk of queries (at most ``PAIR_CELLS`` pair ×
    system cells, bounded memory), as x × {documents of U with a lower label} — never
    same-label pairs. For joint RIC each pair's outcome tuple is coded in base 3 and the
    codes counted; for the information difference of every pair of systems each system's
@@ -40,6 +40,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from pdireval.core.chunking import CHUNK_CELLS
 from pdireval.core.schema import ID_DTYPE
 from pdireval.core.segments import natural_order
 from pdireval.errors import PdirevalError, SchemaError, check_bool, check_option, check_real
@@ -49,7 +50,8 @@ from pdireval.measures.view import NEGATIVES, read_negatives, within_segment_ran
 
 __all__ = ["joint_ric", "information_difference", "judged_lists", "judged_lists_of", "joint_ric_of", "information_difference_of", "pair_pass", "JudgedLists"]
 
-CHUNK_CELLS = 1 << 26  # pair x system cells per chunk of queries (bounded memory)
+#: pair x system cells per chunk of queries (bounded memory): 16 x the one chunk budget
+PAIR_CELLS = 16 * CHUNK_CELLS
 BIG = np.int32(1 << 30)  # rank of a document a list does not hold
 
 
@@ -190,7 +192,7 @@ class _Union:
     def query_chunks(self):
         """Yield ``(queries, counts, x, y)`` for the enumerated pairs (x higher-labelled, both
         in U) of consecutive queries: the chunk's query indices, its pairs per query, and the
-        pairs' U indices grouped by query. A chunk holds at most ``CHUNK_CELLS`` pair × system
+        pairs' U indices grouped by query. A chunk holds at most ``PAIR_CELLS`` pair × system
         cells (a single query larger than that is its own chunk)."""
         per_q = np.bincount(self.q, weights=self.n_partners, minlength=self.n_q).astype(np.int64)
         starts = np.searchsorted(self.q, np.arange(self.n_q), side="left")
@@ -199,7 +201,7 @@ class _Union:
         lo = 0
         while lo < self.n_q:
             base = cells[lo - 1] if lo else 0
-            hi = max(lo + 1, int(np.searchsorted(cells, base + CHUNK_CELLS, side="right")))
+            hi = max(lo + 1, int(np.searchsorted(cells, base + PAIR_CELLS, side="right")))
             a, b = starts[lo], stops[hi - 1]
             counts = self.n_partners[a:b]
             if counts.sum():

@@ -46,7 +46,7 @@ def _random_collection(rng, n_queries, n_systems):
 @pytest.mark.parametrize("chunk", [None, 3])
 def test_joint_ric_equals_direct_mle(monkeypatch, chunk):
     if chunk is not None:
-        monkeypatch.setattr(info, "CHUNK_CELLS", chunk)  # one query per chunk
+        monkeypatch.setattr(info, "PAIR_CELLS", chunk)  # one query per chunk
     rng = np.random.default_rng(21)
     run, qrels, cases = _random_collection(rng, 40, 4)
     groups = [["s0", "s1", "s2", "s3"], ["s2"], ["s3", "s0"]]
@@ -88,7 +88,7 @@ def test_joint_ric_bounds_and_single_system_equals_ric():
 @pytest.mark.parametrize("chunk", [None, 2])
 def test_information_difference_matches_oracle_and_chain_rule(monkeypatch, chunk):
     if chunk is not None:
-        monkeypatch.setattr(info, "CHUNK_CELLS", chunk)
+        monkeypatch.setattr(info, "PAIR_CELLS", chunk)
     rng = np.random.default_rng(33)
     run, qrels, cases = _random_collection(rng, 25, 4)
     out = pdireval.information_difference(run, qrels=qrels)
