@@ -97,7 +97,9 @@ def api_markdown() -> str:
     body += ["## Subpackages", ""]
     for title, module, name in SUBPACKAGE_FUNCTIONS:
         body += _entry(f"pdireval.{title}", getattr(importlib.import_module(module), name))
-    classes = [n for n, m in EXPORTS.items() if inspect.isclass(getattr(importlib.import_module(m), n))]
+    classes = [
+        n for n, m in EXPORTS.items() if inspect.isclass(getattr(importlib.import_module(m), n))
+    ]
     body += ["## Classes", ""]
     for name in classes:
         cls = getattr(importlib.import_module(EXPORTS[name]), name)

@@ -33,8 +33,7 @@ SHARED_DOCS = {
         "    steadier estimates at proportional cost."
     ),
     "progress": (
-        "progress\n"
-        "    Show a progress bar (None: only when standard error is a terminal)."
+        "progress\n    Show a progress bar (None: only when standard error is a terminal)."
     ),
     "confidence_level": (
         "confidence_level\n"

@@ -28,14 +28,18 @@ def load_plugins(spec: str | None = None) -> list[str]:
             path = Path(item)
             if not path.exists():
                 raise MeasureError(f"PDIREVAL_MEASURES names {item!r}, which does not exist.")
-            module_spec = importlib.util.spec_from_file_location(f"pdireval_user_measures_{path.stem}", path)
+            module_spec = importlib.util.spec_from_file_location(
+                f"pdireval_user_measures_{path.stem}", path
+            )
             module = importlib.util.module_from_spec(module_spec)
             module_spec.loader.exec_module(module)
         else:
             try:
                 importlib.import_module(item)
             except ImportError as exc:
-                raise MeasureError(f"PDIREVAL_MEASURES names the module {item!r}, which cannot be imported: {exc}.") from None
+                raise MeasureError(
+                    f"PDIREVAL_MEASURES names the module {item!r}, which cannot be imported: {exc}."
+                ) from None
         loaded.append(item)
     for point in entry_points(group="pdireval.measures"):
         point.load()

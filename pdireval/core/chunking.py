@@ -12,10 +12,6 @@ __all__ = ["CHUNK_CELLS", "chunks", "progress_bar"]
 CHUNK_CELLS = 1 << 22  # 4 Mi cells = 32 MiB per array
 
 
-
-
-
-
 def _stderr_is_tty() -> bool:
     try:
         return bool(sys.stderr.isatty())
@@ -31,8 +27,6 @@ def progress_bar(iterable, *, total=None, desc: str = "", progress=None):
     from tqdm.auto import tqdm
 
     return tqdm(iterable, total=total, desc=desc, leave=False)
-
-
 
 
 def chunks(n_items: int, cells_per_item: int):

@@ -29,8 +29,14 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["DocIdEvidence", "doc_id_evidence", "merge_evidence", "doc_id_messages",
-           "MIN_UNMATCHED_DOCS", "MIN_LIST_DOCS"]
+__all__ = [
+    "DocIdEvidence",
+    "doc_id_evidence",
+    "merge_evidence",
+    "doc_id_messages",
+    "MIN_UNMATCHED_DOCS",
+    "MIN_LIST_DOCS",
+]
 
 #: The whole-run warning needs at least this many distinct run doc ids.
 MIN_UNMATCHED_DOCS = 20
@@ -58,7 +64,11 @@ class DocIdEvidence:
 
     matched: bool
     sample: np.ndarray = field(default_factory=lambda: np.array([], dtype=object))
-    lists: pd.DataFrame = field(default_factory=lambda: pd.DataFrame({"system": [], "query": [], "run_doc": []}, dtype=object))
+    lists: pd.DataFrame = field(
+        default_factory=lambda: pd.DataFrame(
+            {"system": [], "query": [], "run_doc": []}, dtype=object
+        )
+    )
 
 
 def _normalised(array: pa.Array) -> pa.Array:
@@ -107,27 +117,40 @@ def doc_id_evidence(segments, keys, judgments) -> DocIdEvidence:
     # a hash lookup against the (few) judged documents of those queries, in pyarrow, keeps
     # only the rows that can be near misses; the query is matched on those rows only
     run_docs = keys.doc.take(pa.array(rows))
-    run_norm = _normalised(run_docs.combine_chunks() if isinstance(run_docs, pa.ChunkedArray) else run_docs)
-    maybe = np.flatnonzero(pc.is_in(run_norm, value_set=pc.unique(qrels_norm)).to_numpy(zero_copy_only=False))
+    run_norm = _normalised(
+        run_docs.combine_chunks() if isinstance(run_docs, pa.ChunkedArray) else run_docs
+    )
+    maybe = np.flatnonzero(
+        pc.is_in(run_norm, value_set=pc.unique(qrels_norm)).to_numpy(zero_copy_only=False)
+    )
     if len(maybe) == 0:
         return DocIdEvidence(matched, sample)
     take = pa.array(maybe)
-    run_side = pd.DataFrame({
-        "s": key_system[keys.seg[rows[maybe]]], "q": run_query[maybe],
-        "run_doc": np.asarray(run_docs.take(take).to_pylist(), dtype=object),
-        "norm": np.asarray(run_norm.take(take).to_pylist(), dtype=object),
-    })
-    qrels_side = pd.DataFrame({"q": judgments.row_query[in_query],
-                               "norm": np.asarray(qrels_norm.to_pylist(), dtype=object)}).drop_duplicates()
+    run_side = pd.DataFrame(
+        {
+            "s": key_system[keys.seg[rows[maybe]]],
+            "q": run_query[maybe],
+            "run_doc": np.asarray(run_docs.take(take).to_pylist(), dtype=object),
+            "norm": np.asarray(run_norm.take(take).to_pylist(), dtype=object),
+        }
+    )
+    qrels_side = pd.DataFrame(
+        {
+            "q": judgments.row_query[in_query],
+            "norm": np.asarray(qrels_norm.to_pylist(), dtype=object),
+        }
+    ).drop_duplicates()
     near = run_side.merge(qrels_side, on=["q", "norm"], how="inner")
     if len(near) == 0:
         return DocIdEvidence(matched, sample)
     first = near.groupby(["s", "q"], sort=True)["run_doc"].min().reset_index()
-    lists = pd.DataFrame({
-        "system": segments.systems.to_numpy(dtype=object)[first["s"].to_numpy()],
-        "query": judgments.queries.to_numpy(dtype=object)[first["q"].to_numpy()],
-        "run_doc": first["run_doc"].to_numpy(dtype=object),
-    })
+    lists = pd.DataFrame(
+        {
+            "system": segments.systems.to_numpy(dtype=object)[first["s"].to_numpy()],
+            "query": judgments.queries.to_numpy(dtype=object)[first["q"].to_numpy()],
+            "run_doc": first["run_doc"].to_numpy(dtype=object),
+        }
+    )
     return DocIdEvidence(matched, sample, lists)
 
 
@@ -157,7 +180,8 @@ def _whole_run_message(evidence: DocIdEvidence, judgments) -> str:
     return (
         "none of the run's retrieved documents is in the qrels (in any judged query the run "
         "answers); every score will be 0. Run doc ids look like "
-        f"{list(evidence.sample[:3])}, qrels doc ids like {list(_smallest(judgments.doc, 3))}: check "
+        f"{list(evidence.sample[:3])}, qrels doc ids like {list(_smallest(judgments.doc, 3))}: "
+        "check "
         "that both use the same collection and the same spelling (doc ids are compared as exact "
         "strings, case included)."
     )
@@ -170,15 +194,18 @@ def _lists_message(lists: pd.DataFrame, judgments) -> str:
     examples = []
     for system, query, run_doc in shown[["system", "query", "run_doc"]].itertuples(index=False):
         q = judgments.queries.get_loc(query)
-        docs = judgments.doc[judgments.start[q]:judgments.start[q + 1]]
+        docs = judgments.doc[judgments.start[q] : judgments.start[q + 1]]
         same = docs[normalise(docs) == normalise([run_doc])[0]]
-        examples.append(f"system {system!r}, query {query!r}: {run_doc!r} in the run, "
-                        f"{min(same)!r} in the qrels")
+        examples.append(
+            f"system {system!r}, query {query!r}: {run_doc!r} in the run, "
+            f"{min(same)!r} in the qrels"
+        )
     n = len(lists)
     more = f"; {n - SHOW_LISTS} more" if n > SHOW_LISTS else ""
     return (
         f"{n} ranked list{'s' if n != 1 else ''} of at least {MIN_LIST_DOCS} documents retrieve"
-        f"{'' if n != 1 else 's'} no judged document, although some of their doc ids match a judged "
+        f"{'' if n != 1 else 's'} no judged document, although some of their doc ids match a "
+        "judged "
         "document of the query once case, Unicode forms and surrounding whitespace are ignored "
         f"({'; '.join(examples)}{more}). Doc ids are compared as exact strings, so these lists "
         "score 0: write the run's doc ids as the qrels do (e.g. the same case)."

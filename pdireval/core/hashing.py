@@ -21,7 +21,16 @@ import pyarrow.compute as pc
 
 from pdireval.core.chunking import CHUNK_CELLS
 
-__all__ = ["arrow_strings", "hash_strings", "mix", "mix_select", "take", "sorted_unique", "duplicated_rows", "to_numpy_bool"]
+__all__ = [
+    "arrow_strings",
+    "hash_strings",
+    "mix",
+    "mix_select",
+    "take",
+    "sorted_unique",
+    "duplicated_rows",
+    "to_numpy_bool",
+]
 
 _U64 = np.uint64
 _MUL = _U64(0x9E3779B97F4A7C15)  # golden-ratio multiplier
@@ -62,7 +71,9 @@ def mix(h: np.ndarray, codes: np.ndarray) -> np.ndarray:
     return out
 
 
-def mix_select(h: np.ndarray, codes: np.ndarray, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def mix_select(
+    h: np.ndarray, codes: np.ndarray, targets: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Rows whose :func:`mix` (``h``, ``codes``) may be in ``targets``, with those hashes.
 
     A bitmap of the targets' low bits (about 16 bits per target, so it stays in cache)
@@ -267,9 +278,7 @@ def duplicated_rows(codes: np.ndarray, strings: pa.ChunkedArray, hashes: np.ndar
     cand_key = sorted_unique(s[1:][equal])
     del s
     key = mix(hashes, codes)
-    cand = np.flatnonzero(
-        to_numpy_bool(pc.is_in(pa.array(key), value_set=pa.array(cand_key)))
-    )
+    cand = np.flatnonzero(to_numpy_bool(pc.is_in(pa.array(key), value_set=pa.array(cand_key))))
     # exact comparison among the candidates only: (hash, code, string)
     sub = pd.DataFrame(
         {

@@ -27,8 +27,8 @@ class RunKeys:
     Attributes
     ----------
     seg
-        Segment number of every row (int32, or int64 past 2**31 segments); segments are the distinct (system, query)
-        pairs, numbered in order of first appearance.
+        Segment number of every row (int32, or int64 past 2**31 segments); segments are the
+        distinct (system, query) pairs, numbered in order of first appearance.
     seg_system, seg_query
         Per segment: index into ``systems`` and into ``queries``.
     systems, queries

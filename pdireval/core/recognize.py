@@ -96,7 +96,9 @@ class Recognized:
         self.add_system = add_system
 
 
-def recognize(frame: pd.DataFrame, kind: str, columns: Mapping[str, str] | None = None) -> Recognized:
+def recognize(
+    frame: pd.DataFrame, kind: str, columns: Mapping[str, str] | None = None
+) -> Recognized:
     """Map a frame's columns to pdireval's names (the rules in this module's docstring).
 
     Parameters
@@ -140,8 +142,11 @@ def recognize(frame: pd.DataFrame, kind: str, columns: Mapping[str, str] | None 
         if canonical in present and canonical not in taken:
             continue  # already pdireval's name
         found = [s for s in spellings if s in present and s not in taken]
-        if kind == "qrels" and canonical == "label" and "score" in found and any(
-            c in present for c in _RUN_ONLY
+        if (
+            kind == "qrels"
+            and canonical == "label"
+            and "score" in found
+            and any(c in present for c in _RUN_ONLY)
         ):
             found.remove("score")  # a run's score is not a label (ranx qrels: q_id, doc_id, score)
         if not found:
@@ -150,14 +155,15 @@ def recognize(frame: pd.DataFrame, kind: str, columns: Mapping[str, str] | None 
             raise _ambiguous(kind, canonical, found)
         mapping[canonical] = found[0]
         taken.add(found[0])
-    add_system = (
-        kind in ("run", "scores")
-        and "system" not in mapping
-        and "system" not in present
-    )
+    add_system = kind in ("run", "scores") and "system" not in mapping and "system" not in present
     # a column that is not mapped but carries a canonical name another column now takes
     for canonical, user in mapping.items():
-        if canonical != user and canonical in present and canonical not in mapping.values() and canonical not in drop:
+        if (
+            canonical != user
+            and canonical in present
+            and canonical not in mapping.values()
+            and canonical not in drop
+        ):
             drop.append(canonical)
     return Recognized({k: v for k, v in mapping.items() if k != v}, drop, add_system)
 

@@ -1,4 +1,5 @@
-"""The Cranfield 1400 test collection: documents, queries and graded judgments, minding its quirks."""
+"""The Cranfield 1400 test collection: documents, queries and graded judgments, minding its
+quirks."""
 
 from __future__ import annotations
 
@@ -26,7 +27,9 @@ def _records(path: Path) -> list[dict]:
             field = None
         elif len(line) == 2 and line[0] == "." and line[1] in "TABW":
             if not records:
-                raise SchemaError(f"{path}, line {lineno}: field {line!r} before the first '.I' line")
+                raise SchemaError(
+                    f"{path}, line {lineno}: field {line!r} before the first '.I' line"
+                )
             field = line[1]
             records[-1].setdefault(field, [])
         elif field is not None:
@@ -100,12 +103,15 @@ def read_cranfield(path=None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]
             "text": [q["W"] for q in queries],
         }
     )
-    raw = pd.read_csv(files["cranqrel"], sep=r"\s+", header=None, names=["query", "doc", "code"], dtype=str)
+    raw = pd.read_csv(
+        files["cranqrel"], sep=r"\s+", header=None, names=["query", "doc", "code"], dtype=str
+    )
     code = pd.to_numeric(raw["code"], errors="coerce")
     bad = code.isna() | ~code.isin([-1, 1, 2, 3, 4])
     if bad.any():
         raise SchemaError(
-            f"{files['cranqrel']}: {int(bad.sum())} line(s) with a code outside -1, 1..4, e.g. line "
+            f"{files['cranqrel']}: {int(bad.sum())} line(s) with a code outside -1, 1..4, e.g. "
+            "line "
             f"{int(np.flatnonzero(bad.to_numpy())[0]) + 1}: {raw[bad].iloc[0].tolist()}"
         )
     code = code.astype(np.int64)
@@ -118,6 +124,8 @@ def read_cranfield(path=None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]
         }
     )
     # a pair listed twice keeps its most relevant code (the files differ in a few lines)
-    qrels = qrels.sort_values(["query", "doc", "label"], ascending=[True, True, False], kind="stable", na_position="last")
+    qrels = qrels.sort_values(
+        ["query", "doc", "label"], ascending=[True, True, False], kind="stable", na_position="last"
+    )
     qrels = qrels.drop_duplicates(["query", "doc"]).reset_index(drop=True)
     return docs, queries, qrels

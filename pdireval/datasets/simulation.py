@@ -174,7 +174,9 @@ def simulate(
     # how well system s separates relevant documents on query q: its quality, perturbed per
     # query (system x query interaction), times the query's ease (query difficulty)
     ease = np.exp(gen.normal(0, query_spread, size=(1, n_queries)))
-    skill = np.maximum(quality[:, None] + gen.normal(0, interaction, size=(n_systems, n_queries)), 0)
+    skill = np.maximum(
+        quality[:, None] + gen.normal(0, interaction, size=(n_systems, n_queries)), 0
+    )
     skill = skill * ease
     signal = np.where(labels < 0, 0.5, labels).astype(np.float64)
     noise = gen.normal(0, 1, size=(n_systems, n_queries, n_cand))

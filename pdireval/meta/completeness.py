@@ -1,4 +1,5 @@
-"""Robustness of system rankings to incomplete judgments: completeness curves (Buckley & Voorhees 2004; He, Macdonald & Ounis 2008)."""
+"""Robustness of system rankings to incomplete judgments: completeness curves (Buckley & Voorhees
+2004; He, Macdonald & Ounis 2008)."""
 
 from __future__ import annotations
 
@@ -29,8 +30,8 @@ def completeness_correlation(
     ``level`` and ``repeat`` of :func:`evaluate_variants`), systems are ranked by their mean
     over queries (NaN skipped), and the ranking is correlated with the ranking the same
     measure gives under ``reference`` (the scores on the full qrels). This is the curve of
-    Buckley & Voorhees (2004) and of He et al. (2008, Section 5): τ (or ρ) against completeness x, one curve
-    per measure; average it over repeats with a ``groupby``.
+    Buckley & Voorhees (2004) and of He et al. (2008, Section 5): τ (or ρ) against completeness x,
+    one curve per measure; average it over repeats with a ``groupby``.
 
     Kendall's τ_b (default, with τ_a, γ, Spearman ρ, Pearson r, τ_AP) come from
     :func:`pdireval.meta.correlation.rank_correlation`:
@@ -91,8 +92,12 @@ def completeness_correlation(
             "or add them to the scores."
         )
     other = [k for k in keys if k != "measure"]
-    means = frame.groupby(keys + ["system"], sort=False, observed=True, dropna=False)["value"].mean()
-    ref_means = ref.groupby(ref_keys + ["system"], sort=False, observed=True, dropna=False)["value"].mean()
+    means = frame.groupby(keys + ["system"], sort=False, observed=True, dropna=False)[
+        "value"
+    ].mean()
+    ref_means = ref.groupby(ref_keys + ["system"], sort=False, observed=True, dropna=False)[
+        "value"
+    ].mean()
     missing_m = sorted(set(frame["measure"]) - set(ref["measure"]))
     if missing_m:
         raise SchemaError(
@@ -100,8 +105,10 @@ def completeness_correlation(
             "the same measures as the variants."
         )
     measure_rank = {m: i for i, m in enumerate(pd.unique(frame["measure"]))}
-    ref_tables = {k if isinstance(k, tuple) else (k,): g.droplevel(list(range(len(ref_keys))))
-                  for k, g in ref_means.groupby(level=list(range(len(ref_keys))), sort=False)}
+    ref_tables = {
+        k if isinstance(k, tuple) else (k,): g.droplevel(list(range(len(ref_keys))))
+        for k, g in ref_means.groupby(level=list(range(len(ref_keys))), sort=False)
+    }
     rows = []
     for key, g in means.groupby(level=list(range(len(keys))), sort=False):
         key = key if isinstance(key, tuple) else (key,)
@@ -122,8 +129,18 @@ def completeness_correlation(
         y = r.loc[g.index].to_numpy(dtype=np.float64)
         for m in methods:
             stat, p = rank_correlation(x, y, m)
-            rows.append({**kd, "method": m, "statistic": float(stat), "p_value": float(p), "n_systems": len(x)})
-    out = pd.DataFrame(rows, columns=["measure", *other, "method", "statistic", "p_value", "n_systems"])
+            rows.append(
+                {
+                    **kd,
+                    "method": m,
+                    "statistic": float(stat),
+                    "p_value": float(p),
+                    "n_systems": len(x),
+                }
+            )
+    out = pd.DataFrame(
+        rows, columns=["measure", *other, "method", "statistic", "p_value", "n_systems"]
+    )
     out["_m"] = out["measure"].map(measure_rank)
     out["_meth"] = out["method"].map({m: i for i, m in enumerate(methods)})
     out = out.sort_values(["_m", *other, "_meth"], kind="stable").drop(columns=["_m", "_meth"])

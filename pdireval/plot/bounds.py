@@ -1,4 +1,5 @@
-"""Figures for bound frames (Karmaker & Feng's (2022) Figures 2 and 3: histograms of expected values)."""
+"""Figures for bound frames (Karmaker & Feng's (2022) Figures 2 and 3: histograms of expected
+values)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,11 @@ from pdireval.plot._base import new_axes
 __all__ = ["expected_histogram"]
 
 
-def expected_histogram(frame: pd.DataFrame, *, column: str = "random", bins=20, ax=None, **hist_kwargs):
-    """Histogram of per-query expected values, one panel-line per measure (Karmaker & Feng 2022, Figure 2, 3).
+def expected_histogram(
+    frame: pd.DataFrame, *, column: str = "random", bins=20, ax=None, **hist_kwargs
+):
+    """Histogram of per-query expected values, one panel-line per measure (Karmaker & Feng 2022,
+    Figure 2, 3).
 
     Parameters
     ----------
@@ -39,7 +43,9 @@ def expected_histogram(frame: pd.DataFrame, *, column: str = "random", bins=20, 
             f"expected_histogram needs the columns query, measure and {column!r} (the output of "
             f"pdireval.bounds); missing: {missing}."
         )
-    per_query = frame.groupby(["measure", "query"], sort=False, observed=True)[column].mean().reset_index()
+    per_query = (
+        frame.groupby(["measure", "query"], sort=False, observed=True)[column].mean().reset_index()
+    )
     fig, axes = new_axes(ax)
     values = per_query[column].to_numpy(dtype=np.float64)
     finite = values[np.isfinite(values)]

@@ -14,11 +14,15 @@ __all__ = ["information_tau_per_query", "ric_scatter", "fusion_scatter"]
 def _require(frame: pd.DataFrame, columns, what: str) -> None:
     missing = [c for c in columns if c not in frame.columns]
     if missing:
-        raise SchemaError(f"{what} needs the columns {missing} (it has {list(frame.columns)}): pass the frame returned by the function named in the docstring.")
+        raise SchemaError(
+            f"{what} needs the columns {missing} (it has {list(frame.columns)}): pass the frame "
+            "returned by the function named in the docstring."
+        )
 
 
 def information_tau_per_query(table: pd.DataFrame, *, ax=None):
-    """Per-query information τ, one strip of points per conditioning set (Golbus & Aslam 2013, Figure 1).
+    """Per-query information τ, one strip of points per conditioning set (Golbus & Aslam 2013,
+    Figure 1).
 
     Parameters
     ----------
@@ -32,7 +36,11 @@ def information_tau_per_query(table: pd.DataFrame, *, ax=None):
     -------
     Figure, or ``ax`` when given.
     """
-    _require(table, ["measure_a", "measure_b", "given", "query", "information_tau"], "information_tau_per_query")
+    _require(
+        table,
+        ["measure_a", "measure_b", "given", "query", "information_tau"],
+        "information_tau_per_query",
+    )
     fig, axes = new_axes(ax, figsize=(6, 3.5))
     keys = table[["measure_a", "measure_b", "given"]].drop_duplicates().itertuples(index=False)
     labels = []
@@ -50,8 +58,8 @@ def information_tau_per_query(table: pd.DataFrame, *, ax=None):
 
 
 def ric_scatter(scores: pd.DataFrame, measure: str = "AP", *, ric: str = "RIC", ax=None):
-    """Mean RIC of each system against its mean under another measure (Golbus & Aslam 2013, Figure 2),
-    with Kendall's τ_b in the title.
+    """Mean RIC of each system against its mean under another measure (Golbus & Aslam 2013, Figure
+    2), with Kendall's τ_b in the title.
 
     Parameters
     ----------
@@ -71,7 +79,9 @@ def ric_scatter(scores: pd.DataFrame, measure: str = "AP", *, ric: str = "RIC", 
     return measure_scatter(scores, measure, ric, ax=ax)
 
 
-def fusion_scatter(points: pd.DataFrame, *, x: str = "joint_ric", y: str = "fused_ric", by: str = "method", ax=None):
+def fusion_scatter(
+    points: pd.DataFrame, *, x: str = "joint_ric", y: str = "fused_ric", by: str = "method", ax=None
+):
     """RIC of fused runs against the joint RIC of their inputs (Golbus & Aslam 2013, Figure 3): one
     colour per fusion method, with the diagonal y = x.
 

@@ -9,21 +9,23 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from pdireval.core.chunking import progress_bar
+from pdireval.core.chunking import CHUNK_CELLS, progress_bar
 from pdireval.core.schema import canonical_qrels, canonical_run_keys
 from pdireval.errors import OptionError, SchemaError
 from pdireval.io import as_frame
-from pdireval.runs.fusion import (
+from pdireval.runs.fusion_lists import (
     SCORE_METHODS,
     WEIGHTED_METHODS,
-    _check_k,
-    _check_phi,
-    _Lists,
+    FusionLists,
     combine,
     fusion_contributions,
+    round_fused,
+)
+from pdireval.runs.fusion_options import (
+    check_k,
+    check_phi,
     resolve_method,
     resolve_norm,
-    round_fused,
     select_systems,
 )
 
@@ -31,8 +33,8 @@ __all__ = ["tune_fusion"]
 
 #: Largest grid tune_fusion evaluates (candidate weight vectors).
 MAX_TRIALS = 20000
-#: Rows of fused runs evaluated at once.
-_ROWS_PER_CHUNK = 2_000_000
+#: Rows of fused runs evaluated at once (half the one chunk budget).
+_ROWS_PER_CHUNK = CHUNK_CELLS // 2
 
 
 def weight_grid(n_systems: int, step: float) -> np.ndarray:
@@ -50,13 +52,17 @@ def weight_grid(n_systems: int, step: float) -> np.ndarray:
         )
     bars = np.array(list(combinations(range(total + n_systems - 1), n_systems - 1)), dtype=np.int64)
     bars = bars.reshape(n_trials, n_systems - 1)
-    edges = np.hstack([np.full((n_trials, 1), -1), bars, np.full((n_trials, 1), total + n_systems - 1)])
+    edges = np.hstack(
+        [np.full((n_trials, 1), -1), bars, np.full((n_trials, 1), total + n_systems - 1)]
+    )
     counts = np.diff(edges, axis=1) - 1
     return counts / total
 
 
 def _check_step(step) -> float:
-    ok = isinstance(step, (int, float, np.floating)) and not isinstance(step, bool) and 0 < step <= 1
+    ok = (
+        isinstance(step, (int, float, np.floating)) and not isinstance(step, bool) and 0 < step <= 1
+    )
     if ok:
         total = 1.0 / step
         ok = abs(total - round(total)) < 1e-9
@@ -147,13 +153,19 @@ def tune_fusion(
             f"{', '.join(WEIGHTED_METHODS)}."
         )
     norm = resolve_norm(norm)
-    k, phi = _check_k(k), _check_phi(phi)
+    k, phi = check_k(k), check_phi(phi)
     step = _check_step(step)
     if not isinstance(measure, str):
-        raise TypeError(f"measure= must be one measure string (e.g. 'nDCG@10'), got {type(measure).__name__}")
+        raise TypeError(
+            f"measure= must be one measure string (e.g. 'nDCG@10'), got {type(measure).__name__}"
+        )
     judged = canonical_qrels(as_frame(qrels, "qrels"))
     canonical, keys = select_systems(*canonical_run_keys(as_frame(runs, "run"), columns), systems)
-    if method in SCORE_METHODS and norm not in ("rank", "borda") and "score" not in canonical.columns:
+    if (
+        method in SCORE_METHODS
+        and norm not in ("rank", "borda")
+        and "score" not in canonical.columns
+    ):
         raise SchemaError(
             f"{SCORE_METHODS[method]} fuses scores, but the run has only a 'rank' column. Add a "
             "'score' column, or use norm='rank' / norm='borda', or method='rrf'."
@@ -165,7 +177,8 @@ def tune_fusion(
         if not train:
             raise SchemaError(
                 f"no training queries: the run and the qrels share no query (run: "
-                f"{sorted(run_queries)[:5]}, qrels: {sorted(judged_queries)[:5]}). Check the query ids."
+                f"{sorted(run_queries)[:5]}, qrels: {sorted(judged_queries)[:5]}). Check the query "
+                "ids."
             )
     else:
         if isinstance(queries, (bytes, dict)) or not hasattr(queries, "__iter__"):
@@ -181,13 +194,14 @@ def tune_fusion(
             if unknown:
                 raise SchemaError(
                     f"queries= names {len(unknown)} query(s) the {where} does not have (first: "
-                    f"{unknown[0]!r}; the {where} has {sorted(have)[:5]}...). Pass training queries "
+                    f"{unknown[0]!r}; the {where} has {sorted(have)[:5]}...). Pass training "
+                    "queries "
                     "that the run retrieves for and the qrels judge."
                 )
     rows = np.flatnonzero(canonical["query"].astype(str).isin(train).to_numpy())
     canonical, keys = canonical.iloc[rows].reset_index(drop=True), keys.take(rows)
     judged = judged[judged["query"].astype(str).isin(train).to_numpy()]
-    lists = _Lists(canonical, keys)
+    lists = FusionLists(canonical, keys)
     n_sys = len(lists.systems)
     grid = weight_grid(n_sys, step)
     values, dense = fusion_contributions(lists, method, norm=norm, k=k, phi=phi)
@@ -201,23 +215,29 @@ def tune_fusion(
         # the scores fuse(runs, weights=w[t]) gives, bit for bit (same sums, same rounding)
         fused = round_fused(combine(lists, method, values, dense, w))  # U x trials
         t = w.shape[0]
-        run = pd.DataFrame({
-            "system": np.repeat(np.arange(part.start, part.stop).astype(str), lists.n_u),
-            "query": np.tile(query_ids, t),
-            "doc": np.tile(doc_ids, t),
-            "score": fused.T.ravel(),
-        })
+        run = pd.DataFrame(
+            {
+                "system": np.repeat(np.arange(part.start, part.stop).astype(str), lists.n_u),
+                "query": np.tile(query_ids, t),
+                "doc": np.tile(doc_ids, t),
+                "score": fused.T.ravel(),
+            }
+        )
         scores = evaluate(run, measure, qrels=judged)
         got = scores.groupby("system", sort=False)["value"].mean()
         means[part] = got.reindex(np.arange(part.start, part.stop).astype(str)).to_numpy()
     best = int(np.argmax(means))
     n_t = len(grid)
-    return pd.DataFrame({
-        "trial": np.repeat(np.arange(n_t, dtype=np.int64), n_sys),
-        "system": pd.array(np.tile(np.asarray(lists.systems, dtype=object), n_t), dtype="string"),
-        "weight": grid.ravel(),
-        "measure": str(scores["measure"].iloc[0]),
-        "value": np.repeat(means, n_sys),
-        "n_queries": np.int64(len(train)),
-        "best": np.repeat(np.arange(n_t) == best, n_sys),
-    })
+    return pd.DataFrame(
+        {
+            "trial": np.repeat(np.arange(n_t, dtype=np.int64), n_sys),
+            "system": pd.array(
+                np.tile(np.asarray(lists.systems, dtype=object), n_t), dtype="string"
+            ),
+            "weight": grid.ravel(),
+            "measure": str(scores["measure"].iloc[0]),
+            "value": np.repeat(means, n_sys),
+            "n_queries": np.int64(len(train)),
+            "best": np.repeat(np.arange(n_t) == best, n_sys),
+        }
+    )

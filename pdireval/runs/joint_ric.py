@@ -48,7 +48,16 @@ from pdireval.evaluation import prepare
 from pdireval.measures.ric import binary_entropy, truncated_condensed
 from pdireval.measures.view import NEGATIVES, read_negatives, within_segment_rank
 
-__all__ = ["joint_ric", "information_difference", "judged_lists", "judged_lists_of", "joint_ric_of", "information_difference_of", "pair_pass", "JudgedLists"]
+__all__ = [
+    "joint_ric",
+    "information_difference",
+    "judged_lists",
+    "judged_lists_of",
+    "joint_ric_of",
+    "information_difference_of",
+    "pair_pass",
+    "JudgedLists",
+]
 
 #: pair x system cells per chunk of queries (bounded memory): 16 x the one chunk budget
 PAIR_CELLS = 16 * CHUNK_CELLS
@@ -118,7 +127,10 @@ def judged_lists_of(prepared, *, rel: float = 1.0, negatives: str = "unjudged") 
     segments = prepared.segments
     judgments = segments.judgments
     if segments.hit_qrow is None:  # pragma: no cover - Segments built by hand
-        raise ValueError("these segments do not keep each hit's qrels row; build them with pdireval.evaluation.prepare")
+        raise ValueError(
+            "these segments do not keep each hit's qrels row; build them with "
+            "pdireval.evaluation.prepare"
+        )
     labels = read_negatives(judgments.label, negatives)
     qrow = segments.hit_qrow
     keep = ~np.isnan(labels[qrow])
@@ -126,16 +138,33 @@ def judged_lists_of(prepared, *, rel: float = 1.0, negatives: str = "unjudged") 
     sys_code = segments.seg_system[hit_seg]
     q_code = segments.seg_query[hit_seg]
     # hits are sorted by segment then position; segments need not be in (system, query) order
-    seg_key = segments.seg_system.astype(np.int64) * max(judgments.n_queries, 1) + segments.seg_query
+    seg_key = (
+        segments.seg_system.astype(np.int64) * max(judgments.n_queries, 1) + segments.seg_query
+    )
     if len(seg_key) > 1 and not np.all(seg_key[1:] > seg_key[:-1]):
         order = np.lexsort((pos, q_code, sys_code))
-        sys_code, q_code, qrow, pos, hit_seg = sys_code[order], q_code[order], qrow[order], pos[order], hit_seg[order]
+        sys_code, q_code, qrow, pos, hit_seg = (
+            sys_code[order],
+            q_code[order],
+            qrow[order],
+            pos[order],
+            hit_seg[order],
+        )
     lab = labels[qrow]
     seg = _dense(hit_seg)
     kept = truncated_condensed(seg, lab, rel)
     seg, sys_code, q_code, qrow = seg[kept], sys_code[kept], q_code[kept], qrow[kept]
     rank = within_segment_rank(seg)
-    return JudgedLists(segments.systems, judgments.queries, sys_code, q_code, qrow, rank, labels, judgments.row_query)
+    return JudgedLists(
+        segments.systems,
+        judgments.queries,
+        sys_code,
+        q_code,
+        qrow,
+        rank,
+        labels,
+        judgments.row_query,
+    )
 
 
 def _dense(seg: np.ndarray) -> np.ndarray:
@@ -169,7 +198,11 @@ class _Union:
         self.q, self.code, self.pos = q[o], code[o], pos[o]
         self.n_sel, self.K, self.n_q = n_sel, K, lists.n_queries
         self.n_pairs = n_pairs
-        in_u = np.bincount(self.q * K + self.code, minlength=self.n_q * K).reshape(self.n_q, K).astype(np.float64)
+        in_u = (
+            np.bincount(self.q * K + self.code, minlength=self.n_q * K)
+            .reshape(self.n_q, K)
+            .astype(np.float64)
+        )
         outside = per_level - in_u
         # per document of U: documents outside U with a lower / higher label
         below = np.cumsum(outside, axis=1) - outside
@@ -179,7 +212,11 @@ class _Union:
         # partners of document k: U-documents of the same query with a lower label
         n = len(self.q)
         idx = np.arange(n)
-        group_change = np.r_[True, (self.q[1:] != self.q[:-1]) | (self.code[1:] != self.code[:-1]), True] if n else np.array([True])
+        group_change = (
+            np.r_[True, (self.q[1:] != self.q[:-1]) | (self.code[1:] != self.code[:-1]), True]
+            if n
+            else np.array([True])
+        )
         group_end = np.flatnonzero(group_change[1:]) + 1 if n else np.zeros(0, dtype=np.int64)
         grp = np.cumsum(group_change[:-1]) - 1 if n else np.zeros(0, dtype=np.int64)
         q_change = np.r_[True, self.q[1:] != self.q[:-1], True] if n else np.array([True])
@@ -206,7 +243,9 @@ class _Union:
             counts = self.n_partners[a:b]
             if counts.sum():
                 x = np.repeat(np.arange(a, b), counts)
-                y = np.repeat(self.lower_start[a:b] - (np.cumsum(counts) - counts), counts) + np.arange(len(x))
+                y = np.repeat(
+                    self.lower_start[a:b] - (np.cumsum(counts) - counts), counts
+                ) + np.arange(len(x))
                 yield np.arange(lo, hi), per_q[lo:hi], x, y
             lo = hi
 
@@ -222,7 +261,9 @@ def _popcount(words: np.ndarray) -> np.ndarray:
     """Set bits of every uint64 word (numpy >= 2 has it built in)."""
     if hasattr(np, "bitwise_count"):
         return np.bitwise_count(words)
-    return _POPCOUNT8[words.view(np.uint8).reshape(*words.shape, 8)].sum(axis=-1, dtype=np.uint8)  # pragma: no cover
+    return _POPCOUNT8[words.view(np.uint8).reshape(*words.shape, 8)].sum(
+        axis=-1, dtype=np.uint8
+    )  # pragma: no cover
 
 
 def _ric_terms(a, b, n):
@@ -302,14 +343,18 @@ def _enumerated(u: _Union, *, codes: bool, bits: bool):
             for s in range(S):  # co-occurrences with every other system: AND + popcount per query
                 for target, mine, other in ((PP, P, P), (MM, M, M), (PM, P, M)):
                     per_word = _popcount(mine[s] & other)
-                    target[q_of, s, :] += np.add.reduceat(per_word, word_start, axis=1, dtype=np.int64).T
+                    target[q_of, s, :] += np.add.reduceat(
+                        per_word, word_start, axis=1, dtype=np.int64
+                    ).T
     tuples = (q_parts, c_parts, w_parts, enumerated) if codes else None
     return tuples, ((PP, PM, MM) if bits else None)
 
 
 def _joint_from(u: _Union, tuples) -> np.ndarray:
     """Per query joint RIC from the enumerated tuples plus the pairs counted by signature."""
-    q_parts, c_parts, w_parts, enumerated = (list(t) if isinstance(t, list) else t for t in tuples)  # copies: cached
+    q_parts, c_parts, w_parts, enumerated = (
+        list(t) if isinstance(t, list) else t for t in tuples
+    )  # copies: cached
     powers = 3 ** np.arange(u.n_sel, dtype=np.int64)
     full = int(3**u.n_sel - 1)
     retrieved = (u.pos < BIG).astype(np.int64)
@@ -378,16 +423,23 @@ def _select(lists: JudgedLists, systems) -> list[np.ndarray]:
         items = list(systems)
         if items and all(isinstance(s, str) for s in items):
             groups = [items]
-        elif items and all(not isinstance(s, str) and isinstance(s, (Sequence, pd.Index, np.ndarray)) for s in items):
+        elif items and all(
+            not isinstance(s, str) and isinstance(s, (Sequence, pd.Index, np.ndarray))
+            for s in items
+        ):
             groups = [list(g) for g in items]
         else:
-            raise TypeError("systems= must be None, a list of system names, or a list of such lists")
+            raise TypeError(
+                "systems= must be None, a list of system names, or a list of such lists"
+            )
     else:
         raise TypeError("systems= must be None, a list of system names, or a list of such lists")
     out = []
     for g in groups:
         if not g:
-            raise SchemaError("systems= holds an empty group: every group needs at least one system.")
+            raise SchemaError(
+                "systems= holds an empty group: every group needs at least one system."
+            )
         idx = names.get_indexer([str(s) for s in g])
         if (idx < 0).any():
             unknown = [s for s, i in zip(g, idx) if i < 0]
@@ -397,12 +449,16 @@ def _select(lists: JudgedLists, systems) -> list[np.ndarray]:
                 f"{' ...' if len(names) > 10 else ''}. Fix the names."
             )
         if len(set(idx)) != len(idx):
-            raise SchemaError(f"systems= repeats a system in the group {list(g)!r}: list each system once.")
+            raise SchemaError(
+                f"systems= repeats a system in the group {list(g)!r}: list each system once."
+            )
         out.append(np.sort(idx))
     return out
 
 
-def _with_mean_rows(frame: pd.DataFrame, keys: list[str], values: list[str], count: str | None) -> pd.DataFrame:
+def _with_mean_rows(
+    frame: pd.DataFrame, keys: list[str], values: list[str], count: str | None
+) -> pd.DataFrame:
     """Append, per key group, a row with query 'all' holding the mean over queries (NaN skipped)."""
     agg = frame.groupby(keys, sort=False, observed=True)[values].mean()
     mean = agg.reset_index()
@@ -418,16 +474,23 @@ def _with_mean_rows(frame: pd.DataFrame, keys: list[str], values: list[str], cou
     return out
 
 
-def joint_ric(run: pd.DataFrame, *, qrels: pd.DataFrame | None = None, systems=None, rel: float = 1.0, negatives: str = "unjudged") -> pd.DataFrame:
+def joint_ric(
+    run: pd.DataFrame,
+    *,
+    qrels: pd.DataFrame | None = None,
+    systems=None,
+    rel: float = 1.0,
+    negatives: str = "unjudged",
+) -> pd.DataFrame:
     """Joint relevance information correlation of a set of systems, per query and mean.
 
     RIC(S_1..S_n) = I((R_S1, …, R_Sn); Q) in bits (Golbus & Aslam 2013, eq. 19): the
     mutual information between the qrels variable and the *tuple* of the systems' ranked-list
     variables, each list condensed and truncated on its own, on RIC's sample space (ordered
     different-label pairs of judged documents). It is ≥ every single system's RIC and ≤ 1;
-    Golbus & Aslam (2013) use it as an upper bound on metasearch. With many systems the plug-in estimate
-    of a 3^n-valued variable is biased upwards (Golbus & Aslam 2013, Section 5, note that the MLE needs many
-    observations); ``n_pairs`` reports the sample size.
+    Golbus & Aslam (2013) use it as an upper bound on metasearch. With many systems the plug-in
+    estimate of a 3^n-valued variable is biased upwards (Golbus & Aslam 2013, Section 5, note that
+    the MLE needs many observations); ``n_pairs`` reports the sample size.
 
     Computed without enumerating the pairs that need none (module docstring): pairs with at
     most one document in the union of the truncated lists are counted by retrieval
@@ -466,7 +529,8 @@ def joint_ric(run: pd.DataFrame, *, qrels: pd.DataFrame | None = None, systems=N
 
     References
     ----------
-    Golbus, P. B., & Aslam, J. A. (2013). A Mutual Information-based Framework for the Analysis of Information Retrieval Systems. SIGIR 2013.
+    Golbus, P. B., & Aslam, J. A. (2013). A Mutual Information-based Framework for the Analysis of
+    Information Retrieval Systems. SIGIR 2013.
 
     Examples
     --------
@@ -476,7 +540,9 @@ def joint_ric(run: pd.DataFrame, *, qrels: pd.DataFrame | None = None, systems=N
     >>> list(table.columns), table["query"].iloc[-1]
     (['systems', 'query', 'joint_ric', 'n_pairs'], 'all')
     """
-    return joint_ric_of(judged_lists(run, qrels=qrels, rel=rel, negatives=negatives), systems=systems)
+    return joint_ric_of(
+        judged_lists(run, qrels=qrels, rel=rel, negatives=negatives), systems=systems
+    )
 
 
 def joint_ric_of(lists: JudgedLists, *, systems=None) -> pd.DataFrame:
@@ -567,8 +633,8 @@ def information_difference(
         ``None`` (all) or a list of system names to compare pairwise.
     rank
         ``False`` (default): per-query rows and the mean rows. ``True``: only the mean rows,
-        sorted by information difference ascending (the most similar pair first; Golbus & Aslam (2013)
-        Table 4), with a ``rank`` column.
+        sorted by information difference ascending (the most similar pair first; Golbus & Aslam
+        (2013) Table 4), with a ``rank`` column.
     rel, negatives
         As in ``RIC``.
 
@@ -589,7 +655,8 @@ def information_difference(
 
     References
     ----------
-    Golbus, P. B., & Aslam, J. A. (2013). A Mutual Information-based Framework for the Analysis of Information Retrieval Systems. SIGIR 2013.
+    Golbus, P. B., & Aslam, J. A. (2013). A Mutual Information-based Framework for the Analysis of
+    Information Retrieval Systems. SIGIR 2013.
 
     Examples
     --------
@@ -600,15 +667,22 @@ def information_difference(
     3
     """
     rank = check_bool("rank", rank)
-    return information_difference_of(judged_lists(run, qrels=qrels, rel=rel, negatives=negatives), systems=systems, rank=rank)
+    return information_difference_of(
+        judged_lists(run, qrels=qrels, rel=rel, negatives=negatives), systems=systems, rank=rank
+    )
 
 
-def information_difference_of(lists: JudgedLists, *, systems=None, rank: bool = False) -> pd.DataFrame:
-    """:func:`information_difference` of already built lists (e.g. :func:`judged_lists_of` an evaluation)."""
+def information_difference_of(
+    lists: JudgedLists, *, systems=None, rank: bool = False
+) -> pd.DataFrame:
+    """:func:`information_difference` of already built lists (e.g. :func:`judged_lists_of` an
+    evaluation)."""
     rank = check_bool("rank", rank)
     (selected,) = _select(lists, systems)
     if len(selected) < 2:
-        raise SchemaError("information_difference compares systems pairwise: give two or more systems.")
+        raise SchemaError(
+            "information_difference compares systems pairwise: give two or more systems."
+        )
     PP, PM, MM, NP, NM, n_pairs = _pairwise_counts(lists, selected)
     S = len(selected)
     ia, ib = np.triu_indices(S, 1)
@@ -619,12 +693,19 @@ def information_difference_of(lists: JudgedLists, *, systems=None, rank: bool = 
     mz = NM[:, ia] - mp - mm
     zp = NP[:, ib] - pp - mp
     zm = NM[:, ib] - pm - mm
-    joint = 2.0 * (_ric_terms(pp, mm, n) + _ric_terms(pm, mp, n) + _ric_terms(pz, mz, n) + _ric_terms(zp, zm, n))
+    joint = 2.0 * (
+        _ric_terms(pp, mm, n)
+        + _ric_terms(pm, mp, n)
+        + _ric_terms(pz, mz, n)
+        + _ric_terms(zp, zm, n)
+    )
     single = 2.0 * _ric_terms(NP, NM, n)
     ric_a, ric_b = single[:, ia], single[:, ib]
     diff = np.maximum(2.0 * joint - ric_a - ric_b, 0.0)
     undefined = (n_pairs <= 0)[:, None]
-    joint, ric_a, ric_b, diff = (np.where(undefined, np.nan, v) for v in (joint, ric_a, ric_b, diff))
+    joint, ric_a, ric_b, diff = (
+        np.where(undefined, np.nan, v) for v in (joint, ric_a, ric_b, diff)
+    )
     q_order = natural_order(lists.queries)
     n_q, n_pp = len(q_order), len(ia)
     names = lists.systems[selected].to_numpy()
@@ -639,12 +720,19 @@ def information_difference_of(lists: JudgedLists, *, systems=None, rank: bool = 
             "ric_b": ric_b[q_order].T.reshape(-1),
         }
     )
-    out = _with_mean_rows(frame, ["system_a", "system_b"], ["information_difference", "joint_ric", "ric_a", "ric_b"], None)
+    out = _with_mean_rows(
+        frame,
+        ["system_a", "system_b"],
+        ["information_difference", "joint_ric", "ric_a", "ric_b"],
+        None,
+    )
     for c in ("system_a", "system_b"):
         out[c] = out[c].astype(ID_DTYPE)
     if rank:
         means = out[out["query"] == "all"].drop(columns="query")
-        means = means.sort_values(["information_difference", "system_a", "system_b"], kind="stable").reset_index(drop=True)
+        means = means.sort_values(
+            ["information_difference", "system_a", "system_b"], kind="stable"
+        ).reset_index(drop=True)
         means.insert(0, "rank", np.arange(1, len(means) + 1, dtype=np.int64))
         return means
     return out

@@ -113,7 +113,11 @@ def krippendorff_alpha(tables, level: str = "nominal", values=None) -> np.ndarra
     if level == "nominal":
         delta = np.broadcast_to(1.0 - np.eye(k), o.shape)
     elif level == "interval":
-        v = np.arange(k, dtype=np.float64) if values is None else np.asarray(values, dtype=np.float64)
+        v = (
+            np.arange(k, dtype=np.float64)
+            if values is None
+            else np.asarray(values, dtype=np.float64)
+        )
         delta = np.broadcast_to((v[:, None] - v[None, :]) ** 2, o.shape)
     elif level == "ordinal":
         cum = np.cumsum(n_c, axis=-1)

@@ -11,7 +11,31 @@ from pdireval.core.chunking import chunks, progress_bar
 from pdireval.errors import OptionError, check_option, check_rng, group_generator
 from pdireval.stats import adapters as _adapters
 
-__all__ = ["ALTERNATIVES", "check_alternative", "one_sided_p", "TestResult", "SignTestResult", "signed_inf", "constant", "t_kernel", "sign_kernel", "bootstrap_kernel", "required_position", "bootstrap_counts", "randomization_signs", "randomization_kernel", "tukey_null", "tukey_p", "paired_t", "wilcoxon", "sign_test", "randomization_test", "bootstrap_test", "tukey_hsd", "DEFAULT_RESAMPLES"]
+__all__ = [
+    "ALTERNATIVES",
+    "check_alternative",
+    "one_sided_p",
+    "TestResult",
+    "SignTestResult",
+    "signed_inf",
+    "constant",
+    "t_kernel",
+    "sign_kernel",
+    "bootstrap_kernel",
+    "required_position",
+    "bootstrap_counts",
+    "randomization_signs",
+    "randomization_kernel",
+    "tukey_null",
+    "tukey_p",
+    "paired_t",
+    "wilcoxon",
+    "sign_test",
+    "randomization_test",
+    "bootstrap_test",
+    "tukey_hsd",
+    "DEFAULT_RESAMPLES",
+]
 
 #: scipy's values of ``alternative``: the sign of the mean difference a − b under H1.
 ALTERNATIVES = ("two-sided", "greater", "less")
@@ -133,8 +157,13 @@ def bootstrap_kernel(d, counts, *, confidence_level=None, alpha=None, alternativ
     out = {}
     if n < 2:
         nan = np.full(p_count, np.nan)
-        out.update(statistic=nan, p_value=nan.copy(), ci_low=nan.copy(), ci_high=nan.copy(),
-                   required=nan.copy())
+        out.update(
+            statistic=nan,
+            p_value=nan.copy(),
+            ci_low=nan.copy(),
+            ci_high=nan.copy(),
+            required=nan.copy(),
+        )
         return out
     zbar = d.mean(axis=0)
     sd = d.std(axis=0, ddof=1)
@@ -295,7 +324,9 @@ def paired_t(a, b, *, alternative: str = "two-sided") -> TestResult:
     a, b, scalar = _paired(a, b)
     d = (a - b).reshape(len(a), -1)
     t, p = t_kernel(d, alternative)
-    return TestResult(_out(t if not scalar else t[0], scalar), _out(p if not scalar else p[0], scalar))
+    return TestResult(
+        _out(t if not scalar else t[0], scalar), _out(p if not scalar else p[0], scalar)
+    )
 
 
 def wilcoxon(a, b, *, alternative: str = "two-sided") -> TestResult:
@@ -322,7 +353,9 @@ def wilcoxon(a, b, *, alternative: str = "two-sided") -> TestResult:
     a, b, scalar = _paired(a, b)
     d = (a - b).reshape(len(a), -1)
     stat, p = _adapters.wilcoxon_columns(d, alternative)
-    return TestResult(_out(stat[0] if scalar else stat, scalar), _out(p[0] if scalar else p, scalar))
+    return TestResult(
+        _out(stat[0] if scalar else stat, scalar), _out(p[0] if scalar else p, scalar)
+    )
 
 
 def sign_test(a, b, *, alternative: str = "two-sided") -> SignTestResult:
@@ -356,7 +389,9 @@ def sign_test(a, b, *, alternative: str = "two-sided") -> SignTestResult:
     return SignTestResult(gt, p, gt, lt)
 
 
-def randomization_test(a, b, *, n_resamples: int = 10000, rng=None, alternative: str = "two-sided") -> TestResult:
+def randomization_test(
+    a, b, *, n_resamples: int = 10000, rng=None, alternative: str = "two-sided"
+) -> TestResult:
     r"""Paired (Fisher) randomisation test of the mean difference.
 
     Under H0 each per-query difference z_t is equally likely to have either sign. With
@@ -376,12 +411,18 @@ def randomization_test(a, b, *, n_resamples: int = 10000, rng=None, alternative:
     check_alternative(alternative)
     a, b, scalar = _paired(a, b)
     d = (a - b).reshape(len(a), -1)
-    signs, exact = randomization_signs(group_generator(check_rng(rng)), d.shape[0], int(n_resamples))
+    signs, exact = randomization_signs(
+        group_generator(check_rng(rng)), d.shape[0], int(n_resamples)
+    )
     stat, p = randomization_kernel(d, signs, exact, alternative)
-    return TestResult(_out(stat[0] if scalar else stat, scalar), _out(p[0] if scalar else p, scalar))
+    return TestResult(
+        _out(stat[0] if scalar else stat, scalar), _out(p[0] if scalar else p, scalar)
+    )
 
 
-def bootstrap_test(a, b, *, n_resamples: int = 1000, rng=None, alternative: str = "two-sided") -> TestResult:
+def bootstrap_test(
+    a, b, *, n_resamples: int = 1000, rng=None, alternative: str = "two-sided"
+) -> TestResult:
     r"""Sakai's (2006) studentised paired bootstrap test; the p-value is the ASL.
 
     z_t = a_t − b_t, t_obs = |z̄| / (s_z/√n), w_t = z_t − z̄;
@@ -402,7 +443,9 @@ def bootstrap_test(a, b, *, n_resamples: int = 1000, rng=None, alternative: str 
     n_res = int(n_resamples)
     if d.shape[0] < 2:
         nan = np.full(d.shape[1], np.nan)
-        return TestResult(_out(nan[0] if scalar else nan, scalar), _out(nan[0] if scalar else nan, scalar))
+        return TestResult(
+            _out(nan[0] if scalar else nan, scalar), _out(nan[0] if scalar else nan, scalar)
+        )
     counts = bootstrap_counts(group_generator(check_rng(rng)), d.shape[0], n_res)
     res = bootstrap_kernel(d, counts, alternative=alternative)
     s, p = res["statistic"], res["p_value"]
