@@ -29,15 +29,16 @@ SHARED_DOCS = {
     ),
     "n_resamples": (
         "n_resamples\n"
-        "    Number of resamples (bootstrap draws, permutations or random trials); more give\n"
-        "    steadier estimates at proportional cost."
+        "    Resamples B of the resampling methods (bootstrap draws, permutations or random\n"
+        "    trials); more give steadier estimates at proportional cost."
     ),
     "progress": (
         "progress\n    Show a progress bar (None: only when standard error is a terminal)."
     ),
     "confidence_level": (
         "confidence_level\n"
-        "    Level of the confidence intervals (``ci_low``, ``ci_high``), e.g. 0.95."
+        "    Level of the confidence intervals (the ``ci_low`` / ``ci_high`` columns, or\n"
+        "    ``*_ci_low`` / ``*_ci_high``; 0.95 gives 95% intervals)."
     ),
 }
 

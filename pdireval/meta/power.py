@@ -76,13 +76,9 @@ def discriminative_power(
         A method of :func:`pdireval.compare` (default ``"bootstrap"``).
     alpha
         Significance level.
-    n_resamples
-        Resamples of the resampling methods (B; default 1000).
-    rng
-        None, an int seed, a SeedSequence or a Generator; every group starts from the seed
-        alone (see :func:`pdireval.errors.check_rng`).
-    progress
-        tqdm progress bars (None: when stderr is a terminal).
+    {n_resamples}
+    {rng}
+    {progress}
     {columns}
 
     Returns
@@ -181,12 +177,9 @@ def asl_curve(
         rerun; ``method``, ``n_resamples`` and ``rng`` must then be left out).
     method : str
         The paired test, as in :func:`pdireval.compare` (default ``"bootstrap"``).
-    n_resamples : int
-        Resamples of the resampling tests (default 1000).
-    rng : None, int, SeedSequence or Generator
-        Seed of the resamples.
-    progress : bool or None
-        Show a progress bar (None: only when standard error is a terminal).
+    {n_resamples}
+    {rng}
+    {progress}
     {columns}
 
     Returns
@@ -253,12 +246,9 @@ def conflicts(
         The paired test, as in :func:`pdireval.compare` (default ``"bootstrap"``).
     alpha : float
         Significance level of a decision.
-    n_resamples : int
-        Resamples of the resampling tests (default 1000).
-    rng : None, int, SeedSequence or Generator
-        Seed of the resamples.
-    progress : bool or None
-        Show a progress bar (None: only when standard error is a terminal).
+    {n_resamples}
+    {rng}
+    {progress}
     {columns}
 
     Returns

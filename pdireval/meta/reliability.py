@@ -166,8 +166,7 @@ def reliability(
     negative
         ``"clip"`` (default, Brennan): negative variance-component estimates are set to 0.
         ``"keep"``: keep them (then Φ can fall outside [0, 1]).
-    confidence_level
-        Level of the ``*_ci_low``/``*_ci_high`` intervals.
+    {confidence_level}
     {columns}
 
     Returns

@@ -29,6 +29,7 @@ from pdireval.core.groups import (
     pair_indices,
 )
 from pdireval.core.schema import canonical_scores
+from pdireval.docstrings import shared_docs
 from pdireval.errors import (
     OptionError,
     SchemaError,
@@ -280,6 +281,7 @@ def iter_tests(frame, method, *, n_resamples, rng, baseline=None, confidence_lev
         yield keys, systems, x.shape[0], x.mean(axis=0), pi, pj, cols
 
 
+@shared_docs
 def compare(
     scores: pd.DataFrame,
     *,
@@ -356,14 +358,12 @@ def compare(
     family
         What one family of the correction is: ``"group"`` (default; the pairs of one
         measure / group) or ``"all"`` (every row of the result).
-    confidence_level
-        Of the interval ``ci_low, ci_high`` of the mean difference.
+    {confidence_level}
     alpha
         Significance level of Sakai's (2006) estimated difference required for significance,
         written to ``required_diff`` (None, the default: not computed, which saves about a
         quarter of the bootstrap's time). The p-values do not depend on it.
-    progress
-        Show tqdm progress bars (None: only when stderr is a terminal).
+    {progress}
     columns
         Optional mapping ``{canonical name: your column name}`` for ``scores``.
 

@@ -133,8 +133,7 @@ def swap_rate(
     rng
         None, an int seed, a SeedSequence or a Generator; every group and size starts from the
         seed alone (see :func:`pdireval.errors.check_rng`).
-    progress
-        tqdm progress bar over the sizes (None: when stderr is a terminal).
+    {progress}
     {columns}
 
     Returns
@@ -288,8 +287,7 @@ def error_rate(
     rng
         None, an int seed, a SeedSequence or a Generator; every group and size starts from the
         seed alone (see :func:`pdireval.errors.check_rng`).
-    progress
-        tqdm bar over the sizes (None: when stderr is a terminal).
+    {progress}
     {columns}
 
     Returns

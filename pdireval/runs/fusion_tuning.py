@@ -11,6 +11,7 @@ import pandas as pd
 
 from pdireval.core.chunking import CHUNK_CELLS, progress_bar
 from pdireval.core.schema import canonical_qrels, canonical_run_keys
+from pdireval.docstrings import shared_docs
 from pdireval.errors import OptionError, SchemaError
 from pdireval.io import as_frame
 from pdireval.runs.fusion_lists import (
@@ -71,6 +72,7 @@ def _check_step(step) -> float:
     return float(step)
 
 
+@shared_docs
 def tune_fusion(
     runs: pd.DataFrame,
     qrels: pd.DataFrame,
@@ -115,8 +117,7 @@ def tune_fusion(
     systems
         Systems to fuse and weigh (default: all of the run); the others are left out, so
         ``fuse(runs, method, systems=list(best), weights=best)`` fuses the tuned ones.
-    progress
-        Show a progress bar (None: only when stderr is a terminal).
+    {progress}
     columns
         Optional mapping ``{canonical name: your column name}`` for ``runs``.
 
