@@ -12,6 +12,7 @@ from pdireval.core.groups import group_columns
 from pdireval.core.schema import canonical_scores
 from pdireval.docstrings import shared_docs
 from pdireval.errors import OptionError, SchemaError
+from pdireval.stats.rank_correlation import CORRELATION_METHODS, rank_correlation
 
 __all__ = ["completeness_correlation"]
 
@@ -71,8 +72,6 @@ def completeness_correlation(
     He, Macdonald & Ounis (2008). Retrieval Sensitivity Under Training Using Different Measures.
     SIGIR 2008, Section 5 and Figure 3.
     """
-    from pdireval.stats.rank_correlation import CORRELATION_METHODS, rank_correlation
-
     methods = [method] if isinstance(method, str) else list(method)
     if not methods:
         raise OptionError("method= is empty: pass e.g. 'kendall_b' or ['kendall_b', 'spearman'].")

@@ -13,6 +13,7 @@ from pdireval.core.chunking import CHUNK_CELLS, progress_bar
 from pdireval.core.schema import canonical_qrels, canonical_run_keys
 from pdireval.docstrings import shared_docs
 from pdireval.errors import OptionError, SchemaError
+from pdireval.evaluation import evaluate
 from pdireval.io import as_frame
 from pdireval.runs.fusion_lists import (
     SCORE_METHODS,
@@ -145,8 +146,6 @@ def tune_fusion(
     ----------
     Bassani, E., Romelli, L. (2022). ranx.fuse: a Python library for metasearch. CIKM.
     """
-    from pdireval.evaluation import evaluate
-
     method = resolve_method(method)
     if method not in WEIGHTED_METHODS:
         raise OptionError(
