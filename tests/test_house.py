@@ -21,91 +21,12 @@ import pdireval
 ROOT = Path(pdireval.__file__).parent
 PACKAGE = ROOT.name
 
-# Offenders inside pdireval/measures/ that exist on main while the measure layer is being
-# rebuilt (issue 22). They are listed, not skipped: the tests fail on any offender not listed
-# here, and also on a listed one that is gone, so this list can only shrink. It must be empty
-# when issue 22 is done; remove an entry in the change that fixes it.
-MEASURES_CYCLES_PENDING: list[tuple[str, ...]] = [
-    (
-        "pdireval.measures.registry",
-        "pdireval.measures.trec_eval.names",
-    ),
-    (
-        "pdireval.measures.standard.kernels",
-        "pdireval.measures.trec_eval.kernels",
-    ),
-]
-MEASURES_PRIVATE_PENDING: list[str] = [
-    "pdireval.measures.bounds <- pdireval.measures.registry._thaw",
-    "pdireval.measures.bounds <- pdireval.measures.standard.kernels._dcg",
-    "pdireval.measures.bounds <- pdireval.measures.standard.kernels._relevant",
-    "pdireval.measures.bounds <- pdireval.measures.standard.kernels._view",
-    "pdireval.measures.cwl.kernels <- pdireval.measures.view._padded_accumulate",
-    "pdireval.measures.cwl.kernels <- pdireval.measures.view._segment_bounds",
-    "pdireval.measures.cwl.ties <- pdireval.measures.cwl.kernels._exclusive_product",
-    "pdireval.measures.cwl.ties <- pdireval.measures.cwl.kernels._insq_base",
-    "pdireval.measures.cwl.ties <- pdireval.measures.cwl.kernels._max_rel",
-    "pdireval.measures.cwl.ties <- pdireval.measures.cwl.kernels._positive_gains",
-    "pdireval.measures.cwl.ties <- pdireval.measures.standard.kernels._safe_div",
-    "pdireval.measures.cwl.ties <- pdireval.measures.tie_closed_forms._exclusive_in_segment",
-    "pdireval.measures.cwl.ties <- pdireval.measures.view._segment_bounds",
-    "pdireval.measures.diversity.ties <- pdireval.measures.diversity.kernels._log_discount",
-    "pdireval.measures.diversity.ties <- pdireval.measures.diversity.kernels._nnrbp_normalised",
-    "pdireval.measures.diversity.ties <- pdireval.measures.diversity.kernels._normalised",
-    "pdireval.measures.diversity.ties <- pdireval.measures.diversity.kernels._nrbp_normalised",
-    "pdireval.measures.diversity.ties <- pdireval.measures.diversity.kernels._pairs",
-    "pdireval.measures.diversity.ties <- pdireval.measures.diversity.kernels._ratio",
-    "pdireval.measures.diversity.ties <- pdireval.measures.diversity.kernels._rr_discount",
-    "pdireval.measures.diversity.ties <- pdireval.measures.diversity.kernels._view",
-    "pdireval.measures.pairs.compat <- pdireval.measures.view._segment_bounds",
-    "pdireval.measures.pairs.ties <- pdireval.measures.pairs.compat._higher_labelled",
-    "pdireval.measures.pairs.ties <- pdireval.measures.pairs.compat._ideal_weights",
-    "pdireval.measures.pairs.ties <- pdireval.measures.pairs.compat._same_level_above",
-    "pdireval.measures.pairs.ties <- pdireval.measures.view._segment_bounds",
-    "pdireval.measures.ric <- pdireval.measures.view._segment_bounds",
-    "pdireval.measures.sakai.kernels <- pdireval.measures.standard.kernels._R",
-    "pdireval.measures.sakai.kernels <- pdireval.measures.standard.kernels._max_grade",
-    "pdireval.measures.sakai.kernels <- pdireval.measures.standard.kernels._relevant",
-    "pdireval.measures.sakai.kernels <- pdireval.measures.standard.kernels._safe_div",
-    "pdireval.measures.sakai.kernels <- pdireval.measures.standard.kernels._view",
-    "pdireval.measures.sakai.kernels <- pdireval.measures.view._segment_bounds",
-    "pdireval.measures.standard.ties <- pdireval.measures.standard.kernels._R",
-    "pdireval.measures.standard.ties <- pdireval.measures.standard.kernels._safe_div",
-    "pdireval.measures.standard.ties <- pdireval.measures.standard.kernels._view",
-    "pdireval.measures.tie_closed_forms <- pdireval.measures.sakai.kernels._ideal_err",
-    "pdireval.measures.tie_closed_forms <- pdireval.measures.standard.kernels._R",
-    "pdireval.measures.tie_closed_forms <- pdireval.measures.standard.kernels._max_grade",
-    "pdireval.measures.tie_closed_forms <- pdireval.measures.standard.kernels._safe_div",
-    "pdireval.measures.tie_closed_forms <- pdireval.measures.standard.kernels._view",
-    "pdireval.measures.tie_closed_forms <- pdireval.measures.trec_eval.kernels._MAX_LEVEL_PASSES",
-    "pdireval.measures.tie_closed_forms <- pdireval.measures.trec_eval.kernels._ideal",
-    "pdireval.measures.tie_closed_forms <- pdireval.measures.trec_eval.kernels._ideal_dcg",
-    "pdireval.measures.tie_closed_forms <- pdireval.measures.trec_eval.kernels._levels",
-    "pdireval.measures.tie_closed_forms <- pdireval.measures.trec_eval.kernels._recall_cut",
-    "pdireval.measures.tie_closed_forms <- pdireval.measures.trec_eval.kernels._rel_ret",
-    "pdireval.measures.tie_closed_forms <- pdireval.measures.trec_eval.kernels._uniform_ideal",
-    "pdireval.measures.tie_closed_forms <- pdireval.measures.view._integral_and_small",
-    "pdireval.measures.tie_closed_forms <- pdireval.measures.view._segment_bounds",
-    "pdireval.measures.tie_maximum <- pdireval.measures.standard.kernels._view",
-    "pdireval.measures.tie_maximum <- pdireval.measures.tie_orderings._random_slots",
-    "pdireval.measures.tie_maximum <- pdireval.measures.tie_orderings._segment_keys",
-    "pdireval.measures.trec_eval.kernels <- pdireval.measures.registry._freeze",
-    "pdireval.measures.trec_eval.kernels <- pdireval.measures.standard.kernels._R",
-    "pdireval.measures.trec_eval.kernels <- pdireval.measures.standard.kernels._relevant",
-    "pdireval.measures.trec_eval.kernels <- pdireval.measures.standard.kernels._safe_div",
-    "pdireval.measures.trec_eval.kernels <- pdireval.measures.standard.kernels._view",
-    "pdireval.measures.trec_eval.kernels <- pdireval.measures.view._segment_bounds",
-    "pdireval.measures.trec_eval.ties <- pdireval.measures.standard.kernels._R",
-    "pdireval.measures.trec_eval.ties <- pdireval.measures.standard.kernels._safe_div",
-    "pdireval.measures.trec_eval.ties <- pdireval.measures.standard.kernels._view",
-]
 
-
-def _modules() -> dict[str, tuple[Path, bool]]:
-    """{dotted module name: (file, is a package __init__)} for every module of pdireval."""
+def _modules(root: Path) -> dict[str, tuple[Path, bool]]:
+    """{dotted module name: (file, is a package __init__)} for every module under ``root``."""
     out = {}
-    for path in sorted(ROOT.rglob("*.py")):
-        parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+    for path in sorted(root.rglob("*.py")):
+        parts = list(path.relative_to(root.parent).with_suffix("").parts)
         is_package = parts[-1] == "__init__"
         if is_package:
             parts = parts[:-1]
@@ -122,17 +43,18 @@ def _absolute(module: str, is_package: bool, level: int, name: str | None) -> st
     return ".".join(base + ([name] if name else []))
 
 
-def _ours(name: str) -> bool:
-    return name == PACKAGE or name.startswith(PACKAGE + ".")
+def _ours(name: str, package: str) -> bool:
+    return name == package or name.startswith(package + ".")
 
 
 def _private(name: str) -> bool:
     return name.startswith("_") and not name.startswith("__")
 
 
-def _walk():
+def _walk(root: Path = ROOT):
     """(edges {module: {imported module: line}}, private uses ["importer <- module._name"])."""
-    modules = _modules()
+    package = root.name
+    modules = _modules(root)
     edges: dict[str, dict[str, int]] = defaultdict(dict)
     private: list[str] = []
     for module, (path, is_package) in modules.items():
@@ -141,7 +63,7 @@ def _walk():
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom):
                 target = _absolute(module, is_package, node.level, node.module)
-                if not _ours(target):
+                if not _ours(target, package):
                     continue
                 for alias in node.names:
                     sub = f"{target}.{alias.name}"
@@ -155,7 +77,11 @@ def _walk():
                             private.append(f"{module} <- {target}.{alias.name}")
             elif isinstance(node, ast.Import):
                 for alias in node.names:
-                    if _ours(alias.name) and alias.name in modules and alias.name != module:
+                    if (
+                        _ours(alias.name, package)
+                        and alias.name in modules
+                        and alias.name != module
+                    ):
                         edges[module].setdefault(alias.name, node.lineno)
                         if alias.asname:
                             bound[alias.asname] = alias.name
@@ -238,36 +164,34 @@ def _describe(cycle: tuple[str, ...], edges) -> str:
 EDGES, PRIVATE = _walk()
 
 
-def test_the_walker_sees_imports_inside_functions_and_private_names():
-    # a sanity check of the walker itself on a known module: pdireval.cli imports the
-    # evaluation inside a handler (so that `pdireval --help` stays fast)
+def test_the_walker_finds_cycles_in_functions_and_private_names(tmp_path):
+    # a package with a cycle closed by an import inside a function, a private name imported
+    # from a sibling, one read through a module alias, and one used only in its own module
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "sub" / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from pkg.sub import b\n_own = 1\nx = _own\n")
+    (pkg / "sub" / "b.py").write_text("def f():\n    from .. import a\n    return a\n_hidden = 2\n")
+    (pkg / "c.py").write_text(
+        "from pkg.sub.b import _hidden\nimport pkg.a as alias\ny = alias._own\n"
+    )
+    edges, private = _walk(pkg)
+    assert _cycles(edges) == [("pkg.a", "pkg.sub.b")]
+    assert private == ["pkg.c <- pkg.a._own", "pkg.c <- pkg.sub.b._hidden"]
+    # and on pdireval itself: cli imports the evaluation inside a handler
     assert "pdireval.evaluation" in EDGES["pdireval.cli"]
-    assert "pdireval.core.schema" in EDGES["pdireval.io.readers"]
-    assert _cycles({"a": {"b": 1}, "b": {"c": 1}, "c": {"a": 1}, "d": {"a": 1}}) == [
-        ("a", "b", "c")
-    ]
 
 
 def test_no_import_cycle():
     cycles = _cycles(EDGES)
-    new = [c for c in cycles if c not in MEASURES_CYCLES_PENDING]
-    assert not new, "import cycles (module level or inside functions):\n  " + "\n  ".join(
-        _describe(c, EDGES) for c in new
-    )
-    gone = [c for c in MEASURES_CYCLES_PENDING if c not in cycles]
-    assert not gone, (
-        f"these cycles are gone: remove them from MEASURES_CYCLES_PENDING in {__file__}: {gone}"
+    assert not cycles, "import cycles (module level or inside functions):\n  " + "\n  ".join(
+        _describe(c, EDGES) for c in cycles
     )
 
 
 def test_no_private_name_imported_across_modules():
-    new = [p for p in PRIVATE if p not in MEASURES_PRIVATE_PENDING]
-    assert not new, (
+    assert not PRIVATE, (
         "private names used across modules (give them a plain name in their module, or move "
-        "them where they are used):\n  " + "\n  ".join(new)
-    )
-    gone = [p for p in MEASURES_PRIVATE_PENDING if p not in PRIVATE]
-    assert not gone, (
-        f"these private imports are gone: remove them from MEASURES_PRIVATE_PENDING in "
-        f"{__file__}:\n  " + "\n  ".join(gone)
+        "them where they are used):\n  " + "\n  ".join(PRIVATE)
     )
