@@ -1074,3 +1074,85 @@ def test_wilcoxon_p_values_are_scipy_pair_by_pair(n_queries, alternative):
         expected = scipy.stats.wilcoxon(values[row.system_a], values[row.system_b], alternative=alternative)
         assert row.p_value == pytest.approx(expected.pvalue, rel=1e-12, abs=0), (row.system_a, row.system_b)
         assert row.statistic == expected.statistic
+
+
+# equal P@10 means (47/100) whose float sums differ by the order of the queries
+TIED_A = [0.1, 0.5, 0.9, 1.0, 0.2, 0.0, 0.5, 0.9, 0.6, 0.0]
+TIED_B = [0.5, 0.0, 0.1, 0.5, 0.2, 0.6, 0.9, 0.0, 0.9, 1.0]
+
+
+def tied_scores(extra_measure=False):
+    rng = np.random.default_rng(5)
+    values = {"s1": TIED_A, "s2": TIED_B, "s3": list(rng.random(10)), "s4": list(rng.random(10) * 0.2)}
+    rows = [{"system": s, "query": str(q), "measure": "P@10", "value": v[q]} for s, v in values.items() for q in range(10)]
+    if extra_measure:
+        rows += [{**r, "measure": "AP", "value": r["value"] / 2} for r in rows]
+    return pd.DataFrame(rows), values
+
+
+def test_equal_means_tie_whatever_the_order_of_the_queries():
+    from fractions import Fraction
+
+    import scipy.stats
+
+    assert np.mean(TIED_A) != np.mean(TIED_B)  # the trap: float sums in two orders
+    scores, values = tied_scores()
+    other = scores.assign(value=scores["system"].map({"s1": 0.3, "s2": 0.2, "s3": 0.5, "s4": 0.1}))
+    # the truth: Kendall's tau_b of exact rational means (s1 and s2 tied)
+    exact = [float(sum(map(Fraction, values[s])) / 10) for s in ["s1", "s2", "s3", "s4"]]
+    expected = scipy.stats.kendalltau(exact, [0.3, 0.2, 0.5, 0.1]).statistic
+    for frame, other_frame in ((scores, other), (tied_scores(True)[0], pd.concat([other, other.assign(measure="AP")]))):
+        got = pdireval.correlate(frame, other_frame, method="kendall_b")
+        got = got[(got.measure_a == "P@10") & (got.measure_b == "P@10")]["statistic"].iloc[0]
+        assert got == pytest.approx(expected, abs=1e-12)
+        board = pdireval.leaderboard_agreement(frame, other_frame).query("measure_a == 'P@10'")
+        stats = board.set_index("statistic")["value"]
+        assert stats["kendall_tau_b"] == pytest.approx(expected, abs=1e-12)
+        assert np.isnan(stats["tau_ap"])  # documented: NaN with tied means
+
+
+def test_leaderboard_overlaps_do_not_depend_on_names_under_ties():
+    from itertools import permutations
+
+    from pdireval.stats.rank_overlap import rbo_ext
+
+    scores, _ = tied_scores()
+    flat = scores.assign(value=0.5)  # the other leaderboard ties every system
+    got = pdireval.leaderboard_agreement(scores, flat, k=2).set_index("statistic")["value"]
+    renamed = {"s1": "z9", "s2": "a0", "s3": "m5", "s4": "b1"}
+    again = pdireval.leaderboard_agreement(scores.replace({"system": renamed}), flat.replace({"system": renamed}),
+                                           k=2).set_index("statistic")["value"]
+    for name in ("rbo", "top_k_overlap", "max_rank_change"):
+        assert got[name] == pytest.approx(again[name], abs=1e-15), name
+    # RBO: the mean over every order of the tied systems (brute force); the s1/s2 tie counts too
+    means = scores.groupby("system")["value"].apply(lambda v: sum(v) / 10).to_dict()
+    order_a = sorted(means, key=lambda s: -round(means[s], 12))
+    groups = [[s for s in order_a if round(means[s], 12) == m] for m in sorted({round(v, 12) for v in means.values()}, reverse=True)]
+    rbos, overlaps = [], []
+    for first in permutations(groups[0]):
+        for second in permutations(groups[1]) if len(groups) > 1 else [()]:
+            ranking_a = list(first) + list(second) + [s for g in groups[2:] for s in g]
+            for ranking_b in permutations(sorted(means)):
+                pos_a = np.array([ranking_a.index(s) for s in sorted(means)])
+                pos_b = np.array([ranking_b.index(s) for s in sorted(means)])
+                rbos.append(rbo_ext(pos_a[None], pos_b[None], 0.9)[0])
+                overlaps.append(((pos_a < 2) & (pos_b < 2)).sum() / 2)
+    assert got["rbo"] == pytest.approx(np.mean(rbos), abs=1e-12)
+    assert got["top_k_overlap"] == pytest.approx(np.mean(overlaps), abs=1e-12)
+    # every system's mid-rank in the flat board is 2.5: the largest change is 1.5
+    assert got["max_rank_change"] == 1.5
+    corr = pdireval.correlate(scores, flat, method="rbo")["statistic"].iloc[0]
+    assert corr == pytest.approx(np.mean(rbos), abs=1e-12)
+
+
+def test_frames_that_share_nothing_are_errors_listing_both_sides():
+    scores, _ = tied_scores()
+    other = scores.assign(measure="map")
+    expect(SchemaError, lambda: pdireval.swap_rate(scores, other), "share no group", "P@10", "map")
+    with_collection = scores.assign(collection="robust")
+    expect(SchemaError, lambda: pdireval.correlate(with_collection, with_collection.assign(collection="trec8")),
+           "share no group", "robust", "trec8")
+    run, qrels = pdireval.datasets.simulate(n_systems=2, n_queries=3, depth=5, rng=1)
+    moved = run.assign(query="x" + run["query"].astype(str))
+    expect(SchemaError, lambda: pdireval.reproducibility(run, moved, qrels=qrels), "share no query", "x1",
+           "reproduced_qrels=")

@@ -6,8 +6,9 @@ import numpy as np
 import pandas as pd
 
 from pdireval.errors import SchemaError, show_rows
+from pdireval.stats.means import exact_group_means
 
-__all__ = ["check_same_grouping", "check_same_systems", "group_columns", "scores_groups", "score_matrix", "group_matrices", "describe_group", "system_means", "require_complete", "pair_indices"]
+__all__ = ["check_same_grouping", "check_same_systems", "group_columns", "scores_groups", "score_matrix", "group_matrices", "describe_group", "system_means", "check_shared_groups", "require_complete", "pair_indices"]
 
 
 def group_columns(scores: pd.DataFrame) -> list[str]:
@@ -164,11 +165,16 @@ def _sorted_codes(column: pd.Series):
 
 def system_means(scores: pd.DataFrame) -> dict[tuple, pd.Series]:
     """Mean score of every system per group: ``{tuple(keys.items()): Series indexed by system}``
-    (systems sorted as strings, NaN values skipped), groups in :func:`scores_groups` order."""
-    return {
-        tuple(keys.items()): group.groupby("system", sort=True, observed=True)["value"].mean()
-        for keys, group in scores_groups(scores)
-    }
+    (systems sorted as strings, NaN values skipped), groups in :func:`scores_groups` order.
+
+    Means come from correctly rounded sums (:func:`pdireval.stats.means.exact_group_means`):
+    systems whose values have equal exact sums get equal means, so they tie."""
+    out = {}
+    for keys, group in scores_groups(scores):
+        codes, systems = pd.factorize(group["system"], sort=True)
+        means = exact_group_means(group["value"].to_numpy(dtype=np.float64), codes, len(systems))
+        out[tuple(keys.items())] = pd.Series(means, index=pd.Index(systems, name="system"), name="value")
+    return out
 
 
 def check_same_grouping(keys_a: list[str], keys_b: list[str]) -> None:
@@ -188,6 +194,39 @@ def check_same_systems(systems_a, systems_b, where: str = "") -> None:
             f"scores and other hold different systems{where} ({len(only)} only in one of them, "
             f"e.g. {only[:3]}); keep the systems they share in both frames."
         )
+
+
+def _describe_key(key) -> str:
+    items = dict(key) if key and isinstance(key[0], tuple) else None
+    if items is not None:
+        return ", ".join(f"{k}={v!r}" for k, v in items.items())
+    return repr(key)
+
+
+def check_shared_groups(keys_a, keys_b, names=None, what=("scores", "other")) -> None:
+    """Raise a SchemaError when two scores frames compared group by group share no group.
+
+    ``keys_a``, ``keys_b``: the group keys of each frame (tuples, e.g. ``(("measure", "AP"),)``
+    or tuples of values with ``names`` their column names). The message lists what each frame
+    has, so a renamed measure (``AP`` vs ``map``) or collection shows at once.
+    """
+    keys_a, keys_b = list(keys_a), list(keys_b)
+    if set(keys_a) & set(keys_b) or not keys_a or not keys_b:
+        return
+
+    def show(keys):
+        shown = [
+            ", ".join(f"{n}={v!r}" for n, v in zip(names, k)) if names is not None else _describe_key(k)
+            for k in keys[:5]
+        ]
+        more = f" and {len(keys) - 5} more" if len(keys) > 5 else ""
+        return "; ".join(f"({x})" for x in shown) + more
+
+    raise SchemaError(
+        f"{what[0]} and {what[1]} share no group to compare: {what[0]} has {show(keys_a)}, "
+        f"{what[1]} has {show(keys_b)}. Give both frames the same measure names (and values of "
+        "the other grouping columns), e.g. by renaming one frame's measure."
+    )
 
 
 def require_complete(scores: pd.DataFrame, what: str = "scores") -> None:

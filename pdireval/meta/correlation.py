@@ -13,12 +13,14 @@ import pandas as pd
 from pdireval.core.groups import (
     check_same_grouping,
     check_same_systems,
+    check_shared_groups,
     group_columns,
     require_complete,
 )
 from pdireval.core.schema import canonical_scores
 from pdireval.docstrings import shared_docs
 from pdireval.errors import OptionError, SchemaError, check_option, check_real, show_rows
+from pdireval.stats.means import exact_group_means
 from pdireval.stats.rank_correlation import CORRELATION_METHODS, rank_correlation
 
 __all__ = ["rank_correlation", "correlate", "CORRELATION_METHODS"]
@@ -42,8 +44,14 @@ def _system_means(frame: pd.DataFrame, extra: list[str], what: str) -> dict:
     grouped = frame.groupby(extra, sort=True, dropna=False) if extra else [((), frame)]
     for key, group in grouped:
         key = key if isinstance(key, tuple) else (key,)
-        table = group.pivot_table(index="system", columns="measure", values="value", aggfunc="mean",
-                                  dropna=False)
+        # correctly rounded means: equal exact sums tie whatever the row order or the other
+        # measures of the frame
+        sys_codes, systems = pd.factorize(group["system"], sort=True)
+        meas_codes, measures = pd.factorize(group["measure"])
+        flat = exact_group_means(group["value"].to_numpy(dtype=np.float64),
+                                 sys_codes * len(measures) + meas_codes, len(systems) * len(measures))
+        table = pd.DataFrame(flat.reshape(len(systems), len(measures)),
+                             index=pd.Index(systems, name="system"), columns=pd.Index(measures, name="measure"))
         table = table[[m for m in measure_order if m in table.columns]].sort_index()
         missing = table.isna()
         if missing.to_numpy().any():
@@ -71,7 +79,9 @@ def correlate(
 ) -> pd.DataFrame:
     r"""Rank correlation between the system rankings induced by measures.
 
-    Systems are ranked by their mean over queries (NaN values skipped) under each measure.
+    Systems are ranked by their mean over queries (NaN values skipped) under each measure,
+    from a correctly rounded sum (:func:`pdireval.stats.means.exact_means`), so systems whose
+    values have equal sums tie whatever the row order.
     Without ``other``: one row per unordered pair of measures of ``scores`` (in order of first
     appearance) and per value of the other grouping columns. With ``other`` (a second scores
     frame, e.g. another query set or collection): one row per (measure of ``scores``, measure
@@ -128,6 +138,7 @@ def correlate(
         extra_b = [c for c in group_columns(frame_b) if c != "measure"]
         check_same_grouping(extra, extra_b)
         right = _system_means(frame_b, extra, "other scores")
+        check_shared_groups(list(left), list(right), names=extra)
     rows = []
     for key, table in left.items():
         if right is None:

@@ -19,8 +19,9 @@ from pdireval.core.groups import check_same_grouping, group_columns, group_matri
 from pdireval.core.schema import canonical_scores
 from pdireval.errors import OptionError, SchemaError, check_bool, check_int, check_real
 from pdireval.stats import adapters
+from pdireval.stats.means import exact_means, mid_ranks
 from pdireval.stats.rank_correlation import kendall_tau, tau_ap
-from pdireval.stats.rank_overlap import kendall_tau_b_rows, rbo_ext, top_k_overlap
+from pdireval.stats.rank_overlap import kendall_tau_b_rows, rbo_ext_ties, top_k_overlap_ties
 
 __all__ = ["leaderboard_agreement", "LEADERBOARD_STATISTICS", "leaderboard_positions"]
 
@@ -96,17 +97,18 @@ def _paired_t_pvalues(x: np.ndarray, i: np.ndarray, j: np.ndarray):
 def _group_rows(xa, xb, systems, *, p, k, alpha):
     """Statistic values (in LEADERBOARD_STATISTICS order) and the per-system table."""
     n_s = xa.shape[1]
-    mean_a = xa.mean(axis=0)
-    mean_b = xb.mean(axis=0)
+    mean_a = exact_means(xa)  # equal exact sums tie, whatever the order of the queries
+    mean_b = exact_means(xb)
     pos_a = leaderboard_positions(mean_a, systems)
     pos_b = leaderboard_positions(mean_b, systems)
     values = {}
     values["kendall_tau_b"] = kendall_tau(mean_a, mean_b, variant="b")
     tied = len(np.unique(mean_a)) < n_s or len(np.unique(mean_b)) < n_s
     values["tau_ap"] = np.nan if tied or n_s < 2 else tau_ap(mean_b, mean_a)
-    values["rbo"] = float(rbo_ext(pos_a[None], pos_b[None], p)[0])
-    values["top_k_overlap"] = float(top_k_overlap(pos_a[None], pos_b[None], min(k, n_s))[0])
-    values["max_rank_change"] = float(np.abs(pos_a - pos_b).max())
+    # tie-aware (tied means in either frame never make these depend on system names)
+    values["rbo"] = rbo_ext_ties(mean_a, mean_b, p)
+    values["top_k_overlap"] = top_k_overlap_ties(mean_a, mean_b, min(k, n_s))
+    values["max_rank_change"] = float(np.abs(mid_ranks(mean_a) - mid_ranks(mean_b)).max())
     a, b = xa.ravel(), xb.ravel()
     values["score_pearson"] = adapters.pearson(a, b)[0]
     per_query = kendall_tau_b_rows(xa, xb)
@@ -169,8 +171,10 @@ def leaderboard_agreement(
 ) -> pd.DataFrame:
     r"""How alike two scores frames rank the same systems (e.g. human vs LLM qrels).
 
-    Systems are ranked by their mean over the queries both frames share (position 1 = best;
-    equal means ordered by system name). With ``other``, each measure of ``scores`` is
+    Systems are ranked by their mean over the queries both frames share (position 1 = best),
+    means from correctly rounded sums (:func:`pdireval.stats.means.exact_means`), so systems
+    whose values have equal sums tie whatever the query order. The statistics treat ties
+    without reading names; only the ``per_system`` table orders tied systems by name. With ``other``, each measure of ``scores`` is
     compared with the same measure of ``other`` (extra grouping columns matched too);
     without it, every pair of measures of ``scores`` is compared (two measures, one qrels).
 
@@ -181,9 +185,13 @@ def leaderboard_agreement(
       truth (Yilmaz, Aslam & Robertson 2008); NaN when a frame has tied means;
     * ``rbo`` — extrapolated rank-biased overlap with persistence ``p`` (Webber, Moffat &
       Zobel 2010, eq. 32), RBO = A_n pⁿ + (1 − p)/p Σ_{d=1}^{n} A_d p^d, A_d the overlap of
-      the two top-d sets divided by d;
-    * ``top_k_overlap`` — |top-k ∩ top-k| / k (k capped at the number of systems);
-    * ``max_rank_change`` — the largest |position in scores − position in other|;
+      the two top-d sets divided by d; with tied means, its mean over every order of the
+      tied systems (exact: A_d replaced by its expectation, see
+      :func:`pdireval.stats.rank_overlap.rbo_ext_ties`), so names never matter;
+    * ``top_k_overlap`` — |top-k ∩ top-k| / k (k capped at the number of systems), with
+      tied means its mean over every order of the tied systems;
+    * ``max_rank_change`` — the largest |rank in scores − rank in other|, tied systems
+      sharing their mid-rank (the mean of their positions);
     * ``score_pearson`` — Pearson's r over all (system, query) scores;
     * ``query_kendall_mean`` — the mean over queries of Kendall's τ_b between the systems'
       scores on that query (queries where it is undefined skipped);

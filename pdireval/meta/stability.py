@@ -11,6 +11,7 @@ from pdireval.core.chunking import progress_bar
 from pdireval.core.groups import (
     check_same_grouping,
     check_same_systems,
+    check_shared_groups,
     group_columns,
     group_matrices,
     pair_indices,
@@ -58,6 +59,7 @@ def _swaps_between(scores, other, ties):
     check_same_grouping(keys_a, keys_b)
     left = system_means(frame_a)
     right = {tuple(sorted(k)): v for k, v in system_means(frame_b).items()}
+    check_shared_groups([tuple(sorted(k)) for k in left], list(right))
     rows = []
     for key, a in left.items():
         b = right.get(tuple(sorted(key)))

@@ -237,6 +237,17 @@ def reproducibility(
     else:
         systems = systems_o
     same_collection = reproduced_qrels is None
+    if same_collection:
+        queries_o = set(orig["query"].astype(str))
+        queries_r = set(rep["query"].astype(str))
+        if not queries_o & queries_r:
+            raise SchemaError(
+                f"original and reproduced share no query (original: {len(queries_o)} queries, "
+                f"e.g. {sorted(queries_o)[:3]}; reproduced: {len(queries_r)}, e.g. "
+                f"{sorted(queries_r)[:3]}), so no query can be compared. Check that the query ids "
+                "are spelled alike; for a replication on another collection, pass "
+                "reproduced_qrels= (its own judgments)."
+            )
     if per_query:
         if not same_collection:
             raise OptionError(

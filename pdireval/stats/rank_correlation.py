@@ -97,19 +97,15 @@ def rank_correlation(x, y, method: str = "kendall_b", *, p: float = 0.9) -> tupl
     equals ``kendall_a`` without ties, so τ_a gets that p-value when neither vector has
     ties, NaN otherwise), ``spearman`` and ``pearson``; γ, τ_AP and RBO have none (NaN).
     ``"rbo"`` is the extrapolated rank-biased overlap with persistence ``p`` (Webber, Moffat
-    & Zobel 2010) of the two orders by score descending, equal scores in object order.
+    & Zobel 2010) of the two orders by score descending, tie-aware: its mean over every
+    order of the tied scores (:func:`pdireval.stats.rank_overlap.rbo_ext_ties`).
     """
     check_option("method", method, CORRELATION_METHODS)
     x, y = _vectors(x, y)
     if method == "rbo":
-        from pdireval.stats.rank_overlap import rbo_ext
+        from pdireval.stats.rank_overlap import rbo_ext_ties
 
-        if len(x) == 0:
-            return float("nan"), float("nan")
-        pos = [np.empty(len(v), dtype=np.int64) for v in (x, y)]
-        for v, out in zip((x, y), pos):
-            out[np.argsort(-v, kind="stable")] = np.arange(len(v))
-        return float(rbo_ext(pos[0][None], pos[1][None], p)[0]), float("nan")
+        return rbo_ext_ties(x, y, p), float("nan")
     if method in ("kendall_a", "kendall_b", "gamma"):
         stat = kendall_tau(x, y, variant=method.removeprefix("kendall_"))
         p = float("nan")

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["rbo_ext", "rbo_truncated", "top_k_overlap", "inversions", "kendall_tau_b_rows"]
+__all__ = ["rbo_ext", "rbo_truncated", "top_k_overlap", "inversions", "kendall_tau_b_rows",
+           "expected_overlap_curve", "rbo_ext_ties", "top_k_overlap_ties"]
 
 def _agreement_depth(pos_a, pos_b):
     """Depth (1-based) at which each item is in both prefixes; 0 = never in both."""
@@ -85,6 +86,60 @@ def top_k_overlap(pos_a, pos_b, k: int) -> np.ndarray:
     pos_b = np.atleast_2d(np.asarray(pos_b, dtype=np.int64))
     top = (pos_a >= 0) & (pos_a < k) & (pos_b >= 0) & (pos_b < k)
     return top.sum(axis=1) / float(k)
+
+
+def expected_overlap_curve(scores_a, scores_b, depths=None) -> np.ndarray:
+    r"""E[X_d]: the expected overlap of the two depth-d prefixes of the rankings of the same
+    items by ``scores_a`` and by ``scores_b`` (descending), each tie broken uniformly at
+    random, independently in the two rankings.
+
+    An item of a tie group occupying positions s … s + m − 1 is in the depth-d prefix with
+    probability π(d) = min(1, max(0, (d − s)/m)), so by linearity
+
+    .. math:: E[X_d] = \sum_i π^a_i(d)\, π^b_i(d).
+
+    Without ties this is X_d itself. ``depths``: the d to evaluate (default 1 … n).
+    Equal scores tie: read means from :func:`pdireval.stats.means.exact_means`.
+    """
+    from pdireval.stats.means import tie_groups
+
+    start_a, size_a = tie_groups(scores_a)
+    start_b, size_b = tie_groups(scores_b)
+    n = len(start_a)
+    d = np.arange(1, n + 1, dtype=np.float64) if depths is None else np.asarray(depths, dtype=np.float64)
+    out = np.empty(len(d))
+    step = max(1, (1 << 22) // max(n, 1))  # depths per block: memory bounded
+    for lo in range(0, len(d), step):
+        block = d[lo:lo + step, None]
+        in_a = np.clip((block - start_a) / size_a, 0.0, 1.0)
+        in_b = np.clip((block - start_b) / size_b, 0.0, 1.0)
+        out[lo:lo + step] = (in_a * in_b).sum(axis=1)
+    return out
+
+
+def rbo_ext_ties(scores_a, scores_b, p: float = 0.9) -> float:
+    r"""Extrapolated RBO of the rankings by ``scores_a`` and ``scores_b`` (same items,
+    descending), tie-aware: the mean of :func:`rbo_ext` over every way of breaking the ties
+    of both rankings (uniformly, independently), computed exactly — RBO_ext is linear in the
+    overlaps X_d, so it is RBO_ext with X_d replaced by :func:`expected_overlap_curve`.
+    Equals :func:`rbo_ext` when neither ranking has ties; never depends on item names or
+    order. NaN for no items.
+    """
+    n = len(np.asarray(scores_a))
+    if n == 0:
+        return float("nan")
+    x = expected_overlap_curve(scores_a, scores_b)
+    d = np.arange(1, n + 1, dtype=np.float64)
+    agree = x / d
+    value = agree[-1] * p ** float(n) + ((1.0 - p) / p) * float((agree * p**d).sum())
+    return float(np.clip(value, 0.0, 1.0))
+
+
+def top_k_overlap_ties(scores_a, scores_b, k: int) -> float:
+    """|top-k of a ∩ top-k of b| / k for the rankings by ``scores_a`` and ``scores_b``,
+    tie-aware: its mean over every way of breaking the ties (E[X_k] / k, see
+    :func:`expected_overlap_curve`)."""
+    return float(expected_overlap_curve(scores_a, scores_b, depths=[k])[0] / k)
 
 
 def inversions(y, lengths) -> np.ndarray:

@@ -1,0 +1,52 @@
+"""Exact means (correctly rounded sums) and the tie groups every ranking by means shares."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pdireval.stats.means import exact_group_means, exact_means, mid_ranks, tie_groups
+from pdireval.stats.rank_overlap import rbo_ext, rbo_ext_ties, top_k_overlap, top_k_overlap_ties
+
+values = st.lists(st.floats(-1e6, 1e6, allow_nan=False, allow_subnormal=False), min_size=1, max_size=30)
+
+
+@settings(max_examples=60, deadline=None)
+@given(values, st.randoms(use_true_random=False))
+def test_any_order_gives_the_same_mean_and_it_is_the_rounded_exact_sum(xs, random):
+    ys = list(xs)
+    random.shuffle(ys)
+    a, b = exact_means(np.array([xs, ys]).T)
+    assert a == b
+    exact = sum(map(Fraction, xs))
+    assert a == float(Fraction(float(exact)) / len(xs))  # fsum is the correctly rounded sum
+
+
+def test_equal_exact_sums_with_other_values_tie_and_nan_is_skipped():
+    # the doubles' exact sums: 0.1 + 0.7 + 0.2 = 0.2 + 0.7 + 0.1 (0.1 + 0.2 is not the double 0.3)
+    m = exact_means(np.array([[0.1, 0.7, 0.2, np.nan], [0.2, 0.7, 0.1, np.nan], [0.25, 0.5, 0.25, np.nan],
+                              [0.5, 0.0, 0.5, np.nan]]).T)
+    assert m[0] == m[1] and m[2] == m[3] == 1 / 3
+    grouped = exact_group_means([0.1, 0.2, 0.7, np.nan, 0.5], [0, 0, 1, 1, 3], 4)
+    assert grouped[0] == exact_means(np.array([0.1, 0.2]))[0] and grouped[1] == 0.7
+    assert np.isnan(grouped[2]) and grouped[3] == 0.5
+
+
+def test_tie_groups_and_mid_ranks():
+    start, size = tie_groups([0.5, 0.9, 0.5, 0.1, np.nan])
+    assert start.tolist() == [1, 0, 1, 3, 4] and size.tolist() == [2, 1, 2, 1, 1]
+    assert mid_ranks([0.5, 0.9, 0.5, 0.1]).tolist() == [2.5, 1.0, 2.5, 4.0]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.permutations(range(7)), st.permutations(range(7)), st.floats(0.05, 0.95))
+def test_tie_aware_overlaps_equal_the_plain_ones_without_ties(a, b, p):
+    pos_a, pos_b = np.array(a), np.array(b)
+    # scores that rank item i at position pos[i]
+    sa, sb = -pos_a.astype(float), -pos_b.astype(float)
+    assert rbo_ext_ties(sa, sb, p) == np.float64(rbo_ext(pos_a[None], pos_b[None], p)[0]) or abs(
+        rbo_ext_ties(sa, sb, p) - rbo_ext(pos_a[None], pos_b[None], p)[0]) < 1e-14
+    assert top_k_overlap_ties(sa, sb, 3) == top_k_overlap(pos_a[None], pos_b[None], 3)[0]
