@@ -164,6 +164,8 @@ def check_real(name: str, value, *, low: float | None = None, high: float | None
         lo = "" if low is None else (f"{'>=' if inclusive else '>'} {low}")
         hi = "" if high is None else (f"{'<=' if inclusive else '<'} {high}")
         what = " and ".join(p for p in (lo, hi) if p) or "finite"
+        if not np.isfinite(value) and what != "finite":
+            what = f"{what} and finite"
         raise OptionError(f"{name}= must be {what}; got {value}.")
     return value
 

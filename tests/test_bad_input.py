@@ -674,13 +674,19 @@ def test_asl_curve_on_one_system_is_an_empty_table():
     assert list(out.columns) == ["measure", "method", "rank", "system_a", "system_b", "p_value"]
 
 
-def test_report_on_one_system_is_a_pdireval_error(tmp_path):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", PdirevalWarning)
-        try:
-            pdireval.report(RUN[RUN["system"] == "a"], qrels=QRELS, out=tmp_path / "r", n_resamples=10)
-        except PdirevalError:
-            pass  # refused with a pdireval error (never a pandas/numpy traceback)
+def test_report_on_one_system_skips_what_needs_two(tmp_path):
+    # a pandas/numpy exception fails this test; the only warning allowed is ours (query 2 unanswered)
+    with pytest.warns(PdirevalWarning, match="missing='zero'"):
+        made = pdireval.report(RUN[RUN["system"] == "a"], qrels=QRELS, out=tmp_path / "r", n_resamples=10)
+    assert made.html.is_file() and made.workbook.is_file()
+    notes = " ".join(made.notes.values())
+    assert "No significance test: the collection has one system" in notes
+    assert "Skipped: 1 system; a rank correlation needs three or more." in notes
+    # and the paper table of one system: its mean, no test
+    table = pdireval.paper_table(SCORES3[SCORES3["system"] == "a"])
+    assert table["mean"].iloc[0] == pytest.approx(0.2) and table["better_than"].iloc[0] == ""
+    assert "no significance test" in table.attrs["caption"]
+    assert len(pdireval.paper_table(SCORES3, systems=["b"])) == 1
 
 
 def test_nullable_rank_with_a_missing_value():
@@ -1156,3 +1162,25 @@ def test_frames_that_share_nothing_are_errors_listing_both_sides():
     moved = run.assign(query="x" + run["query"].astype(str))
     expect(SchemaError, lambda: pdireval.reproducibility(run, moved, qrels=qrels), "share no query", "x1",
            "reproduced_qrels=")
+
+
+def test_agreement_between_label_scales_warns_and_all_nan_labels_are_an_error():
+    rng = np.random.default_rng(2)
+    labels = rng.integers(0, 4, 60)
+    human = pd.DataFrame({"query": np.repeat(["1", "2", "3"], 20), "doc": [f"d{i}" for i in range(60)], "label": labels})
+    percent = human.assign(label=labels * 33)  # the same judgments on a 0-99 scale
+    with pytest.warns(PdirevalWarning, match=r"different scales.*qrels: 0 to 3.*other: 0 to 99"):
+        kappa = pdireval.agreement(human, percent, n_resamples=0).set_index("statistic")["value"]
+    assert kappa["agreement_binary"] == 1.0  # binarised, the scales agree
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pdireval.agreement(human, human.assign(label=np.minimum(labels, 1)), n_resamples=0)  # 0-3 vs 0-1: same scale family
+    expect(SchemaError, lambda: pdireval.agreement(human, human.assign(label=np.nan), n_resamples=0),
+           "every label of other is NaN", "60 row(s)")
+
+
+def test_infinite_or_nan_options_say_finite():
+    scores = SCORES3
+    expect(OptionError, lambda: pdireval.topic_set_size(scores, min_difference=float("inf")),
+           "min_difference= must be > 0.0 and finite; got inf")
+    expect(OptionError, lambda: pdireval.fuse(RUN, "rbc", phi=float("nan")), "phi= must be > 0 and < 1 and finite")

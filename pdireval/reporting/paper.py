@@ -252,6 +252,10 @@ def _markers(out, tests, letters, alpha):
 
 
 def _caption(out, tests, alpha, n_resamples, measures, systems):
+    n_q = out["n_queries"].max()
+    if len(tests) == 0:  # one system: nothing to compare
+        return (f"Mean {', '.join(measures)} over {n_q} queries. Bold: the best system of each "
+                "measure. One system: no significance test.")
     method = str(tests["method"].iloc[0])
     correction = str(tests["correction"].iloc[0])
     n_q = out["n_queries"].max()

@@ -229,6 +229,19 @@ def agreement(
         ``other``), ``n_pairs`` (pairs both judged), ``n_only_qrels``, ``n_only_other``
         (pairs judged by one side only).
 
+    Raises
+    ------
+    SchemaError
+        No (query, doc) pair judged by both; every label of a frame NaN; groups in only one
+        frame.
+
+    Warns
+    -----
+    PdirevalWarning
+        When the two frames label on visibly different scales: the larger of their largest
+        labels L exceeds 2 × (the smaller, l, + 1) − 1 and L − l > 1 (0–3 against 0–99; not
+        0–1 against 0–2). Map one scale onto the other first.
+
     References
     ----------
     Cohen, J. (1960). A coefficient of agreement for nominal scales. Educational and
@@ -252,6 +265,7 @@ def agreement(
     keys, groups = _groups(qrels, other, columns)
     blocks = []
     for key, a, b in groups:
+        _check_labels(a, b, key)
         pairs = _Pairs(a, b)
         if len(pairs.code_a) == 0:
             raise SchemaError(
@@ -298,6 +312,47 @@ def agreement(
     for c in ("n_pairs", "n_only_qrels", "n_only_other"):
         out[c] = out[c].astype(np.int64)
     return out
+
+
+#: Largest labels that differ more than this factor (after + 1) are "different scales".
+SCALE_RATIO = 2.0
+
+
+def _check_labels(a: pd.DataFrame, b: pd.DataFrame, key: dict) -> None:
+    """A frame whose every label is NaN is an error; labels on visibly different scales
+    (largest labels 3 and 99) get a PdirevalWarning."""
+    labels = {}
+    for name, frame in (("qrels", a), ("other", b)):
+        values = frame["label"].to_numpy(dtype=np.float64)
+        judged = values[~np.isnan(values)]
+        if len(values) and not len(judged):
+            raise SchemaError(
+                f"every label of {name} is NaN ({len(values)} row(s){_where(key)}), so it judges "
+                "nothing to agree on. Check its label column (a failed conversion, or the wrong "
+                "column mapped with columns=)."
+            )
+        labels[name] = judged
+    if not (len(labels["qrels"]) and len(labels["other"])):
+        return
+    top = {n: float(v.max()) for n, v in labels.items()}
+    low, high = sorted(top.values())
+    if low >= 0 and high + 1.0 > SCALE_RATIO * (low + 1.0) and high - low > 1.0:
+        import warnings
+
+        from pdireval.errors import PdirevalWarning
+
+        spans = "; ".join(
+            f"{n}: {v.min():g} to {v.max():g} ({len(np.unique(v))} distinct labels)" for n, v in labels.items()
+        )
+        warnings.warn(
+            f"qrels and other label on different scales{_where(key)} ({spans}). κ, α and raw "
+            "agreement compare label values, so two judges on different scales agree only where "
+            "their numbers happen to coincide. Map one scale onto the other first (e.g. "
+            "other.assign(label=pd.cut(other['label'], bins=[...], labels=False))), or compare the "
+            "binarised statistics (rel=).",
+            PdirevalWarning,
+            stacklevel=3,
+        )
 
 
 def _where(key: dict) -> str:

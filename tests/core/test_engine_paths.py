@@ -77,14 +77,24 @@ def test_duplicate_check_reports_exact_rows(monkeypatch):
     with pytest.raises(SchemaError) as err2:
         pdireval.core.schema.canonical_run(dup)
     assert sorted(err2.value.failure_cases.index) == sorted(want.index)
-    pdireval.core.schema.canonical_run(run)
+    got = pdireval.core.schema.canonical_run(run)  # the same doc for two queries, or two systems
+    assert len(got) == 4 and sorted(zip(got["system"], got["query"], got["doc"])) == sorted(
+        zip(run["system"], run["query"], run["doc"]))
+    # positive control: the same (system, query, doc) twice is refused
+    with pytest.raises(SchemaError, match="duplicate|twice|more than once"):
+        pdireval.core.schema.canonical_run(run.assign(query=["1", "1", "1", "1"], system="a"))
 
 
 def test_same_doc_in_other_segment_is_not_a_duplicate():
     run = pd.DataFrame(
         {"system": ["a", "a", "b", "b"], "query": ["1", "2", "1", "1"], "doc": ["x", "x", "x", "y"], "score": [1.0, 2, 3, 4]}
     )
-    pdireval.core.schema.canonical_run(run)
+    got = pdireval.core.schema.canonical_run(run)  # the same doc for two queries, or two systems
+    assert len(got) == 4 and sorted(zip(got["system"], got["query"], got["doc"])) == sorted(
+        zip(run["system"], run["query"], run["doc"]))
+    # positive control: the same (system, query, doc) twice is refused
+    with pytest.raises(SchemaError, match="duplicate|twice|more than once"):
+        pdireval.core.schema.canonical_run(run.assign(query=["1", "1", "1", "1"], system="a"))
 
 
 # --------------------------------------------------------------------------- order
