@@ -242,3 +242,38 @@ def test_trec_eval_command_against_binary(tmp_path_factory, te9, qrels, run, fla
     done = subprocess.run([te9, *argv], capture_output=True, text=True, timeout=60)
     if done.returncode >= 0:  # a signal (the binary's own crash) is not a reference
         assert (out, status) == (done.stdout, done.returncode), (qrels, run, flags, done.stderr)
+
+
+FUSION_METHODS = ["rrf", "isr", "log_isr", "borda", "rbc", "combsum", "combmnz", "combanz", "combmax", "combmin",
+                  "combmed", "condorcet", "naive"]
+
+
+@SETTINGS
+@given(run=run_frames(), qrels=qrels_frames(), method=st.sampled_from(FUSION_METHODS),
+       norm=st.sampled_from(["min-max", "zmuv", "sum", "max", "rank", "borda", None]),
+       weights=st.one_of(st.none(), st.lists(st.sampled_from([0.0, 0.5, 1.0, 1e300, -1.0, np.nan]), max_size=3)),
+       systems=st.one_of(st.none(), st.lists(SMALL_IDS, max_size=2)))
+def test_fusion_contract(run, qrels, method, norm, weights, systems):
+    out = _call(lambda: pdireval.fuse(run, method, norm=norm, weights=weights, qrels=qrels, systems=systems),
+                run, qrels)
+    if isinstance(out, pd.DataFrame):
+        assert list(out.columns) == ["system", "query", "doc", "score", "rank"]
+        assert np.isfinite(out["score"]).all()
+        for _, part in out.groupby("query", sort=False):  # ranks follow the scores
+            assert (np.diff(part["score"].to_numpy()) <= 0).all()
+            assert part["rank"].tolist() == list(range(1, len(part) + 1))
+    if method in ("rrf", "borda", "combsum"):
+        tuned = _call(lambda: pdireval.tune_fusion(run, qrels, method=method, norm=norm, step=0.5, systems=systems,
+                                                   measure="P@2"), run, qrels)
+        if isinstance(tuned, pd.DataFrame):
+            assert tuned["best"].sum() == tuned["system"].nunique()
+
+
+@SETTINGS
+@given(qrels=qrels_frames(), other=qrels_frames(), per_query=st.booleans())
+def test_agreement_contract(qrels, other, per_query):
+    out = _call(lambda: pdireval.agreement(qrels, other, per_query=per_query, n_resamples=5, rng=0), qrels, other)
+    if isinstance(out, pd.DataFrame):
+        assert out["value"].dtype == np.float64
+        assert not np.isinf(out[["value", "ci_low", "ci_high"]].to_numpy()).any()
+    _call(lambda: pdireval.judgment_confusion(qrels, other), qrels, other)
