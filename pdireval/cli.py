@@ -116,6 +116,7 @@ def _load(args) -> tuple[pd.DataFrame, pd.DataFrame]:
         raise PdirevalError("--qrels was given but no RUN: name at least one run file or folder.")
     if args.qrels is None:
         raise PdirevalError("no --qrels given: pass --qrels QRELS with the run file(s).")
+    _check_each_file_once(args.runs)
     runs = [read_run(path, system=args.system) for path in args.runs]
     seen: dict[str, str] = {}
     for path, part in zip(args.runs, runs):
@@ -130,6 +131,28 @@ def _load(args) -> tuple[pd.DataFrame, pd.DataFrame]:
             seen.setdefault(tag, path)
     run = pd.concat(runs, ignore_index=True) if len(runs) > 1 else runs[0]
     return run, read_qrels(args.qrels, subtopics=getattr(args, "subtopics", False))
+
+
+def _check_each_file_once(paths: Sequence[str]) -> None:
+    """A PdirevalError when the RUN arguments name one file twice (the same path twice, two
+    spellings of it, or a file and the folder holding it): its lines would be read twice."""
+    from pathlib import Path
+
+    from pdireval.io.files import run_files
+
+    given: dict[Path, str] = {}
+    for arg in paths:
+        path = Path(arg)
+        files = run_files(path) if path.is_dir() else [path]
+        for file in files:
+            key = file.resolve()
+            if key in given:
+                where = arg if given[key] == arg else f"{given[key]} and {arg}"
+                raise PdirevalError(
+                    f"the run file {file} is named more than once ({where}): its runs would be "
+                    "read twice. Give each run file (or its folder) once."
+                )
+            given[key] = arg
 
 
 def _table(scores: pd.DataFrame, summary: pd.DataFrame, per_query: bool) -> str:

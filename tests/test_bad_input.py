@@ -1184,3 +1184,78 @@ def test_infinite_or_nan_options_say_finite():
     expect(OptionError, lambda: pdireval.topic_set_size(scores, min_difference=float("inf")),
            "min_difference= must be > 0.0 and finite; got inf")
     expect(OptionError, lambda: pdireval.fuse(RUN, "rbc", phi=float("nan")), "phi= must be > 0 and < 1 and finite")
+
+
+def test_a_gzip_line_of_gigabytes_is_refused_while_decompressing(tmp_path, monkeypatch):
+    import gzip
+    import tracemalloc
+
+    import pdireval.io.files as pio
+
+    # 200 MB of NUL bytes on one line, in a ~200 KB archive (the per-file ceiling is not reached)
+    path = tmp_path / "nul.gz"
+    with gzip.open(path, "wb", compresslevel=9) as fh:
+        fh.write(b"301 Q0 d1 1 2.0 tag\n")
+        block = b"\0" * (1 << 20)
+        for _ in range(200):
+            fh.write(block)
+    assert path.stat().st_size < 1_000_000
+    tracemalloc.start()
+    try:
+        for reader in (pdireval.read_run, pdireval.read_qrels):
+            expect(SchemaError, lambda: reader(path), "line 2", "longer than", "MAX_LINE_BYTES", "\\x00")
+        # SVMlight refuses control characters: at the first NUL already
+        expect(SchemaError, lambda: pdireval.read_svmlight(path), "line 2", "U+0000")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 3 * pio.MAX_LINE_BYTES  # read in pieces, never the whole line
+    # the ceiling applies to plain files too, and is the documented, adjustable one
+    monkeypatch.setattr(pio, "MAX_LINE_BYTES", 1000)
+    plain = tmp_path / "long.txt"
+    plain.write_text("301 Q0 d1 1 2.0 tag\n" + "301 Q0 " + "x" * 5000 + " 1 1.0 tag\n")
+    expect(SchemaError, lambda: pdireval.read_run(plain), "line 2", "longer than 1000 bytes")
+    plain.write_text("".join(f"301 Q0 d{i} {i + 1} 2.0 tag\n" for i in range(200)))  # 4 KB, short lines
+    assert len(pdireval.read_run(plain)) == 200
+
+
+@pytest.mark.parametrize("line", ["1\x01 qid:1 1:0.5", "1 qid:1\x02 1:0.5", "1 qid:1 1\x05:0.5", "1 qid:1 1:0.5 # doc\x7f"])
+def test_svmlight_control_characters_name_file_line_and_character(tmp_path, line):
+    path = tmp_path / "train.txt"
+    path.write_text("0 qid:1 1:0.2\n" + line + "\n", encoding="utf-8")
+    code = next(c for c in line if ord(c) < 32 or ord(c) == 127)
+    expect(SchemaError, lambda: pdireval.read_svmlight(path), f"{path}, line 2", f"U+{ord(code):04X}",
+           "control character")
+
+
+def test_the_same_run_file_twice_on_the_command_line(tmp_path, capsys):
+    from pdireval.cli import main
+
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    (runs / "a.txt").write_text("301 Q0 d1 1 0.5 a\n301 Q0 d2 2 0.4 a\n")
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("301 0 d1 1\n")
+    same = str(runs / "a.txt")
+    for args in ([same, same], [same, str(runs / ".." / "runs" / "a.txt")], [str(runs), same]):
+        assert main(["evaluate", "--qrels", str(qrels), *args, "-m", "AP"]) == 1
+        err = capsys.readouterr().err
+        assert "a.txt is named more than once" in err and "Give each run file (or its folder) once" in err
+    assert main(["evaluate", "--qrels", str(qrels), same, "-m", "AP"]) == 0
+
+
+def test_space_separated_lines_split_on_any_whitespace_run(tmp_path):
+    # a tab inside a space-separated file, runs of spaces, trailing tabs and spaces: read as
+    # trec_eval reads them (fields split on any whitespace run; AP 5/6 in trec_eval 9.0.8)
+    run = tmp_path / "run.txt"
+    run.write_text("301 Q0 d1 1 0.5 tag\n301 Q0\td2 2 1.0 tag\t\n301 Q0 d3  3 0.2 tag \n")
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("301 0 d2 1\n301\t0 d1 0 \n301 0  d3\t1\t\n")
+    got = pdireval.read_run(run)
+    assert got["doc"].tolist() == ["d1", "d2", "d3"] and set(got["system"]) == {"tag"}
+    assert pdireval.read_qrels(qrels)["label"].tolist() == [0.0, 1.0, 1.0]
+    ap = pdireval.evaluate(got, "AP", qrels=pdireval.read_qrels(qrels))["value"].iloc[0]
+    assert ap == pytest.approx(5 / 6)
+    # a field shifted by a tab inside the line is named, never read into another column
+    run.write_text("301 Q0\td2 junk 2 1.0 tag\n")
+    expect(SchemaError, lambda: pdireval.read_run(run), "line 1", "the rank field 'junk' is not a number")

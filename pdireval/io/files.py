@@ -42,6 +42,13 @@ def as_path(path, what: str) -> Path:
 #: ``pdireval.io.files.MAX_DECOMPRESSED_BYTES`` for a genuinely larger file.
 MAX_DECOMPRESSED_BYTES = 8 * 2**30
 
+#: Ceiling on the length of one line of a text file (bytes, after decompression). TREC lines
+#: are tens of bytes and SVMlight lines rarely reach a megabyte; a longer line (e.g. a small
+#: gzip archive holding gigabytes of NUL bytes without a newline) is refused while it is being
+#: decompressed, before anything holds it in memory. Raise
+#: ``pdireval.io.files.MAX_LINE_BYTES`` for a genuinely longer line.
+MAX_LINE_BYTES = 64 * 2**20
+
 _CHECK_CHUNK = 1 << 24
 
 
@@ -85,7 +92,27 @@ def _unicode_space_error(
         )
 
 
-def check_text(path: Path, kind: str, spaces: bool = True) -> None:
+#: C0 control characters other than whitespace (tab, newline, vertical tab, form feed,
+#: carriage return), and DEL: never part of a well-formed line of the formats that refuse them
+_CONTROL = re.compile(rb"[\x00-\x08\x0e-\x1f\x7f]")
+
+
+def _control_error(path: Path, kind: str, chunk: bytes, at: int, lines_before: int) -> SchemaError:
+    line = lines_before + chunk.count(b"\n", 0, at) + 1
+    start = chunk.rfind(b"\n", 0, at) + 1
+    end = chunk.find(b"\n", at)
+    text = chunk[start:end if end >= 0 else len(chunk)][:200].decode("utf-8", "replace")
+    code = chunk[at]
+    name = unicodedata.name(chr(code), "") or {0: "NULL", 0x7F: "DELETE"}.get(code, "control character")
+    return SchemaError(
+        f"{path}, line {line}: the {kind} line holds the control character U+{code:04X} ({name}) "
+        f"at column {at - start + 1}; {kind} fields are numbers, ids and words separated by spaces "
+        f"or tabs, never control characters. The line: {text!r}. Remove the character (e.g. "
+        "tr -d '\\000-\\010\\016-\\037\\177' < FILE > FILE.clean)."
+    )
+
+
+def check_text(path: Path, kind: str, spaces: bool = True, controls: bool = False) -> None:
     """Check, in one streaming pass before parsing, that a file is UTF-8 text without
     non-ASCII whitespace (no-break spaces...) and (for ``.gz``) a sound archive no larger
     than :data:`MAX_DECOMPRESSED_BYTES` once decompressed.
@@ -94,15 +121,20 @@ def check_text(path: Path, kind: str, spaces: bool = True) -> None:
     never replaces bytes, which would merge distinct ids) or non-ASCII whitespace
     character (``spaces``: TREC files, not SVMlight ones, whose comments are free text), or
     naming a corrupt, truncated or too large archive. An ASCII chunk (the usual case) costs
-    one ``bytes.isascii`` for the whitespace check.
+    one ``bytes.isascii`` for the whitespace check. ``controls``: refuse control characters
+    (other than whitespace) too, with the line and the character (SVMlight files). Any line
+    longer than :data:`MAX_LINE_BYTES` is refused with its line number.
     """
     gz = path.name.endswith(".gz")
     decoder = codecs.getincrementaldecoder("utf-8")()
     total, lines_before, tail = 0, 0, b""
+    line_so_far, line_head = 0, b""  # the current (unfinished) line: bytes read, its start
+    # read in pieces no longer than the line ceiling, so no line longer than it is ever held
+    step = max(1, min(_CHECK_CHUNK, MAX_LINE_BYTES))
     try:
         with gzip.open(path, "rb") if gz else open(path, "rb") as fh:
             while True:
-                chunk = fh.read(_CHECK_CHUNK)
+                chunk = fh.read(step)
                 if not chunk:
                     break
                 total += len(chunk)
@@ -113,6 +145,22 @@ def check_text(path: Path, kind: str, spaces: bool = True) -> None:
                         "(pdireval.io.files.MAX_DECOMPRESSED_BYTES); "
                         "it is refused before parsing. Check the file, or raise that limit."
                     )
+                first_newline = chunk.find(b"\n")
+                if line_so_far + (len(chunk) if first_newline < 0 else first_newline) > MAX_LINE_BYTES:
+                    raise SchemaError(
+                        f"{path}, line {lines_before + 1}: the line is longer than {MAX_LINE_BYTES} "
+                        f"bytes (pdireval.io.files.MAX_LINE_BYTES{' once decompressed' if gz else ''}"
+                        f"; it starts {(line_head or chunk)[:40]!r}); it is refused before parsing. A {kind} "
+                        "line is far shorter: check the file (a broken or hostile archive?), or "
+                        "raise that limit."
+                    )
+                if first_newline < 0:
+                    line_head = line_head or chunk[:40]
+                    line_so_far += len(chunk)
+                else:
+                    last_newline = chunk.rfind(b"\n")
+                    line_head = chunk[last_newline + 1:last_newline + 41]
+                    line_so_far = len(chunk) - last_newline - 1
                 pending = len(decoder.getstate()[0])
                 try:
                     decoder.decode(chunk)
@@ -128,6 +176,10 @@ def check_text(path: Path, kind: str, spaces: bool = True) -> None:
                         "not replace such bytes (distinct ids would merge): convert the file to "
                         "UTF-8, e.g. iconv -f latin1 -t utf-8 FILE > FILE.utf8."
                     ) from None
+                if controls:
+                    found = _CONTROL.search(chunk)
+                    if found is not None:
+                        raise _control_error(path, kind, chunk, found.start(), lines_before)
                 if spaces and not chunk.isascii():
                     # a character may straddle two chunks: look again at the last 2 bytes
                     buf = tail + chunk

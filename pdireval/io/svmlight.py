@@ -32,7 +32,7 @@ def _svm_error(file: Path, line: int, problem: str, text: str) -> SchemaError:
 
 def _read_lines(file: Path) -> pd.Series:
     """Every line of a text file (index = line number - 1), by pandas' C parser."""
-    check_text(file, "SVMlight", spaces=False)
+    check_text(file, "SVMlight", spaces=False, controls=True)
     try:
         lines = pd.read_csv(
             file,
