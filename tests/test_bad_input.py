@@ -1203,7 +1203,7 @@ def test_a_gzip_line_of_gigabytes_is_refused_while_decompressing(tmp_path, monke
     tracemalloc.start()
     try:
         for reader in (pdireval.read_run, pdireval.read_qrels):
-            expect(SchemaError, lambda: reader(path), "line 2", "longer than", "MAX_LINE_BYTES", "\\x00")
+            expect(SchemaError, lambda reader=reader: reader(path), "line 2", "longer than", "MAX_LINE_BYTES", "\\x00")
         # SVMlight refuses control characters: at the first NUL already
         expect(SchemaError, lambda: pdireval.read_svmlight(path), "line 2", "U+0000")
         peak = tracemalloc.get_traced_memory()[1]
