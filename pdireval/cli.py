@@ -138,6 +138,7 @@ def _check_each_file_once(paths: Sequence[str]) -> None:
     spellings of it, or a file and the folder holding it): its lines would be read twice."""
     from pathlib import Path
 
+    from pdireval.errors import PdirevalError
     from pdireval.io.files import run_files
 
     given: dict[Path, str] = {}
