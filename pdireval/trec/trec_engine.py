@@ -17,8 +17,8 @@ interpolated precision's cut-off rounding, gain levels, and the measures each ve
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-from itertools import groupby, repeat
+from itertools import repeat
+from operator import ne
 
 import numpy as np
 
@@ -38,7 +38,6 @@ _RECALL = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 _RMULT = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
 
 
-@dataclass(frozen=True)
 class Meas:
     """One entry of trec_eval's measure table (``measures.c``).
 
@@ -49,13 +48,16 @@ class Meas:
     typed), ``relstring``, ``runid``, ``num_q``. ``avg``: ``mean`` or ``sum``.
     """
 
-    name: str
-    kernel: object
-    kind: str
-    default: tuple = ()
-    avg: str = "mean"
-    versions: tuple = ("9", "10")
-    needs: str = "qrels"  # the rel_info format whose RES_RELS it reads
+    __slots__ = ("name", "kernel", "kind", "default", "avg", "versions", "needs")
+
+    def __init__(self, name: str, kernel, kind: str, default: tuple = (), avg: str = "mean",
+                 versions: tuple = ("9", "10"), needs: str = "qrels"):
+        self.name, self.kernel, self.kind, self.default = name, kernel, kind, default
+        self.avg, self.versions = avg, versions
+        self.needs = needs  # the rel_info format whose RES_RELS it reads
+
+    def __repr__(self) -> str:
+        return f"Meas({self.name!r})"
 
 
 MEASURES = (
@@ -157,25 +159,29 @@ def measure_names(version: str) -> list[str]:
     return [m.name for m in MEASURES if version in m.versions]
 
 
-@dataclass
 class Epi:
-    """trec_eval's EPI: the options of one run (``trec_eval.h``)."""
+    """trec_eval's EPI: the options of one run (``trec_eval.h``); keyword arguments set them."""
 
-    version: str = "9"
-    query_flag: bool = False
-    summary_flag: bool = True
-    average_complete_flag: bool = False
-    judged_docs_only_flag: bool = False
-    relevance_level: int = 1
-    num_docs_in_coll: int = 0
-    max_num_docs_per_topic: int | None = None
-    rel_info_format: str = "qrels"
-    results_format: str = "trec_results"
-    zscore_file: str | None = None
-    debug_level: int = 0
-    debug_query: bytes | None = None
-    meas_args: list = field(default_factory=list)  # [(measure name, parameter string)]
-    marked: set = field(default_factory=set)
+    def __init__(self, **options):
+        self.version = "9"
+        self.query_flag = False
+        self.summary_flag = True
+        self.average_complete_flag = False
+        self.judged_docs_only_flag = False
+        self.relevance_level = 1
+        self.num_docs_in_coll = 0
+        self.max_num_docs_per_topic: int | None = None
+        self.rel_info_format = "qrels"
+        self.results_format = "trec_results"
+        self.zscore_file: str | None = None
+        self.debug_level = 0
+        self.debug_query: bytes | None = None
+        self.meas_args: list = []  # [(measure name, parameter string)]
+        self.marked: set = set()
+        for key, value in options.items():
+            if not hasattr(self, key):
+                raise TypeError(f"Epi has no option {key!r}")
+            setattr(self, key, value)
 
 
 class IllegalMeasure(Exception):
@@ -258,13 +264,14 @@ def _pairs(text: str) -> tuple:
     return tuple(out)
 
 
-@dataclass(frozen=True)
 class Column:
-    """One printed value: its name and where it comes from."""
+    """One printed value: its name, its measure and its column of the kernel's output (-1:
+    a single value)."""
 
-    name: str
-    meas: Meas
-    index: int  # column of the kernel's output (-1: single)
+    __slots__ = ("name", "meas", "index")
+
+    def __init__(self, name: str, meas: Meas, index: int):
+        self.name, self.meas, self.index = name, meas, index
 
 
 def _init(epi: Epi, meas: Meas):
@@ -289,13 +296,11 @@ def _init(epi: Epi, meas: Meas):
 # --------------------------------------------------------------------------- the run
 
 
-@dataclass
 class Output:
     """What trec_eval writes: stdout text, an error message (stderr) and the exit status."""
 
-    stdout: str
-    status: int = 0
-    message: str = ""
+    def __init__(self, stdout: str, status: int = 0, message: str = ""):
+        self.stdout, self.status, self.message = stdout, status, message
 
 
 def _fmt(value: float) -> str:
@@ -430,13 +435,12 @@ def _first_duplicate(items):
 
 def _blocks(ids: list):
     """Runs of equal ids: ``[(id, start, stop)]`` (files are grouped by query)."""
-    out = []
-    start = 0
-    for key, group in groupby(ids):
-        n = len(list(group))
-        out.append((key, start, start + n))
-        start += n
-    return out
+    if not ids:
+        return []
+    change = np.fromiter(map(ne, ids[1:], ids[:-1]), dtype=bool, count=len(ids) - 1)
+    starts = [0, *(np.flatnonzero(change) + 1).tolist()]
+    stops = [*starts[1:], len(ids)]
+    return [(ids[a], a, b) for a, b in zip(starts, stops)]
 
 
 def _res_rels(epi, evaluated, bogus, qq, qd, qr, rq, rd, rs):
@@ -447,21 +451,21 @@ def _res_rels(epi, evaluated, bogus, qq, qd, qr, rq, rd, rs):
     # qrels: one dict document -> label per evaluated query, and the label counts
     lookups: dict[int, dict] = {}
     listed = np.zeros(n, dtype=np.int64)
-    q_parts, r_parts = [], []
-    for q, a, b in _blocks(qq):
-        code = index.get(q)
-        if code is None:
-            continue
-        lookups.setdefault(code, {}).update(zip(qd[a:b], qr[a:b]))
-        listed[code] += b - a
-        q_parts.append(np.full(b - a, code, dtype=np.int64))
-        r_parts.append(np.asarray(qr[a:b], dtype=np.int64))
+    qblocks = _blocks(qq)
+    block_codes = np.array([index.get(q, -1) for q, _a, _b in qblocks], dtype=np.int64)
+    block_sizes = np.array([b - a for _q, a, b in qblocks], dtype=np.int64)
+    for (_q, a, b), code in zip(qblocks, block_codes.tolist()):
+        if code >= 0:
+            lookups.setdefault(code, {}).update(zip(qd[a:b], qr[a:b]))
+    np.add.at(listed, block_codes[block_codes >= 0], block_sizes[block_codes >= 0])
     for code in np.flatnonzero(listed != np.array([len(lookups.get(c, ())) for c in range(n)])):
         dup = dup or (int(code), _first_duplicate([d for q, d in zip(qq, qd) if index.get(q) == code]),
                       "qrels")
         break
-    q_of = np.concatenate(q_parts) if q_parts else np.zeros(0, np.int64)
-    rel_of = np.concatenate(r_parts) if r_parts else np.zeros(0, np.int64)
+    line_codes = np.repeat(block_codes, block_sizes)
+    keep = line_codes >= 0
+    q_of = line_codes[keep]
+    rel_of = np.fromiter(qr, dtype=np.int64, count=len(qr))[keep]
     judged = rel_of >= 0
     width_levels = int(rel_of[judged].max(initial=-1)) + 1
     levels = np.zeros((n, max(width_levels, 1)), dtype=np.int64)

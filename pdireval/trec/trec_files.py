@@ -49,22 +49,19 @@ def read_bytes(path: str, what: str) -> bytes:
     return data
 
 
-_ATOL = re.compile(rb"^[ \t\n\v\f\r]*([+-]?[0-9]+)")
-_ATOF = re.compile(
-    rb"^[ \t\n\v\f\r]*([+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf(?:inity)?|nan))",
-    re.IGNORECASE,
-)
+_ATOL = rb"^[ \t\n\v\f\r]*([+-]?[0-9]+)"
+_ATOF = rb"^[ \t\n\v\f\r]*([+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf(?:inity)?|nan))"
 
 
 def atol(token: bytes) -> int:
     """C's ``atol``: the leading integer of ``token`` (``b"1.5"`` -> 1, ``b"x"`` -> 0)."""
-    match = _ATOL.match(token)
+    match = re.match(_ATOL, token)
     return int(match.group(1)) if match else 0
 
 
 def atof(token: bytes) -> float:
     """C's ``atof``: the leading number of ``token`` (``b"2.5abc"`` -> 2.5, ``b"x"`` -> 0.0)."""
-    match = _ATOF.match(token)
+    match = re.match(_ATOF, token, re.IGNORECASE)
     if not match:
         return 0.0
     try:

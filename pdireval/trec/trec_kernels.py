@@ -20,7 +20,6 @@ https://github.com/usnistgov/trec_eval (the measures' own citations are in
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
@@ -31,7 +30,6 @@ MIN_GEO_MEAN = 0.00001
 INFAP_EPSILON = 0.00001
 
 
-@dataclass
 class ResRels:
     """trec_eval's RES_RELS for every evaluated query at once.
 
@@ -43,19 +41,13 @@ class ResRels:
     ``num_docs_in_coll``: ``-N``.
     """
 
-    rel: np.ndarray
-    valid: np.ndarray
-    num_ret: np.ndarray
-    num_rel: np.ndarray
-    num_rel_ret: np.ndarray
-    num_nonpool: np.ndarray
-    num_unjudged: np.ndarray
-    levels: np.ndarray
-    num_rel_levels: np.ndarray
-    level: int
-    version: str
-    num_docs_in_coll: int = 0
-    cache: dict = field(default_factory=dict)
+    def __init__(self, rel, valid, num_ret, num_rel, num_rel_ret, num_nonpool, num_unjudged,
+                 levels, num_rel_levels, level: int, version: str, num_docs_in_coll: int = 0):
+        self.rel, self.valid, self.num_ret, self.num_rel = rel, valid, num_ret, num_rel
+        self.num_rel_ret, self.num_nonpool, self.num_unjudged = num_rel_ret, num_nonpool, num_unjudged
+        self.levels, self.num_rel_levels = levels, num_rel_levels
+        self.level, self.version, self.num_docs_in_coll = level, version, num_docs_in_coll
+        self.cache: dict = {}
 
     @property
     def n(self) -> int:
