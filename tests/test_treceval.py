@@ -395,3 +395,36 @@ def test_command_starts_without_pandas():
              "from pdireval.trec import trec_engine; print('pandas' in sys.modules)")
     done = subprocess.run([__import__("sys").executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+
+
+def test_engine_agrees_with_evaluate(generated):
+    """The command's transcription of trec_eval and pdireval's own measures (the registry
+    kernels behind :func:`pdireval.evaluate`) give the same per-query numbers wherever both
+    have the measure."""
+    import warnings
+
+    qrels_path, run_path = generated
+    pairs = {"map": "AP", "P_10": "P@10", "P_5": "P@5", "ndcg_cut_10": "nDCG@10", "ndcg": "nDCG",
+             "recip_rank": "RR", "Rprec": "Rprec", "bpref": "Bpref", "recall_100": "R@100",
+             "infAP": "infAP", "success_5": "Success@5", "num_rel_ret": "NumRelRet",
+             "num_ret": "NumRet", "num_rel": "NumRel"}
+    specs = ["map", "P.5,10", "ndcg_cut.10", "ndcg", "recip_rank", "Rprec", "bpref", "recall.100",
+             "infAP", "success.5", "num_rel_ret", "num_ret", "num_rel"]
+    out, status = ours("-q", *(a for s in specs for a in ("-m", s)), qrels_path, run_path)
+    assert status == 0
+    mine = {}
+    for line in out.splitlines():
+        name, query, value = line.split("\t")
+        if query != "all" and name.strip() in pairs:
+            mine[(pairs[name.strip()], query)] = value
+    run = pdireval.read_run(run_path)
+    qrels = pdireval.read_qrels(qrels_path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pdireval.PdirevalWarning)
+        scores = pdireval.evaluate(run, sorted(set(pairs.values())), qrels=qrels, missing="drop")
+    theirs_ = {}
+    for row in scores.itertuples():
+        is_count = row.measure.startswith("Num")
+        theirs_[(row.measure, row.query)] = str(int(row.value)) if is_count else f"{row.value:6.4f}"
+    assert len(mine) == len(theirs_) > 100
+    assert mine == theirs_
