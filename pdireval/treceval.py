@@ -4,8 +4,9 @@
 does (short options clustered or not, ``-M100``, ``-mP.5``; every long option and any
 unambiguous prefix of it, ``--measure=map``; options after the files) and prints what
 trec_eval 9.0.8 prints, or with ``--v10`` what trec_eval 10.0 prints. The evaluation is
-:mod:`pdireval.trec`, a transcription of trec_eval's C code that imports numpy only, so the
-command starts about as fast as the C program. Measures that are not trec_eval's (pdireval
+:mod:`pdireval.trec`, a transcription of trec_eval's C code that imports numpy only, not
+pandas (a call on one Robust run takes 2-3x the C binary's wall time, mostly Python's and
+numpy's start-up: benchmarks/results/trec_eval_command.md). Measures that are not trec_eval's (pdireval
 measure strings such as ``nDCG@10``) are computed with :func:`pdireval.evaluate` and printed
 after trec_eval's own.
 

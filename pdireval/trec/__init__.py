@@ -5,7 +5,7 @@ and 10.0) and vectorised with numpy over the queries of one run.
 Why a transcription next to :mod:`pdireval.measures`: the command must print what trec_eval
 prints, byte for byte, including what is trec_eval's and nobody else's (``-nan`` where a
 query is left without documents, fractional cut-offs read with ``atol``, ``relstring``, the
-quirks of each version), and start as fast as a C program: this package imports numpy only,
+quirks of each version), and start quickly, as a C program does: this package imports numpy only,
 never pandas. :func:`pdireval.evaluate` keeps pdireval's own definitions; the tests check the
 two agree on every measure both have.
 
