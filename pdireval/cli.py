@@ -95,6 +95,15 @@ def add_evaluate(subparsers) -> None:
         "--system", choices=("tag", "filename"), default="tag",
         help="name systems by the run tag in the file (default) or by the file name",
     )
+    p.add_argument(
+        "--ci", choices=("t", "bootstrap", "anova"), default=None,
+        help="add a confidence interval to every mean (pdireval.aggregate's method=): the "
+        "table prints it after the mean, csv / json get se, ci_low, ci_high columns",
+    )
+    p.add_argument(
+        "--confidence-level", type=float, default=0.95, metavar="LEVEL",
+        help="confidence level of --ci (default 0.95)",
+    )
     p.set_defaults(func=run_evaluate)
 
 
@@ -168,9 +177,13 @@ def _table(scores: pd.DataFrame, summary: pd.DataFrame, per_query: bool) -> str:
             rows = scores[scores["system"] == system]
             for measure, query, value in zip(rows["measure"], rows["query"], rows["value"]):
                 lines.append(f"{measure:<{width}}\t{query}\t{value:.4f}")
-        for measure, value in zip(block["measure"], block["summary"]):
+        lows = block["ci_low"] if "ci_low" in block else [None] * len(block)
+        highs = block["ci_high"] if "ci_high" in block else [None] * len(block)
+        for measure, value, low, high in zip(block["measure"], block["summary"], lows, highs):
             # trec_eval's summary rules: sums of counts (as integers), means otherwise
             text = f"{int(value)}" if _is_count(measure) and value == value else f"{value:.4f}"
+            if low is not None:
+                text += f"\t[{low:.4f}, {high:.4f}]"
             lines.append(f"{measure:<{width}}\tall\t{text}")
     return "\n".join(lines) + "\n"
 
@@ -189,7 +202,10 @@ def run_evaluate(args) -> int:
     measures = parse_measures(args.measures or DEFAULT_MEASURES)  # bad measures fail first
     run, qrels = _load(args)
     scores = evaluate(run, measures, qrels=qrels, missing=args.missing)
-    summary = aggregate(scores).sort_values("system", kind="stable", ignore_index=True)
+    options = {}
+    if args.ci is not None:
+        options = {"method": args.ci, "confidence_level": args.confidence_level}
+    summary = aggregate(scores, **options).sort_values("system", kind="stable", ignore_index=True)
     if args.format == "table":  # scores come by system, query (natural order), measure
         sys.stdout.write(_table(scores, summary, args.per_query))
         return 0

@@ -9,7 +9,10 @@ from pdireval.core.groups import group_columns
 from pdireval.core.schema import canonical_scores
 from pdireval.errors import check_bool
 
-__all__ = ["aggregate"]
+__all__ = ["aggregate", "INTERVAL_METHODS"]
+
+#: ``method=`` values of :func:`aggregate`'s intervals
+INTERVAL_METHODS = ("t", "bootstrap", "anova")
 
 
 def _summary_rule(name: str) -> str:
@@ -24,13 +27,59 @@ def _summary_rule(name: str) -> str:
         return "mean"
 
 
-def aggregate(scores: pd.DataFrame, *, wide: bool = False, columns=None) -> pd.DataFrame:
-    """Mean, standard deviation, query count and trec_eval's summary per system and measure.
+def aggregate(
+    scores: pd.DataFrame,
+    *,
+    confidence_level: float | None = None,
+    method: str | None = None,
+    bootstrap_interval: str = "percentile",
+    n_resamples: int | None = None,
+    rng=42,
+    wide: bool = False,
+    columns=None,
+) -> pd.DataFrame:
+    r"""Mean, standard deviation, query count and trec_eval's summary per system and measure,
+    optionally with a confidence interval of each mean.
+
+    Without ``confidence_level`` and ``method`` (the default) the result is the plain
+    summary. With either of them, ``se``, ``ci_low`` and ``ci_high`` are added per (system,
+    measure, group), computed by ``method``:
+
+    * ``"t"`` (default) — per-system Student t interval,
+      x̄ ± t_{1−α/2; n−1} · s/√n, s the sample standard deviation of the system's n non-NaN
+      values (``scipy.stats.t.interval``);
+    * ``"bootstrap"`` — query bootstrap: one index matrix ``rng.integers(0, n, size=(B, n))``
+      per group resamples every system's queries together; the interval is the
+      ``bootstrap_interval`` (``"percentile"`` or ``"bca"``) of ``scipy.stats.bootstrap``
+      and ``se`` the standard deviation of the B replicate means (Efron & Tibshirani 1993);
+    * ``"anova"`` — Sakai's (2014) margin of error from the two-way ANOVA without
+      replication of the group's system × query matrix, one width for all systems:
+      MOE = t_{1−α/2; (m−1)(n−1)} · √(V_E / n), V_E the residual mean square (m systems,
+      n queries), se = √(V_E / n).
+
+    A system with fewer than two values or with all values equal (for ``"t"`` and
+    ``"bootstrap"``), or a group whose residual variance is 0 (``"anova"``), gets NaN bounds
+    and one :class:`pdireval.PdirevalWarning` naming the cases.
 
     Parameters
     ----------
     scores
         A scores frame (``system, query, measure, value`` and any grouping columns).
+    confidence_level
+        Confidence level of the intervals, 0 < level < 1 (0.95 when only ``method`` is given).
+    method
+        ``"t"``, ``"bootstrap"`` or ``"anova"`` (``"t"`` when only ``confidence_level`` is
+        given). ``"bootstrap"`` needs a complete system × query matrix per group (NaN values
+        are skipped in each resample, as in the mean), ``"anova"`` a complete matrix without
+        NaN; ``"t"`` works on any frame.
+    bootstrap_interval
+        ``"percentile"`` (default) or ``"bca"`` (bias-corrected and accelerated), for
+        ``method="bootstrap"``.
+    n_resamples
+        Bootstrap resamples B (default 1000; at most 10**6).
+    rng
+        Seed of the bootstrap (None, an int, a SeedSequence or a Generator; default 42, so two
+        identical calls give identical intervals). Every group starts from the seed alone.
     wide
         Return the convenience view instead: one row per system, one column per measure
         (and grouping key), holding the mean.
@@ -47,10 +96,32 @@ def aggregate(scores: pd.DataFrame, *, wide: bool = False, columns=None) -> pd.D
         over queries, what its ``all`` line prints: the mean, except the **sum** for count
         measures — ``NumRet``, ``NumRel``, ``NumRelRet`` — and the **geometric mean**
         exp(mean of the values) for trec_eval's ``gm_`` measures, whose per-query values are
-        logs; a measure pdireval does not know is summarised by its mean). Sorted by the
-        grouping keys (measures in order of first appearance), then system.
+        logs; a measure pdireval does not know is summarised by its mean). With intervals
+        also ``se`` (standard error of the mean), ``ci_low``, ``ci_high`` (two-sided, at
+        ``confidence_level``), ``method`` (``"t"``, ``"percentile"``, ``"bca"`` or
+        ``"anova"``) and ``confidence_level``. Sorted by the grouping keys (measures in order
+        of first appearance), then system.
+
+    Raises
+    ------
+    OptionError
+        ``wide=True`` with intervals (the wide view holds means only), an unknown ``method``,
+        a level outside (0, 1).
+    SchemaError
+        ``"bootstrap"`` / ``"anova"`` on a group that is not a complete system × query matrix.
+
+    References
+    ----------
+    Efron, B., Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall.
+    Sakai, T. (2014). Statistical reform in information retrieval? ACM SIGIR Forum 48(1).
     """
     wide = check_bool("wide", wide)
+    want = confidence_level is not None or method is not None
+    if want:
+        from pdireval.meta.mean_intervals import check_interval_options
+
+        confidence_level, method = check_interval_options(
+            confidence_level, method, bootstrap_interval, n_resamples, wide)
     frame = canonical_scores(scores, columns)
     keys = group_columns(frame)
     measure_rank = {m: i for i, m in enumerate(pd.unique(frame["measure"]))}
@@ -70,6 +141,12 @@ def aggregate(scores: pd.DataFrame, *, wide: bool = False, columns=None) -> pd.D
         out["summary"] = np.where(rule == "sum", out["_sum"], np.where(rule == "gm", np.exp(out["mean"]), out["mean"]))
         out = out.drop(columns="_sum")
     out = out[["system"] + keys + ["mean", "std", "n_queries", "summary"]]
+    if want:
+        from pdireval.meta.mean_intervals import add_intervals
+
+        out = add_intervals(out, frame, keys, confidence_level=confidence_level, method=method,
+                            bootstrap_interval=bootstrap_interval, n_resamples=n_resamples,
+                            rng=rng)
     if wide:
         cols = keys
         table = out.pivot_table(index="system", columns=cols, values="mean", sort=False)

@@ -151,8 +151,28 @@ def _pairs(m: int, bases):
 _EXTRA = ("hedges_g", "bf10", "n_wins", "n_ties", "n_losses")
 
 
+def _one_test(method, d, alternative, counts, signs, exact, a=None, b=None):
+    """(statistic, p-value) of one test on the differences d (n × P) of a − b."""
+    if method == "t":
+        return t_kernel(d, alternative)
+    if method == "wilcoxon":
+        return _adapters.wilcoxon_columns(d, alternative)
+    if method == "sign":
+        if a is None:
+            a, b = d, np.zeros_like(d)
+        gt, _lt, p = sign_kernel(a, b, alternative)
+        return gt.astype(np.float64), p
+    if method == "randomization":
+        return randomization_kernel(d, signs, exact, alternative)
+    if counts is None:  # bootstrap with fewer than 2 queries
+        nan = np.full(d.shape[1], np.nan)
+        return nan, nan.copy()
+    res = bootstrap_kernel(d, counts, alternative=alternative)
+    return res["statistic"], res["p_value"]
+
+
 def _test_group(x, method, *, n_res, rng, baseline=None, confidence_level=0.95, alpha=None,
-                progress=None, alternative="two-sided", extras=False):
+                progress=None, alternative="two-sided", extras=False, margin=None):
     """Run one test on every pair of columns of the queries x systems matrix x.
 
     ``baseline``: None (all pairs), a column index, or a list of them. Returns (I, J, dict of
@@ -163,7 +183,8 @@ def _test_group(x, method, *, n_res, rng, baseline=None, confidence_level=0.95, 
     bases = [baseline] if isinstance(baseline, (int, np.integer)) else baseline
     pi, pj = _pairs(m, bases)
     n_pairs = len(pi)
-    names = ("mean_diff", "statistic", "p_value", "ci_low", "ci_high", "effect_size", "required")
+    names = ("mean_diff", "statistic", "p_value", "ci_low", "ci_high", "effect_size", "required",
+             "p_lower", "p_upper")
     cols = {k: np.full(n_pairs, np.nan) for k in names + (_EXTRA if extras else ())}
     if n_pairs == 0:
         return pi, pj, cols
@@ -202,15 +223,28 @@ def _test_group(x, method, *, n_res, rng, baseline=None, confidence_level=0.95, 
                 if two_sided:
                     t_paired, _ = t_kernel(d)
                     cols["bf10"][part] = _adapters.bayes_factor_t(t_paired, n)
-        if method == "t":
-            cols["statistic"][part], cols["p_value"][part] = t_kernel(d, alternative)
-        elif method == "wilcoxon":
-            cols["statistic"][part], cols["p_value"][part] = _adapters.wilcoxon_columns(d, alternative)
-        elif method == "sign":
-            gt, _lt, p = sign_kernel(a, b, alternative)
-            cols["statistic"][part], cols["p_value"][part] = gt, p
-        elif method == "randomization":
-            cols["statistic"][part], cols["p_value"][part] = randomization_kernel(d, signs, exact, alternative)
+        if margin is not None and method != "tukey":
+            # TOST / non-inferiority: one-sided tests of the shifted differences
+            lower = upper = None
+            if alternative in ("two-sided", "greater"):  # H0: mean <= -margin
+                lower = _one_test(method, d + margin, "greater", counts, signs, exact)
+                cols["p_lower"][part] = lower[1]
+            if alternative in ("two-sided", "less"):  # H0: mean >= margin
+                upper = _one_test(method, d - margin, "less", counts, signs, exact)
+                cols["p_upper"][part] = upper[1]
+            if lower is not None and upper is not None:
+                use_lower = lower[1] >= upper[1]
+                cols["statistic"][part] = np.where(use_lower, lower[0], upper[0])
+                cols["p_value"][part] = np.maximum(lower[1], upper[1])
+            else:
+                cols["statistic"][part], cols["p_value"][part] = lower if upper is None else upper
+            if method == "bootstrap" and counts is not None:
+                res = bootstrap_kernel(d, counts, confidence_level=confidence_level,
+                                       alternative=alternative)
+                cols["ci_low"][part], cols["ci_high"][part] = res["ci_low"], res["ci_high"]
+        elif method in ("t", "wilcoxon", "sign", "randomization"):
+            cols["statistic"][part], cols["p_value"][part] = _one_test(
+                method, d, alternative, counts, signs, exact, a, b)
         elif method == "bootstrap":
             if counts is None:
                 continue
@@ -246,6 +280,20 @@ def canonical_method(method):
     return method
 
 
+def _check_margin(method, margin):
+    """Validate compare()'s ``margin`` (None or a positive number) and return it."""
+    if margin is None:
+        return None
+    margin = check_real("margin", margin, low=0.0, inclusive=False)
+    if method == "tukey":
+        raise OptionError(
+            "margin= (equivalence / non-inferiority) shifts the per-query differences of one "
+            "pair, which the randomised Tukey HSD does not test; use method='t', 'wilcoxon', "
+            "'sign', 'bootstrap' or 'randomization' with margin=."
+        )
+    return margin
+
+
 def check_common(method, confidence_level, alternative="two-sided"):
     """Validate the options every test shares; return the canonical method name."""
     method = canonical_method(method)
@@ -261,7 +309,7 @@ def check_common(method, confidence_level, alternative="two-sided"):
 
 
 def iter_tests(frame, method, *, n_resamples, rng, baseline=None, confidence_level=0.95,
-               alpha=None, progress=None, alternative="two-sided", extras=False):
+               alpha=None, progress=None, alternative="two-sided", extras=False, margin=None):
     """Yield (keys, systems, n_queries, means, I, J, cols) for every group of a scores frame."""
     n_res = _resolve_resamples(method, n_resamples)
     seed = check_rng(rng)
@@ -276,7 +324,7 @@ def iter_tests(frame, method, *, n_resamples, rng, baseline=None, confidence_lev
         pi, pj, cols = _test_group(
             x, method, n_res=n_res, rng=group_generator(seed), baseline=base,
             confidence_level=confidence_level, alpha=alpha, progress=progress,
-            alternative=alternative, extras=extras,
+            alternative=alternative, extras=extras, margin=margin,
         )
         yield keys, systems, x.shape[0], x.mean(axis=0), pi, pj, cols
 
@@ -294,6 +342,7 @@ def compare(
     family: str = "group",
     confidence_level: float = 0.95,
     alpha: float | None = None,
+    margin: float | None = None,
     progress: bool | None = None,
     columns=None,
 ) -> pd.DataFrame:
@@ -322,6 +371,23 @@ def compare(
     * ``"tukey"`` — randomised Tukey HSD (Carterette 2012; Sakai 2012), which already
       controls the family-wise error over all pairs of the group. Two-sided only. Default
       B = 5000.
+
+    **Equivalence and non-inferiority** (``margin=δ > 0``, any method but ``"tukey"``): the
+    null hypothesis becomes "the systems differ by at least δ". Two one-sided tests (TOST;
+    Schuirmann 1987) of the shifted differences: p_lower tests H0: μ ≤ −δ against μ > −δ
+    (the method's ``"greater"`` test of z_t + δ), p_upper tests H0: μ ≥ δ against μ < δ (its
+    ``"less"`` test of z_t − δ). ``alternative="two-sided"`` gives equivalence,
+    |μ| < δ, with p = max(p_lower, p_upper); ``"greater"`` gives non-inferiority of a
+    (μ > −δ, p = p_lower); ``"less"`` non-superiority (μ < δ, p = p_upper). A small p means
+    "equivalent within δ" (or "not worse by δ or more"). For ``"t"`` this equals the larger
+    of ``scipy.stats.ttest_rel(a + δ, b, alternative="greater")`` and
+    ``ttest_rel(a − δ, b, alternative="less")``; ``"wilcoxon"`` and ``"sign"`` test the
+    median difference, ``"randomization"`` assumes shifted differences symmetric about 0.
+    TOST at level α is equivalent to the (1 − 2α) confidence interval of the mean
+    difference lying inside (−δ, δ). **Pick δ before looking at the data**: the smallest
+    difference that would matter to a user of the measure, e.g. a published minimum
+    detectable difference, or Sakai's (2006) ``required_diff`` of an earlier, comparable
+    experiment; never the observed difference.
 
     Parameters
     ----------
@@ -363,6 +429,9 @@ def compare(
         Significance level of Sakai's (2006) estimated difference required for significance,
         written to ``required_diff`` (None, the default: not computed, which saves about a
         quarter of the bootstrap's time). The p-values do not depend on it.
+    margin
+        Equivalence margin δ > 0 (in the measure's units) for TOST / non-inferiority tests
+        (above); None (default): ordinary tests of "no difference".
     {progress}
     columns
         Optional mapping ``{canonical name: your column name}`` for ``scores``.
@@ -402,7 +471,11 @@ def compare(
         - ``n_wins``, ``n_ties``, ``n_losses`` (int64): queries with a_t > b_t, a_t = b_t,
           a_t < b_t (PyTerrier's +/− columns);
         - ``method``; ``alternative``; ``correction`` (``"none"`` without);
-          ``required_alpha`` (``alpha``, NaN without); ``n_queries``.
+          ``required_alpha`` (``alpha``, NaN without); ``n_queries``;
+        - with ``margin=`` only: ``margin`` (δ), ``p_lower`` (H0: μ ≤ −δ), ``p_upper``
+          (H0: μ ≥ δ; NaN where the alternative does not use it); ``p_value`` is then the
+          equivalence / non-inferiority p-value and ``statistic`` that of the deciding
+          one-sided test (for the bootstrap, the studentised statistic).
 
     Notes
     -----
@@ -421,10 +494,14 @@ def compare(
     information retrieval experiments. TOIS 30(1).
     Lakens, D. (2013). Calculating and reporting effect sizes to facilitate cumulative
     science. Frontiers in Psychology 4.
+    Schuirmann, D. J. (1987). A comparison of the two one-sided tests procedure and the power
+    approach for assessing the equivalence of average bioavailability. Journal of
+    Pharmacokinetics and Biopharmaceutics 15(6).
     """
     frame = canonical_scores(scores, columns)
     method = check_common(method, confidence_level, alternative)
     correction = canonical_correction(correction)
+    margin = _check_margin(method, margin)
     check_option("family", family, ("group", "all"))
     if method == "tukey" and correction is not None:
         raise OptionError(
@@ -434,13 +511,14 @@ def compare(
     if alpha is not None:
         check_real("alpha", alpha, low=0, high=1, inclusive=False)
     # Sakai's required difference: two-sided bootstrap and Tukey HSD only
-    required = alpha is not None and method in ("bootstrap", "tukey") and alternative == "two-sided"
+    required = (alpha is not None and method in ("bootstrap", "tukey") and alternative == "two-sided"
+                and margin is None)
     keys_cols = group_columns(frame)
     parts = []
     for keys, systems, n_q, means, pi, pj, cols in iter_tests(
         frame, method, n_resamples=n_resamples, rng=rng, baseline=baseline,
         confidence_level=confidence_level, alpha=alpha if required else None, progress=progress,
-        alternative=alternative, extras=True,
+        alternative=alternative, extras=True, margin=margin,
     ):
         names = np.array(systems, dtype=object)
         part = {k: [keys[k]] * len(pi) for k in keys_cols}
@@ -459,6 +537,10 @@ def compare(
         part["correction"] = correction or "none"
         part["required_alpha"] = np.full(len(pi), float(alpha) if alpha is not None else np.nan)
         part["n_queries"] = np.full(len(pi), n_q, dtype=np.int64)
+        if margin is not None:
+            part["margin"] = np.full(len(pi), margin)
+            part["p_lower"] = cols["p_lower"]
+            part["p_upper"] = cols["p_upper"]
         parts.append(pd.DataFrame(part))
     out = pd.concat(parts, ignore_index=True)
     if family == "all":

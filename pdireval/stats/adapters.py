@@ -30,6 +30,7 @@ __all__ = [
     "spearman",
     "pearson",
     "norm_ppf",
+    "norm_cdf",
     "power_ttest_paired",
     "n_ttest_paired",
     "power_anova",
@@ -298,3 +299,11 @@ def norm_ppf(q):
     """Quantile of the standard normal distribution (scipy.stats.norm.ppf), float64."""
     with _scoped():
         return np.asarray(_stats.norm.ppf(q), dtype=np.float64)
+
+
+def norm_cdf(z):
+    """Distribution function of the standard normal distribution (scipy.special.ndtr), float64."""
+    from scipy.special import ndtr
+
+    with _scoped():
+        return np.asarray(ndtr(z), dtype=np.float64)
