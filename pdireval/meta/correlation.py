@@ -75,6 +75,9 @@ def correlate(
     *,
     method: str | list[str] = "kendall_b",
     p: float = 0.9,
+    confidence_level: float | None = None,
+    n_resamples: int = 1000,
+    rng=42,
     columns=None,
 ) -> pd.DataFrame:
     r"""Rank correlation between the system rankings induced by measures.
@@ -90,7 +93,9 @@ def correlate(
 
     Methods (one name or a list): ``"kendall_b"`` (default), ``"kendall_a"``, ``"gamma"``
     (Golbus & Aslam's (2013) τ), ``"spearman"``, ``"pearson"``, ``"tau_ap"`` (τ_AP of measure_a's ranking
-    against measure_b's as the truth), ``"tau_ap_sym"`` and ``"rbo"`` (extrapolated
+    against measure_b's as the truth), ``"tau_ap_sym"``, ``"tau_ap_b"`` (Urbano & Marrero's
+    (2017) tie-aware symmetric τ_AP,b, see :func:`pdireval.stats.rank_correlation.tau_ap_b`)
+    and ``"rbo"`` (extrapolated
     rank-biased overlap with persistence ``p``, systems with equal means in name order); see
     :func:`kendall_tau`, :func:`tau_ap`, :func:`rank_correlation`, and
     :func:`pdireval.leaderboard_agreement` for all of these (and more) in one table.
@@ -103,14 +108,29 @@ def correlate(
         A second scores frame whose system rankings are compared with those of ``scores``.
     method : str or list of str
         One or several of the methods above.
+    p : float
+        RBO persistence.
+    confidence_level : float, optional
+        Add ``ci_low``, ``ci_high``: the query-bootstrap percentile interval of each
+        statistic. The B resamples ``rng.integers(0, n, size=(B, n))`` draw queries, and
+        each replicate recomputes both leaderboards on the same resampled queries (when the
+        two measures — or the two frames — have the same queries; otherwise each side
+        resamples its own queries, from independent streams) and then the statistic. A
+        statistic undefined on some replicate (τ_AP with tied means) gets NaN bounds and a
+        :class:`pdireval.PdirevalWarning`. None (default): no interval.
+    n_resamples : int
+        Bootstrap resamples B (at most 10**5).
+    rng
+        Seed of the bootstrap (None, an int, a SeedSequence or a Generator; default 42).
     {columns}
 
     Returns
     -------
     DataFrame
         ``measure_a``, ``measure_b``, the other grouping keys, ``method``, ``statistic``,
-        ``p_value`` (two-sided; NaN where the method has none), ``n_systems``. Rows ordered by
-        group, measure pair, then method in the order given.
+        ``p_value`` (two-sided; NaN where the method has none), ``n_systems``; with
+        ``confidence_level`` also ``ci_low``, ``ci_high``. Rows ordered by group, measure
+        pair, then method in the order given.
 
     References
     ----------
@@ -119,8 +139,13 @@ def correlate(
     information retrieval. SIGIR.
     Webber, W., Moffat, A., Zobel, J. (2010). A similarity measure for indefinite rankings.
     ACM TOIS.
+    Urbano, J., Marrero, M. (2017). The treatment of ties in AP correlation. ICTIR.
+    Efron, B., Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall.
     """
+    from pdireval.meta.agreement_intervals import check_ci_options
+
     p = check_real("p", p, low=0.0, high=1.0, inclusive=False)
+    level, n_res = check_ci_options(confidence_level, n_resamples)
     methods = [method] if isinstance(method, str) else list(method)
     if not methods:
         raise OptionError("method= is an empty list; pass at least one correlation method")
@@ -139,6 +164,12 @@ def correlate(
         check_same_grouping(extra, extra_b)
         right = _system_means(frame_b, extra, "other scores")
         check_shared_groups(list(left), list(right), names=extra)
+    boot = None
+    if level is not None:
+        from pdireval.meta.agreement_intervals import CorrelationBootstrap
+
+        boot = CorrelationBootstrap(frame, None if other is None else frame_b, extra,
+                                    n_resamples=n_res, rng=rng, p=p)
     rows = []
     for key, table in left.items():
         if right is None:
@@ -155,15 +186,23 @@ def correlate(
         for a, b in combos:
             xa = table[a].to_numpy(dtype=np.float64)
             xb = table_b[b].to_numpy(dtype=np.float64)
+            reps = None if boot is None else boot.replicates(key, a, b, list(table.index))
             for m in methods:
                 stat, p_value = rank_correlation(xa, xb, m, p=p)
                 row = {"measure_a": a, "measure_b": b}
                 row.update(dict(zip(extra, key)))
                 row.update(method=m, statistic=float(stat), p_value=float(p_value), n_systems=len(xa))
+                if reps is not None:
+                    row["ci_low"], row["ci_high"] = boot.interval(reps, m, float(stat), level)
                 rows.append(row)
     columns = ["measure_a", "measure_b", *extra, "method", "statistic", "p_value", "n_systems"]
+    if boot is not None:
+        columns += ["ci_low", "ci_high"]
     out = pd.DataFrame(rows, columns=columns)
     out["n_systems"] = out["n_systems"].astype(np.int64)
     out["statistic"] = out["statistic"].astype(np.float64)
     out["p_value"] = out["p_value"].astype(np.float64)
+    if boot is not None:
+        out["ci_low"] = out["ci_low"].astype(np.float64)
+        out["ci_high"] = out["ci_high"].astype(np.float64)
     return out

@@ -20,7 +20,7 @@ from pdireval.core.schema import canonical_scores
 from pdireval.errors import OptionError, SchemaError, check_bool, check_int, check_real
 from pdireval.stats import adapters
 from pdireval.stats.means import exact_means, mid_ranks
-from pdireval.stats.rank_correlation import kendall_tau, tau_ap
+from pdireval.stats.rank_correlation import kendall_tau, tau_ap, tau_ap_b
 from pdireval.stats.rank_overlap import kendall_tau_b_rows, rbo_ext_ties, top_k_overlap_ties
 
 __all__ = ["leaderboard_agreement", "LEADERBOARD_STATISTICS", "leaderboard_positions"]
@@ -29,6 +29,7 @@ __all__ = ["leaderboard_agreement", "LEADERBOARD_STATISTICS", "leaderboard_posit
 LEADERBOARD_STATISTICS = (
     "kendall_tau_b",
     "tau_ap",
+    "tau_ap_b",
     "rbo",
     "top_k_overlap",
     "max_rank_change",
@@ -105,6 +106,7 @@ def _group_rows(xa, xb, systems, *, p, k, alpha):
     values["kendall_tau_b"] = kendall_tau(mean_a, mean_b, variant="b")
     tied = len(np.unique(mean_a)) < n_s or len(np.unique(mean_b)) < n_s
     values["tau_ap"] = np.nan if tied or n_s < 2 else tau_ap(mean_b, mean_a)
+    values["tau_ap_b"] = tau_ap_b(mean_a, mean_b)
     # tie-aware (tied means in either frame never make these depend on system names)
     values["rbo"] = rbo_ext_ties(mean_a, mean_b, p)
     values["top_k_overlap"] = top_k_overlap_ties(mean_a, mean_b, min(k, n_s))
@@ -141,6 +143,32 @@ def _group_rows(xa, xb, systems, *, p, k, alpha):
     return [float(values[s]) for s in LEADERBOARD_STATISTICS], table
 
 
+#: statistics with a bootstrap interval, and the argument order of their row function
+_BOOTSTRAPPED = {"kendall_tau_b": ("kendall_b", False), "tau_ap": ("tau_ap", True),
+                 "tau_ap_b": ("tau_ap_b", False), "rbo": ("rbo_ties", False),
+                 "top_k_overlap": ("top_k_overlap_ties", False)}
+
+
+def _intervals(xa, xb, values, level, n_res, seed, *, p, k):
+    """ci_low, ci_high of every statistic (NaN where there is no bootstrap interval)."""
+    from pdireval.errors import group_generator
+    from pdireval.meta.agreement_intervals import percentile_interval, replicate_means
+    from pdireval.stats.correlation_rows import correlation_rows
+    from pdireval.stats.paired_tests import bootstrap_counts
+
+    counts = bootstrap_counts(group_generator(seed), xa.shape[0], n_res)
+    ra, rb = replicate_means(xa, counts), replicate_means(xb, counts)
+    low = np.full(len(values), np.nan)
+    high = np.full(len(values), np.nan)
+    for i, name in enumerate(LEADERBOARD_STATISTICS):
+        if name not in _BOOTSTRAPPED:
+            continue
+        method, swap = _BOOTSTRAPPED[name]
+        reps = correlation_rows(method, *((rb, ra) if swap else (ra, rb)), p=p, k=k)
+        low[i], high[i] = percentile_interval(reps, level, point=values[i], what=name)
+    return low, high
+
+
 def _matrices(ma, mb, what):
     """The two groups' query × system matrices on the queries they share, same systems."""
     if list(ma.columns) != list(mb.columns):
@@ -167,6 +195,9 @@ def leaderboard_agreement(
     k: int = 10,
     alpha: float = 0.05,
     per_system: bool = False,
+    confidence_level: float | None = None,
+    n_resamples: int = 1000,
+    rng=42,
     columns: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     r"""How alike two scores frames rank the same systems (e.g. human vs LLM qrels).
@@ -183,6 +214,8 @@ def leaderboard_agreement(
     * ``kendall_tau_b`` — Kendall's τ_b between the system means;
     * ``tau_ap`` — AP correlation of ``other``'s leaderboard against ``scores``'s as the
       truth (Yilmaz, Aslam & Robertson 2008); NaN when a frame has tied means;
+    * ``tau_ap_b`` — Urbano & Marrero's (2017) tie-aware, symmetric τ_AP,b (the symmetric
+      τ_AP when no means are tied; see :func:`pdireval.stats.rank_correlation.tau_ap_b`);
     * ``rbo`` — extrapolated rank-biased overlap with persistence ``p`` (Webber, Moffat &
       Zobel 2010, eq. 32), RBO = A_n pⁿ + (1 − p)/p Σ_{d=1}^{n} A_d p^d, A_d the overlap of
       the two top-d sets divided by d; with tied means, its mean over every order of the
@@ -212,6 +245,17 @@ def leaderboard_agreement(
         Depth of the top-k overlap.
     alpha
         Significance level of the paired t-tests.
+    confidence_level
+        Add ``ci_low``, ``ci_high`` for ``kendall_tau_b``, ``tau_ap``, ``tau_ap_b``, ``rbo``
+        and ``top_k_overlap`` (NaN for the other statistics): the percentile interval of the
+        statistic over B query-bootstrap replicates, each recomputing both leaderboards on the
+        same resampled queries (``rng.integers(0, n, size=(B, n))`` over the shared queries).
+        A statistic undefined on some replicate (``tau_ap`` with tied means) gets NaN bounds
+        and a :class:`pdireval.PdirevalWarning`. None (default): no interval.
+    n_resamples
+        Bootstrap resamples B (at most 10**5).
+    rng
+        Seed of the bootstrap (None, an int, a SeedSequence or a Generator; default 42).
     per_system
         Return the leaderboard table instead: ``measure_a, measure_b, [keys], system,
         mean_a, mean_b, rank_a, rank_b, rank_change`` (rank_a − rank_b; positive = the
@@ -223,8 +267,9 @@ def leaderboard_agreement(
     -------
     DataFrame
         ``measure_a``, ``measure_b``, the other grouping keys, ``statistic``, ``value``
-        (float64), ``n_systems``, ``n_queries`` (queries both frames share). Rows by group,
-        then statistic in the order above.
+        (float64), ``n_systems``, ``n_queries`` (queries both frames share); with
+        ``confidence_level`` also ``ci_low``, ``ci_high``. Rows by group, then statistic in
+        the order above.
 
     References
     ----------
@@ -235,7 +280,11 @@ def leaderboard_agreement(
     ACM TOIS.
     Voorhees, E. M. (2000). Variations in relevance judgments and the measurement of
     retrieval effectiveness. Information Processing & Management.
+    Urbano, J., Marrero, M. (2017). The treatment of ties in AP correlation. ICTIR.
     """
+    from pdireval.meta.agreement_intervals import check_ci_options
+
+    level, n_res = check_ci_options(confidence_level, n_resamples)
     p = check_real("p", p, low=0.0, high=1.0, inclusive=False)
     k = check_int("k", k, minimum=1)
     alpha = check_real("alpha", alpha, low=0.0, high=1.0, inclusive=False)
@@ -277,6 +326,10 @@ def leaderboard_agreement(
                 f"{sorted(map(str, grouped_a))[:3]} vs {sorted(map(str, grouped_b))[:3]}.\n"
                 "Evaluate both with the same measure strings."
             )
+    if level is not None and not per_system:
+        from pdireval.errors import check_rng
+
+        seed = check_rng(rng)
     blocks = []
     for ka, kb in combos:
         where = "" if not extra else " (" + ", ".join(f"{c}={v!r}" for c, v in zip(extra, ka[1:])) + ")"
@@ -287,6 +340,9 @@ def leaderboard_agreement(
         else:
             block = pd.DataFrame({"statistic": list(LEADERBOARD_STATISTICS), "value": values,
                                   "n_systems": len(systems), "n_queries": xa.shape[0]})
+            if level is not None:
+                block["ci_low"], block["ci_high"] = _intervals(xa, xb, values, level, n_res,
+                                                               seed, p=p, k=k)
         for c, v in reversed(list(zip(extra, ka[1:]))):
             block.insert(0, c, v)
         block.insert(0, "measure_b", kb[0])

@@ -41,6 +41,8 @@ REPRODUCIBILITY_STATISTICS = (
     "p_value_unpaired",
     "effect_ratio",
     "delta_ri",
+    "p_equivalence",
+    "equivalent",
 )
 
 
@@ -132,6 +134,34 @@ def _t_unpaired(x, y):
     return float(min(1.0, 2.0 * adapters.t_sf(abs(t), n1 + n2 - 2)))
 
 
+def _tost_paired(x, y, margin):
+    """TOST p-value of |mean(x − y)| < margin: the larger one-sided paired t p-value."""
+    from pdireval.stats.paired_tests import t_kernel
+
+    d = (x - y).reshape(-1, 1)
+    if len(d) < 2:
+        return np.nan
+    p_lower = t_kernel(d + margin, "greater")[1][0]
+    p_upper = t_kernel(d - margin, "less")[1][0]
+    return float(max(p_lower, p_upper))
+
+
+def _tost_unpaired(x, y, margin):
+    """TOST p-value of |mean x − mean y| < margin with Student's pooled-variance t-tests."""
+    n1, n2 = len(x), len(y)
+    if n1 < 2 or n2 < 2:
+        return np.nan
+    sp2 = ((n1 - 1) * x.var(ddof=1) + (n2 - 1) * y.var(ddof=1)) / (n1 + n2 - 2)
+    diff = x.mean() - y.mean()
+    if sp2 == 0:
+        return 0.0 if abs(diff) < margin else 1.0
+    se = np.sqrt(sp2 * (1.0 / n1 + 1.0 / n2))
+    df = n1 + n2 - 2
+    p_lower = adapters.t_p((diff + margin) / se, df, "greater")
+    p_upper = adapters.t_p((diff - margin) / se, df, "less")
+    return float(max(p_lower, p_upper))
+
+
 def _ratio(num, den):
     return float(num / den) if den != 0 and np.isfinite(den) else np.nan
 
@@ -147,6 +177,8 @@ def reproducibility(
     depth: int = 1000,
     p: float = 0.95,
     per_query: bool = False,
+    margin: float | None = None,
+    alpha: float = 0.05,
     columns: Mapping[str, str] | None = None,
     qrels_columns: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
@@ -173,6 +205,16 @@ def reproducibility(
       perfect reproduction) and ``delta_ri`` = RI − RI′ with RI = (mean_a − mean_b) / mean_b
       (0 for a perfect reproduction; repro_eval's sign).
 
+    * with ``margin=δ``, per measure: ``p_equivalence``, the TOST p-value (Schuirmann 1987)
+      of "the reproduced mean is within δ of the original" — the larger of the two one-sided
+      t-tests of H0: μ_o − μ_r ≤ −δ and H0: μ_o − μ_r ≥ δ (paired on the shared queries;
+      Student's pooled-variance tests with ``reproduced_qrels``) — and ``equivalent``, 1.0
+      when p_equivalence < ``alpha`` (the reproduction is equivalent within δ), else 0.0.
+      Choose δ before looking at the reproduction: the smallest difference in the measure
+      that would change a conclusion of the original paper (e.g. a fraction of its reported
+      improvement over the baseline). "Not significantly different" (a large
+      ``p_value_paired``) is no evidence of equivalence; a small ``p_equivalence`` is.
+
     With ``reproduced_qrels`` the reproduction ran on another collection (replicability):
     only the score-level statistics that do not pair queries are given (``mean_*``,
     ``p_value_unpaired``, ``effect_ratio``, ``delta_ri``).
@@ -198,6 +240,10 @@ def reproducibility(
         defaults 1000 and 0.95).
     per_query
         Return the per-query KTU and RBO instead: ``system, query, statistic, value``.
+    margin
+        Equivalence margin δ > 0 in the measures' units (None: no equivalence rows).
+    alpha
+        Level of the equivalence decision ``equivalent``.
     columns, qrels_columns
         ``{canonical name: your column name}`` for the runs and for the qrels.
 
@@ -215,8 +261,14 @@ def reproducibility(
     (2020). How to measure the reproducibility of system-oriented IR experiments. SIGIR.
     Clarke, C. L. A., Vtyurina, A., Smucker, M. D. (2021). Assessing top-k preferences.
     ACM TOIS.
+    Schuirmann, D. J. (1987). A comparison of the two one-sided tests procedure and the power
+    approach for assessing the equivalence of average bioavailability. Journal of
+    Pharmacokinetics and Biopharmaceutics 15(6).
     """
     depth = check_int("depth", depth, minimum=1)
+    if margin is not None:
+        margin = check_real("margin", margin, low=0.0, inclusive=False)
+    alpha = check_real("alpha", alpha, low=0.0, high=1.0, inclusive=False)
     p = check_real("p", p, low=0.0, high=1.0, inclusive=False)
     per_query = check_bool("per_query", per_query)
     orig = canonical_run(as_frame(original, "run"), columns)
@@ -311,6 +363,16 @@ def reproducibility(
                 ri_o = _ratio(xo.mean() - bo.mean(), bo.mean())
                 ri_r = _ratio(xr.mean() - br.mean(), br.mean())
                 rows.append((system, measure, "delta_ri", ri_o - ri_r, len(xr)))
+            if margin is not None:
+                if same_collection:
+                    p_eq = _tost_paired(xo.loc[shared].to_numpy(), xr.loc[shared].to_numpy(), margin)
+                    n_eq = len(shared)
+                else:
+                    p_eq = _tost_unpaired(xo.to_numpy(), xr.to_numpy(), margin)
+                    n_eq = len(xo) + len(xr)
+                rows.append((system, measure, "p_equivalence", p_eq, n_eq))
+                verdict = np.nan if np.isnan(p_eq) else float(p_eq < alpha)
+                rows.append((system, measure, "equivalent", verdict, n_eq))
     out = pd.DataFrame(rows, columns=["system", "measure", "statistic", "value", "n_queries"])
     out["value"] = out["value"].astype(np.float64)
     out["n_queries"] = out["n_queries"].astype(np.int64)

@@ -1,0 +1,90 @@
+"""Query-bootstrap intervals of correlate() and leaderboard_agreement()."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import pdireval
+from pdireval.errors import OptionError, PdirevalWarning
+from pdireval.stats.rank_correlation import rank_correlation
+from pdireval.stats.rank_overlap import rbo_ext, top_k_overlap
+from tests.helpers import random_matrix, scores_from_matrix
+
+N, M, B = 30, 7, 200
+
+
+@pytest.fixture
+def two():
+    x = random_matrix(n=N, m=M, seed=1, ties=False)
+    y = x + np.random.default_rng(2).normal(0, 0.15, size=x.shape)
+    return x, y
+
+
+def _positions(v):
+    pos = np.empty(len(v), dtype=np.int64)
+    pos[np.argsort(-v, kind="stable")] = np.arange(len(v))
+    return pos[None]
+
+
+def test_correlate_interval_equals_plain_loop(two):
+    x, y = two
+    frame = pd.concat([scores_from_matrix(x, "AP"), scores_from_matrix(y, "P@10")],
+                      ignore_index=True)
+    methods = ["kendall_b", "tau_ap_b", "rbo", "spearman"]
+    out = pdireval.correlate(frame, method=methods, confidence_level=0.9, n_resamples=B, rng=4)
+    idx = np.random.default_rng(4).integers(0, N, size=(B, N))  # the same queries, both sides
+    for row in out.itertuples():
+        reps = [rank_correlation(x[r].mean(axis=0), y[r].mean(axis=0), row.method)[0]
+                for r in idx]
+        lo, hi = np.quantile(reps, [0.05, 0.95])
+        assert row.ci_low == pytest.approx(lo, abs=1e-12)
+        assert row.ci_high == pytest.approx(hi, abs=1e-12)
+    assert "ci_low" not in pdireval.correlate(frame).columns
+
+
+def test_leaderboard_interval_equals_plain_loop(two):
+    x, y = two
+    a, b = scores_from_matrix(x), scores_from_matrix(y)
+    before = a.copy()
+    out = pdireval.leaderboard_agreement(a, b, confidence_level=0.95, n_resamples=B, k=3, rng=5)
+    pd.testing.assert_frame_equal(a, before)
+    got = out.set_index("statistic")
+    idx = np.random.default_rng(5).integers(0, N, size=(B, N))
+    reps = {"kendall_tau_b": [], "tau_ap": [], "tau_ap_b": [], "rbo": [], "top_k_overlap": []}
+    for r in idx:
+        ma, mb = x[r].mean(axis=0), y[r].mean(axis=0)
+        reps["kendall_tau_b"].append(rank_correlation(ma, mb, "kendall_b")[0])
+        reps["tau_ap"].append(rank_correlation(mb, ma, "tau_ap")[0])
+        reps["tau_ap_b"].append(rank_correlation(ma, mb, "tau_ap_b")[0])
+        reps["rbo"].append(rbo_ext(_positions(ma), _positions(mb), 0.9)[0])
+        reps["top_k_overlap"].append(top_k_overlap(_positions(ma), _positions(mb), 3)[0])
+    for name, values in reps.items():
+        lo, hi = np.quantile(values, [0.025, 0.975])
+        assert got.loc[name, "ci_low"] == pytest.approx(lo, abs=1e-12), name
+        assert got.loc[name, "ci_high"] == pytest.approx(hi, abs=1e-12), name
+        assert got.loc[name, "ci_low"] <= got.loc[name, "ci_high"]
+    assert got[["ci_low", "ci_high"]].loc["max_rank_change"].isna().all()
+
+
+def test_tau_ap_b_in_leaderboard_and_tied_replicates_warn():
+    # 0/1 values (like P@1): distinct observed means, tied means in many replicates
+    rng = np.random.default_rng(3)
+    x = np.zeros((12, 6))
+    for s in range(6):
+        x[rng.permutation(12)[: s + 3], s] = 1.0
+    a, b = scores_from_matrix(x), scores_from_matrix(x * 0.9)
+    with pytest.warns(PdirevalWarning, match="tau_ap_b"):
+        out = pdireval.leaderboard_agreement(a, b, confidence_level=0.95, n_resamples=300)
+    got = out.set_index("statistic")
+    assert np.isfinite(got.loc["tau_ap_b", ["ci_low", "ci_high"]].astype(float)).all()
+
+
+def test_bad_options(two):
+    x, _ = two
+    frame = scores_from_matrix(x)
+    with pytest.raises(OptionError, match="confidence_level"):
+        pdireval.leaderboard_agreement(frame, frame, confidence_level=1.5)
+    with pytest.raises(OptionError, match="n_resamples"):
+        pdireval.correlate(frame, frame, confidence_level=0.9, n_resamples=1)
