@@ -112,6 +112,14 @@ TITLES = {
     "rank_a": "Rank A",
     "rank_b": "Rank B",
     "rank_change": "Rank change",
+    "se": "Standard error",
+    "confidence_level": "Confidence level",
+    "rank_low": "Rank from",
+    "rank_high": "Rank to",
+    "expected_rank": "Expected rank",
+    "p_best": "P(best)",
+    "in_top_group": "In top group",
+    "p_vs_top": "p vs top",
 }
 
 # number formats by column name (first match wins); everything else by dtype

@@ -55,7 +55,7 @@ class Section:
     html: str = ""  # a ready-made HTML block shown after the text (e.g. the paper table)
 
 
-P_COLUMNS = ("p_value", "p_adjusted", "p_vs_best")
+P_COLUMNS = ("p_value", "p_adjusted", "p_vs_best", "p_vs_top")
 #: headers longer than this are abbreviated (M1, M2, ...) with a legend under the table
 LONG_HEADER = 22
 

@@ -18,6 +18,8 @@ from pdireval.errors import OptionError, SchemaError, check_int, check_option, c
 __all__ = ["paper_table"]
 
 FORMATS = ("frame", "latex", "markdown", "html")
+#: ``interval=`` of :func:`paper_table`: ``mean ± half-width`` or ``mean [low, high]``
+INTERVALS = ("pm", "range")
 
 TEST_NAMES = {
     "bootstrap": "Sakai's (2006) paired bootstrap test",
@@ -61,6 +63,9 @@ def paper_table(
     n_resamples: int | None = None,
     rng=None,
     decimals: int = 3,
+    interval: str | None = None,
+    interval_method: str = "t",
+    confidence_level: float = 0.95,
     format: str = "frame",
     caption: str | None = None,
     label: str | None = None,
@@ -102,6 +107,16 @@ def paper_table(
         Significance level of the markers.
     decimals
         Digits after the decimal point of the rendered means (the frame keeps them unrounded).
+    interval
+        Show each mean's confidence interval (:func:`pdireval.aggregate` with
+        ``method=interval_method``): ``"pm"`` renders ``mean ± half-width`` (symmetric
+        intervals only: ``"t"`` or ``"anova"``), ``"range"`` renders ``mean [low, high]``.
+        None (default): the mean alone.
+    interval_method
+        ``"t"`` (default), ``"anova"`` (Sakai's 2014 one-width interval) or ``"bootstrap"``
+        (percentile, seeded with ``rng``; ``"range"`` only).
+    confidence_level
+        Level of the intervals (default 0.95).
     format
         ``"frame"`` (default; the tidy frame below), ``"latex"`` (a ``table`` environment with
         booktabs rules; needs ``\usepackage{booktabs}``), ``"markdown"`` (a pipe table with
@@ -122,8 +137,10 @@ def paper_table(
         (str), ``mean`` (float64, over queries, unrounded), ``n_queries`` (int64), ``best``
         (bool: the highest mean of the measure), ``better_than`` (str: the letters of the
         systems this one is significantly better than, in letter order; "" for none),
-        ``text`` (str: the mean rounded to ``decimals``). ``attrs["caption"]`` holds the
-        caption. Otherwise the rendered table as a string.
+        ``text`` (str: the mean rounded to ``decimals``, with the interval when ``interval``
+        is given); with ``interval`` also ``ci_low``, ``ci_high`` (float64, unrounded) after
+        ``mean``. ``attrs["caption"]`` holds the caption. Otherwise the rendered table as a
+        string.
 
     Raises
     ------
@@ -155,6 +172,15 @@ def paper_table(
     from pdireval.meta.significance import compare
 
     check_option("format", format, FORMATS)
+    if interval is not None:
+        check_option("interval", interval, INTERVALS)
+        check_option("interval_method", interval_method, ("t", "anova", "bootstrap"))
+        if interval == "pm" and interval_method == "bootstrap":
+            raise OptionError(
+                "interval='pm' shows mean ± one half-width, but bootstrap intervals are not "
+                "symmetric; use interval='range' with interval_method='bootstrap', or "
+                "interval_method='t' / 'anova' with 'pm'."
+            )
     alpha = check_real("alpha", alpha, low=0, high=1, inclusive=False)
     decimals = check_int("decimals", decimals, minimum=0, maximum=12)
     frame = canonical_scores(scores, columns)
@@ -202,10 +228,35 @@ def paper_table(
     out["best"] = (out["mean"] == best).to_numpy() & out["mean"].notna().to_numpy()
     out["better_than"] = _markers(out, tests, letters, alpha)
     out["text"] = [("–" if np.isnan(v) else f"{v:.{decimals}f}") for v in out["mean"]]
-    out.attrs["caption"] = caption if caption is not None else _caption(out, tests, alpha, b, measures, systems)
+    note = ""
+    if interval is not None:
+        from pdireval.meta.aggregate import aggregate
+
+        ci = aggregate(frame, method=interval_method, confidence_level=confidence_level,
+                       rng=42 if rng is None else rng)
+        ci = ci.set_index(["system", "measure"]).reindex(rows)
+        out.insert(4, "ci_low", ci["ci_low"].to_numpy(dtype=np.float64))
+        out.insert(5, "ci_high", ci["ci_high"].to_numpy(dtype=np.float64))
+        out["text"] = [_with_interval(t, m, lo, hi, interval, decimals)
+                       for t, m, lo, hi in zip(out["text"], out["mean"], out["ci_low"], out["ci_high"])]
+        kind = {"t": "Student t", "anova": "two-way ANOVA (Sakai 2014)",
+                "bootstrap": "query-bootstrap percentile"}[interval_method]
+        shown = "± the half-width" if interval == "pm" else "with [low, high]"
+        note = f" Each mean {shown} of its {confidence_level:.0%} {kind} interval."
+    out.attrs["caption"] = (caption if caption is not None
+                            else _caption(out, tests, alpha, b, measures, systems) + note)
     if format == "frame":
         return out
     return _RENDER[format](out, systems, measures, letters, label)
+
+
+def _with_interval(text, mean, low, high, interval, decimals):
+    """``text ± half-width`` or ``text [low, high]`` (the bare text when there is no interval)."""
+    if np.isnan(mean) or np.isnan(low) or np.isnan(high):
+        return text
+    if interval == "pm":
+        return f"{text} ± {(high - low) / 2:.{decimals}f}"
+    return f"{text} [{low:.{decimals}f}, {high:.{decimals}f}]"
 
 
 def _check_names(kind, wanted, available):
@@ -286,7 +337,8 @@ _LATEX_RE = re.compile("|".join(re.escape(k) for k in _LATEX_SPECIAL))
 
 
 def _tex(text: str) -> str:
-    return _LATEX_RE.sub(lambda m: _LATEX_SPECIAL[m.group()], str(text)).replace("α", r"$\alpha$").replace("–", "--")
+    return (_LATEX_RE.sub(lambda m: _LATEX_SPECIAL[m.group()], str(text))
+            .replace("α", r"$\alpha$").replace("–", "--").replace("±", r"$\pm$"))
 
 
 def _cells(out, systems, measures):

@@ -281,6 +281,57 @@ def systems_section(ctx: Context) -> Section:
                    notes=notes, html=extra_html)
 
 
+def uncertainty_section(ctx: Context) -> Section:
+    """Intervals of every mean, rank intervals, P(best) and the top group."""
+    import warnings
+
+    from pdireval.errors import PdirevalWarning
+    from pdireval.meta.aggregate import aggregate
+    from pdireval.meta.rank_intervals import rank_uncertainty
+
+    title = "Uncertainty"
+    text = (
+        "How sure are these numbers? Each mean with its 95% Student t interval over the "
+        "queries (the forest plot), and each system's rank with its 95% query-bootstrap rank "
+        f"interval ({ctx.n_resamples} resamples of the queries, every system's queries "
+        "resampled together), its expected rank and its probability of being best. The top "
+        "group holds the systems not significantly worse than the best one (one-sided paired "
+        f"t-tests against it, Holm (1979) correction, α = {ALPHA})."
+    )
+    skipped = _too_small(ctx, "uncertainty", title, text, "intervals need two systems and two queries")
+    if skipped is not None:
+        return skipped
+    step = ctx.steps("uncertainty", ["intervals", "rank intervals", "figures"])
+    step("intervals")
+    notes = ctx.constant_note()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", PdirevalWarning)
+        intervals = aggregate(ctx.meta_scores, method="t", confidence_level=1 - ALPHA)
+    notes += [str(w.message) for w in caught if issubclass(w.category, PdirevalWarning)]
+    intervals = ctx.in_order(intervals.drop(columns=["summary"]))
+    step("rank intervals")
+    ranks = rank_uncertainty(ctx.meta_scores, n_resamples=ctx.n_resamples, rng=ctx.seed(),
+                             confidence_level=1 - ALPHA, test="t", correction="holm")
+    step("figures")
+    figures = {
+        "forest_plot": ctx.save(_figure(_plot().forest_plot(intervals)), "forest_plot"),
+        "rank_intervals": ctx.save(_figure(_plot().rank_interval_plot(ranks)), "rank_intervals"),
+    }
+    top = ranks[ranks["in_top_group"]].groupby("measure", sort=False)["system"].agg(", ".join)
+    notes += [f"Top group under {m}: {names}." for m, names in top.items()]
+    return Section(
+        key="uncertainty", title=title, text=text,
+        tables={"intervals": intervals, "rank_uncertainty": ranks},
+        captions={
+            "intervals": "Mean, standard error and 95% t interval per system and measure",
+            "rank_uncertainty": "Observed rank, 95% bootstrap rank interval, expected rank, P(best) and the top group",
+            "forest_plot": "Means with their 95% t intervals, best at the top",
+            "rank_intervals": "Rank intervals (bars), observed (dots) and expected (crosses) ranks; red: the top group",
+        },
+        figures=figures, notes=notes,
+    )
+
+
 def per_query_section(ctx: Context) -> Section:
     """The per-query scores frame (tidy), shown truncated on the page."""
     return Section(
@@ -673,6 +724,7 @@ def judgments_section(ctx: Context) -> Section | None:
 
 SECTIONS = [
     systems_section,
+    uncertainty_section,
     per_query_section,
     bounds_section,
     power_section,

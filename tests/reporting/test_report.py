@@ -128,7 +128,7 @@ def test_small_and_odd_collections_explain_every_section(case, tmp_path):
     kwargs = {"measures": measures} if measures else {}
     r = report(run, qrels=qrels, out=tmp_path, n_resamples=60, progress=False, **kwargs)
     keys = [s.key for s in r.sections]
-    assert keys == ["systems", "per-query", "bounds", "power", "correlations", "reliability", "stability", "information"]
+    assert keys == ["systems", "uncertainty", "per-query", "bounds", "power", "correlations", "reliability", "stability", "information"]
     for s in r.sections:
         assert s.tables or s.figures or s.notes, f"{case}: section {s.key} shows nothing and says nothing"
         for name, frame in s.tables.items():
