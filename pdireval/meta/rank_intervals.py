@@ -7,7 +7,7 @@ import pandas as pd
 
 from pdireval.core.groups import group_columns, group_matrices
 from pdireval.core.schema import canonical_scores
-from pdireval.errors import check_int, check_option, check_real, check_rng, group_generator
+from pdireval.errors import OptionError, check_int, check_real, check_rng, group_generator
 
 __all__ = ["rank_uncertainty"]
 
@@ -84,15 +84,21 @@ def rank_uncertainty(
     Efron, B., Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall.
     Sakai, T. (2006). Evaluating evaluation metrics based on the bootstrap. SIGIR.
     """
-    from pdireval.meta.significance import METHODS, compare
-    from pdireval.stats.corrections import CORRECTIONS
+    from pdireval.meta.significance import canonical_method, compare
+    from pdireval.stats.corrections import canonical_correction
     from pdireval.stats.paired_tests import bootstrap_counts
     from pdireval.stats.rank_bootstrap import rank_distribution
 
     n_res = check_int("n_resamples", n_resamples, minimum=2, maximum=MAX_RESAMPLES)
     level = check_real("confidence_level", confidence_level, low=0.0, high=1.0, inclusive=False)
-    check_option("test", test, tuple(m for m in METHODS if m != "tukey"))
-    check_option("correction", correction, CORRECTIONS)
+    test = canonical_method(test)
+    if test == "tukey":
+        raise OptionError(
+            "test='tukey' has no one-sided test, which the top group needs (is a system "
+            "significantly *worse* than the best?); use test='t', 'bootstrap', 'wilcoxon', "
+            "'sign' or 'randomization'."
+        )
+    correction = canonical_correction(correction)
     frame = canonical_scores(scores, columns)
     seed = check_rng(rng)
     keys = group_columns(frame)
