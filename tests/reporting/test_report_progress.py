@@ -59,9 +59,9 @@ def test_progress_advances_inside_every_long_section(recorder, tmp_path):
     run, qrels = _collection()
     r = report(run, qrels=qrels, out=tmp_path, n_resamples=50, progress=True)
     outer = recorder.bars[0]
-    assert outer.desc == "pdireval report" and outer.total == outer.n == 11  # evaluation, 9 sections, writing
+    assert outer.desc == "pdireval report" and outer.total == outer.n == 12  # evaluation, 10 sections, writing
     inner = [(bar, section) for bar, section in recorder.events if bar is not outer]
-    for section in ("evaluation", "systems", "bounds", "power", "correlation", "reliability", "stability", "information"):
+    for section in ("evaluation", "systems", "uncertainty", "bounds", "power", "correlation", "reliability", "stability", "information"):
         advances = sum(1 for _, s in inner if s == section)
         assert advances >= 2, f"the {section} section advanced its bars {advances} time(s)"
     # the bootstrap shows its measure groups, one advance each
