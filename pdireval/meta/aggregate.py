@@ -98,7 +98,7 @@ def aggregate(
         exp(mean of the values) for trec_eval's ``gm_`` measures, whose per-query values are
         logs; a measure pdireval does not know is summarised by its mean). With intervals
         also ``se`` (standard error of the mean), ``ci_low``, ``ci_high`` (two-sided, at
-        ``confidence_level``), ``method`` (``"t"``, ``"percentile"``, ``"bca"`` or
+        ``confidence_level``), ``ci_method`` (``"t"``, ``"percentile"``, ``"bca"`` or
         ``"anova"``) and ``confidence_level``. Sorted by the grouping keys (measures in order
         of first appearance), then system.
 

@@ -66,7 +66,7 @@ def _warn(cases: list[str], method: str):
 def add_intervals(out: pd.DataFrame, frame: pd.DataFrame, keys: list[str], *,
                   confidence_level: float, method: str, bootstrap_interval: str,
                   n_resamples, rng) -> pd.DataFrame:
-    """``out`` (aggregate's table) with ``se, ci_low, ci_high, method, confidence_level``."""
+    """``out`` (aggregate's table) with ``se, ci_low, ci_high, ci_method, confidence_level``."""
     from pdireval.stats import intervals
 
     out = out.copy()
@@ -78,7 +78,7 @@ def add_intervals(out: pd.DataFrame, frame: pd.DataFrame, keys: list[str], *,
                  for s, r in zip(out["system"][bad], out[keys][bad].to_dict("records"))]
         _warn(cases, "t")
         out["se"], out["ci_low"], out["ci_high"] = se, low, high
-        out["method"] = "t"
+        out["ci_method"] = "t"
     else:
         from pdireval.stats.paired_tests import bootstrap_counts
 
@@ -107,7 +107,7 @@ def add_intervals(out: pd.DataFrame, frame: pd.DataFrame, keys: list[str], *,
         for k in keys:  # merge on the same dtypes as out's keys
             table[k] = table[k].astype(out[k].dtype)
         out = out.merge(table, on=keys + ["system"], how="left", sort=False)
-        out["method"] = bootstrap_interval if method == "bootstrap" else "anova"
+        out["ci_method"] = bootstrap_interval if method == "bootstrap" else "anova"
     out["confidence_level"] = float(confidence_level)
     for c in ("se", "ci_low", "ci_high"):
         out[c] = out[c].astype(np.float64)

@@ -88,7 +88,7 @@ def forest_plot(intervals: pd.DataFrame, *, measure: str | None = None, ax=None)
         axis.plot(mean, y, "o", color="C0", markersize=5)
         axis.set_yticks(y, part["system"].astype(str))
         level = part["confidence_level"].iloc[0] if "confidence_level" in part else None
-        how = part["method"].iloc[0] if "method" in part else ""
+        how = part["ci_method"].iloc[0] if "ci_method" in part else ""
         what = f"{level:.0%} interval ({how})" if level is not None else "interval"
         axis.set_xlabel(f"mean {m} with its {what}")
         axis.grid(axis="x", color="0.9")

@@ -113,6 +113,7 @@ TITLES = {
     "rank_b": "Rank B",
     "rank_change": "Rank change",
     "se": "Standard error",
+    "ci_method": "Interval",
     "confidence_level": "Confidence level",
     "rank_low": "Rank from",
     "rank_high": "Rank to",

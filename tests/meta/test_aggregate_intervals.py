@@ -29,8 +29,8 @@ def test_t_equals_scipy_per_system(scores):
     before = scores.copy()
     out = pdireval.aggregate(scores, confidence_level=0.9)
     pd.testing.assert_frame_equal(scores, before)
-    assert list(out.columns[-5:]) == ["se", "ci_low", "ci_high", "method", "confidence_level"]
-    assert (out["method"] == "t").all()
+    assert list(out.columns[-5:]) == ["se", "ci_low", "ci_high", "ci_method", "confidence_level"]
+    assert (out["ci_method"] == "t").all()
     for row in out.itertuples():
         v = scores[(scores.system == row.system) & (scores.measure == row.measure)]["value"]
         lo, hi = stats.t.interval(0.9, len(v) - 1, loc=v.mean(), scale=stats.sem(v))
@@ -64,7 +64,7 @@ def test_bootstrap_shared_resamples_and_seeded(scores):
     ap = one[one.measure == "AP"]
     np.testing.assert_allclose(ap["ci_low"], np.quantile(reps, 0.025, axis=0), rtol=1e-12)
     bca = pdireval.aggregate(scores, method="bootstrap", bootstrap_interval="bca", rng=3)
-    assert (bca["method"] == "bca").all()
+    assert (bca["ci_method"] == "bca").all()
     assert (bca["ci_low"] < bca["mean"]).all() and (bca["mean"] < bca["ci_high"]).all()
 
 
