@@ -145,8 +145,8 @@ def _group_rows(xa, xb, systems, *, p, k, alpha):
 
 #: statistics with a bootstrap interval, and the argument order of their row function
 _BOOTSTRAPPED = {"kendall_tau_b": ("kendall_b", False), "tau_ap": ("tau_ap", True),
-                 "tau_ap_b": ("tau_ap_b", False), "rbo": ("rbo_ties", False),
-                 "top_k_overlap": ("top_k_overlap_ties", False)}
+                 "tau_ap_b": ("tau_ap_b", False), "rbo": ("rbo", False),
+                 "top_k_overlap": ("top_k_overlap", False)}
 
 
 def _intervals(xa, xb, values, level, n_res, seed, *, p, k):

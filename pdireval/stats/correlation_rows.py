@@ -23,7 +23,7 @@ __all__ = ["ROW_METHODS", "tau_ap_rows", "correlation_rows", "positions"]
 
 #: the methods :func:`correlation_rows` knows
 ROW_METHODS = ("kendall_a", "kendall_b", "gamma", "spearman", "pearson", "tau_ap", "tau_ap_sym",
-               "tau_ap_b", "rbo", "top_k_overlap", "rbo_ties", "top_k_overlap_ties")
+               "tau_ap_b", "rbo", "top_k_overlap")
 
 
 def positions(values) -> np.ndarray:
@@ -124,11 +124,10 @@ def correlation_rows(method: str, x, y, *, p: float = 0.9, k: int = 10) -> np.nd
     """The statistic ``method`` (:data:`ROW_METHODS`) of every row pair of ``x`` and ``y``.
 
     Equal per row to :func:`pdireval.stats.rank_correlation.rank_correlation`'s statistic
-    (``"rbo"``: extrapolated RBO of the two leaderboards, equal values in column order;
-    ``"top_k_overlap"``: |top-k ∩ top-k| / k, k capped at the number of columns;
-    ``"rbo_ties"``, ``"top_k_overlap_ties"``: their tie-aware forms
-    :func:`pdireval.stats.rank_overlap.rbo_ext_ties` and ``top_k_overlap_ties``, computed row
-    by row only for the rows that hold tied values).
+    (``"rbo"``: extrapolated RBO of the two leaderboards; ``"top_k_overlap"``: |top-k ∩
+    top-k| / k, k capped at the number of columns; both tie-aware as
+    :func:`pdireval.stats.rank_overlap.rbo_ext_ties` and ``top_k_overlap_ties``: rows without
+    ties are computed together, rows holding tied values one by one).
     """
     x = np.atleast_2d(np.asarray(x, dtype=np.float64))
     y = np.atleast_2d(np.asarray(y, dtype=np.float64))
@@ -142,20 +141,16 @@ def correlation_rows(method: str, x, y, *, p: float = 0.9, k: int = 10) -> np.nd
         return _pearson_rows(_ranks_rows(x), _ranks_rows(y))
     if method in ("tau_ap", "tau_ap_sym", "tau_ap_b"):
         return tau_ap_rows(x, y, variant={"tau_ap": "ap", "tau_ap_sym": "sym"}.get(method, "b"))
-    if method == "rbo":
-        return rbo_ext(positions(x), positions(y), p)
-    if method == "top_k_overlap":
-        return top_k_overlap(positions(x), positions(y), min(k, x.shape[1]))
-    if method in ("rbo_ties", "top_k_overlap_ties"):
+    if method in ("rbo", "top_k_overlap"):
         # rows without ties: the plain statistic, vectorised; rows with tied values: the
         # tie-aware expectation over every order of the tied items, row by row
         kk = min(k, x.shape[1])
-        if method == "rbo_ties":
+        if method == "rbo":
             out = rbo_ext(positions(x), positions(y), p)
         else:
             out = top_k_overlap(positions(x), positions(y), kk)
         for r in np.flatnonzero(_has_ties(x) | _has_ties(y)):
-            out[r] = (rbo_ext_ties(x[r], y[r], p) if method == "rbo_ties"
+            out[r] = (rbo_ext_ties(x[r], y[r], p) if method == "rbo"
                       else top_k_overlap_ties(x[r], y[r], kk))
         return out
     raise ValueError(f"unknown row method {method!r}")
