@@ -1259,3 +1259,113 @@ def test_space_separated_lines_split_on_any_whitespace_run(tmp_path):
     # a field shifted by a tab inside the line is named, never read into another column
     run.write_text("301 Q0\td2 junk 2 1.0 tag\n")
     expect(SchemaError, lambda: pdireval.read_run(run), "line 1", "the rank field 'junk' is not a number")
+
+
+# ------------------------------------------------------------------ user measures, ties="expected"
+
+
+def test_an_error_inside_a_user_measure_reaches_the_user_with_its_type():
+    run, qrels = pdireval.datasets.simulate(n_systems=1, n_queries=2, depth=10, rng=1)
+
+    def broken(ranked, judged, *, cutoff):
+        raise ZeroDivisionError("user bug")
+
+    def broken_kernel(view, measure):
+        return np.log(-np.ones(view.n_seg)) + {}["missing key"]
+
+    pdireval.register_measure("MyBroken", broken, replace=True)
+    pdireval.register_measure("MyBrokenKernel", kernel=broken_kernel, replace=True)
+    try:
+        for text in ("MyBroken", "MyBroken(ties=expected)"):
+            with pytest.raises(ZeroDivisionError, match=r"user-defined measure MyBroken \(system 'sys01', query '1'\): user bug") as info:
+                pdireval.evaluate(run, text, qrels=qrels)
+            assert "overflow" not in str(info.value) and isinstance(info.value.__cause__, ZeroDivisionError)
+        with pytest.raises(KeyError, match="user-defined measure MyBrokenKernel.*missing key"):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # the user's np.log(-1)
+                pdireval.evaluate(run, "MyBrokenKernel", qrels=qrels)
+    finally:
+        pdireval.unregister_measure("MyBroken")
+        pdireval.unregister_measure("MyBrokenKernel")
+
+
+def test_register_measure_empty_must_be_a_number():
+    def f(ranked, judged, *, cutoff):
+        return 0.0
+
+    for bad in ("x", None, [0.0], float("inf"), True):
+        with pytest.raises(MeasureError, match="empty= is the value of a judged query"):
+            pdireval.register_measure("MyEmpty", f, empty=bad)
+    assert "MyEmpty" not in set(pdireval.measures()["measure"])
+
+
+@pytest.mark.slow  # 1,500 tied documents, five measures (about 8 s)
+def test_ties_expected_on_a_large_tie_group_is_the_sampled_estimate_never_an_overflow():
+    n = 1500
+    docs = [f"d{i:04d}" for i in range(n)]
+    run = pd.DataFrame({"system": "s", "query": "1", "doc": docs, "score": 1.0})
+    # 500 relevant and 500 non-relevant documents of 1500 (RIC needs two labels)
+    qrels = pd.DataFrame({"query": "1", "doc": docs[::3] + docs[1::3], "label": [1] * 500 + [0] * 500})
+
+    def top_rel(ranked, judged, *, cutoff):
+        return float(np.sum(ranked[:10] >= 1)) / 10
+
+    pdireval.register_measure("MyTopRel", top_rel, replace=True)
+    try:
+        values = pdireval.evaluate(run, ["INST(ties=expected)", "RIC(ties=expected)", "gm_map(ties=expected)",
+                                         "BPM(ties=expected)@10", "MyTopRel(ties=expected)"], qrels=qrels)
+        assert np.isfinite(values["value"]).all()
+        # E[P@10] over the orderings is 500/1500 exactly; the estimate's stated error is
+        # sigma / sqrt(1000) with sigma^2 = p(1 - p)(n - 10) / (10 (n - 1)) (hypergeometric)
+        p = 1 / 3
+        se = np.sqrt(p * (1 - p) * (n - 10) / (10 * (n - 1)) / 1000)
+        assert abs(values.set_index("measure")["value"]["MyTopRel(ties=expected)"] - p) < 4 * se
+        again = pdireval.evaluate(run, "MyTopRel(ties=expected)", qrels=qrels)["value"].iloc[0]
+        assert again == values.set_index("measure")["value"]["MyTopRel(ties=expected)"]  # seeded
+    finally:
+        pdireval.unregister_measure("MyTopRel")
+
+
+@pytest.mark.slow  # every registered measure on a 10^4-document tie group (about a minute)
+def test_ties_expected_on_a_tie_group_of_ten_thousand_stays_under_one_gib():
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    n = 10_000
+    docs = [f"d{i:05d}" for i in range(n)]
+    run = pd.DataFrame({"system": "s", "query": "1", "doc": docs, "score": 1.0})
+    judged = rng.choice(n, 300, replace=False)
+    qrels = pd.DataFrame({"query": "1", "doc": [docs[i] for i in judged], "label": rng.integers(0, 4, 300)})
+    diversity = pd.concat([qrels.assign(subtopic=str(s), label=(rng.random(300) < 0.3).astype(int))
+                           for s in range(3)])
+    registry = pdireval.measures().set_index("measure")
+    intent_aware = {"alpha_DCG", "alpha_nDCG", "AP_IA", "ERR_IA", "nERR_IA", "P_IA", "NRBP", "nNRBP", "StRecall", "SDCG"}
+    peaks = {}
+    for name, cutoff in registry["cutoff"].items():
+        text = f"{name}(ties=expected)" + {"required": "@10", "real": "@0.5"}.get(cutoff, "")
+        tracemalloc.start()
+        try:
+            value = pdireval.evaluate(run, text, qrels=diversity if name in intent_aware else qrels)["value"].iloc[0]
+            peaks[name] = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert np.isfinite(value), name
+    assert len(peaks) == len(registry)
+    worst = max(peaks, key=peaks.get)
+    assert peaks[worst] < 2**30, (worst, peaks[worst] / 2**20)
+
+
+@pytest.mark.slow  # 50,000 rows, two tie-enumerating measures
+def test_ties_expected_on_rounded_scores_runs_in_bounded_memory():
+    import tracemalloc
+
+    run, qrels = pdireval.datasets.simulate(n_systems=5, n_queries=10, depth=1000, score_decimals=1, rng=3)
+    tracemalloc.start()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PdirevalWarning)
+            got = pdireval.evaluate(run, ["G(ties=expected)", "INST(ties=expected)"], qrels=qrels)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert np.isfinite(got["value"]).all() and peak < 2**30, peak / 2**20

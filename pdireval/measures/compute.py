@@ -9,7 +9,11 @@ from pdireval.errors import MeasureError
 from pdireval.measures.registry import Measure
 from pdireval.measures.ties.methods import expected
 
-__all__ = ["compute", "values_of"]
+__all__ = ["compute", "values_of", "USER_ERROR_FLAG"]
+
+#: set on an exception raised inside a user measure's code (:mod:`pdireval.measures.user`):
+#: :func:`compute` passes it on as it is, never read as an overflow of pdireval's arithmetic
+USER_ERROR_FLAG = "_pdireval_user_measure"
 
 
 def values_of(segments, measure: Measure) -> np.ndarray:
@@ -56,6 +60,8 @@ def compute(segments, measure: Measure):
         with np.errstate(over="call", invalid="call", divide="call", under="ignore", call=record):
             values = values_of(segments, measure)
     except (OverflowError, ZeroDivisionError) as exc:
+        if getattr(exc, USER_ERROR_FLAG, False):
+            raise  # raised by a user measure's own code: the user's error, as it is
         what = "overflow" if isinstance(exc, OverflowError) else "division by zero"
         raise _overflow_error(segments, measure, what) from None
     if (

@@ -43,6 +43,7 @@ from collections.abc import Callable, Mapping
 import numpy as np
 
 from pdireval.errors import MeasureError
+from pdireval.measures.compute import USER_ERROR_FLAG
 from pdireval.measures.params import JUDGED_ONLY, NEG, Param
 from pdireval.measures.registry import REGISTRY, SUMMARIES, MeasureDef, register, unregister
 from pdireval.measures.trec_eval.names import expand, lookup
@@ -102,6 +103,30 @@ def _segment_labels(view, m):
     return flat, starts
 
 
+def _user_error(exc: BaseException, name: str, where: str) -> BaseException:
+    """The exception ``exc`` raised by the code of user measure ``name``, as the user should
+    see it: its own type, its message prefixed with the measure's name (and ``where``), the
+    original chained as the cause and kept in the traceback."""
+    prefix = f"in the user-defined measure {name}{where}: "
+    try:
+        wrapped = type(exc)(prefix + str(exc))
+    except Exception:  # an exception type with another constructor: keep the object itself
+        wrapped = exc
+        if hasattr(exc, "add_note"):  # Python 3.11+
+            exc.add_note(prefix.rstrip(": "))
+    if wrapped is not exc:
+        wrapped = wrapped.with_traceback(exc.__traceback__)
+    setattr(wrapped, USER_ERROR_FLAG, True)
+    return wrapped
+
+
+def _where(segments, view, s: int) -> str:
+    """Which (system, query) list segment ``s`` is, for a message."""
+    system = segments.systems[segments.seg_system[s]]
+    query = segments.judgments.queries[view.seg_query[s]]
+    return f" (system {system!r}, query {query!r})"
+
+
 def _slow_kernel(function: Callable, names: tuple[str, ...]):
     def kernel(segments, m):
         view = view_of(segments, negatives=m.get("negatives"), judged_only=m.get("judged_only"))
@@ -112,12 +137,19 @@ def _slow_kernel(function: Callable, names: tuple[str, ...]):
         params = {name: m.get(name) for name in names}
         out = np.empty(view.n_seg)
         for s in range(view.n_seg):  # the documented slow path: one Python call per segment
-            value = function(
-                flat[starts[s] : starts[s + 1]],
-                judged_by_query[view.seg_query[s]],
-                cutoff=m.cutoff,
-                **params,
-            )
+            try:
+                with np.errstate(all="warn"):  # the user's own numpy, with numpy's defaults
+                    value = function(
+                        flat[starts[s] : starts[s + 1]],
+                        judged_by_query[view.seg_query[s]],
+                        cutoff=m.cutoff,
+                        **params,
+                    )
+            except Exception as exc:
+                wrapped = _user_error(exc, m.name, _where(segments, view, s))
+                if wrapped is exc:
+                    raise
+                raise wrapped from exc
             try:
                 out[s] = float(value)
             except (TypeError, ValueError):
@@ -133,7 +165,14 @@ def _slow_kernel(function: Callable, names: tuple[str, ...]):
 def _fast_kernel(kernel_function: Callable, m_name: str):
     def kernel(segments, m):
         view = view_of(segments, negatives=m.get("negatives"), judged_only=m.get("judged_only"))
-        values = np.asarray(kernel_function(view, m), dtype=np.float64)
+        try:
+            with np.errstate(all="warn"):  # the user's own numpy, with numpy's defaults
+                values = np.asarray(kernel_function(view, m), dtype=np.float64)
+        except Exception as exc:
+            wrapped = _user_error(exc, m_name, "")
+            if wrapped is exc:
+                raise
+            raise wrapped from exc
         if values.shape != (view.n_seg,):
             raise MeasureError(
                 f"the kernel of measure {m_name} returned shape {values.shape}; it must return one "
@@ -239,6 +278,14 @@ def register_measure(
             f"register_measure({name!r}): cutoff must be one of {', '.join(_CUTOFFS)}; got "
             f"{cutoff!r}."
         )
+    numeric = isinstance(empty, (int, float, np.integer, np.floating)) and not isinstance(empty, bool)
+    if not numeric or np.isinf(empty):
+        raise MeasureError(
+            f"register_measure({name!r}): empty= is the value of a judged query the system did not "
+            f"answer, a finite number (or NaN); got {empty!r} ({type(empty).__name__}). Pass e.g. "
+            "empty=0.0."
+        )
+    empty = float(empty)
     if summary not in SUMMARIES:
         raise MeasureError(
             f"register_measure({name!r}): summary must be one of {', '.join(SUMMARIES)}; got "

@@ -73,8 +73,14 @@ __all__ = [
     "log_factorials",
     "segment_keys",
     "random_slots",
+    "random_slots_bounded",
+    "SLOT_BUDGET",
 ]
 
+#: group slots a sampled ordering is drawn for at once (:func:`random_slots_bounded`): with
+#: ``CHUNK_HITS`` this bounds the memory of ``ties="expected"`` (about 6 int64 arrays of this
+#: many entries, ~100 MB) whatever the size of the tie groups
+SLOT_BUDGET = 1 << 21
 #: default of ``exact_limit=``: distinct arrangements of a unit enumerated exactly (7!)
 EXACT_LIMIT = 5040
 #: default of ``samples=``: seeded random orderings of a larger unit
@@ -310,10 +316,34 @@ def random_slots(
     h = mix(seg_key[slot_owner], start[slot_owner])
     h = mix(h, sample[slot_owner])
     h = mix(h, slot)
-    order = np.lexsort((h, slot_owner))
+    bits = max(1, int(n_pairs - 1).bit_length())
+    if bits <= 32:  # one sort of (owner, top 64 − bits bits of the hash) packed in a uint64
+        packed = (slot_owner.astype(np.uint64) << _U64(64 - bits)) | (h.astype(np.uint64) >> _U64(bits))
+        order = np.argsort(packed, kind="stable")  # equal truncated hashes: by slot
+    else:
+        order = np.lexsort((h, slot_owner))
     rank = np.arange(len(order)) - np.repeat(np.cumsum(size) - size, size)
     take = rank < np.repeat(n_hits, size)
     return slot[order][take]
+
+
+def random_slots_bounded(seg_key, start, size, n_hits, sample, budget: int | None = None):
+    """:func:`random_slots` in pieces of at most ``budget`` (default :data:`SLOT_BUDGET`)
+    group slots at a time: the same slots, in memory bounded however large the groups (a
+    group of 10^4 documents has 10^4 slots per sampled ordering)."""
+    budget = SLOT_BUDGET if budget is None else budget
+    size = np.asarray(size, dtype=np.int64)
+    total = np.cumsum(size)
+    if not len(size) or total[-1] <= budget:
+        return random_slots(seg_key, start, size, n_hits, sample)
+    parts = []
+    lo = 0
+    while lo < len(size):  # a loop over memory chunks of (group, sample) pairs
+        base = total[lo - 1] if lo else 0
+        hi = max(int(np.searchsorted(total, base + budget, side="right")), lo + 1)
+        parts.append(random_slots(seg_key[lo:hi], start[lo:hi], size[lo:hi], n_hits[lo:hi], sample[lo:hi]))
+        lo = hi
+    return np.concatenate(parts)
 
 
 # --------------------------------------------------------------------------- copies
@@ -431,7 +461,7 @@ def _group_pairs(
     idx_r = np.flatnonzero(random)
     if len(idx_r):
         gr = g[idx_r]
-        slots_r = random_slots(
+        slots_r = random_slots_bounded(
             seg_key[units.seg[gr]],
             units.start[gr],
             units.size[gr],
@@ -560,7 +590,10 @@ def expected_by_orderings(
         stride = np.where(np.r_[True, unit_of[1:] != unit_of[:-1]], 1, np.r_[1, cum[:-1]])
 
         def count_of(segs_, first_, n_):
-            return np.where(exact, np.rint(np.exp(log_total)), samples).astype(np.int64)
+            # exp only where the count is small (a sampled list's log count can exceed 709)
+            return np.where(exact, np.rint(np.exp(np.where(exact, log_total, 0.0))), samples).astype(
+                np.int64
+            )
 
         def arrangement_of(c, gi, u):
             random = ~exact[u]
