@@ -277,3 +277,30 @@ def test_agreement_contract(qrels, other, per_query):
         assert out["value"].dtype == np.float64
         assert not np.isinf(out[["value", "ci_low", "ci_high"]].to_numpy()).any()
     _call(lambda: pdireval.judgment_confusion(qrels, other), qrels, other)
+
+
+USER_RETURNS = st.sampled_from([0.5, 0, np.nan, np.inf, -1e308, "0.5", "x", None, [1.0, 2.0], np.float32(0.25)])
+
+
+@SETTINGS
+@given(run=run_frames(), qrels=qrels_frames(), returned=USER_RETURNS, valid=st.booleans(),
+       ties=st.sampled_from(["", "(ties=expected)"]), cutoff=st.sampled_from(["", "@3"]))
+def test_user_measure_contract(run, qrels, returned, valid, ties, cutoff):
+    if valid:  # half the examples on a well-formed run with ties, so the measure runs
+        run, qrels = pdireval.datasets.simulate(n_systems=2, n_queries=2, depth=6, score_decimals=0, rng=1)
+    def measure(ranked, judged, *, cutoff):
+        return returned
+
+    def kernel(view, m):
+        return np.full(view.n_seg, returned) if np.isscalar(returned) else returned
+
+    pdireval.register_measure("FuzzFn", measure, replace=True)
+    pdireval.register_measure("FuzzKernel", kernel=kernel, replace=True)
+    try:
+        for name in ("FuzzFn", "FuzzKernel"):
+            out = _call(lambda: pdireval.evaluate(run, f"{name}{ties}{cutoff}", qrels=qrels), run, qrels)
+            if isinstance(out, pd.DataFrame):
+                assert out["value"].dtype == np.float64
+    finally:
+        pdireval.unregister_measure("FuzzFn")
+        pdireval.unregister_measure("FuzzKernel")

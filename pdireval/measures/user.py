@@ -167,12 +167,19 @@ def _fast_kernel(kernel_function: Callable, m_name: str):
         view = view_of(segments, negatives=m.get("negatives"), judged_only=m.get("judged_only"))
         try:
             with np.errstate(all="warn"):  # the user's own numpy, with numpy's defaults
-                values = np.asarray(kernel_function(view, m), dtype=np.float64)
+                returned = kernel_function(view, m)
         except Exception as exc:
             wrapped = _user_error(exc, m_name, "")
             if wrapped is exc:
                 raise
             raise wrapped from exc
+        try:
+            values = np.asarray(returned, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise MeasureError(
+                f"the kernel of measure {m_name} returned {str(returned)[:80]!r}, which is not an "
+                "array of numbers; it must return one float per segment."
+            ) from None
         if values.shape != (view.n_seg,):
             raise MeasureError(
                 f"the kernel of measure {m_name} returned shape {values.shape}; it must return one "
