@@ -298,7 +298,7 @@ def test_user_measure_contract(run, qrels, returned, valid, ties, cutoff):
     pdireval.register_measure("FuzzKernel", kernel=kernel, replace=True)
     try:
         for name in ("FuzzFn", "FuzzKernel"):
-            out = _call(lambda: pdireval.evaluate(run, f"{name}{ties}{cutoff}", qrels=qrels), run, qrels)
+            out = _call(lambda name=name: pdireval.evaluate(run, f"{name}{ties}{cutoff}", qrels=qrels), run, qrels)
             if isinstance(out, pd.DataFrame):
                 assert out["value"].dtype == np.float64
     finally:
