@@ -13,13 +13,14 @@ plain name (``view_for``, ``check_frame``), or moves where it belongs.
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from collections import defaultdict
 from pathlib import Path
 
 import pdireval
 
 ROOT = Path(pdireval.__file__).parent
-PACKAGE = ROOT.name
 
 
 def _modules(root: Path) -> dict[str, tuple[Path, bool]]:
@@ -195,3 +196,15 @@ def test_no_private_name_imported_across_modules():
         "private names used across modules (give them a plain name in their module, or move "
         "them where they are used):\n  " + "\n  ".join(PRIVATE)
     )
+
+
+def test_ruff_check_is_clean():
+    # the style rules of pyproject.toml ([tool.ruff]: lines of at most 100 characters, imports
+    # sorted, pyflakes, bugbear...) hold on the whole package, as DEVELOPING.md asks
+    out = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--no-cache", str(ROOT)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT.parent,
+    )
+    assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-1000:]
