@@ -20,7 +20,6 @@ from pdireval.measures.ties.groups import linear_expectation, tie_groups
 from pdireval.measures.toolkit import safe_div, view_for
 from pdireval.measures.view import (
     View,
-    one_value,
     seg_sum,
     segment_bounds,
     sorted_within_queries,
@@ -32,10 +31,8 @@ __all__ = [
     "trec_gain",
     "IdealGains",
     "RLevels",
-    "UniformIdeal",
     "GainHits",
     "positive_gains",
-    "uniform_ideal",
     "r_levels",
     "ideal_gains",
     "ideal_dcg",
@@ -172,56 +169,9 @@ def positive_gains(v: View, gains):
     return cache[key]
 
 
-def uniform_ideal(v: View, gains) -> UniformIdeal | None:
-    """The ideal ranking when every positive trec_eval gain of the qrels is the same value g
-    (binary qrels, the usual case): each query's ideal list is then n⁺ copies of g, so no
-    sort is needed and a running sum over the ideal list at depth d is entry d of one small
-    table shared by all queries (:class:`UniformIdeal`). None when the gains differ."""
-    key = ("trec_uniform_ideal", v.negatives, freeze(gains))
-    cache = v.segments.cache
-    if key not in cache:
-        keep, g = positive_gains(v, gains)
-        uniform = None
-        if one_value(g):
-            npos = np.bincount(v.q_row_query[keep], minlength=v.n_queries)
-            uniform = UniformIdeal(npos, float(g[0]) if len(g) else 1.0)
-        cache[key] = uniform
-    return cache[key]
-
-
-@dataclass
-class UniformIdeal:
-    """Per query n⁺ (``npos``) ideal documents, all of gain ``gain``. ``prefix(values)``
-    gives the table P with P[d] = values[0] + ... + values[d-1] summed left to right (P[0]
-    = 0), for values given per ideal position: bit for bit the running sum of an ideal list
-    at depth d, whatever the query (all ideal lists are the same up to their length)."""
-
-    npos: np.ndarray
-    gain: float
-
-    @cached_property
-    def longest(self) -> int:
-        return int(self.npos.max(initial=0))
-
-    def prefix(self, values) -> np.ndarray:
-        out = np.zeros(self.longest + 1)
-        np.cumsum(np.broadcast_to(values, (self.longest,)), out=out[1:])
-        return out
-
-    @cached_property
-    def idcg(self) -> np.ndarray:
-        """IDCG at depth d: P[d] over gain / log2(position + 2)."""
-        return self.prefix(self.gain / np.log2(np.arange(self.longest) + 2.0))
-
-
 def r_levels(v: View, gains) -> RLevels:
-    """The R-levels (:class:`RLevels`): one per query when the gains are uniform."""
-    uniform = uniform_ideal(v, gains)
-    if uniform is None:
-        return ideal_gains(v, gains).levels
-    npos = uniform.npos
-    idcg = uniform.idcg[npos]
-    return RLevels(npos[None, :], idcg[None, :], (npos > 0).astype(np.float64), idcg, npos)
+    """The R-levels of every query (:class:`RLevels`)."""
+    return ideal_gains(v, gains).levels
 
 
 def ideal_gains(v: View, gains) -> IdealGains:

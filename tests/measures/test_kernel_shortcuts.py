@@ -1,14 +1,13 @@
 """The kernels' shortcuts give bit for bit the numbers of their general paths.
 
-Binary qrels (every positive gain the same value) let ``Rndcg``, ``ndcg_rel``, ``G``, ``Q``
-and ``nERR`` read their ideal rankings from one small table instead of sorting each
-query's judgments, and ``Rndcg`` makes one pass per R-level instead of a binary search per
-(list, level) pair; ``IPrec`` and ``11pt_avg`` read long lists of relevant documents by
-pieces between the levels' documents instead of a running maximum. Each shortcut is
-switched off here (the thresholds by their keyword arguments, ``max_level_passes=0`` and
-``short_relevant=``; the one-gain test ``one_value`` by patching it where the kernels read
-it) and the values compared with ``np.array_equal``: not close, identical.
-The oracle tests (trec_eval, pyNTCIREVAL, ir_measures) check the numbers themselves.
+``Rndcg`` makes one pass per R-level instead of a binary search per (list, level) pair;
+``IPrec`` and ``11pt_avg`` read long lists of relevant documents by pieces between the
+levels' documents instead of a running maximum (benchmarks/results/fast_paths.md: each buys
+>= 1.5x on the TREC-like collection; the one-gain ideal tables of Rndcg, ndcg_rel, G, Q and
+nERR did not and were retired). Each shortcut is switched off here by its keyword argument
+(``max_level_passes=0``, ``short_relevant=``) and the values compared with
+``np.array_equal``: not close, identical. The oracle tests (trec_eval, pyNTCIREVAL,
+ir_measures) check the numbers themselves.
 """
 
 from __future__ import annotations
@@ -19,8 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pdireval.evaluation import prepare
-from pdireval.measures import compute, gain_levels, parse_measure
-from pdireval.measures.sakai import kernels as sakai
+from pdireval.measures import compute, parse_measure
 from pdireval.measures.trec_eval import kernels as trec_eval_set
 from tests.helpers import collections
 
@@ -51,10 +49,7 @@ def _values(run, qrels, general=False):
 def _check(data):
     run, qrels = data
     fast = _values(run, qrels)
-    with pytest.MonkeyPatch.context() as patch:
-        for module in (sakai, gain_levels):
-            patch.setattr(module, "one_value", lambda values: False)
-        general = _values(run, qrels, general=True)
+    general = _values(run, qrels, general=True)
     for name in MEASURES:
         assert np.array_equal(fast[name], general[name]), name
 
@@ -72,26 +67,25 @@ def test_graded_qrels_shortcuts_are_exact(data):
 
 
 def test_shortcuts_are_taken():
-    """The patched attributes are the ones the kernels read (else the tests above compare a
-    path with itself)."""
+    """The keyword arguments switch the paths (else the tests above compare a path with
+    itself)."""
     import pandas as pd
 
-    qrels = pd.DataFrame({"query": ["1", "1", "2"], "doc": ["a", "b", "a"], "label": [1, 1, 1]})
-    run = pd.DataFrame({"system": "s", "query": ["1", "1", "2"], "doc": ["a", "c", "b"], "score": [3.0, 2.0, 1.0]})
+    qrels = pd.DataFrame({"query": ["1", "1", "2"], "doc": ["a", "b", "a"], "label": [1, 2, 1]})
+    run = pd.DataFrame(
+        {"system": "s", "query": ["1", "1", "2"], "doc": ["a", "c", "b"], "score": [3.0, 2.0, 1.0]}
+    )
     segments = prepare(run, qrels=qrels).segments
-    view = trec_eval_set.view_for(segments, parse_measure("G"))
-    assert gain_levels.uniform_ideal(view, None) is not None
+    calls = []
+
+    def spy(*args):
+        calls.append(args)
+        return np.zeros(segments.n_segments)
+
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(gain_levels, "one_value", lambda values: False)
-        segments.cache.clear()
-        assert gain_levels.uniform_ideal(view, None) is None
-        calls = []
-
-        def spy(*args):
-            calls.append(args)
-            return np.zeros(segments.n_segments)
-
         patch.setattr(trec_eval_set, "_r_ndcg_pairs", spy)
+        trec_eval_set.r_ndcg(segments, parse_measure("Rndcg"))
+        assert not calls
         trec_eval_set.r_ndcg(segments, parse_measure("Rndcg"), max_level_passes=0)
         assert calls
 

@@ -39,7 +39,6 @@ from pdireval.measures.standard.kernels import bpref_with_cap, err, err_terms, m
 from pdireval.measures.toolkit import num_rel, relevant, safe_div, view_for
 from pdireval.measures.view import (
     gain_values,
-    one_value,
     seg_sum,
     segment_bounds,
     sorted_within_queries,
@@ -53,8 +52,7 @@ def q_ideal(v, m):
     """The ideal list of Q per query (the positive gains of the relevant judged documents,
     sorted descending), cached per label reading: (cg*, n, start) with n[q] the length of
     query q's ideal list and cg*(q, d) its cumulative gain at depth 1 <= d <= n[q], which is
-    ``cg[start[q] + d - 1]``; or, when every ideal gain is the same value (binary qrels),
-    start = None and cg*(q, d) = ``cg[d]`` for every query (one table, cg[0] = 0)."""
+    ``cg[start[q] + d - 1]``."""
     rel = m.get("rel")
     key = ("q_ideal", v.negatives, m.get("gain"), rel)
     cache = v.segments.cache
@@ -66,21 +64,13 @@ def q_ideal(v, m):
         if not keep.all():
             g, rq = g[keep], rq[keep]
         n = np.bincount(rq, minlength=v.n_queries)
-        if one_value(g):
-            # one gain value (binary qrels): every ideal list is n copies of it, so cg*(r) is
-            # entry min(r, n) of one running sum (0 at entry 0), the same left-to-right sums
-            table = np.zeros(int(n.max(initial=0)) + 1)
-            np.cumsum(np.full(len(table) - 1, g[0] if len(g) else 0.0), out=table[1:])
-            cache[key] = (table, n, None)
-        else:
-            rq, g, _, bounds = sorted_within_queries(
-                rq, g
-            )  # rq is grouped by query (judgments order)
-            cache[key] = (
-                within_segment_cumsum(rq, g, bounds=bounds),
-                n,
-                np.concatenate([[0], np.cumsum(n)]),
-            )
+        # rq is grouped by query (judgments order)
+        rq, g, _, bounds = sorted_within_queries(rq, g)
+        cache[key] = (
+            within_segment_cumsum(rq, g, bounds=bounds),
+            n,
+            np.concatenate([[0], np.cumsum(n)]),
+        )
     return cache[key]
 
 
@@ -102,16 +92,13 @@ def q_measure(segments, m):
     cg = within_segment_cumsum(seg, gain_values(v.hit_label[idx], m.get("gain")), bounds=bounds)
     count = (np.arange(len(seg)) - np.repeat(bounds[1], bounds[2])) + 1.0
     depth = np.minimum(pos + 1, n_ideal[v.seg_query][seg])  # per-list lookups, then per hit
-    if start is None:
-        cg_ideal = ideal_cum[depth]
+    base = (start[:-1] - 1)[v.seg_query][seg]
+    if depth.min() > 0:  # every relevant document's query has an ideal list
+        cg_ideal = ideal_cum[base + depth]
     else:
-        base = (start[:-1] - 1)[v.seg_query][seg]
-        if depth.min() > 0:  # every relevant document's query has an ideal list
-            cg_ideal = ideal_cum[base + depth]
-        else:
-            cg_ideal = np.zeros(len(seg))
-            has = depth > 0
-            cg_ideal[has] = ideal_cum[base[has] + depth[has]]
+        cg_ideal = np.zeros(len(seg))
+        has = depth > 0
+        cg_ideal[has] = ideal_cum[base[has] + depth[has]]
     ratio = (beta * cg + count) / (beta * cg_ideal + pos + 1.0)
     R = num_rel(v, rel)
     return safe_div(
@@ -130,28 +117,11 @@ def ideal_err(v, m) -> np.ndarray:
     positive = v.q_label > 0  # NaN compares False
     rq, lab = v.q_row_query[positive], v.q_label[positive]
     gmax = max_grade_of(v, m)
-    if one_value(lab):
-        # one positive label (binary qrels): every ideal list is n copies of it, a prefix of
-        # the longest one, so ideal ERR@k is entry min(n, k) of that list's running sum
-        n = np.bincount(rq, minlength=v.n_queries)
-        if m.cutoff is not None:
-            n = np.minimum(n, m.cutoff)
-        longest = int(n.max(initial=0))
-        terms = err_terms(
-            np.zeros(longest, dtype=np.int64),
-            np.arange(longest),
-            np.full(longest, lab[0] if len(lab) else 1.0),
-            gmax,
-        )
-        table = np.zeros(longest + 1)
-        np.cumsum(terms, out=table[1:])
-        out = table[n]
-    else:
-        rq, lab, pos, _ = sorted_within_queries(rq, lab)
-        if m.cutoff is not None:
-            inside = pos < m.cutoff
-            lab, rq, pos = lab[inside], rq[inside], pos[inside]
-        out = np.bincount(rq, weights=err_terms(rq, pos, lab, gmax), minlength=v.n_queries)
+    rq, lab, pos, _ = sorted_within_queries(rq, lab)
+    if m.cutoff is not None:
+        inside = pos < m.cutoff
+        lab, rq, pos = lab[inside], rq[inside], pos[inside]
+    out = np.bincount(rq, weights=err_terms(rq, pos, lab, gmax), minlength=v.n_queries)
     cache[key] = out
     return out
 

@@ -89,26 +89,17 @@ def q_measure(segments, m):
     c, cg0 = exclusive_in_segment(seg, np.stack([r, G]))  # relevant documents and gain above
     q = v.seg_query[seg]
     nq = n_ideal[q]
-    if first is None:  # one table for every query (one ideal gain value): cg*(d) = star[d]
-        star, base = ideal_cum, np.zeros(len(q), dtype=np.int64)
+    # per query, with a 0 before each query's list: cg*(q, d) = star[base + d], d <= n*
+    base = first[q] + q
+    flat_q = np.repeat(np.arange(v.n_queries), n_ideal)
+    star_at = np.arange(len(ideal_cum)) + flat_q + 1
+    star = np.zeros(len(ideal_cum) + v.n_queries)
+    star[star_at] = ideal_cum
 
-        def prefixes():  # Σ_{p<x} 1/den(p) and p/den(p), at [x]
-            rank = np.arange(len(ideal_cum) - 1, dtype=np.float64)
-            den = beta * ideal_cum[1:] + rank + 1.0
-            return (np.concatenate([[0.0], np.cumsum(x)]) for x in (1.0 / den, rank / den))
-    else:  # per query, with a 0 before each query's list: cg*(q, d) = star[base + d], d <= n*
-        base = first[q] + q
-        flat_q = np.repeat(np.arange(v.n_queries), n_ideal)
-        star_at = np.arange(len(ideal_cum)) + flat_q + 1
-        star = np.zeros(len(ideal_cum) + v.n_queries)
-        star[star_at] = ideal_cum
-
-        def prefixes():  # Σ_{p<x} 1/den(p) and p/den(p) per query, at [base + x]
-            rank = np.arange(len(ideal_cum)) - first[flat_q]
-            den = beta * ideal_cum + rank + 1.0
-            return (
-                per_query_prefix(flat_q, star_at, x, v.n_queries) for x in (1.0 / den, rank / den)
-            )
+    def prefixes():  # Σ_{p<x} 1/den(p) and p/den(p) per query, at [base + x]
+        rank = np.arange(len(ideal_cum)) - first[flat_q]
+        den = beta * ideal_cum + rank + 1.0
+        return (per_query_prefix(flat_q, star_at, x, v.n_queries) for x in (1.0 / den, rank / den))
 
     # one slot (an untied document, or a cut-off below a group's first slot): S₀ = 1/den(s)
     S0 = 1.0 / (beta * star[base + np.minimum(s + 1, nq)] + s + 1.0)

@@ -33,7 +33,6 @@ from pdireval.measures.gain_levels import (
     ideal_gains,
     r_levels,
     segment_totals,
-    uniform_ideal,
 )
 from pdireval.measures.registry import freeze
 from pdireval.measures.standard.kernels import average_precision, bpref
@@ -359,16 +358,10 @@ def ideal_dcg_p(v: View, gains) -> np.ndarray:
     key = ("trec_ideal_dcg_p", v.negatives, freeze(gains))
     cache = v.segments.cache
     if key not in cache:
-        uniform = uniform_ideal(v, gains)
-        if uniform is not None:  # one gain value: IDCG is entry n⁺ of one running sum
-            rank = np.arange(1.0, uniform.longest + 1.0)
-            divisor = np.where(rank > 1, np.log2(rank).astype(np.float32).astype(np.float64), 1.0)
-            cache[key] = uniform.prefix(uniform.gain / divisor)[uniform.npos]
-        else:
-            ideal = ideal_gains(v, gains)
-            rank = ideal.rank + 1.0
-            divisor = np.where(rank > 1, np.log2(rank).astype(np.float32).astype(np.float64), 1.0)
-            cache[key] = ideal.totals(ideal.gain / divisor)
+        ideal = ideal_gains(v, gains)
+        rank = ideal.rank + 1.0
+        divisor = np.where(rank > 1, np.log2(rank).astype(np.float32).astype(np.float64), 1.0)
+        cache[key] = ideal.totals(ideal.gain / divisor)
     return cache[key]
 
 
@@ -389,20 +382,14 @@ def ndcg_rel(segments, m):
     positive = g > 0
     if not positive.all():
         seg, pos, dcg_at = seg[positive], pos[positive], dcg_at[positive]
-    uniform = uniform_ideal(v, gains)
-    if uniform is not None:  # IDCG@d from one table (a positive-gain hit's query has n⁺ >= 1)
-        npos = uniform.npos
-        at_hit = uniform.idcg[np.minimum(pos + 1, npos[v.seg_query[seg]])]
-        idcg = uniform.idcg[npos[v.seg_query]]
-    else:
-        ideal = ideal_gains(v, gains)
-        cum = ideal_dcg(v, gains)
-        npos = ideal.npos
-        # IDCG@min(r_d, n⁺): a positive-gain hit's query has n⁺ >= 1, so every lookup is
-        # inside its ideal list (row start + min(position, n⁺ - 1))
-        last = (ideal.npos - 1)[v.seg_query]
-        at_hit = cum[ideal.start[v.seg_query][seg] + np.minimum(pos, last[seg])]
-        idcg = ideal.at(cum, v.seg_query, np.full(v.n_seg, np.iinfo(np.int64).max))
+    ideal = ideal_gains(v, gains)
+    cum = ideal_dcg(v, gains)
+    npos = ideal.npos
+    # IDCG@min(r_d, n⁺): a positive-gain hit's query has n⁺ >= 1, so every lookup is inside
+    # its ideal list (row start + min(position, n⁺ - 1))
+    last = (ideal.npos - 1)[v.seg_query]
+    at_hit = cum[ideal.start[v.seg_query][seg] + np.minimum(pos, last[seg])]
+    idcg = ideal.at(cum, v.seg_query, np.full(v.n_seg, np.iinfo(np.int64).max))
     total = seg_sum(seg, dcg_at / at_hit, v.n_seg)  # IDCG@r_d > 0: positive gains above
     n_ret = np.bincount(seg, minlength=v.n_seg)
     npos = npos[v.seg_query].astype(np.float64)
@@ -514,28 +501,21 @@ def g_measure(segments, m):
     seg, pos, g = hits.seg, hits.pos, hits.gain
     sum_results = within_segment_cumsum(seg, g, bounds=hits.bounds)
     depth = pos + 1
-    uniform = uniform_ideal(v, gains)
-    if uniform is not None:  # C_i and the ideal gain sums from one table each
-        npos = uniform.npos
-        d = np.minimum(depth, npos[v.seg_query][seg])
-        cost = uniform.prefix(max(uniform.gain, 1.0))[d] + (depth - d)
-        ideal_sum = uniform.prefix(uniform.gain)[npos[v.seg_query]]
-    else:
-        ideal = ideal_gains(v, gains)
-        key = ("trec_ideal_cost", v.negatives, tuple(sorted(dict(gains or {}).items())))
-        cache = v.segments.cache
-        if key not in cache:
-            gain_cum = ideal.cumulative(ideal.gain)
-            at_least_one = (
-                len(ideal.gain) == 0 or ideal.gain.min() >= 1.0
-            )  # then the costs are the gains
-            cache[key] = (
-                gain_cum if at_least_one else ideal.cumulative(np.maximum(ideal.gain, 1.0)),
-                gain_cum,
-            )
-        cost_cum, gain_cum = cache[key]
-        cost, d = ideal.at_hits(cost_cum, v.seg_query, seg, depth)
-        cost = cost + (depth - d)  # past the ideal list each rank costs 1
-        ideal_sum = ideal.at(gain_cum, v.seg_query, np.full(v.n_seg, np.iinfo(np.int64).max))
+    ideal = ideal_gains(v, gains)
+    key = ("trec_ideal_cost", v.negatives, tuple(sorted(dict(gains or {}).items())))
+    cache = v.segments.cache
+    if key not in cache:
+        gain_cum = ideal.cumulative(ideal.gain)
+        at_least_one = (
+            len(ideal.gain) == 0 or ideal.gain.min() >= 1.0
+        )  # then the costs are the gains
+        cache[key] = (
+            gain_cum if at_least_one else ideal.cumulative(np.maximum(ideal.gain, 1.0)),
+            gain_cum,
+        )
+    cost_cum, gain_cum = cache[key]
+    cost, d = ideal.at_hits(cost_cum, v.seg_query, seg, depth)
+    cost = cost + (depth - d)  # past the ideal list each rank costs 1
+    ideal_sum = ideal.at(gain_cum, v.seg_query, np.full(v.n_seg, np.iinfo(np.int64).max))
     total = seg_sum(seg, g / np.log2(2.0 + cost - sum_results), v.n_seg)
     return safe_div(total, ideal_sum)

@@ -43,7 +43,6 @@ from pdireval.measures.gain_levels import (
     log2_discount,
     r_levels,
     trec_gain,
-    uniform_ideal,
 )
 from pdireval.measures.ties.groups import (
     earlier_sum,
@@ -202,32 +201,19 @@ def ndcg_rel(segments, m):
     w = 1.0 / np.log2(np.arange(top, dtype=np.float64) + 2.0)
     Wc = np.concatenate([[0.0], np.cumsum(w)])  # Wc[p] = Σ_{x<p} w(x)
     # f over the ideal region p < n⁺_q, constant 1/IDCG_q past it; prefixes at [q_off + x]
-    uniform = uniform_ideal(v, gains)
-    if uniform is not None:  # one ideal gain value: f(p) = 1/IDCG@(p+1) for every query
-        npos = uniform.npos
-        idcg = uniform.idcg[npos]
-        rank = np.arange(uniform.longest)
-        f_tab = safe_div(np.ones(len(rank)), uniform.idcg[1:])
-        r_in = np.minimum(rank, top - 1)
-        pre_f, pre_fw, pre_fWc = (
-            np.concatenate([[0.0], np.cumsum(x)])
-            for x in (f_tab, f_tab * w[r_in], f_tab * Wc[r_in])
-        )
-        q_off = np.zeros(v.n_queries, dtype=np.int64)
-    else:
-        ideal = ideal_gains(v, gains)
-        cum = ideal_dcg(v, gains)
-        npos = ideal.npos
-        idcg = ideal.at(cum, np.arange(v.n_queries), np.full(v.n_queries, np.iinfo(np.int64).max))
-        f_flat = safe_div(np.ones(len(cum)), cum)
-        p_in = np.minimum(ideal.rank.astype(np.int64), top - 1)
-        q_off = ideal.start[:-1] + np.arange(v.n_queries)  # one extra slot per query
-        flat_q = np.repeat(np.arange(v.n_queries), npos)
-        at = q_off[flat_q] + (np.arange(len(cum)) - ideal.start[flat_q]) + 1
-        pre_f, pre_fw, pre_fWc = (
-            per_query_prefix(flat_q, at, x, v.n_queries)
-            for x in (f_flat, f_flat * w[p_in], f_flat * Wc[p_in])
-        )
+    ideal = ideal_gains(v, gains)
+    cum = ideal_dcg(v, gains)
+    npos = ideal.npos
+    idcg = ideal.at(cum, np.arange(v.n_queries), np.full(v.n_queries, np.iinfo(np.int64).max))
+    f_flat = safe_div(np.ones(len(cum)), cum)
+    p_in = np.minimum(ideal.rank.astype(np.int64), top - 1)
+    q_off = ideal.start[:-1] + np.arange(v.n_queries)  # one extra slot per query
+    flat_q = np.repeat(np.arange(v.n_queries), npos)
+    at = q_off[flat_q] + (np.arange(len(cum)) - ideal.start[flat_q]) + 1
+    pre_f, pre_fw, pre_fWc = (
+        per_query_prefix(flat_q, at, x, v.n_queries)
+        for x in (f_flat, f_flat * w[p_in], f_flat * Wc[p_in])
+    )
     pre_Wc = np.concatenate([[0.0], np.cumsum(Wc[:top])])
     nq = npos[q]
     a, b = s, s + n  # slots [a, b); ideal region [a, min(b, n⁺)), constant region [max(a, n⁺), b)
