@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 
-from pdireval.core.groups import group_columns, group_matrices
+from pdireval.core.groups import describe_group, group_columns, group_matrices
 from pdireval.core.schema import canonical_scores
-from pdireval.errors import OptionError, check_int, check_real, check_rng, group_generator
+from pdireval.errors import (
+    OptionError,
+    PdirevalWarning,
+    check_int,
+    check_real,
+    check_rng,
+    group_generator,
+)
 
 __all__ = ["rank_uncertainty"]
 
@@ -43,7 +52,9 @@ def rank_uncertainty(
     observed system (ties: the first by name) is compared with every other system by
     :func:`pdireval.compare` (``method=test``, ``alternative="less"``: H1 "the other system
     is worse", ``correction=`` over the m − 1 comparisons, ``rng=`` as given), and a system
-    is in the top group unless its adjusted p-value is below α. Works on any scores frame
+    is in the top group unless its adjusted p-value is below α. A group with a single query
+    gets NaN intervals, expected ranks and P(best), with a :class:`pdireval.PdirevalWarning`.
+    Works on any scores frame
     (e.g. an LLM-judge leaderboard's per-item scores, or per-query numbers read from another
     tool).
 
@@ -102,7 +113,7 @@ def rank_uncertainty(
     frame = canonical_scores(scores, columns)
     seed = check_rng(rng)
     keys = group_columns(frame)
-    blocks = []
+    blocks, degenerate = [], []
     for group_keys, matrix in group_matrices(frame, what="scores"):
         x = matrix.to_numpy(dtype=np.float64)
         n, m = x.shape
@@ -110,6 +121,10 @@ def rank_uncertainty(
         counts = bootstrap_counts(group_generator(seed), n, n_res)
         observed = x.mean(axis=0)
         dist = rank_distribution(counts @ x / n, observed, level)
+        if n < 2:  # every replicate is the one query: no uncertainty can be read off
+            for name in ("rank_low", "rank_high", "expected_rank", "p_best"):
+                dist[name] = np.full(m, np.nan)
+            degenerate.append(describe_group(group_keys))
         best = int(np.lexsort((systems.astype(str), -observed))[0])
         p_top = np.full(m, np.nan)
         if m > 1 and n >= 2:
@@ -130,6 +145,14 @@ def rank_uncertainty(
         for k in reversed(keys):
             block.insert(0, k, group_keys[k])
         blocks.append(block)
+    if degenerate:
+        warnings.warn(
+            f"{len(degenerate)} group(s) have a single query, so their rank intervals, expected "
+            f"ranks and P(best) are NaN: {'; '.join(degenerate[:5])}. A query bootstrap needs "
+            "at least two queries.",
+            PdirevalWarning,
+            stacklevel=2,
+        )
     out = pd.concat(blocks, ignore_index=True)
     for c in ("mean", "rank", "rank_low", "rank_high", "expected_rank", "p_best", "p_vs_top"):
         out[c] = out[c].astype(np.float64)

@@ -104,3 +104,13 @@ def test_bad_options(frame):
         pdireval.rank_uncertainty(scores, test="tukey")
     with pytest.raises(OptionError, match="n_resamples"):
         pdireval.rank_uncertainty(scores, n_resamples=10**7)
+
+
+def test_one_query_gives_nan_with_a_warning():
+    from pdireval.errors import PdirevalWarning
+
+    one = scores_from_matrix(random_matrix(n=1, m=3, seed=4, ties=False))
+    with pytest.warns(PdirevalWarning, match="single query"):
+        out = pdireval.rank_uncertainty(one, n_resamples=50)
+    assert out[["rank_low", "rank_high", "expected_rank", "p_best"]].isna().all().all()
+    assert out["rank"].tolist() == [1.0, 2.0, 3.0] and out["in_top_group"].all()
