@@ -110,7 +110,7 @@ def _div(num, den) -> np.ndarray:
 
 def _base_name(m: Measure) -> str:
     """The measure whose units the bounds live in: DCG for nDCG, SP for AP."""
-    return {"nDCG": "DCG", "AP": "SP"}.get(m.name, m.name)
+    return REGISTRY[m.name.lower()].bounded.base or m.name
 
 
 def _plain(m: Measure, name: str | None = None) -> Measure:

@@ -140,10 +140,13 @@ SUMMARIES = ("mean", "sum", "gm")
 class Bounded:
     """``bounded=`` of a :class:`MeasureDef`: the measure takes the bound normalisation
     (``bounds=``, :mod:`pdireval.measures.bounds`). ``exact``: its random lower bound has a
-    closed form (``lb=exact``); ``paper``: Karmaker & Feng (2022) publish one (``lb=paper``)."""
+    closed form (``lb=exact``); ``paper``: Karmaker & Feng (2022) publish one (``lb=paper``);
+    ``base``: the measure whose units the bounds live in (``"DCG"`` for nDCG, ``"SP"`` for
+    AP; empty: the measure itself)."""
 
     exact: bool = False
     paper: bool = False
+    base: str = ""
 
 
 @dataclass(frozen=True)

@@ -285,7 +285,9 @@ def register_measure(
             f"register_measure({name!r}): cutoff must be one of {', '.join(_CUTOFFS)}; got "
             f"{cutoff!r}."
         )
-    numeric = isinstance(empty, (int, float, np.integer, np.floating)) and not isinstance(empty, bool)
+    numeric = isinstance(empty, (int, float, np.integer, np.floating)) and not isinstance(
+        empty, bool
+    )
     if not numeric or np.isinf(empty):
         raise MeasureError(
             f"register_measure({name!r}): empty= is the value of a judged query the system did not "

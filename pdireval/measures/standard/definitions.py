@@ -106,7 +106,7 @@ register(
         trec_eval="map, map_cut_k",
         aliases=("map",),
         ties=ClosedForm(forms.ap),
-        bounded=Bounded(exact=True, paper=True),
+        bounded=Bounded(exact=True, paper=True, base="SP"),
     )
 )
 register(
@@ -303,7 +303,7 @@ register(
         trec_eval="ndcg, ndcg_cut_k",
         aliases=("ndcg",),
         ties=ClosedForm(forms.ndcg, otherwise=Groupwise()),
-        bounded=Bounded(exact=True, paper=True),
+        bounded=Bounded(exact=True, paper=True, base="DCG"),
     )
 )
 register(

@@ -108,7 +108,9 @@ def _placements(
         pair_group = np.repeat(sampled, samples)
         sample = np.tile(np.arange(samples), len(sampled))
         kk = r[pair_group].astype(np.int64)
-        slots = random_slots_bounded(key[seg[pair_group]], start[pair_group], size[pair_group], kk, sample)
+        slots = random_slots_bounded(
+            key[seg[pair_group]], start[pair_group], size[pair_group], kk, sample
+        )
         owner = np.repeat(np.arange(len(pair_group)), kk)
         slots = slots[np.lexsort((slots, owner))]  # increasing within each placement
         owner_parts.append(pair_group)

@@ -25,8 +25,8 @@ are enumerated: ``"label"`` (documents with equal labels), ``"binary"`` (relevan
 is its own type: measures that read more than a label, such as subtopics), or a function
 ``reading(segments, m)`` returning a hashable key and one value per hit.
 
-Enumeration is exact up to ``exact_limit`` (5040) arrangements per unit and the mean of seeded random
-orderings past it (:mod:`pdireval.measures.ties.orderings`).
+Enumeration is exact up to ``exact_limit`` (5040) arrangements per unit and the mean of seeded
+random orderings past it (:mod:`pdireval.measures.ties.orderings`).
 
 References
 ----------

@@ -318,7 +318,9 @@ def random_slots(
     h = mix(h, slot)
     bits = max(1, int(n_pairs - 1).bit_length())
     if bits <= 32:  # one sort of (owner, top 64 − bits bits of the hash) packed in a uint64
-        packed = (slot_owner.astype(np.uint64) << _U64(64 - bits)) | (h.astype(np.uint64) >> _U64(bits))
+        packed = (slot_owner.astype(np.uint64) << _U64(64 - bits)) | (
+            h.astype(np.uint64) >> _U64(bits)
+        )
         order = np.argsort(packed, kind="stable")  # equal truncated hashes: by slot
     else:
         order = np.lexsort((h, slot_owner))
@@ -341,7 +343,9 @@ def random_slots_bounded(seg_key, start, size, n_hits, sample, budget: int | Non
     while lo < len(size):  # a loop over memory chunks of (group, sample) pairs
         base = total[lo - 1] if lo else 0
         hi = max(int(np.searchsorted(total, base + budget, side="right")), lo + 1)
-        parts.append(random_slots(seg_key[lo:hi], start[lo:hi], size[lo:hi], n_hits[lo:hi], sample[lo:hi]))
+        parts.append(
+            random_slots(seg_key[lo:hi], start[lo:hi], size[lo:hi], n_hits[lo:hi], sample[lo:hi])
+        )
         lo = hi
     return np.concatenate(parts)
 
@@ -591,9 +595,9 @@ def expected_by_orderings(
 
         def count_of(segs_, first_, n_):
             # exp only where the count is small (a sampled list's log count can exceed 709)
-            return np.where(exact, np.rint(np.exp(np.where(exact, log_total, 0.0))), samples).astype(
-                np.int64
-            )
+            return np.where(
+                exact, np.rint(np.exp(np.where(exact, log_total, 0.0))), samples
+            ).astype(np.int64)
 
         def arrangement_of(c, gi, u):
             random = ~exact[u]
