@@ -1051,7 +1051,7 @@ def test_fused_scores_equal_at_float32_rank_by_their_doubles():
     fused = pdireval.fuse(run, "combsum", norm=None)
     assert fused["doc"].tolist() == ["m", "a", "z"] and (np.diff(fused["score"]) < 0).all()
     qrels = pd.DataFrame({"query": "1", "doc": ["a"], "label": [1]})
-    with pytest.warns(PdirevalWarning, match="equal at float32"):
+    with pytest.warns(PdirevalWarning, match="float32 precision.*score_precision='float64'"):
         assert pdireval.evaluate(fused, "RR", qrels=qrels)["value"].iloc[0] == 1 / 3  # trec_eval 9's order
     assert pdireval.evaluate(fused, "RR", qrels=qrels, order="rank")["value"].iloc[0] == 0.5
 
