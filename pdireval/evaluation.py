@@ -32,6 +32,7 @@ from pdireval.measures.params import LB, MAX_MC_SAMPLES, RLB_POOLS
 __all__ = ["evaluate", "prepare", "Prepared", "scores_frame"]
 
 MISSING = ("zero", "drop")
+JUDGES = ("each", "mean")
 ORDERS = ("score", "rank")
 SCORE_PRECISIONS = ("float32", "float64")
 
@@ -191,6 +192,7 @@ def evaluate(
     qrels_columns: Mapping[str, str] | None = None,
     order: str = "score",
     score_precision: str = "float32",
+    judges: str = "each",
 ) -> pd.DataFrame:
     """Evaluate a run frame: one value per (system, query, measure).
 
@@ -214,7 +216,9 @@ def evaluate(
         ``query_id, doc_id, relevance``); also a path, a pytrec_eval dict of dicts
         ``{query: {doc: label}}`` or an iterable of records (ir_datasets' ``qrels_iter()``).
         When omitted, the run's ``label`` column supplies them (the distinct (query, doc,
-        label) rows; conflicting labels are an error).
+        label) rows; conflicting labels are an error). Qrels of several judges carry a
+        ``judge`` column (:func:`pdireval.read_qrels` of several files, or of trec_eval 10.0's
+        ``qrels_jg`` format with ``judges=True``); see ``judges``.
     missing
         ``"zero"`` (default, ir_measures): a judged query a system did not answer scores the
         measure's empty value (0 for most; NumRel is R). ``"drop"``: such rows are left out
@@ -233,13 +237,25 @@ def evaluate(
         the first (only such groups can change a measure). ``"float64"``: only equal doubles
         tie, as in trec_eval 10.0 (e.g. Robust 2003, query 623 of oce03noXbmD: AP 0.5 in
         9.0.8, 1.0 in 10.0).
+    judges
+        Only for qrels with a ``judge`` column holding several judges. ``"each"`` (default):
+        the run is evaluated against every judge's qrels, as ``evaluate(run, measures,
+        qrels=qrels[qrels.judge == j])`` would, in one pass (one validation, sort and join of
+        the run: :func:`pdireval.evaluate_variants`); a judge is evaluated on the queries it
+        judged. ``"mean"``: per (system, query, measure) the mean over the judges who judged
+        the query, m̄(q) = (1/|J_q|) Σ_{j ∈ J_q} m_j(q) (NaN values skipped), as trec_eval
+        10.0's judgment-group measures (``map_avgjg``, ``P_avgjg``) average over the
+        judgment groups of a query.
 
     Returns
     -------
     DataFrame
         ``system`` (str), ``query`` (str), ``measure`` (str, canonical spelling), ``value``
         (float64); sorted by system, query (numeric order when ids are integers), then
-        measure in the order given. Run queries without judgments are dropped with one
+        measure in the order given. With several judges and ``judges="each"``, a first
+        column ``judge`` (str), blocks of rows per judge (judges sorted), each ordered as
+        above; ``judges="mean"`` gives the four columns, rows over the queries any judge
+        judged. Run queries without judgments are dropped with one
         :class:`PdirevalWarning`; under ``missing="zero"``, one :class:`PdirevalWarning`
         says how many (system, query) pairs were filled with empty values. Doc ids that do
         not match the qrels get one :class:`PdirevalWarning`: when no retrieved document of
@@ -263,13 +279,69 @@ def evaluate(
     >>> list(scores.columns)
     ['system', 'query', 'measure', 'value']
     """
+    check_option("judges", judges, JUDGES)
     parsed = parse_measures(measures)
+    if qrels is not None:
+        qrels = canonical_qrels(qrels, qrels_columns)
+        qrels_columns = None
+        if "judge" in qrels.columns and qrels["judge"].nunique() > 1:
+            return _evaluate_judges(run, parsed, qrels, judges, missing=missing, columns=columns,
+                                    order=order, score_precision=score_precision)
     prepared = prepare(
         run, qrels=qrels, missing=missing, columns=columns, qrels_columns=qrels_columns,
         order=order, score_precision=score_precision,
     )
     values = [prepared.values(m) for m in parsed]
     return scores_frame(prepared.segments, parsed, values)
+
+
+def _evaluate_judges(run, parsed, qrels: pd.DataFrame, judges: str, **options) -> pd.DataFrame:
+    """:func:`evaluate` on canonical qrels of several judges (a ``judge`` column)."""
+    from pdireval.runs.variants import evaluate_variants
+
+    if "subtopic" in qrels.columns:
+        raise SchemaError(
+            "the qrels have both a 'judge' and a 'subtopic' column: judges of diversity "
+            "qrels are not supported yet. Evaluate each judge's qrels on its own, e.g. "
+            "qrels[qrels['judge'] == j].drop(columns='judge')."
+        )
+    per_judge = evaluate_variants(run, parsed, qrels, **options)
+    if judges == "each":
+        return per_judge
+    return judge_mean(per_judge)
+
+
+def judge_mean(per_judge: pd.DataFrame) -> pd.DataFrame:
+    """Average a scores frame with a ``judge`` column over the judges, per (system, query,
+    measure): the mean of the non-NaN values (NaN when all are NaN). Rows in
+    :func:`evaluate`'s order (system sorted, query in natural order, measure as first seen).
+    """
+    system = per_judge["system"].to_numpy(dtype=object)
+    query = per_judge["query"].to_numpy(dtype=object)
+    measure = per_judge["measure"].to_numpy(dtype=object)
+    s_code, s_ids = pd.factorize(system, sort=True)
+    q_code, q_ids = pd.factorize(query)
+    q_rank = np.empty(len(q_ids), dtype=np.int64)
+    q_rank[natural_order(pd.Index(q_ids))] = np.arange(len(q_ids))
+    m_code, m_ids = pd.factorize(measure)
+    n_q, n_m = len(q_ids), len(m_ids)
+    cell = (s_code.astype(np.int64) * n_q + q_rank[q_code]) * n_m + m_code
+    cells, inverse = np.unique(cell, return_inverse=True)
+    value = per_judge["value"].to_numpy(dtype=np.float64)
+    ok = ~np.isnan(value)
+    total = np.bincount(inverse[ok], weights=value[ok], minlength=len(cells))
+    count = np.bincount(inverse[ok], minlength=len(cells))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(count > 0, total / np.maximum(count, 1), np.nan)
+    q_of_rank = np.empty(n_q, dtype=np.int64)
+    q_of_rank[q_rank] = np.arange(n_q)
+    return pd.DataFrame({
+        "system": pd.array(np.asarray(s_ids, dtype=object)[cells // (n_q * n_m)], dtype=ID_DTYPE),
+        "query": pd.array(np.asarray(q_ids, dtype=object)[q_of_rank[(cells // n_m) % n_q]],
+                          dtype=ID_DTYPE),
+        "measure": pd.array(np.asarray(m_ids, dtype=object)[cells % n_m], dtype=ID_DTYPE),
+        "value": mean,
+    })
 
 
 def _override(m, lb, rlb_pool, n_resamples, seed):

@@ -29,7 +29,7 @@ from pdireval.core.keys import RunKeys, run_keys
 from pdireval.core.recognize import DEFAULT_SYSTEM, SPELLINGS, recognize
 from pdireval.errors import PdirevalWarning, SchemaError, show_rows
 
-__all__ = ["RUN_COLUMNS", "QRELS_COLUMNS", "SCORES_COLUMNS", "canonical_run", "canonical_qrels", "canonical_scores", "qrels_from_run"]
+__all__ = ["RUN_COLUMNS", "QRELS_COLUMNS", "SCORES_COLUMNS", "canonical_run", "canonical_qrels", "canonical_scores", "qrels_from_run", "one_judge"]
 
 RUN_COLUMNS = ("system", "query", "doc")
 QRELS_COLUMNS = ("query", "doc", "label")
@@ -444,7 +444,9 @@ def canonical_qrels(qrels: pd.DataFrame, columns: Mapping[str, str] | None = Non
     qrels
         One row per judged document: ``query, doc, label``. A NaN label means "in the pool
         but not judged"; negative labels are genuine labels (their meaning is chosen per
-        measure with ``negatives=``). Diversity qrels add a ``subtopic`` column (one row
+        measure with ``negatives=``). Qrels of several judges add a ``judge`` column
+        (the same (query, doc) may then carry one label per judge). Diversity qrels add a
+        ``subtopic`` column (one row
         per (query, subtopic, doc); ir_datasets calls it ``iteration``: pass
         ``columns={'subtopic': 'iteration'}``), which the intent-aware measures read; the
         other measures see one label per (query, doc), the largest over its subtopics.
@@ -457,7 +459,11 @@ def canonical_qrels(qrels: pd.DataFrame, columns: Mapping[str, str] | None = Non
         Columns ``query, doc`` (string dtype) and ``label`` (float64), one row per
         (query, doc): exact duplicate rows are merged. Sorted by query then doc. With a
         ``subtopic`` column: ``query, subtopic, doc, label``, one row per
-        (query, subtopic, doc), sorted by query, subtopic, doc.
+        (query, subtopic, doc), sorted by query, subtopic, doc. With a ``judge`` column
+        (several judgment sets, one per judge or assessor: trec_eval 10.0's ``qrels_jg``
+        format, :func:`pdireval.read_qrels` with several files or ``judges=True``):
+        ``query, judge, doc, label``, one row per (query, judge, doc), sorted by query,
+        judge, doc; a judge's judgments of a query are that judge's qrels of the query.
 
     Raises
     ------
@@ -466,23 +472,44 @@ def canonical_qrels(qrels: pd.DataFrame, columns: Mapping[str, str] | None = Non
         different labels.
     """
     qrels = check_frame(qrels, "qrels")
-    frame = rename_columns(qrels, columns, "qrels", QRELS_COLUMNS + ("subtopic",))
+    frame = rename_columns(qrels, columns, "qrels", QRELS_COLUMNS + ("subtopic", "judge"))
     require_columns(frame, QRELS_COLUMNS, "qrels", columns)
     _require_nonempty(frame, "qrels")
-    key = ["query", "doc"]
-    data = {
-        "query": as_ids(frame["query"], "query", "qrels", frame),
-        "doc": as_ids(frame["doc"], "doc", "qrels", frame),
-        "label": as_float(frame["label"], "label", "qrels", frame),
-    }
-    if "subtopic" in frame.columns:
-        key = ["query", "subtopic", "doc"]
-        data = {"query": data["query"], "subtopic": as_ids(frame["subtopic"], "subtopic", "qrels", frame), "doc": data["doc"], "label": data["label"]}
+    key = ["query"]
+    data = {"query": as_ids(frame["query"], "query", "qrels", frame)}
+    for extra in ("judge", "subtopic"):  # judge: one judgment set per judge (assessor)
+        if extra in frame.columns:
+            key.append(extra)
+            data[extra] = as_ids(frame[extra], extra, "qrels", frame)
+    key.append("doc")
+    data["doc"] = as_ids(frame["doc"], "doc", "qrels", frame)
+    data["label"] = as_float(frame["label"], "label", "qrels", frame)
     out = pd.DataFrame(data)
     out.index = pd.RangeIndex(len(out))
     _check_finite_labels(out["label"], "qrels", frame)
     out = _merge_duplicate_judgments(out, "qrels", key)
     return out.sort_values(key, kind="stable", ignore_index=True)
+
+
+def one_judge(qrels: pd.DataFrame, what: str = "this function") -> pd.DataFrame:
+    """A canonical qrels frame holding one judgment set: without its ``judge`` column.
+
+    Qrels with a ``judge`` column naming one judge lose the column; qrels of several judges
+    are a SchemaError saying how to evaluate them (``evaluate(..., judges=)``) or how to
+    select one judge. Everything that builds judgments for measures goes through here.
+    """
+    if "judge" not in qrels.columns:
+        return qrels
+    judges = pd.unique(qrels["judge"].to_numpy(dtype=object))
+    if len(judges) <= 1:
+        return qrels.drop(columns="judge")
+    shown = ", ".join(repr(str(j)) for j in judges[:5]) + (", ..." if len(judges) > 5 else "")
+    raise SchemaError(
+        f"the qrels hold the judgments of {len(judges)} judges (a 'judge' column: {shown}), "
+        f"but {what} evaluates against one set of judgments.\nEvaluate per judge or averaged "
+        "over judges with pdireval.evaluate(run, measures, qrels=qrels, judges='each' or "
+        f"'mean'), or select one judge, e.g. qrels[qrels['judge'] == {str(judges[0])!r}]."
+    )
 
 
 def _merge_duplicate_judgments(frame: pd.DataFrame, kind: str, key=("query", "doc")) -> pd.DataFrame:
@@ -496,17 +523,17 @@ def _merge_duplicate_judgments(frame: pd.DataFrame, kind: str, key=("query", "do
         dropna=False
     )
     conflicts = n_labels[n_labels > 1]
-    what = "(" + ", ".join(key) + (") pair(s)" if len(key) == 2 else ") triple(s)")
+    what = "(" + ", ".join(key) + {2: ") pair(s)", 3: ") triple(s)"}.get(len(key), ") key(s)")
     if len(conflicts):
         keys = conflicts.index
         rows = dups.set_index(key).loc[keys].reset_index()
         raise SchemaError(
             f"the {kind} give {len(conflicts)} {what} more than one label:"
             f"{show_rows(rows)}\nEach judged document needs exactly one label per "
-            f"{'query and subtopic' if 'subtopic' in key else 'query'}: decide which label "
+            f"{' and '.join(k for k in key if k != 'doc')}: decide which label "
             "is right and drop the other rows"
             + (
-                "" if "subtopic" in key else
+                "" if "subtopic" in key or "judge" in key else
                 " (or, if they are judgments per subtopic of a diversity collection, give "
                 "them a 'subtopic' column: read_qrels(path, subtopics=True) reads a TREC "
                 "diversity qrels file so)"

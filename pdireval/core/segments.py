@@ -38,6 +38,7 @@ from pdireval.core.hashing import (
     to_numpy_bool,
 )
 from pdireval.core.keys import RunKeys, run_keys
+from pdireval.core.schema import one_judge
 
 __all__ = ["Judgments", "SubtopicTable", "Segments", "build_judgments", "build_segments", "natural_order"]
 
@@ -116,6 +117,7 @@ def build_judgments(qrels: pd.DataFrame) -> Judgments:
     is the largest of its subtopic labels (a document relevant to any subtopic is relevant
     to the query, as in ndeval); the per-subtopic labels are kept in ``subtopics``.
     """
+    qrels = one_judge(qrels)  # several judges: evaluate(..., judges=) splits them first
     full = None
     if "subtopic" in qrels.columns:
         full = qrels

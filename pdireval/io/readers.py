@@ -11,7 +11,7 @@ import pandas as pd
 
 from pdireval.core.keys import run_keys
 from pdireval.core.schema import ID_DTYPE, canonical_qrels, canonical_run
-from pdireval.errors import PdirevalWarning, SchemaError, check_bool, check_option
+from pdireval.errors import OptionError, PdirevalWarning, SchemaError, check_bool, check_option
 from pdireval.io.files import as_path, file_system_name, file_system_names, run_files
 from pdireval.io.parquet import is_parquet, read_parquet
 from pdireval.io.trec import QRELS_FORMAT, RUN_FORMAT, line_number, read_table
@@ -199,7 +199,7 @@ def check_run_duplicates(
     )
 
 
-def read_qrels(path, *, subtopics: bool = False) -> pd.DataFrame:
+def read_qrels(path, *, subtopics: bool = False, judges: bool = False) -> pd.DataFrame:
     """Read a TREC qrels file (``query iteration doc label``; plain or ``.gz``).
 
     Lines starting with ``#`` are comments (trec_eval 10.0); a tab-separated file is split
@@ -208,14 +208,21 @@ def read_qrels(path, *, subtopics: bool = False) -> pd.DataFrame:
 
     Parameters
     ----------
-    path : str or os.PathLike
+    path : str or os.PathLike, or a list or dict of them
         The qrels file. A ``.parquet`` (or ``.pq``) file holds a qrels frame
-        (``query, doc, label`` and optionally ``subtopic``), validated as such.
+        (``query, doc, label`` and optionally ``subtopic``), validated as such. Several
+        files, one judge (assessor) per file, give one qrels frame with a ``judge`` column:
+        a dict ``{judge name: path}``, or a list of paths (each judge named by its file name
+        without the extensions ``.gz``, ``.txt``, ``.qrels``); see :func:`pdireval.evaluate`'s
+        ``judges=``.
     subtopics : bool
         False (default): the iteration field of a TREC file is ignored. True: it is the
         subtopic (intent) of a diversity qrels file (TREC Web track, ``query subtopic doc
         label``), kept as the ``subtopic`` column that the intent-aware measures
         (``alpha_nDCG@k``, ``ERR_IA@k``, ...) read.
+    judges : bool
+        True: the second field is the judgment group (judge, user) of trec_eval 10.0's
+        ``qrels_jg`` format (``query judge doc label``), kept as the ``judge`` column.
 
     Returns
     -------
@@ -228,7 +235,9 @@ def read_qrels(path, *, subtopics: bool = False) -> pd.DataFrame:
 
         A (query, doc) listed twice with the same label is kept once. With
         ``subtopics=True``: columns ``query, subtopic, doc, label``, one row per
-        (query, subtopic, doc), sorted by query, subtopic, doc.
+        (query, subtopic, doc), sorted by query, subtopic, doc. Several judges (a list or
+        dict of files, or ``judges=True``): ``query, judge, doc, label``, one row per (query,
+        judge, doc), sorted by query, judge, doc.
 
     Raises
     ------
@@ -238,17 +247,61 @@ def read_qrels(path, *, subtopics: bool = False) -> pd.DataFrame:
         tab-separated file), named by file and 1-based line number; a (query, doc) with two
         different labels.
     """
-    file = as_path(path, "qrels")
     subtopics = check_bool("subtopics", subtopics)
+    judges = check_bool("judges", judges)
+    if isinstance(path, (list, tuple, dict)):
+        return _read_judges(path, subtopics)
+    file = as_path(path, "qrels")
+    if subtopics and judges:
+        raise OptionError(
+            "subtopics=True and judges=True both read the second field of the file; a TREC "
+            "qrels file holds either subtopics or judges there. Pass one of them."
+        )
     if is_parquet(file):
         return read_parquet(file, "qrels")
     raw = read_table(file, QRELS_FORMAT)
     frame = pd.DataFrame(
         {"query": raw["query"], "doc": raw["doc"], "label": raw["label"].to_numpy(dtype=np.float64)}
     )
-    if subtopics:
-        frame.insert(1, "subtopic", raw["iteration"])
+    if subtopics or judges:
+        frame.insert(1, "subtopic" if subtopics else "judge", raw["iteration"])
     try:
         return canonical_qrels(frame)
     except SchemaError as exc:
         raise SchemaError(f"{file}: {exc}", failure_cases=exc.failure_cases) from None
+
+
+def _judge_name(path) -> str:
+    """A judge's name from its qrels file: the file name without .gz/.txt/.qrels endings."""
+    name = as_path(path, "qrels").name
+    for suffix in (".gz", ".txt", ".qrels", ".qrel", ".tsv"):
+        if name.lower().endswith(suffix) and len(name) > len(suffix):
+            name = name[: -len(suffix)]
+    return name
+
+
+def _read_judges(paths, subtopics: bool) -> pd.DataFrame:
+    """One qrels frame with a ``judge`` column from one file per judge (list or dict)."""
+    if isinstance(paths, dict):
+        named = [(str(judge), p) for judge, p in paths.items()]
+    else:
+        named = [(_judge_name(p), p) for p in paths]
+    if not named:
+        raise OptionError("read_qrels got an empty list of files; pass at least one qrels path.")
+    names = [n for n, _ in named]
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise OptionError(
+            f"two qrels files give the same judge name {repeated[0]!r} (judges are named by "
+            "their file name without extensions). Pass a dict {judge name: path} to name them."
+        )
+    frames = []
+    for judge, p in named:
+        one = read_qrels(p, subtopics=subtopics)
+        if "judge" in one.columns:
+            raise SchemaError(
+                f"{p}: this qrels file already holds a 'judge' column; read several judges "
+                "either from one file each or from one file with a judge column, not both."
+            )
+        frames.append(one.assign(judge=pd.Series(judge, index=one.index, dtype=one["query"].dtype)))
+    return canonical_qrels(pd.concat(frames, ignore_index=True))

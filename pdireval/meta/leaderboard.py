@@ -187,6 +187,25 @@ def _matrices(ma, mb, what):
     return ma.loc[shared].to_numpy(np.float64), mb.loc[shared].to_numpy(np.float64), list(ma.columns)
 
 
+def _judge_pairs(frame: pd.DataFrame, **options) -> pd.DataFrame:
+    """:func:`leaderboard_agreement` of every pair of judges of a scores frame with a
+    ``judge`` column (a loop over judge pairs; each pair is vectorised inside)."""
+    judge = frame["judge"].to_numpy(dtype=object)
+    names = sorted(pd.unique(judge), key=str)
+    parts = {j: frame[judge == j].drop(columns="judge").reset_index(drop=True) for j in names}
+    blocks = []
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            block = leaderboard_agreement(parts[a], parts[b], **options)
+            block.insert(0, "judge_b", b)
+            block.insert(0, "judge_a", a)
+            blocks.append(block)
+    out = pd.concat(blocks, ignore_index=True)
+    for c in ("judge_a", "judge_b"):
+        out[c] = out[c].astype(frame["judge"].dtype)
+    return out
+
+
 def leaderboard_agreement(
     scores: pd.DataFrame,
     other: pd.DataFrame | None = None,
@@ -234,6 +253,10 @@ def leaderboard_agreement(
       directions), ``sig_only_scores``, ``sig_only_other``, ``sig_neither``, and
       ``sig_agreement`` = ``sig_both_same`` + ``sig_neither`` (the same conclusion).
 
+    Without ``other``, scores with a ``judge`` column (:func:`pdireval.evaluate` on qrels of
+    several judges) compare every pair of judges on each measure in one call: the
+    leaderboard of ``judge_a`` (the truth for τ_AP) against that of ``judge_b``.
+
     Parameters
     ----------
     scores, other
@@ -269,7 +292,9 @@ def leaderboard_agreement(
         ``measure_a``, ``measure_b``, the other grouping keys, ``statistic``, ``value``
         (float64), ``n_systems``, ``n_queries`` (queries both frames share); with
         ``confidence_level`` also ``ci_low``, ``ci_high``. Rows by group, then statistic in
-        the order above.
+        the order above. Judge pairs: first ``judge_a``, ``judge_b`` (judges sorted,
+        ``judge_a < judge_b``), then the columns above (``measure_a`` = ``measure_b``), rows
+        by judge pair.
 
     References
     ----------
@@ -291,6 +316,9 @@ def leaderboard_agreement(
     per_system = check_bool("per_system", per_system)
     frame_a = canonical_scores(scores, columns)
     extra = [c for c in group_columns(frame_a) if c != "measure"]
+    if other is None and "judge" in extra and frame_a["judge"].nunique() > 1:
+        return _judge_pairs(frame_a, p=p, k=k, alpha=alpha, per_system=per_system,
+                            confidence_level=confidence_level, n_resamples=n_resamples, rng=rng)
     if other is None:
         frame_b = frame_a
     else:

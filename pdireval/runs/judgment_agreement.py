@@ -56,14 +56,45 @@ def _key_columns(qrels: pd.DataFrame, other: pd.DataFrame, columns) -> list[str]
     return [c for c in qrels.columns if c in other.columns and c not in mapped]
 
 
+def _judge_pairs(qrels, columns):
+    """Every pair of judges of one qrels frame with a ``judge`` column: ``(keys, groups)``
+    with keys ``judge_a, judge_b`` (judges sorted, judge_a < judge_b)."""
+    canonical = canonical_qrels(qrels, columns)
+    if "judge" not in canonical.columns or canonical["judge"].nunique() < 2:
+        raise SchemaError(
+            "agreement needs other= (the judgments to compare with qrels), or qrels of "
+            "several judges (a 'judge' column with at least two judges, e.g. read_qrels of "
+            "several files) to compare every pair of judges."
+        )
+    judge = canonical["judge"].to_numpy(dtype=object)
+    names = sorted(pd.unique(judge), key=str)
+    parts = {j: canonical[judge == j].drop(columns="judge").reset_index(drop=True) for j in names}
+    groups = [({"judge_a": a, "judge_b": b}, parts[a], parts[b])
+              for i, a in enumerate(names) for b in names[i + 1:]]
+    return ["judge_a", "judge_b"], groups
+
+
 def _groups(qrels, other, columns):
     """[(key dict, canonical qrels, canonical other)] over the shared extra key columns."""
+    if other is None:
+        if not isinstance(qrels, pd.DataFrame):
+            raise TypeError(f"qrels must be a pandas DataFrame, got {type(qrels).__name__}")
+        return _judge_pairs(qrels, columns)
     for name, frame in (("qrels", qrels), ("other", other)):
         if not isinstance(frame, pd.DataFrame):
             raise TypeError(f"{name} must be a pandas DataFrame, got {type(frame).__name__}")
     keys = _key_columns(qrels, other, columns)
     if not keys:
-        return keys, [({}, canonical_qrels(qrels, columns), canonical_qrels(other, columns))]
+        a, b = canonical_qrels(qrels, columns), canonical_qrels(other, columns)
+        for name, frame in (("qrels", a), ("other", b)):
+            if "judge" in frame.columns and frame["judge"].nunique() > 1:
+                raise SchemaError(
+                    f"{name} holds {frame['judge'].nunique()} judges (a 'judge' column) and the "
+                    "other frame none: their labels cannot be paired one to one.\nCompare every "
+                    "pair of judges with agreement(qrels) (no other=), give both frames a "
+                    "'judge' column (one result per judge), or select one judge."
+                )
+        return keys, [({}, a, b)]
     out = []
     left = {k if isinstance(k, tuple) else (k,): g for k, g in qrels.groupby(keys, sort=True, dropna=False)}
     right = {k if isinstance(k, tuple) else (k,): g for k, g in other.groupby(keys, sort=True, dropna=False)}
@@ -167,7 +198,7 @@ def _bootstrap(tables, levels, rel, n_resamples, confidence_level, gen):
 
 def agreement(
     qrels: pd.DataFrame,
-    other: pd.DataFrame,
+    other: pd.DataFrame | None = None,
     *,
     rel: float | None = None,
     per_query: bool = False,
@@ -207,7 +238,11 @@ def agreement(
     ----------
     qrels, other
         Qrels frames (``query, doc, label``). Columns other than those, present in both
-        frames, are grouping keys: one result per group (e.g. ``collection``).
+        frames, are grouping keys: one result per group (e.g. ``collection``). Without
+        ``other``, ``qrels`` holds several judges (a ``judge`` column, e.g.
+        ``read_qrels([path_a, path_b, path_c])``) and every pair of judges is compared in
+        one call: rows carry ``judge_a`` (the reference) and ``judge_b`` (judges sorted,
+        ``judge_a < judge_b``), pivot them for a judge × judge matrix of κ or α.
     rel
         Relevance threshold of the binarised statistics.
     per_query
@@ -223,7 +258,8 @@ def agreement(
     Returns
     -------
     DataFrame
-        ``[keys...]``, ``[query]`` (``per_query=True``), ``statistic`` (the names above, in
+        ``[keys...]`` (``judge_a, judge_b`` without ``other``), ``[query]``
+        (``per_query=True``), ``statistic`` (the names above, in
         that order), ``value``, ``ci_low``, ``ci_high`` (float64; NaN where undefined, e.g.
         κ when both sides used one level only, precision without a relevant label in
         ``other``), ``n_pairs`` (pairs both judged), ``n_only_qrels``, ``n_only_other``

@@ -276,6 +276,7 @@ def evaluate_variants(
     columns: Mapping[str, str] | None = None,
     qrels_columns: Mapping[str, str] | None = None,
     order: str = "score",
+    score_precision: str = "float32",
 ) -> pd.DataFrame:
     r"""Evaluate a run against many qrels variants in one call (e.g. subsampled qrels).
 
@@ -295,7 +296,7 @@ def evaluate_variants(
         A long qrels frame, ``query, doc, label`` plus the columns that identify a variant
         (every other column; ``level`` and ``repeat`` for :func:`subsample_qrels`' output).
         A NaN label is pooled but unjudged, an absent row is outside the pool.
-    missing, columns, order
+    missing, columns, order, score_precision
         As in :func:`pdireval.evaluate`.
     qrels_columns
         ``{canonical name: your column name}`` for the variants frame.
@@ -334,10 +335,11 @@ def evaluate_variants(
     ['level', 'repeat', 'system', 'query', 'measure', 'value']
     """
     from pdireval.errors import check_option
-    from pdireval.evaluation import MISSING, ORDERS
+    from pdireval.evaluation import MISSING, ORDERS, SCORE_PRECISIONS
 
     check_option("missing", missing, MISSING)
     check_option("order", order, ORDERS)
+    check_option("score_precision", score_precision, SCORE_PRECISIONS)
     parsed = parse_measures(measures)
     variants_frame, key_cols = canonical_variants(qrels_variants, qrels_columns)
     run = canonical_run(as_frame(run, "run"), columns)
@@ -369,7 +371,7 @@ def evaluate_variants(
             stacklevel=2,
         )
         run = run.loc[in_qrels].reset_index(drop=True)
-    full = build_segments(run, index_judgments, order=order)
+    full = build_segments(run, index_judgments, order=order, score_precision=score_precision)
     if missing == "zero":
         full = full.with_empty_segments()
     hit_base = full.hit_label.astype(np.int64)
