@@ -11,13 +11,18 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from pdireval.core.groups import describe_group, group_columns, group_matrices
+from pdireval.core.groups import describe_group, group_columns, group_matrices, scores_groups
 from pdireval.core.schema import canonical_scores
 from pdireval.docstrings import shared_docs
-from pdireval.errors import OptionError, SchemaError, check_option, check_real
+from pdireval.errors import OptionError, SchemaError, check_option, check_real, show_rows
 from pdireval.stats.gtheory import (
+    EFFECTS3,
     NEGATIVE,
     anova_table,
+    anova_table3,
+    coefficients3,
+    queries_needed3,
+    variance_components3,
     coefficient_intervals,
     e_rho2,
     phi,
@@ -25,7 +30,7 @@ from pdireval.stats.gtheory import (
     variance_components,
 )
 
-__all__ = ["reliability", "d_study", "variance_components", "phi", "e_rho2", "queries_needed"]
+__all__ = ["reliability", "d_study", "variance_components", "phi", "e_rho2", "queries_needed", "FACETS"]
 
 
 
@@ -113,6 +118,215 @@ def _key_frame(keys_list, frame: pd.DataFrame, repeat: int = 1) -> dict:
     return out
 
 
+# --------------------------------------------------------------------------- three facets
+
+#: the facets a scores column can add to system x query (judges of multi-judge qrels, seeds
+#: or trials of a stochastic system)
+FACETS = ("judge", "seed")
+
+
+def _check_facets(facets) -> str | None:
+    """None for the two-facet design ("query",), else the name of the third facet."""
+    if isinstance(facets, str):
+        facets = (facets,)
+    try:
+        facets = tuple(facets)
+    except TypeError:
+        raise TypeError(f"facets must be a tuple of facet names such as ('query', 'judge'), "
+                        f"got {type(facets).__name__}") from None
+    allowed = [("query",)] + [("query", f) for f in FACETS]
+    if facets not in allowed:
+        raise OptionError(
+            f"facets must be one of {', '.join(map(repr, allowed))} (systems are always "
+            f"the object of measurement), got {facets!r}."
+        )
+    return facets[1] if len(facets) == 2 else None
+
+
+def _facet_arrays(frame: pd.DataFrame, facet: str):
+    """``(keys, x)`` per group: the float64 (n_t, n_s, n_j) array of the group's complete
+    query x system x facet table (queries, systems, levels sorted as strings)."""
+    if facet not in frame.columns:
+        raise SchemaError(
+            f"facets=('query', {facet!r}) needs a {facet!r} column in the scores (it has "
+            f"{list(frame.columns)!r}). Evaluate with qrels of several judges "
+            "(pdireval.evaluate(..., qrels=multi) gives a 'judge' column), or add the column."
+            if facet == "judge" else
+            f"facets=('query', {facet!r}) needs a {facet!r} column in the scores (it has "
+            f"{list(frame.columns)!r}): one row per system, query, measure and {facet}."
+        )
+    keys = [c for c in group_columns(frame) if c != facet]
+    s_code, s_ids = pd.factorize(frame["system"], sort=True)
+    q_code, q_ids = pd.factorize(frame["query"], sort=True)
+    j_code, j_ids = pd.factorize(frame[facet].astype(str), sort=True)
+    value = frame["value"].to_numpy(dtype=np.float64)
+    out = []
+    for key, group in scores_groups(frame.set_axis(pd.RangeIndex(len(frame))), keys):
+        idx = group.index.to_numpy()
+        s_used, s_i = np.unique(s_code[idx], return_inverse=True)
+        q_used, q_i = np.unique(q_code[idx], return_inverse=True)
+        j_used, j_i = np.unique(j_code[idx], return_inverse=True)
+        n_s, n_t, n_j = len(s_used), len(q_used), len(j_used)
+        where = describe_group(key)
+        if n_s < 2 or n_t < 2:
+            raise SchemaError(
+                f"the {where} have {n_s} system(s) and {n_t} query(ies): a generalizability "
+                "study needs at least 2 systems and 2 queries. Evaluate more systems or "
+                "queries for this group, or drop it."
+            )
+        x = np.full((n_t, n_s, n_j), np.nan)
+        x[q_i, s_i, j_i] = value[idx]
+        bad = np.isnan(x)
+        if bad.any():
+            t, s, j = np.nonzero(bad)
+            present = np.zeros(bad.shape, dtype=bool)
+            present[q_i, s_i, j_i] = True
+            cells = pd.DataFrame({
+                "system": np.asarray(s_ids)[s_used[s]], "query": np.asarray(q_ids)[q_used[t]],
+                facet: np.asarray(j_ids)[j_used[j]],
+                "cause": np.where(present[t, s, j], "value is NaN", "no row"),
+            })
+            raise SchemaError(
+                f"the {where} do not form a complete system x query x {facet} table (the "
+                f"design is unbalanced): {int(bad.sum())} of {bad.size} cells have no usable "
+                f"value:{show_rows(cells)}\nThe variance components are the fully crossed "
+                f"design's; keep the queries every {facet} covers (e.g. drop queries some "
+                f"{facet} did not judge or some system did not answer, evaluate with "
+                "missing='zero'), or drop the NaN values' queries.",
+                failure_cases=cells,
+            )
+        out.append((key, x))
+    return keys, out
+
+
+def _tables3(frame: pd.DataFrame, facet: str):
+    """Group keys, the three-way ANOVA table (one-level facets: NaN) and the sizes per group."""
+    keys, arrays = _facet_arrays(frame, facet)
+    n = len(arrays)
+    tab: dict[str, np.ndarray] = {}
+    sizes = np.empty((n, 3))
+    by_shape: dict[tuple, list[int]] = {}
+    for i, (_, x) in enumerate(arrays):
+        by_shape.setdefault(x.shape, []).append(i)
+        sizes[i] = x.shape
+    for shape, idx in by_shape.items():
+        stack = np.stack([arrays[i][1] for i in idx])
+        if shape[2] > 1:
+            part = anova_table3(stack)
+        else:  # one level: the two-way table of the query x system matrix, nothing else
+            two = anova_table(stack[..., 0])
+            part = {f"{w}_{e}": np.full(len(idx), np.nan) for w in ("ss", "df", "ms") for e in EFFECTS3}
+            for w in ("ss", "df", "ms"):
+                part[f"{w}_system"] = two[f"{w}_system"]
+                part[f"{w}_query"] = two[f"{w}_query"]
+                part[f"{w}_residual"] = two[f"{w}_residual"]
+        for c, v in part.items():
+            tab.setdefault(c, np.empty(n))[idx] = v
+    n_t, n_s, n_j = sizes.T
+    return [k for k, _ in arrays], keys, tab, n_s, n_t, n_j
+
+
+def _components3(tab, n_s, n_t, n_j, negative):
+    """Variance components per group; one-level facets give the two-facet components and NaN
+    for the effects that involve the facet or are confounded with the residual."""
+    var = variance_components3(tab, n_s, n_t, n_j, negative=negative)
+    one = n_j == 1
+    if one.any():
+        two = variance_components(tab["ms_system"][one], tab["ms_query"][one],
+                                  tab["ms_residual"][one], n_s[one], n_t[one], negative=negative)
+        for e, v in zip(("system", "query", "residual"), two):
+            var[e][one] = v
+        for e in ("facet", "system_query", "system_facet", "query_facet"):
+            var[e][one] = np.nan
+    return var
+
+
+def _coefficients3(var, n_t_prime, n_j_prime, one):
+    """Eρ², Φ, queries needed (at ``target`` later): with one observed level, only n′_j = 1
+    is defined (the components that involve the facet are not estimable)."""
+    filled = {e: np.nan_to_num(v, nan=0.0) for e, v in var.items()}
+    e_rho2_, phi_ = coefficients3(filled, n_t_prime, n_j_prime)
+    undefined = one & (np.asarray(n_j_prime) != 1)
+    return np.where(undefined, np.nan, e_rho2_), np.where(undefined, np.nan, phi_), filled, undefined
+
+
+def _names3(facet: str) -> dict[str, str]:
+    """Output column stem of each effect: judge -> judge, system_judge, query_judge."""
+    return {e: e.replace("facet", facet) for e in EFFECTS3}
+
+
+def _facet_size(facet, n_judges, n_seeds):
+    given = {"judge": n_judges, "seed": n_seeds}
+    for name, value in given.items():
+        if value is not None and name != facet:
+            raise OptionError(
+                f"n_{name}s= sizes the {name!r} facet, but the facets are "
+                f"{('query', facet) if facet else ('query',)!r}: use "
+                + (f"n_{facet}s=." if facet else f"facets=('query', {name!r}).")
+            )
+    return given.get(facet) if facet else None
+
+
+def _reliability3(frame, facet, *, n_queries, n_levels, target, negative):
+    keys_list, _, tab, n_s, n_t, n_j = _tables3(frame, facet)
+    var = _components3(tab, n_s, n_t, n_j, negative)
+    g = len(keys_list)
+    if n_queries is None:
+        n_t_prime = n_t.copy()
+    else:
+        n_t_prime = _check_sizes(n_queries, "n_queries=")
+        if len(n_t_prime) != 1:
+            raise OptionError("n_queries= takes one size; use pdireval.d_study for several")
+        n_t_prime = np.full(g, n_t_prime[0])
+    if n_levels is None:
+        n_j_prime = n_j.copy()
+    else:
+        n_j_prime = _check_sizes(n_levels, f"n_{facet}s=")
+        if len(n_j_prime) != 1:
+            raise OptionError(f"n_{facet}s= takes one size; use pdireval.d_study for several")
+        n_j_prime = np.full(g, n_j_prime[0])
+    one = n_j == 1
+    e_rho2_, phi_, filled, undefined = _coefficients3(var, n_t_prime, n_j_prime, one)
+    needed = np.where(undefined, np.nan, queries_needed3(filled, n_j_prime, target))
+    names = _names3(facet)
+    total = sum(filled.values())
+    out = _key_frame(keys_list, frame.drop(columns=facet))
+    out.update({
+        "n_systems": n_s.astype(np.int64),
+        "n_queries_observed": n_t.astype(np.int64),
+        f"n_{facet}s_observed": n_j.astype(np.int64),
+        "n_queries": n_t_prime,
+        f"n_{facet}s": n_j_prime,
+    })
+    for e in EFFECTS3:
+        out[f"var_{names[e]}"] = var[e]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for e in EFFECTS3:
+            out[f"share_{names[e]}"] = np.where(total != 0, var[e] / np.where(total != 0, total, 1.0), np.nan)
+    out.update({"e_rho2": e_rho2_, "phi": phi_, "queries_needed": needed})
+    for w in ("ss", "df", "ms"):
+        for e in EFFECTS3:
+            out[f"{w}_{names[e]}"] = tab[f"{w}_{e}"]
+    return pd.DataFrame(out)
+
+
+def _d_study3(frame, facet, size, levels, negative):
+    keys_list, _, tab, n_s, n_t, n_j = _tables3(frame, facet)
+    var = _components3(tab, n_s, n_t, n_j, negative)
+    if levels is None:  # each group's observed number of levels
+        g, a, b = len(keys_list), len(size), 1
+        n_j_prime = np.repeat(n_j, a)
+    else:
+        g, a, b = len(keys_list), len(size), len(levels)
+        n_j_prime = np.tile(np.tile(levels, a), g)
+    n_t_prime = np.tile(np.repeat(size, b), g)
+    rep = {e: np.repeat(v, a * b) for e, v in var.items()}
+    e_rho2_, phi_, _, _ = _coefficients3(rep, n_t_prime, n_j_prime, np.repeat(n_j == 1, a * b))
+    out = _key_frame(keys_list, frame.drop(columns=facet), repeat=a * b)
+    out.update({"n_queries": n_t_prime, f"n_{facet}s": n_j_prime, "phi": phi_, "e_rho2": e_rho2_})
+    return pd.DataFrame(out)
+
+
 # --------------------------------------------------------------------------- public
 
 
@@ -125,6 +339,9 @@ def reliability(
     negative: str = "clip",
     confidence_level: float = 0.95,
     columns=None,
+    facets=("query",),
+    n_judges=None,
+    n_seeds=None,
 ) -> pd.DataFrame:
     """Generalizability-theory reliability of each measure: variance components, Φ, Eρ².
 
@@ -168,12 +385,49 @@ def reliability(
         ``"keep"``: keep them (then Φ can fall outside [0, 1]).
     {confidence_level}
     {columns}
+    facets
+        ``("query",)`` (default): the two-facet design above. ``("query", "judge")`` or
+        ``("query", "seed")``: the fully crossed random-effects design system × query × j,
+        j the levels of the scores' ``judge`` (or ``seed``) column (e.g. :func:`pdireval.evaluate`
+        on qrels of several judges), one observation per cell (Brennan 2001, Sections 3.4
+        and 4.2; Bodoff & Li 2007 for assessors). Seven variance components from the
+        expected mean squares, σ²_res = MS_res (the three-way interaction confounded with
+        error), σ²_sq = (MS_sq − MS_res)/n_j, σ²_sj = (MS_sj − MS_res)/n_q,
+        σ²_qj = (MS_qj − MS_res)/n_s, σ²_s = (MS_s − MS_sq − MS_sj + MS_res)/(n_q n_j),
+        σ²_q = (MS_q − MS_sq − MS_qj + MS_res)/(n_s n_j),
+        σ²_j = (MS_j − MS_sj − MS_qj + MS_res)/(n_s n_q), each from the unclipped mean
+        squares, then clipped by ``negative``; and for n′_q queries and n′_j judges
+
+        .. math::
+
+            \sigma^2_\delta = \frac{\sigma^2_{sq}}{n'_q} + \frac{\sigma^2_{sj}}{n'_j}
+                + \frac{\sigma^2_{res}}{n'_q n'_j},\quad
+            \sigma^2_\Delta = \sigma^2_\delta + \frac{\sigma^2_q}{n'_q}
+                + \frac{\sigma^2_j}{n'_j} + \frac{\sigma^2_{qj}}{n'_q n'_j},\quad
+            E\rho^2 = \frac{\sigma^2_s}{\sigma^2_s + \sigma^2_\delta},\quad
+            \Phi = \frac{\sigma^2_s}{\sigma^2_s + \sigma^2_\Delta}.
+
+        Every group must be a complete (balanced) system × query × j table: an unbalanced
+        design is a SchemaError naming the missing cells. With one level of j the study is
+        the two-facet one (the judge effects are not estimable: NaN, and σ²_sq is part of
+        the residual). No confidence intervals are given for three facets.
+    n_judges, n_seeds
+        D-study number of judges n′_j (``facets=("query", "judge")``) or of seeds
+        (``("query", "seed")``); default: each group's observed number.
 
     Returns
     -------
     DataFrame
         One row per group, in ``scores_groups`` order (measures in order of first
-        appearance), columns:
+        appearance). With three facets: the grouping keys (the facet column excluded),
+        ``n_systems``, ``n_queries_observed``, ``n_judges_observed`` (int64), ``n_queries``,
+        ``n_judges`` (the D-study sizes), ``var_system, var_query, var_judge,
+        var_system_query, var_system_judge, var_query_judge, var_residual``, the matching
+        ``share_*`` (over the sum of the seven; NaN components count 0), ``e_rho2``,
+        ``phi``, ``queries_needed`` (smallest integer n′_q with Φ(n′_q, n′_j) ≥ ``target``;
+        inf when even infinitely many queries fall short, since σ²_j and σ²_sj shrink with
+        judges only) and the ANOVA table ``ss_*``, ``df_*``, ``ms_*`` of the seven effects
+        (``seed`` in place of ``judge`` for the seed facet). With two facets, columns:
 
         - grouping keys (``measure`` and any extra columns of ``scores``);
         - ``n_systems``, ``n_queries_observed`` (int64): the matrix size;
@@ -197,7 +451,10 @@ def reliability(
     SchemaError
         A group is not a complete system x query matrix (the message names the missing
         (system, query) cells and the two ways out: drop those queries, or evaluate with
-        ``missing="zero"``), or has fewer than 2 systems or 2 queries.
+        ``missing="zero"``), or has fewer than 2 systems or 2 queries; with three facets, an
+        unbalanced system × query × judge table, or no such column.
+    OptionError
+        Unknown ``facets``, or ``n_judges`` / ``n_seeds`` for another facet.
 
     References
     ----------
@@ -220,7 +477,12 @@ def reliability(
     target = _check_target(target)
     confidence_level = _check_confidence(confidence_level)
     check_option("negative", negative, NEGATIVE)
+    facet = _check_facets(facets)
+    n_levels = _facet_size(facet, n_judges, n_seeds)
     frame = canonical_scores(scores, columns)
+    if facet is not None:
+        return _reliability3(frame, facet, n_queries=n_queries, n_levels=n_levels,
+                             target=target, negative=negative)
     keys_list, tab, n_s, n_t = _tables(frame)
     if n_queries is None:
         n_prime = n_t.copy()
@@ -268,6 +530,9 @@ def d_study(
     negative: str = "clip",
     confidence_level: float = 0.95,
     columns=None,
+    facets=("query",),
+    n_judges=None,
+    n_seeds=None,
 ) -> pd.DataFrame:
     """D-study curves: Φ(n′) and Eρ²(n′) of each measure for several query-set sizes.
 
@@ -284,11 +549,18 @@ def d_study(
     negative, confidence_level
         As in :func:`reliability`.
     {columns}
+    facets, n_judges, n_seeds
+        Three facets (see :func:`reliability`): the grid of every ``n_queries`` × every
+        ``n_judges`` (or ``n_seeds``; default each group's observed number), e.g. for
+        :func:`pdireval.plot.phi_contours`.
 
     Returns
     -------
     DataFrame
-        One row per group and size (groups in ``scores_groups`` order, then n_queries as given):
+        With three facets: grouping keys, ``n_queries``, ``n_judges`` (or ``n_seeds``),
+        ``phi``, ``e_rho2`` (float64), one row per group, size and number of judges (judges
+        varying fastest); no intervals.
+        With two facets, one row per group and size (groups in ``scores_groups`` order, then n_queries as given):
         grouping keys, ``n_queries`` (float64, the size n′), ``phi``, ``phi_ci_low``,
         ``phi_ci_high``, ``e_rho2``, ``e_rho2_ci_low``, ``e_rho2_ci_high`` (definitions and
         intervals as in :func:`reliability`).
@@ -310,7 +582,12 @@ def d_study(
     confidence_level = _check_confidence(confidence_level)
     check_option("negative", negative, NEGATIVE)
     size = _check_sizes(n_queries, "n_queries")
+    facet = _check_facets(facets)
+    n_levels = _facet_size(facet, n_judges, n_seeds)
     frame = canonical_scores(scores, columns)
+    if facet is not None:
+        levels = None if n_levels is None else _check_sizes(n_levels, f"n_{facet}s")
+        return _d_study3(frame, facet, size, levels, negative)
     keys_list, tab, n_s, n_t = _tables(frame)
     var_s, var_t, var_r = variance_components(tab["ms_system"], tab["ms_query"], tab["ms_residual"], n_s, n_t, negative=negative)
     g = len(keys_list)

@@ -7,6 +7,8 @@
 * :func:`optimal_gains` — the optimal gains per relevance grade beside linear and exp.
 * :func:`stability_curves` — Φ(n′) of nDCG under the optimal and the standard functions
   against the number of queries (Kanoulas & Aslam 2009, Figure 4).
+* :func:`phi_contours` — contours of Φ (or Eρ²) over numbers of queries × judges (or
+  seeds), from the three-facet :func:`pdireval.d_study` grid.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import pandas as pd
 from pdireval.errors import OptionError
 from pdireval.plot._base import new_axes
 
-__all__ = ["d_study_curve", "optimal_discounts", "optimal_gains", "stability_curves"]
+__all__ = ["d_study_curve", "optimal_discounts", "optimal_gains", "stability_curves", "phi_contours"]
 
 _KEYS_SKIP = {"n_queries", "phi", "phi_ci_low", "phi_ci_high", "e_rho2", "e_rho2_ci_low", "e_rho2_ci_high"}
 
@@ -153,4 +155,58 @@ def stability_curves(result, n_queries=None, *, objective: int = 0, target: floa
     axes.set_xlabel("number of queries n′")
     axes.set_ylabel("Φ")
     axes.legend(fontsize="small")
+    return _finish(fig, axes, ax)
+
+
+def phi_contours(grid: pd.DataFrame, *, coefficient: str = "phi", levels=(0.5, 0.7, 0.8, 0.9, 0.95),
+                 ax=None, title: str | None = None):
+    """Contours of Φ (or Eρ²) over the number of queries × the number of judges (or seeds).
+
+    Parameters
+    ----------
+    grid
+        The frame of :func:`pdireval.d_study` with ``facets=("query", "judge")`` (or
+        ``"seed"``) and lists of ``n_queries`` and ``n_judges`` (``n_seeds``): one group
+        (select one measure first, e.g. ``grid[grid["measure"] == "AP"]``).
+    coefficient
+        ``"phi"`` or ``"e_rho2"``.
+    levels
+        The coefficient values to draw a labelled contour at.
+    ax, title
+        Axes to draw on (default: a new figure) and its title.
+
+    Returns
+    -------
+    Figure, or ``ax`` when given.
+    """
+    if coefficient not in ("phi", "e_rho2"):
+        raise OptionError(f"coefficient= must be 'phi' or 'e_rho2', got {coefficient!r}")
+    facet = next((c for c in ("n_judges", "n_seeds") if c in grid.columns), None)
+    if facet is None or "n_queries" not in grid.columns or coefficient not in grid.columns:
+        raise OptionError(
+            "phi_contours needs the grid of pdireval.d_study(scores, n_queries=[...], "
+            "facets=('query', 'judge'), n_judges=[...]) (columns n_queries, n_judges or "
+            f"n_seeds, {coefficient}); got columns {list(grid.columns)!r}."
+        )
+    keys = [c for c in grid.columns if c not in ("n_queries", facet, "phi", "e_rho2")]
+    if keys and len(grid[keys].drop_duplicates()) > 1:
+        raise OptionError(
+            f"phi_contours draws one group, but the grid holds {len(grid[keys].drop_duplicates())} "
+            f"({', '.join(keys)}): select one first, e.g. grid[grid['{keys[0]}'] == "
+            f"{grid[keys[0]].iloc[0]!r}]."
+        )
+    table = grid.pivot_table(index=facet, columns="n_queries", values=coefficient, sort=True)
+    if table.shape[0] < 2 or table.shape[1] < 2:
+        raise OptionError("phi_contours needs at least 2 numbers of queries and 2 of judges (seeds).")
+    fig, axes = new_axes(ax)
+    x = table.columns.to_numpy(dtype=np.float64)
+    y = table.index.to_numpy(dtype=np.float64)
+    filled = axes.contourf(x, y, table.to_numpy(), levels=np.linspace(0.0, 1.0, 21), cmap="viridis")
+    lines = axes.contour(x, y, table.to_numpy(), levels=sorted(levels), colors="white", linewidths=1)
+    axes.clabel(lines, fmt="%.2f", fontsize="small")
+    fig.colorbar(filled, ax=axes, label="Φ" if coefficient == "phi" else "Eρ²")
+    axes.set_xlabel("number of queries n′")
+    axes.set_ylabel("number of " + facet[2:] + " n′")
+    if title:
+        axes.set_title(title)
     return _finish(fig, axes, ax)

@@ -6,7 +6,9 @@ import numpy as np
 
 from pdireval.errors import check_option
 
-__all__ = ["anova_table", "variance_components", "phi", "e_rho2", "queries_needed", "coefficient_intervals", "NEGATIVE"]
+__all__ = ["anova_table", "variance_components", "phi", "e_rho2", "queries_needed", "coefficient_intervals", "NEGATIVE",
+           "EFFECTS3", "anova_table3", "variance_components3", "error_variances3", "coefficients3",
+           "queries_needed3"]
 
 NEGATIVE = ("clip", "keep")
 
@@ -188,3 +190,137 @@ def coefficient_intervals(tab, n_s, n_t, n_prime, confidence_level):
         np.clip(phi_lo, 0.0, 1.0),
         np.clip(phi_hi, 0.0, 1.0),
     )
+
+
+# --------------------------------------------------------------------------- three facets
+
+#: the seven effects of the fully crossed system x query x facet design, in output order
+EFFECTS3 = ("system", "query", "facet", "system_query", "system_facet", "query_facet", "residual")
+
+
+def anova_table3(x: np.ndarray) -> dict[str, np.ndarray]:
+    """Three-way ANOVA without replication for a stack of query x system x facet arrays.
+
+    The fully crossed random-effects design s × t × j with one observation per cell
+    (Brennan 2001, Section 3.4): ``x[..., t, s, j]`` (queries, systems, facet levels such as
+    judges or seeds on the last three axes). With x̄ the means over the omitted indices,
+
+    SS_s = n_t n_j Σ_s (x̄_s − x̄)², SS_t and SS_j alike; SS_st = n_j Σ (x̄_st − x̄_s − x̄_t + x̄)²,
+    SS_sj, SS_tj alike; SS_res = Σ (x − x̄_st − x̄_sj − x̄_tj + x̄_s + x̄_t + x̄_j − x̄)²
+    (the three-way interaction confounded with error); df = n − 1 per facet, the products of
+    the facets' df for the interactions; MS = SS / df.
+
+    Returns
+    -------
+    dict of arrays (shape ``x.shape[:-3]``)
+        ``ss_<effect>``, ``df_<effect>``, ``ms_<effect>`` for the effects of
+        :data:`EFFECTS3` (``facet`` = the third facet).
+    """
+    x = np.asarray(x, dtype=np.float64)
+    n_t, n_s, n_j = x.shape[-3:]
+    ax_t, ax_s, ax_j = -3, -2, -1
+    m = x.mean(axis=(-3, -2, -1), keepdims=True)
+    m_s = x.mean(axis=(ax_t, ax_j), keepdims=True)
+    m_t = x.mean(axis=(ax_s, ax_j), keepdims=True)
+    m_j = x.mean(axis=(ax_t, ax_s), keepdims=True)
+    m_st = x.mean(axis=ax_j, keepdims=True)
+    m_sj = x.mean(axis=ax_t, keepdims=True)
+    m_tj = x.mean(axis=ax_s, keepdims=True)
+    axes = (-3, -2, -1)
+    ss = {
+        "system": n_t * n_j * np.square(m_s - m).sum(axis=axes),
+        "query": n_s * n_j * np.square(m_t - m).sum(axis=axes),
+        "facet": n_s * n_t * np.square(m_j - m).sum(axis=axes),
+        "system_query": n_j * np.square(m_st - m_s - m_t + m).sum(axis=axes),
+        "system_facet": n_t * np.square(m_sj - m_s - m_j + m).sum(axis=axes),
+        "query_facet": n_s * np.square(m_tj - m_t - m_j + m).sum(axis=axes),
+        "residual": np.square(x - m_st - m_sj - m_tj + m_s + m_t + m_j - m).sum(axis=axes),
+    }
+    # sums of squares at the level of floating rounding are exact zeros (as anova_table)
+    eps = np.finfo(np.float64).eps
+    scale = np.abs(x).max(axis=axes)
+    ss_tot = np.square(x - m).sum(axis=axes)
+    tol = (16 * eps * scale) ** 2 * (n_t * n_s * n_j) + 16 * eps * ss_tot
+    df = {
+        "system": n_s - 1, "query": n_t - 1, "facet": n_j - 1,
+        "system_query": (n_s - 1) * (n_t - 1), "system_facet": (n_s - 1) * (n_j - 1),
+        "query_facet": (n_t - 1) * (n_j - 1), "residual": (n_s - 1) * (n_t - 1) * (n_j - 1),
+    }
+    out = {}
+    for e in EFFECTS3:
+        s = np.where(ss[e] <= tol, 0.0, ss[e])
+        out[f"ss_{e}"] = s
+        out[f"df_{e}"] = np.full(s.shape, float(df[e]))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out[f"ms_{e}"] = s / df[e] if df[e] > 0 else np.full(s.shape, np.nan)
+    return out
+
+
+def variance_components3(tab: dict, n_systems, n_queries, n_facet, *, negative: str = "clip"):
+    """The seven variance components of the s × t × j random-effects design.
+
+    From the expected mean squares (Brennan 2001, Table 3.3; Bodoff & Li 2007):
+    σ²_res = MS_res; σ²_st = (MS_st − MS_res)/n_j; σ²_sj = (MS_sj − MS_res)/n_t;
+    σ²_tj = (MS_tj − MS_res)/n_s; σ²_s = (MS_s − MS_st − MS_sj + MS_res)/(n_t n_j);
+    σ²_t = (MS_t − MS_st − MS_tj + MS_res)/(n_s n_j);
+    σ²_j = (MS_j − MS_sj − MS_tj + MS_res)/(n_s n_t).
+    Every component is estimated from the unclipped mean squares; ``negative="clip"`` then
+    sets negative estimates to 0 (Brennan's convention, as :func:`variance_components`).
+
+    Returns
+    -------
+    dict
+        effect name (:data:`EFFECTS3`) -> float64 array.
+    """
+    check_option("negative", negative, NEGATIVE)
+    ms = {e: np.asarray(tab[f"ms_{e}"], dtype=np.float64) for e in EFFECTS3}
+    n_s, n_t, n_j = (np.asarray(a, dtype=np.float64) for a in (n_systems, n_queries, n_facet))
+    r = ms["residual"]
+    var = {
+        "residual": r.copy(),
+        "system_query": (ms["system_query"] - r) / n_j,
+        "system_facet": (ms["system_facet"] - r) / n_t,
+        "query_facet": (ms["query_facet"] - r) / n_s,
+        "system": (ms["system"] - ms["system_query"] - ms["system_facet"] + r) / (n_t * n_j),
+        "query": (ms["query"] - ms["system_query"] - ms["query_facet"] + r) / (n_s * n_j),
+        "facet": (ms["facet"] - ms["system_facet"] - ms["query_facet"] + r) / (n_s * n_t),
+    }
+    if negative == "clip":
+        var = {e: np.maximum(v, 0.0) for e, v in var.items()}
+    return {e: var[e] for e in EFFECTS3}
+
+
+def error_variances3(var: dict, n_queries, n_facet):
+    """Relative and absolute error variances of the mean over n′_t queries and n′_j levels.
+
+    σ²_δ = σ²_st/n′_t + σ²_sj/n′_j + σ²_res/(n′_t n′_j);
+    σ²_Δ = σ²_δ + σ²_t/n′_t + σ²_j/n′_j + σ²_tj/(n′_t n′_j) (Brennan 2001, Section 4.2).
+    Returns ``(relative, absolute)``; broadcasts.
+    """
+    nt, nj = np.asarray(n_queries, dtype=np.float64), np.asarray(n_facet, dtype=np.float64)
+    rel = var["system_query"] / nt + var["system_facet"] / nj + var["residual"] / (nt * nj)
+    absolute = rel + var["query"] / nt + var["facet"] / nj + var["query_facet"] / (nt * nj)
+    return rel, absolute
+
+
+def coefficients3(var: dict, n_queries, n_facet):
+    """``(e_rho2, phi)`` = σ²_s/(σ²_s + σ²_δ) and σ²_s/(σ²_s + σ²_Δ) at n′_t, n′_j.
+
+    Zero denominator → NaN; σ²_s = 0 (non-zero denominator) → 0. Broadcasts.
+    """
+    rel, absolute = error_variances3(var, n_queries, n_facet)
+    return _coefficient(var["system"], rel, 1.0), _coefficient(var["system"], absolute, 1.0)
+
+
+def queries_needed3(var: dict, n_facet, target):
+    """Smallest integer n′_t with Φ(n′_t, n′_j) ≥ ``target`` at n′_j facet levels.
+
+    Φ ≥ t ⇔ n′_t (σ²_s (1 − t) − t A) ≥ t B, with A = (σ²_j + σ²_sj)/n′_j (the error that
+    more queries do not shrink) and B = σ²_t + σ²_st + (σ²_tj + σ²_res)/n′_j: inf when
+    σ²_s (1 − t) ≤ t A (no number of queries reaches the target with n′_j levels).
+    """
+    nj = np.asarray(n_facet, dtype=np.float64)
+    a = (var["facet"] + var["system_facet"]) / nj
+    b = var["query"] + var["system_query"] + (var["query_facet"] + var["residual"]) / nj
+    effective = var["system"] - target * a / (1.0 - target)
+    return queries_needed(np.where(np.isnan(effective), 0.0, effective), b, target)

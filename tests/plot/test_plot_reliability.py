@@ -52,3 +52,29 @@ def test_optimisation_figures(collection):
     fig = plot.optimal_gains(gains)
     assert len(fig.axes[0].patches) == 3 * len(gains.gains)
     plt.close("all")
+
+
+def test_phi_contours(collection):
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    run, qrels = collection
+    gen = np.random.default_rng(5)
+    multi = pd.concat([qrels.assign(label=np.clip(qrels["label"] + gen.integers(-1, 2, len(qrels)),
+                                                  0, 2), judge=f"j{i}") for i in range(3)])
+    scores = pdireval.evaluate(run, ["AP", "nDCG@10"], qrels=multi)
+    grid = pdireval.d_study(scores, [5, 10, 20, 50], facets=("query", "judge"),
+                            n_judges=[1, 2, 3, 5])
+    one = grid[grid["measure"] == "AP"]
+    fig = plot.phi_contours(one, title="AP")
+    ax = fig.axes[0]
+    assert ax.get_xlabel() == "number of queries n′" and ax.get_ylabel() == "number of judges n′"
+    assert ax.get_title() == "AP"
+    _, ax2 = plt.subplots()
+    assert plot.phi_contours(one, coefficient="e_rho2", ax=ax2) is ax2
+    with pytest.raises(ValueError, match="select one first"):
+        plot.phi_contours(grid)
+    with pytest.raises(ValueError, match="needs the grid"):
+        plot.phi_contours(pdireval.d_study(scores.drop(columns="judge").drop_duplicates(
+            ["system", "query", "measure"]), [5, 10]))
+    plt.close("all")
