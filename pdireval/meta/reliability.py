@@ -20,14 +20,14 @@ from pdireval.stats.gtheory import (
     NEGATIVE,
     anova_table,
     anova_table3,
-    coefficients3,
-    queries_needed3,
-    variance_components3,
     coefficient_intervals,
+    coefficients3,
     e_rho2,
     phi,
     queries_needed,
+    queries_needed3,
     variance_components,
+    variance_components3,
 )
 
 __all__ = ["reliability", "d_study", "variance_components", "phi", "e_rho2", "queries_needed", "FACETS"]
@@ -400,12 +400,12 @@ def reliability(
 
         .. math::
 
-            \sigma^2_\delta = \frac{\sigma^2_{sq}}{n'_q} + \frac{\sigma^2_{sj}}{n'_j}
-                + \frac{\sigma^2_{res}}{n'_q n'_j},\quad
-            \sigma^2_\Delta = \sigma^2_\delta + \frac{\sigma^2_q}{n'_q}
-                + \frac{\sigma^2_j}{n'_j} + \frac{\sigma^2_{qj}}{n'_q n'_j},\quad
-            E\rho^2 = \frac{\sigma^2_s}{\sigma^2_s + \sigma^2_\delta},\quad
-            \Phi = \frac{\sigma^2_s}{\sigma^2_s + \sigma^2_\Delta}.
+            \\sigma^2_\\delta = \frac{\\sigma^2_{sq}}{n'_q} + \frac{\\sigma^2_{sj}}{n'_j}
+                + \frac{\\sigma^2_{res}}{n'_q n'_j},\\quad
+            \\sigma^2_\\Delta = \\sigma^2_\\delta + \frac{\\sigma^2_q}{n'_q}
+                + \frac{\\sigma^2_j}{n'_j} + \frac{\\sigma^2_{qj}}{n'_q n'_j},\\quad
+            E\rho^2 = \frac{\\sigma^2_s}{\\sigma^2_s + \\sigma^2_\\delta},\\quad
+            \\Phi = \frac{\\sigma^2_s}{\\sigma^2_s + \\sigma^2_\\Delta}.
 
         Every group must be a complete (balanced) system × query × j table: an unbalanced
         design is a SchemaError naming the missing cells. With one level of j the study is
