@@ -14,6 +14,7 @@ from pdireval.core.schema import ID_DTYPE, canonical_qrels, canonical_run_keys, 
 from pdireval.core.segments import Segments, build_judgments, build_segments, natural_order
 from pdireval.errors import (
     MeasureError,
+    OptionError,
     PdirevalWarning,
     SchemaError,
     check_int,
@@ -33,6 +34,7 @@ __all__ = ["evaluate", "prepare", "Prepared", "scores_frame"]
 
 MISSING = ("zero", "drop")
 JUDGES = ("each", "mean")
+UNJUDGED = ("bounds",)
 ORDERS = ("score", "rank")
 SCORE_PRECISIONS = ("float32", "float64")
 
@@ -193,6 +195,7 @@ def evaluate(
     order: str = "score",
     score_precision: str = "float32",
     judges: str = "each",
+    unjudged: str | None = None,
 ) -> pd.DataFrame:
     """Evaluate a run frame: one value per (system, query, measure).
 
@@ -246,6 +249,22 @@ def evaluate(
         the query, m̄(q) = (1/|J_q|) Σ_{j ∈ J_q} m_j(q) (NaN values skipped), as trec_eval
         10.0's judgment-group measures (``map_avgjg``, ``P_avgjg``) average over the
         judgment groups of a query.
+    unjudged
+        None (default): each measure reads unjudged documents its own way (most as
+        non-relevant). ``"bounds"``: also ``value_low`` and ``value_high``, the range of the
+        measure over the holes of each ranking: with v₀ the measure when every unjudged
+        retrieved document of the (system, query) (absent from the qrels, or NaN) is judged
+        non-relevant (label 0) and v₁ when each is judged at the highest label of the qrels,
+        ``value_low = min(v₀, v₁)`` and ``value_high = max(v₀, v₁)``. Only that system's
+        ranking is completed (other systems' documents do not change R or the ideal
+        ranking). For a measure monotone in the labels of the retrieved documents (P,
+        DCG, RR, Success, NumRelRet, ERR, ...) these are its exact minimum and maximum over
+        every labelling of the holes; for measures normalised by the judged pool (AP,
+        nDCG, R, Rprec), they are the two completions, not an exhaustive range. RBP takes
+        Moffat & Zobel's (2008) bounds instead: RBP and RBP + RBPResidual (the residual
+        also counts the ranks past the end of the ranking). ``value`` is unchanged, so for
+        measures that skip unjudged documents (Bpref, infAP, ``judged_only=True``) it may
+        lie outside the bounds. Not with several judges.
 
     Returns
     -------
@@ -255,7 +274,8 @@ def evaluate(
         measure in the order given. With several judges and ``judges="each"``, a first
         column ``judge`` (str), blocks of rows per judge (judges sorted), each ordered as
         above; ``judges="mean"`` gives the four columns, rows over the queries any judge
-        judged. Run queries without judgments are dropped with one
+        judged. ``unjudged="bounds"`` adds ``value_low`` and ``value_high`` (float64;
+        equal to ``value`` for a ranking without unjudged documents). Run queries without judgments are dropped with one
         :class:`PdirevalWarning`; under ``missing="zero"``, one :class:`PdirevalWarning`
         says how many (system, query) pairs were filled with empty values. Doc ids that do
         not match the qrels get one :class:`PdirevalWarning`: when no retrieved document of
@@ -280,11 +300,20 @@ def evaluate(
     ['system', 'query', 'measure', 'value']
     """
     check_option("judges", judges, JUDGES)
+    if unjudged is not None:
+        check_option("unjudged", unjudged, UNJUDGED)
     parsed = parse_measures(measures)
     if qrels is not None:
         qrels = canonical_qrels(qrels, qrels_columns)
         qrels_columns = None
         if "judge" in qrels.columns and qrels["judge"].nunique() > 1:
+            if unjudged is not None:
+                raise OptionError(
+                    "unjudged='bounds' takes the qrels of one judge; these hold "
+                    f"{qrels['judge'].nunique()} judges. Bound each judge's scores on its own "
+                    "(qrels[qrels['judge'] == j]), or fill one judge's holes with another's "
+                    "labels first (pdireval.fill_holes)."
+                )
             return _evaluate_judges(run, parsed, qrels, judges, missing=missing, columns=columns,
                                     order=order, score_precision=score_precision)
     prepared = prepare(
@@ -292,7 +321,13 @@ def evaluate(
         order=order, score_precision=score_precision,
     )
     values = [prepared.values(m) for m in parsed]
-    return scores_frame(prepared.segments, parsed, values)
+    scores = scores_frame(prepared.segments, parsed, values)
+    if unjudged == "bounds":
+        from pdireval.runs.holes import unjudged_bounds
+
+        scores = unjudged_bounds(prepared.run, parsed, prepared.qrels, scores, order=order,
+                                 score_precision=score_precision, missing=missing)
+    return scores
 
 
 def _evaluate_judges(run, parsed, qrels: pd.DataFrame, judges: str, **options) -> pd.DataFrame:

@@ -66,6 +66,7 @@ EXPORTS: dict[str, str] = {
     "optimize": "pdireval.runs.optimize",
     "agreement": "pdireval.runs.judgment_agreement",
     "judgment_confusion": "pdireval.runs.judgment_agreement",
+    "fill_holes": "pdireval.runs.holes",
     "reproducibility": "pdireval.runs.reproduction",
     # presentation
     "report": "pdireval.reporting",
@@ -109,6 +110,7 @@ FRAME_FUNCTIONS: tuple[str, ...] = (
     "optimize",
     "agreement",
     "judgment_confusion",
+    "fill_holes",
     "leaderboard_agreement",
     "rank_uncertainty",
     "reproducibility",

@@ -288,6 +288,8 @@ def _reliability3(frame, facet, *, n_queries, n_levels, target, negative):
     one = n_j == 1
     e_rho2_, phi_, filled, undefined = _coefficients3(var, n_t_prime, n_j_prime, one)
     needed = np.where(undefined, np.nan, queries_needed3(filled, n_j_prime, target))
+    needed_e = np.where(undefined, np.nan,
+                        queries_needed3(filled, n_j_prime, target, coefficient="e_rho2"))
     names = _names3(facet)
     total = sum(filled.values())
     out = _key_frame(keys_list, frame.drop(columns=facet))
@@ -303,7 +305,8 @@ def _reliability3(frame, facet, *, n_queries, n_levels, target, negative):
     with np.errstate(divide="ignore", invalid="ignore"):
         for e in EFFECTS3:
             out[f"share_{names[e]}"] = np.where(total != 0, var[e] / np.where(total != 0, total, 1.0), np.nan)
-    out.update({"e_rho2": e_rho2_, "phi": phi_, "queries_needed": needed})
+    out.update({"e_rho2": e_rho2_, "phi": phi_, "queries_needed": needed,
+                "queries_needed_e_rho2": needed_e})
     for w in ("ss", "df", "ms"):
         for e in EFFECTS3:
             out[f"{w}_{names[e]}"] = tab[f"{w}_{e}"]
@@ -426,7 +429,7 @@ def reliability(
         ``share_*`` (over the sum of the seven; NaN components count 0), ``e_rho2``,
         ``phi``, ``queries_needed`` (smallest integer n′_q with Φ(n′_q, n′_j) ≥ ``target``;
         inf when even infinitely many queries fall short, since σ²_j and σ²_sj shrink with
-        judges only) and the ANOVA table ``ss_*``, ``df_*``, ``ms_*`` of the seven effects
+        judges only), ``queries_needed_e_rho2`` (the same for Eρ²) and the ANOVA table ``ss_*``, ``df_*``, ``ms_*`` of the seven effects
         (``seed`` in place of ``judge`` for the seed facet). With two facets, columns:
 
         - grouping keys (``measure`` and any extra columns of ``scores``);

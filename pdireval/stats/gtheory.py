@@ -312,15 +312,20 @@ def coefficients3(var: dict, n_queries, n_facet):
     return _coefficient(var["system"], rel, 1.0), _coefficient(var["system"], absolute, 1.0)
 
 
-def queries_needed3(var: dict, n_facet, target):
-    """Smallest integer n′_t with Φ(n′_t, n′_j) ≥ ``target`` at n′_j facet levels.
+def queries_needed3(var: dict, n_facet, target, *, coefficient: str = "phi"):
+    """Smallest integer n′_t with Φ(n′_t, n′_j) (or Eρ²) ≥ ``target`` at n′_j facet levels.
 
     Φ ≥ t ⇔ n′_t (σ²_s (1 − t) − t A) ≥ t B, with A = (σ²_j + σ²_sj)/n′_j (the error that
     more queries do not shrink) and B = σ²_t + σ²_st + (σ²_tj + σ²_res)/n′_j: inf when
-    σ²_s (1 − t) ≤ t A (no number of queries reaches the target with n′_j levels).
+    σ²_s (1 − t) ≤ t A (no number of queries reaches the target with n′_j levels). For Eρ²,
+    A = σ²_sj/n′_j and B = σ²_st + σ²_res/n′_j.
     """
     nj = np.asarray(n_facet, dtype=np.float64)
-    a = (var["facet"] + var["system_facet"]) / nj
-    b = var["query"] + var["system_query"] + (var["query_facet"] + var["residual"]) / nj
+    if coefficient == "phi":
+        a = (var["facet"] + var["system_facet"]) / nj
+        b = var["query"] + var["system_query"] + (var["query_facet"] + var["residual"]) / nj
+    else:
+        a = var["system_facet"] / nj
+        b = var["system_query"] + var["residual"] / nj
     effective = var["system"] - target * a / (1.0 - target)
     return queries_needed(np.where(np.isnan(effective), 0.0, effective), b, target)
