@@ -20,6 +20,7 @@ from pdireval.errors import (
     check_int,
     check_option,
     check_rng,
+    show_rows,
 )
 from pdireval.io import as_frame
 from pdireval.measures import compute, parse_measures
@@ -203,7 +204,9 @@ def evaluate(
     ----------
     run
         Run frame: ``system, query, doc`` and ``score`` and/or ``rank`` (optionally
-        ``label``), one row per retrieved document per system. Other tools' column names
+        ``label``), one row per retrieved document per system (and per ``seed`` or
+        ``trial``: the repetitions of a stochastic system, e.g. an LLM reranker run with
+        several seeds, each a ranking of its own). Other tools' column names
         are recognised (PyTerrier's ``qid, docno``, ir_measures' ``query_id, doc_id``, ...;
         see docs/data-model.md), a frame without a system column is one system named
         ``"run"``, and 0-based ranks are shifted to 1-based. Also a path (read with
@@ -275,7 +278,10 @@ def evaluate(
         column ``judge`` (str), blocks of rows per judge (judges sorted), each ordered as
         above; ``judges="mean"`` gives the four columns, rows over the queries any judge
         judged. ``unjudged="bounds"`` adds ``value_low`` and ``value_high`` (float64;
-        equal to ``value`` for a ranking without unjudged documents). Run queries without judgments are dropped with one
+        equal to ``value`` for a ranking without unjudged documents). A run with a seed
+        column gives a ``seed`` column (str) after ``system``: one value per (system, seed,
+        query, measure), rows sorted by system and seed (as strings); see
+        :func:`pdireval.aggregate` and :func:`pdireval.compare`'s ``seeds=``. Run queries without judgments are dropped with one
         :class:`PdirevalWarning`; under ``missing="zero"``, one :class:`PdirevalWarning`
         says how many (system, query) pairs were filled with empty values. Doc ids that do
         not match the qrels get one :class:`PdirevalWarning`: when no retrieved document of
@@ -302,6 +308,12 @@ def evaluate(
     check_option("judges", judges, JUDGES)
     if unjudged is not None:
         check_option("unjudged", unjudged, UNJUDGED)
+    seed = _seed_column(run, columns)
+    if seed is not None:
+        return _evaluate_seeds(run, seed, measures, qrels=qrels, missing=missing,
+                               columns=columns, qrels_columns=qrels_columns, order=order,
+                               score_precision=score_precision, judges=judges,
+                               unjudged=unjudged)
     parsed = parse_measures(measures)
     if qrels is not None:
         qrels = canonical_qrels(qrels, qrels_columns)
@@ -327,6 +339,51 @@ def evaluate(
 
         scores = unjudged_bounds(prepared.run, parsed, prepared.qrels, scores, order=order,
                                  score_precision=score_precision, missing=missing)
+    return scores
+
+
+#: column names of the repetitions of a stochastic system (the first found is used)
+SEED_COLUMNS = ("seed", "trial")
+#: joins system and seed into one evaluation-time system name (never in a system name)
+_SEED_SEP = "\x1f"
+
+
+def _seed_column(run, columns) -> str | None:
+    """The run's seed column (``seed`` or ``trial``, or what ``columns["seed"]`` names)."""
+    if not isinstance(run, pd.DataFrame):
+        return None
+    if columns is not None and isinstance(columns, Mapping) and "seed" in columns:
+        return columns["seed"]
+    return next((c for c in SEED_COLUMNS if c in run.columns), None)
+
+
+def _evaluate_seeds(run: pd.DataFrame, seed: str, measures, *, columns, **options) -> pd.DataFrame:
+    """:func:`evaluate` of a run with one ranking per (system, seed, query): each (system,
+    seed) is evaluated as a system of its own, then split back into two columns."""
+    from pdireval.core.schema import canonical_run
+
+    if seed not in run.columns:
+        raise SchemaError(f"columns= maps 'seed' to {seed!r}, which the run does not have "
+                          f"(it has {list(run.columns)!r}).")
+    rest = {k: v for k, v in (columns or {}).items() if k != "seed"} or None
+    seeds = run[seed]
+    if seeds.isna().any():
+        rows = run[seeds.isna().to_numpy()]
+        raise SchemaError(
+            f"the run column {seed!r} (the seed of each ranking) has {len(rows)} missing "
+            f"value(s):{show_rows(rows)}\nEvery row needs its seed: fill or drop those rows.",
+            failure_cases=rows,
+        )
+    canonical = canonical_run(run.drop(columns=seed), rest, check_duplicates=False)
+    text = seeds.astype(str).to_numpy(dtype=object)
+    system = canonical["system"].to_numpy(dtype=object)
+    if any(_SEED_SEP in str(v) for v in pd.unique(system)):
+        raise SchemaError("system names may not contain the character \\x1f with a seed column.")
+    canonical["system"] = pd.array(system + _SEED_SEP + text, dtype=ID_DTYPE)
+    scores = evaluate(canonical, measures, **options)
+    parts = scores["system"].str.split(_SEED_SEP, n=1, expand=True)
+    scores["system"] = parts[0].astype(ID_DTYPE)
+    scores.insert(scores.columns.get_loc("system") + 1, "seed", parts[1].astype(ID_DTYPE))
     return scores
 
 

@@ -12,8 +12,10 @@ __all__ = ["check_same_grouping", "check_same_systems", "group_columns", "scores
 
 
 def group_columns(scores: pd.DataFrame) -> list[str]:
-    """Grouping keys of a scores frame: every column but system, query and value."""
-    return [c for c in scores.columns if c not in ("system", "query", "value")]
+    """Grouping keys of a scores frame: every column but system, query and value (and the
+    bounds ``value_low``, ``value_high`` of ``evaluate(..., unjudged="bounds")``)."""
+    return [c for c in scores.columns
+            if c not in ("system", "query", "value", "value_low", "value_high")]
 
 
 def scores_groups(scores: pd.DataFrame, by: list[str] | None = None):

@@ -34,6 +34,9 @@ __all__ = ["RUN_COLUMNS", "QRELS_COLUMNS", "SCORES_COLUMNS", "canonical_run", "c
 RUN_COLUMNS = ("system", "query", "doc")
 QRELS_COLUMNS = ("query", "doc", "label")
 SCORES_COLUMNS = ("system", "query", "measure", "value")
+#: per-query values beside ``value`` (not grouping keys): the bounds of
+#: ``evaluate(..., unjudged="bounds")``
+BOUND_COLUMNS = ("value_low", "value_high")
 ID_DTYPE = "string[pyarrow]"
 
 
@@ -570,8 +573,10 @@ def canonical_scores(scores: pd.DataFrame, columns: Mapping[str, str] | None = N
     -------
     DataFrame
         A copy with ``system, query, measure`` as strings, ``value`` float64 (NaN allowed:
-        an undefined per-query value), every other column kept as a grouping key, and a
-        fresh RangeIndex. Duplicate keys are a SchemaError.
+        an undefined per-query value), ``value_low`` / ``value_high`` float64 when present
+        (the bounds of ``evaluate(..., unjudged="bounds")``, values, not keys), every other
+        column kept as a grouping key, and a fresh RangeIndex. Duplicate keys are a
+        SchemaError.
     """
     check_frame(scores, "scores")
     frame = rename_columns(scores, columns, "scores", SCORES_COLUMNS)
@@ -592,7 +597,10 @@ def canonical_scores(scores: pd.DataFrame, columns: Mapping[str, str] | None = N
             failure_cases=rows,
         )
     _check_magnitude(out["value"].to_numpy(), frame)
-    keys = [c for c in out.columns if c != "value"]
+    for name in BOUND_COLUMNS:
+        if name in out.columns:
+            out[name] = _as_float(out[name], name, "scores", frame)
+    keys = [c for c in out.columns if c != "value" and c not in BOUND_COLUMNS]
     for c in keys:
         if c not in ("system", "query", "measure"):
             _check_scalars(out[c], c, "scores", frame, "a grouping column (every column besides value)")
@@ -651,7 +659,7 @@ def _check_row_id_columns(out: pd.DataFrame, frame: pd.DataFrame) -> None:
     measure) would make one group per row: every meta function would then answer per row,
     or with nothing. Such a column is a SchemaError naming it, with the fix.
     """
-    extra = [c for c in out.columns if c not in ("system", "query", "value", "measure")]
+    extra = [c for c in out.columns if c not in ("system", "query", "value", "measure") + BOUND_COLUMNS]
     if not extra:
         return
     several = bool(out.duplicated(subset=["measure"]).any())  # some measure has 2+ rows
