@@ -308,6 +308,7 @@ def evaluate(
     check_option("judges", judges, JUDGES)
     if unjudged is not None:
         check_option("unjudged", unjudged, UNJUDGED)
+    run = as_frame(run, "run")
     seed = _seed_column(run, columns)
     if seed is not None:
         return _evaluate_seeds(run, seed, measures, qrels=qrels, missing=missing,
@@ -316,7 +317,7 @@ def evaluate(
                                unjudged=unjudged)
     parsed = parse_measures(measures)
     if qrels is not None:
-        qrels = canonical_qrels(qrels, qrels_columns)
+        qrels = canonical_qrels(as_frame(qrels, "qrels"), qrels_columns)
         qrels_columns = None
         if "judge" in qrels.columns and qrels["judge"].nunique() > 1:
             if unjudged is not None:

@@ -599,7 +599,7 @@ def canonical_scores(scores: pd.DataFrame, columns: Mapping[str, str] | None = N
     _check_magnitude(out["value"].to_numpy(), frame)
     for name in BOUND_COLUMNS:
         if name in out.columns:
-            out[name] = _as_float(out[name], name, "scores", frame)
+            out[name] = as_float(out[name], name, "scores", frame)
     keys = [c for c in out.columns if c != "value" and c not in BOUND_COLUMNS]
     for c in keys:
         if c not in ("system", "query", "measure"):

@@ -17,6 +17,7 @@ import pandas as pd
 
 from pdireval.core.schema import ID_DTYPE, canonical_qrels, canonical_run, one_judge
 from pdireval.errors import PdirevalWarning, SchemaError, check_option
+from pdireval.io import as_frame
 from pdireval.measures.registry import build_measure
 
 __all__ = ["fill_holes", "unjudged_bounds", "PREFER"]
@@ -41,7 +42,8 @@ def fill_holes(
     Parameters
     ----------
     qrels, other
-        Qrels frames (``query, doc, label``) of one judge each.
+        Qrels frames (``query, doc, label``) of one judge each (or paths, as
+        :func:`pdireval.evaluate` reads them).
     prefer
         ``"qrels"`` (default): ``qrels``'s label wins where both judged; ``"other"``: the
         other frame's.
@@ -67,8 +69,8 @@ def fill_holes(
     Estimation. SIGIR 2023.
     """
     check_option("prefer", prefer, PREFER)
-    a = one_judge(canonical_qrels(qrels, columns), "fill_holes")
-    b = one_judge(canonical_qrels(other, columns), "fill_holes")
+    a = one_judge(canonical_qrels(as_frame(qrels, "qrels"), columns), "fill_holes")
+    b = one_judge(canonical_qrels(as_frame(other, "qrels"), columns), "fill_holes")
     for frame in (a, b):
         if "subtopic" in frame.columns:
             raise SchemaError(
