@@ -140,22 +140,6 @@ def test_functions_of_one_judgment_set_refuse_several_judges():
 # --------------------------------------------------------------------------- trec_eval 10.0
 
 
-@pytest.fixture(scope="module")
-def te10():
-    script = ORACLES / "build-trec-eval"
-    if not script.exists():
-        pytest.skip(f"{script} is absent: the trec_eval oracle tests need ../shared")
-    try:  # built once into $TMPDIR/trec_eval-10.0 (the script reuses a finished build)
-        done = subprocess.run([str(script), "10.0"], capture_output=True, text=True,
-                              timeout=300)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        pytest.skip(f"cannot build trec_eval 10.0: {exc}")
-    binary = Path(done.stdout.strip().splitlines()[-1]) if done.stdout.strip() else None
-    if done.returncode != 0 or binary is None or not binary.exists():
-        pytest.skip(f"cannot build trec_eval 10.0 (needs cc and make): {done.stderr[:300]}")
-    return str(binary)
-
-
 def _avgjg(binary: str, qrels_path: Path, run_path: Path) -> pd.DataFrame:
     """trec_eval 10.0 ``-q -R qrels_jg -m qrels_jg`` per-query lines as (name, query, value)."""
     done = subprocess.run([binary, "-q", "-R", "qrels_jg", "-m", "qrels_jg", str(qrels_path),
