@@ -10,8 +10,22 @@ import pandas as pd
 
 from pdireval.core.docids import doc_id_evidence, doc_id_messages
 from pdireval.core.keys import run_keys
-from pdireval.core.schema import ID_DTYPE, canonical_qrels, canonical_run_keys, qrels_from_run
-from pdireval.core.segments import Segments, build_judgments, build_segments, natural_order
+from pdireval.core.schema import (
+    ID_DTYPE,
+    canonical_qrels,
+    canonical_run,
+    canonical_run_keys,
+    qrels_from_run,
+)
+from pdireval.core.segments import (
+    MISSING,
+    ORDERS,
+    SCORE_PRECISIONS,
+    Segments,
+    build_judgments,
+    build_segments,
+    natural_order,
+)
 from pdireval.errors import (
     MeasureError,
     OptionError,
@@ -23,7 +37,7 @@ from pdireval.errors import (
     show_rows,
 )
 from pdireval.io import as_frame
-from pdireval.measures import compute, parse_measures
+from pdireval.measures import build_measure, compute, parse_measures
 from pdireval.measures.bounds import (
     bounded_names,
     measure_bounds,
@@ -31,13 +45,10 @@ from pdireval.measures.bounds import (
 )
 from pdireval.measures.params import LB, MAX_MC_SAMPLES, RLB_POOLS
 
-__all__ = ["evaluate", "prepare", "Prepared", "scores_frame"]
+__all__ = ["evaluate", "prepare", "Prepared", "scores_frame", "unjudged_bounds"]
 
-MISSING = ("zero", "drop")
 JUDGES = ("each", "mean")
 UNJUDGED = ("bounds",)
-ORDERS = ("score", "rank")
-SCORE_PRECISIONS = ("float32", "float64")
 
 
 class Prepared:
@@ -336,8 +347,6 @@ def evaluate(
     values = [prepared.values(m) for m in parsed]
     scores = scores_frame(prepared.segments, parsed, values)
     if unjudged == "bounds":
-        from pdireval.runs.holes import unjudged_bounds
-
         scores = unjudged_bounds(prepared.run, parsed, prepared.qrels, scores, order=order,
                                  score_precision=score_precision, missing=missing)
     return scores
@@ -361,8 +370,6 @@ def _seed_column(run, columns) -> str | None:
 def _evaluate_seeds(run: pd.DataFrame, seed: str, measures, *, columns, **options) -> pd.DataFrame:
     """:func:`evaluate` of a run with one ranking per (system, seed, query): each (system,
     seed) is evaluated as a system of its own, then split back into two columns."""
-    from pdireval.core.schema import canonical_run
-
     if seed not in run.columns:
         raise SchemaError(f"columns= maps 'seed' to {seed!r}, which the run does not have "
                           f"(it has {list(run.columns)!r}).")
@@ -578,3 +585,119 @@ def bounds_of_segments(segments: Segments, parsed) -> pd.DataFrame:
     for name in ("ideal", "random", "random_se", "worst"):
         frame[name] = scores_frame(segments, parsed, cols[name])["value"].to_numpy()
     return frame
+
+
+# --------------------------------------------------------------------------- unjudged bounds
+
+
+def _residual_of(m):
+    """The RBPResidual measure matching an RBP measure's persistence, cut-off and readings."""
+    params = {k: v for k, v in m.params if k != "rel"}
+    return build_measure("RBPResidual", params, m.cutoff)
+
+
+def unjudged_bounds(run, parsed, qrels, scores: pd.DataFrame, *, columns=None, order="score",
+                    score_precision="float32", missing="zero") -> pd.DataFrame:
+    """``scores`` (evaluate's frame of ``run`` on ``qrels``) with ``value_low`` and
+    ``value_high``: see :func:`pdireval.evaluate`'s ``unjudged="bounds"``.
+
+    Each (system, query) with unjudged retrieved documents becomes its own query whose
+    judgments are the query's qrels plus that system's unjudged retrieved documents at one
+    label (0, then the highest label), so one evaluation per completion covers every
+    system at once; the other pairs have no hole (low = high = value).
+    """
+    run = canonical_run(run, columns)
+    judged = qrels["label"].notna().to_numpy()
+    top = float(qrels["label"].to_numpy()[judged].max()) if judged.any() else 0.0
+    # retrieved documents of judged queries without a label: absent from qrels, or NaN
+    key = pd.MultiIndex.from_arrays([qrels["query"], qrels["doc"]])
+    row = key.get_indexer(pd.MultiIndex.from_arrays([run["query"], run["doc"]]))
+    judged_query = run["query"].isin(qrels["query"].unique()).to_numpy()
+    holes = judged_query & ((row < 0) | ~judged[np.maximum(row, 0)])
+    seg_code, seg_keys = pd.MultiIndex.from_arrays([run["system"], run["query"]]).factorize()
+    has_hole = np.zeros(len(seg_keys), dtype=bool)
+    has_hole[seg_code[holes]] = True
+    low = scores["value"].to_numpy(dtype=np.float64).copy()
+    high = low.copy()
+    if has_hole.any():
+        # pseudo-queries: one per (system, query) with a hole, named by its code
+        pairs = np.flatnonzero(has_hole)
+        pair_query = seg_keys.get_level_values(1)[pairs]
+        pseudo = np.full(len(seg_keys), -1, dtype=np.int64)
+        pseudo[pairs] = np.arange(len(pairs))
+        rows = np.flatnonzero(has_hole[seg_code])
+        sub_run = pd.DataFrame({
+            "system": run["system"].to_numpy(dtype=object)[rows],
+            "query": pseudo[seg_code[rows]].astype(str),
+            "doc": run["doc"].to_numpy(dtype=object)[rows],
+        })
+        for c in ("score", "rank"):
+            if c in run.columns:
+                sub_run[c] = run[c].to_numpy()[rows]
+        # every pair's query qrels (vectorised repeat of each query's row range)
+        q_codes, q_ids = pd.factorize(qrels["query"])
+        order_rows = np.argsort(q_codes, kind="stable")
+        counts = np.bincount(q_codes, minlength=len(q_ids))
+        starts = np.concatenate([[0], np.cumsum(counts)])
+        pq = pd.Index(q_ids).get_indexer(pair_query)
+        n_rows = counts[pq]
+        offsets = np.repeat(starts[pq] - np.concatenate([[0], np.cumsum(n_rows)[:-1]]), n_rows)
+        take = order_rows[np.arange(int(n_rows.sum())) + offsets]
+        base = pd.DataFrame({
+            "query": np.repeat(np.arange(len(pairs)), n_rows).astype(str),
+            "doc": qrels["doc"].to_numpy(dtype=object)[take],
+            "label": qrels["label"].to_numpy(dtype=np.float64)[take],
+        })
+        hole_rows = np.flatnonzero(holes & has_hole[seg_code])
+        filled = pd.DataFrame({
+            "query": pseudo[seg_code[hole_rows]].astype(str),
+            "doc": run["doc"].to_numpy(dtype=object)[hole_rows],
+        })
+        # a NaN-labelled pooled row is replaced by the completion's label
+        base = base[base["label"].notna().to_numpy()]
+        values = {}
+        for name, label in (("zero", 0.0), ("top", top)):
+            completed = pd.concat([base, filled.assign(label=label)], ignore_index=True)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", PdirevalWarning)
+                values[name] = evaluate(sub_run, parsed, qrels=completed, missing="drop",
+                                        order=order, score_precision=score_precision)
+        # back to the (system, query) rows of scores
+        target = pd.MultiIndex.from_arrays([scores["system"].to_numpy(dtype=object),
+                                            scores["query"].to_numpy(dtype=object),
+                                            scores["measure"].to_numpy(dtype=object)])
+        for name in ("zero", "top"):
+            v = values[name]
+            pair = v["query"].to_numpy(dtype=object).astype(np.int64)
+            where = pd.MultiIndex.from_arrays([v["system"].to_numpy(dtype=object),
+                                               np.asarray(pair_query, dtype=object)[pair],
+                                               v["measure"].to_numpy(dtype=object)])
+            pos = where.get_indexer(target)
+            found = pos >= 0
+            values[name] = (found, v["value"].to_numpy(dtype=np.float64)[np.maximum(pos, 0)])
+        found, zero = values["zero"]
+        _, full = values["top"]
+        low = np.where(found, np.minimum(zero, full), low)
+        high = np.where(found, np.maximum(zero, full), high)
+    out = scores.copy()
+    out["value_low"] = low
+    out["value_high"] = high
+    # RBP: Moffat & Zobel's bounds, RBP and RBP + residual (the residual also counts the
+    # ranks past the end of the list, which no completion of the retrieved labels reaches)
+    rbp = [m for m in parsed if m.name == "RBP"]
+    if rbp:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PdirevalWarning)
+            resid = evaluate(run, [_residual_of(m) for m in rbp], qrels=qrels, missing=missing,
+                             columns=columns, order=order, score_precision=score_precision)
+        for m, r in zip(rbp, [_residual_of(m) for m in rbp]):
+            rows = (out["measure"] == str(m)).to_numpy()
+            part = resid[resid["measure"] == str(r)]
+            where = pd.MultiIndex.from_arrays([part["system"], part["query"]])
+            pos = where.get_indexer(pd.MultiIndex.from_arrays([out["system"][rows],
+                                                               out["query"][rows]]))
+            value = out["value"].to_numpy()[rows]
+            out.loc[rows, "value_low"] = value
+            out.loc[rows, "value_high"] = value + np.where(
+                pos >= 0, part["value"].to_numpy()[np.maximum(pos, 0)], 0.0)
+    return out

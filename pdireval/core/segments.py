@@ -40,7 +40,15 @@ from pdireval.core.hashing import (
 from pdireval.core.keys import RunKeys, run_keys
 from pdireval.core.schema import one_judge
 
-__all__ = ["Judgments", "SubtopicTable", "Segments", "build_judgments", "build_segments", "natural_order"]
+__all__ = ["Judgments", "SubtopicTable", "Segments", "build_judgments", "build_segments", "natural_order",
+           "MISSING", "ORDERS", "SCORE_PRECISIONS"]
+
+#: ``missing=``: a judged query a system did not answer scores the empty value, or is dropped
+MISSING = ("zero", "drop")
+#: ``order=``: documents ordered by score (trec_eval) or by rank
+ORDERS = ("score", "rank")
+#: ``score_precision=``: scores compared as C floats (trec_eval 9) or as doubles (10.0)
+SCORE_PRECISIONS = ("float32", "float64")
 
 
 def natural_order(ids) -> np.ndarray:

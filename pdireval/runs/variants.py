@@ -334,8 +334,8 @@ def evaluate_variants(
     >>> list(scores.columns)
     ['level', 'repeat', 'system', 'query', 'measure', 'value']
     """
+    from pdireval.core.segments import MISSING, ORDERS, SCORE_PRECISIONS
     from pdireval.errors import check_option
-    from pdireval.evaluation import MISSING, ORDERS, SCORE_PRECISIONS
 
     check_option("missing", missing, MISSING)
     check_option("order", order, ORDERS)
