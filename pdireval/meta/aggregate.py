@@ -37,6 +37,7 @@ def aggregate(
     rng=42,
     wide: bool = False,
     columns=None,
+    seeds: str | None = None,
 ) -> pd.DataFrame:
     r"""Mean, standard deviation, query count and trec_eval's summary per system and measure,
     optionally with a confidence interval of each mean.
@@ -86,6 +87,17 @@ def aggregate(
     columns
         Optional mapping ``{canonical name: your column name}`` (e.g. ``{"query": "qid"}``);
         the usual spellings of other tools are recognised without it.
+    seeds
+        Scores with a ``seed`` column (repeated runs of a stochastic system): None (default)
+        summarises every seed on its own (``seed`` is a grouping key); ``"mean"`` treats
+        the seed as a random effect nested in the system: the values are first averaged
+        over seeds per (system, query), and ``n_seeds`` and ``share_seed`` (the seed's share
+        of the variance of the system's per-(query, seed) scores, a one-way ANOVA of seeds
+        nested in queries; Searle, Casella & McCulloch 1992) are added. ``"nested"``: the
+        same, with ``se``, ``ci_low``, ``ci_high`` of each mean over (query, seed) from the
+        two-level bootstrap (``n_resamples`` replicates drawing the queries with replacement,
+        then each system's seeds within each drawn query; percentile interval at
+        ``confidence_level``, default 0.95; Davison & Hinkley 1997, Section 3.8).
 
     Returns
     -------
@@ -99,8 +111,11 @@ def aggregate(
         logs; a measure pdireval does not know is summarised by its mean). With intervals
         also ``se`` (standard error of the mean), ``ci_low``, ``ci_high`` (two-sided, at
         ``confidence_level``), ``ci_method`` (``"t"``, ``"percentile"``, ``"bca"`` or
-        ``"anova"``) and ``confidence_level``. Sorted by the grouping keys (measures in order
-        of first appearance), then system.
+        ``"anova"``; ``"nested_bootstrap"`` with ``seeds="nested"``) and
+        ``confidence_level``. Scores with ``value_low`` / ``value_high`` (``evaluate(...,
+        unjudged="bounds")``) add ``mean_low`` and ``mean_high``, their means, after
+        ``mean``. With ``seeds``: ``n_seeds`` (int64) and ``share_seed`` (float64) last.
+        Sorted by the grouping keys (measures in order of first appearance), then system.
 
     Raises
     ------
@@ -123,6 +138,11 @@ def aggregate(
         confidence_level, method = check_interval_options(
             confidence_level, method, bootstrap_interval, n_resamples, wide)
     frame = canonical_scores(scores, columns)
+    if seeds is not None:
+        return _aggregate_seeds(frame, seeds, wide=wide, want=want,
+                                confidence_level=confidence_level, method=method,
+                                bootstrap_interval=bootstrap_interval,
+                                n_resamples=n_resamples, rng=rng)
     keys = group_columns(frame)
     measure_rank = {m: i for i, m in enumerate(pd.unique(frame["measure"]))}
     grouped = frame.groupby(keys + ["system"], sort=False, observed=True, dropna=False)["value"]
@@ -140,7 +160,14 @@ def aggregate(
         rule = out["measure"].map(rules).to_numpy()
         out["summary"] = np.where(rule == "sum", out["_sum"], np.where(rule == "gm", np.exp(out["mean"]), out["mean"]))
         out = out.drop(columns="_sum")
-    out = out[["system"] + keys + ["mean", "std", "n_queries", "summary"]]
+    bounds = [c for c in ("value_low", "value_high") if c in frame.columns]
+    if bounds:  # evaluate(..., unjudged="bounds"): the means of the bounds bound the mean
+        means = (frame.groupby(keys + ["system"], sort=False, observed=True, dropna=False)[bounds]
+                 .mean().rename(columns={"value_low": "mean_low", "value_high": "mean_high"})
+                 .reset_index())
+        out = out.merge(means, on=keys + ["system"], how="left", sort=False)
+    extra = [c for c in ("mean_low", "mean_high") if c in out.columns]
+    out = out[["system"] + keys + ["mean"] + extra + ["std", "n_queries", "summary"]]
     if want:
         from pdireval.meta.mean_intervals import add_intervals
 
@@ -155,3 +182,48 @@ def aggregate(
         table.columns.name = None
         return table.reset_index()
     return out
+
+
+def _aggregate_seeds(frame: pd.DataFrame, seeds: str, *, wide: bool, want: bool,
+                     confidence_level, method, bootstrap_interval, n_resamples, rng):
+    """:func:`aggregate` with the seed as a random effect: on the mean over seeds per
+    (system, query), with each system's ``n_seeds`` and ``share_seed``; ``"nested"``: the
+    interval of each mean from the two-level bootstrap (queries, then seeds)."""
+    from pdireval.errors import OptionError, check_option, check_rng
+    from pdireval.meta.seeds import (
+        SEEDS,
+        average_seeds,
+        nested_mean_intervals,
+        require_seed,
+        seed_shares,
+    )
+
+    check_option("seeds", seeds, SEEDS)
+    require_seed(frame, "aggregate")
+    averaged = average_seeds(frame)
+    if seeds == "mean":
+        out = aggregate(averaged, wide=wide, **(dict(
+            confidence_level=confidence_level, method=method,
+            bootstrap_interval=bootstrap_interval, n_resamples=n_resamples, rng=rng)
+            if want else {}))
+    else:
+        if want and method != "bootstrap" and method != "t":
+            raise OptionError(
+                f"seeds='nested' gives the two-level bootstrap interval; method={method!r} "
+                "does not apply (use seeds='mean' for it)."
+            )
+        if wide:
+            raise OptionError("seeds='nested' adds intervals, which wide=True has no room for.")
+        out = aggregate(averaged)
+        level = confidence_level if want else 0.95
+        keys = [c for c in group_columns(frame) if c != "seed"]
+        ci = nested_mean_intervals(frame, n_resamples=1000 if n_resamples is None else n_resamples,
+                                   seq=check_rng(rng), confidence_level=level)
+        out = out.merge(ci, on=keys + ["system"], how="left", sort=False)
+        out["ci_method"] = "nested_bootstrap"
+        out["confidence_level"] = float(level)
+    if wide:
+        return out
+    keys = [c for c in group_columns(frame) if c != "seed"]
+    shares = seed_shares(frame)
+    return out.merge(shares, on=keys + ["system"], how="left", sort=False)

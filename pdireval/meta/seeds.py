@@ -150,18 +150,10 @@ def nested_bootstrap(x: np.ndarray, pi: np.ndarray, pj: np.ndarray, *, n_resampl
     #(d*_b − d̄ ≥ d̄) / B, ``"less"`` #(d*_b − d̄ ≤ d̄) / B (Davison & Hinkley 1997).
     Vectorised over resamples (memory-bounded chunks) and pairs.
     """
-    n, n_s, r = x.shape
     means = x.mean(axis=(0, 2))
     observed = means[pi] - means[pj]
-    stats = np.empty((n_resamples, len(pi)))
-    for part in chunks(n_resamples, 2 * n * n_s * r):
-        lo, hi = part.start, part.stop
-        b = hi - lo
-        q = gen.integers(0, n, size=(b, n))
-        k = gen.integers(0, r, size=(b, n, n_s, r))
-        cells = x[q[:, :, None, None], np.arange(n_s)[None, None, :, None], k]  # (b, n, S, r)
-        m = cells.mean(axis=(1, 3))  # (b, S)
-        stats[lo:hi] = m[:, pi] - m[:, pj]
+    reps = _replicate_means(x, n_resamples, gen)
+    stats = reps[:, pi] - reps[:, pj]
     alpha = 1.0 - confidence_level
     ci_low = np.quantile(stats, alpha / 2, axis=0)
     ci_high = np.quantile(stats, 1 - alpha / 2, axis=0)
@@ -173,3 +165,65 @@ def nested_bootstrap(x: np.ndarray, pi: np.ndarray, pj: np.ndarray, *, n_resampl
     else:
         p = (shifted <= observed + 1e-12).mean(axis=0)
     return {"mean_diff": observed, "ci_low": ci_low, "ci_high": ci_high, "p_value": p}
+
+
+def _replicate_means(x: np.ndarray, n_resamples: int, gen):
+    """(B, S) two-level bootstrap replicates of every system's mean over (query, seed)."""
+    n, n_s, r = x.shape
+    out = np.empty((n_resamples, n_s))
+    for part in chunks(n_resamples, 2 * n * n_s * r):
+        b = part.stop - part.start
+        q = gen.integers(0, n, size=(b, n))
+        k = gen.integers(0, r, size=(b, n, n_s, r))
+        out[part] = x[q[:, :, None, None], np.arange(n_s)[None, None, :, None], k].mean(axis=(1, 3))
+    return out
+
+
+def nested_mean_intervals(frame: pd.DataFrame, *, n_resamples: int, seq, confidence_level: float):
+    """Per (group, system): ``se`` and the percentile ``ci_low`` / ``ci_high`` of the mean
+    over (query, seed) from the two-level bootstrap (queries, then the system's seeds)."""
+    from pdireval.errors import group_generator
+
+    keys = [c for c in group_columns(frame) if c != "seed"]
+    rows = []
+    alpha = 1.0 - confidence_level
+    for key, systems, x in seed_arrays(frame):
+        gen = group_generator(seq, *(str(key[k]) for k in keys))
+        reps = _replicate_means(x, n_resamples, gen)
+        low, high = np.quantile(reps, [alpha / 2, 1 - alpha / 2], axis=0)
+        rows.append(pd.DataFrame({**{k: [key[k]] * len(systems) for k in keys},
+                                  "system": systems, "se": reps.std(axis=0, ddof=1),
+                                  "ci_low": low, "ci_high": high}))
+    return pd.concat(rows, ignore_index=True)
+
+
+def nested_compare(table: pd.DataFrame, frame: pd.DataFrame, *, n_resamples: int, seq,
+                   confidence_level: float, alternative: str) -> pd.DataFrame:
+    """Replace the bootstrap columns of :func:`pdireval.compare`'s table (computed on the
+    seed means) by the two-level bootstrap's: ``ci_low``, ``ci_high``, ``p_value``
+    (``statistic`` NaN), with ``n_seeds``; rows and their order unchanged."""
+    from pdireval.errors import group_generator
+
+    keys = [c for c in group_columns(frame) if c != "seed"]
+    table = table.copy()
+    n_seeds = np.zeros(len(table), dtype=np.int64)
+    for key, systems, x in seed_arrays(frame):
+        mask = np.ones(len(table), dtype=bool)
+        for k in keys:
+            mask &= (table[k].astype(str) == str(key[k])).to_numpy()
+        rows = np.flatnonzero(mask)
+        if len(rows) == 0:
+            continue
+        index = {s: i for i, s in enumerate(systems)}
+        pi = np.array([index[s] for s in table["system_a"].to_numpy()[rows]])
+        pj = np.array([index[s] for s in table["system_b"].to_numpy()[rows]])
+        gen = group_generator(seq, *(str(key[k]) for k in keys))
+        res = nested_bootstrap(x, pi, pj, n_resamples=n_resamples, gen=gen,
+                               confidence_level=confidence_level, alternative=alternative)
+        for c in ("ci_low", "ci_high", "p_value"):
+            table.loc[table.index[rows], c] = res[c]
+        table.loc[table.index[rows], "statistic"] = np.nan
+        n_seeds[rows] = x.shape[2]
+    table["n_seeds"] = n_seeds
+    table["method"] = "nested_bootstrap"
+    return table

@@ -345,6 +345,7 @@ def compare(
     margin: float | None = None,
     progress: bool | None = None,
     columns=None,
+    seeds: str | None = None,
 ) -> pd.DataFrame:
     r"""Paired significance test of every pair of systems, per measure (and grouping key).
 
@@ -435,6 +436,18 @@ def compare(
     {progress}
     columns
         Optional mapping ``{canonical name: your column name}`` for ``scores``.
+    seeds
+        Scores with a ``seed`` column (repeated runs of a stochastic system): None (default)
+        compares the systems seed by seed (``seed`` is a grouping key); ``"mean"``: the seed
+        is a random effect, the test runs on each system's mean over its seeds per query;
+        ``"nested"`` (``method="bootstrap"`` only): a two-level bootstrap — each replicate
+        draws the queries with replacement (the same for both systems), then, per drawn
+        query and system, that system's r seeds with replacement — gives ``ci_low``,
+        ``ci_high`` (percentile) and ``p_value`` (shifted distribution: two-sided
+        #(|d* − d̄| ≥ |d̄|)/B) for the difference of the means over (query, seed), with
+        ``statistic`` NaN, ``method`` ``"nested_bootstrap"`` and ``n_seeds``; the other
+        columns are those of ``"mean"`` (Davison & Hinkley 1997, Section 3.8). Seeds are
+        not paired across systems; every system needs the same number of seeds on every query.
 
     Returns
     -------
@@ -502,6 +515,32 @@ def compare(
     method = check_common(method, confidence_level, alternative)
     correction = canonical_correction(correction)
     margin = _check_margin(method, margin)
+    if seeds is not None:
+        from pdireval.meta.seeds import SEEDS, average_seeds, nested_compare, require_seed
+
+        check_option("seeds", seeds, SEEDS)
+        require_seed(frame, "compare")
+        if seeds == "nested" and method != "bootstrap":
+            raise OptionError(
+                f"seeds='nested' is a two-level bootstrap: use it with method='bootstrap' (got "
+                f"{method!r}), or seeds='mean' to run {method!r} on the means over seeds."
+            )
+        out = compare(average_seeds(frame), method=method, alternative=alternative,
+                      n_resamples=n_resamples, rng=rng, correction=correction,
+                      baseline=baseline, family=family, confidence_level=confidence_level,
+                      alpha=alpha, margin=margin, progress=progress)
+        if seeds == "nested":
+            out = nested_compare(out, frame, n_resamples=_resolve_resamples(method, n_resamples),
+                                 seq=check_rng(rng), confidence_level=confidence_level,
+                                 alternative=alternative)
+            by = [c for c in group_columns(out) if c in group_columns(frame) and c != "seed"]
+            if family == "all":
+                out["p_adjusted"] = adjust_pvalues(out["p_value"].to_numpy(), correction)
+            else:
+                out["p_adjusted"] = out.groupby(by, sort=False, observed=True, dropna=False)[
+                    "p_value"].transform(lambda p: adjust_pvalues(p.to_numpy(), correction)) \
+                    if by else adjust_pvalues(out["p_value"].to_numpy(), correction)
+        return out
     check_option("family", family, ("group", "all"))
     if method == "tukey" and correction is not None:
         raise OptionError(

@@ -106,3 +106,41 @@ def test_nested_bootstrap_matches_a_plain_loop_in_distribution():
     idx = gen.integers(0, x.shape[0], size=(4000, x.shape[0]))
     one_level = (means[idx, 1] - means[idx, 0]).mean(axis=1)
     assert width > np.quantile(one_level, 0.95) - np.quantile(one_level, 0.05)
+
+
+def test_aggregate_and_compare_with_the_seed_as_a_random_effect():
+    runs, qrels = seeded_run(n_seeds=3)
+    scores = pdireval.evaluate(runs, ["AP", "nDCG@10"], qrels=qrels)
+    means = scores.groupby(["system", "query", "measure"], observed=True)["value"].mean()
+    flat = means.rename("value").reset_index()
+    agg = pdireval.aggregate(scores, seeds="mean")
+    ref = pdireval.aggregate(flat)
+    merged = agg.merge(ref, on=["system", "measure"], suffixes=("", "_ref"))
+    np.testing.assert_allclose(merged["mean"], merged["mean_ref"])
+    np.testing.assert_allclose(merged["std"], merged["std_ref"])
+    shares = seed_shares(canonical_scores(scores))
+    assert agg["share_seed"].tolist() == agg.merge(shares, on=["system", "measure"])[
+        "share_seed_y"].tolist()
+    assert (agg["n_seeds"] == 3).all()
+    # compare on the seed means equals compare of the averaged frame
+    m = pdireval.compare(scores, seeds="mean", n_resamples=300, rng=1)
+    pd.testing.assert_frame_equal(m, pdireval.compare(flat, n_resamples=300, rng=1))
+    nested = pdireval.compare(scores, seeds="nested", n_resamples=400, rng=1, correction="holm")
+    assert (nested["method"] == "nested_bootstrap").all() and (nested["n_seeds"] == 3).all()
+    np.testing.assert_allclose(nested["mean_diff"], m["mean_diff"])
+    assert ((nested["ci_low"] <= nested["mean_diff"]) & (nested["mean_diff"] <= nested["ci_high"])).all()
+    assert ((nested["p_adjusted"] >= nested["p_value"]) | nested["p_value"].isna()).all()
+    again = pdireval.compare(scores, seeds="nested", n_resamples=400, rng=1, correction="holm")
+    pd.testing.assert_frame_equal(nested, again)
+
+
+def test_seed_options_are_checked():
+    runs, qrels = seeded_run(n_seeds=2)
+    scores = pdireval.evaluate(runs, "AP", qrels=qrels)
+    with pytest.raises(pdireval.OptionError, match="method='bootstrap'"):
+        pdireval.compare(scores, seeds="nested", method="t")
+    with pytest.raises(pdireval.OptionError, match="seeds"):
+        pdireval.aggregate(scores, seeds="median")
+    with pytest.raises(SchemaError, match="needs a 'seed' column"):
+        pdireval.aggregate(scores.drop(columns="seed").drop_duplicates(
+            ["system", "query", "measure"]), seeds="mean")

@@ -143,3 +143,18 @@ def test_bounds_options(shallow):
     multi = pd.concat([qrels.assign(judge="a"), qrels.assign(judge="b")])
     with pytest.raises(OptionError, match="one judge"):
         pdireval.evaluate(run, "AP", qrels=multi, unjudged="bounds")
+
+
+def test_aggregate_carries_the_bounds(shallow):
+    run, qrels = shallow
+    b = pdireval.evaluate(run, ["P@20", "AP"], qrels=qrels, unjudged="bounds")
+    agg = pdireval.aggregate(b)
+    assert list(agg.columns[:5]) == ["system", "measure", "mean", "mean_low", "mean_high"]
+    ref = b.groupby(["system", "measure"], observed=True)[["value_low", "value_high"]].mean()
+    got = agg.set_index(["system", "measure"])
+    np.testing.assert_allclose(got.loc[ref.index, "mean_low"], ref["value_low"])
+    np.testing.assert_allclose(got.loc[ref.index, "mean_high"], ref["value_high"])
+    assert (agg["mean_low"] <= agg["mean"] + 1e-12).all()
+    assert (agg["mean"] <= agg["mean_high"] + 1e-12).all()
+    # the bounds are values, not grouping keys, for every meta function
+    assert len(pdireval.reliability(b)) == 2
