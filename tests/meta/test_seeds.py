@@ -144,3 +144,26 @@ def test_seed_options_are_checked():
     with pytest.raises(SchemaError, match="needs a 'seed' column"):
         pdireval.aggregate(scores.drop(columns="seed").drop_duplicates(
             ["system", "query", "measure"]), seeds="mean")
+
+
+def test_aggregate_nested_intervals_and_seed_mean_intervals():
+    runs, qrels = seeded_run(n_seeds=3)
+    scores = pdireval.evaluate(runs, "AP", qrels=qrels)
+    nested = pdireval.aggregate(scores, seeds="nested", confidence_level=0.9, n_resamples=500,
+                                rng=2)
+    assert (nested["ci_method"] == "nested_bootstrap").all()
+    assert (nested["confidence_level"] == 0.9).all()
+    assert ((nested["ci_low"] <= nested["mean"]) & (nested["mean"] <= nested["ci_high"])).all()
+    # a plain two-level loop on one system gives an interval of the same width
+    frame = canonical_scores(scores)
+    for _key, systems, x in seed_arrays(frame):
+        i = systems.index("sys01")
+        gen = np.random.default_rng(5)
+        n, _, r = x.shape
+        reps = [np.mean([x[q, i, gen.integers(0, r, size=r)].mean()
+                         for q in gen.integers(0, n, size=n)]) for _ in range(1500)]
+        width = np.quantile(reps, 0.95) - np.quantile(reps, 0.05)
+        row = nested[nested["system"] == "sys01"].iloc[0]
+        assert row["ci_high"] - row["ci_low"] == pytest.approx(width, rel=0.2)
+    t = pdireval.aggregate(scores, seeds="mean", confidence_level=0.9)
+    assert (t["ci_method"] == "t").all() and (t["n_seeds"] == 3).all()
