@@ -304,3 +304,24 @@ def test_user_measure_contract(run, qrels, returned, valid, ties, cutoff):
     finally:
         pdireval.unregister_measure("FuzzFn")
         pdireval.unregister_measure("FuzzKernel")
+
+
+@SETTINGS
+@given(scores=scores_frames(), other=scores_frames(), function=st.sampled_from(
+    ["correlate", "swap_rate", "leaderboard_agreement", "correlate_rbo"]))
+def test_two_frame_contract(scores, other, function):
+    call = {
+        "correlate": lambda: pdireval.correlate(scores, other),
+        "correlate_rbo": lambda: pdireval.correlate(scores, other, method=["rbo", "tau_ap", "kendall_b"]),
+        "swap_rate": lambda: pdireval.swap_rate(scores, other),
+        "leaderboard_agreement": lambda: pdireval.leaderboard_agreement(scores, other, k=2),
+    }[function]
+    out = _call(call, scores, other)
+    if isinstance(out, pd.DataFrame):
+        assert isinstance(out.index, pd.RangeIndex) and len(out) > 0  # sharing nothing is an error
+
+
+@SETTINGS
+@given(run=run_frames(), other=run_frames(), qrels=qrels_frames())
+def test_reproducibility_contract(run, other, qrels):
+    _call(lambda: pdireval.reproducibility(run, other, qrels=qrels, measures="AP"), run, other, qrels)
