@@ -55,7 +55,8 @@ class IrevalAccessor:
         if name in FRAME_FUNCTIONS:
             return accessor_method(name).__get__(self, type(self))
         raise AttributeError(
-            f"DataFrame.ireval has no method {name!r}; the methods are: {', '.join(sorted(FRAME_FUNCTIONS))}"
+            f"DataFrame.ireval has no method {name!r}; the methods are: "
+            f"{', '.join(sorted(FRAME_FUNCTIONS))}"
         )
 
     def __dir__(self):

@@ -66,16 +66,19 @@ def add_evaluate(subparsers) -> None:
             "  pdireval evaluate runs/ --qrels qrels.txt -m nDCG@10 -m AP\n"
             "  pdireval evaluate run1.gz run2.gz --qrels qrels.txt -m P@10 --per-query "
             "--format csv > scores.csv\n"
-            "  pdireval evaluate runs/ --qrels diversity-qrels.txt --subtopics -m alpha_nDCG@20 -m ERR_IA@20\n"
+            "  pdireval evaluate runs/ --qrels diversity-qrels.txt --subtopics -m alpha_nDCG@20 -m "
+            "ERR_IA@20\n"
             "measures: see pdireval.measures(); trec_eval names (map, ndcg_cut_10, P_10) work too."
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("runs", nargs="*", metavar="RUN_OR_DIR", help="TREC run file(s) or folder(s) of run files (plain or .gz)")
+    p.add_argument("runs", nargs="*", metavar="RUN_OR_DIR", help="TREC run file(s) or folder(s) of "
+                                                                 "run files (plain or .gz)")
     p.add_argument("--qrels", metavar="QRELS", help="TREC qrels file (plain or .gz)")
     p.add_argument(
         "-m", "--measure", action="append", dest="measures", metavar="MEASURE",
-        help=f"a measure such as nDCG@10, AP, 'RBP(p=0.8)'; repeat for more (default: {' '.join(DEFAULT_MEASURES)})",
+        help="a measure such as nDCG@10, AP, 'RBP(p=0.8)'; repeat for more (default: "
+             f"{' '.join(DEFAULT_MEASURES)})",
     )
     p.add_argument(
         "--subtopics", action="store_true",
@@ -85,11 +88,13 @@ def add_evaluate(subparsers) -> None:
     p.add_argument("--per-query", action="store_true", help="also print one value per query")
     p.add_argument(
         "--format", choices=("table", "csv", "json"), default="table",
-        help="table: trec_eval-like lines, 4 decimals (default); csv / json: tidy rows, full precision",
+        help="table: trec_eval-like lines, 4 decimals (default); csv / json: tidy rows, full "
+             "precision",
     )
     p.add_argument(
         "--missing", choices=("zero", "drop"), default="zero",
-        help="a judged query a run did not answer: scores 0 (zero, default) or is skipped (drop, trec_eval's default)",
+        help="a judged query a run did not answer: scores 0 (zero, default) or is skipped (drop, "
+             "trec_eval's default)",
     )
     p.add_argument(
         "--system", choices=("tag", "filename"), default="tag",
@@ -240,20 +245,28 @@ def add_report(subparsers) -> None:
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("runs", nargs="*", metavar="RUN_OR_DIR", help="TREC run file(s) or folder(s) of run files (plain or .gz)")
+    p.add_argument("runs", nargs="*", metavar="RUN_OR_DIR", help="TREC run file(s) or folder(s) of "
+                                                                 "run files (plain or .gz)")
     p.add_argument("--qrels", metavar="QRELS", help="TREC qrels file (plain or .gz)")
     p.add_argument("--other-qrels", metavar="QRELS",
-                   help="a second qrels file of the same collection (e.g. LLM judgments): adds the judgments-agreement section")
+                   help="a second qrels file of the same collection (e.g. LLM judgments): adds the "
+                        "judgments-agreement section")
     p.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
                    help="a measure; repeat for more (default: nDCG@10 AP P@10 RR Bpref)")
-    p.add_argument("--out", default="pdireval-report", metavar="DIR", help="output folder (default: pdireval-report)")
-    p.add_argument("--resamples", type=int, default=1000, metavar="B", help="bootstrap resamples / trials (default 1000)")
-    p.add_argument("--seed", type=int, default=0, help="random seed; the same seed gives the same report (default 0)")
+    p.add_argument("--out", default="pdireval-report", metavar="DIR", help="output folder "
+                                                                           "(default: "
+                                                                           "pdireval-report)")
+    p.add_argument("--resamples", type=int, default=1000, metavar="B", help="bootstrap resamples / "
+                                                                            "trials (default 1000)")
+    p.add_argument("--seed", type=int, default=0, help="random seed; the same seed gives the same "
+                                                       "report (default 0)")
     p.add_argument("--title", help="title of the HTML page")
     p.add_argument("--system", choices=("tag", "filename"), default="tag",
                    help="name systems by the run tag in the file (default) or by the file name")
-    p.add_argument("--no-progress", action="store_true", help="no progress bars (default: shown when stderr is a terminal)")
-    p.add_argument("--svg", action="store_true", help="also write every figure as SVG (vector, for papers)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars (default: shown "
+                                                              "when stderr is a terminal)")
+    p.add_argument("--svg", action="store_true", help="also write every figure as SVG (vector, for "
+                                                      "papers)")
     p.set_defaults(func=run_report)
 
 
@@ -279,11 +292,19 @@ def run_report(args) -> int:
 
         other_qrels = read_qrels(args.other_qrels)
     result = report(
-        run, qrels=qrels, measures=measures, out=args.out, title=args.title,
-        n_resamples=args.resamples, rng=args.seed, progress=False if args.no_progress else None, svg=args.svg,
+        run,
+        qrels=qrels,
+        measures=measures,
+        out=args.out,
+        title=args.title,
+        n_resamples=args.resamples,
+        rng=args.seed,
+        progress=False if args.no_progress else None,
+        svg=args.svg,
         other_qrels=other_qrels,
     )
-    print(f"wrote {result.workbook}, {result.html} and {len(result.figures)} figures in {result.directory}/ ({result.seconds:.1f} s)")
+    print(f"wrote {result.workbook}, {result.html} and {len(result.figures)} figures in "
+          f"{result.directory}/ ({result.seconds:.1f} s)")
     return 0
 
 
@@ -294,7 +315,11 @@ def collection_name(runs: Sequence[str], qrels: str) -> str:
 
     path = Path(qrels).resolve()
     stem = path.name.split(".")[0]
-    name = path.parent.name if stem.lower() in ("qrels", "qrel", "judgments", "judgements", "") else stem
+    name = (
+        path.parent.name
+        if stem.lower() in ("qrels", "qrel", "judgments", "judgements", "")
+        else stem
+    )
     return name or stem
 
 

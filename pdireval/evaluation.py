@@ -99,7 +99,8 @@ def no_overlap_error(run_queries, n_run_queries: int, judged: pd.Index) -> Schem
     return SchemaError(
         f"the run's queries share nothing with the qrels: the run has "
         f"{_count(n_run_queries, 'query', 'queries')} (e.g. {list(run_queries[:5])}), the qrels "
-        f"{len(judged)} (e.g. {judged[:5].tolist()}). Check that both come from the same collection, and that "
+        f"{len(judged)} (e.g. {judged[:5].tolist()}). Check that both come from the same "
+        "collection, and that "
         "query ids are spelled alike (they are compared as strings)."
     )
 
@@ -151,7 +152,9 @@ def prepare(
     if dropped is not None:
         warnings.warn(unjudged_message(dropped), PdirevalWarning, stacklevel=3)
     run = judged_run
-    segments = build_segments(run, judgments, order=order, keys=keys, score_precision=score_precision)
+    segments = build_segments(
+        run, judgments, order=order, keys=keys, score_precision=score_precision
+    )
     for message in doc_id_messages(doc_id_evidence(segments, keys, judgments), judgments):
         warnings.warn(message, PdirevalWarning, stacklevel=3)
     if missing == "zero":
@@ -187,8 +190,16 @@ def scores_frame(segments: Segments, measures, values: list[np.ndarray]) -> pd.D
     value = value[seg_order]
     frame = pd.DataFrame(
         {
-            "system": pd.array(np.repeat(segments.systems.to_numpy()[segments.seg_system[seg_order]], n_m), dtype=ID_DTYPE),
-            "query": pd.array(np.repeat(segments.judgments.queries.to_numpy()[segments.seg_query[seg_order]], n_m), dtype=ID_DTYPE),
+            "system": pd.array(
+                np.repeat(segments.systems.to_numpy()[segments.seg_system[seg_order]], n_m),
+                dtype=ID_DTYPE,
+            ),
+            "query": pd.array(
+                np.repeat(
+                    segments.judgments.queries.to_numpy()[segments.seg_query[seg_order]], n_m
+                ),
+                dtype=ID_DTYPE,
+            ),
             "measure": pd.array(np.tile([str(m) for m in measures], n_seg), dtype=ID_DTYPE),
             "value": value.reshape(-1),
         }
@@ -292,7 +303,8 @@ def evaluate(
         equal to ``value`` for a ranking without unjudged documents). A run with a seed
         column gives a ``seed`` column (str) after ``system``: one value per (system, seed,
         query, measure), rows sorted by system and seed (as strings); see
-        :func:`pdireval.aggregate` and :func:`pdireval.compare`'s ``seeds=``. Run queries without judgments are dropped with one
+        :func:`pdireval.aggregate` and :func:`pdireval.compare`'s ``seeds=``. Run queries without
+        judgments are dropped with one
         :class:`PdirevalWarning`; under ``missing="zero"``, one :class:`PdirevalWarning`
         says how many (system, query) pairs were filled with empty values. Doc ids that do
         not match the qrels get one :class:`PdirevalWarning`: when no retrieved document of
@@ -447,7 +459,8 @@ def judge_mean(per_judge: pd.DataFrame) -> pd.DataFrame:
 def _override(m, lb, rlb_pool, n_resamples, seed):
     if m.name not in bounded_names():
         raise MeasureError(
-            f"{m} has no bounds: the bound frame covers {', '.join(bounded_names())} (any parameters, "
+            f"{m} has no bounds: the bound frame covers {', '.join(bounded_names())} (any "
+            "parameters, "
             "e.g. 'nDCG(gain=exp)@10', 'SP@10', 'RR(lb=mc)')."
         )
     changes = {}
@@ -485,12 +498,12 @@ def bounds(
       ``min(k, Np)`` for SP@k (Karmaker & Feng (2022) write k, right only when Np >= k), 1 for nDCG;
     * ``random`` (RLB): the expectation of A under a uniformly random permutation of the pool,
       exactly (``lb="exact"``: E[DCG@k] = ḡ·Σ_{i<=min(k,n)} w_i; E[SP@k] =
-      p·Σ_{i<=min(k,N)} [1 + (i−1)(Np−1)/(N−1)]/i; Bestgen's E[AP]), as published by Karmaker & Feng (2022)
-      (``lb="paper"``: eq. 7 summing to k even past n, and the k·p² of its Section 4.5.1, which is
-      wrong — see :func:`pdireval.measures.bounds.expected_sp_paper`), or by Monte-Carlo
-      (``lb="mc"``, any measure);
-    * ``worst`` (WLB): A of the worst ranking — WDCG@k (pool sorted ascending; Gienapp et al. 2020), SP of
-      the all-non-relevant-first ranking.
+      p·Σ_{i<=min(k,N)} [1 + (i−1)(Np−1)/(N−1)]/i; Bestgen's E[AP]), as published by Karmaker &
+      Feng (2022) (``lb="paper"``: eq. 7 summing to k even past n, and the k·p² of its Section
+      4.5.1, which is wrong — see :func:`pdireval.measures.bounds.expected_sp_paper`), or by
+      Monte-Carlo (``lb="mc"``, any measure);
+    * ``worst`` (WLB): A of the worst ranking — WDCG@k (pool sorted ascending; Gienapp et al.
+      2020), SP of the all-non-relevant-first ranking.
 
     Measures other than DCG/nDCG/SP/AP take their ideal and worst values from the pool sorted
     by label (descending / ascending). For a bound-normalised measure (``bounds=`` minmax, ul1
@@ -536,9 +549,11 @@ def bounds(
 
     References
     ----------
-    Karmaker, S. K., & Feng, D. (2022). Joint Upper & Lower Bound Normalization for IR Evaluation. Preprint.
-    Gienapp, L., Fröbe, M., Hagen, M., & Potthast, M. (2020). The Impact of Negative Relevance Judgments on NDCG. CIKM 2020.
-    Bestgen, Y. (2015). Exact Expected Average Precision of the Random Baseline for System Evaluation. The Prague Bulletin of Mathematical Linguistics 103.
+    Karmaker, S. K., & Feng, D. (2022). Joint Upper & Lower Bound Normalization for IR Evaluation.
+    Preprint. Gienapp, L., Fröbe, M., Hagen, M., & Potthast, M. (2020). The Impact of Negative
+    Relevance Judgments on NDCG. CIKM 2020. Bestgen, Y. (2015). Exact Expected Average Precision
+    of the Random Baseline for System Evaluation. The Prague Bulletin of Mathematical Linguistics
+    103.
 
     Examples
     --------
@@ -557,7 +572,9 @@ def bounds(
     seed = None if rng is None else check_rng(rng)
     parsed = [_override(m, lb, rlb_pool, n_resamples, seed) for m in parse_measures(measures)]
     parsed = list(dict.fromkeys(parsed))
-    prepared = prepare(run, qrels=qrels, missing=missing, columns=columns, qrels_columns=qrels_columns, order=order)
+    prepared = prepare(
+        run, qrels=qrels, missing=missing, columns=columns, qrels_columns=qrels_columns, order=order
+    )
     return bounds_of_segments(prepared.segments, parsed)
 
 
@@ -577,7 +594,9 @@ def bounds_of_segments(segments: Segments, parsed) -> pd.DataFrame:
         else:
             lower = m.get("lower")
             cols["ideal"].append(normalise(b.ideal, b.ideal, b.random, b.worst, kind, lower=lower))
-            cols["random"].append(normalise(b.random, b.ideal, b.random, b.worst, kind, lower=lower))
+            cols["random"].append(
+                normalise(b.random, b.ideal, b.random, b.worst, kind, lower=lower)
+            )
             cols["random_se"].append(np.full(len(value), np.nan if m.get("lb") == "mc" else 0.0))
             cols["worst"].append(normalise(b.worst, b.ideal, b.random, b.worst, kind, lower=lower))
         cols["value"].append(value)

@@ -6,9 +6,9 @@ unambiguous prefix of it, ``--measure=map``; options after the files) and prints
 trec_eval 9.0.8 prints, or with ``--v10`` what trec_eval 10.0 prints. The evaluation is
 :mod:`pdireval.trec`, a transcription of trec_eval's C code that imports numpy only, not
 pandas (a call on one Robust run takes 2-3x the C binary's wall time, mostly Python's and
-numpy's start-up: benchmarks/results/trec_eval_command.md). Measures that are not trec_eval's (pdireval
-measure strings such as ``nDCG@10``) are computed with :func:`pdireval.evaluate` and printed
-after trec_eval's own.
+numpy's start-up: benchmarks/results/trec_eval_command.md). Measures that are not trec_eval's
+(pdireval measure strings such as ``nDCG@10``) are computed with :func:`pdireval.evaluate` and
+printed after trec_eval's own.
 
 Exit status and messages: trec_eval's exit status (1 usage or measure, 2 files or
 parameters, 4 a query that cannot be evaluated, 7 no query with results and judgments);
@@ -344,7 +344,9 @@ def _with_pdireval_measures(text, epi, qrels_path, run_path, specs) -> str:
     if epi.summary_flag:
         out += summary
         judged = set(qrels["query"])
-        averaged = sorted(judged) if epi.average_complete_flag else sorted(set(run["query"]) & judged)
+        averaged = (
+            sorted(judged) if epi.average_complete_flag else sorted(set(run["query"]) & judged)
+        )
         for m, name in zip(measures, names):
             column = table[str(m)] if str(m) in table else None
             total = 0.0
@@ -364,7 +366,8 @@ def add_trec_eval(subparsers) -> None:
 
     p = subparsers.add_parser(
         "trec_eval",
-        help="drop-in for the trec_eval command (9.0.8, or 10.0 with --v10): same options, same output",
+        help="drop-in for the trec_eval command (9.0.8, or 10.0 with --v10): same options, same "
+             "output",
         description=HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
         add_help=False,

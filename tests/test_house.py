@@ -208,3 +208,4 @@ def test_ruff_check_is_clean():
         cwd=ROOT.parent,
     )
     assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-1000:]
+

@@ -1,4 +1,5 @@
-"""Scores frames as groups: the grouping keys, the per-group query x system matrices, system means, system pairs."""
+"""Scores frames as groups: the grouping keys, the per-group query x system matrices, system
+means, system pairs."""
 
 from __future__ import annotations
 
@@ -8,7 +9,19 @@ import pandas as pd
 from pdireval.errors import SchemaError, show_rows
 from pdireval.stats.means import exact_group_means
 
-__all__ = ["check_same_grouping", "check_same_systems", "group_columns", "scores_groups", "score_matrix", "group_matrices", "describe_group", "system_means", "check_shared_groups", "require_complete", "pair_indices"]
+__all__ = [
+    "check_same_grouping",
+    "check_same_systems",
+    "group_columns",
+    "scores_groups",
+    "score_matrix",
+    "group_matrices",
+    "describe_group",
+    "system_means",
+    "check_shared_groups",
+    "require_complete",
+    "pair_indices",
+]
 
 
 def group_columns(scores: pd.DataFrame) -> list[str]:
@@ -26,9 +39,9 @@ def scores_groups(scores: pd.DataFrame, by: list[str] | None = None):
     measures) passes a subset.
 
     Groups come in a deterministic order (sorted by the grouping keys, ``measure`` in
-    order of first appearance, numeric keys such as ``k`` numerically, others as strings). This is the design's "groupby-style" convention: a
-    meta-evaluation function computes one result per group and carries ``keys`` into its
-    output.
+    order of first appearance, numeric keys such as ``k`` numerically, others as strings). This is
+    the design's "groupby-style" convention: a meta-evaluation function computes one result per
+    group and carries ``keys`` into its output.
     """
     keys = group_columns(scores) if by is None else list(by)
     if not keys:
@@ -79,7 +92,9 @@ def score_matrix(
         )
         present = group.loc[group["value"].isna(), ["system", "query"]]
         nan_keys = set(zip(present["system"], present["query"]))
-        is_nan = np.array([(s, q) in nan_keys for s, q in zip(cells["system"], cells["query"])], dtype=bool)
+        is_nan = np.array(
+            [(s, q) in nan_keys for s, q in zip(cells["system"], cells["query"])], dtype=bool
+        )
         cells["cause"] = np.where(is_nan, "value is NaN", "no row")
         if allow_nan:
             cells = cells[~is_nan].reset_index(drop=True)
@@ -109,14 +124,19 @@ def score_matrix(
 
 
 def describe_group(keys: dict, what: str = "scores") -> str:
-    """How messages name one group: ``"scores of measure='AP', k=10"`` (``what`` alone without keys)."""
+    """How messages name one group: ``"scores of measure='AP', k=10"`` (``what`` alone without
+    keys)."""
     if not keys:
         return what
     return f"{what} of " + ", ".join(f"{k}={v!r}" for k, v in keys.items())
 
 
 def group_matrices(
-    scores: pd.DataFrame, *, by: list[str] | None = None, what: str = "scores", allow_nan: bool = False
+    scores: pd.DataFrame,
+    *,
+    by: list[str] | None = None,
+    what: str = "scores",
+    allow_nan: bool = False,
 ):
     """THE per-group iterator of the meta functions: ``(keys, matrix)`` for every group.
 
@@ -175,7 +195,9 @@ def system_means(scores: pd.DataFrame) -> dict[tuple, pd.Series]:
     for keys, group in scores_groups(scores):
         codes, systems = pd.factorize(group["system"], sort=True)
         means = exact_group_means(group["value"].to_numpy(dtype=np.float64), codes, len(systems))
-        out[tuple(keys.items())] = pd.Series(means, index=pd.Index(systems, name="system"), name="value")
+        out[tuple(keys.items())] = pd.Series(
+            means, index=pd.Index(systems, name="system"), name="value"
+        )
     return out
 
 
@@ -218,7 +240,9 @@ def check_shared_groups(keys_a, keys_b, names=None, what=("scores", "other")) ->
 
     def show(keys):
         shown = [
-            ", ".join(f"{n}={v!r}" for n, v in zip(names, k)) if names is not None else _describe_key(k)
+            ", ".join(f"{n}={v!r}" for n, v in zip(names, k))
+            if names is not None
+            else _describe_key(k)
             for k in keys[:5]
         ]
         more = f" and {len(keys) - 5} more" if len(keys) > 5 else ""

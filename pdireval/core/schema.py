@@ -5,8 +5,8 @@ pdireval knows three frame kinds:
 ========  =============================================  ======================  =================
 kind      required columns                               key                     optional
 ========  =============================================  ======================  =================
-run       ``query, doc, system`` and ``rank`` or ``score``  (system, query, doc)  ``label``, ``score``
-qrels     ``query, doc, label``                          (query, doc)            --
+run       ``query, doc, system`` and ``rank`` or ``score``  (system, query, doc)  ``label``,
+``score`` qrels     ``query, doc, label``                          (query, doc)            --
 scores    ``system, query, measure, value``              (system, query, measure)  grouping columns
 ========  =============================================  ======================  =================
 
@@ -29,7 +29,16 @@ from pdireval.core.keys import RunKeys, run_keys
 from pdireval.core.recognize import DEFAULT_SYSTEM, SPELLINGS, recognize
 from pdireval.errors import PdirevalWarning, SchemaError, show_rows
 
-__all__ = ["RUN_COLUMNS", "QRELS_COLUMNS", "SCORES_COLUMNS", "canonical_run", "canonical_qrels", "canonical_scores", "qrels_from_run", "one_judge"]
+__all__ = [
+    "RUN_COLUMNS",
+    "QRELS_COLUMNS",
+    "SCORES_COLUMNS",
+    "canonical_run",
+    "canonical_qrels",
+    "canonical_scores",
+    "qrels_from_run",
+    "one_judge",
+]
 
 RUN_COLUMNS = ("system", "query", "doc")
 QRELS_COLUMNS = ("query", "doc", "label")
@@ -109,7 +118,9 @@ def require_columns(frame: pd.DataFrame, needed, kind: str, columns) -> None:
     if missing:
         if columns is not None:
             hint = " Check the columns= mapping."
-        elif kind == "scores" and any(c in frame.columns for c in ("doc", "docno", "doc_id", "docid")):
+        elif kind == "scores" and any(
+            c in frame.columns for c in ("doc", "docno", "doc_id", "docid")
+        ):
             hint = (
                 " This looks like a run (one row per retrieved document), not a scores frame "
                 "(one value per system, query and measure): evaluate it first, e.g. "
@@ -136,12 +147,31 @@ def _require_nonempty(frame: pd.DataFrame, kind: str) -> None:
 
 #: What ``pandas.api.types.infer_dtype`` calls a column of plain scalars (anything else, e.g.
 #: "mixed", may hold lists, dicts or arrays and is checked value by value).
-_SCALAR_KINDS = {"string", "bytes", "integer", "floating", "mixed-integer-float", "decimal", "boolean",
-                 "empty", "categorical", "datetime", "datetime64", "date", "timedelta", "timedelta64",
-                 "time", "period", "interval", "complex"}
+_SCALAR_KINDS = {
+    "string",
+    "bytes",
+    "integer",
+    "floating",
+    "mixed-integer-float",
+    "decimal",
+    "boolean",
+    "empty",
+    "categorical",
+    "datetime",
+    "datetime64",
+    "date",
+    "timedelta",
+    "timedelta64",
+    "time",
+    "period",
+    "interval",
+    "complex",
+}
 
 
-def _check_scalars(series: pd.Series, name: str, kind: str, frame: pd.DataFrame | None, role: str) -> None:
+def _check_scalars(
+    series: pd.Series, name: str, kind: str, frame: pd.DataFrame | None, role: str
+) -> None:
     """Refuse a column holding lists, dicts, sets or arrays (e.g. a JSON field read whole).
 
     Such values cannot be ids or grouping keys: an id would be compared as the text of the
@@ -150,16 +180,20 @@ def _check_scalars(series: pd.Series, name: str, kind: str, frame: pd.DataFrame 
     """
     if series.dtype != object or pd.api.types.infer_dtype(series, skipna=True) in _SCALAR_KINDS:
         return
-    bad = series.map(lambda v: isinstance(v, (list, tuple, dict, set, frozenset, np.ndarray, pd.Series))).to_numpy(bool)
+    bad = series.map(
+        lambda v: isinstance(v, (list, tuple, dict, set, frozenset, np.ndarray, pd.Series))
+    ).to_numpy(bool)
     if not bad.any():
         return
     rows = frame[bad] if frame is not None else series[bad].to_frame()
     first = series[bad].iloc[0]
     drop = "" if role.endswith(" id") else f", or drop the column (df.drop(columns=['{name}']))"
     raise SchemaError(
-        f"the {kind} column '{name}' holds {type(first).__name__} values in {int(bad.sum())} row(s) "
+        f"the {kind} column '{name}' holds {type(first).__name__} values in {int(bad.sum())} "
+        "row(s) "
         f"(first: {first!r}):{show_rows(rows)}\n{role[0].upper() + role[1:]} must be a plain "
-        f"value (a string or a number) on every row: turn it into one (e.g. df['{name}'].astype(str) "
+        "value (a string or a number) on every row: turn it into one (e.g. "
+        f"df['{name}'].astype(str) "
         f"or df.explode('{name}')){drop}.",
         failure_cases=rows,
     )
@@ -210,7 +244,9 @@ def _whole_float_ids(series: pd.Series, values: np.ndarray, name: str, kind: str
             f"the {kind} column '{name}' holds whole numbers beyond 2**53 as floats (e.g. "
             f"{out[np.abs(values) > 2.0**53].iloc[0]}); a float cannot hold every whole number "
             "that large, so ids that differ in their last digits may have become equal before "
-            "pdireval saw them. Read ids as strings (e.g. pd.read_csv(..., dtype={'" + name + "': str})).",
+            "pdireval saw them. Read ids as strings (e.g. pd.read_csv(..., dtype={'"
+            + name
+            + "': str})).",
             PdirevalWarning,
             stacklevel=5,
         )
@@ -281,8 +317,9 @@ def canonical_run(
         Columns ``system, query, doc`` (string dtype; a frame without a system column is
         one system named ``"run"``), ``score`` (float64) if given, ``rank`` (int64, 1-based:
         0-based ranks are shifted by one) if given and valid (with a ``score`` column,
-        ranks are only read when ordering by rank, so an unusable rank column is dropped), ``label`` (float64) if given, in the caller's row order, with a
-        fresh RangeIndex. The caller's frame is not modified.
+        ranks are only read when ordering by rank, so an unusable rank column is dropped),
+        ``label`` (float64) if given, in the caller's row order, with a fresh RangeIndex. The
+        caller's frame is not modified.
 
     Raises
     ------
@@ -386,7 +423,9 @@ def _duplicate_advice(rows: pd.DataFrame, key: list[str]) -> str:
     )
 
 
-def _canonical_rank(frame: pd.DataFrame, original: pd.DataFrame, required: bool) -> pd.Series | None:
+def _canonical_rank(
+    frame: pd.DataFrame, original: pd.DataFrame, required: bool
+) -> pd.Series | None:
     """The rank column as int64, 1-based: a frame whose smallest rank is 0 (PyTerrier, many
     TREC submissions) is shifted by one, the rule :func:`pdireval.read_run` applies to files.
     Ranks are only read when documents are ordered by rank (``required``): otherwise a rank
@@ -403,7 +442,12 @@ def _canonical_rank(frame: pd.DataFrame, original: pd.DataFrame, required: bool)
             rank = as_float(frame["rank"], "rank", "run", original)
             values = rank.to_numpy()
             with np.errstate(invalid="ignore"):
-                bad = ~np.isfinite(values) | (values < 0) | (values > 2**53) | (values != np.round(values))
+                bad = (
+                    ~np.isfinite(values)
+                    | (values < 0)
+                    | (values > 2**53)
+                    | (values != np.round(values))
+                )
     except SchemaError:
         if required:
             raise
@@ -515,7 +559,9 @@ def one_judge(qrels: pd.DataFrame, what: str = "this function") -> pd.DataFrame:
     )
 
 
-def _merge_duplicate_judgments(frame: pd.DataFrame, kind: str, key=("query", "doc")) -> pd.DataFrame:
+def _merge_duplicate_judgments(
+    frame: pd.DataFrame, kind: str, key=("query", "doc")
+) -> pd.DataFrame:
     """Drop exact duplicate (key, label) rows; conflicting labels are an error."""
     key = list(key)
     dup_key = frame.duplicated(key, keep=False)
@@ -566,7 +612,9 @@ def qrels_from_run(run: pd.DataFrame) -> pd.DataFrame:
 # --------------------------------------------------------------------------- scores
 
 
-def canonical_scores(scores: pd.DataFrame, columns: Mapping[str, str] | None = None) -> pd.DataFrame:
+def canonical_scores(
+    scores: pd.DataFrame, columns: Mapping[str, str] | None = None
+) -> pd.DataFrame:
     """Validate a scores frame (``system, query, measure, value`` + grouping columns).
 
     Returns
@@ -603,7 +651,8 @@ def canonical_scores(scores: pd.DataFrame, columns: Mapping[str, str] | None = N
     keys = [c for c in out.columns if c != "value" and c not in BOUND_COLUMNS]
     for c in keys:
         if c not in ("system", "query", "measure"):
-            _check_scalars(out[c], c, "scores", frame, "a grouping column (every column besides value)")
+            _check_scalars(out[c], c, "scores", frame, "a grouping column (every column besides "
+                                                       "value)")
     _check_row_id_columns(out, frame)
     _check_duplicate_keys(out, keys, "scores", None)
     return out
@@ -633,11 +682,15 @@ def _check_magnitude(value: np.ndarray, frame: pd.DataFrame) -> None:
         factor = f"/ {10.0 ** min(int(np.ceil(np.log10(extreme))), 308):g}"
     else:
         bad, extreme = tiny, float(np.min(size[tiny]))
-        what, where = f"closer to 0 than ±{MIN_ABS_VALUE:g} (smallest magnitude {extreme:g})", "underflows"
+        what, where = (
+            f"closer to 0 than ±{MIN_ABS_VALUE:g} (smallest magnitude {extreme:g})",
+            "underflows",
+        )
         factor = f"* {10.0 ** min(-int(np.floor(np.log10(extreme))), 308):g}"
     rows = frame[bad]
     raise SchemaError(
-        f"the scores column 'value' has {int(bad.sum())} nonzero value(s) {what}:{show_rows(rows)}\n"
+        f"the scores column 'value' has {int(bad.sum())} nonzero value(s) "
+        f"{what}:{show_rows(rows)}\n"
         f"The meta-evaluation squares per-query values (variances, sums of squares), which {where} "
         f"float64 at this size. Rescale them, e.g. scores.assign(value=scores['value'] {factor}) "
         "(scale-free results such as p-values, correlations and reliability do not change).",
@@ -659,7 +712,9 @@ def _check_row_id_columns(out: pd.DataFrame, frame: pd.DataFrame) -> None:
     measure) would make one group per row: every meta function would then answer per row,
     or with nothing. Such a column is a SchemaError naming it, with the fix.
     """
-    extra = [c for c in out.columns if c not in ("system", "query", "value", "measure") + BOUND_COLUMNS]
+    extra = [
+        c for c in out.columns if c not in ("system", "query", "value", "measure") + BOUND_COLUMNS
+    ]
     if not extra:
         return
     several = bool(out.duplicated(subset=["measure"]).any())  # some measure has 2+ rows

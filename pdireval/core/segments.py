@@ -12,10 +12,10 @@ and kernels work on those arrays only.
 
 Ordering: by ``score`` descending, ties by ``doc`` descending
 (trec_eval; scores are compared at single precision, as trec_eval stores them in a C
-``float``, so scores that differ only beyond float32 precision are ties); or with ``order="rank"`` by ``rank`` ascending, ties by ``doc`` ascending.
-Documents outside the qrels are interchangeable for every measure, so tie-breaking is only
-applied inside tie groups that hold a judged document, and an already grouped and ordered
-run (the usual file order) is detected in O(n) and never sorted.
+``float``, so scores that differ only beyond float32 precision are ties); or with ``order="rank"``
+by ``rank`` ascending, ties by ``doc`` ascending. Documents outside the qrels are interchangeable
+for every measure, so tie-breaking is only applied inside tie groups that hold a judged document,
+and an already grouped and ordered run (the usual file order) is detected in O(n) and never sorted.
 """
 
 from __future__ import annotations
@@ -40,8 +40,17 @@ from pdireval.core.hashing import (
 from pdireval.core.keys import RunKeys, run_keys
 from pdireval.core.schema import one_judge
 
-__all__ = ["Judgments", "SubtopicTable", "Segments", "build_judgments", "build_segments", "natural_order",
-           "MISSING", "ORDERS", "SCORE_PRECISIONS"]
+__all__ = [
+    "Judgments",
+    "SubtopicTable",
+    "Segments",
+    "build_judgments",
+    "build_segments",
+    "natural_order",
+    "MISSING",
+    "ORDERS",
+    "SCORE_PRECISIONS",
+]
 
 #: ``missing=``: a judged query a system did not answer scores the empty value, or is dropped
 MISSING = ("zero", "drop")
@@ -52,7 +61,8 @@ SCORE_PRECISIONS = ("float32", "float64")
 
 
 def natural_order(ids) -> np.ndarray:
-    """Indices that sort identifiers naturally: numerically when all are integers, else as strings."""
+    """Indices that sort identifiers naturally: numerically when all are integers, else as
+    strings."""
     values = pd.Index(ids).astype(str)
     if len(values) and values.str.fullmatch(r"-?\d{1,18}").all():
         return np.argsort(values.astype(np.int64).to_numpy(), kind="stable")
@@ -225,9 +235,9 @@ class Segments:
 
 
 def order_key(run: pd.DataFrame, order: str, score_precision: str = "float32") -> np.ndarray:
-    """THE trec_eval order: uint32 (or uint64 below 2**32) keys that sort rows into trec_eval order within a
-    segment (before doc-id tie-breaking): score descending compared at float32 precision
-    (trec_eval 9.0.8) or, with ``score_precision="float64"``, as doubles (trec_eval 10.0),
+    """THE trec_eval order: uint32 (or uint64 below 2**32) keys that sort rows into trec_eval
+    order within a segment (before doc-id tie-breaking): score descending compared at float32
+    precision (trec_eval 9.0.8) or, with ``score_precision="float64"``, as doubles (trec_eval 10.0),
     or rank ascending."""
     if order == "score" and score_precision == "float64":
         # doubles do not fit 32 bits: their dense rank (ties kept) has the same order
@@ -290,7 +300,9 @@ def _find_hits(keys: RunKeys, row_query: np.ndarray, judgments: Judgments):
         return _find_hits_exact(keys, row_query, judgments)
     cand, ckey = mix_select(keys.doc_hash, row_query, qkey)
     idx = pc.index_in(pa.array(ckey), value_set=pa.array(qkey))
-    idx = idx.to_numpy(zero_copy_only=False) if idx.null_count == 0 else idx.fill_null(-1).to_numpy()
+    idx = (
+        idx.to_numpy(zero_copy_only=False) if idx.null_count == 0 else idx.fill_null(-1).to_numpy()
+    )
     found = np.flatnonzero(idx >= 0)
     hit_rows = cand[found]
     qrow = idx[found].astype(np.int64)
@@ -303,7 +315,11 @@ def _find_hits(keys: RunKeys, row_query: np.ndarray, judgments: Judgments):
 def _find_hits_exact(keys: RunKeys, row_query: np.ndarray, judgments: Judgments):
     """Slow exact join on the strings (used only if two qrels keys share a hash)."""
     cand = pd.DataFrame(
-        {"q": row_query, "doc": keys.doc.to_numpy(zero_copy_only=False), "row": np.arange(len(row_query))}
+        {
+            "q": row_query,
+            "doc": keys.doc.to_numpy(zero_copy_only=False),
+            "row": np.arange(len(row_query)),
+        }
     )
     qr = pd.DataFrame(
         {
@@ -403,9 +419,22 @@ def build_segments(
     tie_start = hit_pos.copy()
     tie_size = np.ones(len(hit_pos), dtype=np.int64)
     if tied.any():
-        doubles = run["score"].to_numpy(dtype=np.float64) if order == "score" and score_precision == "float32" else None
+        doubles = (
+            run["score"].to_numpy(dtype=np.float64)
+            if order == "score" and score_precision == "float32"
+            else None
+        )
         hit_pos, order_of_hits, tie_start[tied], tie_size[tied], merged = _break_ties(
-            tied, hit_rows, hit_pos, hit_key, packed, keys.doc, ordered, n, order == "score", doubles
+            tied,
+            hit_rows,
+            hit_pos,
+            hit_key,
+            packed,
+            keys.doc,
+            ordered,
+            n,
+            order == "score",
+            doubles,
         )
         if merged is not None:
             _warn_float32_merges(merged, keys, doubles)
@@ -437,13 +466,15 @@ def build_segments(
     )
 
 
-def _break_ties(tied, hit_rows, hit_pos, hit_key, packed, doc, ordered, n, doc_descending, doubles=None):
+def _break_ties(
+    tied, hit_rows, hit_pos, hit_key, packed, doc, ordered, n, doc_descending, doubles=None
+):
     """Order tie groups (rows sharing segment and order key) that hold a hit by doc id.
 
-    Returns the hits' corrected positions (``hit_pos`` is updated in place); for an ordered run, the permutation that puts the
-    hits in (segment, position) order (None when no reordering is needed); for each tied
-    hit, the first position and the size of its tie group; and, given the scores as
-    ``doubles`` (float32 comparison), the tie groups whose scores differ as doubles:
+    Returns the hits' corrected positions (``hit_pos`` is updated in place); for an ordered run,
+    the permutation that puts the hits in (segment, position) order (None when no reordering is
+    needed); for each tied hit, the first position and the size of its tie group; and, given the
+    scores as ``doubles`` (float32 comparison), the tie groups whose scores differ as doubles:
     ``(member rows of those groups, group start flags)``, or None.
     """
     t_rows = hit_rows[tied]

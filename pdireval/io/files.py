@@ -56,7 +56,8 @@ _CHECK_CHUNK = 1 << 24
 #: space), U+1680, U+2000-U+200A, U+2028, U+2029, U+202F, U+205F, U+3000, and U+FEFF (a
 #: byte-order mark; allowed as the file's first character only).
 _UNICODE_SPACE = re.compile(
-    rb"\xc2[\x85\xa0]|\xe1\x9a\x80|\xe2\x80[\x80-\x8a\xa8\xa9\xaf]|\xe2\x81\x9f|\xe3\x80\x80|\xef\xbb\xbf"
+    rb"\xc2[\x85\xa0]|\xe1\x9a\x80|\xe2\x80[\x80-\x8a\xa8\xa9\xaf]|"
+    rb"\xe2\x81\x9f|\xe3\x80\x80|\xef\xbb\xbf"
 )
 
 
@@ -103,7 +104,8 @@ def _control_error(path: Path, kind: str, chunk: bytes, at: int, lines_before: i
     end = chunk.find(b"\n", at)
     text = chunk[start:end if end >= 0 else len(chunk)][:200].decode("utf-8", "replace")
     code = chunk[at]
-    name = unicodedata.name(chr(code), "") or {0: "NULL", 0x7F: "DELETE"}.get(code, "control character")
+    name = unicodedata.name(chr(code), "") or {0: "NULL", 0x7F: "DELETE"}.get(code, "control "
+                                                                                    "character")
     return SchemaError(
         f"{path}, line {line}: the {kind} line holds the control character U+{code:04X} ({name}) "
         f"at column {at - start + 1}; {kind} fields are numbers, ids and words separated by spaces "
@@ -146,11 +148,17 @@ def check_text(path: Path, kind: str, spaces: bool = True, controls: bool = Fals
                         "it is refused before parsing. Check the file, or raise that limit."
                     )
                 first_newline = chunk.find(b"\n")
-                if line_so_far + (len(chunk) if first_newline < 0 else first_newline) > MAX_LINE_BYTES:
+                if (
+                    line_so_far + (len(chunk) if first_newline < 0 else first_newline)
+                    > MAX_LINE_BYTES
+                ):
                     raise SchemaError(
-                        f"{path}, line {lines_before + 1}: the line is longer than {MAX_LINE_BYTES} "
-                        f"bytes (pdireval.io.files.MAX_LINE_BYTES{' once decompressed' if gz else ''}"
-                        f"; it starts {(line_head or chunk)[:40]!r}); it is refused before parsing. A {kind} "
+                        f"{path}, line {lines_before + 1}: the line is longer than "
+                        f"{MAX_LINE_BYTES} "
+                        "bytes "
+                        f"(pdireval.io.files.MAX_LINE_BYTES{' once decompressed' if gz else ''}"
+                        f"; it starts {(line_head or chunk)[:40]!r}); it is refused before "
+                        f"parsing. A {kind} "
                         "line is far shorter: check the file (a broken or hostile archive?), or "
                         "raise that limit."
                     )

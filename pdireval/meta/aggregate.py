@@ -158,7 +158,9 @@ def aggregate(
         by_key = grouped.sum(min_count=1).rename("_sum").reset_index()
         out = out.merge(by_key, on=keys + ["system"], how="left", sort=False)
         rule = out["measure"].map(rules).to_numpy()
-        out["summary"] = np.where(rule == "sum", out["_sum"], np.where(rule == "gm", np.exp(out["mean"]), out["mean"]))
+        out["summary"] = np.where(
+            rule == "sum", out["_sum"], np.where(rule == "gm", np.exp(out["mean"]), out["mean"])
+        )
         out = out.drop(columns="_sum")
     bounds = [c for c in ("value_low", "value_high") if c in frame.columns]
     if bounds:  # evaluate(..., unjudged="bounds"): the means of the bounds bound the mean

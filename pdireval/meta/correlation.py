@@ -48,10 +48,16 @@ def _system_means(frame: pd.DataFrame, extra: list[str], what: str) -> dict:
         # measures of the frame
         sys_codes, systems = pd.factorize(group["system"], sort=True)
         meas_codes, measures = pd.factorize(group["measure"])
-        flat = exact_group_means(group["value"].to_numpy(dtype=np.float64),
-                                 sys_codes * len(measures) + meas_codes, len(systems) * len(measures))
-        table = pd.DataFrame(flat.reshape(len(systems), len(measures)),
-                             index=pd.Index(systems, name="system"), columns=pd.Index(measures, name="measure"))
+        flat = exact_group_means(
+            group["value"].to_numpy(dtype=np.float64),
+            sys_codes * len(measures) + meas_codes,
+            len(systems) * len(measures),
+        )
+        table = pd.DataFrame(
+            flat.reshape(len(systems), len(measures)),
+            index=pd.Index(systems, name="system"),
+            columns=pd.Index(measures, name="measure"),
+        )
         table = table[[m for m in measure_order if m in table.columns]].sort_index()
         missing = table.isna()
         if missing.to_numpy().any():
@@ -92,8 +98,8 @@ def correlate(
     experiments; extra grouping columns present in both frames are matched.
 
     Methods (one name or a list): ``"kendall_b"`` (default), ``"kendall_a"``, ``"gamma"``
-    (Golbus & Aslam's (2013) τ), ``"spearman"``, ``"pearson"``, ``"tau_ap"`` (τ_AP of measure_a's ranking
-    against measure_b's as the truth), ``"tau_ap_sym"``, ``"tau_ap_b"`` (Urbano & Marrero's
+    (Golbus & Aslam's (2013) τ), ``"spearman"``, ``"pearson"``, ``"tau_ap"`` (τ_AP of measure_a's
+    ranking against measure_b's as the truth), ``"tau_ap_sym"``, ``"tau_ap_b"`` (Urbano & Marrero's
     (2017) tie-aware symmetric τ_AP,b, see :func:`pdireval.stats.rank_correlation.tau_ap_b`)
     and ``"rbo"`` (extrapolated
     rank-biased overlap with persistence ``p``, systems with equal means in name order); see
@@ -191,7 +197,9 @@ def correlate(
                 stat, p_value = rank_correlation(xa, xb, m, p=p)
                 row = {"measure_a": a, "measure_b": b}
                 row.update(dict(zip(extra, key)))
-                row.update(method=m, statistic=float(stat), p_value=float(p_value), n_systems=len(xa))
+                row.update(
+                    method=m, statistic=float(stat), p_value=float(p_value), n_systems=len(xa)
+                )
                 if reps is not None:
                     row["ci_low"], row["ci_high"] = boot.interval(reps, m, float(stat), level)
                 rows.append(row)

@@ -114,7 +114,9 @@ def _group_rows(xa, xb, systems, *, p, k, alpha):
     a, b = xa.ravel(), xb.ravel()
     values["score_pearson"] = adapters.pearson(a, b)[0]
     per_query = kendall_tau_b_rows(xa, xb)
-    values["query_kendall_mean"] = float(np.nanmean(per_query)) if np.isfinite(per_query).any() else np.nan
+    values["query_kendall_mean"] = (
+        float(np.nanmean(per_query)) if np.isfinite(per_query).any() else np.nan
+    )
     i, j = np.triu_indices(n_s, 1)
     if len(i):
         p_a, d_a = _paired_t_pvalues(xa, i, j)
@@ -184,7 +186,11 @@ def _matrices(ma, mb, what):
             f"scores and other share no query{what} (e.g. {list(ma.index[:3])} vs "
             f"{list(mb.index[:3])}).\nCheck that the query ids are spelled alike in both frames."
         )
-    return ma.loc[shared].to_numpy(np.float64), mb.loc[shared].to_numpy(np.float64), list(ma.columns)
+    return (
+        ma.loc[shared].to_numpy(np.float64),
+        mb.loc[shared].to_numpy(np.float64),
+        list(ma.columns),
+    )
 
 
 def _judge_pairs(frame: pd.DataFrame, **options) -> pd.DataFrame:
@@ -224,9 +230,10 @@ def leaderboard_agreement(
     Systems are ranked by their mean over the queries both frames share (position 1 = best),
     means from correctly rounded sums (:func:`pdireval.stats.means.exact_means`), so systems
     whose values have equal sums tie whatever the query order. The statistics treat ties
-    without reading names; only the ``per_system`` table orders tied systems by name. With ``other``, each measure of ``scores`` is
-    compared with the same measure of ``other`` (extra grouping columns matched too);
-    without it, every pair of measures of ``scores`` is compared (two measures, one qrels).
+    without reading names; only the ``per_system`` table orders tied systems by name. With
+    ``other``, each measure of ``scores`` is compared with the same measure of ``other`` (extra
+    grouping columns matched too); without it, every pair of measures of ``scores`` is compared
+    (two measures, one qrels).
 
     Statistics (``statistic`` column, in this order):
 
@@ -360,11 +367,15 @@ def leaderboard_agreement(
         seed = check_rng(rng)
     blocks = []
     for ka, kb in combos:
-        where = "" if not extra else " (" + ", ".join(f"{c}={v!r}" for c, v in zip(extra, ka[1:])) + ")"
+        where = (
+            "" if not extra else " (" + ", ".join(f"{c}={v!r}" for c, v in zip(extra, ka[1:])) + ")"
+        )
         xa, xb, systems = _matrices(grouped_a[ka], grouped_b[kb], where)
         values, table = _group_rows(xa, xb, systems, p=p, k=k, alpha=alpha)
         if per_system:
-            block = table.iloc[np.argsort(table["rank_a"].to_numpy(), kind="stable")].reset_index(drop=True)
+            block = table.iloc[np.argsort(table["rank_a"].to_numpy(), kind="stable")].reset_index(
+                drop=True
+            )
         else:
             block = pd.DataFrame({"statistic": list(LEADERBOARD_STATISTICS), "value": values,
                                   "n_systems": len(systems), "n_queries": xa.shape[0]})

@@ -29,17 +29,28 @@ def is_compare_result(frame) -> bool:
 def _tests(scores, method, n_resamples, rng, progress, *, what, columns=None):
     """A compare() result: the one given (no test rerun) or compare(scores, ...)."""
     if is_compare_result(scores):
-        given = [name for name, v in (("method", method), ("n_resamples", n_resamples), ("rng", rng)) if v is not None]
+        given = [
+            name
+            for name, v in (("method", method), ("n_resamples", n_resamples), ("rng", rng))
+            if v is not None
+        ]
         if given:
             raise OptionError(
                 f"{what} got a compare() result, whose tests are already run: {', '.join(given)}= "
                 "cannot apply to it. Drop them, or pass the scores frame instead."
             )
         if scores["method"].nunique() > 1:
-            raise OptionError(f"{what} got a compare() result mixing several methods: pass one compare() call's result.")
+            raise OptionError(f"{what} got a compare() result mixing several methods: pass one "
+                              "compare() call's result.")
         return scores
-    return compare(scores, method=method or "bootstrap", n_resamples=1000 if n_resamples is None else n_resamples,
-                   rng=rng, progress=progress, columns=columns)
+    return compare(
+        scores,
+        method=method or "bootstrap",
+        n_resamples=1000 if n_resamples is None else n_resamples,
+        rng=rng,
+        progress=progress,
+        columns=columns,
+    )
 
 
 @shared_docs
@@ -57,7 +68,8 @@ def discriminative_power(
 
     For every group (measure and any extra grouping column) every unordered pair of systems
     is tested with ``method`` (see :func:`pdireval.compare`; the default is Sakai's
-    studentised paired bootstrap with one index matrix shared by all pairs). A pair is significant iff its p-value (ASL) is strictly below ``alpha``.
+    studentised paired bootstrap with one index matrix shared by all pairs). A pair is significant
+    iff its p-value (ASL) is strictly below ``alpha``.
 
     Sakai's *estimated performance difference required*: for each pair, sort the
     bootstrap replicates by t*_b descending and take the one at 1-based position ⌈α·B⌉ (among
@@ -96,7 +108,9 @@ def discriminative_power(
     """
     _check_alpha(alpha)
     if is_compare_result(scores):
-        return _power_of_tests(_tests(scores, method, n_resamples, rng, progress, what="discriminative_power"), alpha)
+        return _power_of_tests(
+            _tests(scores, method, n_resamples, rng, progress, what="discriminative_power"), alpha
+        )
     method = method or "bootstrap"
     n_resamples = 1000 if n_resamples is None else n_resamples
     frame = canonical_scores(scores, columns)
@@ -111,12 +125,18 @@ def discriminative_power(
         n_pairs = len(pi)
         n_sig = int(np.sum(p < alpha))
         req = cols["required"]
-        required = float(np.max(req)) if (want_required is not None and n_pairs and not np.isnan(req).all()) else np.nan
+        required = (
+            float(np.max(req))
+            if (want_required is not None and n_pairs and not np.isnan(req).all())
+            else np.nan
+        )
         row = {k: keys[k] for k in keys_cols}
         row.update(method=method, n_pairs=n_pairs, n_significant=n_sig,
                    power=n_sig / n_pairs if n_pairs else np.nan, required_diff=required)
         rows.append(row)
-    out = pd.DataFrame(rows, columns=[*keys_cols, "method", "n_pairs", "n_significant", "power", "required_diff"])
+    out = pd.DataFrame(
+        rows, columns=[*keys_cols, "method", "n_pairs", "n_significant", "power", "required_diff"]
+    )
     out["n_pairs"] = out["n_pairs"].astype(np.int64)
     out["n_significant"] = out["n_significant"].astype(np.int64)
     out["power"] = out["power"].astype(np.float64)
@@ -127,7 +147,11 @@ def discriminative_power(
 def _required_of(group: pd.DataFrame, alpha: float) -> float:
     """Sakai's required difference of one group of a compare() result: the largest per-pair
     ``required_diff`` when compare() computed it at this ``alpha`` (else NaN)."""
-    if "required_diff" not in group.columns or "required_alpha" not in group.columns or not len(group):
+    if (
+        "required_diff" not in group.columns
+        or "required_alpha" not in group.columns
+        or not len(group)
+    ):
         return np.nan
     at = group["required_alpha"].to_numpy(dtype=np.float64)
     req = group["required_diff"].to_numpy(dtype=np.float64)
@@ -145,11 +169,25 @@ def _power_of_tests(res: pd.DataFrame, alpha: float) -> pd.DataFrame:
         n_pairs = len(group)
         n_sig = int((group["p_value"].to_numpy() < alpha).sum())
         row = {k: group[k].iloc[0] for k in keys}
-        row.update(method=str(group["method"].iloc[0]), n_pairs=n_pairs, n_significant=n_sig,
-                   power=n_sig / n_pairs if n_pairs else np.nan, required_diff=_required_of(group, alpha))
+        row.update(
+            method=str(group["method"].iloc[0]),
+            n_pairs=n_pairs,
+            n_significant=n_sig,
+            power=n_sig / n_pairs if n_pairs else np.nan,
+            required_diff=_required_of(group, alpha),
+        )
         rows.append(row)
-    out = pd.DataFrame(rows, columns=[*keys, "method", "n_pairs", "n_significant", "power", "required_diff"])
-    return out.astype({"n_pairs": np.int64, "n_significant": np.int64, "power": np.float64, "required_diff": np.float64})
+    out = pd.DataFrame(
+        rows, columns=[*keys, "method", "n_pairs", "n_significant", "power", "required_diff"]
+    )
+    return out.astype(
+        {
+            "n_pairs": np.int64,
+            "n_significant": np.int64,
+            "power": np.float64,
+            "required_diff": np.float64,
+        }
+    )
 
 
 @shared_docs
@@ -201,8 +239,9 @@ def asl_curve(
         g["rank"] = np.arange(1, len(g) + 1, dtype=np.int64)
         parts.append(g[[*frame_keys, "method", "rank", "system_a", "system_b", "p_value"]])
     if not parts:  # fewer than two systems: no pair, an empty table with the same columns
-        return res.reindex(columns=[*frame_keys, "method", "rank", "system_a", "system_b", "p_value"]).astype(
-            {"rank": np.int64})
+        return res.reindex(
+            columns=[*frame_keys, "method", "rank", "system_a", "system_b", "p_value"]
+        ).astype({"rank": np.int64})
     return pd.concat(parts, ignore_index=True)
 
 
@@ -261,8 +300,8 @@ def conflicts(
 
     References
     ----------
-    Karmaker, S. K., & Feng, D. (2022). Joint Upper & Lower Bound Normalization for IR Evaluation. Preprint.
-    Sakai, T. (2006). Evaluating Evaluation Metrics Based on the Bootstrap. SIGIR 2006.
+    Karmaker, S. K., & Feng, D. (2022). Joint Upper & Lower Bound Normalization for IR Evaluation.
+    Preprint. Sakai, T. (2006). Evaluating Evaluation Metrics Based on the Bootstrap. SIGIR 2006.
     """
     _check_alpha(alpha)
     res = _tests(scores, method, n_resamples, rng, progress, what="conflicts", columns=columns)
@@ -278,7 +317,11 @@ def conflicts(
                 a, b = by[ma].align(by[mb], join="inner", axis=0)
                 sa = a["p_value"].to_numpy() < alpha
                 sb = b["p_value"].to_numpy() < alpha
-                opposite = sa & sb & (np.sign(a["mean_diff"].to_numpy()) != np.sign(b["mean_diff"].to_numpy()))
+                opposite = (
+                    sa
+                    & sb
+                    & (np.sign(a["mean_diff"].to_numpy()) != np.sign(b["mean_diff"].to_numpy()))
+                )
                 n_pairs = len(a)
                 row = {"measure_a": ma, "measure_b": mb, **key_values, "method": method,
                        "n_pairs": n_pairs, "n_significant_a": int(sa.sum()),
@@ -286,8 +329,19 @@ def conflicts(
                        "n_conflicts": int((sa != sb).sum()), "n_opposite": int(opposite.sum()),
                        "conflict_rate": (sa != sb).sum() / n_pairs if n_pairs else np.nan}
                 rows.append(row)
-    cols = ["measure_a", "measure_b", *extra, "method", "n_pairs", "n_significant_a", "n_significant_b",
-            "n_both", "n_conflicts", "n_opposite", "conflict_rate"]
+    cols = [
+        "measure_a",
+        "measure_b",
+        *extra,
+        "method",
+        "n_pairs",
+        "n_significant_a",
+        "n_significant_b",
+        "n_both",
+        "n_conflicts",
+        "n_opposite",
+        "conflict_rate",
+    ]
     out = pd.DataFrame(rows, columns=cols)
     for c in cols[len(extra) + 3:-1]:
         out[c] = out[c].astype(np.int64)

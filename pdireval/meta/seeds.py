@@ -37,8 +37,11 @@ def average_seeds(frame: pd.DataFrame) -> pd.DataFrame:
     a ``seed`` column (NaN values skipped), without the column; rows in first-seen order."""
     keys = [c for c in group_columns(frame) if c != "seed"]
     values = [c for c in ("value", "value_low", "value_high") if c in frame.columns]
-    out = (frame.groupby(keys + ["system", "query"], sort=False, observed=True, dropna=False)[values]
-           .mean().reset_index())
+    out = (
+        frame.groupby(keys + ["system", "query"], sort=False, observed=True, dropna=False)[values]
+        .mean()
+        .reset_index()
+    )
     return out[[c for c in frame.columns if c != "seed"]]
 
 
@@ -117,7 +120,8 @@ def seed_arrays(frame: pd.DataFrame):
         x = np.full((len(q_ids), len(s_ids), r), np.nan)
         if (n_seeds != r).any() or (k >= r).any():
             raise SchemaError(
-                f"the {where} give systems different numbers of seeds ({dict(zip(s_ids, n_seeds))}); "
+                f"the {where} give systems different numbers of seeds "
+                f"({dict(zip(s_ids, n_seeds))}); "
                 "the two-level bootstrap draws the same number of seeds for every system: "
                 "evaluate every system with as many seeds."
             )

@@ -43,7 +43,11 @@ def _power(method: str, effect: float, n: float, m: int, alpha: float) -> float:
         eta2 = effect / (1.0 + effect)
         if eta2 >= 1.0:  # f² so large that η² rounds to 1: the limit
             return 1.0
-        p = adapters.power_anova(eta2, m, n, alpha) if method == "anova" else adapters.power_rm_anova(eta2, m, n, alpha)
+        p = (
+            adapters.power_anova(eta2, m, n, alpha)
+            if method == "anova"
+            else adapters.power_rm_anova(eta2, m, n, alpha)
+        )
     return 1.0 if np.isnan(p) and effect > 1.0 else p
 
 
@@ -166,7 +170,9 @@ def topic_set_size(
     """
     methods = [method] if isinstance(method, str) else list(method)
     if not methods:
-        raise OptionError("method= is an empty list; pass at least one of " + ", ".join(SET_SIZE_METHODS))
+        raise OptionError(
+            "method= is an empty list; pass at least one of " + ", ".join(SET_SIZE_METHODS)
+        )
     for m_ in methods:
         check_option("method", m_, SET_SIZE_METHODS)
     diffs = [min_difference] if np.ndim(min_difference) == 0 else list(min_difference)

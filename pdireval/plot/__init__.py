@@ -27,8 +27,25 @@ from pdireval.plot.significance import (
 )
 from pdireval.plot.uncertainty import critical_difference_diagram, forest_plot, rank_interval_plot
 
-__all__ = ["require_matplotlib", "expected_histogram", "d_study_curve", "optimal_discounts", "optimal_gains", "stability_curves", "phi_contours",
-           "asl_curves", "discriminative_power_bars", "error_rate_curves", "swap_rate_curves",
-           "measure_scatter", "completeness_curves", "training_curves",
-           "information_tau_per_query", "ric_scatter", "fusion_scatter",
-           "forest_plot", "rank_interval_plot", "critical_difference_diagram"]
+__all__ = [
+    "require_matplotlib",
+    "expected_histogram",
+    "d_study_curve",
+    "optimal_discounts",
+    "optimal_gains",
+    "stability_curves",
+    "phi_contours",
+    "asl_curves",
+    "discriminative_power_bars",
+    "error_rate_curves",
+    "swap_rate_curves",
+    "measure_scatter",
+    "completeness_curves",
+    "training_curves",
+    "information_tau_per_query",
+    "ric_scatter",
+    "fusion_scatter",
+    "forest_plot",
+    "rank_interval_plot",
+    "critical_difference_diagram",
+]

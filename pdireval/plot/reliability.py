@@ -1,9 +1,11 @@
-"""Figures for generalizability theory and stability-optimal nDCG (Kanoulas & Aslam 2009, Figures 2–4).
+"""Figures for generalizability theory and stability-optimal nDCG (Kanoulas & Aslam 2009, Figures
+2–4).
 
 * :func:`d_study_curve` — Φ(n′) or Eρ²(n′) against the number of queries, from
   :func:`pdireval.d_study`, one line (and confidence band) per measure.
 * :func:`optimal_discounts` — the optimal discount factors beside the log2, zipf and linear
-  discounts normalised to sum 1 (Kanoulas & Aslam 2009, Figures 2 and 3), from :func:`pdireval.optimize`.
+  discounts normalised to sum 1 (Kanoulas & Aslam 2009, Figures 2 and 3), from
+  :func:`pdireval.optimize`.
 * :func:`optimal_gains` — the optimal gains per relevance grade beside linear and exp.
 * :func:`stability_curves` — Φ(n′) of nDCG under the optimal and the standard functions
   against the number of queries (Kanoulas & Aslam 2009, Figure 4).
@@ -19,16 +21,37 @@ import pandas as pd
 from pdireval.errors import OptionError
 from pdireval.plot._base import new_axes
 
-__all__ = ["d_study_curve", "optimal_discounts", "optimal_gains", "stability_curves", "phi_contours"]
+__all__ = [
+    "d_study_curve",
+    "optimal_discounts",
+    "optimal_gains",
+    "stability_curves",
+    "phi_contours",
+]
 
-_KEYS_SKIP = {"n_queries", "phi", "phi_ci_low", "phi_ci_high", "e_rho2", "e_rho2_ci_low", "e_rho2_ci_high"}
+_KEYS_SKIP = {
+    "n_queries",
+    "phi",
+    "phi_ci_low",
+    "phi_ci_high",
+    "e_rho2",
+    "e_rho2_ci_low",
+    "e_rho2_ci_high",
+}
 
 
 def _finish(fig, ax, given):
     return ax if given is not None else fig
 
 
-def d_study_curve(curve: pd.DataFrame, *, coefficient: str = "phi", band: bool = True, target: float | None = None, ax=None):
+def d_study_curve(
+    curve: pd.DataFrame,
+    *,
+    coefficient: str = "phi",
+    band: bool = True,
+    target: float | None = None,
+    ax=None,
+):
     """Plot Φ(n′) (or Eρ²(n′)) against the query-set size n′ for each measure.
 
     Parameters
@@ -59,7 +82,14 @@ def d_study_curve(curve: pd.DataFrame, *, coefficient: str = "phi", band: bool =
         part = part.sort_values("n_queries")
         (line,) = axes.plot(part["n_queries"], part[coefficient], label=label)
         if band and f"{coefficient}_ci_low" in part:
-            axes.fill_between(part["n_queries"], part[f"{coefficient}_ci_low"], part[f"{coefficient}_ci_high"], color=line.get_color(), alpha=0.15, linewidth=0)
+            axes.fill_between(
+                part["n_queries"],
+                part[f"{coefficient}_ci_low"],
+                part[f"{coefficient}_ci_high"],
+                color=line.get_color(),
+                alpha=0.15,
+                linewidth=0,
+            )
     if target is not None:
         axes.axhline(target, color="grey", linestyle=":", linewidth=1)
     axes.set_xlabel("number of queries n′")
@@ -119,9 +149,12 @@ def optimal_gains(result, *, ax=None, title: str | None = None):
     return _finish(fig, axes, ax)
 
 
-def stability_curves(result, n_queries=None, *, objective: int = 0, target: float | None = 0.95, ax=None):
+def stability_curves(
+    result, n_queries=None, *, objective: int = 0, target: float | None = 0.95, ax=None
+):
     """Φ(n′) of nDCG under the optimal and the standard gain/discount functions against the
-    number of queries (Kanoulas & Aslam 2009, Figure 4), from ``result.comparison``'s variance components.
+    number of queries (Kanoulas & Aslam 2009, Figure 4), from ``result.comparison``'s variance
+    components.
 
     Parameters
     ----------
@@ -148,8 +181,19 @@ def stability_curves(result, n_queries=None, *, objective: int = 0, target: floa
         n_queries = np.arange(1, 2 * int(block["n_queries_observed"].iloc[0]) + 1)
     n_queries = np.asarray(n_queries, dtype=np.float64)
     for _, row in block.iterrows():
-        label = row["discount"] if result.what == "discount" else row["gain"] if result.what == "gain" else f"{row['gain']} / {row['discount']}"
-        axes.plot(n_queries, phi(row["var_system"], row["var_query"], row["var_residual"], n_queries), label=str(label), linewidth=2 if "optimal" in str(label) else 1)
+        label = (
+            row["discount"]
+            if result.what == "discount"
+            else row["gain"]
+            if result.what == "gain"
+            else f"{row['gain']} / {row['discount']}"
+        )
+        axes.plot(
+            n_queries,
+            phi(row["var_system"], row["var_query"], row["var_residual"], n_queries),
+            label=str(label),
+            linewidth=2 if "optimal" in str(label) else 1,
+        )
     if target is not None:
         axes.axhline(target, color="grey", linestyle=":", linewidth=1)
     axes.set_xlabel("number of queries n′")
@@ -197,12 +241,15 @@ def phi_contours(grid: pd.DataFrame, *, coefficient: str = "phi", levels=(0.5, 0
         )
     table = grid.pivot_table(index=facet, columns="n_queries", values=coefficient, sort=True)
     if table.shape[0] < 2 or table.shape[1] < 2:
-        raise OptionError("phi_contours needs at least 2 numbers of queries and 2 of judges (seeds).")
+        raise OptionError("phi_contours needs at least 2 numbers of queries and 2 of judges "
+                          "(seeds).")
     fig, axes = new_axes(ax)
     x = table.columns.to_numpy(dtype=np.float64)
     y = table.index.to_numpy(dtype=np.float64)
     filled = axes.contourf(x, y, table.to_numpy(), levels=np.linspace(0.0, 1.0, 21), cmap="viridis")
-    lines = axes.contour(x, y, table.to_numpy(), levels=sorted(levels), colors="white", linewidths=1)
+    lines = axes.contour(
+        x, y, table.to_numpy(), levels=sorted(levels), colors="white", linewidths=1
+    )
     axes.clabel(lines, fmt="%.2f", fontsize="small")
     fig.colorbar(filled, ax=axes, label="Φ" if coefficient == "phi" else "Eρ²")
     axes.set_xlabel("number of queries n′")

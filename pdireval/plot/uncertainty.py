@@ -118,7 +118,9 @@ def rank_interval_plot(ranks: pd.DataFrame, *, measure: str | None = None, ax=No
     n_sys = ranks["system"].nunique()
     fig, axes = _panels(len(measures), ax, max(2.5, 0.28 * n_sys + 1.2) * len(measures))
     for m, axis in zip(measures, axes):
-        part = ranks[ranks["measure"] == m].sort_values(["rank", "system"], ascending=[False, False])
+        part = ranks[ranks["measure"] == m].sort_values(
+            ["rank", "system"], ascending=[False, False]
+        )
         y = np.arange(len(part))
         top = part["in_top_group"].to_numpy(bool)
         colours = np.where(top, "C3", "0.55")

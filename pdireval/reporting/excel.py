@@ -1,8 +1,8 @@
 """The Excel workbook of a report: one sheet per table, readable and unrounded.
 
 Values are written exactly as the frames hold them (no rounding: a test reads the workbook
-back and compares); readability comes from cell formats, frozen header rows, one header style on every sheet
-(``_header_row``), fitted column widths and human column titles (:data:`TITLES`, the
+back and compares); readability comes from cell formats, frozen header rows, one header style on
+every sheet (``_header_row``), fitted column widths and human column titles (:data:`TITLES`, the
 same as the HTML page's). Needs openpyxl (``pip install pdireval[excel]``).
 """
 
@@ -144,7 +144,9 @@ def require_openpyxl():
     try:
         import openpyxl  # noqa: F401
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError("the Excel workbook needs openpyxl, an optional extra: pip install 'pdireval[excel]'") from exc
+        raise ImportError(
+            "the Excel workbook needs openpyxl, an optional extra: pip install 'pdireval[excel]'"
+        ) from exc
 
 
 def _number_format(name: str, series: pd.Series) -> str | None:
@@ -169,12 +171,14 @@ def _sheet_name(name: str, used: set[str]) -> str:
     return candidate
 
 
-def write_workbook(tables: dict[str, pd.DataFrame], path, *, notes: dict[str, str] | None = None) -> dict[str, str]:
+def write_workbook(
+    tables: dict[str, pd.DataFrame], path, *, notes: dict[str, str] | None = None
+) -> dict[str, str]:
     """Write ``tables`` (sheet name -> frame) to an .xlsx file.
 
-    Each sheet: a frozen header row of human column titles in the one header style, then the frame's values
-    unrounded, with number formats (4 decimals for floats, integers plain) and fitted column
-    widths. Infinite values are written as the text "inf" (Excel has no infinity).
+    Each sheet: a frozen header row of human column titles in the one header style, then the
+    frame's values unrounded, with number formats (4 decimals for floats, integers plain) and
+    fitted column widths. Infinite values are written as the text "inf" (Excel has no infinity).
     ``notes`` (sheet name -> text) are written in a final "Notes" sheet.
 
     Returns
@@ -199,7 +203,9 @@ def write_workbook(tables: dict[str, pd.DataFrame], path, *, notes: dict[str, st
         columns = [str(c) for c in frame.columns]
         formatted = []
         for j, col in enumerate(columns, start=1):
-            width = max([len(column_title(col))] + [len(_shown(v)) for v in frame.iloc[:200, j - 1]])
+            width = max(
+                [len(column_title(col))] + [len(_shown(v)) for v in frame.iloc[:200, j - 1]]
+            )
             sheet.column_dimensions[get_column_letter(j)].width = min(max(8, width + 2), 60)
             fmt = _number_format(col, frame[frame.columns[j - 1]])
             cell = None

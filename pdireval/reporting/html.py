@@ -24,20 +24,28 @@ __all__ = ["Section", "write_html"]
 #: Tables longer than this are folded in a <details> element.
 FOLD_ROWS = 25
 
-CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;max-width:72rem;padding:0 1rem;color:#222;line-height:1.45}
-h1{font-size:1.7rem;margin-bottom:.2rem} h2{border-bottom:2px solid #ddd;padding-bottom:.2rem;margin-top:2.5rem}
-nav ul{columns:3;list-style:none;padding:0} nav a{text-decoration:none}
-.table-box{max-width:100%;overflow-x:auto;margin:.8rem 0}
-table{border-collapse:collapse;font-size:.85rem} caption{text-align:left;font-weight:600;padding:.3rem 0;caption-side:top}
-th,td{border:1px solid #ddd;padding:.25rem .55rem} th{background:#f4f4f4;position:sticky;top:0;white-space:normal;max-width:9rem;vertical-align:bottom}
-td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-.legend{color:#555;font-size:.8rem;margin:.2rem 0 .8rem}
-table.paper-table td{text-align:right} table.paper-table td:nth-child(-n+2){text-align:left}
-figure{display:inline-block;margin:.6rem 1rem .6rem 0;vertical-align:top;max-width:100%} figure img{max-width:min(34rem,100%);border:1px solid #eee}
-figcaption{font-size:.85rem;color:#555;max-width:34rem} .note{color:#555;font-size:.9rem} .meta{color:#666}
-details{margin:.5rem 0}
-"""
+CSS = (
+    "\n"
+    "body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;"
+    "max-width:72rem;padding:0 1rem;color:#222;line-height:1.45}\n"
+    "h1{font-size:1.7rem;margin-bottom:.2rem} h2{border-bottom:2px solid #ddd;"
+    "padding-bottom:.2rem;margin-top:2.5rem}\n"
+    "nav ul{columns:3;list-style:none;padding:0} nav a{text-decoration:none}\n"
+    ".table-box{max-width:100%;overflow-x:auto;margin:.8rem 0}\n"
+    "table{border-collapse:collapse;font-size:.85rem} caption{text-align:left;"
+    "font-weight:600;padding:.3rem 0;caption-side:top}\n"
+    "th,td{border:1px solid #ddd;padding:.25rem .55rem} th{background:#f4f4f4;"
+    "position:sticky;top:0;white-space:normal;max-width:9rem;vertical-align:bottom}\n"
+    "td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\n"
+    ".legend{color:#555;font-size:.8rem;margin:.2rem 0 .8rem}\n"
+    "table.paper-table td{text-align:right} "
+    "table.paper-table td:nth-child(-n+2){text-align:left}\n"
+    "figure{display:inline-block;margin:.6rem 1rem .6rem 0;vertical-align:top;"
+    "max-width:100%} figure img{max-width:min(34rem,100%);border:1px solid #eee}\n"
+    "figcaption{font-size:.85rem;color:#555;max-width:34rem} .note{color:#555;"
+    "font-size:.9rem} .meta{color:#666}\n"
+    "details{margin:.5rem 0}\n"
+)
 
 
 @dataclass
@@ -97,14 +105,18 @@ def _headers(frame: pd.DataFrame) -> tuple[list[str], list[str]]:
 
 def _table_html(table_id: str, caption: str, frame: pd.DataFrame, limit: int) -> str:
     shown = frame.head(limit)
-    numeric = [pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c]) for c in frame.columns]
+    numeric = [
+        pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c])
+        for c in frame.columns
+    ]
     names = [str(c) for c in frame.columns]
     heads, legend = _headers(frame)
     head = "".join(f"<th>{html.escape(h)}</th>" for h in heads)
     rows = []
     for row in shown.itertuples(index=False, name=None):
         cells = "".join(
-            f'<td class="num">{_fmt(v, c)}</td>' if num else f"<td>{_fmt(v, c)}</td>" for v, num, c in zip(row, numeric, names)
+            f'<td class="num">{_fmt(v, c)}</td>' if num else f"<td>{_fmt(v, c)}</td>"
+            for v, num, c in zip(row, numeric, names)
         )
         rows.append(f"<tr>{cells}</tr>")
     more = ""
@@ -112,11 +124,15 @@ def _table_html(table_id: str, caption: str, frame: pd.DataFrame, limit: int) ->
         more = f'<p class="note">First {limit} of {len(frame)} rows; the workbook has them all.</p>'
     note = f'<p class="legend">{html.escape("; ".join(legend))}</p>' if legend else ""
     table = (
-        f'<div class="table-box"><table id="tab-{html.escape(table_id)}"><caption>{html.escape(caption)}</caption>'
+        '<div class="table-box"><table '
+        f'id="tab-{html.escape(table_id)}"><caption>{html.escape(caption)}</caption>'
         f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>{note}{more}"
     )
     if len(frame) > FOLD_ROWS:  # long tables fold away; still in the page (and the DOM)
-        return f"<details><summary>{html.escape(caption)} ({len(frame)} rows)</summary>{table}</details>"
+        return (
+            f"<details><summary>{html.escape(caption)} ({len(frame)} rows)</summary>"
+            f"{table}</details>"
+        )
     return table
 
 
@@ -124,7 +140,8 @@ def _figure_html(fig_id: str, path: Path, caption: str) -> str:
     data = base64.b64encode(Path(path).read_bytes()).decode("ascii")
     return (
         f'<figure id="fig-{html.escape(fig_id)}"><img alt="{html.escape(caption or fig_id)}" '
-        f'src="data:image/png;base64,{data}"><figcaption>{html.escape(caption)}</figcaption></figure>'
+        f'src="data:image/png;base64,{data}">'
+        f"<figcaption>{html.escape(caption)}</figcaption></figure>"
     )
 
 
@@ -148,7 +165,9 @@ def write_html(sections: list[Section], path, *, title: str, subtitle: str = "")
         for name, png in s.figures.items():
             parts.append(_figure_html(name, png, s.captions.get(name, "")))
         for name, frame in s.tables.items():
-            parts.append(_table_html(name, s.captions.get(name, column_title(name)), frame, s.preview_rows))
+            parts.append(
+                _table_html(name, s.captions.get(name, column_title(name)), frame, s.preview_rows)
+            )
         parts.append("</section>")
     # lets a headless browser confirm that every embedded figure decoded
     parts.append(

@@ -71,7 +71,8 @@ def paper_table(
     label: str | None = None,
     columns=None,
 ):
-    r"""The results table of a paper: mean per system and measure, best in bold, significance letters.
+    r"""The results table of a paper: mean per system and measure, best in bold, significance
+    letters.
 
     Every system gets a letter (a, b, c, … in table order). A cell carries, as superscript,
     the letters of the systems it is significantly better than under that measure — the
@@ -192,20 +193,33 @@ def paper_table(
             f"scores[scores[{extra[0]!r}] == ...].drop(columns={extra!r}))."
         )
     all_measures = list(pd.unique(frame["measure"]))
-    measures = all_measures if measures is None else [measures] if isinstance(measures, str) else list(measures)
+    measures = (
+        all_measures
+        if measures is None
+        else [measures]
+        if isinstance(measures, str)
+        else list(measures)
+    )
     _check_names("measure", measures, all_measures)
     all_systems = sorted(pd.unique(frame["system"]))
-    systems = all_systems if systems is None else [systems] if isinstance(systems, str) else list(systems)
+    systems = (
+        all_systems if systems is None else [systems] if isinstance(systems, str) else list(systems)
+    )
     _check_names("system", systems, all_systems)
     frame = frame[frame["measure"].isin(measures) & frame["system"].isin(systems)]
     if tests is None:
         if baseline is not None and baseline not in systems:
-            raise SchemaError(f"baseline={baseline!r} is not one of the table's systems {systems}: pick one of them.")
+            raise SchemaError(f"baseline={baseline!r} is not one of the table's systems {systems}: "
+                              "pick one of them.")
         tests = compare(frame, method=method, correction=correction, baseline=baseline,
                         n_resamples=n_resamples, rng=rng, progress=False)
         b = n_resamples
     else:
-        given = {k: v for k, v in (("baseline", baseline), ("n_resamples", n_resamples), ("rng", rng)) if v is not None}
+        given = {
+            k: v
+            for k, v in (("baseline", baseline), ("n_resamples", n_resamples), ("rng", rng))
+            if v is not None
+        }
         if given or method != "t" or correction != "holm":
             raise OptionError(
                 "tests= reuses a compare() result, so its test settings apply: do not also pass "
@@ -237,8 +251,10 @@ def paper_table(
         ci = ci.set_index(["system", "measure"]).reindex(rows)
         out.insert(4, "ci_low", ci["ci_low"].to_numpy(dtype=np.float64))
         out.insert(5, "ci_high", ci["ci_high"].to_numpy(dtype=np.float64))
-        out["text"] = [_with_interval(t, m, lo, hi, interval, decimals)
-                       for t, m, lo, hi in zip(out["text"], out["mean"], out["ci_low"], out["ci_high"])]
+        out["text"] = [
+            _with_interval(t, m, lo, hi, interval, decimals)
+            for t, m, lo, hi in zip(out["text"], out["mean"], out["ci_low"], out["ci_high"])
+        ]
         kind = {"t": "Student t", "anova": "two-way ANOVA (Sakai 2014)",
                 "bootstrap": "query-bootstrap percentile"}[interval_method]
         shown = "± the half-width" if interval == "pm" else "with [low, high]"
@@ -262,10 +278,12 @@ def _with_interval(text, mean, low, high, interval, decimals):
 def _check_names(kind, wanted, available):
     unknown = [w for w in wanted if w not in available]
     if unknown or not wanted:
-        problem = (f"{kind}s= names {len(unknown)} {kind}(s) the scores do not have (first: {unknown[0]!r})"
+        problem = (f"{kind}s= names {len(unknown)} {kind}(s) the scores do not have (first: "
+                   f"{unknown[0]!r})"
                    if unknown else f"{kind}s= is empty")
         raise SchemaError(
-            f"{problem}; the scores have {available[:10]}{' ...' if len(available) > 10 else ''}. Fix the names."
+            f"{problem}; the scores have {available[:10]}{' ...' if len(available) > 10 else ''}. "
+            "Fix the names."
         )
     if len(set(wanted)) != len(wanted):
         raise SchemaError(f"{kind}s= lists a {kind} twice ({wanted}): list each once.")
@@ -275,11 +293,17 @@ def _check_tests(tests, measures, systems):
     need = {"measure", "system_a", "system_b", "mean_diff", "p_adjusted", "method", "correction"}
     if not isinstance(tests, pd.DataFrame) or need - set(tests.columns):
         missing = sorted(need - set(getattr(tests, "columns", [])))
-        raise SchemaError(f"tests= must be a pdireval.compare() result; it lacks the column(s) {missing}. Pass compare(scores, ...)'s frame.")
-    part = tests[tests["measure"].isin(measures) & tests["system_a"].isin(systems) & tests["system_b"].isin(systems)]
+        raise SchemaError("tests= must be a pdireval.compare() result; it lacks the column(s) "
+                          f"{missing}. Pass compare(scores, ...)'s frame.")
+    part = tests[
+        tests["measure"].isin(measures)
+        & tests["system_a"].isin(systems)
+        & tests["system_b"].isin(systems)
+    ]
     if part.empty:
         raise SchemaError(
-            "tests= holds no comparison of the table's systems and measures: run compare() on the same scores."
+            "tests= holds no comparison of the table's systems and measures: run compare() on the "
+            "same scores."
         )
     if part["method"].nunique() != 1 or part["correction"].nunique() != 1:
         raise SchemaError("tests= mixes several methods or corrections: pass one compare() result.")
@@ -290,10 +314,16 @@ def _markers(out, tests, letters, alpha):
     """Per row of ``out``, the letters of the systems it is significantly better than."""
     sig = tests[(tests["p_adjusted"] < alpha) & (tests["mean_diff"] != 0)]
     a_wins = sig["mean_diff"].to_numpy() > 0
-    winner = np.where(a_wins, sig["system_a"].to_numpy(dtype=object), sig["system_b"].to_numpy(dtype=object))
-    loser = np.where(a_wins, sig["system_b"].to_numpy(dtype=object), sig["system_a"].to_numpy(dtype=object))
+    winner = np.where(
+        a_wins, sig["system_a"].to_numpy(dtype=object), sig["system_b"].to_numpy(dtype=object)
+    )
+    loser = np.where(
+        a_wins, sig["system_b"].to_numpy(dtype=object), sig["system_a"].to_numpy(dtype=object)
+    )
     beaten: dict[tuple[str, str], list[str]] = {}
-    for m, w, lo in zip(sig["measure"].to_numpy(dtype=object), winner, loser):  # significant pairs only
+    for m, w, lo in zip(
+        sig["measure"].to_numpy(dtype=object), winner, loser
+    ):  # significant pairs only
         beaten.setdefault((w, m), []).append(letters[lo])
     order = {v: i for i, v in enumerate(letters.values())}
     return [
@@ -319,8 +349,13 @@ def _caption(out, tests, alpha, n_resamples, measures, systems):
     if correction == "none":
         corr = CORRECTION_NAMES["none"]
     else:
-        corr = f"{CORRECTION_NAMES.get(correction, correction)} over the {pairs} comparisons of each measure"
-    against = set(tests["system_b"]) if len(set(tests["system_b"])) == 1 and len(systems) > 2 else None
+        corr = (
+            f"{CORRECTION_NAMES.get(correction, correction)} over the {pairs} comparisons of "
+            "each measure"
+        )
+    against = (
+        set(tests["system_b"]) if len(set(tests["system_b"])) == 1 and len(systems) > 2 else None
+    )
     scope = (f"each system compared with the baseline {next(iter(against))}; " if against else "")
     return (
         f"Mean {', '.join(measures)} over {n_q} queries. Bold: the best system of each measure. "
@@ -331,8 +366,18 @@ def _caption(out, tests, alpha, n_resamples, measures, systems):
 
 # --------------------------------------------------------------------------- renderers
 
-_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
-                  "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
 _LATEX_RE = re.compile("|".join(re.escape(k) for k in _LATEX_SPECIAL))
 
 
@@ -342,7 +387,9 @@ def _tex(text: str) -> str:
 
 
 def _cells(out, systems, measures):
-    return {(s, m): r for s, m, r in zip(out["system"], out["measure"], out.itertuples(index=False))}
+    return {
+        (s, m): r for s, m, r in zip(out["system"], out["measure"], out.itertuples(index=False))
+    }
 
 
 def _latex(out, systems, measures, letters, label):
@@ -390,9 +437,14 @@ def _markdown(out, systems, measures, letters, label):
 def _html_table(out, systems, measures, letters, label):
     e = _html.escape
     cells = _cells(out, systems, measures)
-    parts = ['<table class="paper-table">', f"<caption>{e(out.attrs['caption'])}</caption>",
-             "<thead><tr><th></th><th>System</th>" + "".join(f"<th>{e(m)}</th>" for m in measures) + "</tr></thead>",
-             "<tbody>"]
+    parts = [
+        '<table class="paper-table">',
+        f"<caption>{e(out.attrs['caption'])}</caption>",
+        "<thead><tr><th></th><th>System</th>"
+        + "".join(f"<th>{e(m)}</th>" for m in measures)
+        + "</tr></thead>",
+        "<tbody>",
+    ]
     for s in systems:
         row = f"<tr><td>{letters[s]}</td><td>{e(s)}</td>"
         for m in measures:

@@ -96,8 +96,14 @@ def _groups(qrels, other, columns):
                 )
         return keys, [({}, a, b)]
     out = []
-    left = {k if isinstance(k, tuple) else (k,): g for k, g in qrels.groupby(keys, sort=True, dropna=False)}
-    right = {k if isinstance(k, tuple) else (k,): g for k, g in other.groupby(keys, sort=True, dropna=False)}
+    left = {
+        k if isinstance(k, tuple) else (k,): g
+        for k, g in qrels.groupby(keys, sort=True, dropna=False)
+    }
+    right = {
+        k if isinstance(k, tuple) else (k,): g
+        for k, g in other.groupby(keys, sort=True, dropna=False)
+    }
     only = sorted(set(left) ^ set(right), key=str)
     if only:
         raise SchemaError(
@@ -378,7 +384,8 @@ def _check_labels(a: pd.DataFrame, b: pd.DataFrame, key: dict) -> None:
         from pdireval.errors import PdirevalWarning
 
         spans = "; ".join(
-            f"{n}: {v.min():g} to {v.max():g} ({len(np.unique(v))} distinct labels)" for n, v in labels.items()
+            f"{n}: {v.min():g} to {v.max():g} ({len(np.unique(v))} distinct labels)"
+            for n, v in labels.items()
         )
         warnings.warn(
             f"qrels and other label on different scales{_where(key)} ({spans}). κ, α and raw "

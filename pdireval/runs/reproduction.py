@@ -330,8 +330,12 @@ def reproducibility(
         n_lists = by_sys.size()
 
     def vectors(frame, system, measure):
-        sel = frame[(frame["system"] == system).to_numpy() & (frame["measure"] == measure).to_numpy()]
-        return pd.Series(sel["value"].to_numpy(np.float64), index=sel["query"].to_numpy(dtype=object))
+        sel = frame[
+            (frame["system"] == system).to_numpy() & (frame["measure"] == measure).to_numpy()
+        ]
+        return pd.Series(
+            sel["value"].to_numpy(np.float64), index=sel["query"].to_numpy(dtype=object)
+        )
 
     for system in systems:
         if same_collection:
@@ -348,8 +352,15 @@ def reproducibility(
                 d = xo.loc[shared].to_numpy() - xr.loc[shared].to_numpy()
                 rmse = float(np.sqrt(np.mean(d**2))) if len(d) else np.nan
                 rows.append((system, measure, "rmse", rmse, len(shared)))
-                rows.append((system, measure, "p_value_paired",
-                             _t_paired(xo.loc[shared].to_numpy(), xr.loc[shared].to_numpy()), len(shared)))
+                rows.append(
+                    (
+                        system,
+                        measure,
+                        "p_value_paired",
+                        _t_paired(xo.loc[shared].to_numpy(), xr.loc[shared].to_numpy()),
+                        len(shared),
+                    )
+                )
             rows.append((system, measure, "p_value_unpaired",
                          _t_unpaired(xo.to_numpy(), xr.to_numpy()), len(xo) + len(xr)))
             if baseline is not None and system != baseline:
@@ -357,15 +368,25 @@ def reproducibility(
                 br = vectors(scores_r, baseline, measure)
                 qo = xo.index.intersection(bo.index)
                 qr = xr.index.intersection(br.index)
-                imp_o = float(np.mean(xo.loc[qo].to_numpy() - bo.loc[qo].to_numpy())) if len(qo) else np.nan
-                imp_r = float(np.mean(xr.loc[qr].to_numpy() - br.loc[qr].to_numpy())) if len(qr) else np.nan
+                imp_o = (
+                    float(np.mean(xo.loc[qo].to_numpy() - bo.loc[qo].to_numpy()))
+                    if len(qo)
+                    else np.nan
+                )
+                imp_r = (
+                    float(np.mean(xr.loc[qr].to_numpy() - br.loc[qr].to_numpy()))
+                    if len(qr)
+                    else np.nan
+                )
                 rows.append((system, measure, "effect_ratio", _ratio(imp_r, imp_o), len(qr)))
                 ri_o = _ratio(xo.mean() - bo.mean(), bo.mean())
                 ri_r = _ratio(xr.mean() - br.mean(), br.mean())
                 rows.append((system, measure, "delta_ri", ri_o - ri_r, len(xr)))
             if margin is not None:
                 if same_collection:
-                    p_eq = _tost_paired(xo.loc[shared].to_numpy(), xr.loc[shared].to_numpy(), margin)
+                    p_eq = _tost_paired(
+                        xo.loc[shared].to_numpy(), xr.loc[shared].to_numpy(), margin
+                    )
                     n_eq = len(shared)
                 else:
                     p_eq = _tost_unpaired(xo.to_numpy(), xr.to_numpy(), margin)

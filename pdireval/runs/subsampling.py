@@ -1,4 +1,5 @@
-"""Qrels subsampling: judgments removed at random to simulate incomplete pools (Buckley & Voorhees 2004; He, Macdonald & Ounis 2008)."""
+"""Qrels subsampling: judgments removed at random to simulate incomplete pools (Buckley & Voorhees
+2004; He, Macdonald & Ounis 2008)."""
 
 from __future__ import annotations
 
@@ -28,18 +29,23 @@ DEFAULT_LEVELS = (1, 2, 3, 4, 5, 10, 15, 20, 25, 30, 40, 50, 60, 70, 80, 90)
 
 
 def _check_levels(levels) -> np.ndarray:
-    if isinstance(levels, (str, bytes)) or not isinstance(levels, (Sequence, np.ndarray, pd.Index, pd.Series)):
+    if isinstance(levels, (str, bytes)) or not isinstance(
+        levels, (Sequence, np.ndarray, pd.Index, pd.Series)
+    ):
         if isinstance(levels, numbers.Real):
             levels = [levels]
         else:
-            raise TypeError("levels= must be a number or a sequence of numbers, e.g. (1, 5, 10, 50)")
+            raise TypeError("levels= must be a number or a sequence of numbers, e.g. (1, 5, 10, "
+                            "50)")
     arr = np.asarray(list(levels), dtype=np.float64) if len(levels) else np.zeros(0)
     if len(arr) == 0:
-        raise OptionError("levels= is empty: give at least one completeness level in (0, 100], e.g. levels=(10, 50).")
+        raise OptionError("levels= is empty: give at least one completeness level in (0, 100], "
+                          "e.g. levels=(10, 50).")
     bad = arr[~((arr > 0) & (arr <= 100))]
     if len(bad):
         raise OptionError(
-            f"levels= must be percentages in (0, 100]; got {bad.tolist()}. Write 10 for 10%, not 0.1."
+            f"levels= must be percentages in (0, 100]; got {bad.tolist()}. Write 10 for 10%, not "
+            "0.1."
         )
     if arr.max() <= 1 and (arr < 1).any():
         # legal (0.1 is 0.1 %) but most often fractions meant as percentages: say so
@@ -173,7 +179,9 @@ def subsample_qrels(
     q = canonical_qrels(as_frame(qrels, "qrels"), columns)  # sorted by query then doc, as strings
 
     plan = _strata(q, rel)
-    masks = _subsample_masks(plan, len(q), level_arr, int(n_resamples), seed, nested, int(min_relevant))
+    masks = _subsample_masks(
+        plan, len(q), level_arr, int(n_resamples), seed, nested, int(min_relevant)
+    )
     return _variants_frame(q, masks, level_arr, int(n_resamples), mode)
 
 
@@ -187,8 +195,12 @@ def _strata(q: pd.DataFrame, rel: float):
     is_non = judged & ~is_rel
     rows = np.arange(len(q))
     n_topics = int(qcodes.max()) + 1 if len(qcodes) else 0
-    rel_rows = np.split(rows[is_rel], np.cumsum(np.bincount(qcodes[is_rel], minlength=n_topics))[:-1])
-    non_rows = np.split(rows[is_non], np.cumsum(np.bincount(qcodes[is_non], minlength=n_topics))[:-1])
+    rel_rows = np.split(
+        rows[is_rel], np.cumsum(np.bincount(qcodes[is_rel], minlength=n_topics))[:-1]
+    )
+    non_rows = np.split(
+        rows[is_non], np.cumsum(np.bincount(qcodes[is_non], minlength=n_topics))[:-1]
+    )
     unjudged_rows = rows[~judged]
     return rel_rows, non_rows, unjudged_rows
 
@@ -206,7 +218,8 @@ def _subsample_masks(plan, n_rows, levels, n_resamples, seed, nested, min_releva
     if cells > MAX_MASK_CELLS:
         raise OptionError(
             f"subsample_qrels would build {len(levels)} levels x {n_resamples} repeats = "
-            f"{len(levels) * n_resamples:,} qrels variants of {n_rows:,} rows ({cells:,} cells), over "
+            f"{len(levels) * n_resamples:,} qrels variants of {n_rows:,} rows ({cells:,} cells), "
+            "over "
             f"the {MAX_MASK_CELLS:,} it allows: pass fewer levels= or a smaller n_resamples=."
         )
     masks = np.zeros((len(levels) * n_resamples, n_rows), dtype=bool)
@@ -238,7 +251,9 @@ def _subsample_masks(plan, n_rows, levels, n_resamples, seed, nested, min_releva
     return masks
 
 
-def _variants_frame(q: pd.DataFrame, masks: np.ndarray, levels, n_resamples: int, mode: str) -> pd.DataFrame:
+def _variants_frame(
+    q: pd.DataFrame, masks: np.ndarray, levels, n_resamples: int, mode: str
+) -> pd.DataFrame:
     n_var, n_rows = masks.shape
     level_col = np.repeat(_level_values(levels), n_resamples)
     repeat_col = np.tile(np.arange(n_resamples, dtype=np.int64), len(levels))

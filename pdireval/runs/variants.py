@@ -82,8 +82,14 @@ class _Variants:
         self.n_base = len(base_pairs)
         self.base = pd.DataFrame(
             {
-                "query": pd.array(np.asarray(q_uniques, dtype=object)[base_pairs // max(len(d_uniques), 1)], dtype=ID_DTYPE),
-                "doc": pd.array(np.asarray(d_uniques, dtype=object)[base_pairs % max(len(d_uniques), 1)], dtype=ID_DTYPE),
+                "query": pd.array(
+                    np.asarray(q_uniques, dtype=object)[base_pairs // max(len(d_uniques), 1)],
+                    dtype=ID_DTYPE,
+                ),
+                "doc": pd.array(
+                    np.asarray(d_uniques, dtype=object)[base_pairs % max(len(d_uniques), 1)],
+                    dtype=ID_DTYPE,
+                ),
                 "label": np.arange(self.n_base, dtype=np.float64),
             }
         )
@@ -165,7 +171,8 @@ def canonical_variants(qrels_variants: pd.DataFrame, columns) -> tuple[pd.DataFr
     return out, key_cols
 
 
-# --------------------------------------------------------------------------- evaluation over variants
+# --------------------------------------------------------------------------- evaluation over
+# variants
 
 
 class _VariantJudgments(Judgments):
@@ -178,7 +185,10 @@ class _VariantJudgments(Judgments):
         if cached is None:
             cached = pd.DataFrame(
                 {
-                    "query": pd.array(np.repeat(np.asarray(self.queries, dtype=object), np.diff(self.start)), dtype=ID_DTYPE),
+                    "query": pd.array(
+                        np.repeat(np.asarray(self.queries, dtype=object), np.diff(self.start)),
+                        dtype=ID_DTYPE,
+                    ),
                     "doc": pd.array(np.asarray(self.doc, dtype=object), dtype=ID_DTYPE),
                     "label": self.label,
                 }
@@ -191,8 +201,16 @@ class _VariantJudgments(Judgments):
         self.__dict__["_frame"] = value
 
 
-def _variant_segments(full: Segments, hit_base: np.ndarray, base_pos: np.ndarray, base_query: np.ndarray,
-                      base_doc: np.ndarray, base_query_ids: pd.Index, rows: np.ndarray, labels: np.ndarray):
+def _variant_segments(
+    full: Segments,
+    hit_base: np.ndarray,
+    base_pos: np.ndarray,
+    base_query: np.ndarray,
+    base_doc: np.ndarray,
+    base_query_ids: pd.Index,
+    rows: np.ndarray,
+    labels: np.ndarray,
+):
     """Segments of one qrels variant, derived from the full segments by masking hits.
 
     ``rows``/``labels``: the variant's base rows and their labels. ``base_pos``: grouped
@@ -237,7 +255,9 @@ def _variant_segments(full: Segments, hit_base: np.ndarray, base_pos: np.ndarray
     return _variant_of(full, judgments, vlabel[hit_base[hit_keep]], hit_keep, seg_keep, qmap), qmap
 
 
-def _variant_of(full: Segments, judgments, hit_label, hit_keep=None, seg_keep=None, qmap=None) -> Segments:
+def _variant_of(
+    full: Segments, judgments, hit_label, hit_keep=None, seg_keep=None, qmap=None
+) -> Segments:
     """The full run's segments under a variant's judgments, by masking, never by a new join.
 
     Hits kept by ``hit_keep`` (all when None) take ``hit_label``; segments kept by

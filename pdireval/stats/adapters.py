@@ -102,12 +102,17 @@ def binom_p(n_greater, n_less, alternative="two-sided"):
     a = np.asarray(n_greater, dtype=np.int64)
     n = a + np.asarray(n_less, dtype=np.int64)
     with _scoped():
-        p = _stats.binom.sf(a - 1, n, 0.5) if alternative == "greater" else _stats.binom.cdf(a, n, 0.5)
+        p = (
+            _stats.binom.sf(a - 1, n, 0.5)
+            if alternative == "greater"
+            else _stats.binom.cdf(a, n, 0.5)
+        )
     return np.asarray(np.where(n == 0, 1.0, np.minimum(1.0, p)), dtype=np.float64)
 
 
 def hedges_g_paired(a, b):
-    """Hedges' g of paired columns, pingouin's ``compute_effsize(x, y, paired=True, eftype="hedges")``.
+    """Hedges' g of paired columns, pingouin's ``compute_effsize(x, y, paired=True,
+    eftype="hedges")``.
 
     g = d_av · (1 − 3 / (4·(2n) − 9)) with d_av = (ā − b̄) / √((s_a² + s_b²)/2) (Cumming 2012's
     d_av, sample variances with ddof = 1; Hedges 1981's small-sample correction with
@@ -122,7 +127,9 @@ def hedges_g_paired(a, b):
     diff = a.mean(axis=0) - b.mean(axis=0)
     scale = np.sqrt((a.var(axis=0, ddof=1) + b.var(axis=0, ddof=1)) / 2.0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        d = np.where(scale > 0, diff / scale, np.where(diff > 0, np.inf, np.where(diff < 0, -np.inf, 0.0)))
+        d = np.where(
+            scale > 0, diff / scale, np.where(diff > 0, np.inf, np.where(diff < 0, -np.inf, 0.0))
+        )
     g = d * (1.0 - 3.0 / (4.0 * (n + n) - 9.0))  # pingouin: d * (1 - 3 / (4 * (nx + ny) - 9))
     return np.asarray(g, dtype=np.float64)
 

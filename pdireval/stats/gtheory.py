@@ -1,4 +1,5 @@
-"""Generalizability theory in closed form on stacks of query x system matrices: ANOVA table, variance components, Phi, E rho^2, queries needed, confidence intervals."""
+"""Generalizability theory in closed form on stacks of query x system matrices: ANOVA table,
+variance components, Phi, E rho^2, queries needed, confidence intervals."""
 
 from __future__ import annotations
 
@@ -6,9 +7,21 @@ import numpy as np
 
 from pdireval.errors import check_option
 
-__all__ = ["anova_table", "variance_components", "phi", "e_rho2", "queries_needed", "coefficient_intervals", "NEGATIVE",
-           "EFFECTS3", "anova_table3", "variance_components3", "error_variances3", "coefficients3",
-           "queries_needed3"]
+__all__ = [
+    "anova_table",
+    "variance_components",
+    "phi",
+    "e_rho2",
+    "queries_needed",
+    "coefficient_intervals",
+    "NEGATIVE",
+    "EFFECTS3",
+    "anova_table3",
+    "variance_components3",
+    "error_variances3",
+    "coefficients3",
+    "queries_needed3",
+]
 
 NEGATIVE = ("clip", "keep")
 
@@ -79,7 +92,9 @@ def variance_components(ms_system, ms_query, ms_residual, n_systems, n_queries, 
 
 
 def _coefficient(var_s, error, n):
-    var_s, error, n = np.broadcast_arrays(*(np.asarray(a, dtype=np.float64) for a in (var_s, error, n)))
+    var_s, error, n = np.broadcast_arrays(
+        *(np.asarray(a, dtype=np.float64) for a in (var_s, error, n))
+    )
     den = var_s + error / n
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.where(den != 0, var_s / np.where(den != 0, den, 1.0), np.nan)
@@ -108,7 +123,9 @@ def queries_needed(var_system, error, target):
     so floating error at integers cannot give a wrong answer. σ²_s = 0 → inf; error = 0 (and
     σ²_s > 0) → 1. Returns float64 (inf is a float).
     """
-    var_s, error = np.broadcast_arrays(np.asarray(var_system, dtype=np.float64), np.asarray(error, dtype=np.float64))
+    var_s, error = np.broadcast_arrays(
+        np.asarray(var_system, dtype=np.float64), np.asarray(error, dtype=np.float64)
+    )
     out = np.full(var_s.shape, np.inf)
     ok = var_s > 0
     if not ok.any():
@@ -172,7 +189,9 @@ def coefficient_intervals(tab, n_s, n_t, n_prime, confidence_level):
         scale = np.maximum(np.abs(at), np.abs(br))
         scale = np.where(scale > 0, scale, 1.0)
         at, br = at / scale, br / scale
-        v = np.square(at + br) / (np.square(at) / (k - 1.0) + np.square(br) / ((n - 1.0) * (k - 1.0)))
+        v = np.square(at + br) / (
+            np.square(at) / (k - 1.0) + np.square(br) / ((n - 1.0) * (k - 1.0))
+        )
         f_star = _f_ppf(1 - alpha / 2, n - 1.0, v)
         f_star2 = _f_ppf(1 - alpha / 2, v, n - 1.0)
         common = k * ms_t + (k * n - k - n) * ms_r

@@ -1,4 +1,5 @@
-"""Rank correlation of two score vectors: Kendall's tau (a, b), Goodman-Kruskal gamma, tau_AP, any method by name."""
+"""Rank correlation of two score vectors: Kendall's tau (a, b), Goodman-Kruskal gamma, tau_AP, any
+method by name."""
 
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ def _vectors(x, y):
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     if x.ndim != 1 or x.shape != y.shape:
-        raise OptionError(f"x and y must be 1-D of the same length, got shapes {x.shape} and {y.shape}")
+        raise OptionError(f"x and y must be 1-D of the same length, got shapes {x.shape} and "
+                          f"{y.shape}")
     if np.isnan(x).any() or np.isnan(y).any():
         raise OptionError("x and y must not hold NaN: drop the objects without a value first")
     return x, y
@@ -45,7 +47,8 @@ def kendall_tau(x, y, variant: str = "b") -> float:
 
     * ``"a"``: τ_a = (c − d) / n0;
     * ``"b"`` (default, scipy's ``kendalltau``): τ_b = (c − d) / √((n0 − n1)(n0 − n2));
-    * ``"gamma"``: Goodman–Kruskal γ = (c − d) / (c + d) — the statistic Golbus & Aslam (2013) call τ.
+    * ``"gamma"``: Goodman–Kruskal γ = (c − d) / (c + d) — the statistic Golbus & Aslam (2013)
+      call τ.
 
     Without ties the three agree. Undefined (n < 2 or a zero denominator) gives NaN.
     """

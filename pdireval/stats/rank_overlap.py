@@ -106,7 +106,11 @@ def expected_overlap_curve(scores_a, scores_b, depths=None) -> np.ndarray:
     start_a, size_a = tie_groups(scores_a)
     start_b, size_b = tie_groups(scores_b)
     n = len(start_a)
-    d = np.arange(1, n + 1, dtype=np.float64) if depths is None else np.asarray(depths, dtype=np.float64)
+    d = (
+        np.arange(1, n + 1, dtype=np.float64)
+        if depths is None
+        else np.asarray(depths, dtype=np.float64)
+    )
     out = np.empty(len(d))
     step = max(1, (1 << 22) // max(n, 1))  # depths per block: memory bounded
     for lo in range(0, len(d), step):
@@ -196,7 +200,11 @@ def kendall_tau_b_rows(x, y, lengths=None) -> np.ndarray:
     x = np.atleast_2d(np.asarray(x, dtype=np.float64))
     y = np.atleast_2d(np.asarray(y, dtype=np.float64))
     n_rows, width = x.shape
-    lengths = np.full(n_rows, width, dtype=np.int64) if lengths is None else np.asarray(lengths, dtype=np.int64)
+    lengths = (
+        np.full(n_rows, width, dtype=np.int64)
+        if lengths is None
+        else np.asarray(lengths, dtype=np.int64)
+    )
     live = np.arange(width)[None, :] < lengths[:, None]
     big = np.inf
     xs = np.where(live, x, big)

@@ -323,8 +323,11 @@ def evaluate_files(epi: Epi, qrels_path: str, results_path: str) -> Output:
                            f"{', '.join(REL_FORMATS)} (trec_eval: Illegal rel_format "
                            f"'{epi.rel_info_format}').", 2)
     if epi.rel_info_format not in ("qrels", "qrels_jg"):
-        raise TrecEvalExit(f"-R {epi.rel_info_format}: pdireval's trec_eval reads -R qrels and "
-                           "qrels_jg; preference files (prefs, qrels_prefs) are not supported yet.", 2)
+        raise TrecEvalExit(
+            f"-R {epi.rel_info_format}: pdireval's trec_eval reads -R qrels and "
+            "qrels_jg; preference files (prefs, qrels_prefs) are not supported yet.",
+            2,
+        )
     jg_mode = epi.rel_info_format == "qrels_jg"
     qrels_data = read_bytes(qrels_path, "qrels")
     qq, qg, qd, qr = parse_qrels(qrels_data, qrels_path, version)
@@ -356,7 +359,9 @@ def evaluate_files(epi: Epi, qrels_path: str, results_path: str) -> Output:
             raise TrecEvalExit(f"-m {meas.name}: {exc} (trec_eval: Cannot initialize measure "
                                f"'{meas.name}').", 2) from None
         params[meas.name] = values
-        columns += [Column(n, meas, i if meas.kind.startswith("cut") else -1) for i, n in enumerate(names)]
+        columns += [
+            Column(n, meas, i if meas.kind.startswith("cut") else -1) for i, n in enumerate(names)
+        ]
 
     # ----- which queries
     qrels_queries = sorted(set(qq))
@@ -393,8 +398,22 @@ def evaluate_files(epi: Epi, qrels_path: str, results_path: str) -> Output:
         stop = (f"query {evaluated[0].decode(errors='replace')}: every qrels label is negative "
                 f"(pooled but unjudged); trec_eval cannot evaluate such a query when it comes "
                 f"first (trec_eval: Can't calculate measure '{first}')", 4)
-        return _print(epi, chosen, columns, params, rr, evaluated, bogus, runid, zscores, qq, qr, jg_rows,
-                      upto=0, stop=stop)
+        return _print(
+            epi,
+            chosen,
+            columns,
+            params,
+            rr,
+            evaluated,
+            bogus,
+            runid,
+            zscores,
+            qq,
+            qr,
+            jg_rows,
+            upto=0,
+            stop=stop,
+        )
     if dup is not None:
         q_index, docno, where = dup
         evaluated_before = evaluated[:q_index]
@@ -402,23 +421,56 @@ def evaluate_files(epi: Epi, qrels_path: str, results_path: str) -> Output:
         missing = None
         stop = (f"query {evaluated[q_index].decode(errors='replace')}: document "
                 f"{docno.decode(errors='replace')} is listed twice in the {where} "
-                f"(trec_eval.form_res_rels: duplicate docs; trec_eval: Can't calculate measure '{first}')")
-        return _print(epi, chosen, columns, params, rr, evaluated, bogus, runid, zscores, qq, qr, jg_rows,
-                      upto=len(evaluated_before), stop=(stop, 4))
+                "(trec_eval.form_res_rels: duplicate docs; trec_eval: Can't calculate measure "
+                f"'{first}')")
+        return _print(
+            epi,
+            chosen,
+            columns,
+            params,
+            rr,
+            evaluated,
+            bogus,
+            runid,
+            zscores,
+            qq,
+            qr,
+            jg_rows,
+            upto=len(evaluated_before),
+            stop=(stop, 4),
+        )
     if missing is not None:
-        stop = (f"query {missing.decode(errors='replace')} is judged in the qrels but absent from the "
+        stop = (f"query {missing.decode(errors='replace')} is judged in the qrels but absent from "
+                "the "
                 "run; trec_eval 10.0 stops there (trec_eval: result qid "
-                f"'{missing.decode(errors='replace')}' not found in qrels). Use -c to evaluate it as "
+                f"'{missing.decode(errors='replace')}' not found in qrels). Use -c to evaluate it "
+                "as "
                 "an empty ranking.", 4)
         if not evaluated:
             return Output("", 4, stop[0])
-        return _print(epi, chosen, columns, params, rr, evaluated, bogus, runid, zscores, qq, qr, jg_rows,
-                      upto=len(evaluated), stop=stop)
+        return _print(
+            epi,
+            chosen,
+            columns,
+            params,
+            rr,
+            evaluated,
+            bogus,
+            runid,
+            zscores,
+            qq,
+            qr,
+            jg_rows,
+            upto=len(evaluated),
+            stop=stop,
+        )
     if not evaluated:
         raise TrecEvalExit("no queries with both results and relevance information: the run's "
                            "query ids and the qrels' share none (trec_eval: No queries with both "
                            "results and relevance info).", 7)
-    return _print(epi, chosen, columns, params, rr, evaluated, bogus, runid, zscores, qq, qr, jg_rows)
+    return _print(
+        epi, chosen, columns, params, rr, evaluated, bogus, runid, zscores, qq, qr, jg_rows
+    )
 
 
 BOGUS_DOCNO = b"ceci_nest_pas_un_docno"
@@ -459,8 +511,11 @@ def _res_rels(epi, evaluated, bogus, qq, qd, qr, rq, rd, rs):
             lookups.setdefault(code, {}).update(zip(qd[a:b], qr[a:b]))
     np.add.at(listed, block_codes[block_codes >= 0], block_sizes[block_codes >= 0])
     for code in np.flatnonzero(listed != np.array([len(lookups.get(c, ())) for c in range(n)])):
-        dup = dup or (int(code), _first_duplicate([d for q, d in zip(qq, qd) if index.get(q) == code]),
-                      "qrels")
+        dup = dup or (
+            int(code),
+            _first_duplicate([d for q, d in zip(qq, qd) if index.get(q) == code]),
+            "qrels",
+        )
         break
     line_codes = np.repeat(block_codes, block_sizes)
     keep = line_codes >= 0
@@ -649,9 +704,16 @@ def _print(epi, chosen, columns, params, rr, evaluated, bogus, runid, zscores, q
             if kind in ("runid", "num_q", "gm"):
                 continue
             if kind == "relstring":
-                blocks.append((f"{col.name:<22}\t", [f"'{v}'" for v in relstrings[col.meas.name][:limit]]))
+                blocks.append(
+                    (f"{col.name:<22}\t", [f"'{v}'" for v in relstrings[col.meas.name][:limit]])
+                )
             elif kind == "s_long" and not z:
-                blocks.append((f"{col.name:<22}\t", list(map(str, table[:limit, j].astype(np.int64).tolist()))))
+                blocks.append(
+                    (
+                        f"{col.name:<22}\t",
+                        list(map(str, table[:limit, j].astype(np.int64).tolist())),
+                    )
+                )
             else:
                 blocks.append((f"{z}{col.name:<22}\t", _fmt_all(table[:limit, j])))
         for i, qid in enumerate(qids):

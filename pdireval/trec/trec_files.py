@@ -19,7 +19,15 @@ from __future__ import annotations
 import re
 import sys
 
-__all__ = ["TrecEvalExit", "read_bytes", "parse_qrels", "parse_results", "parse_zscores", "atol", "atof"]
+__all__ = [
+    "TrecEvalExit",
+    "read_bytes",
+    "parse_qrels",
+    "parse_results",
+    "parse_zscores",
+    "atol",
+    "atof",
+]
 
 
 class TrecEvalExit(Exception):
@@ -50,7 +58,9 @@ def read_bytes(path: str, what: str) -> bytes:
 
 
 _ATOL = rb"^[ \t\n\v\f\r]*([+-]?[0-9]+)"
-_ATOF = rb"^[ \t\n\v\f\r]*([+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf(?:inity)?|nan))"
+_ATOF = (
+    rb"^[ \t\n\v\f\r]*([+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf(?:inity)?|nan))"
+)
 
 
 def atol(token: bytes) -> int:

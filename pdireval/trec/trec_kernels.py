@@ -44,7 +44,11 @@ class ResRels:
     def __init__(self, rel, valid, num_ret, num_rel, num_rel_ret, num_nonpool, num_unjudged,
                  levels, num_rel_levels, level: int, version: str, num_docs_in_coll: int = 0):
         self.rel, self.valid, self.num_ret, self.num_rel = rel, valid, num_ret, num_rel
-        self.num_rel_ret, self.num_nonpool, self.num_unjudged = num_rel_ret, num_nonpool, num_unjudged
+        self.num_rel_ret, self.num_nonpool, self.num_unjudged = (
+            num_rel_ret,
+            num_nonpool,
+            num_unjudged,
+        )
         self.levels, self.num_rel_levels = levels, num_rel_levels
         self.level, self.version, self.num_docs_in_coll = level, version, num_docs_in_coll
         self.cache: dict = {}
@@ -146,7 +150,9 @@ def _bpref_sum(rr):
     nonrel = judged & (rr.rel < rr.level)
     relevant = judged & ~nonrel
     nonrel_so_far = np.cumsum(nonrel, axis=1)
-    num_nonrel = rr.levels[:, : max(rr.level, 0)].sum(axis=1) if rr.level > 0 else np.zeros(rr.n, np.int64)
+    num_nonrel = (
+        rr.levels[:, : max(rr.level, 0)].sum(axis=1) if rr.level > 0 else np.zeros(rr.n, np.int64)
+    )
     num_rel = rr.num_rel[:, None]
     part = 1.0 - _div(np.minimum(nonrel_so_far, num_rel).astype(np.float64),
                       np.minimum(num_nonrel[:, None], num_rel).astype(np.float64))
@@ -179,9 +185,9 @@ def infap(rr, params=None):
     pool_unjudged = np.cumsum(unjudged, axis=1)
     fj = np.arange(rr.width, dtype=np.float64)[None, :]
     r1 = rel_so_far - 1
-    term = (1.0 / (fj + 1.0)
-            + (fj / (fj + 1.0)) * (_div((r1 + nonrel_so_far + pool_unjudged).astype(np.float64), fj))
-            * (_div(r1 + INFAP_EPSILON, (r1 + nonrel_so_far) + 2 * INFAP_EPSILON)))
+    term = 1.0 / (fj + 1.0) + (fj / (fj + 1.0)) * (
+        _div((r1 + nonrel_so_far + pool_unjudged).astype(np.float64), fj)
+    ) * (_div(r1 + INFAP_EPSILON, (r1 + nonrel_so_far) + 2 * INFAP_EPSILON))
     term[:, 0] = 1.0
     contrib = np.where(relevant, term, 0.0)
     total = rr.at(np.cumsum(contrib, axis=1), rr.num_ret)
@@ -189,7 +195,9 @@ def infap(rr, params=None):
 
 
 def precision(rr, cutoffs):
-    return _div(rr.first_k(rr.cumrel, cutoffs).astype(np.float64), np.asarray(cutoffs, np.float64)[None, :])
+    return _div(
+        rr.first_k(rr.cumrel, cutoffs).astype(np.float64), np.asarray(cutoffs, np.float64)[None, :]
+    )
 
 
 def recall(rr, cutoffs):
@@ -287,8 +295,12 @@ def _iprec_loop(rr, q, percents):
     n = len(percents)
     num_rel, nrr, nret = int(rr.num_rel[q]), int(rr.num_rel_ret[q]), int(rr.num_ret[q])
     if rr.version == "10":
-        cutoffs = [int(np.floor(p * num_rel + 0.5)) if p * num_rel >= 0 else int(np.ceil(p * num_rel - 0.5))
-                   for p in percents]
+        cutoffs = [
+            int(np.floor(p * num_rel + 0.5))
+            if p * num_rel >= 0
+            else int(np.ceil(p * num_rel - 0.5))
+            for p in percents
+        ]
     else:
         cutoffs = [int(p * num_rel + 0.9) for p in percents]
     values = [0.0] * n
@@ -326,7 +338,9 @@ def rprec_mult(rr, percents):
     total = rr.cumrel[np.arange(rr.n), np.maximum(rr.num_ret - 1, 0)] * (rr.num_ret > 0)
     d = (rr.num_rel_ret - total)[:, None]
     rso = rr.at(rr.cumrel, np.minimum(cut, rr.num_ret[:, None])) + d
-    inside = np.where((cut > 0) & (rso > 0), _div(rso.astype(np.float64), cut.astype(np.float64)), 0.0)
+    inside = np.where(
+        (cut > 0) & (rso > 0), _div(rso.astype(np.float64), cut.astype(np.float64)), 0.0
+    )
     beyond = _div(rr.num_rel_ret.astype(np.float64)[:, None], cut.astype(np.float64))
     return np.where(cut > rr.num_ret[:, None], beyond, inside)
 
@@ -336,7 +350,11 @@ def utility(rr, params):
         raise ValueError("trec_eval.calc_utility: improper number of coefficients")
     a, b, c, d = params
     nrr, nret, nrel = rr.num_rel_ret, rr.num_ret, rr.num_rel
-    return (a * nrr + b * (nret - nrr)) + c * (nrel - nrr) + d * (rr.num_docs_in_coll + nrr - nret - nrel)
+    return (
+        (a * nrr + b * (nret - nrr))
+        + c * (nrel - nrr)
+        + d * (rr.num_docs_in_coll + nrr - nret - nrel)
+    )
 
 
 def set_p(rr, params=None):
@@ -355,7 +373,9 @@ def set_recall(rr, params=None):
 def set_map(rr, params=None):
     ok = (rr.num_ret > 0) & (rr.num_rel > 0)
     nrr = rr.num_rel_ret.astype(np.float64)
-    return np.where(ok, _div(nrr * nrr, rr.num_ret.astype(np.float64) * rr.num_rel.astype(np.float64)), 0.0)
+    return np.where(
+        ok, _div(nrr * nrr, rr.num_ret.astype(np.float64) * rr.num_rel.astype(np.float64)), 0.0
+    )
 
 
 def set_f(rr, params):
@@ -500,8 +520,10 @@ def _dcg_parts(rr, pairs):
     g = gains.of(rr.rel, rr.valid)
     results = np.cumsum(np.where(g != 0, g / _discount(rr.width)[None, :], 0.0), axis=1)
     ideal_gains = gains.ideal()
-    ideal = np.cumsum(np.where(ideal_gains > 0, ideal_gains / _discount(ideal_gains.shape[1])[None, :], 0.0),
-                      axis=1)
+    ideal = np.cumsum(
+        np.where(ideal_gains > 0, ideal_gains / _discount(ideal_gains.shape[1])[None, :], 0.0),
+        axis=1,
+    )
     ideal_len = (ideal_gains > 0).sum(axis=1)
     return g, results, ideal_gains, ideal, ideal_len
 
@@ -534,8 +556,10 @@ def ndcg_cut(rr, cutoffs):
     gain = np.where(rr.valid & (rr.rel > 0), rr.rel, 0).astype(np.float64)
     results = np.cumsum(np.where(gain > 0, gain / _discount(rr.width)[None, :], 0.0), axis=1)
     ideal_gains = Gains(rr, ()).ideal()
-    ideal = np.cumsum(np.where(ideal_gains > 0, ideal_gains / _discount(ideal_gains.shape[1])[None, :], 0.0),
-                      axis=1)
+    ideal = np.cumsum(
+        np.where(ideal_gains > 0, ideal_gains / _discount(ideal_gains.shape[1])[None, :], 0.0),
+        axis=1,
+    )
     ideal_len = (ideal_gains > 0).sum(axis=1)
     cut = np.asarray(cutoffs, np.int64)[None, :]
     dcg_at = rr.at(results, np.minimum(cut, rr.num_ret[:, None]))
@@ -572,7 +596,9 @@ def rndcg(rr, pairs):
     top = gains.gains[-1] if len(gains.gains) else 0.0
     # trec_eval returns 0 early when the query has no relevant document
     for q in np.nonzero(rr.num_rel > 0)[0]:
-        out[q] = _rndcg_one(results[q], int(rr.num_ret[q]), ideal_gains[q], ideal[q], int(ideal_len[q]), top)
+        out[q] = _rndcg_one(
+            results[q], int(rr.num_ret[q]), ideal_gains[q], ideal[q], int(ideal_len[q]), top
+        )
     return out
 
 
@@ -659,8 +685,12 @@ def rbp(rr, pairs):
                            | ((rr.rel >= 0) & (rr.rel < rr.num_rel_levels[:, None])))
     scaled = _div(g - lo[:, None], (hi - lo)[:, None])
     g = np.where(rescale & in_table, scaled, g)
-    cur_p = np.cumprod(np.concatenate([np.ones((rr.n, 1)), np.full((rr.n, rr.width - 1), p)], axis=1)
-                       if rr.width > 1 else np.ones((rr.n, 1)), axis=1)
+    cur_p = np.cumprod(
+        np.concatenate([np.ones((rr.n, 1)), np.full((rr.n, rr.width - 1), p)], axis=1)
+        if rr.width > 1
+        else np.ones((rr.n, 1)),
+        axis=1,
+    )
     contrib = np.where((g != 0) & rr.valid, g * cur_p, 0.0)
     total = _last(np.cumsum(contrib, axis=1), rr.num_ret)
     return (1.0 - p) * total
@@ -672,7 +702,9 @@ def rbp_resid(rr, pairs):
         if name == "p":
             p = float(value)
     powers = np.cumprod(np.full((rr.n, rr.width + 1), p), axis=1) / p  # p^0, p^1, ...
-    powers = np.cumprod(np.concatenate([np.ones((rr.n, 1)), np.full((rr.n, rr.width), p)], axis=1), axis=1)
+    powers = np.cumprod(
+        np.concatenate([np.ones((rr.n, 1)), np.full((rr.n, rr.width), p)], axis=1), axis=1
+    )
     unjudged = rr.valid & (rr.rel < 0)
     total = _last(np.cumsum(np.where(unjudged, powers[:, :-1], 0.0), axis=1), rr.num_ret)
     final_p = powers[np.arange(rr.n), np.minimum(rr.num_ret, rr.width)]
