@@ -26,6 +26,8 @@ EXPORTS: dict[str, str] = {
     "read_run": "pdireval.io",
     "read_qrels": "pdireval.io",
     "read_svmlight": "pdireval.io",
+    "read_scores": "pdireval.io",
+    "write_scores": "pdireval.io",
     "write_run": "pdireval.io",
     "write_qrels": "pdireval.io",
     # run (+ qrels) -> scores
@@ -119,4 +121,5 @@ FRAME_FUNCTIONS: tuple[str, ...] = (
     "paper_table",
     "write_run",
     "write_qrels",
+    "write_scores",
 )

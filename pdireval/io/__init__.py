@@ -12,6 +12,7 @@ module             holds
 ``writers``        :func:`write_run`, :func:`write_qrels`
 ``svmlight``       :func:`read_svmlight`
 ``objects``        :func:`as_frame`: paths, pytrec_eval dicts and records become frames
+``scores``         :func:`read_scores`, :func:`write_scores`: other tools' per-query numbers
 =================  =====================================================================
 
 Readers parse with pyarrow's CSV reader or pandas' C parser (no Python loop per line on a
@@ -27,6 +28,7 @@ from pdireval.io.files import PARQUET_SUFFIXES as PARQUET_SUFFIXES
 from pdireval.io.files import file_system_names as file_system_names
 from pdireval.io.objects import as_frame as as_frame
 from pdireval.io.readers import read_qrels, read_run
+from pdireval.io.scores import read_scores, write_scores
 from pdireval.io.svmlight import MAX_FEATURE_CELLS as MAX_FEATURE_CELLS
 from pdireval.io.svmlight import read_svmlight
 from pdireval.io.trec import MAX_WHOLE as MAX_WHOLE
@@ -37,4 +39,7 @@ from pdireval.io.writers import write_qrels, write_run
 # The public functions; the other names above are re-exported for pdireval's own modules. The
 # limits MAX_DECOMPRESSED_BYTES and MAX_FEATURE_CELLS are read where they are defined
 # (pdireval.io.files, pdireval.io.svmlight): raise them there.
-__all__ = ["read_run", "read_qrels", "read_svmlight", "write_run", "write_qrels"]
+__all__ = [
+    "read_run", "read_qrels", "read_svmlight", "read_scores", "write_run", "write_qrels",
+    "write_scores",
+]

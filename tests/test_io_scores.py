@@ -1,0 +1,236 @@
+"""read_scores / write_scores against what the real tools write (trec_eval, ir_measures, ranx,
+PyTerrier), and round trips."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import pdireval
+from pdireval.errors import OptionError, SchemaError
+from pdireval.io import read_scores, write_scores
+from tests.test_treceval import DATA, te9, theirs  # noqa: F401  (te9 is a fixture)
+
+ROBUST = DATA / "robust03"
+MEASURES = {"map": "AP", "P_10": "P@10", "ndcg_cut_10": "nDCG@10", "recip_rank": "RR",
+            "bpref": "Bpref", "num_rel_ret": "num_rel_ret"}
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory):
+    run, qrels = pdireval.datasets.simulate(n_systems=3, n_queries=8, depth=30, rng=4)
+    folder = tmp_path_factory.mktemp("small")
+    qrels_path, run_paths = folder / "qrels.txt", []
+    pdireval.write_qrels(qrels, qrels_path)
+    for system, part in run.groupby("system"):
+        path = folder / f"{system}.run"
+        pdireval.write_run(part, path)
+        run_paths.append(path)
+    return run, qrels, qrels_path, run_paths
+
+
+def _robust_run_paths(n):
+    if not ROBUST.exists():
+        pytest.skip(f"{ROBUST} is absent: the Robust 2003 tests need the project's ../shared folder")
+    return sorted((ROBUST / "runs").glob("*.gz"))[:n], ROBUST / "qrels.txt"
+
+
+def _aligned(got: pd.DataFrame, want: pd.DataFrame) -> pd.DataFrame:
+    both = got.merge(want, on=["system", "query", "measure"], suffixes=("_got", "_want"),
+                     how="outer", indicator=True)
+    assert (both["_merge"] == "both").all(), both[both["_merge"] != "both"].head()
+    return both
+
+
+@pytest.mark.slow  # builds and runs the trec_eval binary
+def test_trec_eval_q_output_of_the_binary_equals_evaluate(te9, tmp_path):  # noqa: F811
+    runs, qrels_path = _robust_run_paths(2)
+    specs = ["map", "P.10", "ndcg_cut.10", "recip_rank", "bpref", "num_rel_ret"]
+    plain = []
+    for path in runs:  # trec_eval 9.0.8 reads plain text only
+        plain.append(tmp_path / path.stem)
+        plain[-1].write_bytes(gzip.decompress(path.read_bytes()))
+    text = "".join(theirs(te9, "-q", *sum((["-m", m] for m in specs), []),
+                          str(qrels_path), str(path)) for path in plain)
+    (tmp_path / "eval.txt").write_text(text)
+    got = read_scores(tmp_path / "eval.txt")
+    assert set(got["measure"]) == set(MEASURES)
+    run = pd.concat([pdireval.read_run(p) for p in runs], ignore_index=True)
+    qrels = pdireval.read_qrels(qrels_path)
+    want = pdireval.evaluate(run, list(MEASURES.values()), qrels=qrels, missing="drop")
+    want["measure"] = want["measure"].map({v: k for k, v in MEASURES.items()})
+    assert set(got["system"]) == set(run["system"])  # each block named by its runid line
+    both = _aligned(got, want)
+    np.testing.assert_allclose(both["value_got"], both["value_want"], atol=5e-5 + 1e-12)
+    kept = read_scores(tmp_path / "eval.txt", all_rows="keep")
+    summary = kept[kept["query"] == "all"]
+    assert len(summary) == 2 * len(MEASURES) + 2  # + num_q per run; runid is not a number
+    assert len(kept) == len(got) + len(summary)
+
+
+def test_write_scores_is_read_back_by_trec_eval_format_readers(small, tmp_path):
+    run, qrels, *_ = small
+    scores = pdireval.evaluate(run, ["AP", "nDCG@10", "P@10", "RBP(p=0.5)"], qrels=qrels)
+    write_scores(scores, tmp_path / "out.txt")
+    lines = (tmp_path / "out.txt").read_text().splitlines()
+    assert lines[0].split("\t") == ["map                   ", "1", f"{scores['value'][0]:.4f}"]
+    assert "runid                 \tall\tsys01" in lines
+    back = read_scores(tmp_path / "out.txt")
+    assert set(back["measure"]) == {"map", "ndcg_cut_10", "P_10", "RBP(p=0.5)"}
+    names = {"AP": "map", "nDCG@10": "ndcg_cut_10", "P@10": "P_10", "RBP(p=0.5)": "RBP(p=0.5)"}
+    want = scores.assign(measure=scores["measure"].map(names))
+    both = _aligned(back, want)
+    np.testing.assert_allclose(both["value_got"], both["value_want"], atol=5e-5 + 1e-12)
+    # full precision round trip, gzip too
+    write_scores(scores, tmp_path / "exact.txt.gz", digits=None)
+    exact = read_scores(tmp_path / "exact.txt.gz")
+    np.testing.assert_array_equal(exact["value"].to_numpy(), scores["value"].to_numpy())
+    # the summary lines are the means trec_eval prints
+    kept = read_scores(tmp_path / "exact.txt.gz", all_rows="keep")
+    means = kept[(kept["query"] == "all") & (kept["measure"] == "map")]
+    want_means = scores[scores["measure"] == "AP"].groupby("system")["value"].mean()
+    np.testing.assert_allclose(means["value"].to_numpy(), want_means.to_numpy(), rtol=1e-15)
+
+
+@pytest.mark.slow  # two ir_measures processes (about a minute of imports)
+def test_ir_measures_cli_output_tsv_and_jsonl(small, tmp_path):
+    run, qrels, qrels_path, run_paths = small
+    measures = ["nDCG@10", "AP", "P@5"]
+    for fmt, suffix in (("tsv", ".tsv"), ("jsonl", ".jsonl")):
+        done = subprocess.run([sys.executable, "-m", "ir_measures", str(qrels_path),
+                               str(run_paths[0]), *measures, "-q", "-o", fmt, "-p", "-1"],
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        path = tmp_path / f"{run_paths[0].stem}{suffix}"
+        path.write_text(done.stdout)
+        got = read_scores(path)
+        assert set(got["system"]) == {run_paths[0].stem}
+        want = pdireval.evaluate(run[run["system"] == run_paths[0].stem], measures, qrels=qrels,
+                                 missing="drop")
+        both = _aligned(got, want)
+        np.testing.assert_allclose(both["value_got"], both["value_want"], rtol=1e-9, atol=1e-12)
+        written = tmp_path / f"ours{suffix}"
+        write_scores(want, written, format="ir_measures" if fmt == "tsv" else "ir_measures_jsonl",
+                     digits=None)
+        again = read_scores(written, system=run_paths[0].stem)
+        pd.testing.assert_frame_equal(again, want.reset_index(drop=True), check_exact=False,
+                                      rtol=1e-14)
+
+
+@pytest.mark.slow  # ranx compiles its kernels (numba) on first use
+def test_ranx_per_query_and_report_json(small, tmp_path):
+    ranx = pytest.importorskip("ranx", reason="ranx is a test dependency")
+    run, qrels, *_ = small
+    plain = {"query": object, "doc": object}
+    r = ranx.Qrels.from_df(qrels.astype({"label": int, **plain}), q_id_col="query",
+                           doc_id_col="doc", score_col="label")
+    one = run[run["system"] == "sys01"]
+    x = ranx.Run.from_df(one.astype(plain), q_id_col="query", doc_id_col="doc",
+                         score_col="score")
+    ranx.evaluate(r, x, ["ndcg@10", "map"], return_mean=False, make_comparable=True)
+    path = tmp_path / "sys01.json"
+    path.write_text(json.dumps({m: dict(v) for m, v in x.scores.items()}))
+    got = read_scores(path)
+    assert set(got["measure"]) == {"ndcg@10", "map"} and set(got["system"]) == {"sys01"}
+    want = pdireval.evaluate(one, ["nDCG@10", "AP"], qrels=qrels, missing="drop")
+    want["measure"] = want["measure"].map({"nDCG@10": "ndcg@10", "AP": "map"})
+    both = _aligned(got, want)
+    assert len(both) == len(want)
+    # ranx's Report JSON: means only
+    x2 = ranx.Run.from_df(run[run["system"] == "sys02"].astype(plain), q_id_col="query",
+                          doc_id_col="doc", score_col="score")
+    x.name, x2.name = "sys01", "sys02"
+    report = ranx.compare(r, [x, x2], ["map"], make_comparable=True)
+    report.save(str(tmp_path / "report.json"))
+    with pytest.raises(SchemaError, match="only summary values"):
+        read_scores(tmp_path / "report.json")
+    means = read_scores(tmp_path / "report.json", all_rows="keep")
+    assert list(means["system"]) == ["sys01", "sys02"] and set(means["query"]) == {"all"}
+
+
+def test_pyterrier_perquery_and_aggregated_csv(tmp_path):
+    frame = pd.DataFrame({"name": ["BM25"] * 4 + ["DPH"] * 4, "qid": ["1", "1", "2", "2"] * 2,
+                          "measure": ["map", "ndcg_cut_10"] * 4,
+                          "value": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]})
+    frame.to_csv(tmp_path / "perquery.csv", index=False)
+    got = read_scores(tmp_path / "perquery.csv")
+    assert list(got.columns) == ["system", "query", "measure", "value"]
+    assert got["value"].tolist() == frame["value"].tolist()
+    agg = pd.DataFrame({"name": ["BM25", "DPH"], "map": [0.2, 0.6], "map +": [None, 1],
+                        "map p-value": [None, 0.01]})
+    agg.to_csv(tmp_path / "aggregated.csv")
+    means = read_scores(tmp_path / "aggregated.csv", all_rows="keep")
+    assert means["measure"].tolist() == ["map", "map"] and means["value"].tolist() == [0.2, 0.6]
+
+
+def test_mteb_and_beir_json_are_means(tmp_path):
+    mteb = {"dataset_revision": "x", "task_name": "NFCorpus", "mteb_version": "1.12",
+            "model_name": "e5-small",
+            "scores": {"test": [{"ndcg_at_10": 0.31, "map_at_10": 0.12, "main_score": 0.31,
+                                 "hf_subset": "default", "languages": ["eng-Latn"]}]}}
+    (tmp_path / "NFCorpus.json").write_text(json.dumps(mteb))
+    got = read_scores(tmp_path / "NFCorpus.json", all_rows="keep")
+    assert set(got["measure"]) == {"NFCorpus/test/ndcg_at_10", "NFCorpus/test/map_at_10",
+                                   "NFCorpus/test/main_score"}
+    assert set(got["system"]) == {"e5-small"}
+    beir = [{"NDCG@10": 0.4}, {"MAP@10": 0.2}, {"Recall@10": 0.5}, {"P@10": 0.1}]
+    (tmp_path / "bm25.json").write_text(json.dumps(beir))
+    got = read_scores(tmp_path / "bm25.json", all_rows="keep")
+    assert got["measure"].tolist() == ["NDCG@10", "MAP@10", "Recall@10", "P@10"]
+
+
+def test_folders_buffers_and_the_pdireval_cli_output(small, tmp_path):
+    run, qrels, qrels_path, run_paths = small
+    from pdireval.cli import main
+
+    out = io.StringIO()
+    sys_stdout, sys.stdout = sys.stdout, out
+    try:
+        assert main(["evaluate", *map(str, run_paths), "--qrels", str(qrels_path), "-m", "AP",
+                     "--per-query", "--format", "csv"]) == 0
+    finally:
+        sys.stdout = sys_stdout
+    got = read_scores(io.StringIO(out.getvalue()))
+    want = pdireval.evaluate(run, ["AP"], qrels=qrels)
+    pd.testing.assert_frame_equal(got, want, check_exact=False, rtol=1e-14)
+    folder = tmp_path / "perrun"
+    folder.mkdir()
+    for system, part in want.groupby("system"):
+        write_scores(part, folder / f"{system}.txt", digits=None)
+    together = read_scores(folder)
+    renamed = want.assign(measure=pd.array(["map"] * len(want), dtype=want["measure"].dtype))
+    pd.testing.assert_frame_equal(together, renamed)
+
+
+def test_bad_scores_inputs_are_clear_errors(tmp_path):
+    (tmp_path / "empty.txt").write_text("")
+    with pytest.raises(SchemaError, match="empty"):
+        read_scores(tmp_path / "empty.txt")
+    (tmp_path / "odd.txt").write_text("a b c d\ne f g h\n")
+    with pytest.raises(SchemaError, match="cannot tell the format.*trec_eval -q"):
+        read_scores(tmp_path / "odd.txt")
+    (tmp_path / "broken.txt").write_text("map\t1\t0.5\nP_10\t1\n")
+    with pytest.raises(SchemaError, match="line 2 has 2 fields"):
+        read_scores(tmp_path / "broken.txt", format="trec_eval")
+    with pytest.raises(OptionError, match="format="):
+        read_scores(tmp_path / "broken.txt", format="trec")
+    with pytest.raises(SchemaError, match="does not exist"):
+        read_scores(tmp_path / "missing.txt")
+    (tmp_path / "bad.gz").write_bytes(gzip.compress(b"\xff\xfe\x00"))
+    with pytest.raises(SchemaError, match="not UTF-8"):
+        read_scores(tmp_path / "bad.gz")
+    with pytest.raises(TypeError, match="path"):
+        read_scores(3)
+    scores = pd.DataFrame({"system": ["a", "b"], "query": ["1", "1"], "measure": ["AP"] * 2,
+                           "value": [0.1, 0.2]})
+    with pytest.raises(SchemaError, match="one run"):
+        write_scores(scores, tmp_path / "x.tsv", format="ir_measures")
+    with pytest.raises(OptionError, match="digits"):
+        write_scores(scores, tmp_path / "x.txt", digits=-1)
