@@ -20,6 +20,8 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from pdireval import __version__
+from pdireval.cli_analyses import add_agreement, add_compare, add_fuse
+from pdireval.cli_inputs import load_collection, note
 from pdireval.treceval import add_trec_eval
 
 if TYPE_CHECKING:  # pandas, the datasets and the errors load inside the functions, so that
@@ -37,11 +39,6 @@ def __getattr__(name: str):
 
         return EXAMPLE
     raise AttributeError(f"module 'pdireval.cli' has no attribute {name!r}")
-
-
-def note(message: str) -> None:
-    """A message for the user that is not part of the output (stderr)."""
-    print(f"pdireval: {message}", file=sys.stderr)
 
 
 # --------------------------------------------------------------------------- evaluate
@@ -112,64 +109,6 @@ def add_evaluate(subparsers) -> None:
     p.set_defaults(func=run_evaluate)
 
 
-def _load(args) -> tuple[pd.DataFrame, pd.DataFrame]:
-    import pandas as pd
-
-    from pdireval.datasets import EXAMPLE as SIMULATED
-    from pdireval.datasets import simulate
-    from pdireval.errors import PdirevalError
-    from pdireval.io import read_qrels, read_run
-
-    if not args.runs and args.qrels is None:
-        note(
-            "no RUN or --qrels given: evaluating the built-in simulated collection "
-            f"(pdireval.datasets.simulate({', '.join(f'{k}={v}' for k, v in SIMULATED.items())}))."
-        )
-        return simulate(**SIMULATED)
-    if not args.runs:
-        raise PdirevalError("--qrels was given but no RUN: name at least one run file or folder.")
-    if args.qrels is None:
-        raise PdirevalError("no --qrels given: pass --qrels QRELS with the run file(s).")
-    _check_each_file_once(args.runs)
-    runs = [read_run(path, system=args.system) for path in args.runs]
-    seen: dict[str, str] = {}
-    for path, part in zip(args.runs, runs):
-        for tag in pd.unique(part["system"]):
-            if tag in seen and seen[tag] != path:
-                how = "--system filename" if args.system == "tag" else "different file names"
-                raise PdirevalError(
-                    f"{seen[tag]} and {path} both hold run {tag!r}: two runs with one name "
-                    f"cannot be told apart. Name systems by file with {how}, or give the runs "
-                    "different tags."
-                )
-            seen.setdefault(tag, path)
-    run = pd.concat(runs, ignore_index=True) if len(runs) > 1 else runs[0]
-    return run, read_qrels(args.qrels, subtopics=getattr(args, "subtopics", False))
-
-
-def _check_each_file_once(paths: Sequence[str]) -> None:
-    """A PdirevalError when the RUN arguments name one file twice (the same path twice, two
-    spellings of it, or a file and the folder holding it): its lines would be read twice."""
-    from pathlib import Path
-
-    from pdireval.errors import PdirevalError
-    from pdireval.io.files import run_files
-
-    given: dict[Path, str] = {}
-    for arg in paths:
-        path = Path(arg)
-        files = run_files(path) if path.is_dir() else [path]
-        for file in files:
-            key = file.resolve()
-            if key in given:
-                where = arg if given[key] == arg else f"{given[key]} and {arg}"
-                raise PdirevalError(
-                    f"the run file {file} is named more than once ({where}): its runs would be "
-                    "read twice. Give each run file (or its folder) once."
-                )
-            given[key] = arg
-
-
 def _table(scores: pd.DataFrame, summary: pd.DataFrame, per_query: bool) -> str:
     """trec_eval's layout: ``measure <tab> query|all <tab> value``, one block per system."""
     width = max([len("runid"), len("num_q")] + [len(m) for m in summary["measure"]]) + 1
@@ -205,7 +144,7 @@ def run_evaluate(args) -> int:
     from pdireval.meta.aggregate import aggregate
 
     measures = parse_measures(args.measures or DEFAULT_MEASURES)  # bad measures fail first
-    run, qrels = _load(args)
+    run, qrels = load_collection(args)
     scores = evaluate(run, measures, qrels=qrels, missing=args.missing)
     options = {}
     if args.ci is not None:
@@ -284,7 +223,7 @@ def run_report(args) -> int:
         )
         run, qrels = None, None
     else:
-        run, qrels = _load(args)
+        run, qrels = load_collection(args)
         args.title = args.title or f"pdireval report — {collection_name(args.runs, args.qrels)}"
     other_qrels = None
     if args.other_qrels is not None:
@@ -325,7 +264,9 @@ def collection_name(runs: Sequence[str], qrels: str) -> str:
 
 # --------------------------------------------------------------------------- driver
 
-SUBCOMMANDS: list[Callable] = [add_evaluate, add_report, add_trec_eval]
+SUBCOMMANDS: list[Callable] = [
+    add_evaluate, add_report, add_trec_eval, add_compare, add_agreement, add_fuse
+]
 
 
 def build_parser() -> argparse.ArgumentParser:

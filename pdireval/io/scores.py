@@ -411,7 +411,7 @@ def _trec_name(measure: str) -> str:
     """trec_eval's name of a pdireval measure when trec_eval has it, else the name as given."""
     from pdireval.errors import MeasureError
     from pdireval.measures import parse_measure
-    from pdireval.measures.trec_names import trec_eval_name
+    from pdireval.measures.trec_eval.names import trec_eval_name
 
     try:
         return trec_eval_name(parse_measure(measure)) or measure

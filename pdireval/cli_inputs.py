@@ -1,0 +1,88 @@
+"""What the ``pdireval`` subcommands share: reading the runs and qrels named on the command
+line, and notes on stderr. Imports nothing heavy at module level (``pdireval trec_eval``
+starts without pandas)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["check_each_file_once", "load_collection", "load_runs", "note"]
+
+
+def note(message: str) -> None:
+    """A message for the user that is not part of the output (stderr)."""
+    print(f"pdireval: {message}", file=sys.stderr)
+
+
+def check_each_file_once(paths: Sequence[str]) -> None:
+    """A PdirevalError when the RUN arguments name one file twice (the same path twice, two
+    spellings of it, or a file and the folder holding it): its lines would be read twice."""
+    from pathlib import Path
+
+    from pdireval.errors import PdirevalError
+    from pdireval.io.files import run_files
+
+    given: dict[Path, str] = {}
+    for arg in paths:
+        path = Path(arg)
+        files = run_files(path) if path.is_dir() else [path]
+        for file in files:
+            key = file.resolve()
+            if key in given:
+                where = arg if given[key] == arg else f"{given[key]} and {arg}"
+                raise PdirevalError(
+                    f"the run file {file} is named more than once ({where}): its runs would be "
+                    "read twice. Give each run file (or its folder) once."
+                )
+            given[key] = arg
+
+
+def load_runs(paths: Sequence[str], system: str = "tag") -> pd.DataFrame:
+    """The run files or folders ``paths`` as one run frame; a file named twice, or two files
+    holding the same run tag, are errors (they could not be told apart)."""
+    import pandas as pd
+
+    from pdireval.errors import PdirevalError
+    from pdireval.io import read_run
+
+    check_each_file_once(paths)
+    runs = [read_run(path, system=system) for path in paths]
+    seen: dict[str, str] = {}
+    for path, part in zip(paths, runs):
+        for tag in pd.unique(part["system"]):
+            if tag in seen and seen[tag] != path:
+                how = "--system filename" if system == "tag" else "different file names"
+                raise PdirevalError(
+                    f"{seen[tag]} and {path} both hold run {tag!r}: two runs with one name "
+                    f"cannot be told apart. Name systems by file with {how}, or give the runs "
+                    "different tags."
+                )
+            seen.setdefault(tag, path)
+    return pd.concat(runs, ignore_index=True) if len(runs) > 1 else runs[0]
+
+
+def load_collection(args) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``args.runs`` and ``args.qrels`` read as (run, qrels); with neither, the built-in
+    simulated collection (and a note saying so)."""
+    from pdireval.datasets import EXAMPLE as SIMULATED
+    from pdireval.datasets import simulate
+    from pdireval.errors import PdirevalError
+    from pdireval.io import read_qrels
+
+    if not args.runs and args.qrels is None:
+        note(
+            "no RUN or --qrels given: evaluating the built-in simulated collection "
+            f"(pdireval.datasets.simulate({', '.join(f'{k}={v}' for k, v in SIMULATED.items())}))."
+        )
+        return simulate(**SIMULATED)
+    if not args.runs:
+        raise PdirevalError("--qrels was given but no RUN: name at least one run file or folder.")
+    if args.qrels is None:
+        raise PdirevalError("no --qrels given: pass --qrels QRELS with the run file(s).")
+    run = load_runs(args.runs, system=args.system)
+    return run, read_qrels(args.qrels, subtopics=getattr(args, "subtopics", False))
