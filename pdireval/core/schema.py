@@ -52,16 +52,51 @@ ID_DTYPE = "string[pyarrow]"
 # --------------------------------------------------------------------------- helpers
 
 
+def from_arrow(obj):
+    """A pandas DataFrame from Arrow data, converted once; anything else is returned as is.
+
+    Arrow data: a pyarrow ``Table``, ``RecordBatch`` or ``RecordBatchReader``, or any object
+    with the Arrow PyCapsule stream interface (``__arrow_c_stream__``: polars and DuckDB
+    results, among others). String columns become pyarrow-backed pandas strings
+    (``string[pyarrow]``, pdireval's id type), so their buffers are not copied into Python
+    objects; numeric columns are converted as pyarrow does.
+    """
+    if isinstance(obj, pd.DataFrame) or not (
+        hasattr(obj, "__arrow_c_stream__") or type(obj).__module__.split(".")[0] == "pyarrow"
+    ):
+        return obj
+    import pyarrow as pa
+
+    if isinstance(obj, pa.RecordBatchReader):
+        table = obj.read_all()
+    elif isinstance(obj, pa.RecordBatch):
+        table = pa.Table.from_batches([obj])
+    elif isinstance(obj, pa.Table):
+        table = obj
+    elif hasattr(obj, "__arrow_c_stream__"):
+        table = pa.table(obj)
+    else:
+        return obj
+    strings = pd.StringDtype("pyarrow")
+    mapper = {pa.string(): strings, pa.large_string(): strings, pa.string_view(): strings}
+    return table.to_pandas(types_mapper=mapper.get)
+
+
 def check_frame(frame, kind: str) -> pd.DataFrame:
-    """The frame itself, or a TypeError saying what to pass. A run or qrels given as a path, a
-    pytrec_eval dict of dicts or an iterable of records was made a frame by the entry point
-    (:func:`pdireval.io.as_frame`) before it reaches here."""
+    """The frame itself (Arrow data converted by :func:`from_arrow`), or a TypeError saying
+    what to pass. A run or qrels given as a path, a pytrec_eval dict of dicts or an iterable
+    of records was made a frame by the entry point (:func:`pdireval.io.as_frame`) before it
+    reaches here."""
+    frame = from_arrow(frame)
     if not isinstance(frame, pd.DataFrame):
         extra = (
             ", a path, a dict of dicts {query: {doc: value}} or an iterable of records"
             if kind in ("run", "qrels") else ""
         )
-        raise TypeError(f"the {kind} must be a pandas DataFrame{extra}, got {type(frame).__name__}")
+        raise TypeError(
+            f"the {kind} must be a pandas DataFrame{extra} (or Arrow data: a pyarrow Table, "
+            f"a polars or DuckDB result), got {type(frame).__name__}"
+        )
     return frame
 
 
@@ -626,7 +661,7 @@ def canonical_scores(
         column kept as a grouping key, and a fresh RangeIndex. Duplicate keys are a
         SchemaError.
     """
-    check_frame(scores, "scores")
+    scores = check_frame(scores, "scores")
     frame = rename_columns(scores, columns, "scores", SCORES_COLUMNS)
     require_columns(frame, SCORES_COLUMNS, "scores", columns)
     _require_nonempty(frame, "scores")

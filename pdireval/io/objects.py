@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 import pandas as pd
 
 from pdireval.core.recognize import DEFAULT_SYSTEM
+from pdireval.core.schema import from_arrow
 from pdireval.errors import SchemaError
 from pdireval.io.readers import read_qrels, read_run
 
@@ -29,7 +30,9 @@ def as_frame(obj, kind: str):
     Parameters
     ----------
     obj
-        A DataFrame (returned as is), a path (``str`` or ``os.PathLike``: read with
+        A DataFrame (returned as is), Arrow data (a pyarrow Table, RecordBatch or
+        RecordBatchReader, or an object with ``__arrow_c_stream__`` such as a polars or
+        DuckDB result: converted once, see :func:`pdireval.core.schema.from_arrow`), a path (``str`` or ``os.PathLike``: read with
         :func:`pdireval.read_run` / :func:`pdireval.read_qrels`), a pytrec_eval dict of
         dicts ``{query: {doc: score or label}}``, or an iterable of records: namedtuples
         or dataclass-like objects with fields (ir_datasets' ``qrels_iter()`` and
@@ -43,6 +46,7 @@ def as_frame(obj, kind: str):
         Anything that is neither of the above (e.g. a Dask frame) is returned unchanged,
         for the caller's own checks.
     """
+    obj = from_arrow(obj)  # pyarrow, polars, DuckDB, ...: converted once
     if isinstance(obj, pd.DataFrame) or obj is None:
         return obj
     if isinstance(obj, (str, os.PathLike)):
