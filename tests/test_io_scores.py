@@ -16,7 +16,8 @@ import pytest
 import pdireval
 from pdireval.errors import OptionError, SchemaError
 from pdireval.io import read_scores, write_scores
-from tests.test_treceval import DATA, te9, theirs  # noqa: F401  (te9 is a fixture)
+from tests.helpers import DATA
+from tests.test_treceval import theirs
 
 ROBUST = DATA / "robust03"
 MEASURES = {"map": "AP", "P_10": "P@10", "ndcg_cut_10": "nDCG@10", "recip_rank": "RR",
@@ -50,15 +51,17 @@ def _aligned(got: pd.DataFrame, want: pd.DataFrame) -> pd.DataFrame:
 
 
 @pytest.mark.slow  # builds and runs the trec_eval binary
-def test_trec_eval_q_output_of_the_binary_equals_evaluate(te9, tmp_path):  # noqa: F811
+def test_trec_eval_q_output_of_the_binary_equals_evaluate(te9, tmp_path):
     runs, qrels_path = _robust_run_paths(2)
     specs = ["map", "P.10", "ndcg_cut.10", "recip_rank", "bpref", "num_rel_ret"]
     plain = []
     for path in runs:  # trec_eval 9.0.8 reads plain text only
         plain.append(tmp_path / path.stem)
         plain[-1].write_bytes(gzip.decompress(path.read_bytes()))
-    text = "".join(theirs(te9, "-q", *sum((["-m", m] for m in specs), []),
-                          str(qrels_path), str(path)) for path in plain)
+    outputs = [theirs(te9, "-q", *sum((["-m", m] for m in specs), []), str(qrels_path),
+                      str(path)) for path in plain]
+    assert [code for _, code in outputs] == [0] * len(plain)
+    text = "".join(out for out, _ in outputs)
     (tmp_path / "eval.txt").write_text(text)
     got = read_scores(tmp_path / "eval.txt")
     assert set(got["measure"]) == set(MEASURES)
