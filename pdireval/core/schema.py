@@ -61,10 +61,10 @@ def from_arrow(obj):
     (``string[pyarrow]``, pdireval's id type), so their buffers are not copied into Python
     objects; numeric columns are converted as pyarrow does.
     """
-    if isinstance(obj, pd.DataFrame) or not (
+    if isinstance(obj, (pd.DataFrame, pd.Series, pd.Index)) or not (
         hasattr(obj, "__arrow_c_stream__") or type(obj).__module__.split(".")[0] == "pyarrow"
     ):
-        return obj
+        return obj  # a pandas Series speaks the Arrow stream too, but is no table
     import pyarrow as pa
 
     if isinstance(obj, pa.RecordBatchReader):
@@ -74,7 +74,10 @@ def from_arrow(obj):
     elif isinstance(obj, pa.Table):
         table = obj
     elif hasattr(obj, "__arrow_c_stream__"):
-        table = pa.table(obj)
+        try:
+            table = pa.table(obj)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
+            return obj  # a stream of something other than records: the caller's error
     else:
         return obj
     strings = pd.StringDtype("pyarrow")

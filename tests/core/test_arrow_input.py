@@ -72,3 +72,5 @@ def test_the_caller_keeps_its_arrow_table_and_errors_stay_clear(collection):
         pdireval.evaluate(t.drop_columns(["score", "rank"]), ["AP"], qrels=qrels)
     with pytest.raises(TypeError, match="Arrow data"):
         pdireval.aggregate(42)
+    with pytest.raises(TypeError, match="the run must be a pandas DataFrame"):
+        pdireval.evaluate(pa.array([1.0, 2.0]), ["AP"], qrels=qrels)  # an array, not a table
