@@ -32,7 +32,8 @@ def as_frame(obj, kind: str):
     obj
         A DataFrame (returned as is), Arrow data (a pyarrow Table, RecordBatch or
         RecordBatchReader, or an object with ``__arrow_c_stream__`` such as a polars or
-        DuckDB result: converted once, see :func:`pdireval.core.schema.from_arrow`), a path (``str`` or ``os.PathLike``: read with
+        DuckDB result: converted once, see :func:`pdireval.core.schema.from_arrow`), a
+        path (``str`` or ``os.PathLike``: read with
         :func:`pdireval.read_run` / :func:`pdireval.read_qrels`), a pytrec_eval dict of
         dicts ``{query: {doc: score or label}}``, or an iterable of records: namedtuples
         or dataclass-like objects with fields (ir_datasets' ``qrels_iter()`` and
