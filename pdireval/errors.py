@@ -16,7 +16,14 @@ import zlib
 import numpy as np
 import pandas as pd
 
-__all__ = ["PdirevalError", "SchemaError", "MeasureError", "OptionError", "PdirevalWarning", "check_option"]
+__all__ = [
+    "PdirevalError",
+    "SchemaError",
+    "MeasureError",
+    "OptionError",
+    "PdirevalWarning",
+    "check_option",
+]
 
 
 class PdirevalError(Exception):
@@ -84,11 +91,11 @@ def check_rng(rng, *, name: str = "rng") -> int:
     """The one rng policy: validate ``rng`` and return the integer seed a call works from.
 
     ``rng`` may be None (fresh entropy), a non-negative int (itself), a
-    ``numpy.random.SeedSequence`` (its first state word, reduced to 31 bits) or a ``numpy.random.Generator``
-    (one draw from it, so successive calls with the same Generator differ, reproducibly).
-    A function calls this once at entry and then starts every group, size or unit from the
-    seed alone (:func:`group_generator`), so a group's numbers do not depend on which other
-    groups, sizes or measures are requested.
+    ``numpy.random.SeedSequence`` (its first state word, reduced to 31 bits) or a
+    ``numpy.random.Generator`` (one draw from it, so successive calls with the same Generator
+    differ, reproducibly). A function calls this once at entry and then starts every group, size
+    or unit from the seed alone (:func:`group_generator`), so a group's numbers do not depend on
+    which other groups, sizes or measures are requested.
 
     Raises
     ------
@@ -98,19 +105,22 @@ def check_rng(rng, *, name: str = "rng") -> int:
         A negative seed.
     """
     if isinstance(rng, (bool, np.bool_)):
-        raise TypeError(f"{name}= must be None, an int seed, a SeedSequence or a numpy Generator, not a bool ({rng!r})")
+        raise TypeError(f"{name}= must be None, an int seed, a SeedSequence or a numpy Generator, "
+                        f"not a bool ({rng!r})")
     if rng is None:
         return int(np.random.SeedSequence().generate_state(2, np.uint64)[0] % _SEED_LIMIT)
     if isinstance(rng, (int, np.integer)):
         if rng < 0:
-            raise OptionError(f"{name}= as a seed must be a non-negative integer; got {rng}. Use e.g. {name}=0.")
+            raise OptionError(f"{name}= as a seed must be a non-negative integer; got {rng}. Use "
+                              f"e.g. {name}=0.")
         return int(rng)
     if isinstance(rng, np.random.SeedSequence):
         return int(rng.generate_state(2, np.uint64)[0] % _SEED_LIMIT)
     if isinstance(rng, np.random.Generator):
         return int(rng.integers(0, _SEED_LIMIT))
     raise TypeError(
-        f"{name}= must be None, an int seed, a SeedSequence or a numpy Generator; got {type(rng).__name__} ({rng!r})"
+        f"{name}= must be None, an int seed, a SeedSequence or a numpy Generator; got "
+        f"{type(rng).__name__} ({rng!r})"
     )
 
 
@@ -136,7 +146,8 @@ def group_generator(seed, *key) -> np.random.Generator:
 
 
 def check_int(name: str, value, *, minimum: int | None = None, maximum: int | None = None) -> int:
-    """Return ``value`` as an int, or raise: TypeError for a non-integer, OptionError out of range."""
+    """Return ``value`` as an int, or raise: TypeError for a non-integer, OptionError out of
+    range."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise TypeError(f"{name}= must be an integer, got {value!r} ({type(value).__name__}).")
     value = int(value)

@@ -81,7 +81,8 @@ def _given_sets(given) -> list[tuple[str, ...]]:
     if isinstance(given, str):
         return [(given,)]
     if not isinstance(given, Sequence):
-        raise TypeError(f"given= must be a measure name, a tuple of them, or a list of such sets; got {given!r}")
+        raise TypeError("given= must be a measure name, a tuple of them, or a list of such sets; "
+                        f"got {given!r}")
     if len(given) == 0:
         return [()]
     if all(isinstance(g, str) for g in given):
@@ -131,12 +132,13 @@ def information_tau(
 ) -> pd.DataFrame:
     """Information τ between the rankings of systems by two measures, optionally given others.
 
-    τ_I(A, B | G_1..G_m) = I(X_A; X_B | X_G1, …, X_Gm) in bits (Golbus & Aslam 2013, eqs. 14–15): the plug-in mutual information between the pair variables of
-    the system rankings induced by measures A and B, conditioned on the joint outcome of the
-    rankings by the ``given`` measures, over the ordered pairs of distinct systems. Without
-    ``given`` and with ``ties="drop"`` it equals Theorem 1 applied to γ = (c − d)/(c + d)
-    (see :func:`information_from_tau`). Conditioning on A itself gives 0; the chain rule
-    I(A; B | G) = I(A; (B, G)) − I(A; G) holds exactly on the same pair sample.
+    τ_I(A, B | G_1..G_m) = I(X_A; X_B | X_G1, …, X_Gm) in bits (Golbus & Aslam 2013, eqs. 14–15):
+    the plug-in mutual information between the pair variables of the system rankings induced by
+    measures A and B, conditioned on the joint outcome of the rankings by the ``given`` measures,
+    over the ordered pairs of distinct systems. Without ``given`` and with ``ties="drop"`` it
+    equals Theorem 1 applied to γ = (c − d)/(c + d) (see :func:`information_from_tau`).
+    Conditioning on A itself gives 0; the chain rule I(A; B | G) = I(A; (B, G)) − I(A; G) holds
+    exactly on the same pair sample.
 
     Parameters
     ----------
@@ -152,8 +154,9 @@ def information_tau(
         on jointly, Golbus & Aslam's (2013) Table 1 "| nDCG, ERR"), or a list of such sets — e.g.
         ``[(), "nDCG", "ERR", ("nDCG", "ERR")]`` — for one row per set.
     per_query
-        ``False`` (default; Golbus & Aslam 2013, Table 1): rank systems by their mean over queries (NaN
-        values skipped). ``True`` (Golbus & Aslam 2013, Figure 1): one ranking of systems per query.
+        ``False`` (default; Golbus & Aslam 2013, Table 1): rank systems by their mean over queries
+        (NaN values skipped). ``True`` (Golbus & Aslam 2013, Figure 1): one ranking of systems per
+        query.
     ties
         ``"drop"`` (default): discard every ordered pair tied (or NaN) in any ranking
         involved. ``"keep"``: keep tied pairs with value 0 (three-valued variables; no
@@ -227,10 +230,16 @@ def information_tau(
             for mb in b_list:
                 for gset in sets:
                     used = [names[ma], names[mb]] + [names[g] for g in gset]
-                    stack = np.stack([matrices[u].to_numpy(dtype=np.float64) for u in used])  # m × q × s
+                    stack = np.stack(
+                        [matrices[u].to_numpy(dtype=np.float64) for u in used]
+                    )  # m × q × s
                     if not per_query:
                         with np.errstate(all="ignore"):
-                            stack = np.nanmean(stack, axis=1, keepdims=True) if stack.shape[1] else stack
+                            stack = (
+                                np.nanmean(stack, axis=1, keepdims=True)
+                                if stack.shape[1]
+                                else stack
+                            )
                     info, n_pairs = _info_tau_rows(stack, ties)
                     block = {**{k: [v] * len(info) for k, v in keys.items()}}
                     block.update(measure_a=ma, measure_b=mb, given=", ".join(gset))
@@ -238,7 +247,12 @@ def information_tau(
                         block["query"] = queries
                     block.update(information_tau=info, n_pairs=n_pairs)
                     rows.append(pd.DataFrame(block, index=pd.RangeIndex(len(info))))
-    cols = extra + ["measure_a", "measure_b", "given"] + (["query"] if per_query else []) + ["information_tau", "n_pairs"]
+    cols = (
+        extra
+        + ["measure_a", "measure_b", "given"]
+        + (["query"] if per_query else [])
+        + ["information_tau", "n_pairs"]
+    )
     out = pd.concat(rows, ignore_index=True)[cols] if rows else pd.DataFrame(columns=cols)
     out["information_tau"] = out["information_tau"].astype(np.float64)
     out["n_pairs"] = out["n_pairs"].astype(np.int64)

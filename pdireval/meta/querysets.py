@@ -1,9 +1,9 @@
 """Query informativeness and percentage absolute difference (Karmaker & Feng 2022).
 
-* :func:`query_sets` — Karmaker & Feng (2022, Section 4.4): how far real systems get above the random baseline on
-  each query; the *uninformative* and *ideal* query sets.
-* :func:`pad` — Karmaker & Feng (2022, eq. 8), the percentage absolute difference between the averages of
-  two systems, averaged over all pairs.
+* :func:`query_sets` — Karmaker & Feng (2022, Section 4.4): how far real systems get above the
+  random baseline on each query; the *uninformative* and *ideal* query sets.
+* :func:`pad` — Karmaker & Feng (2022, eq. 8), the percentage absolute difference between the
+  averages of two systems, averaged over all pairs.
 """
 
 from __future__ import annotations
@@ -40,7 +40,12 @@ def _expected_per_query(expected: pd.DataFrame) -> pd.Series:
             "output of pdireval.bounds) or 'value' (an expected value per query); its columns "
             f"are {list(expected.columns)}."
         )
-    frame = pd.DataFrame({"query": expected["query"].astype(str), "value": pd.to_numeric(expected[column], errors="coerce")})
+    frame = pd.DataFrame(
+        {
+            "query": expected["query"].astype(str),
+            "value": pd.to_numeric(expected[column], errors="coerce"),
+        }
+    )
     return frame.groupby("query", sort=False)["value"].mean()
 
 
@@ -65,8 +70,8 @@ def query_sets(
 
     The *uninformative* set is the ``n_queries`` queries with the smallest difference (systems
     barely beat a random ranking), the *ideal* set the ``n_queries`` queries with the largest;
-    ties are broken by query id ascending. Karmaker & Feng (2022) say the difference is "minimal" for
-    uninformative queries, which could mean |d|; its explanation fits the signed d, the
+    ties are broken by query id ascending. Karmaker & Feng (2022) say the difference is "minimal"
+    for uninformative queries, which could mean |d|; its explanation fits the signed d, the
     default, and ``absolute=True`` ranks uninformative queries by |d| instead (the ideal
     set always takes the largest signed d).
 
@@ -138,12 +143,17 @@ def query_sets(
         )
         table = table.loc[~bad].reset_index(drop=True)
     n = len(table)
-    if isinstance(n_queries, bool) or not isinstance(n_queries, (int, np.integer)) or not 1 <= n_queries <= n:
+    if (
+        isinstance(n_queries, bool)
+        or not isinstance(n_queries, (int, np.integer))
+        or not 1 <= n_queries <= n
+    ):
         from pdireval.errors import OptionError
 
         raise OptionError(
             f"n_queries= must be a whole number from 1 to {n} (the queries with a difference); got "
-            f"{n_queries!r}. Karmaker & Feng (2022) used 1,000 of 10,000 (MSLR) and 500 of 1,000 (MQ2007) queries."
+            f"{n_queries!r}. Karmaker & Feng (2022) used 1,000 of 10,000 (MSLR) and 500 of 1,000 "
+            "(MQ2007) queries."
         )
     qrank = np.empty(n, dtype=np.int64)
     qrank[natural_order(table["query"])] = np.arange(n)
@@ -183,8 +193,8 @@ def pad(
         PAD(M1, M2) = |a_1 − a_2| / max(a_1, a_2) × 100
 
     and the result is the mean over the pairs. The denominator is the **signed** maximum, as
-    printed (it reproduces Karmaker & Feng's (2022) Table 19 from its Tables 12 and 14); with negative
-    averages (V2) that literal formula gives negative or very large per-pair values, and
+    printed (it reproduces Karmaker & Feng's (2022) Table 19 from its Tables 12 and 14); with
+    negative averages (V2) that literal formula gives negative or very large per-pair values, and
     ``denominator="absmax"`` uses max(|a_1|, |a_2|) instead. A pair with a zero denominator is
     dropped. One published value does not follow from the paper's own tables: see
     docs/bounds.md.
@@ -194,8 +204,8 @@ def pad(
     scores
         A scores frame. With ``cutoffs="average"`` (default) measures that differ only in the
         cut-off (``nDCG@5``, ``nDCG@10``, ...) form one group and a_M averages over them, as
-        Karmaker & Feng (2022) do; ``"separate"`` treats every measure string on its own. Other grouping
-        columns (e.g. ``query_set``) give separate results.
+        Karmaker & Feng (2022) do; ``"separate"`` treats every measure string on its own. Other
+        grouping columns (e.g. ``query_set``) give separate results.
     denominator
         ``"max"`` (the paper's signed maximum) or ``"absmax"``.
     pairs
@@ -222,7 +232,8 @@ def pad(
 
     References
     ----------
-    Karmaker, S. K., & Feng, D. (2022). Joint Upper & Lower Bound Normalization for IR Evaluation. Preprint.
+    Karmaker, S. K., & Feng, D. (2022). Joint Upper & Lower Bound Normalization for IR Evaluation.
+    Preprint.
     """
     check_option("denominator", denominator, DENOMINATORS)
     check_option("cutoffs", cutoffs, CUTOFFS)
@@ -231,17 +242,27 @@ def pad(
     measure = frame["measure"].astype(str)
     cut = measure.str.extract(_CUTOFF.pattern, expand=False)
     if cutoffs == "average":
-        frame["measure"] = pd.array(measure.str.replace(_CUTOFF.pattern, "", regex=True), dtype=ID_DTYPE)
+        frame["measure"] = pd.array(
+            measure.str.replace(_CUTOFF.pattern, "", regex=True), dtype=ID_DTYPE
+        )
     frame["_k"] = cut.fillna("")
     keys = group_columns(frame.drop(columns="_k"))
     order = {m: i for i, m in enumerate(pd.unique(frame["measure"]))}
     summary, detail = [], []
     grouped = frame.groupby(keys, sort=False, dropna=False, observed=True)
-    items = sorted(((dict(zip(keys, k if isinstance(k, tuple) else (k,))), g) for k, g in grouped), key=lambda it: (order[it[0]["measure"]], tuple(str(it[0][c]) for c in keys if c != "measure")))
+    items = sorted(
+        ((dict(zip(keys, k if isinstance(k, tuple) else (k,))), g) for k, g in grouped),
+        key=lambda it: (
+            order[it[0]["measure"]],
+            tuple(str(it[0][c]) for c in keys if c != "measure"),
+        ),
+    )
     for key, group in items:
         ks = pd.unique(group["_k"])
         ks = sorted(ks, key=lambda s: int(s) if s else -1)
-        by_k = dict((d["_k"], matrix) for d, matrix in group_matrices(group, by=["_k"], allow_nan=True))
+        by_k = dict(
+            (d["_k"], matrix) for d, matrix in group_matrices(group, by=["_k"], allow_nan=True)
+        )
         per_k = [by_k[k] for k in ks]  # a handful of cut-offs
         systems = per_k[0].columns
         if any(list(mx.columns) != list(systems) for mx in per_k):
@@ -249,9 +270,13 @@ def pad(
                 f"the cut-offs of {key} are evaluated for different systems; evaluate every "
                 "system at every cut-off, or use cutoffs='separate'."
             )
-        with warnings.catch_warnings():  # a system with only NaN values: mean NaN, its pairs dropped
+        with (
+            warnings.catch_warnings()
+        ):  # a system with only NaN values: mean NaN, its pairs dropped
             warnings.simplefilter("ignore", RuntimeWarning)
-            means = np.mean([np.nanmean(mx.to_numpy(dtype=np.float64), axis=0) for mx in per_k], axis=0)
+            means = np.mean(
+                [np.nanmean(mx.to_numpy(dtype=np.float64), axis=0) for mx in per_k], axis=0
+            )
         i, j = pair_indices(len(systems))
         a1, a2 = means[i], means[j]
         den = np.maximum(a1, a2) if denominator == "max" else np.maximum(np.abs(a1), np.abs(a2))

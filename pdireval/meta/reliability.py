@@ -1,9 +1,9 @@
 """Generalizability theory on scores frames: G-study, D-study, queries needed.
 
 Design: systems s = 1..n_s crossed with queries t = 1..n_t, one score per cell,
-``x_st = mu + nu_s + nu_t + nu_st,e`` (Brennan 2001; Bodoff & Li 2007; Kanoulas & Aslam 2009, Section 2.1;
-Gienapp et al. 2020, Section 3). Everything here is closed form on the query x system matrix of each group of
-a scores frame; groups of equal shape are stacked and computed at once.
+``x_st = mu + nu_s + nu_t + nu_st,e`` (Brennan 2001; Bodoff & Li 2007; Kanoulas & Aslam 2009,
+Section 2.1; Gienapp et al. 2020, Section 3). Everything here is closed form on the query x system
+matrix of each group of a scores frame; groups of equal shape are stacked and computed at once.
 """
 
 from __future__ import annotations
@@ -30,8 +30,15 @@ from pdireval.stats.gtheory import (
     variance_components3,
 )
 
-__all__ = ["reliability", "d_study", "variance_components", "phi", "e_rho2", "queries_needed", "FACETS"]
-
+__all__ = [
+    "reliability",
+    "d_study",
+    "variance_components",
+    "phi",
+    "e_rho2",
+    "queries_needed",
+    "FACETS",
+]
 
 
 # --------------------------------------------------------------------------- closed forms
@@ -76,7 +83,17 @@ def _tables(frame: pd.DataFrame):
     """Group keys and the ANOVA table of every group (stacked by shape, computed at once)."""
     mats = _group_matrices(frame)
     n = len(mats)
-    cols = ("ss_system", "ss_query", "ss_residual", "df_system", "df_query", "df_residual", "ms_system", "ms_query", "ms_residual")
+    cols = (
+        "ss_system",
+        "ss_query",
+        "ss_residual",
+        "df_system",
+        "df_query",
+        "df_residual",
+        "ms_system",
+        "ms_query",
+        "ms_residual",
+    )
     tab = {c: np.empty(n) for c in cols}
     n_s = np.empty(n)
     n_t = np.empty(n)
@@ -97,11 +114,25 @@ def _check_target(target):
 
 def _check_sizes(n_queries, name):
     if isinstance(n_queries, (bool, np.bool_)) or (
-            isinstance(n_queries, (list, tuple)) and any(isinstance(n, (bool, np.bool_)) for n in n_queries)):
-        raise TypeError(f"{name} must be a positive number of queries or a list of them, not a bool ({n_queries!r})")
-    arr = np.atleast_1d(np.asarray(n_queries, dtype=np.float64)) if not isinstance(n_queries, str) else None
-    if arr is None or arr.ndim != 1 or len(arr) == 0 or not np.all(np.isfinite(arr)) or np.any(arr <= 0):
-        raise OptionError(f"{name} must be a positive number of queries or a non-empty list of them, got {n_queries!r}")
+        isinstance(n_queries, (list, tuple))
+        and any(isinstance(n, (bool, np.bool_)) for n in n_queries)
+    ):
+        raise TypeError(f"{name} must be a positive number of queries or a list of them, not a "
+                        f"bool ({n_queries!r})")
+    arr = (
+        np.atleast_1d(np.asarray(n_queries, dtype=np.float64))
+        if not isinstance(n_queries, str)
+        else None
+    )
+    if (
+        arr is None
+        or arr.ndim != 1
+        or len(arr) == 0
+        or not np.all(np.isfinite(arr))
+        or np.any(arr <= 0)
+    ):
+        raise OptionError(f"{name} must be a positive number of queries or a non-empty list of "
+                          f"them, got {n_queries!r}")
     return arr
 
 
@@ -114,7 +145,9 @@ def _key_frame(keys_list, frame: pd.DataFrame, repeat: int = 1) -> dict:
     out = {}
     for c in group_columns(frame):
         values = [k.get(c) for k in keys_list for _ in range(repeat)]
-        out[c] = pd.array(values, dtype=frame[c].dtype) if values else pd.array([], dtype=frame[c].dtype)
+        out[c] = (
+            pd.array(values, dtype=frame[c].dtype) if values else pd.array([], dtype=frame[c].dtype)
+        )
     return out
 
 
@@ -215,7 +248,9 @@ def _tables3(frame: pd.DataFrame, facet: str):
             part = anova_table3(stack)
         else:  # one level: the two-way table of the query x system matrix, nothing else
             two = anova_table(stack[..., 0])
-            part = {f"{w}_{e}": np.full(len(idx), np.nan) for w in ("ss", "df", "ms") for e in EFFECTS3}
+            part = {
+                f"{w}_{e}": np.full(len(idx), np.nan) for w in ("ss", "df", "ms") for e in EFFECTS3
+            }
             for w in ("ss", "df", "ms"):
                 part[f"{w}_system"] = two[f"{w}_system"]
                 part[f"{w}_query"] = two[f"{w}_query"]
@@ -247,7 +282,12 @@ def _coefficients3(var, n_t_prime, n_j_prime, one):
     filled = {e: np.nan_to_num(v, nan=0.0) for e, v in var.items()}
     e_rho2_, phi_ = coefficients3(filled, n_t_prime, n_j_prime)
     undefined = one & (np.asarray(n_j_prime) != 1)
-    return np.where(undefined, np.nan, e_rho2_), np.where(undefined, np.nan, phi_), filled, undefined
+    return (
+        np.where(undefined, np.nan, e_rho2_),
+        np.where(undefined, np.nan, phi_),
+        filled,
+        undefined,
+    )
 
 
 def _names3(facet: str) -> dict[str, str]:
@@ -304,7 +344,9 @@ def _reliability3(frame, facet, *, n_queries, n_levels, target, negative):
         out[f"var_{names[e]}"] = var[e]
     with np.errstate(divide="ignore", invalid="ignore"):
         for e in EFFECTS3:
-            out[f"share_{names[e]}"] = np.where(total != 0, var[e] / np.where(total != 0, total, 1.0), np.nan)
+            out[f"share_{names[e]}"] = np.where(
+                total != 0, var[e] / np.where(total != 0, total, 1.0), np.nan
+            )
     out.update({"e_rho2": e_rho2_, "phi": phi_, "queries_needed": needed,
                 "queries_needed_e_rho2": needed_e})
     for w in ("ss", "df", "ms"):
@@ -381,8 +423,8 @@ def reliability(
         D-study query-set size n′ for ``phi`` and ``e_rho2`` (default: each group's observed
         number of queries). Need not be an integer.
     target
-        Coefficient to reach for ``queries_needed`` (0 < target < 1). Kanoulas & Aslam's (2009) tables use
-        0.95 (its text once says 0.9 for Table 1, whose caption says 0.95).
+        Coefficient to reach for ``queries_needed`` (0 < target < 1). Kanoulas & Aslam's (2009)
+        tables use 0.95 (its text once says 0.9 for Table 1, whose caption says 0.95).
     negative
         ``"clip"`` (default, Brennan): negative variance-component estimates are set to 0.
         ``"keep"``: keep them (then Φ can fall outside [0, 1]).
@@ -429,8 +471,9 @@ def reliability(
         ``share_*`` (over the sum of the seven; NaN components count 0), ``e_rho2``,
         ``phi``, ``queries_needed`` (smallest integer n′_q with Φ(n′_q, n′_j) ≥ ``target``;
         inf when even infinitely many queries fall short, since σ²_j and σ²_sj shrink with
-        judges only), ``queries_needed_e_rho2`` (the same for Eρ²) and the ANOVA table ``ss_*``, ``df_*``, ``ms_*`` of the seven effects
-        (``seed`` in place of ``judge`` for the seed facet). With two facets, columns:
+        judges only), ``queries_needed_e_rho2`` (the same for Eρ²) and the ANOVA table ``ss_*``,
+        ``df_*``, ``ms_*`` of the seven effects (``seed`` in place of ``judge`` for the seed
+        facet). With two facets, columns:
 
         - grouping keys (``measure`` and any extra columns of ``scores``);
         - ``n_systems``, ``n_queries_observed`` (int64): the matrix size;
@@ -463,10 +506,12 @@ def reliability(
     ----------
     Brennan, R. L. (2001). Generalizability Theory. Springer.
     Bodoff, D., & Li, P. (2007). Test Theory for Assessing IR Test Collections. SIGIR 2007.
-    Kanoulas, E., & Aslam, J. A. (2009). Empirical Justification of the Gain and Discount Function for nDCG. CIKM 2009.
-    Gienapp, L., Fröbe, M., Hagen, M., & Potthast, M. (2020). The Impact of Negative Relevance Judgments on NDCG. CIKM 2020.
-    Feldt, L. S. (1965). The Approximate Sampling Distribution of Kuder-Richardson Reliability Coefficient Twenty. Psychometrika 30(3).
-    McGraw, K. O., & Wong, S. P. (1996). Forming Inferences About Some Intraclass Correlation Coefficients. Psychological Methods 1(1).
+    Kanoulas, E., & Aslam, J. A. (2009). Empirical Justification of the Gain and Discount Function
+    for nDCG. CIKM 2009. Gienapp, L., Fröbe, M., Hagen, M., & Potthast, M. (2020). The Impact of
+    Negative Relevance Judgments on NDCG. CIKM 2020. Feldt, L. S. (1965). The Approximate Sampling
+    Distribution of Kuder-Richardson Reliability Coefficient Twenty. Psychometrika 30(3). McGraw,
+    K. O., & Wong, S. P. (1996). Forming Inferences About Some Intraclass Correlation
+    Coefficients. Psychological Methods 1(1).
 
     Examples
     --------
@@ -492,12 +537,18 @@ def reliability(
     else:
         n_prime = _check_sizes(n_queries, "n_queries=")
         if len(n_prime) != 1:
-            raise OptionError("n_queries= takes one size; use pdireval.d_study(scores, n_queries) for several")
+            raise OptionError("n_queries= takes one size; use pdireval.d_study(scores, n_queries) "
+                              "for several")
         n_prime = np.full(len(n_t), n_prime[0])
-    var_s, var_t, var_r = variance_components(tab["ms_system"], tab["ms_query"], tab["ms_residual"], n_s, n_t, negative=negative)
+    var_s, var_t, var_r = variance_components(
+        tab["ms_system"], tab["ms_query"], tab["ms_residual"], n_s, n_t, negative=negative
+    )
     total = var_s + var_t + var_r
     with np.errstate(divide="ignore", invalid="ignore"):
-        shares = [np.where(total != 0, v / np.where(total != 0, total, 1.0), np.nan) for v in (var_s, var_t, var_r)]
+        shares = [
+            np.where(total != 0, v / np.where(total != 0, total, 1.0), np.nan)
+            for v in (var_s, var_t, var_r)
+        ]
     e_lo, e_hi, p_lo, p_hi = coefficient_intervals(tab, n_s, n_t, n_prime, confidence_level)
     out = _key_frame(keys_list, frame)
     out.update(
@@ -540,8 +591,8 @@ def d_study(
     """D-study curves: Φ(n′) and Eρ²(n′) of each measure for several query-set sizes.
 
     The variance components are estimated once per group (as in :func:`reliability`, the
-    G-study on the observed matrix) and projected to every size in ``n_queries`` (Kanoulas & Aslam 2009, Section 2.1:
-    the projected size need not equal, and may exceed, the observed one).
+    G-study on the observed matrix) and projected to every size in ``n_queries`` (Kanoulas & Aslam
+    2009, Section 2.1: the projected size need not equal, and may exceed, the observed one).
 
     Parameters
     ----------
@@ -563,15 +614,16 @@ def d_study(
         With three facets: grouping keys, ``n_queries``, ``n_judges`` (or ``n_seeds``),
         ``phi``, ``e_rho2`` (float64), one row per group, size and number of judges (judges
         varying fastest); no intervals.
-        With two facets, one row per group and size (groups in ``scores_groups`` order, then n_queries as given):
-        grouping keys, ``n_queries`` (float64, the size n′), ``phi``, ``phi_ci_low``,
-        ``phi_ci_high``, ``e_rho2``, ``e_rho2_ci_low``, ``e_rho2_ci_high`` (definitions and
-        intervals as in :func:`reliability`).
+        With two facets, one row per group and size (groups in ``scores_groups`` order, then
+        n_queries as given): grouping keys, ``n_queries`` (float64, the size n′), ``phi``,
+        ``phi_ci_low``, ``phi_ci_high``, ``e_rho2``, ``e_rho2_ci_low``, ``e_rho2_ci_high``
+        (definitions and intervals as in :func:`reliability`).
 
     References
     ----------
     Brennan, R. L. (2001). Generalizability Theory. Springer.
-    Kanoulas, E., & Aslam, J. A. (2009). Empirical Justification of the Gain and Discount Function for nDCG. CIKM 2009.
+    Kanoulas, E., & Aslam, J. A. (2009). Empirical Justification of the Gain and Discount Function
+    for nDCG. CIKM 2009.
 
     Examples
     --------
@@ -592,12 +644,16 @@ def d_study(
         levels = None if n_levels is None else _check_sizes(n_levels, f"n_{facet}s")
         return _d_study3(frame, facet, size, levels, negative)
     keys_list, tab, n_s, n_t = _tables(frame)
-    var_s, var_t, var_r = variance_components(tab["ms_system"], tab["ms_query"], tab["ms_residual"], n_s, n_t, negative=negative)
+    var_s, var_t, var_r = variance_components(
+        tab["ms_system"], tab["ms_query"], tab["ms_residual"], n_s, n_t, negative=negative
+    )
     g = len(keys_list)
     rep = lambda a: np.repeat(a, len(size))  # noqa: E731
     big = {k: rep(v) for k, v in tab.items()}
     n_prime = np.tile(size, g)
-    e_lo, e_hi, p_lo, p_hi = coefficient_intervals(big, rep(n_s), rep(n_t), n_prime, confidence_level)
+    e_lo, e_hi, p_lo, p_hi = coefficient_intervals(
+        big, rep(n_s), rep(n_t), n_prime, confidence_level
+    )
     out = _key_frame(keys_list, frame, repeat=len(size))
     out.update(
         {

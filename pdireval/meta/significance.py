@@ -58,7 +58,14 @@ from pdireval.stats.paired_tests import (
     tukey_p,
 )
 
-__all__ = ["adjust_pvalues", "compare", "METHODS", "DEFAULT_RESAMPLES", "DEFAULT_SEED", "ALTERNATIVES"]
+__all__ = [
+    "adjust_pvalues",
+    "compare",
+    "METHODS",
+    "DEFAULT_RESAMPLES",
+    "DEFAULT_SEED",
+    "ALTERNATIVES",
+]
 
 METHODS = ("bootstrap", "t", "wilcoxon", "sign", "randomization", "tukey")
 #: Other tools' names of the same tests, read case-insensitively: ranx's ``stat_test=``
@@ -109,7 +116,8 @@ def _baseline_list(baseline) -> list[str] | None:
     if isinstance(baseline, (list, tuple, np.ndarray, pd.Index, pd.Series)):
         names = [str(b) for b in baseline]
         if not names:
-            raise OptionError("baseline= is an empty list; pass one or more system names, or None for all pairs.")
+            raise OptionError("baseline= is an empty list; pass one or more system names, or None "
+                              "for all pairs.")
         if len(set(names)) != len(names):
             raise OptionError(f"baseline= names a system twice: {names}. List each baseline once.")
         return names
@@ -196,11 +204,15 @@ def _test_group(x, method, *, n_res, rng, baseline=None, confidence_level=0.95, 
         signs, exact = randomization_signs(rng, n, n_res)
     elif method == "tukey":
         hsd = tukey_null(x, rng, n_res, progress=progress)
-    width = max(n, counts.shape[0] if counts is not None else 0, signs.shape[0] if signs is not None else 0)
+    width = max(
+        n, counts.shape[0] if counts is not None else 0, signs.shape[0] if signs is not None else 0
+    )
     parts = chunks(n_pairs, 3 * width)
     two_sided = alternative == "two-sided"
     tail = (1.0 - confidence_level) / (2.0 if two_sided else 1.0)
-    for part in progress_bar(parts, desc=f"{method} pairs", progress=progress if len(parts) > 1 else False):
+    for part in progress_bar(
+        parts, desc=f"{method} pairs", progress=progress if len(parts) > 1 else False
+    ):
         a = x[:, pi[part]]
         b = x[:, pj[part]]
         d = a - b
@@ -317,7 +329,12 @@ def iter_tests(frame, method, *, n_resamples, rng, baseline=None, confidence_lev
     groups = group_matrices(frame)
     keys = group_columns(frame)
     n_groups = frame.groupby(keys, dropna=False, observed=True).ngroups if keys else 1
-    for keys, matrix in progress_bar(groups, total=n_groups, desc=f"{method} groups", progress=progress if n_groups > 1 else False):
+    for keys, matrix in progress_bar(
+        groups,
+        total=n_groups,
+        desc=f"{method} groups",
+        progress=progress if n_groups > 1 else False,
+    ):
         systems = list(matrix.columns)
         x = matrix.to_numpy(dtype=np.float64)
         base = _baseline_index(systems, baseline, keys)
@@ -550,8 +567,12 @@ def compare(
     if alpha is not None:
         check_real("alpha", alpha, low=0, high=1, inclusive=False)
     # Sakai's required difference: two-sided bootstrap and Tukey HSD only
-    required = (alpha is not None and method in ("bootstrap", "tukey") and alternative == "two-sided"
-                and margin is None)
+    required = (
+        alpha is not None
+        and method in ("bootstrap", "tukey")
+        and alternative == "two-sided"
+        and margin is None
+    )
     keys_cols = group_columns(frame)
     parts = []
     for keys, systems, n_q, means, pi, pj, cols in iter_tests(
@@ -567,7 +588,9 @@ def compare(
             effect_size=cols["effect_size"], hedges_g=cols["hedges_g"], bf10=cols["bf10"],
             statistic=cols["statistic"].astype(np.float64), p_value=cols["p_value"],
         )
-        part["p_adjusted"] = adjust_pvalues(cols["p_value"], correction) if family == "group" else cols["p_value"]
+        part["p_adjusted"] = (
+            adjust_pvalues(cols["p_value"], correction) if family == "group" else cols["p_value"]
+        )
         part["required_diff"] = cols["required"] if required else np.full(len(pi), np.nan)
         for k in ("n_wins", "n_ties", "n_losses"):
             part[k] = cols[k].astype(np.int64)

@@ -37,7 +37,8 @@ __all__ = ["swap_rate", "swap_difference", "error_rate"]
 def _check_sizes(n_queries, n_total, limit, what):
     n_queries = np.atleast_1d(np.asarray(n_queries))
     if n_queries.size == 0 or not np.issubdtype(n_queries.dtype, np.integer):
-        raise OptionError(f"n_queries= must be a non-empty list of integers, got {n_queries.tolist()!r}")
+        raise OptionError("n_queries= must be a non-empty list of integers, got "
+                          f"{n_queries.tolist()!r}")
     bad = n_queries[(n_queries < 1) | (n_queries > limit)]
     if bad.size:
         raise OptionError(
@@ -99,11 +100,11 @@ def swap_rate(
 ) -> pd.DataFrame:
     r"""Swap rates: between two experiments, or Voorhees–Buckley query splits.
 
-    **Between two experiments** (``other`` given; Karmaker & Feng's (2022) usage): per group, the mean score of
-    each system in ``scores`` (a_i) and in ``other`` (b_i) over the same systems. A pair swaps iff
-    (a_i − a_j)(b_i − b_j) < 0; rate = swaps / C(m, 2). Pairs tied in either experiment are not
-    swaps and stay in the denominator (``ties="drop"`` removes them). Without ties the rate
-    is (1 − τ)/2.
+    **Between two experiments** (``other`` given; Karmaker & Feng's (2022) usage): per group, the
+    mean score of each system in ``scores`` (a_i) and in ``other`` (b_i) over the same systems. A
+    pair swaps iff (a_i − a_j)(b_i − b_j) < 0; rate = swaps / C(m, 2). Pairs tied in either
+    experiment are not swaps and stay in the denominator (``ties="drop"`` removes them). Without
+    ties the rate is (1 − τ)/2.
 
     **Voorhees & Buckley (2002) swap method** (``other=None``): for each query-set size c (with
     its own stream ``group_generator(seed, c)``) and trial, ``perm = rng.permutation(n)`` over
@@ -166,8 +167,14 @@ def swap_rate(
         x = matrix.to_numpy(dtype=np.float64)
         n, m = x.shape
         limit = n // 2 if sampling == "split" else n
-        cs = _check_sizes(n_queries if n_queries is not None else (list(range(5, n // 2 + 1, 5)) or [max(1, n // 2)]),
-                          n, max(limit, 0), "the swap method" if sampling == "split" else "sampling")
+        cs = _check_sizes(
+            n_queries
+            if n_queries is not None
+            else (list(range(5, n // 2 + 1, 5)) or [max(1, n // 2)]),
+            n,
+            max(limit, 0),
+            "the swap method" if sampling == "split" else "sampling",
+        )
         pi, pj = pair_indices(m)
         for c in progress_bar(cs, desc="swap rate", progress=progress):
             gen = group_generator(seed, int(c))
@@ -183,19 +190,27 @@ def swap_rate(
             d2 = mean2[:, pi] - mean2[:, pj]
             bins = np.minimum(np.floor(np.abs(d1) / bin_width), n_bins - 1).astype(np.int64).ravel()
             comparisons = np.bincount(bins, minlength=n_bins)
-            swaps = np.bincount(bins, weights=(d1 * d2 < 0).ravel(), minlength=n_bins).astype(np.int64)
+            swaps = np.bincount(bins, weights=(d1 * d2 < 0).ravel(), minlength=n_bins).astype(
+                np.int64
+            )
             with np.errstate(invalid="ignore", divide="ignore"):
                 rate = np.where(comparisons > 0, swaps / np.maximum(comparisons, 1), np.nan)
             part = {k: [keys[k]] * n_bins for k in keys_cols}
-            part.update(n_queries=np.full(n_bins, c, dtype=np.int64), bin=np.arange(n_bins, dtype=np.int64),
-                        diff_low=np.arange(n_bins) * float(bin_width),
-                        n_comparisons=comparisons.astype(np.int64), n_swaps=swaps, swap_rate=rate)
+            part.update(
+                n_queries=np.full(n_bins, c, dtype=np.int64),
+                bin=np.arange(n_bins, dtype=np.int64),
+                diff_low=np.arange(n_bins) * float(bin_width),
+                n_comparisons=comparisons.astype(np.int64),
+                n_swaps=swaps,
+                swap_rate=rate,
+            )
             parts.append(pd.DataFrame(part))
     return pd.concat(parts, ignore_index=True)
 
 
 def _subset_means(x, idx):
-    """Means over the queries idx[t] (trials x c, repeats allowed) for every trial: trials x systems."""
+    """Means over the queries idx[t] (trials x c, repeats allowed) for every trial: trials x
+    systems."""
     n_resamples, c = idx.shape
     n = x.shape[0]
     flat = idx + (np.arange(n_resamples) * n)[:, None]
@@ -223,7 +238,8 @@ def swap_difference(swaps: pd.DataFrame, *, max_rate: float = 0.05) -> pd.DataFr
 
     References
     ----------
-    Voorhees, E. M., & Buckley, C. (2002). The Effect of Topic Set Size on Retrieval Experiment Error. SIGIR 2002.
+    Voorhees, E. M., & Buckley, C. (2002). The Effect of Topic Set Size on Retrieval Experiment
+    Error. SIGIR 2002.
     """
     need = {"n_queries", "bin", "diff_low", "n_comparisons", "swap_rate"}
     if not isinstance(swaps, pd.DataFrame) or not need <= set(swaps.columns):
@@ -266,9 +282,10 @@ def error_rate(
     ranges, which consumes the stream exactly as successive ``permutation`` calls; everything
     after the draw is vectorised over trials and pairs). With
     ``unit="query_set"`` (default; Buckley & Voorhees 2000) the systems' **mean** scores over
-    T_c are compared, one comparison per pair per trial; with ``unit="query"`` (Gienapp et al. 2020) the
-    scores on each query of T_c, c comparisons per pair per trial. A comparison of a and b is a
-    tie iff |a − b| ≤ f·max(|a|, |b|). Accumulating |A>B|, |A<B|, |A=B| per pair over all trials:
+    T_c are compared, one comparison per pair per trial; with ``unit="query"`` (Gienapp et al.
+    2020) the scores on each query of T_c, c comparisons per pair per trial. A comparison of a and
+    b is a tie iff |a − b| ≤ f·max(|a|, |b|). Accumulating |A>B|, |A<B|, |A=B| per pair over all
+    trials:
 
     .. math:: \mathrm{ErrorRate} = \frac{\sum_{pairs} \min(|A>B|, |A<B|)}
                                         {\sum_{pairs} (|A>B| + |A<B| + |A=B|)},
@@ -312,7 +329,12 @@ def error_rate(
     for keys, matrix in group_matrices(frame):
         x = matrix.to_numpy(dtype=np.float64)
         n, m = x.shape
-        cs = _check_sizes(n_queries if n_queries is not None else (list(range(5, n + 1, 5)) or [n]), n, n, "sampling")
+        cs = _check_sizes(
+            n_queries if n_queries is not None else (list(range(5, n + 1, 5)) or [n]),
+            n,
+            n,
+            "sampling",
+        )
         pi, pj = pair_indices(m)
         if unit == "query":
             gt_t, lt_t, eq_t = _outcomes(x[:, pi], x[:, pj], fuzziness)  # n x P
@@ -321,7 +343,9 @@ def error_rate(
             idx = gen.permuted(np.broadcast_to(np.arange(n), (n_resamples, n)), axis=1)[:, :c]
             if unit == "query_set":
                 means = _subset_means(x, idx)
-                gt, lt, eq = (o.sum(axis=0) for o in _outcomes(means[:, pi], means[:, pj], fuzziness))
+                gt, lt, eq = (
+                    o.sum(axis=0) for o in _outcomes(means[:, pi], means[:, pj], fuzziness)
+                )
             else:
                 k = np.bincount(idx.ravel(), minlength=n).astype(np.float64)
                 gt, lt, eq = (k @ o for o in (gt_t, lt_t, eq_t))
@@ -332,8 +356,19 @@ def error_rate(
                        error_rate=float(np.sum(np.minimum(gt, lt)) / total) if total else np.nan,
                        tie_rate=float(np.sum(eq) / total) if total else np.nan)
             rows.append(row)
-    out = pd.DataFrame(rows, columns=keys_cols + ["n_queries", "unit", "fuzziness", "n_resamples", "n_comparisons",
-                                                  "error_rate", "tie_rate"])
+    out = pd.DataFrame(
+        rows,
+        columns=keys_cols
+        + [
+            "n_queries",
+            "unit",
+            "fuzziness",
+            "n_resamples",
+            "n_comparisons",
+            "error_rate",
+            "tie_rate",
+        ],
+    )
     for c in ("n_queries", "n_resamples", "n_comparisons"):
         out[c] = out[c].astype(np.int64)
     return out
@@ -342,4 +377,8 @@ def error_rate(
 def _outcomes(a, b, f):
     """(a > b, a < b, tie) as float arrays, tie iff |a - b| <= f * max(|a|, |b|)."""
     tie = np.abs(a - b) <= f * np.maximum(np.abs(a), np.abs(b))
-    return ((a > b) & ~tie).astype(np.float64), ((a < b) & ~tie).astype(np.float64), tie.astype(np.float64)
+    return (
+        ((a > b) & ~tie).astype(np.float64),
+        ((a < b) & ~tie).astype(np.float64),
+        tie.astype(np.float64),
+    )

@@ -48,7 +48,8 @@ def _params_frame(params, systems) -> pd.DataFrame | None:
         return None
     if isinstance(params, pd.DataFrame):
         if "system" not in params.columns:
-            raise SchemaError("params= as a DataFrame needs a 'system' column and one column per parameter.")
+            raise SchemaError("params= as a DataFrame needs a 'system' column and one column per "
+                              "parameter.")
         frame = params.drop_duplicates().copy()
     elif isinstance(params, Mapping):
         rows = []
@@ -59,21 +60,26 @@ def _params_frame(params, systems) -> pd.DataFrame | None:
                 rows.append({"system": system, "param": value})
         frame = pd.DataFrame(rows)
     else:
-        raise TypeError("params= must be a DataFrame (system + parameter columns) or a mapping {system: value}")
+        raise TypeError("params= must be a DataFrame (system + parameter columns) or a mapping "
+                        "{system: value}")
     frame["system"] = frame["system"].astype(str)
     dup = frame["system"].duplicated(keep=False)
     if dup.any():
-        raise SchemaError(f"params= gives some systems more than one setting:{show_rows(frame[dup])}",
+        raise SchemaError("params= gives some systems more than one "
+                          f"setting:{show_rows(frame[dup])}",
                           failure_cases=frame[dup])
     missing = sorted(set(systems) - set(frame["system"]))
     if missing:
-        raise SchemaError(f"params= lacks the setting of {len(missing)} system(s), e.g. {missing[:5]}.")
+        raise SchemaError(f"params= lacks the setting of {len(missing)} system(s), e.g. "
+                          f"{missing[:5]}.")
     cols = [c for c in frame.columns if c != "system"]
     for c in cols:
         try:
             frame[c] = frame[c].astype(np.float64)
         except (TypeError, ValueError):
-            raise SchemaError(f"parameter column {c!r} must be numeric (1/σ_opt needs numbers).") from None
+            raise SchemaError(
+                f"parameter column {c!r} must be numeric (1/σ_opt needs numbers)."
+            ) from None
     return frame.reset_index(drop=True)
 
 
@@ -89,7 +95,8 @@ def train_test(
     swap: bool = True,
     columns=None,
 ) -> pd.DataFrame:
-    r"""Train a parameter on one query set by each measure, test on another (He et al. 2008, Section 4.1).
+    r"""Train a parameter on one query set by each measure, test on another (He et al. 2008,
+    Section 4.1).
 
     For a fold (training queries T, test queries T′) and each training measure M, the chosen
     setting is
@@ -156,7 +163,8 @@ def train_test(
     exp_keys = [k for k in group_columns(full) if k != "measure"]
     lacking = [k for k in exp_keys if k not in tr.columns]
     if lacking:
-        raise SchemaError(f"train_scores lack the grouping column(s) {lacking} of scores; add them.")
+        raise SchemaError(f"train_scores lack the grouping column(s) {lacking} of scores; add "
+                          "them.")
     var_keys = [k for k in group_columns(tr) if k not in exp_keys and k != "measure"]
     known = set(pd.unique(full["query"]))
     train_q = _query_set(train, "train", known)
@@ -183,15 +191,26 @@ def train_test(
         # ---- training: best system per (experiment, variant, measure)
         part = tr[tr["query"].isin(t_train).to_numpy()]
         keys = exp_keys + var_keys + ["measure"]
-        means = part.groupby(keys + ["system"], sort=False, observed=True, dropna=False)["value"].mean().reset_index()
-        means = means.sort_values(keys + ["value", "system"], ascending=[True] * len(keys) + [False, True],
-                                  kind="stable", na_position="last")
+        means = (
+            part.groupby(keys + ["system"], sort=False, observed=True, dropna=False)["value"]
+            .mean()
+            .reset_index()
+        )
+        means = means.sort_values(
+            keys + ["value", "system"],
+            ascending=[True] * len(keys) + [False, True],
+            kind="stable",
+            na_position="last",
+        )
         best = means.drop_duplicates(keys).rename(columns={"measure": "train_measure"})[
             exp_keys + var_keys + ["train_measure", "system"]]
         base = best[best["train_measure"] == reference][exp_keys + var_keys + ["system"]].rename(
             columns={"system": "reference_system"})
-        chosen = best.merge(base, on=exp_keys + var_keys, how="left") if exp_keys + var_keys else best.assign(
-            reference_system=base["reference_system"].iloc[0])
+        chosen = (
+            best.merge(base, on=exp_keys + var_keys, how="left")
+            if exp_keys + var_keys
+            else best.assign(reference_system=base["reference_system"].iloc[0])
+        )
         # ---- test: per (experiment, eval measure) a query x system matrix on the test queries
         test_part = full[full["query"].isin(t_test).to_numpy()]
         rows = []
@@ -204,8 +223,11 @@ def train_test(
             col = matrix.columns.get_indexer(sel["system"])
             bcol = matrix.columns.get_indexer(sel["reference_system"])
             if (col < 0).any() or (bcol < 0).any():
-                absent = sorted(set(sel["system"][col < 0]) | set(sel["reference_system"][bcol < 0]))
-                raise SchemaError(f"the test scores of {gd} lack system(s) {absent[:5]} chosen in training.")
+                absent = sorted(
+                    set(sel["system"][col < 0]) | set(sel["reference_system"][bcol < 0])
+                )
+                raise SchemaError(f"the test scores of {gd} lack system(s) {absent[:5]} chosen in "
+                                  "training.")
             values = matrix.to_numpy(dtype=np.float64)
             a, b = values[:, col], values[:, bcol]
             stat = np.zeros(len(col))
@@ -230,9 +252,24 @@ def train_test(
         res = res.merge(pframe, on="system", how="left")
     res["_m"] = res["train_measure"].map(m_rank)
     res["_x"] = res["eval_measure"].map(x_rank)
-    res = res.sort_values(["fold", *exp_keys, *var_keys, "_m", "_x"], kind="stable").drop(columns=["_m", "_x"])
-    columns = ["fold", *exp_keys, *var_keys, "train_measure", "eval_measure", "system", *param_cols,
-               "value", "reference_system", "reference_value", "statistic", "p_value", "n_test_queries"]
+    res = res.sort_values(["fold", *exp_keys, *var_keys, "_m", "_x"], kind="stable").drop(
+        columns=["_m", "_x"]
+    )
+    columns = [
+        "fold",
+        *exp_keys,
+        *var_keys,
+        "train_measure",
+        "eval_measure",
+        "system",
+        *param_cols,
+        "value",
+        "reference_system",
+        "reference_value",
+        "statistic",
+        "p_value",
+        "n_test_queries",
+    ]
     res = res[columns].reset_index(drop=True)
     res["fold"] = res["fold"].astype(np.int64)
     res["n_test_queries"] = res["n_test_queries"].astype(np.int64)
@@ -263,7 +300,8 @@ def training_stability(
     reference: str = "AP",
     ddof: int = 1,
 ) -> pd.DataFrame:
-    r"""1/σ_opt and 1/σ_diff over repeated training on subsampled judgments (He et al. 2008, Section 5.1).
+    r"""1/σ_opt and 1/σ_diff over repeated training on subsampled judgments (He et al. 2008,
+    Section 5.1).
 
     For each group of :func:`train_test` results (fold, level, ... — every column except
     the per-row ones, the parameters and ``over``) and each training measure M other than
@@ -272,7 +310,8 @@ def training_stability(
     .. math::
         1/\sigma_{opt}(X) = 1 / \mathrm{sd}_r\, \theta_X(x, r), \qquad
         1/\sigma_{diff}(M) = 1 / \mathrm{sd}_r\, |M(\mathrm{MAP}) - M(M)|, \qquad
-        1/\sigma_{diff}(\mathrm{MAP}) = 1 / \mathrm{sd}_r\, |\mathrm{MAP}(\mathrm{MAP}) - \mathrm{MAP}(M)|
+        1/\sigma_{diff}(\mathrm{MAP}) = 1 / \mathrm{sd}_r\, |\mathrm{MAP}(\mathrm{MAP}) -
+        \mathrm{MAP}(M)|
 
     θ_X is the parameter value chosen by training measure X, r runs over ``over``
     (repetitions), sd is the sample standard deviation (``ddof=1``; He et al. (2008) do not say
@@ -309,7 +348,8 @@ def training_stability(
 
     References
     ----------
-    He, B., Macdonald, C., & Ounis, I. (2008). Retrieval Sensitivity Under Training Using Different Measures. SIGIR 2008.
+    He, B., Macdonald, C., & Ounis, I. (2008). Retrieval Sensitivity Under Training Using
+    Different Measures. SIGIR 2008.
     """
     params = [params] if isinstance(params, str) else list(params)
     needed = [over, "train_measure", "eval_measure", "value", "reference_value", *params]
@@ -341,7 +381,15 @@ def training_stability(
     out = out.merge(diff_m, on=gk, how="left").merge(diff_map, on=gk, how="left")
     out = out.merge(n_rep.reset_index(), on=gk, how="left")
     # deterministic order: groups and measures as in results, parameters as given
-    group_order = results[keys].drop_duplicates().reset_index(drop=True).reset_index().rename(columns={"index": "_g"}) if keys else None
+    group_order = (
+        results[keys]
+        .drop_duplicates()
+        .reset_index(drop=True)
+        .reset_index()
+        .rename(columns={"index": "_g"})
+        if keys
+        else None
+    )
     m_order = {m: i for i, m in enumerate(pd.unique(results["train_measure"]))}
     out["_m"] = out["train_measure"].map(m_order)
     out["_p"] = out["parameter"].map({p: i for i, p in enumerate(params)})
@@ -351,10 +399,25 @@ def training_stability(
     else:
         out = out.sort_values(["_m", "_p"], kind="stable")
     out = out.rename(columns={"train_measure": "measure"})
-    out = out[[*keys, "measure", "parameter", "inv_sigma_opt", "inv_sigma_opt_reference", "inv_sigma_diff",
-               "inv_sigma_diff_reference", "n_repeats"]].reset_index(drop=True)
+    out = out[
+        [
+            *keys,
+            "measure",
+            "parameter",
+            "inv_sigma_opt",
+            "inv_sigma_opt_reference",
+            "inv_sigma_diff",
+            "inv_sigma_diff_reference",
+            "n_repeats",
+        ]
+    ].reset_index(drop=True)
     out["n_repeats"] = out["n_repeats"].astype(np.int64)
-    for c in ("inv_sigma_opt", "inv_sigma_opt_reference", "inv_sigma_diff", "inv_sigma_diff_reference"):
+    for c in (
+        "inv_sigma_opt",
+        "inv_sigma_opt_reference",
+        "inv_sigma_diff",
+        "inv_sigma_diff_reference",
+    ):
         out[c] = out[c].astype(np.float64)
     return out
 
@@ -381,8 +444,8 @@ def stability_sign_test(
     level
         The completeness column (default ``"level"``).
     ranges
-        Level ranges (lo, hi] counted separately besides "all" (He, Macdonald & Ounis 2008: x ≤ 10 and
-        x > 10, see docs/incomplete.md).
+        Level ranges (lo, hi] counted separately besides "all" (He, Macdonald & Ounis 2008: x ≤ 10
+        and x > 10, see docs/incomplete.md).
     by
         Extra columns kept apart (e.g. ``"model"``); ``measure`` and ``parameter`` always are.
 
@@ -395,22 +458,34 @@ def stability_sign_test(
 
     References
     ----------
-    He, B., Macdonald, C., & Ounis, I. (2008). Retrieval Sensitivity Under Training Using Different Measures. SIGIR 2008.
+    He, B., Macdonald, C., & Ounis, I. (2008). Retrieval Sensitivity Under Training Using
+    Different Measures. SIGIR 2008.
     """
     by = [by] if isinstance(by, str) else list(by)
-    needed = [level, "measure", "parameter", "inv_sigma_opt", "inv_sigma_opt_reference", "inv_sigma_diff",
-              "inv_sigma_diff_reference", *by]
+    needed = [
+        level,
+        "measure",
+        "parameter",
+        "inv_sigma_opt",
+        "inv_sigma_opt_reference",
+        "inv_sigma_diff",
+        "inv_sigma_diff_reference",
+        *by,
+    ]
     missing = [c for c in needed if c not in stability.columns]
     if missing:
-        raise SchemaError(f"stability lacks column(s) {missing}: pass the output of pdireval.training_stability.")
+        raise SchemaError(f"stability lacks column(s) {missing}: pass the output of "
+                          "pdireval.training_stability.")
     windows = [("all", -np.inf, np.inf)] + [(f"{lo:g}<x<={hi:g}", lo, hi) for lo, hi in ranges]
     rows = []
     for gkey, g in stability.groupby([*by, "measure", "parameter"], sort=False, dropna=False):
         gkey = gkey if isinstance(gkey, tuple) else (gkey,)
         gd = dict(zip([*by, "measure", "parameter"], gkey))
         x = g[level].to_numpy(dtype=np.float64)
-        for quantity, a_col, b_col in (("sigma_opt", "inv_sigma_opt", "inv_sigma_opt_reference"),
-                                       ("sigma_diff", "inv_sigma_diff", "inv_sigma_diff_reference")):
+        for quantity, a_col, b_col in (
+            ("sigma_opt", "inv_sigma_opt", "inv_sigma_opt_reference"),
+            ("sigma_diff", "inv_sigma_diff", "inv_sigma_diff_reference"),
+        ):
             for name, lo, hi in windows:
                 sel = (x > lo) & (x <= hi)
                 a = g[a_col].to_numpy(dtype=np.float64)[sel]

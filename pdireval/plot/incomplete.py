@@ -4,7 +4,8 @@
   completeness level, one line per measure (mean over repeats, with the min–max band), from
   :func:`pdireval.completeness_correlation`.
 * :func:`training_curves` — test effectiveness X(Y) of settings trained on subsampled
-  judgments against the completeness level (He et al. 2008, Figure 2), from :func:`pdireval.train_test`.
+  judgments against the completeness level (He et al. 2008, Figure 2), from
+  :func:`pdireval.train_test`.
 
 Each takes our tidy frames and returns a matplotlib Figure (or the ``ax`` given).
 """
@@ -35,11 +36,14 @@ def _need(frame, columns, producer):
     if not isinstance(frame, pd.DataFrame) or not set(columns) <= set(frame.columns):
         have = list(getattr(frame, "columns", []))
         raise SchemaError(
-            f"this plot needs the frame returned by {producer} (columns {sorted(columns)}); got columns {have}"
+            f"this plot needs the frame returned by {producer} (columns {sorted(columns)}); got "
+            f"columns {have}"
         )
 
 
-def completeness_curves(corr: pd.DataFrame, *, method: str | None = None, band: bool = True, log_x: bool = True, ax=None):
+def completeness_curves(
+    corr: pd.DataFrame, *, method: str | None = None, band: bool = True, log_x: bool = True, ax=None
+):
     """Correlation with the full-judgment system ranking against completeness, per measure.
 
     Parameters
@@ -64,24 +68,40 @@ def completeness_curves(corr: pd.DataFrame, *, method: str | None = None, band: 
     method = corr["method"].iloc[0] if method is None else method
     part = corr[corr["method"] == method]
     if part.empty:
-        raise SchemaError(f"no rows with method={method!r}; the frame has {sorted(corr['method'].unique())}")
+        raise SchemaError(f"no rows with method={method!r}; the frame has "
+                          f"{sorted(corr['method'].unique())}")
     fig, axes = new_axes(ax)
     for measure, g in part.groupby("measure", sort=False):
         stats = g.groupby("level")["statistic"].agg(["mean", "min", "max"]).sort_index()
-        (line,) = axes.plot(stats.index, stats["mean"], marker="o", markersize=3, linewidth=1.5, label=measure)
+        (line,) = axes.plot(
+            stats.index, stats["mean"], marker="o", markersize=3, linewidth=1.5, label=measure
+        )
         if band:
-            axes.fill_between(stats.index, stats["min"], stats["max"], color=line.get_color(), alpha=0.12, linewidth=0)
+            axes.fill_between(
+                stats.index,
+                stats["min"],
+                stats["max"],
+                color=line.get_color(),
+                alpha=0.12,
+                linewidth=0,
+            )
     if log_x:
         _log_level_axis(axes, part["level"].unique())
     axes.set_xlabel("judgments kept (%)")
-    label = {"kendall_b": "Kendall's τ_b", "kendall_a": "Kendall's τ_a", "spearman": "Spearman's ρ"}.get(method, method)
+    label = {
+        "kendall_b": "Kendall's τ_b",
+        "kendall_a": "Kendall's τ_a",
+        "spearman": "Spearman's ρ",
+    }.get(method, method)
     axes.set_ylabel(f"{label} with the full-judgment ranking")
     axes.grid(True, alpha=0.3)
     axes.legend(frameon=False, fontsize="small")
     return ax if ax is not None else fig
 
 
-def training_curves(results: pd.DataFrame, *, eval_measure: str, train_measures=None, level: str = "level", ax=None):
+def training_curves(
+    results: pd.DataFrame, *, eval_measure: str, train_measures=None, level: str = "level", ax=None
+):
     """He et al. (2008, Figure 2): X(Y) on the test queries against the completeness of the training
     judgments, one line per training measure Y (mean over repeats and folds).
 
@@ -102,17 +122,27 @@ def training_curves(results: pd.DataFrame, *, eval_measure: str, train_measures=
     -------
     Figure, or ``ax`` when given.
     """
-    _need(results, {level, "train_measure", "eval_measure", "value"}, "pdireval.train_test (with train_scores)")
+    _need(results, {level, "train_measure", "eval_measure", "value"}, "pdireval.train_test (with "
+                                                                      "train_scores)")
     part = results[results["eval_measure"] == eval_measure]
     if part.empty:
         raise SchemaError(f"no rows with eval_measure={eval_measure!r}")
     if train_measures is not None:
-        wanted = [train_measures] if isinstance(train_measures, str) else list(train_measures)  # "AP" is one measure
+        wanted = (
+            [train_measures] if isinstance(train_measures, str) else list(train_measures)
+        )  # "AP" is one measure
         part = part[part["train_measure"].isin(wanted)]
     fig, axes = new_axes(ax)
     for y, g in part.groupby("train_measure", sort=False):
         mean = g.groupby(level)["value"].mean().sort_index()
-        axes.plot(mean.index, mean.to_numpy(), marker="o", markersize=3, linewidth=1.5, label=f"{eval_measure}({y})")
+        axes.plot(
+            mean.index,
+            mean.to_numpy(),
+            marker="o",
+            markersize=3,
+            linewidth=1.5,
+            label=f"{eval_measure}({y})",
+        )
     _log_level_axis(axes, part[level].unique())
     axes.set_xlabel("training judgments kept (%)")
     axes.set_ylabel(f"{eval_measure} on the test queries")

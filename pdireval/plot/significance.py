@@ -20,7 +20,13 @@ import pandas as pd
 from pdireval.errors import SchemaError
 from pdireval.plot._base import new_axes
 
-__all__ = ["asl_curves", "discriminative_power_bars", "error_rate_curves", "swap_rate_curves", "measure_scatter"]
+__all__ = [
+    "asl_curves",
+    "discriminative_power_bars",
+    "error_rate_curves",
+    "swap_rate_curves",
+    "measure_scatter",
+]
 
 
 def _need(frame, columns, producer):
@@ -34,7 +40,11 @@ def _need(frame, columns, producer):
 
 def _series(frame, keys):
     """(label, part) per combination of the label keys, in order of appearance."""
-    keys = [k for k in keys if k in frame.columns and (k == "measure" or frame[k].nunique(dropna=False) > 1)]
+    keys = [
+        k
+        for k in keys
+        if k in frame.columns and (k == "measure" or frame[k].nunique(dropna=False) > 1)
+    ]
     if not keys:
         yield "", frame
         return
@@ -102,7 +112,12 @@ def discriminative_power_bars(power: pd.DataFrame, *, ax=None):
     keys = _label_keys(power, {"power", "n_pairs", "n_significant", "required_diff", "method"})
     labels = [", ".join(str(v) for v in row) for row in power[keys].itertuples(index=False)]
     axes.bar(range(len(power)), power["power"].to_numpy() * 100)
-    axes.set_xticks(range(len(power)), labels, rotation=30 if len(power) > 4 else 0, ha="right" if len(power) > 4 else "center")
+    axes.set_xticks(
+        range(len(power)),
+        labels,
+        rotation=30 if len(power) > 4 else 0,
+        ha="right" if len(power) > 4 else "center",
+    )
     axes.set_ylabel("significant pairs (%)")
     return _finish(fig, axes, ax, legend=False)
 
@@ -125,10 +140,23 @@ def error_rate_curves(errors: pd.DataFrame, *, ties: bool = False, ax=None):
     """
     _need(errors, {"n_queries", "error_rate", "tie_rate"}, "pdireval.error_rate")
     fig, axes = new_axes(ax)
-    keys = _label_keys(errors, {"n_queries", "error_rate", "tie_rate", "n_comparisons", "n_resamples", "unit", "fuzziness"})
+    keys = _label_keys(
+        errors,
+        {
+            "n_queries",
+            "error_rate",
+            "tie_rate",
+            "n_comparisons",
+            "n_resamples",
+            "unit",
+            "fuzziness",
+        },
+    )
     for label, part in _series(errors, keys):
         part = part.sort_values("n_queries")
-        (line,) = axes.plot(part["n_queries"], part["error_rate"], marker="o", markersize=3, label=label)
+        (line,) = axes.plot(
+            part["n_queries"], part["error_rate"], marker="o", markersize=3, label=label
+        )
         if ties:
             axes.plot(part["n_queries"], part["tie_rate"], linestyle="--", color=line.get_color())
     axes.set_xlabel("query-set size")
@@ -153,13 +181,20 @@ def swap_rate_curves(swaps: pd.DataFrame, *, n_queries: int | None = None, ax=No
     -------
     Figure, or ``ax`` when given.
     """
-    _need(swaps, {"n_queries", "bin", "diff_low", "swap_rate", "n_comparisons"}, "pdireval.swap_rate(scores)")
+    _need(
+        swaps,
+        {"n_queries", "bin", "diff_low", "swap_rate", "n_comparisons"},
+        "pdireval.swap_rate(scores)",
+    )
     fig, axes = new_axes(ax)
     size = int(swaps["n_queries"].max()) if n_queries is None else int(n_queries)
     part_all = swaps[swaps["n_queries"] == size]
     if part_all.empty:
-        raise SchemaError(f"no rows for n_queries={size}; the sizes are {sorted(int(s) for s in swaps['n_queries'].unique())}")
-    keys = _label_keys(swaps, {"n_queries", "bin", "diff_low", "swap_rate", "n_comparisons", "n_swaps"})
+        raise SchemaError(f"no rows for n_queries={size}; the sizes are "
+                          f"{sorted(int(s) for s in swaps['n_queries'].unique())}")
+    keys = _label_keys(
+        swaps, {"n_queries", "bin", "diff_low", "swap_rate", "n_comparisons", "n_swaps"}
+    )
     for label, part in _series(part_all, keys):
         part = part[part["n_comparisons"] > 0].sort_values("bin")
         axes.plot(part["diff_low"], part["swap_rate"], marker="o", markersize=3, label=label)
@@ -192,12 +227,17 @@ def measure_scatter(scores: pd.DataFrame, measure_a: str, measure_b: str, *, ax=
     means = frame.groupby(["measure", "system"], sort=True)["value"].mean().unstack("measure")
     for m in (measure_a, measure_b):
         if m not in means.columns:
-            raise SchemaError(f"measure {m!r} is not in the scores; the measures are {list(means.columns)}")
+            raise SchemaError(f"measure {m!r} is not in the scores; the measures are "
+                              f"{list(means.columns)}")
     pair = means[[measure_a, measure_b]].dropna()
     fig, axes = new_axes(ax)
     axes.scatter(pair[measure_a], pair[measure_b], s=18)
     tau = kendall_tau(pair[measure_a].to_numpy(), pair[measure_b].to_numpy())
     axes.set_xlabel(f"mean {measure_a}")
     axes.set_ylabel(f"mean {measure_b}")
-    axes.set_title(f"{len(pair)} systems, Kendall τ = {tau:.3f}" if np.isfinite(tau) else f"{len(pair)} systems")
+    axes.set_title(
+        f"{len(pair)} systems, Kendall τ = {tau:.3f}"
+        if np.isfinite(tau)
+        else f"{len(pair)} systems"
+    )
     return _finish(fig, axes, ax, legend=False)

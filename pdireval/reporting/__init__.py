@@ -2,8 +2,8 @@
 
 :func:`report` evaluates a run (or the built-in simulated collection) and runs every
 analysis the library has, then writes an Excel workbook (one sheet per table), PNG figures
-(SVG twins on request), and a self-contained HTML page. This package is presentation only: every number
-comes from the public functions of the other layers, unrounded.
+(SVG twins on request), and a self-contained HTML page. This package is presentation only: every
+number comes from the public functions of the other layers, unrounded.
 """
 
 from __future__ import annotations
@@ -89,8 +89,9 @@ def report(
         Measures of the per-system table and of every analysis: a list, or one measure
         string (``"AP"`` is the one measure AP).
     out
-        Output folder (created only once every input and option has been checked): ``report.xlsx``, ``report.html``, ``figures/*.png``,
-        and the table for a paper as ``paper_table.tex`` and ``paper_table.md`` (see
+        Output folder (created only once every input and option has been checked):
+        ``report.xlsx``, ``report.html``, ``figures/*.png``, and the table for a paper as
+        ``paper_table.tex`` and ``paper_table.md`` (see
         :func:`pdireval.paper_table`).
     title
         Page title (default names the collection).
@@ -124,11 +125,13 @@ def report(
     started = time.perf_counter()
     if run is None:
         if qrels is not None:
-            raise TypeError("qrels= was given without a run: pass the run too, or neither for the simulated collection")
+            raise TypeError("qrels= was given without a run: pass the run too, or neither for the "
+                            "simulated collection")
         run, qrels = datasets.simulate(**datasets.EXAMPLE)
         title = title or (
             f"pdireval report — the simulated example collection "
-            f"(pdireval.datasets.simulate({', '.join(f'{k}={v}' for k, v in datasets.EXAMPLE.items())}))"
+            "(pdireval.datasets.simulate("
+            f"{', '.join(f'{k}={v}' for k, v in datasets.EXAMPLE.items())}))"
         )
     # every input and option is checked before anything is written
     parsed = parse_measures(measures)  # "AP" is the one measure AP
@@ -161,7 +164,9 @@ def report(
         try:
             (out / "figures").mkdir(parents=True, exist_ok=True)
         except (FileExistsError, NotADirectoryError):
-            raise OptionError(f"out={str(out)!r}: a file is in the way of the output folder; pass a folder path.") from None
+            raise OptionError(
+                f"out={str(out)!r}: a file is in the way of the output folder; pass a folder path."
+            ) from None
         bar.section_done()
         sections: list[Section] = []
         for build in SECTIONS:
@@ -179,7 +184,9 @@ def report(
     return result
 
 
-def _write(ctx: Context, sections: list[Section], out: Path, title, n_resamples, rng, started) -> Report:
+def _write(
+    ctx: Context, sections: list[Section], out: Path, title, n_resamples, rng, started
+) -> Report:
     """Write the workbook and the HTML page of the built sections."""
     tables: dict[str, pd.DataFrame] = {}
     notes: dict[str, str] = {}
@@ -202,21 +209,29 @@ def _write(ctx: Context, sections: list[Section], out: Path, title, n_resamples,
         f"{n_s} system{'s' if n_s != 1 else ''} × {n_q} quer{'ies' if n_q != 1 else 'y'}; "
         f"measures: {', '.join(ctx.measure_names)}; {n_resamples} resamples; seed {rng!r}"
     )
-    default = f"pdireval report — {n_s} system{'s' if n_s != 1 else ''} × {n_q} quer{'ies' if n_q != 1 else 'y'}"
+    default = (
+        f"pdireval report — {n_s} system{'s' if n_s != 1 else ''} × "
+        f"{n_q} quer{'ies' if n_q != 1 else 'y'}"
+    )
     write_html(sections, page, title=title or default, subtitle=subtitle)
     ctx.progress.section_done()
-    return Report(tables, sections, out, workbook, page, figures, notes, time.perf_counter() - started)
+    return Report(
+        tables, sections, out, workbook, page, figures, notes, time.perf_counter() - started
+    )
 
 
 def _check_out(out) -> Path:
     """``out=`` as a Path: a folder that exists or can be created (not an existing file)."""
     if not isinstance(out, (str, PathLike)):
-        raise TypeError(f"out= must be a folder path (str or Path), got {out!r} ({type(out).__name__}).")
+        raise TypeError(f"out= must be a folder path (str or Path), got {out!r} "
+                        f"({type(out).__name__}).")
     path = Path(out)
     if str(out) == "":
-        raise OptionError("out= is empty: pass the folder to write the report into, e.g. out='report'.")
+        raise OptionError("out= is empty: pass the folder to write the report into, e.g. "
+                          "out='report'.")
     if path.exists() and not path.is_dir():
-        raise OptionError(f"out={str(out)!r} is an existing file, not a folder: pass a folder path (it is created if needed).")
+        raise OptionError(f"out={str(out)!r} is an existing file, not a folder: pass a folder path "
+                          "(it is created if needed).")
     return path
 
 

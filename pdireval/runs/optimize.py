@@ -60,14 +60,19 @@ def standard_discount(name, k: int) -> np.ndarray:
         elif name == "linear":
             w = (k + 1.0 - r) / k
         else:
-            raise MeasureError(f"unknown discount {name!r}: use one of {STANDARD_DISCOUNTS} or a vector of {k} weights")
+            raise MeasureError(f"unknown discount {name!r}: use one of {STANDARD_DISCOUNTS} or a "
+                               f"vector of {k} weights")
     else:
         try:
             w = np.asarray(name, dtype=np.float64).ravel()
         except (TypeError, ValueError):
-            raise MeasureError(f"a discount is one of {STANDARD_DISCOUNTS} or a vector of {k} numbers, got {name!r}") from None
+            raise MeasureError(
+                f"a discount is one of {STANDARD_DISCOUNTS} or a vector of {k} numbers, got "
+                f"{name!r}"
+            ) from None
         if len(w) != k or not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
-            raise MeasureError(f"a discount vector must hold {k} non-negative finite weights (one per rank 1..{k}) with a positive sum, got {name!r}")
+            raise MeasureError(f"a discount vector must hold {k} non-negative finite weights (one "
+                               f"per rank 1..{k}) with a positive sum, got {name!r}")
     return w / w.sum()
 
 
@@ -84,13 +89,25 @@ def standard_gain(name, grades: np.ndarray) -> np.ndarray:
         elif name == "exp":
             g = np.exp2(grades) - 1.0
         else:
-            raise MeasureError(f"unknown gain {name!r}: use one of {STANDARD_GAINS} or a mapping {{label: gain}}")
+            raise MeasureError(f"unknown gain {name!r}: use one of {STANDARD_GAINS} or a mapping "
+                               f"{{label: gain}}")
     elif isinstance(name, Mapping):
-        g = np.array([float(name.get(x, name.get(int(x), 0.0)) if float(x).is_integer() else name.get(x, 0.0)) for x in grades])
+        g = np.array(
+            [
+                float(
+                    name.get(x, name.get(int(x), 0.0))
+                    if float(x).is_integer()
+                    else name.get(x, 0.0)
+                )
+                for x in grades
+            ]
+        )
     else:
-        raise MeasureError(f"gain must be 'linear', 'exp' or a mapping {{label: gain}}, got {name!r}")
+        raise MeasureError(f"gain must be 'linear', 'exp' or a mapping {{label: gain}}, got "
+                           f"{name!r}")
     if not np.all(np.isfinite(g)) or np.any(g < 0) or g.sum() <= 0:
-        raise MeasureError(f"gains of the relevant grades must be non-negative and not all 0, got {dict(zip(grades.tolist(), g.tolist()))}")
+        raise MeasureError("gains of the relevant grades must be non-negative and not all 0, got "
+                           f"{dict(zip(grades.tolist(), g.tolist()))}")
     return g / g.sum()
 
 
@@ -140,7 +157,9 @@ def _reduce(prepared: Prepared, grades: np.ndarray, K: int, name) -> _Collection
     judged = qlab > 0
     counts = np.zeros((v.n_queries, C), dtype=np.float64)
     np.add.at(counts, (v.q_row_query[judged], np.searchsorted(grades, qlab[judged])), 1.0)
-    return _Collection(name, seg.systems, seg.judgments.queries, seg.seg_system, seg.seg_query, H, counts)
+    return _Collection(
+        name, seg.systems, seg.judgments.queries, seg.seg_system, seg.seg_query, H, counts
+    )
 
 
 def _grades_of(prepared_list) -> np.ndarray:
@@ -150,7 +169,8 @@ def _grades_of(prepared_list) -> np.ndarray:
         labels.append(lab[lab > 0])
     grades = np.unique(np.concatenate(labels)) if labels else np.zeros(0)
     if len(grades) == 0:
-        raise SchemaError("the qrels hold no relevant (label > 0) document: there is no nDCG to optimise.")
+        raise SchemaError("the qrels hold no relevant (label > 0) document: there is no nDCG to "
+                          "optimise.")
     return grades
 
 
@@ -158,7 +178,9 @@ class _Model:
     """Φ of nDCG@k for any gains g (over grades) and discounts d (over ranks 1..K), for a
     list of objectives (collection, cut-off)."""
 
-    def __init__(self, collections: list[_Collection], cutoffs: list[int], K: int, n_prime, negative="clip"):
+    def __init__(
+        self, collections: list[_Collection], cutoffs: list[int], K: int, n_prime, negative="clip"
+    ):
         self.collections = collections
         self.cutoffs = cutoffs
         self.K = K
@@ -184,7 +206,10 @@ class _Model:
                 dk = d[:k]
                 dcg = A[:, :k] @ dk
                 dcum = np.concatenate([[0.0], np.cumsum(dk)])
-                blocks = dcum[np.minimum(ends, k).astype(np.int64)] - dcum[np.minimum(starts, k).astype(np.int64)]
+                blocks = (
+                    dcum[np.minimum(ends, k).astype(np.int64)]
+                    - dcum[np.minimum(starts, k).astype(np.int64)]
+                )
                 idcg = blocks @ g[order]
                 ideal = idcg[col.seg_query]
                 val = np.zeros(len(dcg))
@@ -200,7 +225,14 @@ class _Model:
         for X in self.matrices(g, d):
             tab = anova_table(X)
             n_t, n_s = X.shape
-            vs, vt, vr = variance_components(tab["ms_system"], tab["ms_query"], tab["ms_residual"], n_s, n_t, negative=self.negative)
+            vs, vt, vr = variance_components(
+                tab["ms_system"],
+                tab["ms_query"],
+                tab["ms_residual"],
+                n_s,
+                n_t,
+                negative=self.negative,
+            )
             rows.append((float(vs), float(vt), float(vr), n_s, n_t))
         return rows
 
@@ -215,7 +247,10 @@ class _Model:
         return out
 
     def _n_primes(self):
-        return [float(c.shape[0]) if self.n_prime is None else float(self.n_prime) for c, _ in self.objectives]
+        return [
+            float(c.shape[0]) if self.n_prime is None else float(self.n_prime)
+            for c, _ in self.objectives
+        ]
 
 
 # --------------------------------------------------------------------------- result
@@ -282,7 +317,9 @@ class OptimizeResult:
         :func:`pdireval.evaluate` (k defaults to the longest cut-off optimised)."""
         k = len(self.discounts) if k is None else int(k)
         d = ",".join(repr(float(x)) for x in self.discount[:k])
-        g = ",".join(f"{_label(gr)!r}:{float(x)!r}" for gr, x in zip(self.grades, self.gains["gain"]))
+        g = ",".join(
+            f"{_label(gr)!r}:{float(x)!r}" for gr, x in zip(self.grades, self.gains["gain"])
+        )
         return f"nDCG(discount=[{d}],gain={{{g}}})@{k}"
 
 
@@ -367,9 +404,24 @@ def _solve(model: _Model, what, g0, d0, monotone, maxiter, ftol):
         cons.append({"type": "ineq", "fun": lambda x: phis(x) - x[-1]})
         fun = lambda x: -x[-1]  # noqa: E731
         jac = lambda x: np.r_[np.zeros(n_x), -1.0]  # noqa: E731
-        res = minimize(fun, x0, jac=jac, method="SLSQP", bounds=bounds, constraints=cons, options={"maxiter": maxiter, "ftol": ftol})
+        res = minimize(
+            fun,
+            x0,
+            jac=jac,
+            method="SLSQP",
+            bounds=bounds,
+            constraints=cons,
+            options={"maxiter": maxiter, "ftol": ftol},
+        )
     else:
-        res = minimize(lambda x: -phis(x)[0], x0, method="SLSQP", bounds=bounds, constraints=cons, options={"maxiter": maxiter, "ftol": ftol})
+        res = minimize(
+            lambda x: -phis(x)[0],
+            x0,
+            method="SLSQP",
+            bounds=bounds,
+            constraints=cons,
+            options={"maxiter": maxiter, "ftol": ftol},
+        )
     x = res.x[:n_x]
     g, d = unpack(x)
     g = _project(g, monotone, True) if opt_g else g0
@@ -382,11 +434,15 @@ def _split(frame: pd.DataFrame | None, by: str, kind: str):
         return None
     if by not in frame.columns:
         return None if kind == "qrels" else _no_by(by, frame)
-    return {key: part.drop(columns=by).reset_index(drop=True) for key, part in frame.groupby(by, sort=True, observed=True)}
+    return {
+        key: part.drop(columns=by).reset_index(drop=True)
+        for key, part in frame.groupby(by, sort=True, observed=True)
+    }
 
 
 def _no_by(by, frame):
-    raise SchemaError(f"by={by!r} names no column of the run (it has {list(frame.columns)!r}). Pass the column that tells collections apart, or by=None.")
+    raise SchemaError(f"by={by!r} names no column of the run (it has {list(frame.columns)!r}). "
+                      "Pass the column that tells collections apart, or by=None.")
 
 
 def optimize(
@@ -427,8 +483,9 @@ def optimize(
 
     **Several objectives (minimax).** With several cut-offs ``k=[10, 20, 100]`` and/or
     several collections (``by=``), the optimiser maximises the worst Φ_j over the
-    objectives (epigraph form: maximise t subject to Φ_j ≥ t), Kanoulas & Aslam's (2009) ``fminimax``
-    "maximising the worst-case stability" with the objectives made explicit. A discount vector covers ranks 1..max(k); nDCG@k_j uses its first k_j entries.
+    objectives (epigraph form: maximise t subject to Φ_j ≥ t), Kanoulas & Aslam's (2009)
+    ``fminimax`` "maximising the worst-case stability" with the objectives made explicit. A
+    discount vector covers ranks 1..max(k); nDCG@k_j uses its first k_j entries.
 
     **n′ in the objective.** Φ(n′) = 1/(1 + r/n′) with r = (σ²_t + σ²_st,e)/σ²_s, so for
     one objective the maximiser does not depend on n′ (Kanoulas & Aslam (2009) set n′ = 1 and argue
@@ -453,13 +510,14 @@ def optimize(
         ``"discount"`` (gains fixed to ``gain``), ``"gain"`` (discount fixed to
         ``discount``), or ``"both"`` (joint).
     gain
-        Fixed gains (``what="discount"``) or the start: ``"linear"`` (the label; Kanoulas & Aslam's (2009)
-        0/1/2), ``"exp"`` (2^label − 1), or a mapping {label: gain}.
+        Fixed gains (``what="discount"``) or the start: ``"linear"`` (the label; Kanoulas &
+        Aslam's (2009) 0/1/2), ``"exp"`` (2^label − 1), or a mapping {label: gain}.
     discount
         Fixed discount (``what="gain"``) or the start: ``"log2"``, ``"zipf"``,
         ``"linear"`` ((K+1−r)/K) or a vector of K weights.
     monotone
-        Enforce non-increasing discounts / non-decreasing gains (default, Kanoulas & Aslam 2009, Figure 1).
+        Enforce non-increasing discounts / non-decreasing gains (default, Kanoulas & Aslam 2009,
+        Figure 1).
     by
         A column of ``run`` (and of ``qrels``, if it has it; otherwise the qrels are shared)
         naming collections: one objective per collection and cut-off (minimax).
@@ -491,7 +549,8 @@ def optimize(
 
     References
     ----------
-    Kanoulas, E., & Aslam, J. A. (2009). Empirical Justification of the Gain and Discount Function for nDCG. CIKM 2009.
+    Kanoulas, E., & Aslam, J. A. (2009). Empirical Justification of the Gain and Discount Function
+    for nDCG. CIKM 2009.
 
     Examples
     --------
@@ -517,22 +576,26 @@ def optimize(
         prepared = {None: prepare(run, qrels=qrels)}
     else:
         if not isinstance(run, pd.DataFrame):
-            raise TypeError(f"the run must be a pandas DataFrame or a Prepared, got {type(run).__name__}")
+            raise TypeError("the run must be a pandas DataFrame or a Prepared, got "
+                            f"{type(run).__name__}")
         runs = _split(run, by, "run")
         qrels_parts = _split(qrels, by, "qrels")
         prepared = {}
         for key, part in runs.items():
             q = qrels if qrels_parts is None else qrels_parts.get(key)
             if qrels_parts is not None and q is None:
-                raise SchemaError(f"the qrels have no rows for {by}={key!r}, which the run has. Give every collection its judgments.")
+                raise SchemaError(f"the qrels have no rows for {by}={key!r}, which the run has. "
+                                  "Give every collection its judgments.")
             prepared[key] = prepare(part, qrels=q)
     grades = _grades_of(list(prepared.values()))
     if what == "gain" and len(grades) < 2:
-        raise SchemaError(f"optimising gains needs at least 2 relevant grades, but the qrels have only {grades.tolist()}: with one grade every gain gives the same nDCG.")
+        raise SchemaError("optimising gains needs at least 2 relevant grades, but the qrels have "
+                          f"only {grades.tolist()}: with one grade every gain gives the same nDCG.")
     collections = [_reduce(p, grades, K, name) for name, p in prepared.items()]
     for c in collections:
         if min(c.shape) < 2:
-            raise SchemaError(f"collection {c.name!r} has {c.shape[1]} system(s) and {c.shape[0]} query(s): Φ needs at least 2 of each.")
+            raise SchemaError(f"collection {c.name!r} has {c.shape[1]} system(s) and {c.shape[0]} "
+                              "query(s): Φ needs at least 2 of each.")
     model = _Model(collections, cutoffs, K, n_queries)
 
     g0 = standard_gain(gain, grades)
@@ -550,8 +613,25 @@ def optimize(
     n_eval = model.n_evaluations
     per_eval = model.seconds / max(n_eval, 1)
 
-    names = (gain if isinstance(gain, str) else "custom", discount if isinstance(discount, str) else "custom")
-    return _result(model, what, grades, g0, d0, g, d, success, message, (n_eval, seconds, per_eval), target, by, names)
+    names = (
+        gain if isinstance(gain, str) else "custom",
+        discount if isinstance(discount, str) else "custom",
+    )
+    return _result(
+        model,
+        what,
+        grades,
+        g0,
+        d0,
+        g,
+        d,
+        success,
+        message,
+        (n_eval, seconds, per_eval),
+        target,
+        by,
+        names,
+    )
 
 
 #: Ceiling on the cut-off ``k`` of :func:`optimize`, checked before the model is built.
@@ -566,7 +646,13 @@ def _cutoffs(k) -> list[int]:
         values = np.atleast_1d(np.asarray(k, dtype=np.float64))
     except (TypeError, ValueError):
         raise bad from None
-    if values.ndim != 1 or len(values) == 0 or not np.all(np.isfinite(values)) or np.any(values < 1) or np.any(values != np.round(values)):
+    if (
+        values.ndim != 1
+        or len(values) == 0
+        or not np.all(np.isfinite(values))
+        or np.any(values < 1)
+        or np.any(values != np.round(values))
+    ):
         raise bad
     if values.max() > MAX_K:
         raise OptionError(
@@ -585,8 +671,18 @@ def _gain_ratio(g):
 def _result(model: _Model, what, grades, g0, d0, g, d, success, message, timing, target, by, names):
     n_eval, seconds, per_eval = timing
     K = model.K
-    gains = pd.DataFrame({"grade": grades.astype(np.float64), "gain": g, "gain_start": g0, "linear": standard_gain("linear", grades), "exp": standard_gain("exp", grades)})
-    discounts = pd.DataFrame({"rank": np.arange(1, K + 1, dtype=np.int64), "discount": d, "discount_start": d0})
+    gains = pd.DataFrame(
+        {
+            "grade": grades.astype(np.float64),
+            "gain": g,
+            "gain_start": g0,
+            "linear": standard_gain("linear", grades),
+            "exp": standard_gain("exp", grades),
+        }
+    )
+    discounts = pd.DataFrame(
+        {"rank": np.arange(1, K + 1, dtype=np.int64), "discount": d, "discount_start": d0}
+    )
     for name in STANDARD_DISCOUNTS:
         discounts[name] = standard_discount(name, K)
 
@@ -630,10 +726,18 @@ def _result(model: _Model, what, grades, g0, d0, g, d, success, message, timing,
     if what == "discount":
         combos = [(gname0, "optimal", g, d)] + [(gname0, n, g, n) for n in STANDARD_DISCOUNTS]
     elif what == "gain":
-        combos = [("optimal", dname0, g, d)] + [(n, dname0, standard_gain(n, grades), d) for n in STANDARD_GAINS]
+        combos = [("optimal", dname0, g, d)] + [
+            (n, dname0, standard_gain(n, grades), d) for n in STANDARD_GAINS
+        ]
     else:
         combos = [("optimal", "optimal", g, d)] + [
-            (gn, dn, standard_gain(gn, grades), dn) for gn, dn in (("linear", "log2"), ("exp", "log2"), ("linear", "zipf"), ("linear", "linear"))
+            (gn, dn, standard_gain(gn, grades), dn)
+            for gn, dn in (
+                ("linear", "log2"),
+                ("exp", "log2"),
+                ("linear", "zipf"),
+                ("linear", "linear"),
+            )
         ]
     comp_rows, mean_rows = [], []
     opt_means = None
@@ -651,7 +755,12 @@ def _result(model: _Model, what, grades, g0, d0, g, d, success, message, timing,
             X = per_obj[j]
             tab = anova_table(X)
             n_t, n_s = X.shape
-            vs, vt, vr = (float(a) for a in variance_components(tab["ms_system"], tab["ms_query"], tab["ms_residual"], n_s, n_t))
+            vs, vt, vr = (
+                float(a)
+                for a in variance_components(
+                    tab["ms_system"], tab["ms_query"], tab["ms_residual"], n_s, n_t
+                )
+            )
             npr = n_primes[j]
             means = X.mean(axis=0)
             comp_rows.append(
@@ -671,7 +780,9 @@ def _result(model: _Model, what, grades, g0, d0, g, d, success, message, timing,
                 }
             )
             for s, m in zip(c.systems, means):
-                mean_rows.append(keys(c, k) | {"gain": gname, "discount": dname, "system": s, "mean": float(m)})
+                mean_rows.append(
+                    keys(c, k) | {"gain": gname, "discount": dname, "system": s, "mean": float(m)}
+                )
     from pdireval.stats.rank_correlation import kendall_tau
 
     opt_means = {r["_obj"]: r["_means"] for r in comp_rows[: len(model.objectives)]}

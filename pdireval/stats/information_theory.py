@@ -1,4 +1,5 @@
-"""Information theory of rankings: Theorem 1 (tau <-> information), plug-in (conditional) mutual information, pair information."""
+"""Information theory of rankings: Theorem 1 (tau <-> information), plug-in (conditional) mutual
+information, pair information."""
 
 from __future__ import annotations
 
@@ -9,7 +10,16 @@ import numpy as np
 from pdireval.errors import OptionError
 from pdireval.measures.ric import binary_entropy
 
-__all__ = ["information_from_tau", "tau_from_information", "plugin_mutual_information", "plugin_conditional_mutual_information", "pair_signs", "pair_valid", "pair_information", "TIES"]
+__all__ = [
+    "information_from_tau",
+    "tau_from_information",
+    "plugin_mutual_information",
+    "plugin_conditional_mutual_information",
+    "pair_signs",
+    "pair_valid",
+    "pair_information",
+    "TIES",
+]
 
 
 def information_from_tau(tau):
@@ -35,11 +45,13 @@ def information_from_tau(tau):
 
     References
     ----------
-    Golbus, P. B., & Aslam, J. A. (2013). A Mutual Information-based Framework for the Analysis of Information Retrieval Systems. SIGIR 2013.
+    Golbus, P. B., & Aslam, J. A. (2013). A Mutual Information-based Framework for the Analysis of
+    Information Retrieval Systems. SIGIR 2013.
     """
     t = np.asarray(tau, dtype=np.float64)
     if np.any(np.abs(t[~np.isnan(t)]) > 1.0 + 1e-12):
-        raise OptionError("information_from_tau needs τ in [−1, 1]; a rank correlation outside it is not a τ.")
+        raise OptionError("information_from_tau needs τ in [−1, 1]; a rank correlation outside it "
+                          "is not a τ.")
     t = np.clip(t, -1.0, 1.0)
     out = 1.0 - binary_entropy((1.0 - t) / 2.0)
     out = np.where(np.isnan(t), np.nan, out)
@@ -76,7 +88,9 @@ def tau_from_information(bits):
     return float(out) if out.ndim == 0 else out
 
 
-def _entropy_of_rows(group: np.ndarray, columns: list[np.ndarray], weights=None, n_groups=None) -> np.ndarray:
+def _entropy_of_rows(
+    group: np.ndarray, columns: list[np.ndarray], weights=None, n_groups=None
+) -> np.ndarray:
     """Plug-in entropy (bits) of the joint variable ``columns`` within each group."""
     n = len(group)
     if n_groups is None:
@@ -85,14 +99,20 @@ def _entropy_of_rows(group: np.ndarray, columns: list[np.ndarray], weights=None,
     total = np.bincount(group, weights=w, minlength=n_groups)
     if n == 0:
         return np.zeros(n_groups)
-    keys = np.column_stack([group] + [np.asarray(c) for c in columns]) if columns else group[:, None]
+    keys = (
+        np.column_stack([group] + [np.asarray(c) for c in columns]) if columns else group[:, None]
+    )
     uniq, inverse = np.unique(keys, axis=0, return_inverse=True)
     counts = np.bincount(inverse.reshape(-1), weights=w, minlength=len(uniq))
     g = uniq[:, 0]
     with np.errstate(divide="ignore", invalid="ignore"):
         plogp = np.where(counts > 0, counts * np.log2(np.where(counts > 0, counts, 1.0)), 0.0)
         s = np.bincount(g, weights=plogp, minlength=n_groups)
-        h = np.where(total > 0, np.log2(np.where(total > 0, total, 1.0)) - s / np.where(total > 0, total, 1.0), np.nan)
+        h = np.where(
+            total > 0,
+            np.log2(np.where(total > 0, total, 1.0)) - s / np.where(total > 0, total, 1.0),
+            np.nan,
+        )
     return h
 
 
@@ -150,7 +170,10 @@ def pair_information(x, y, given: Sequence = (), *, ties: str = "drop"):
     """
     if ties not in TIES:
         raise OptionError(f"ties= must be one of {TIES}, got {ties!r}")
-    stack = np.vstack([np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)] + [np.asarray(z, dtype=np.float64) for z in given])
+    stack = np.vstack(
+        [np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)]
+        + [np.asarray(z, dtype=np.float64) for z in given]
+    )
     signs = pair_signs(stack)
     keep = pair_valid(stack).all(axis=0)
     if ties == "drop":
