@@ -77,11 +77,22 @@ def from_arrow(obj):
         try:
             table = pa.table(obj)
         except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
-            return obj  # a stream of something other than records: the caller's error
+            # pyarrow before 15 reads no PyCapsule stream: the library's own export, if any
+            export = getattr(obj, "to_arrow", None) or getattr(obj, "arrow", None)
+            try:
+                table = export() if export is not None else None
+            except Exception:  # noqa: BLE001 - any failure: not Arrow data we can read
+                table = None
+            if isinstance(table, pa.RecordBatchReader):
+                table = table.read_all()
+            if not isinstance(table, pa.Table):
+                return obj  # a stream of something other than records: the caller's error
     else:
         return obj
     strings = pd.StringDtype("pyarrow")
-    mapper = {pa.string(): strings, pa.large_string(): strings, pa.string_view(): strings}
+    mapper = {pa.string(): strings, pa.large_string(): strings}
+    if hasattr(pa, "string_view"):  # pyarrow >= 16
+        mapper[pa.string_view()] = strings
     return table.to_pandas(types_mapper=mapper.get)
 
 
