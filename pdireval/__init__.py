@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-from pdireval.public import EXPORTS, SUBMODULES
+from pdireval.public import DEPRECATED_NAMES, EXPORTS, SUBMODULES
 
 
 def _trec_eval_command() -> bool:
@@ -26,7 +26,7 @@ def _trec_eval_command() -> bool:
 if not _trec_eval_command():
     from pdireval import accessor as _accessor  # noqa: F401  (registers DataFrame.ireval)
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 if "dask.dataframe" in sys.modules:  # Dask already loaded: its DataFrames get
     importlib.import_module("pdireval.dask")  # .ireval too (pdireval never imports Dask itself)
@@ -40,6 +40,12 @@ def __getattr__(name: str):
         value = getattr(importlib.import_module(EXPORTS[name]), name)
     elif name in SUBMODULES:
         value = importlib.import_module(f"pdireval.{name}")
+    elif name in DEPRECATED_NAMES:  # not cached: every use warns
+        from pdireval.errors import warn_renamed
+
+        new = DEPRECATED_NAMES[name]
+        warn_renamed(f"pdireval.{name}", f"pdireval.{new}")
+        return __getattr__(new)
     else:
         raise AttributeError(f"module 'pdireval' has no attribute {name!r}")
     globals()[name] = value

@@ -15,7 +15,7 @@ import inspect
 
 import pandas as pd
 
-from pdireval.public import EXPORTS, FRAME_FUNCTIONS
+from pdireval.public import DEPRECATED_NAMES, EXPORTS, FRAME_FUNCTIONS
 
 __all__ = ["IrevalAccessor", "accessor_method"]
 
@@ -36,8 +36,26 @@ def accessor_method(name: str):
     method.__qualname__ = f"IrevalAccessor.{name}"
     method.__module__ = function.__module__
     method.__doc__ = function.__doc__
-    method.__signature__ = signature.replace(parameters=[self_parameter, *parameters[1:]])
+    method_signature = signature.replace(parameters=[self_parameter, *parameters[1:]])
+    method.__signature__ = method_signature  # type: ignore[attr-defined]
     return method
+
+
+class _LazyMethod:
+    """A class attribute of the accessor standing for one public function: the method is built
+    (and its module imported) on first access, as pandas' ``_add_delegate_accessors`` sets
+    attributes. Being a real class attribute, it is seen by ``dir``, ``hasattr``,
+    ``inspect`` and IDEs; ``IrevalAccessor.compare`` is the method as a function (with
+    ``self``), ``df.ireval.compare`` the bound method (the function's signature minus the frame).
+    """
+
+    def __init__(self, name: str):
+        self.name = name
+        self.__doc__ = f"pdireval.{name} applied to this frame (loaded on first use)."
+
+    def __get__(self, obj, objtype=None):
+        method = accessor_method(self.name)
+        return method if obj is None else method.__get__(obj, objtype)
 
 
 @pd.api.extensions.register_dataframe_accessor("ireval")
@@ -52,12 +70,19 @@ class IrevalAccessor:
         self._obj = frame
 
     def __getattr__(self, name: str):
-        if name in FRAME_FUNCTIONS:
-            return accessor_method(name).__get__(self, type(self))
+        # only names that are not class attributes reach here: the 0.1 names and typos
+        if name in DEPRECATED_NAMES:
+            from pdireval.errors import warn_renamed
+
+            new = DEPRECATED_NAMES[name]
+            warn_renamed(f"DataFrame.ireval.{name}", f"DataFrame.ireval.{new}")
+            return getattr(self, new)
         raise AttributeError(
             f"DataFrame.ireval has no method {name!r}; the methods are: "
             f"{', '.join(sorted(FRAME_FUNCTIONS))}"
         )
 
-    def __dir__(self):
-        return sorted(set(super().__dir__()) | set(FRAME_FUNCTIONS))
+
+for _name in FRAME_FUNCTIONS:
+    setattr(IrevalAccessor, _name, _LazyMethod(_name))
+del _name

@@ -23,9 +23,9 @@ SHARED_DOCS = {
     ),
     "rng": (
         "rng\n"
-        "    None, an int seed, a SeedSequence or a Generator; every group starts from the seed\n"
-        "    alone (see :func:`pdireval.errors.check_rng`), so the same seed gives identical\n"
-        "    frames."
+        "    None (the default everywhere: fresh entropy), an int seed, a SeedSequence or a\n"
+        "    Generator; every group starts from the seed alone (see\n"
+        "    :func:`pdireval.errors.check_rng`), so the same seed gives identical frames."
     ),
     "n_resamples": (
         "n_resamples\n"

@@ -11,6 +11,8 @@ rows, when there are any, are attached as ``failure_cases`` (a DataFrame).
 
 from __future__ import annotations
 
+import functools
+import warnings
 import zlib
 
 import numpy as np
@@ -22,7 +24,10 @@ __all__ = [
     "MeasureError",
     "OptionError",
     "PdirevalWarning",
+    "PdirevalDeprecationWarning",
     "check_option",
+    "renamed_options",
+    "warn_renamed",
 ]
 
 
@@ -72,6 +77,60 @@ def check_option(name: str, value, choices) -> None:
 
 class PdirevalWarning(UserWarning):
     """Something worth knowing that does not stop the computation (e.g. dropped queries)."""
+
+
+class PdirevalDeprecationWarning(FutureWarning):
+    """A name or option renamed in pdireval 0.2: the old spelling still works, warns, and is
+    removed in 0.3. The rename table is in CHANGELOG.md and docs/index.md.
+
+    A ``FutureWarning`` (as pandas' deprecations), so Python shows it to users of scripts and
+    notebooks, not only to test runners.
+    """
+
+
+#: The release that removes the deprecated spellings.
+REMOVED_IN = "0.3"
+
+
+def warn_renamed(old: str, new: str, *, stacklevel: int = 3) -> None:
+    """Warn (:class:`PdirevalDeprecationWarning`) that ``old`` is now spelled ``new``."""
+    warnings.warn(
+        f"{old} is deprecated since pdireval 0.2 and will be removed in {REMOVED_IN}: use {new} "
+        "(same meaning and values).",
+        PdirevalDeprecationWarning,
+        stacklevel=stacklevel,
+    )
+
+
+def renamed_options(**renames: str):
+    """Decorator: keyword options renamed in 0.2, ``old_name="new_name"``.
+
+    The old keyword still works: it is passed on as the new one with a
+    :class:`PdirevalDeprecationWarning`. Both together are a ``TypeError``. The decorated
+    function keeps its signature (``inspect.signature`` follows ``__wrapped__``), which shows
+    only the new names.
+    """
+
+    def decorate(function):
+        name = function.__name__
+
+        @functools.wraps(function)
+        def wrapper(*args, **kwargs):
+            for old, new in renames.items():
+                if old in kwargs:
+                    if new in kwargs:
+                        raise TypeError(
+                            f"{name}() got both {old}= (its deprecated spelling) and {new}=; "
+                            f"pass {new}= only."
+                        )
+                    warn_renamed(f"{name}({old}=...)", f"{name}({new}=...)")
+                    kwargs[new] = kwargs.pop(old)
+            return function(*args, **kwargs)
+
+        wrapper.renamed_options = dict(renames)
+        return wrapper
+
+    return decorate
 
 
 def show_rows(rows: pd.DataFrame, limit: int = 5) -> str:

@@ -31,6 +31,10 @@ def load_plugins(spec: str | None = None) -> list[str]:
             module_spec = importlib.util.spec_from_file_location(
                 f"pdireval_user_measures_{path.stem}", path
             )
+            if module_spec is None or module_spec.loader is None:
+                raise MeasureError(
+                    f"PDIREVAL_MEASURES names {item!r}, which Python cannot load as a module."
+                )
             module = importlib.util.module_from_spec(module_spec)
             module_spec.loader.exec_module(module)
         else:

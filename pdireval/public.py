@@ -17,6 +17,7 @@ EXPORTS: dict[str, str] = {
     "MeasureError": "pdireval.errors",
     "OptionError": "pdireval.errors",
     "PdirevalWarning": "pdireval.errors",
+    "PdirevalDeprecationWarning": "pdireval.errors",
     # measures
     "Measure": "pdireval.measures.registry",
     "parse_measure": "pdireval.measures.registry",
@@ -38,7 +39,7 @@ EXPORTS: dict[str, str] = {
     "compare": "pdireval.meta.significance",
     "discriminative_power": "pdireval.meta.power",
     "asl_curve": "pdireval.meta.power",
-    "conflicts": "pdireval.meta.power",
+    "decision_conflicts": "pdireval.meta.power",
     "correlate": "pdireval.meta.correlation",
     "reliability": "pdireval.meta.reliability",
     "d_study": "pdireval.meta.reliability",
@@ -46,13 +47,13 @@ EXPORTS: dict[str, str] = {
     "swap_difference": "pdireval.meta.stability",
     "error_rate": "pdireval.meta.stability",
     "query_sets": "pdireval.meta.querysets",
-    "pad": "pdireval.meta.querysets",
+    "percentage_absolute_difference": "pdireval.meta.querysets",
     "information_tau": "pdireval.meta.information_tau",
     "completeness_correlation": "pdireval.meta.completeness",
     "leaderboard_agreement": "pdireval.meta.leaderboard",
     "rank_uncertainty": "pdireval.meta.rank_intervals",
-    "topic_set_size": "pdireval.meta.set_size",
-    "train_test": "pdireval.meta.training",
+    "query_set_size": "pdireval.meta.set_size",
+    "train_by_measure": "pdireval.meta.training",
     "training_stability": "pdireval.meta.training",
     "stability_sign_test": "pdireval.meta.training",
     # information theory on arrays
@@ -89,7 +90,7 @@ FRAME_FUNCTIONS: tuple[str, ...] = (
     "compare",
     "discriminative_power",
     "asl_curve",
-    "conflicts",
+    "decision_conflicts",
     "correlate",
     "reliability",
     "d_study",
@@ -97,10 +98,10 @@ FRAME_FUNCTIONS: tuple[str, ...] = (
     "swap_difference",
     "error_rate",
     "query_sets",
-    "pad",
+    "percentage_absolute_difference",
     "information_tau",
     "completeness_correlation",
-    "train_test",
+    "train_by_measure",
     "training_stability",
     "stability_sign_test",
     "subsample_qrels",
@@ -116,10 +117,21 @@ FRAME_FUNCTIONS: tuple[str, ...] = (
     "leaderboard_agreement",
     "rank_uncertainty",
     "reproducibility",
-    "topic_set_size",
+    "query_set_size",
     "report",
     "paper_table",
     "write_run",
     "write_qrels",
     "write_scores",
 )
+
+#: Public names renamed in 0.2: old name -> new name. The old names still work, at the top level
+#: (``pdireval.pad``) and on the accessor (``scores.ireval.pad()``), with a
+#: ``PdirevalDeprecationWarning``; they are removed in 0.3. Renamed keyword options are declared
+#: on their functions (``errors.renamed_options``). The whole table: CHANGELOG.md.
+DEPRECATED_NAMES: dict[str, str] = {
+    "conflicts": "decision_conflicts",
+    "pad": "percentage_absolute_difference",
+    "topic_set_size": "query_set_size",
+    "train_test": "train_by_measure",
+}

@@ -31,7 +31,7 @@ def test(
     *,
     alternative: str = "two-sided",
     n_resamples: int | None = None,
-    rng=42,
+    rng=None,
 ) -> Callable:
     """A ``(a, b) -> (statistic, p_value)`` callable for ``pt.Experiment(test=...)``.
 

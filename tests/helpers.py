@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import subprocess
+import warnings
 from collections import Counter
 from itertools import permutations
 from pathlib import Path
@@ -36,6 +37,15 @@ def shared_path(*parts: str) -> Path:
     if not path.exists():
         pytest.skip(f"{path} is absent: the real-data tests need the project's ../shared folder")
     return path
+
+
+def quietly(function, *args, **kwargs):
+    """Call a reference implementation with its own warnings silenced: they are not under test
+    (scipy < 1.12's wilcoxon warns that zero differences switch it to the normal
+    approximation, which pdireval's adapter already handles)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return function(*args, **kwargs)
 
 
 def build_trec_eval(version: str, dest: Path) -> str:

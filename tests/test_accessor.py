@@ -72,3 +72,36 @@ def test_no_two_modules_outside_plot_share_a_file_name():
         if p.name != "__init__.py" and "plot" not in p.parts and not family(p)
     ]
     assert len(names) == len(set(names)), sorted(n for n in names if names.count(n) > 1)
+
+
+def test_accessor_methods_are_class_attributes_that_static_tools_see():
+    """hasattr / dir / inspect on the class itself (what IDEs, pyright and doc tools read), and
+    each bound method's signature is its function's without the frame."""
+    accessor = pd.DataFrame.ireval
+    frame = pd.DataFrame({"a": [1]})
+    for name in FRAME_FUNCTIONS:
+        assert hasattr(accessor, name) and name in vars(accessor), name
+        assert name in dir(accessor) and name in dir(frame.ireval), name
+        function = getattr(pdireval, name)
+        expected = inspect.signature(function)
+        parameters = list(expected.parameters.values())
+        bound = inspect.signature(getattr(frame.ireval, name))
+        assert bound == expected.replace(parameters=parameters[1:]), name
+        unbound = inspect.signature(getattr(accessor, name))
+        assert list(unbound.parameters)[0] == "self" and list(unbound.parameters)[1:] == list(expected.parameters)[1:]
+        assert bound.return_annotation == expected.return_annotation, name
+
+
+def test_the_methods_load_their_modules_only_when_used():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, pandas as pd, pdireval\n"
+        "assert 'pdireval.meta.significance' not in sys.modules\n"
+        "assert 'compare' in dir(pd.DataFrame.ireval)\n"
+        "assert 'pdireval.meta.significance' not in sys.modules\n"
+        "assert hasattr(pd.DataFrame.ireval, 'compare')\n"
+        "assert 'pdireval.meta.significance' in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

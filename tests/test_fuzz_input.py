@@ -125,12 +125,13 @@ def test_evaluate_contract(run, qrels):
         assert out["value"].dtype == np.float64
 
 
-MAY_BE_INFINITE = {"n_queries", "queries_needed", "queries_needed_e_rho2", "effect_size", "statistic", "ci_low", "ci_high"}
+MAY_BE_INFINITE = {"n_queries", "queries_needed", "queries_needed_e_rho2", "effect_size", "hedges_g", "statistic",
+                   "ci_low", "ci_high"}
 
 
 @SETTINGS
 @given(scores=scores_frames(), function=st.sampled_from(
-    ["aggregate", "compare", "compare_bootstrap", "correlate", "reliability", "d_study", "pad", "topic_set_size",
+    ["aggregate", "compare", "compare_bootstrap", "correlate", "reliability", "d_study", "percentage_absolute_difference", "query_set_size",
      "discriminative_power", "leaderboard_agreement"]))
 def test_meta_contract(scores, function):
     call = {

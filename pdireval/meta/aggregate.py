@@ -34,7 +34,7 @@ def aggregate(
     method: str | None = None,
     bootstrap_interval: str = "percentile",
     n_resamples: int | None = None,
-    rng=42,
+    rng=None,
     wide: bool = False,
     columns=None,
     seeds: str | None = None,
@@ -79,8 +79,9 @@ def aggregate(
     n_resamples
         Bootstrap resamples B (default 1000; at most 10**6).
     rng
-        Seed of the bootstrap (None, an int, a SeedSequence or a Generator; default 42, so two
-        identical calls give identical intervals). Every group starts from the seed alone.
+        Seed of the bootstrap (None, the default everywhere: fresh entropy; an int, a
+        SeedSequence or a Generator: two identical calls give identical intervals). Every
+        group starts from the seed alone.
     wide
         Return the convenience view instead: one row per system, one column per measure
         (and grouping key), holding the mean.

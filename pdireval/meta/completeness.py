@@ -13,8 +13,15 @@ from pdireval.core.schema import canonical_scores
 from pdireval.docstrings import shared_docs
 from pdireval.errors import OptionError, SchemaError
 from pdireval.stats.rank_correlation import CORRELATION_METHODS, rank_correlation
+from pdireval.types import Columns
 
 __all__ = ["completeness_correlation"]
+
+
+def _levels(n: int):
+    """The ``level=`` of the first ``n`` index levels: a scalar for one (pandas 2.2 warns that a
+    one-element list will key groups by tuples), a list otherwise."""
+    return 0 if n == 1 else list(range(n))
 
 
 @shared_docs
@@ -23,7 +30,7 @@ def completeness_correlation(
     reference: pd.DataFrame,
     *,
     method: str | Sequence[str] = ("kendall_b", "spearman"),
-    columns=None,
+    columns: Columns = None,
 ) -> pd.DataFrame:
     r"""Correlation of system rankings under reduced judgments with the full-judgment ranking.
 
@@ -106,10 +113,10 @@ def completeness_correlation(
     measure_rank = {m: i for i, m in enumerate(pd.unique(frame["measure"]))}
     ref_tables = {
         k if isinstance(k, tuple) else (k,): g.droplevel(list(range(len(ref_keys))))
-        for k, g in ref_means.groupby(level=list(range(len(ref_keys))), sort=False)
+        for k, g in ref_means.groupby(level=_levels(len(ref_keys)), sort=False)
     }
     rows = []
-    for key, g in means.groupby(level=list(range(len(keys))), sort=False):
+    for key, g in means.groupby(level=_levels(len(keys)), sort=False):
         key = key if isinstance(key, tuple) else (key,)
         kd = dict(zip(keys, key))
         rkey = tuple(kd[k] for k in ref_keys)

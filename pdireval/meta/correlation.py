@@ -83,7 +83,7 @@ def correlate(
     p: float = 0.9,
     confidence_level: float | None = None,
     n_resamples: int = 1000,
-    rng=42,
+    rng=None,
     columns=None,
 ) -> pd.DataFrame:
     r"""Rank correlation between the system rankings induced by measures.
@@ -127,7 +127,8 @@ def correlate(
     n_resamples : int
         Bootstrap resamples B (at most 10**5).
     rng
-        Seed of the bootstrap (None, an int, a SeedSequence or a Generator; default 42).
+        Seed of the bootstrap (None, the default: fresh entropy; an int, a SeedSequence or a
+        Generator).
     {columns}
 
     Returns

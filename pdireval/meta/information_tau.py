@@ -9,7 +9,7 @@ gives a tied pair −1 in both orders, which breaks the antisymmetry Theorem 1 n
 Then τ_a = E[X_R·X_S], and information τ is τ_I(R, S) = I(X_R; X_S) in bits.
 
 Theorem 1 (Golbus & Aslam 2013): for total orders, I(X_R; X_S) = ((1+τ)/2)·log2(1+τ) +
-((1−τ)/2)·log2(1−τ) = 1 − H2((1 − τ)/2). With ``ties="drop"`` (every ordered pair tied in
+((1−τ)/2)·log2(1−τ) = 1 − H2((1 − τ)/2). With ``tied_pairs="drop"`` (every ordered pair tied in
 any ranking involved is discarded) it holds exactly for γ = (c − d)/(c + d), the statistic
 Golbus & Aslam (2013) call τ (their footnote's "τ_A" is Goodman–Kruskal's γ).
 Kendall's τ_a / τ_b / γ themselves are :func:`pdireval.meta.correlation.kendall_tau`.
@@ -25,13 +25,14 @@ import pandas as pd
 from pdireval.core.groups import group_matrices, scores_groups
 from pdireval.core.schema import canonical_scores
 from pdireval.docstrings import shared_docs
-from pdireval.errors import OptionError, SchemaError, check_bool
+from pdireval.errors import OptionError, SchemaError, check_bool, renamed_options
 from pdireval.stats.information_theory import (
     TIES,
     pair_signs,
     pair_valid,
     plugin_conditional_mutual_information,
 )
+from pdireval.types import Columns, TiedPairs
 
 __all__ = ["information_tau", "pair_signs", "plugin_conditional_mutual_information"]
 
@@ -87,7 +88,7 @@ def _given_sets(given) -> list[tuple[str, ...]]:
         return [()]
     if all(isinstance(g, str) for g in given):
         return [tuple(given)]
-    sets = []
+    sets: list[tuple[str, ...]] = []
     for g in given:
         if g is None:
             sets.append(())
@@ -119,6 +120,7 @@ def _resolve(name: str, available: list[str]) -> str:
     )
 
 
+@renamed_options(ties="tied_pairs")
 @shared_docs
 def information_tau(
     scores: pd.DataFrame,
@@ -127,15 +129,15 @@ def information_tau(
     *,
     given=(),
     per_query: bool = False,
-    ties: str = "drop",
-    columns=None,
+    tied_pairs: TiedPairs = "drop",
+    columns: Columns = None,
 ) -> pd.DataFrame:
     """Information τ between the rankings of systems by two measures, optionally given others.
 
     τ_I(A, B | G_1..G_m) = I(X_A; X_B | X_G1, …, X_Gm) in bits (Golbus & Aslam 2013, eqs. 14–15):
     the plug-in mutual information between the pair variables of the system rankings induced by
     measures A and B, conditioned on the joint outcome of the rankings by the ``given`` measures,
-    over the ordered pairs of distinct systems. Without ``given`` and with ``ties="drop"`` it
+    over the ordered pairs of distinct systems. Without ``given`` and with ``tied_pairs="drop"`` it
     equals Theorem 1 applied to γ = (c − d)/(c + d) (see :func:`information_from_tau`).
     Conditioning on A itself gives 0; the chain rule I(A; B | G) = I(A; (B, G)) − I(A; G) holds
     exactly on the same pair sample.
@@ -157,8 +159,9 @@ def information_tau(
         ``False`` (default; Golbus & Aslam 2013, Table 1): rank systems by their mean over queries
         (NaN values skipped). ``True`` (Golbus & Aslam 2013, Figure 1): one ranking of systems per
         query.
-    ties
-        ``"drop"`` (default): discard every ordered pair tied (or NaN) in any ranking
+    tied_pairs
+        How the statistic treats a pair of systems tied in a ranking (``ties=`` before 0.2,
+        deprecated). ``"drop"`` (default): discard every ordered pair tied (or NaN) in any ranking
         involved. ``"keep"``: keep tied pairs with value 0 (three-valued variables; no
         closed form, and the maximum is no longer 1 bit). Pairs with a NaN score are always
         discarded.
@@ -181,7 +184,7 @@ def information_tau(
         A measure missing from ``scores``, an incomplete system × query matrix, or measures
         scored on different systems or queries.
     ValueError
-        ``ties`` not in ``("drop", "keep")``.
+        ``tied_pairs`` not in ``("drop", "keep")``.
 
     Examples
     --------
@@ -197,8 +200,8 @@ def information_tau(
     P. B. Golbus and J. A. Aslam. A mutual information-based framework for the analysis of
     information retrieval systems. SIGIR 2013.
     """
-    if ties not in TIES:
-        raise OptionError(f"ties= must be one of {TIES}, got {ties!r}")
+    if tied_pairs not in TIES:
+        raise OptionError(f"tied_pairs= must be one of {TIES}, got {tied_pairs!r}")
     per_query = check_bool("per_query", per_query)
     frame = canonical_scores(scores, columns)
     a_list = _as_list(a, "a")
@@ -240,8 +243,8 @@ def information_tau(
                                 if stack.shape[1]
                                 else stack
                             )
-                    info, n_pairs = _info_tau_rows(stack, ties)
-                    block = {**{k: [v] * len(info) for k, v in keys.items()}}
+                    info, n_pairs = _info_tau_rows(stack, tied_pairs)
+                    block: dict[str, object] = {k: [v] * len(info) for k, v in keys.items()}
                     block.update(measure_a=ma, measure_b=mb, given=", ".join(gset))
                     if per_query:
                         block["query"] = queries
@@ -259,12 +262,12 @@ def information_tau(
     return out
 
 
-def _info_tau_rows(stack: np.ndarray, ties: str):
+def _info_tau_rows(stack: np.ndarray, tied_pairs: str):
     """stack: (m rankings, r rows, s systems) → per row (information τ, ordered pairs used)."""
     m, r, _ = stack.shape
     signs = pair_signs(stack)  # m × r × P
     keep = pair_valid(stack).all(axis=0)
-    if ties == "drop":
+    if tied_pairs == "drop":
         keep &= (signs != 0).all(axis=0)
     row = np.broadcast_to(np.arange(r)[:, None], keep.shape)[keep]
     cols = [signs[k][keep] for k in range(m)]

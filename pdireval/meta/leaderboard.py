@@ -18,7 +18,7 @@ from pdireval.core.chunking import CHUNK_CELLS, chunks
 from pdireval.core.groups import check_same_grouping, group_columns, group_matrices
 from pdireval.core.schema import canonical_scores
 from pdireval.errors import OptionError, SchemaError, check_bool, check_int, check_real
-from pdireval.stats import adapters
+from pdireval.stats import _adapters as adapters
 from pdireval.stats.means import exact_means, mid_ranks
 from pdireval.stats.rank_correlation import kendall_tau, tau_ap, tau_ap_b
 from pdireval.stats.rank_overlap import kendall_tau_b_rows, rbo_ext_ties, top_k_overlap_ties
@@ -222,7 +222,7 @@ def leaderboard_agreement(
     per_system: bool = False,
     confidence_level: float | None = None,
     n_resamples: int = 1000,
-    rng=42,
+    rng=None,
     columns: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     r"""How alike two scores frames rank the same systems (e.g. human vs LLM qrels).
@@ -285,7 +285,8 @@ def leaderboard_agreement(
     n_resamples
         Bootstrap resamples B (at most 10**5).
     rng
-        Seed of the bootstrap (None, an int, a SeedSequence or a Generator; default 42).
+        Seed of the bootstrap (None, the default: fresh entropy; an int, a SeedSequence or a
+        Generator).
     per_system
         Return the leaderboard table instead: ``measure_a, measure_b, [keys], system,
         mean_a, mean_b, rank_a, rank_b, rank_change`` (rank_a − rank_b; positive = the

@@ -10,8 +10,9 @@ from pdireval.core.schema import canonical_scores
 from pdireval.docstrings import shared_docs
 from pdireval.errors import OptionError, check_real
 from pdireval.meta.significance import check_common, compare, iter_tests
+from pdireval.types import Columns, RngLike
 
-__all__ = ["discriminative_power", "asl_curve", "conflicts"]
+__all__ = ["discriminative_power", "asl_curve", "decision_conflicts"]
 
 
 def _check_alpha(alpha):
@@ -60,9 +61,9 @@ def discriminative_power(
     method: str | None = None,
     alpha: float = 0.05,
     n_resamples: int | None = None,
-    rng=None,
+    rng: RngLike = None,
     progress: bool | None = None,
-    columns=None,
+    columns: Columns = None,
 ) -> pd.DataFrame:
     r"""Discriminative power of each measure: how many system pairs a test separates.
 
@@ -100,7 +101,7 @@ def discriminative_power(
         (m(m − 1)/2), ``n_significant`` (pairs with p < alpha), ``power``
         (n_significant / n_pairs), ``required_diff`` (Sakai's estimate for ``"bootstrap"``, the
         HSD critical value for ``"tukey"``, NaN for the other methods and for a compare()
-        result made without ``alpha=`` or with another one).
+        result made without ``required_diff_alpha=`` or with another level).
 
     References
     ----------
@@ -196,9 +197,9 @@ def asl_curve(
     *,
     method: str | None = None,
     n_resamples: int | None = None,
-    rng=None,
+    rng: RngLike = None,
     progress: bool | None = None,
-    columns=None,
+    columns: Columns = None,
 ) -> pd.DataFrame:
     """ASL curve data: every pair's p-value (ASL), sorted increasingly, per measure (Sakai 2006).
 
@@ -256,15 +257,15 @@ def _groups_in_order(res, keys):
 
 
 @shared_docs
-def conflicts(
+def decision_conflicts(
     scores: pd.DataFrame,
     *,
     method: str | None = None,
     alpha: float = 0.05,
     n_resamples: int | None = None,
-    rng=None,
+    rng: RngLike = None,
     progress: bool | None = None,
-    columns=None,
+    columns: Columns = None,
 ) -> pd.DataFrame:
     """Pairs of systems on which two measures reach different significance decisions.
 
@@ -304,7 +305,9 @@ def conflicts(
     Preprint. Sakai, T. (2006). Evaluating Evaluation Metrics Based on the Bootstrap. SIGIR 2006.
     """
     _check_alpha(alpha)
-    res = _tests(scores, method, n_resamples, rng, progress, what="conflicts", columns=columns)
+    res = _tests(
+        scores, method, n_resamples, rng, progress, what="decision_conflicts", columns=columns
+    )
     method = str(res["method"].iloc[0]) if len(res) else (method or "bootstrap")
     extra = [c for c in res.columns[: list(res.columns).index("system_a")] if c != "measure"]
     rows = []

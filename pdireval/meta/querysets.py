@@ -2,14 +2,15 @@
 
 * :func:`query_sets` — Karmaker & Feng (2022, Section 4.4): how far real systems get above the
   random baseline on each query; the *uninformative* and *ideal* query sets.
-* :func:`pad` — Karmaker & Feng (2022, eq. 8), the percentage absolute difference between the
-  averages of two systems, averaged over all pairs.
+* :func:`percentage_absolute_difference` — Karmaker & Feng (2022, eq. 8), the percentage
+  absolute difference between the averages of two systems, averaged over all pairs.
 """
 
 from __future__ import annotations
 
 import re
 import warnings
+from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -19,8 +20,9 @@ from pdireval.core.schema import ID_DTYPE, canonical_scores
 from pdireval.core.segments import natural_order
 from pdireval.docstrings import shared_docs
 from pdireval.errors import PdirevalWarning, SchemaError, check_bool, check_option, show_rows
+from pdireval.types import Columns
 
-__all__ = ["query_sets", "pad"]
+__all__ = ["query_sets", "percentage_absolute_difference"]
 
 SETS = ("uninformative", "ideal")
 _CUTOFF = re.compile(r"@(\d+)$")
@@ -56,7 +58,7 @@ def query_sets(
     *,
     n_queries: int,
     absolute: bool = False,
-    columns=None,
+    columns: Columns = None,
 ) -> pd.DataFrame:
     """Uninformative and ideal query sets of Karmaker & Feng (2022, Section 4.4).
 
@@ -177,13 +179,13 @@ CUTOFFS = ("average", "separate")
 
 
 @shared_docs
-def pad(
+def percentage_absolute_difference(
     scores: pd.DataFrame,
     *,
-    denominator: str = "max",
-    cutoffs: str = "average",
+    denominator: Literal["max", "absmax"] = "max",
+    cutoffs: Literal["average", "separate"] = "average",
     pairs: bool = False,
-    columns=None,
+    columns: Columns = None,
 ) -> pd.DataFrame:
     """Percentage absolute difference between systems (Karmaker & Feng 2022, eq. 8).
 

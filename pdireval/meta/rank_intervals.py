@@ -28,7 +28,7 @@ def rank_uncertainty(
     scores: pd.DataFrame,
     *,
     n_resamples: int = 1000,
-    rng=42,
+    rng=None,
     confidence_level: float = 0.95,
     test: str = "t",
     correction: str | None = "holm",
@@ -66,8 +66,9 @@ def rank_uncertainty(
     n_resamples
         Bootstrap replicates B (at most 10**6).
     rng
-        Seed (None, an int, a SeedSequence or a Generator; default 42). Every group starts
-        from the seed alone (the same index matrix for groups with the same queries).
+        Seed (None, the default: fresh entropy; an int, a SeedSequence or a Generator). Every
+        group starts from the seed alone (the same index matrix for groups with the same
+        queries).
     confidence_level
         Level of the rank intervals; α = 1 − confidence_level is also the level of the
         top-group tests.

@@ -14,7 +14,14 @@ import pandas as pd
 from pdireval.core.groups import describe_group, group_columns, group_matrices, scores_groups
 from pdireval.core.schema import canonical_scores
 from pdireval.docstrings import shared_docs
-from pdireval.errors import OptionError, SchemaError, check_option, check_real, show_rows
+from pdireval.errors import (
+    OptionError,
+    SchemaError,
+    check_option,
+    check_real,
+    renamed_options,
+    show_rows,
+)
 from pdireval.stats.gtheory import (
     EFFECTS3,
     NEGATIVE,
@@ -268,7 +275,8 @@ def _components3(tab, n_s, n_t, n_j, negative):
     one = n_j == 1
     if one.any():
         two = variance_components(tab["ms_system"][one], tab["ms_query"][one],
-                                  tab["ms_residual"][one], n_s[one], n_t[one], negative=negative)
+                                  tab["ms_residual"][one], n_s[one], n_t[one],
+                                  negative_components=negative)
         for e, v in zip(("system", "query", "residual"), two):
             var[e][one] = v
         for e in ("facet", "system_query", "system_facet", "query_facet"):
@@ -375,13 +383,14 @@ def _d_study3(frame, facet, size, levels, negative):
 # --------------------------------------------------------------------------- public
 
 
+@renamed_options(negative="negative_components")
 @shared_docs
 def reliability(
     scores: pd.DataFrame,
     *,
     n_queries=None,
     target: float = 0.95,
-    negative: str = "clip",
+    negative_components: str = "clip",
     confidence_level: float = 0.95,
     columns=None,
     facets=("query",),
@@ -425,9 +434,10 @@ def reliability(
     target
         Coefficient to reach for ``queries_needed`` (0 < target < 1). Kanoulas & Aslam's (2009)
         tables use 0.95 (its text once says 0.9 for Table 1, whose caption says 0.95).
-    negative
-        ``"clip"`` (default, Brennan): negative variance-component estimates are set to 0.
-        ``"keep"``: keep them (then Φ can fall outside [0, 1]).
+    negative_components
+        What to do with negative variance-component estimates (``negative=`` before 0.2,
+        deprecated). ``"clip"`` (default, Brennan): set them to 0. ``"keep"``: keep them
+        (then Φ can fall outside [0, 1]).
     {confidence_level}
     {columns}
     facets
@@ -524,13 +534,13 @@ def reliability(
     """
     target = _check_target(target)
     confidence_level = _check_confidence(confidence_level)
-    check_option("negative", negative, NEGATIVE)
+    check_option("negative_components", negative_components, NEGATIVE)
     facet = _check_facets(facets)
     n_levels = _facet_size(facet, n_judges, n_seeds)
     frame = canonical_scores(scores, columns)
     if facet is not None:
         return _reliability3(frame, facet, n_queries=n_queries, n_levels=n_levels,
-                             target=target, negative=negative)
+                             target=target, negative=negative_components)
     keys_list, tab, n_s, n_t = _tables(frame)
     if n_queries is None:
         n_prime = n_t.copy()
@@ -541,7 +551,8 @@ def reliability(
                               "for several")
         n_prime = np.full(len(n_t), n_prime[0])
     var_s, var_t, var_r = variance_components(
-        tab["ms_system"], tab["ms_query"], tab["ms_residual"], n_s, n_t, negative=negative
+        tab["ms_system"], tab["ms_query"], tab["ms_residual"], n_s, n_t,
+        negative_components=negative_components,
     )
     total = var_s + var_t + var_r
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -576,12 +587,13 @@ def reliability(
     return pd.DataFrame(out)
 
 
+@renamed_options(negative="negative_components")
 @shared_docs
 def d_study(
     scores: pd.DataFrame,
     n_queries,
     *,
-    negative: str = "clip",
+    negative_components: str = "clip",
     confidence_level: float = 0.95,
     columns=None,
     facets=("query",),
@@ -600,7 +612,7 @@ def d_study(
         A scores frame; every group must be a complete system x query matrix.
     n_queries
         query-set sizes n′ > 0 (a number or a list), e.g. ``range(1, 201)``.
-    negative, confidence_level
+    negative_components, confidence_level
         As in :func:`reliability`.
     {columns}
     facets, n_judges, n_seeds
@@ -635,17 +647,18 @@ def d_study(
     True
     """
     confidence_level = _check_confidence(confidence_level)
-    check_option("negative", negative, NEGATIVE)
+    check_option("negative_components", negative_components, NEGATIVE)
     size = _check_sizes(n_queries, "n_queries")
     facet = _check_facets(facets)
     n_levels = _facet_size(facet, n_judges, n_seeds)
     frame = canonical_scores(scores, columns)
     if facet is not None:
         levels = None if n_levels is None else _check_sizes(n_levels, f"n_{facet}s")
-        return _d_study3(frame, facet, size, levels, negative)
+        return _d_study3(frame, facet, size, levels, negative_components)
     keys_list, tab, n_s, n_t = _tables(frame)
     var_s, var_t, var_r = variance_components(
-        tab["ms_system"], tab["ms_query"], tab["ms_residual"], n_s, n_t, negative=negative
+        tab["ms_system"], tab["ms_query"], tab["ms_residual"], n_s, n_t,
+        negative_components=negative_components,
     )
     g = len(keys_list)
     rep = lambda a: np.repeat(a, len(size))  # noqa: E731

@@ -1,6 +1,6 @@
 """How many queries does a test collection need? Sakai (2016)'s topic set size design.
 
-:func:`topic_set_size` takes the variance of a measure from an existing scores frame (the
+:func:`query_set_size` takes the variance of a measure from an existing scores frame (the
 residual mean square of the two-way system × query ANOVA, as Sakai does) and returns the
 number of queries at which a paired t-test, a one-way ANOVA or a repeated-measures ANOVA
 reaches a given power for a minimum detectable difference, or at which the expected width
@@ -11,7 +11,7 @@ pingouin (``power_ttest``, ``power_anova``, ``power_rm_anova``).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -19,10 +19,11 @@ import pandas as pd
 from pdireval.core.groups import group_matrices
 from pdireval.core.schema import canonical_scores
 from pdireval.errors import OptionError, check_int, check_option, check_real
-from pdireval.stats import adapters
+from pdireval.stats import _adapters as adapters
 from pdireval.stats.gtheory import anova_table
+from pdireval.types import Columns
 
-__all__ = ["topic_set_size", "SET_SIZE_METHODS"]
+__all__ = ["query_set_size", "SET_SIZE_METHODS"]
 
 SET_SIZE_METHODS = ("ttest", "anova", "rm_anova", "ci")
 
@@ -103,7 +104,7 @@ def _smallest_n_ci(sd_diff: float, width: float, alpha: float) -> int | float:
     return math.inf
 
 
-def topic_set_size(
+def query_set_size(
     scores: pd.DataFrame,
     *,
     method: str | Sequence[str] = "ttest",
@@ -112,9 +113,13 @@ def topic_set_size(
     power: float = 0.8,
     variance: float | None = None,
     n_systems: int | None = None,
-    columns: Mapping[str, str] | None = None,
+    columns: Columns = None,
 ) -> pd.DataFrame:
     r"""Queries needed to detect a given difference (Sakai 2016, topic set size design).
+
+    Sakai calls this *topic set size design*; pdireval says "query" for a topic everywhere, so
+    the function is ``query_set_size`` (``topic_set_size`` before 0.2, a deprecated alias until
+    0.3).
 
     The per-query score variance σ² is the residual mean square V_E of the additive
     two-way ANOVA (systems × queries) of each group of ``scores`` — Sakai's estimate — or
@@ -175,7 +180,8 @@ def topic_set_size(
         )
     for m_ in methods:
         check_option("method", m_, SET_SIZE_METHODS)
-    diffs = [min_difference] if np.ndim(min_difference) == 0 else list(min_difference)
+    scalar = np.ndim(min_difference) == 0
+    diffs = [min_difference] if scalar else list(min_difference)  # type: ignore[arg-type]
     if not diffs:
         raise OptionError("min_difference= is an empty list; pass at least one difference > 0")
     diffs = [check_real("min_difference", d, low=0.0, inclusive=False) for d in diffs]

@@ -38,8 +38,9 @@ from pdireval.errors import (
     check_real,
     check_rng,
     group_generator,
+    renamed_options,
 )
-from pdireval.stats import adapters as _adapters
+from pdireval.stats import _adapters
 from pdireval.stats.corrections import adjust_pvalues, canonical_correction
 from pdireval.stats.paired_tests import (
     ALTERNATIVES,
@@ -63,7 +64,6 @@ __all__ = [
     "compare",
     "METHODS",
     "DEFAULT_RESAMPLES",
-    "DEFAULT_SEED",
     "ALTERNATIVES",
 ]
 
@@ -80,8 +80,6 @@ METHOD_ALIASES = {
     "permutation": "randomization",
     "randomisation": "randomization",
 }
-#: compare()'s default ``rng``: two identical calls give identical p-values.
-DEFAULT_SEED = 42
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -346,6 +344,7 @@ def iter_tests(frame, method, *, n_resamples, rng, baseline=None, confidence_lev
         yield keys, systems, x.shape[0], x.mean(axis=0), pi, pj, cols
 
 
+@renamed_options(alpha="required_diff_alpha")
 @shared_docs
 def compare(
     scores: pd.DataFrame,
@@ -353,12 +352,12 @@ def compare(
     method: str = "bootstrap",
     alternative: str = "two-sided",
     n_resamples: int | None = None,
-    rng=DEFAULT_SEED,
+    rng=None,
     correction: str | None = None,
     baseline=None,
     family: str = "group",
     confidence_level: float = 0.95,
-    alpha: float | None = None,
+    required_diff_alpha: float | None = None,
     margin: float | None = None,
     progress: bool | None = None,
     columns=None,
@@ -422,11 +421,11 @@ def compare(
     n_resamples
         Resamples of the resampling methods (None: the method's default).
     rng
-        None, an integer seed, a ``SeedSequence`` or a Generator (which contributes one
-        draw); the default seed is **42**, so two identical calls give identical p-values
-        (pass ``rng=None`` for fresh entropy). Every group's draws start from the seed alone
-        (``default_rng(seed)`` for an integer), so a measure's p-values do not depend on the
-        other measures in the frame.
+        None (default: fresh entropy, as everywhere in pdireval), an integer seed, a
+        ``SeedSequence`` or a Generator (which contributes one draw). Pass a seed for
+        p-values that two identical calls reproduce. Every group's draws start from the
+        seed alone (``default_rng(seed)`` for an integer), so a measure's p-values do not
+        depend on the other measures in the frame.
     correction
         Multiple-comparison adjustment written to ``p_adjusted`` (see
         :func:`pdireval.stats.corrections.adjust_pvalues`): None, ``"bonferroni"``,
@@ -443,10 +442,11 @@ def compare(
         What one family of the correction is: ``"group"`` (default; the pairs of one
         measure / group) or ``"all"`` (every row of the result).
     {confidence_level}
-    alpha
+    required_diff_alpha
         Significance level of Sakai's (2006) estimated difference required for significance,
         written to ``required_diff`` (None, the default: not computed, which saves about a
-        quarter of the bootstrap's time). The p-values do not depend on it.
+        quarter of the bootstrap's time). The p-values do not depend on it. (``alpha=``
+        before 0.2, deprecated: elsewhere ``alpha`` is the level of a decision.)
     margin
         Equivalence margin δ > 0 (in the measure's units) for TOST / non-inferiority tests
         (above); None (default): ordinary tests of "no difference".
@@ -482,7 +482,8 @@ def compare(
           alternatives);
         - ``effect_size``: Cohen's d_z = z̄ / s_z (±inf when the differences are constant);
         - ``hedges_g``: Hedges' g as pingouin's ``compute_effsize(a, b, paired=True,
-          eftype="hedges")``: (ā − b̄)/√((s_a² + s_b²)/2) · (1 − 3/(8n − 9));
+          eftype="hedges")``: (ā − b̄)/√((s_a² + s_b²)/2) · (1 − 3/(8n − 9)) (±inf when
+          both systems' scores are constant and their means differ);
         - ``bf10``: JZS Bayes factor of the paired t statistic in favour of a difference
           (Rouder et al. 2009; Cauchy prior scale 0.707, pingouin's ``bayesfactor_ttest``),
           two-sided only: NaN for one-sided alternatives and for constant differences;
@@ -491,17 +492,19 @@ def compare(
           ``"randomization"``, |z̄| for ``"tukey"``;
         - ``p_value`` (unadjusted; the ASL for the bootstrap); ``p_adjusted`` (after
           ``correction``; equal to ``p_value`` without);
-        - ``required_diff``: with ``alpha=``, Sakai's (2006) estimated difference required
-          for significance at ``alpha``, from the same resamples as ``p_value``: the
-          replicates sorted by |t*_b| descending, the one at 1-based position ⌈α·B⌉ (among
-          replicates sharing that |t*|, the smallest b), its |w̄*_b| (the largest over the
+        - ``required_diff``: with ``required_diff_alpha=``, Sakai's (2006) estimated
+          difference required for significance at that level, from the same resamples as
+          ``p_value``: the replicates sorted by |t*_b| descending, the one at 1-based
+          position ⌈α·B⌉ (among replicates sharing that |t*|, the smallest b), its |w̄*_b|
+          (the largest over the
           pairs is :func:`pdireval.discriminative_power`'s ``required_diff``); for
           ``"tukey"`` the HSD critical value (the same for every pair of the group). NaN
-          without ``alpha``, for the other methods and for one-sided alternatives;
+          without ``required_diff_alpha``, for the other methods and for one-sided
+          alternatives;
         - ``n_wins``, ``n_ties``, ``n_losses`` (int64): queries with a_t > b_t, a_t = b_t,
           a_t < b_t (PyTerrier's +/− columns);
         - ``method``; ``alternative``; ``correction`` (``"none"`` without);
-          ``required_alpha`` (``alpha``, NaN without); ``n_queries``;
+          ``required_alpha`` (``required_diff_alpha``, NaN without); ``n_queries``;
         - with ``margin=`` only: ``margin`` (δ), ``p_lower`` (H0: μ ≤ −δ), ``p_upper``
           (H0: μ ≥ δ; NaN where the alternative does not use it); ``p_value`` is then the
           equivalence / non-inferiority p-value and ``statistic`` that of the deciding
@@ -545,7 +548,7 @@ def compare(
         out = compare(average_seeds(frame), method=method, alternative=alternative,
                       n_resamples=n_resamples, rng=rng, correction=correction,
                       baseline=baseline, family=family, confidence_level=confidence_level,
-                      alpha=alpha, margin=margin, progress=progress)
+                      required_diff_alpha=required_diff_alpha, margin=margin, progress=progress)
         if seeds == "nested":
             out = nested_compare(out, frame, n_resamples=_resolve_resamples(method, n_resamples),
                                  seq=check_rng(rng), confidence_level=confidence_level,
@@ -564,8 +567,9 @@ def compare(
             "the randomised Tukey HSD already controls the family-wise error over all pairs; "
             "pass correction=None with method='tukey'"
         )
+    alpha = required_diff_alpha
     if alpha is not None:
-        check_real("alpha", alpha, low=0, high=1, inclusive=False)
+        check_real("required_diff_alpha", alpha, low=0, high=1, inclusive=False)
     # Sakai's required difference: two-sided bootstrap and Tukey HSD only
     required = (
         alpha is not None

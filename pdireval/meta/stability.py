@@ -4,6 +4,8 @@ with fuzziness, vectorized over trials and system pairs.
 
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 import pandas as pd
 
@@ -28,8 +30,10 @@ from pdireval.errors import (
     check_real,
     check_rng,
     group_generator,
+    renamed_options,
 )
 from pdireval.stats.rank_correlation import concordance_counts
+from pdireval.types import Columns, RngLike, TiedPairs
 
 __all__ = ["swap_rate", "swap_difference", "error_rate"]
 
@@ -51,7 +55,7 @@ def _check_sizes(n_queries, n_total, limit, what):
 # ------------------------------------------------------------------------- swap rates
 
 
-def _swaps_between(scores, other, ties):
+def _swaps_between(scores, other, tied_pairs):
     frame_a = canonical_scores(scores)
     frame_b = canonical_scores(other)
     require_complete(frame_a, "scores")
@@ -70,7 +74,8 @@ def _swaps_between(scores, other, ties):
         b = b.loc[a.index]
         av, bv = a.to_numpy(dtype=np.float64), b.to_numpy(dtype=np.float64)
         concordant, swaps, _, _, n_all = concordance_counts(av, bv)
-        n_pairs = concordant + swaps if ties == "drop" else n_all  # "drop": pairs tied in either
+        # "drop": pairs tied in either
+        n_pairs = concordant + swaps if tied_pairs == "drop" else n_all
         row = dict(key)
         row.update(n_systems=len(av), n_pairs=n_pairs, n_swaps=swaps,
                    swap_rate=swaps / n_pairs if n_pairs else np.nan)
@@ -83,6 +88,7 @@ def _swaps_between(scores, other, ties):
     return out
 
 
+@renamed_options(ties="tied_pairs")
 @shared_docs
 def swap_rate(
     scores: pd.DataFrame,
@@ -90,21 +96,21 @@ def swap_rate(
     *,
     n_queries=None,
     n_resamples: int = 100,
-    sampling: str = "split",
+    sampling: Literal["split", "replacement"] = "split",
     bin_width: float = 0.01,
     n_bins: int = 21,
-    ties: str = "keep",
-    rng=None,
+    tied_pairs: TiedPairs = "keep",
+    rng: RngLike = None,
     progress: bool | None = None,
-    columns=None,
+    columns: Columns = None,
 ) -> pd.DataFrame:
     r"""Swap rates: between two experiments, or Voorhees–Buckley query splits.
 
     **Between two experiments** (``other`` given; Karmaker & Feng's (2022) usage): per group, the
     mean score of each system in ``scores`` (a_i) and in ``other`` (b_i) over the same systems. A
     pair swaps iff (a_i − a_j)(b_i − b_j) < 0; rate = swaps / C(m, 2). Pairs tied in either
-    experiment are not swaps and stay in the denominator (``ties="drop"`` removes them). Without
-    ties the rate is (1 − τ)/2.
+    experiment are not swaps and stay in the denominator (``tied_pairs="drop"`` removes them).
+    Without ties the rate is (1 − τ)/2.
 
     **Voorhees & Buckley (2002) swap method** (``other=None``): for each query-set size c (with
     its own stream ``group_generator(seed, c)``) and trial, ``perm = rng.permutation(n)`` over
@@ -130,9 +136,9 @@ def swap_rate(
         ``"split"`` (disjoint halves, default) or ``"replacement"``.
     bin_width, n_bins
         Bins of |d1| (default 0.01 wide, 21 bins, the last one open).
-    ties
+    tied_pairs
         ``"keep"`` (default) or ``"drop"`` tied pairs from the between-experiments
-        denominator.
+        denominator (``ties=`` before 0.2, deprecated).
     rng
         None, an int seed, a SeedSequence or a Generator; every group and size starts from the
         seed alone (see :func:`pdireval.errors.check_rng`).
@@ -152,9 +158,9 @@ def swap_rate(
     Voorhees, E. M., Buckley, C. (2002). The effect of topic set size on retrieval experiment
     error. SIGIR.
     """
-    check_option("ties", ties, ("keep", "drop"))
+    check_option("tied_pairs", tied_pairs, ("keep", "drop"))
     if other is not None:
-        return _swaps_between(scores, other, ties)
+        return _swaps_between(scores, other, tied_pairs)
     check_option("sampling", sampling, ("split", "replacement"))
     n_resamples = check_int("n_resamples", n_resamples, minimum=1)
     n_bins = check_int("n_bins", n_bins, minimum=1)
@@ -195,7 +201,7 @@ def swap_rate(
             )
             with np.errstate(invalid="ignore", divide="ignore"):
                 rate = np.where(comparisons > 0, swaps / np.maximum(comparisons, 1), np.nan)
-            part = {k: [keys[k]] * n_bins for k in keys_cols}
+            part: dict[str, object] = {k: [keys[k]] * n_bins for k in keys_cols}
             part.update(
                 n_queries=np.full(n_bins, c, dtype=np.int64),
                 bin=np.arange(n_bins, dtype=np.int64),
@@ -269,10 +275,10 @@ def error_rate(
     fuzziness: float = 0.05,
     n_resamples: int = 200,
     n_queries=None,
-    unit: str = "query_set",
-    rng=None,
+    unit: Literal["query_set", "query"] = "query_set",
+    rng: RngLike = None,
     progress: bool | None = None,
-    columns=None,
+    columns: Columns = None,
 ) -> pd.DataFrame:
     r"""Buckley–Voorhees error rate with fuzziness, as a curve over query-set sizes.
 

@@ -20,8 +20,9 @@ from pdireval.core.schema import canonical_scores
 from pdireval.docstrings import shared_docs
 from pdireval.errors import OptionError, SchemaError, show_rows
 from pdireval.stats.paired_tests import sign_test, wilcoxon
+from pdireval.types import Columns
 
-__all__ = ["train_test", "training_stability", "stability_sign_test"]
+__all__ = ["train_by_measure", "training_stability", "stability_sign_test"]
 
 _RESULT_COLUMNS = ("train_measure", "eval_measure", "system", "value", "reference_system",
                    "reference_value", "statistic", "p_value", "n_test_queries")
@@ -84,7 +85,7 @@ def _params_frame(params, systems) -> pd.DataFrame | None:
 
 
 @shared_docs
-def train_test(
+def train_by_measure(
     scores: pd.DataFrame,
     *,
     train,
@@ -93,7 +94,7 @@ def train_test(
     params=None,
     train_scores: pd.DataFrame | None = None,
     swap: bool = True,
-    columns=None,
+    columns: Columns = None,
 ) -> pd.DataFrame:
     r"""Train a parameter on one query set by each measure, test on another (He et al. 2008,
     Section 4.1).
@@ -255,7 +256,7 @@ def train_test(
     res = res.sort_values(["fold", *exp_keys, *var_keys, "_m", "_x"], kind="stable").drop(
         columns=["_m", "_x"]
     )
-    columns = [
+    result_columns = [
         "fold",
         *exp_keys,
         *var_keys,
@@ -270,7 +271,7 @@ def train_test(
         "p_value",
         "n_test_queries",
     ]
-    res = res[columns].reset_index(drop=True)
+    res = res[result_columns].reset_index(drop=True)
     res["fold"] = res["fold"].astype(np.int64)
     res["n_test_queries"] = res["n_test_queries"].astype(np.int64)
     for c in ("value", "reference_value", "statistic", "p_value"):
@@ -303,7 +304,7 @@ def training_stability(
     r"""1/σ_opt and 1/σ_diff over repeated training on subsampled judgments (He et al. 2008,
     Section 5.1).
 
-    For each group of :func:`train_test` results (fold, level, ... — every column except
+    For each group of :func:`train_by_measure` results (fold, level, ... — every column except
     the per-row ones, the parameters and ``over``) and each training measure M other than
     the reference (MAP):
 
@@ -326,7 +327,7 @@ def training_stability(
     Parameters
     ----------
     results
-        Output of :func:`train_test` with ``train_scores`` holding variant columns.
+        Output of :func:`train_by_measure` with ``train_scores`` holding variant columns.
     params
         The parameter column(s) of ``results`` (e.g. ``"b"``).
     over
@@ -356,7 +357,7 @@ def training_stability(
     missing = [c for c in needed if c not in results.columns]
     if missing:
         raise SchemaError(
-            f"results lack column(s) {missing}: pass the output of pdireval.train_test with "
+            f"results lack column(s) {missing}: pass the output of pdireval.train_by_measure with "
             "params= and train_scores carrying a repetition column (e.g. from subsample_qrels)."
         )
     if reference not in set(pd.unique(results["train_measure"])):

@@ -5,7 +5,7 @@
   :func:`pdireval.completeness_correlation`.
 * :func:`training_curves` — test effectiveness X(Y) of settings trained on subsampled
   judgments against the completeness level (He et al. 2008, Figure 2), from
-  :func:`pdireval.train_test`.
+  :func:`pdireval.train_by_measure`.
 
 Each takes our tidy frames and returns a matplotlib Figure (or the ``ax`` given).
 """
@@ -108,7 +108,7 @@ def training_curves(
     Parameters
     ----------
     results
-        The frame of :func:`pdireval.train_test` run with subsampled ``train_scores``.
+        The frame of :func:`pdireval.train_by_measure` run with subsampled ``train_scores``.
     eval_measure
         X, the test measure drawn.
     train_measures
@@ -122,8 +122,8 @@ def training_curves(
     -------
     Figure, or ``ax`` when given.
     """
-    _need(results, {level, "train_measure", "eval_measure", "value"}, "pdireval.train_test (with "
-                                                                      "train_scores)")
+    _need(results, {level, "train_measure", "eval_measure", "value"},
+          "pdireval.train_by_measure (with train_scores)")
     part = results[results["eval_measure"] == eval_measure]
     if part.empty:
         raise SchemaError(f"no rows with eval_measure={eval_measure!r}")

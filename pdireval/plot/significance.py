@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from pdireval.errors import SchemaError
+from pdireval.errors import SchemaError, renamed_options
 from pdireval.plot._base import new_axes
 
 __all__ = [
@@ -122,15 +122,16 @@ def discriminative_power_bars(power: pd.DataFrame, *, ax=None):
     return _finish(fig, axes, ax, legend=False)
 
 
-def error_rate_curves(errors: pd.DataFrame, *, ties: bool = False, ax=None):
+@renamed_options(ties="tie_rate")
+def error_rate_curves(errors: pd.DataFrame, *, tie_rate: bool = False, ax=None):
     """Error rate (and optionally tie rate) against the query-set size, one line per measure.
 
     Parameters
     ----------
     errors
         The frame of :func:`pdireval.error_rate`.
-    ties
-        Also draw the tie rate (dashed).
+    tie_rate
+        Also draw the tie rate (dashed; ``ties=`` before 0.2, deprecated).
     ax
         Axes to draw on (default: a new figure).
 
@@ -157,10 +158,10 @@ def error_rate_curves(errors: pd.DataFrame, *, ties: bool = False, ax=None):
         (line,) = axes.plot(
             part["n_queries"], part["error_rate"], marker="o", markersize=3, label=label
         )
-        if ties:
+        if tie_rate:
             axes.plot(part["n_queries"], part["tie_rate"], linestyle="--", color=line.get_color())
     axes.set_xlabel("query-set size")
-    axes.set_ylabel("error rate" + (" (dashed: tie rate)" if ties else ""))
+    axes.set_ylabel("error rate" + (" (dashed: tie rate)" if tie_rate else ""))
     axes.set_ylim(0, None)
     return _finish(fig, axes, ax)
 

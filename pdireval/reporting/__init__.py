@@ -68,7 +68,7 @@ def report(
     out="pdireval-report",
     title: str | None = None,
     n_resamples: int = 1000,
-    rng=0,
+    rng=None,
     progress: bool | None = None,
     svg: bool = False,
     columns=None,
@@ -98,7 +98,9 @@ def report(
     n_resamples
         Bootstrap resamples / trials of the randomised analyses.
     rng
-        Seed or Generator; a fixed seed gives an identical report.
+        None (default: fresh entropy, as everywhere in pdireval), an int seed, a
+        SeedSequence or a Generator; the page states the seed it used, and that seed gives an
+        identical report (``pdireval report`` passes ``--seed``, default 0).
     progress
         Show progress bars on stderr (default: when stderr is a terminal): one over the
         steps of the report (evaluation, each section, writing) and, inside it, one over the
@@ -176,7 +178,7 @@ def report(
             if section is not None:
                 sections.append(section)
         bar.section("writing the workbook and the page")
-        result = _write(ctx, sections, out, title, n_resamples, rng, started)
+        result = _write(ctx, sections, out, title, n_resamples, seed, started)
     except BaseException:
         bar.close(failed=True)
         raise
@@ -185,7 +187,7 @@ def report(
 
 
 def _write(
-    ctx: Context, sections: list[Section], out: Path, title, n_resamples, rng, started
+    ctx: Context, sections: list[Section], out: Path, title, n_resamples, seed, started
 ) -> Report:
     """Write the workbook and the HTML page of the built sections."""
     tables: dict[str, pd.DataFrame] = {}
@@ -207,7 +209,7 @@ def _write(
     n_s, n_q = ctx.n_systems, ctx.n_queries
     subtitle = (
         f"{n_s} system{'s' if n_s != 1 else ''} × {n_q} quer{'ies' if n_q != 1 else 'y'}; "
-        f"measures: {', '.join(ctx.measure_names)}; {n_resamples} resamples; seed {rng!r}"
+        f"measures: {', '.join(ctx.measure_names)}; {n_resamples} resamples; seed {seed}"
     )
     default = (
         f"pdireval report — {n_s} system{'s' if n_s != 1 else ''} × "

@@ -132,7 +132,7 @@ class Context:
             method="bootstrap",
             correction="holm",
             n_resamples=self.n_resamples,
-            alpha=ALPHA,
+            required_diff_alpha=ALPHA,
             rng=self.seed(),
             progress=self.show,
         )

@@ -92,7 +92,8 @@ def _is_count(column: str) -> bool:
 
 def _headers(frame: pd.DataFrame) -> tuple[list[str], list[str]]:
     """Header texts (human titles; long ones abbreviated) and the legend entries."""
-    heads, legend = [], []
+    heads: list[str] = []
+    legend: list[str] = []
     for c in frame.columns:
         title = column_title(str(c))
         if len(title) > LONG_HEADER and title == str(c):  # a long measure name, not a titled column

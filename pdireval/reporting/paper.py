@@ -247,7 +247,7 @@ def paper_table(
         from pdireval.meta.aggregate import aggregate
 
         ci = aggregate(frame, method=interval_method, confidence_level=confidence_level,
-                       rng=42 if rng is None else rng)
+                       rng=rng)
         ci = ci.set_index(["system", "measure"]).reindex(rows)
         out.insert(4, "ci_low", ci["ci_low"].to_numpy(dtype=np.float64))
         out.insert(5, "ci_high", ci["ci_high"].to_numpy(dtype=np.float64))

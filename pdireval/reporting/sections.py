@@ -328,7 +328,7 @@ def bounds_section(ctx: Context) -> Section:
 
 def power_section(ctx: Context) -> Section:
     """Discriminative power, ASL curves and significance conflicts, from one bootstrap."""
-    from pdireval.meta.power import asl_curve, conflicts, discriminative_power
+    from pdireval.meta.power import asl_curve, decision_conflicts, discriminative_power
 
     text = (
         "How many system pairs each measure tells apart (Sakai 2006): Sakai's studentised paired "
@@ -372,7 +372,7 @@ def power_section(ctx: Context) -> Section:
             as_figure(plot_module().discriminative_power_bars(power)), "discriminative_power"
         )
         captions["discriminative_power"] = f"Share of system pairs significant at α = {ALPHA}"
-        tables["conflicts"] = conflicts(tests, alpha=ALPHA)
+        tables["conflicts"] = decision_conflicts(tests, alpha=ALPHA)
         captions["conflicts"] = (
             "System pairs whose significance decision differs between two measures (Sakai 2006)"
         )

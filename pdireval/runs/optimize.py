@@ -231,17 +231,16 @@ class _Model:
                 tab["ms_residual"],
                 n_s,
                 n_t,
-                negative=self.negative,
+                negative_components=self.negative,
             )
             rows.append((float(vs), float(vt), float(vr), n_s, n_t))
         return rows
 
     def phis(self, g, d) -> np.ndarray:
         t0 = time.perf_counter()
-        out = []
-        for (vs, vt, vr, _, _), npr in zip(self.components(g, d), self._n_primes()):
-            out.append(phi(vs, vt, vr, npr))
-        out = np.nan_to_num(np.array(out, dtype=np.float64), nan=0.0)
+        pairs = zip(self.components(g, d), self._n_primes())
+        values = [phi(vs, vt, vr, npr) for (vs, vt, vr, _, _), npr in pairs]
+        out = np.nan_to_num(np.array(values, dtype=np.float64), nan=0.0)
         self.n_evaluations += 1
         self.seconds += time.perf_counter() - t0
         return out
@@ -381,7 +380,7 @@ def _solve(model: _Model, what, g0, d0, monotone, maxiter, ftol):
             pos += n
         return g, d
 
-    cache = {}
+    cache: dict = {}
 
     def phis(x):
         key = x[:n_x].tobytes()
@@ -396,7 +395,7 @@ def _solve(model: _Model, what, g0, d0, monotone, maxiter, ftol):
         cons += _constraints(n, monotone, increasing, offset, total)
         offset += n
     x0 = np.concatenate([g0] * opt_g + [d0] * opt_d)
-    bounds = [(0.0, 1.0)] * n_x
+    bounds: list[tuple[float | None, float | None]] = [(0.0, 1.0)] * n_x
     if minimax:
         phi0 = model.phis(g0, d0)
         x0 = np.append(x0, phi0.min())

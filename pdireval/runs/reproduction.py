@@ -25,7 +25,7 @@ from pdireval.errors import (
 )
 from pdireval.evaluation import evaluate
 from pdireval.io import as_frame
-from pdireval.stats import adapters
+from pdireval.stats import _adapters as adapters
 from pdireval.stats.rank_overlap import inversions, rbo_truncated
 
 __all__ = ["reproducibility", "REPRODUCIBILITY_STATISTICS"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pdireval.errors import check_option
+from pdireval.errors import check_option, renamed_options
 
 __all__ = [
     "anova_table",
@@ -73,20 +73,24 @@ def anova_table(x: np.ndarray) -> dict[str, np.ndarray]:
     }
 
 
-def variance_components(ms_system, ms_query, ms_residual, n_systems, n_queries, *, negative="clip"):
+@renamed_options(negative="negative_components")
+def variance_components(
+    ms_system, ms_query, ms_residual, n_systems, n_queries, *, negative_components="clip"
+):
     """Variance components from the mean squares.
 
     ``var_system = (MS_s - MS_res)/n_t``, ``var_query = (MS_t - MS_res)/n_s``,
-    ``var_residual = MS_res`` (interaction and error confounded). ``negative="clip"``
-    (default, Brennan's convention) sets negative estimates to 0; ``"keep"`` keeps them.
+    ``var_residual = MS_res`` (interaction and error confounded). ``negative_components="clip"``
+    (default, Brennan's convention) sets negative estimates to 0; ``"keep"`` keeps them
+    (``negative=`` before 0.2, deprecated).
     Returns ``(var_system, var_query, var_residual)`` as float64 arrays.
     """
-    check_option("negative", negative, NEGATIVE)
+    check_option("negative_components", negative_components, NEGATIVE)
     ms_s, ms_t, ms_r = (np.asarray(a, dtype=np.float64) for a in (ms_system, ms_query, ms_residual))
     var_s = (ms_s - ms_r) / n_queries
     var_t = (ms_t - ms_r) / n_systems
     var_r = ms_r.copy()
-    if negative == "clip":
+    if negative_components == "clip":
         var_s, var_t = np.maximum(var_s, 0.0), np.maximum(var_t, 0.0)
     return var_s, var_t, var_r
 
@@ -147,7 +151,7 @@ def queries_needed(var_system, error, target):
 
 
 def _f_ppf(q, d1, d2):
-    from pdireval.stats.adapters import f_ppf
+    from pdireval.stats._adapters import f_ppf
 
     return f_ppf(q, d1, d2)
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from pdireval.errors import OptionError
+from pdireval.errors import OptionError, renamed_options
 from pdireval.measures.ric import binary_entropy
 
 __all__ = [
@@ -162,21 +162,25 @@ def pair_valid(values) -> np.ndarray:
     return ~(np.isnan(v[..., i]) | np.isnan(v[..., j]))
 
 
-def pair_information(x, y, given: Sequence = (), *, ties: str = "drop"):
+@renamed_options(ties="tied_pairs")
+def pair_information(x, y, given: Sequence = (), *, tied_pairs: str = "drop"):
     """Information τ of two score vectors over the same objects (arrays of length n), given
     zero or more others: τ_I(X, Y | Z_1..Z_m) in bits, direct plug-in over ordered pairs.
 
+    ``tied_pairs="drop"`` (default) discards every ordered pair tied in any vector, ``"keep"``
+    keeps them with value 0 (``ties=`` before 0.2, deprecated).
+
     Returns ``(information_tau, n_pairs)``; n_pairs = ordered pairs used; no pair → NaN.
     """
-    if ties not in TIES:
-        raise OptionError(f"ties= must be one of {TIES}, got {ties!r}")
+    if tied_pairs not in TIES:
+        raise OptionError(f"tied_pairs= must be one of {TIES}, got {tied_pairs!r}")
     stack = np.vstack(
         [np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)]
         + [np.asarray(z, dtype=np.float64) for z in given]
     )
     signs = pair_signs(stack)
     keep = pair_valid(stack).all(axis=0)
-    if ties == "drop":
+    if tied_pairs == "drop":
         keep &= (signs != 0).all(axis=0)
     s = signs[:, keep]
     if s.shape[1] == 0:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from pdireval.errors import check_option
-from pdireval.stats import adapters as _adapters
+from pdireval.stats import _adapters
 
 __all__ = ["BOOTSTRAP_INTERVALS", "t_interval", "anova_interval", "bootstrap_interval",
            "column_quantiles", "degenerate_columns"]

@@ -9,7 +9,7 @@ import numpy as np
 
 from pdireval.core.chunking import chunks, progress_bar
 from pdireval.errors import OptionError, check_option, check_rng, group_generator
-from pdireval.stats import adapters as _adapters
+from pdireval.stats import _adapters
 
 __all__ = [
     "ALTERNATIVES",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from pdireval.errors import OptionError, check_option
-from pdireval.stats import adapters as _adapters
+from pdireval.stats import _adapters
 
 __all__ = ["concordance_counts", "kendall_tau", "tau_ap", "tau_ap_b", "rank_correlation",
            "CORRELATION_METHODS"]

@@ -11,7 +11,7 @@ from tests.helpers import ROOT
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 MAIN_COMMAND = 'python -m pip install -e ".[all]" && pdireval'
-TEST_COMMAND = 'python -m pip install -e ".[test]" && python -m pytest -q'
+TEST_COMMAND = "python -m pip install -U pip && python -m pip install -e . --group test && python -m pytest -q"
 
 
 def _setup_section() -> str:

@@ -139,7 +139,7 @@ def test_ties_dropped_gives_theorem1_of_gamma():
         x = rng.integers(0, 4, n)
         y = rng.integers(0, 4, n)
         c, d, *_ = kendall_counts(x, y)
-        info, n_pairs = pair_information(x, y, ties="drop")
+        info, n_pairs = pair_information(x, y, tied_pairs="drop")
         if c + d == 0:
             assert np.isnan(info) and n_pairs == 0
             continue
@@ -156,7 +156,7 @@ def test_ties_valued_zero_matches_three_valued_oracle():
         n = int(rng.integers(3, 12))
         x = rng.integers(0, 3, n)
         y = rng.integers(0, 3, n)
-        info, n_pairs = pair_information(x, y, ties="keep")
+        info, n_pairs = pair_information(x, y, tied_pairs="keep")
         samples = ordered_pairs(x, y, drop_ties=False)
         assert n_pairs == n * (n - 1)
         assert info == pytest.approx(mi(samples), abs=1e-9)
@@ -251,8 +251,8 @@ def test_information_tau_errors():
     scores = _scores(rng)
     with pytest.raises(SchemaError, match="no measure 'nDCG'.*its measures"):
         pdireval.information_tau(scores, "A", "nDCG")
-    with pytest.raises(ValueError, match="ties="):
-        pdireval.information_tau(scores, "A", "B", ties="zero")
+    with pytest.raises(ValueError, match="tied_pairs="):
+        pdireval.information_tau(scores, "A", "B", tied_pairs="zero")
     with pytest.raises(TypeError):
         pdireval.information_tau(scores, "A", 3)
     incomplete = scores.drop(index=0)

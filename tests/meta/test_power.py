@@ -54,7 +54,7 @@ def test_asl_curve_is_sorted_compare():
 
 def test_conflicts_match_decisions():
     scores = two_measures()
-    conf = scores.ireval.conflicts(method="t", alpha=0.05)
+    conf = scores.ireval.decision_conflicts(method="t", alpha=0.05)
     res = pdireval.compare(scores, method="t")
     a = res[res.measure == "AP"].p_value.to_numpy() < 0.05
     b = res[res.measure == "P@10"].p_value.to_numpy() < 0.05
@@ -64,7 +64,7 @@ def test_conflicts_match_decisions():
     assert row.n_both == int((a & b).sum())
     assert row.n_significant_a == a.sum() and row.n_significant_b == b.sum()
     assert row.conflict_rate == pytest.approx(row.n_conflicts / 15)
-    same = pdireval.conflicts(pd.concat([scores_from_matrix(random_matrix(10, 4), m) for m in ("A", "B")]), method="t")
+    same = pdireval.decision_conflicts(pd.concat([scores_from_matrix(random_matrix(10, 4), m) for m in ("A", "B")]), method="t")
     assert same.n_conflicts.item() == 0
 
 
@@ -79,7 +79,7 @@ def test_a_compare_result_is_reused_not_rerun(monkeypatch):
     scores = two_measures()
     tests = pdireval.compare(scores, n_resamples=300, rng=4)
     expected_curve = pdireval.asl_curve(scores, n_resamples=300, rng=4)
-    expected_conf = pdireval.conflicts(scores, n_resamples=300, rng=4)
+    expected_conf = pdireval.decision_conflicts(scores, n_resamples=300, rng=4)
     expected_power = pdireval.discriminative_power(scores, n_resamples=300, rng=4)
 
     def no_rerun(*args, **kwargs):
@@ -87,14 +87,14 @@ def test_a_compare_result_is_reused_not_rerun(monkeypatch):
 
     monkeypatch.setattr(power_module, "compare", no_rerun)
     pd.testing.assert_frame_equal(pdireval.asl_curve(tests), expected_curve)
-    pd.testing.assert_frame_equal(pdireval.conflicts(tests), expected_conf)
+    pd.testing.assert_frame_equal(pdireval.decision_conflicts(tests), expected_conf)
     got = pdireval.discriminative_power(tests)
     pd.testing.assert_frame_equal(got.drop(columns="required_diff"), expected_power.drop(columns="required_diff"))
     assert got["required_diff"].isna().all()
     with pytest.raises(OptionError, match="compare\\(\\) result"):
         pdireval.asl_curve(tests, n_resamples=50)
     with pytest.raises(OptionError, match="rng"):
-        pdireval.conflicts(tests, rng=1)
+        pdireval.decision_conflicts(tests, rng=1)
 
 
 def test_a_compare_result_with_alpha_carries_sakais_required_difference(monkeypatch):
@@ -102,7 +102,7 @@ def test_a_compare_result_with_alpha_carries_sakais_required_difference(monkeypa
 
     scores = two_measures()
     expected = pdireval.discriminative_power(scores, alpha=0.1, n_resamples=300, rng=4)
-    tests = pdireval.compare(scores, alpha=0.1, n_resamples=300, rng=4)
+    tests = pdireval.compare(scores, required_diff_alpha=0.1, n_resamples=300, rng=4)
     assert (tests["required_alpha"] == 0.1).all() and tests["required_diff"].notna().all()
 
     def no_rerun(*args, **kwargs):
@@ -113,7 +113,7 @@ def test_a_compare_result_with_alpha_carries_sakais_required_difference(monkeypa
     pd.testing.assert_frame_equal(got, expected)  # required_diff included: one bootstrap, same number
     # computed at another alpha: Sakai's estimate is not that of alpha=0.05, so NaN (not a wrong number)
     assert pdireval.discriminative_power(tests, alpha=0.05)["required_diff"].isna().all()
-    tukey = pdireval.compare(scores, method="tukey", alpha=0.05, n_resamples=400, rng=3)
+    tukey = pdireval.compare(scores, method="tukey", required_diff_alpha=0.05, n_resamples=400, rng=3)
     np.testing.assert_array_equal(
         pdireval.discriminative_power(tukey)["required_diff"],
         pdireval.discriminative_power(scores, method="tukey", n_resamples=400, rng=3)["required_diff"])
@@ -123,8 +123,8 @@ def test_compare_required_diff_only_where_it_is_defined():
     scores = two_measures()
     plain = pdireval.compare(scores, n_resamples=300, rng=4)
     assert plain["required_diff"].isna().all() and plain["required_alpha"].isna().all()
-    assert pdireval.compare(scores, method="t", alpha=0.05)["required_diff"].isna().all()
-    one_sided = pdireval.compare(scores, alpha=0.05, alternative="greater", n_resamples=300, rng=4)
+    assert pdireval.compare(scores, method="t", required_diff_alpha=0.05)["required_diff"].isna().all()
+    one_sided = pdireval.compare(scores, required_diff_alpha=0.05, alternative="greater", n_resamples=300, rng=4)
     assert one_sided["required_diff"].isna().all()
     with pytest.raises(ValueError, match="alpha"):
-        pdireval.compare(scores, alpha=1.5)
+        pdireval.compare(scores, required_diff_alpha=1.5)

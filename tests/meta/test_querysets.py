@@ -45,13 +45,13 @@ def table_scores():
 
 
 def test_pad_reproduces_seed000_table19_from_tables_12_and_14():
-    out = pdireval.pad(table_scores())
+    out = pdireval.percentage_absolute_difference(table_scores())
     assert list(out["measure"]) == ["AP", "SP(bounds=ul1)", "SP(bounds=ul2)"]
     assert list(out["cutoffs"]) == ["5,10,15,20,30"] * 3
     assert list(out["n_pairs"]) == [28, 28, 28]
     # exact values: 25.58 / 31.84 / 97.39 (printed: 25.57 / 31.84 / 97.63)
     np.testing.assert_allclose(out["pad"], [25.58, 31.84, 97.39], atol=0.006)
-    absmax = pdireval.pad(table_scores(), denominator="absmax")
+    absmax = pdireval.percentage_absolute_difference(table_scores(), denominator="absmax")
     assert absmax["pad"].iloc[2] == pytest.approx(74.5, abs=0.05)
     np.testing.assert_allclose(absmax["pad"].iloc[:2], out["pad"].iloc[:2], rtol=1e-12)
 
@@ -65,29 +65,29 @@ def test_pad_pairs_and_separate_cutoffs_by_hand():
             "value": [0.2, 0.4, 0.6, 0.6, 0.0, 0.0],
         }
     )
-    pairs = pdireval.pad(scores, pairs=True)
+    pairs = pdireval.percentage_absolute_difference(scores, pairs=True)
     assert list(zip(pairs["system_a"], pairs["system_b"])) == [("a", "b"), ("a", "c"), ("b", "c")]
     np.testing.assert_allclose(pairs["mean_a"], [0.3, 0.3, 0.6])
     np.testing.assert_allclose(pairs["pad"], [0.3 / 0.6 * 100, 100.0, 100.0])
-    summary = pdireval.pad(scores, cutoffs="separate")
+    summary = pdireval.percentage_absolute_difference(scores, cutoffs="separate")
     assert summary["measure"].iloc[0] == "nDCG@10" and summary["cutoffs"].iloc[0] == "10"
     assert summary["pad"].iloc[0] == pytest.approx((50 + 100 + 100) / 3)
 
 
 def test_pad_zero_denominator_pairs_are_dropped():
     scores = pd.DataFrame({"system": ["a", "b", "c"], "query": "1", "measure": "X", "value": [0.0, 0.0, -0.5]})
-    out = pdireval.pad(scores)
+    out = pdireval.percentage_absolute_difference(scores)
     # (a, b): max 0 -> dropped; (a, c) and (b, c): max 0 -> dropped as well
     assert out["n_pairs"].iloc[0] == 0 and np.isnan(out["pad"].iloc[0])
-    out = pdireval.pad(scores, denominator="absmax")
+    out = pdireval.percentage_absolute_difference(scores, denominator="absmax")
     assert out["n_pairs"].iloc[0] == 2 and out["pad"].iloc[0] == pytest.approx(100.0)
 
 
 def test_pad_options_and_accessor():
     scores = table_scores()
     with pytest.raises(OptionError, match="denominator"):
-        pdireval.pad(scores, denominator="abs")
-    pd.testing.assert_frame_equal(scores.ireval.pad(), pdireval.pad(scores))
+        pdireval.percentage_absolute_difference(scores, denominator="abs")
+    pd.testing.assert_frame_equal(scores.ireval.percentage_absolute_difference(), pdireval.percentage_absolute_difference(scores))
 
 
 def _toy():

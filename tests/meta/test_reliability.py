@@ -74,7 +74,7 @@ def test_anova_matches_statsmodels_additive_ols(shape):
     df = frame_of(x)
     fit = smf.ols("value ~ C(system) + C(query)", data=df).fit()
     table = anova_lm(fit)
-    row = pdireval.reliability(df, negative="keep").iloc[0]
+    row = pdireval.reliability(df, negative_components="keep").iloc[0]
     assert row["ss_system"] == pytest.approx(table.loc["C(system)", "sum_sq"], rel=1e-9)
     assert row["ss_query"] == pytest.approx(table.loc["C(query)", "sum_sq"], rel=1e-9)
     assert row["ss_residual"] == pytest.approx(table.loc["Residual", "sum_sq"], rel=1e-9, abs=1e-12)
@@ -92,7 +92,7 @@ def test_anova_matches_statsmodels_additive_ols(shape):
 
 
 @pytest.mark.filterwarnings("ignore:The inplace keyword:DeprecationWarning")
-@pytest.mark.filterwarnings("ignore::pandas.errors.Pandas4Warning")  # inside pingouin
+@pytest.mark.filterwarnings(r"ignore::DeprecationWarning:pingouin\.")  # pandas 3 deprecations, inside pingouin
 @pytest.mark.parametrize("seed", range(4))
 def test_anova_matches_pingouin_rm_anova(seed):
     import pingouin as pg
@@ -110,7 +110,7 @@ def test_anova_matches_pingouin_rm_anova(seed):
     assert row["df_system"] == aov.loc[0, "DF"] and row["df_residual"] == aov.loc[1, "DF"]
 
 
-@pytest.mark.filterwarnings("ignore::pandas.errors.Pandas4Warning")  # inside pingouin
+@pytest.mark.filterwarnings(r"ignore::DeprecationWarning:pingouin\.")  # pandas 3 deprecations, inside pingouin
 @pytest.mark.parametrize("seed", range(4))
 def test_coefficients_and_intervals_match_pingouin_icc(seed):
     """Φ(n_t) = ICC(A,k) and Eρ²(n_t) = ICC(C,k) with systems as targets, topics as raters
@@ -121,26 +121,30 @@ def test_coefficients_and_intervals_match_pingouin_icc(seed):
     x = random_matrix(rng, int(rng.integers(4, 12)), int(rng.integers(4, 20)))
     x[:, :] += np.linspace(0, 2, x.shape[0])[:, None]  # real system differences: no clipping
     df = frame_of(x)
-    old = pg.options["round.column.CI95"]
-    pg.options["round.column.CI95"] = None
+    key = "round.column.CI95" if "round.column.CI95" in pg.options else "round.column.CI95%"  # < 0.6
+    old = pg.options[key]
+    pg.options[key] = None
     try:
         icc = pg.intraclass_corr(df, targets="system", raters="query", ratings="value").set_index("Type")
+        # pingouin < 0.6 names the types ICC2, ICC2k, ICC3k
+        icc = icc.rename(index={"ICC2": "ICC(A,1)", "ICC2k": "ICC(A,k)", "ICC3k": "ICC(C,k)"})
     finally:
-        pg.options["round.column.CI95"] = old
+        pg.options[key] = old
     row = pdireval.reliability(df).iloc[0]
     assert row["var_system"] > 0 and row["var_query"] > 0
     assert row["phi"] == pytest.approx(icc.loc["ICC(A,k)", "ICC"], rel=1e-9)
     assert row["e_rho2"] == pytest.approx(icc.loc["ICC(C,k)", "ICC"], rel=1e-9)
-    lo, hi = icc.loc["ICC(A,k)", "CI95"]
+    ci = "CI95" if "CI95" in icc.columns else "CI95%"  # pingouin < 0.6
+    lo, hi = icc.loc["ICC(A,k)", ci]
     assert row["phi_ci_low"] == pytest.approx(max(lo, 0), abs=1e-9)
     assert row["phi_ci_high"] == pytest.approx(min(hi, 1), abs=1e-9)
-    lo, hi = icc.loc["ICC(C,k)", "CI95"]
+    lo, hi = icc.loc["ICC(C,k)", ci]
     assert row["e_rho2_ci_low"] == pytest.approx(max(lo, 0), abs=1e-9)
     assert row["e_rho2_ci_high"] == pytest.approx(min(hi, 1), abs=1e-9)
     # Φ(1) = ICC(A,1): the D-study at n' = 1
     one = pdireval.reliability(df, n_queries=1).iloc[0]
     assert one["phi"] == pytest.approx(icc.loc["ICC(A,1)", "ICC"], rel=1e-9)
-    lo, hi = icc.loc["ICC(A,1)", "CI95"]
+    lo, hi = icc.loc["ICC(A,1)", ci]
     assert one["phi_ci_low"] == pytest.approx(max(lo, 0), abs=1e-9)
     assert one["phi_ci_high"] == pytest.approx(min(hi, 1), abs=1e-9)
 
@@ -235,7 +239,7 @@ def test_intervals_without_residual_variance():
 def test_negative_components_clipped_or_kept():
     x = np.array([[0.1, 0.9, 0.2], [0.9, 0.1, 0.8], [0.5, 0.5, 0.5]])  # interaction only
     clipped = pdireval.reliability(frame_of(x)).iloc[0]
-    kept = pdireval.reliability(frame_of(x), negative="keep").iloc[0]
+    kept = pdireval.reliability(frame_of(x), negative_components="keep").iloc[0]
     assert kept["var_system"] < 0 and clipped["var_system"] == 0
     assert clipped["phi"] == 0
 
@@ -326,7 +330,7 @@ def test_too_small_and_bad_arguments():
     with pytest.raises(ValueError, match="n_queries"):
         pdireval.d_study(frame_of(WORKED), [0, 5])
     with pytest.raises(ValueError, match="negative"):
-        pdireval.reliability(frame_of(WORKED), negative="abs")
+        pdireval.reliability(frame_of(WORKED), negative_components="abs")
     with pytest.raises(SchemaError, match="value"):
         pdireval.reliability(frame_of(WORKED).drop(columns="value"))
 

@@ -69,7 +69,7 @@ def ems_components(frame: pd.DataFrame) -> dict:
 
 def test_components_equal_statsmodels_anova_and_the_ems_equations():
     frame = simulate(n_s=6, n_t=12, n_j=3, seed=1)
-    ours = pdireval.reliability(frame, facets=("query", "judge"), negative="keep").iloc[0]
+    ours = pdireval.reliability(frame, facets=("query", "judge"), negative_components="keep").iloc[0]
     ref = ems_components(frame)
     for e in EFFECTS:
         assert ours[f"var_{e}"] == pytest.approx(ref[e], rel=1e-9, abs=1e-12), e
@@ -87,7 +87,7 @@ def test_components_equal_statsmodels_anova_and_the_ems_equations():
 def test_known_components_are_recovered_within_sampling_error():
     reps = 60
     frame = simulate(n_s=10, n_t=20, n_j=4, seed=2, reps=reps)
-    est = pdireval.reliability(frame, facets=("query", "judge"), negative="keep")
+    est = pdireval.reliability(frame, facets=("query", "judge"), negative_components="keep")
     assert len(est) == reps  # one row per replicate (rep is a grouping key)
     for e in EFFECTS:
         values = est[f"var_{e}"].to_numpy()

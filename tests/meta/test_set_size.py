@@ -1,4 +1,4 @@
-"""pdireval.topic_set_size (Sakai 2016) against pingouin, statsmodels and closed forms."""
+"""pdireval.query_set_size (Sakai 2016) against pingouin, statsmodels and closed forms."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def test_variance_is_the_two_way_anova_residual(scores):
     import statsmodels.formula.api as smf
     from statsmodels.stats.anova import anova_lm
 
-    res = pdireval.topic_set_size(scores)
+    res = pdireval.query_set_size(scores)
     ap = scores[scores["measure"] == "AP"]
     table = anova_lm(smf.ols("value ~ C(system) + C(query)", data=ap).fit())
     assert res.iloc[0]["variance"] == pytest.approx(table.loc["Residual", "mean_sq"])
@@ -32,7 +32,7 @@ def test_variance_is_the_two_way_anova_residual(scores):
 def test_ttest_size_is_the_smallest_reaching_the_power(scores):
     import pingouin
 
-    res = pdireval.topic_set_size(scores, method="ttest", min_difference=[0.02, 0.05, 0.1], power=0.8)
+    res = pdireval.query_set_size(scores, method="ttest", min_difference=[0.02, 0.05, 0.1], power=0.8)
     for row in res.itertuples():
         d = row.min_difference / np.sqrt(2 * row.variance)
         n = int(row.n_queries)
@@ -51,7 +51,7 @@ def test_anova_with_two_systems_is_the_two_sample_t_test():
 
     frame = pd.DataFrame({"system": ["a", "b"] * 3, "query": np.repeat(["1", "2", "3"], 2),
                           "measure": "AP", "value": [0.1, 0.3, 0.2, 0.5, 0.4, 0.4]})
-    res = pdireval.topic_set_size(frame, method="anova", variance=0.04, min_difference=0.1)
+    res = pdireval.query_set_size(frame, method="anova", variance=0.04, min_difference=0.1)
     n = int(res["n_queries"].iloc[0])
     d = 0.1 / np.sqrt(0.04)
     assert pingouin.power_ttest(d=d, n=n, contrast="two-samples") >= 0.8
@@ -61,7 +61,7 @@ def test_anova_with_two_systems_is_the_two_sample_t_test():
 def test_power_increases_with_queries_and_methods(scores):
     import pingouin
 
-    res = pdireval.topic_set_size(scores, method=["ttest", "anova", "rm_anova", "ci"], min_difference=0.05)
+    res = pdireval.query_set_size(scores, method=["ttest", "anova", "rm_anova", "ci"], min_difference=0.05)
     assert list(res["method"])[:4] == ["ttest", "anova", "rm_anova", "ci"]
     for row in res[res["method"].isin(["anova", "rm_anova"])].itertuples():
         f2 = 0.05**2 / (2 * row.n_systems * row.variance)
@@ -88,11 +88,11 @@ def test_ci_factor_is_the_mean_of_the_sample_sd():
 
 def test_bad_input(scores):
     with pytest.raises(OptionError, match="method"):
-        pdireval.topic_set_size(scores, method="anova2")
+        pdireval.query_set_size(scores, method="anova2")
     with pytest.raises(OptionError, match="min_difference"):
-        pdireval.topic_set_size(scores, min_difference=0)
+        pdireval.query_set_size(scores, min_difference=0)
     with pytest.raises(OptionError, match="power"):
-        pdireval.topic_set_size(scores, power=1.0)
+        pdireval.query_set_size(scores, power=1.0)
 
 
 def test_robust03_sizes_against_pingouin_and_statsmodels(robust03):
@@ -102,7 +102,7 @@ def test_robust03_sizes_against_pingouin_and_statsmodels(robust03):
 
     run, qrels = robust03
     scores = pdireval.evaluate(run, "AP", qrels=qrels)
-    res = pdireval.topic_set_size(scores, method=["ttest", "anova"], min_difference=0.05).set_index("method")
+    res = pdireval.query_set_size(scores, method=["ttest", "anova"], min_difference=0.05).set_index("method")
     table = anova_lm(smf.ols("value ~ C(system) + C(query)", data=scores).fit())
     var = table.loc["Residual", "mean_sq"]
     assert res.loc["ttest", "variance"] == pytest.approx(var)

@@ -52,7 +52,7 @@ def test_correlation_and_swap_rate_on_robust03(robust_scores):
     # swap rate between the two measures' rankings equals (1 - tau_a)/2 when untied
     ap = robust_scores[robust_scores.measure == "AP"]
     p10 = robust_scores[robust_scores.measure == "P@10"].assign(measure="AP")
-    swaps = pdireval.swap_rate(ap, p10, ties="keep")
+    swaps = pdireval.swap_rate(ap, p10, tied_pairs="keep")
     tau_a = kendall_tau(means["AP"].to_numpy(), means["P@10"].to_numpy(), "a")
     c = int(np.sum([1 for i, j in itertools.combinations(range(17), 2)
                     if (means["AP"][i] - means["AP"][j]) * (means["P@10"][i] - means["P@10"][j]) < 0]))

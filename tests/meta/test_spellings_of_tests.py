@@ -13,6 +13,7 @@ import pdireval.pyterrier
 from pdireval.errors import OptionError
 from pdireval.meta.significance import METHOD_ALIASES
 from pdireval.stats.corrections import CORRECTION_ALIASES, adjust_pvalues, canonical_correction
+from tests.helpers import quietly
 
 
 @pytest.fixture(scope="module")
@@ -73,7 +74,7 @@ def test_pyterrier_callables_follow_scipy_contract(alternative):
     assert t[1] == pytest.approx(want.pvalue, rel=1e-12)
     assert t.statistic == pytest.approx(want.statistic, rel=1e-12)
     w = pdireval.pyterrier.test("wilcoxon", alternative=alternative)(a, b)
-    assert w[1] == pytest.approx(stats.wilcoxon(a, b, alternative=alternative).pvalue, rel=1e-12)
+    assert w[1] == pytest.approx(quietly(stats.wilcoxon, a, b, alternative=alternative).pvalue, rel=1e-12)
     s = pdireval.pyterrier.test("sign", alternative=alternative)(a, b)
     k = int((a > b).sum())
     n = int((a != b).sum())

@@ -94,7 +94,7 @@ def test_swap_rate_ties_option():
     a = scores_from_matrix(np.array([[0.1, 0.1, 0.3]]))
     b = scores_from_matrix(np.array([[0.2, 0.1, 0.3]]))
     assert pdireval.swap_rate(a, b).n_pairs.item() == 3
-    assert pdireval.swap_rate(a, b, ties="drop").n_pairs.item() == 2
+    assert pdireval.swap_rate(a, b, tied_pairs="drop").n_pairs.item() == 2
     with pytest.raises(SchemaError, match="different systems"):
         pdireval.swap_rate(a, scores_from_matrix(np.array([[0.2, 0.1]])))
 

@@ -37,7 +37,7 @@ def test_figures(scores):
     assert len(fig.axes[0].patches) == 2
 
     err = pdireval.error_rate(scores, n_resamples=10, rng=1)
-    fig = plot.error_rate_curves(err, ties=True)
+    fig = plot.error_rate_curves(err, tie_rate=True)
     assert len(fig.axes[0].get_lines()) == 4
 
     swaps = pdireval.swap_rate(scores, n_resamples=10, rng=1)

@@ -326,7 +326,7 @@ def test_plots(small):
         plot.completeness_curves(corr, method="pearson")
     full = pdireval.evaluate(run, ["AP", "Bpref"], qrels=qrels)
     queries = sorted(full["query"].unique())
-    res = pdireval.train_test(full, train=queries[:4], test=queries[4:], train_scores=var)
+    res = pdireval.train_by_measure(full, train=queries[:4], test=queries[4:], train_scores=var)
     fig2 = plot.training_curves(res, eval_measure="AP")
     assert len(fig2.axes[0].lines) == 2
     # one measure as a string is that measure, not its letters (issue 13)

@@ -248,7 +248,7 @@ def f_ppf(q, dfn, dfd) -> np.ndarray:
     if ok.any():
         with _scoped():
             out[ok] = _stats.f.ppf(q[ok], dfn[ok], dfd[ok])
-    return out if out.ndim else float(out)
+    return out if out.ndim else float(out)  # type: ignore[return-value]  # a scalar for scalars
 
 
 # --------------------------------------------------------------------------- power (pingouin)
