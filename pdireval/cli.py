@@ -69,44 +69,77 @@ def add_evaluate(subparsers) -> None:
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("runs", nargs="*", metavar="RUN_OR_DIR", help="TREC run file(s) or folder(s) of "
-                                                                 "run files (plain or .gz)")
+    p.add_argument(
+        "runs",
+        nargs="*",
+        metavar="RUN_OR_DIR",
+        help="TREC run file(s) or folder(s) of run files (plain or .gz)",
+    )
     p.add_argument("--qrels", metavar="QRELS", help="TREC qrels file (plain or .gz)")
     p.add_argument(
-        "-m", "--measure", action="append", dest="measures", metavar="MEASURE",
+        "-m",
+        "--measure",
+        action="append",
+        dest="measures",
+        metavar="MEASURE",
         help="a measure such as nDCG@10, AP, 'RBP(p=0.8)'; repeat for more (default: "
-             f"{' '.join(DEFAULT_MEASURES)})",
+        f"{' '.join(DEFAULT_MEASURES)})",
     )
     p.add_argument(
-        "--subtopics", action="store_true",
+        "--subtopics",
+        action="store_true",
         help="the qrels' second field is a subtopic (a TREC diversity qrels file), for the "
         "intent-aware measures (alpha_nDCG@10, ERR_IA@20, ...)",
     )
     p.add_argument("--per-query", action="store_true", help="also print one value per query")
     p.add_argument(
-        "--format", choices=("table", "csv", "json"), default="table",
+        "--format",
+        choices=("table", "csv", "json"),
+        default="table",
         help="table: trec_eval-like lines, 4 decimals (default); csv / json: tidy rows, full "
-             "precision",
+        "precision",
     )
     p.add_argument(
-        "--missing", choices=("zero", "drop"), default="zero",
+        "--missing",
+        choices=("zero", "drop"),
+        default="zero",
         help="a judged query a run did not answer: scores 0 (zero, default) or is skipped (drop, "
-             "trec_eval's default)",
+        "trec_eval's default)",
     )
     p.add_argument(
-        "--system", choices=("tag", "filename"), default="tag",
+        "--system",
+        choices=("tag", "filename"),
+        default="tag",
         help="name systems by the run tag in the file (default) or by the file name",
     )
     p.add_argument(
-        "--ci", choices=("t", "bootstrap", "anova"), default=None,
+        "--ci",
+        choices=("t", "bootstrap", "anova"),
+        default=None,
         help="add a confidence interval to every mean (pdireval.aggregate's method=): the "
         "table prints it after the mean, csv / json get se, ci_low, ci_high columns",
     )
     p.add_argument(
-        "--confidence-level", type=float, default=0.95, metavar="LEVEL",
+        "--confidence-level",
+        type=float,
+        default=0.95,
+        metavar="LEVEL",
         help="confidence level of --ci (default 0.95)",
     )
+    add_score_precision(p)
     p.set_defaults(func=run_evaluate)
+
+
+def add_score_precision(p) -> None:
+    """The ``--score-precision`` option of ``evaluate`` and ``report``."""
+    p.add_argument(
+        "--score-precision",
+        choices=("float32", "float64"),
+        default="float32",
+        help="compare run scores as C floats, as trec_eval 9 and pytrec_eval do (float32, "
+        "default), or as doubles, as trec_eval 10.0 does (float64); a warning says when the "
+        "choice changes a printed value",
+    )
 
 
 def _table(scores: pd.DataFrame, summary: pd.DataFrame, per_query: bool) -> str:
@@ -139,17 +172,26 @@ def _is_count(measure: str) -> bool:
 
 
 def run_evaluate(args) -> int:
-    from pdireval.evaluation import evaluate
+    from pdireval.evaluation import evaluate_with_changes
     from pdireval.measures import parse_measures
     from pdireval.meta.aggregate import aggregate
 
-    measures = parse_measures(args.measures or DEFAULT_MEASURES)  # bad measures fail first
+    measures = args.measures or DEFAULT_MEASURES
+    parse_measures(measures)  # bad measures fail first; printed as given
     run, qrels = load_collection(args)
-    scores = evaluate(run, measures, qrels=qrels, missing=args.missing)
+    scores, changes = evaluate_with_changes(
+        run,
+        measures,
+        qrels=qrels,
+        missing=args.missing,
+        score_precision=args.score_precision,
+    )
     options = {}
     if args.ci is not None:
         options = {"method": args.ci, "confidence_level": args.confidence_level}
     summary = aggregate(scores, **options).sort_values("system", kind="stable", ignore_index=True)
+    if changes is not None and len(changes):
+        _warn_printed_changes(scores, summary, changes, args)
     if args.format == "table":  # scores come by system, query (natural order), measure
         sys.stdout.write(_table(scores, summary, args.per_query))
         return 0
@@ -159,6 +201,47 @@ def run_evaluate(args) -> int:
     else:
         sys.stdout.write(frame.to_json(orient="records", double_precision=15) + "\n")
     return 0
+
+
+def _warn_printed_changes(scores, summary, changes, args) -> None:
+    """One warning when a value ``evaluate`` prints depends on float32 ties: the per-system
+    means (and per-query values with --per-query) as printed — 4 decimals in the table
+    format, full precision in csv / json."""
+    from pdireval.errors import PdirevalWarning
+    from pdireval.evaluation import float32_message
+    from pdireval.meta.aggregate import aggregate
+
+    key = ["system", "query", "measure"]
+    exact = scores.merge(changes[key + ["value_float64"]], on=key, how="left")
+    exact["value"] = exact["value_float64"].fillna(exact["value"])
+    summary64 = aggregate(exact.drop(columns="value_float64")).sort_values(
+        "system", kind="stable", ignore_index=True
+    )
+    means = summary[["system", "measure"]].assign(
+        value=summary["summary"], value_float64=summary64["summary"]
+    )
+
+    def printed(frame):
+        if args.format != "table":
+            return frame["value"].to_numpy() != frame["value_float64"].to_numpy()
+        return (
+            frame["value"].map("{:.4f}".format).to_numpy()
+            != frame["value_float64"].map("{:.4f}".format).to_numpy()
+        )
+
+    shown = [(means[printed(means)], len(means), "printed means")]
+    if args.per_query:
+        shown.insert(0, (changes[printed(changes)], len(scores), "printed per-query values"))
+    for frame, total, what in shown:
+        if len(frame):
+            warnings.warn(
+                float32_message(
+                    frame.reset_index(drop=True), total, "--score-precision float64", what
+                ),
+                PdirevalWarning,
+                stacklevel=2,
+            )
+            return
 
 
 # --------------------------------------------------------------------------- report
@@ -184,28 +267,62 @@ def add_report(subparsers) -> None:
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("runs", nargs="*", metavar="RUN_OR_DIR", help="TREC run file(s) or folder(s) of "
-                                                                 "run files (plain or .gz)")
+    p.add_argument(
+        "runs",
+        nargs="*",
+        metavar="RUN_OR_DIR",
+        help="TREC run file(s) or folder(s) of run files (plain or .gz)",
+    )
     p.add_argument("--qrels", metavar="QRELS", help="TREC qrels file (plain or .gz)")
-    p.add_argument("--other-qrels", metavar="QRELS",
-                   help="a second qrels file of the same collection (e.g. LLM judgments): adds the "
-                        "judgments-agreement section")
-    p.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
-                   help="a measure; repeat for more (default: nDCG@10 AP P@10 RR Bpref)")
-    p.add_argument("--out", default="pdireval-report", metavar="DIR", help="output folder "
-                                                                           "(default: "
-                                                                           "pdireval-report)")
-    p.add_argument("--resamples", type=int, default=1000, metavar="B", help="bootstrap resamples / "
-                                                                            "trials (default 1000)")
-    p.add_argument("--seed", type=int, default=0, help="random seed; the same seed gives the same "
-                                                       "report (default 0)")
+    p.add_argument(
+        "--other-qrels",
+        metavar="QRELS",
+        help="a second qrels file of the same collection (e.g. LLM judgments): adds the "
+        "judgments-agreement section",
+    )
+    p.add_argument(
+        "-m",
+        "--measure",
+        action="append",
+        dest="measures",
+        metavar="MEASURE",
+        help="a measure; repeat for more (default: nDCG@10 AP P@10 RR Bpref)",
+    )
+    p.add_argument(
+        "--out",
+        default="pdireval-report",
+        metavar="DIR",
+        help="output folder (default: pdireval-report)",
+    )
+    p.add_argument(
+        "--resamples",
+        type=int,
+        default=1000,
+        metavar="B",
+        help="bootstrap resamples / trials (default 1000)",
+    )
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="random seed; the same seed gives the same report (default 0)",
+    )
     p.add_argument("--title", help="title of the HTML page")
-    p.add_argument("--system", choices=("tag", "filename"), default="tag",
-                   help="name systems by the run tag in the file (default) or by the file name")
-    p.add_argument("--no-progress", action="store_true", help="no progress bars (default: shown "
-                                                              "when stderr is a terminal)")
-    p.add_argument("--svg", action="store_true", help="also write every figure as SVG (vector, for "
-                                                      "papers)")
+    p.add_argument(
+        "--system",
+        choices=("tag", "filename"),
+        default="tag",
+        help="name systems by the run tag in the file (default) or by the file name",
+    )
+    p.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress bars (default: shown when stderr is a terminal)",
+    )
+    p.add_argument(
+        "--svg", action="store_true", help="also write every figure as SVG (vector, for papers)"
+    )
+    add_score_precision(p)
     p.set_defaults(func=run_report)
 
 
@@ -215,7 +332,8 @@ def run_report(args) -> int:
     from pdireval.reporting import DEFAULT_MEASURES as REPORT_MEASURES
     from pdireval.reporting import report
 
-    measures = parse_measures(args.measures or list(REPORT_MEASURES))  # bad measures fail first
+    measures = args.measures or list(REPORT_MEASURES)
+    parse_measures(measures)  # bad measures fail first; the report shows them as given
     if not args.runs and args.qrels is None:
         note(
             "no RUN or --qrels given: reporting on the built-in simulated collection "
@@ -241,9 +359,12 @@ def run_report(args) -> int:
         progress=False if args.no_progress else None,
         svg=args.svg,
         other_qrels=other_qrels,
+        score_precision=args.score_precision,
     )
-    print(f"wrote {result.workbook}, {result.html} and {len(result.figures)} figures in "
-          f"{result.directory}/ ({result.seconds:.1f} s)")
+    print(
+        f"wrote {result.workbook}, {result.html} and {len(result.figures)} figures in "
+        f"{result.directory}/ ({result.seconds:.1f} s)"
+    )
     return 0
 
 
@@ -297,7 +418,9 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
     from pdireval.errors import PdirevalWarning
 
     name = "warning" if issubclass(category, PdirevalWarning) else category.__name__
-    print(f"pdireval: {name}: {one_line(message)}", file=sys.stderr)
+    # advice worded for the Python API becomes the command's option
+    text = one_line(message).replace("score_precision='float64'", "--score-precision float64")
+    print(f"pdireval: {name}: {text}", file=sys.stderr)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

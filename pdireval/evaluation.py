@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from collections.abc import Mapping
 
@@ -44,6 +45,7 @@ from pdireval.measures.bounds import (
     normalise,
 )
 from pdireval.measures.params import LB, MAX_MC_SAMPLES, RLB_POOLS
+from pdireval.measures.registry import labelled_measures
 
 __all__ = ["evaluate", "prepare", "Prepared", "scores_frame", "unjudged_bounds"]
 
@@ -58,11 +60,21 @@ class Prepared:
     is validated, sorted and joined once.
     """
 
-    def __init__(self, segments: Segments, run: pd.DataFrame, qrels: pd.DataFrame, missing: str):
+    def __init__(
+        self,
+        segments: Segments,
+        run: pd.DataFrame,
+        qrels: pd.DataFrame,
+        missing: str,
+        recheck=None,
+    ):
         self.segments = segments
         self.run = run
         self.qrels = qrels
         self.missing = missing
+        #: the rows and keys of the lists whose float32 ties merged distinct doubles around a
+        #: judged document, with the order they were ranked by (None: no such list)
+        self.recheck = recheck
 
     def values(self, measure) -> np.ndarray:
         return compute(self.segments, measure)
@@ -155,6 +167,10 @@ def prepare(
     segments = build_segments(
         run, judgments, order=order, keys=keys, score_precision=score_precision
     )
+    recheck = None
+    if segments.float32_merged is not None:
+        rows = np.flatnonzero(np.isin(keys.seg, segments.float32_merged))
+        recheck = (rows, keys.take(rows), order)
     for message in doc_id_messages(doc_id_evidence(segments, keys, judgments), judgments):
         warnings.warn(message, PdirevalWarning, stacklevel=3)
     if missing == "zero":
@@ -164,7 +180,88 @@ def prepare(
         if filled:
             total = len(segments.systems) * judgments.n_queries
             warnings.warn(filled_message(filled, total), PdirevalWarning, stacklevel=3)
-    return Prepared(segments, run, judgments_frame, missing)
+    return Prepared(segments, run, judgments_frame, missing, recheck)
+
+
+def float32_changes(
+    prepared: Prepared, measures, values: list[np.ndarray], labels=None
+) -> pd.DataFrame:
+    """The per-query values that depend on comparing run scores at float32 precision.
+
+    pdireval compares scores as C floats, as trec_eval 9 does, so distinct doubles that are
+    equal as floats tie and are ordered by doc id. Only the (system, query) lists in which
+    such a tie group holds a judged document can change (``Segments.float32_merged``); this
+    evaluates those lists again with the doubles compared (``score_precision="float64"``,
+    trec_eval 10.0) and keeps the values that differ.
+
+    Parameters
+    ----------
+    prepared
+        The run as prepared with ``score_precision="float32"``.
+    measures, values
+        The parsed measures and their per-segment values on ``prepared``.
+    labels
+        The ``measure`` column's spelling of each measure (default: ``str(measure)``).
+
+    Returns
+    -------
+    DataFrame
+        ``system``, ``query``, ``measure``, ``value`` (at float32, as returned),
+        ``value_float64`` (the doubles compared); one row per changed value, ordered as
+        :func:`evaluate` orders its rows. Empty when no value changes.
+    """
+    columns = ["system", "query", "measure", "value", "value_float64"]
+    if prepared.recheck is None:
+        return pd.DataFrame(
+            {c: pd.Series([], dtype=float if c.startswith("value") else object) for c in columns}
+        )
+    rows, keys, order = prepared.recheck
+    segments = prepared.segments
+    exact = build_segments(
+        prepared.run.iloc[rows].reset_index(drop=True),
+        segments.judgments,
+        order=order,
+        keys=keys,
+        score_precision="float64",
+    )
+    ids = segments.float32_merged  # segment j of ``exact`` is segment ids[j] of ``segments``
+    labels = [str(m) for m in measures] if labels is None else list(labels)
+    as32 = [np.asarray(v)[ids] for v in values]
+    as64 = [compute(exact, m) for m in measures]
+    sub = dataclasses.replace(
+        segments,
+        seg_system=segments.seg_system[ids],
+        seg_query=segments.seg_query[ids],
+        seg_len=segments.seg_len[ids],
+        cache={},
+    )
+    frame = scores_frame(sub, measures, as32, labels)
+    frame["value_float64"] = scores_frame(sub, measures, as64, labels)["value"].to_numpy()
+    a, b = frame["value"].to_numpy(), frame["value_float64"].to_numpy()
+    changed = (a != b) & ~(np.isnan(a) & np.isnan(b))
+    return frame[changed].reset_index(drop=True)
+
+
+def float32_message(changes: pd.DataFrame, n_values: int, advice: str, what: str = "values") -> str:
+    """The one warning about values that depend on float32 ties (see :func:`float32_changes`):
+    how many of ``n_values`` ``what``, one example, and ``advice`` (the option of the entry
+    point that was called). ``changes`` has ``system, measure, value, value_float64`` and
+    optionally ``query``."""
+    first = changes.iloc[0]
+    per = changes.groupby("measure", sort=False).size()
+    counts = ", ".join(f"{m}: {n}" for m, n in per.items())
+    where = f"system {first['system']!r}" + (
+        f", query {first['query']!r}" if "query" in changes else ""
+    )
+    a, b = float(first["value"]), float(first["value_float64"])
+    digits = next((d for d in range(6, 18) if f"{a:.{d}g}" != f"{b:.{d}g}"), 17)  # enough to differ
+    return (
+        f"{len(changes)} of {n_values} {what} ({counts}) change if run scores are compared as "
+        "doubles: pdireval compares them at float32 precision as trec_eval 9 does, and some "
+        f"distinct scores tie there (then ordered by doc id). E.g. {where}: {first['measure']} "
+        f"{a:.{digits}g} ({b:.{digits}g} as doubles). Pass {advice} to "
+        "compare doubles (trec_eval 10.0)."
+    )
 
 
 def filled_message(filled: int, total: int) -> str:
@@ -177,9 +274,12 @@ def filled_message(filled: int, total: int) -> str:
     )
 
 
-def scores_frame(segments: Segments, measures, values: list[np.ndarray]) -> pd.DataFrame:
+def scores_frame(
+    segments: Segments, measures, values: list[np.ndarray], labels=None
+) -> pd.DataFrame:
     """Assemble per-segment values into the tidy scores frame, rows ordered by system
-    (sorted), query (natural order), then measure (in the order given)."""
+    (sorted), query (natural order), then measure (in the order given). ``labels``: the
+    ``measure`` column's text of each measure (default ``str(measure)``, the canonical one)."""
     n_seg, n_m = segments.n_segments, len(measures)
     q_rank = np.empty(segments.judgments.n_queries, dtype=np.int64)
     q_rank[natural_order(segments.judgments.queries)] = np.arange(len(q_rank))
@@ -200,7 +300,10 @@ def scores_frame(segments: Segments, measures, values: list[np.ndarray]) -> pd.D
                 ),
                 dtype=ID_DTYPE,
             ),
-            "measure": pd.array(np.tile([str(m) for m in measures], n_seg), dtype=ID_DTYPE),
+            "measure": pd.array(
+                np.tile([str(m) for m in measures] if labels is None else list(labels), n_seg),
+                dtype=ID_DTYPE,
+            ),
             "value": value.reshape(-1),
         }
     )
@@ -260,9 +363,12 @@ def evaluate(
     score_precision
         ``"float32"`` (default): scores equal as C floats are ties, as in trec_eval 9.0.8 and
         pytrec_eval (trec_eval stores scores as floats). When that ties distinct doubles
-        (``0.1000000001`` and ``0.1000000002``; ``1e40`` and ``2e40``, both inf) in a tie
-        group holding a judged document, one :class:`PdirevalWarning` counts them and shows
-        the first (only such groups can change a measure). ``"float64"``: only equal doubles
+        (``0.1000000001`` and ``0.1000000002``; ``1e40`` and ``2e40``, both inf) and so
+        changes a returned value (the lists concerned are evaluated again with the doubles
+        compared), one :class:`PdirevalWarning` counts the changed values and shows the
+        first; ties that change no value (e.g. on Robust 2003, 1,458 such scores in 123
+        lists change AP on 13 queries and nDCG@10, P@10, RR nowhere) are not reported.
+        ``"float64"``: only equal doubles
         tie, as in trec_eval 10.0 (e.g. Robust 2003, query 623 of oce03noXbmD: AP 0.5 in
         9.0.8, 1.0 in 10.0).
     judges
@@ -294,9 +400,14 @@ def evaluate(
     Returns
     -------
     DataFrame
-        ``system`` (str), ``query`` (str), ``measure`` (str, canonical spelling), ``value``
-        (float64); sorted by system, query (numeric order when ids are integers), then
-        measure in the order given. With several judges and ``judges="each"``, a first
+        ``system`` (str), ``query`` (str), ``measure`` (str, the name as given: ``"map"``
+        stays ``"map"``, an ir_measures object its ``str()``; a trec_eval name of several
+        measures such as ``"P.5,10"`` or a :class:`~pdireval.measures.Measure` gives the
+        canonical spellings, ``P@5, P@10``; ``str(pdireval.parse_measure(name))`` is the
+        canonical spelling of any name; with several judges, the canonical spelling),
+        ``value`` (float64); sorted by system, query (numeric order when ids are integers),
+        then measure in the order given (two names of one measure, ``"map"`` and ``"AP"``,
+        give two sets of rows). With several judges and ``judges="each"``, a first
         column ``judge`` (str), blocks of rows per judge (judges sorted), each ordered as
         above; ``judges="mean"`` gives the four columns, rows over the queries any judge
         judged. ``unjudged="bounds"`` adds ``value_low`` and ``value_high`` (float64;
@@ -334,10 +445,19 @@ def evaluate(
     run = as_frame(run, "run")
     seed = _seed_column(run, columns)
     if seed is not None:
-        return _evaluate_seeds(run, seed, measures, qrels=qrels, missing=missing,
-                               columns=columns, qrels_columns=qrels_columns, order=order,
-                               score_precision=score_precision, judges=judges,
-                               unjudged=unjudged)
+        return _evaluate_seeds(
+            run,
+            seed,
+            measures,
+            qrels=qrels,
+            missing=missing,
+            columns=columns,
+            qrels_columns=qrels_columns,
+            order=order,
+            score_precision=score_precision,
+            judges=judges,
+            unjudged=unjudged,
+        )
     parsed = parse_measures(measures)
     if qrels is not None:
         qrels = canonical_qrels(as_frame(qrels, "qrels"), qrels_columns)
@@ -350,18 +470,71 @@ def evaluate(
                     "(qrels[qrels['judge'] == j]), or fill one judge's holes with another's "
                     "labels first (pdireval.fill_holes)."
                 )
-            return _evaluate_judges(run, parsed, qrels, judges, missing=missing, columns=columns,
-                                    order=order, score_precision=score_precision)
+            return _evaluate_judges(
+                run,
+                parsed,
+                qrels,
+                judges,
+                missing=missing,
+                columns=columns,
+                order=order,
+                score_precision=score_precision,
+            )
     prepared = prepare(
-        run, qrels=qrels, missing=missing, columns=columns, qrels_columns=qrels_columns,
-        order=order, score_precision=score_precision,
+        run,
+        qrels=qrels,
+        missing=missing,
+        columns=columns,
+        qrels_columns=qrels_columns,
+        order=order,
+        score_precision=score_precision,
     )
-    values = [prepared.values(m) for m in parsed]
-    scores = scores_frame(prepared.segments, parsed, values)
+    labels, named = zip(*labelled_measures(measures))  # names as given
+    shown = {}
+    for label, m in zip(labels, named):
+        shown.setdefault(str(m), label)
+    if unjudged == "bounds":  # the bounds are matched by canonical name, renamed after
+        labels, named = None, parsed
+    cache: dict = {}
+    values = [cache[m] if m in cache else cache.setdefault(m, prepared.values(m)) for m in named]
+    scores = scores_frame(prepared.segments, named, values, labels)
+    if prepared.recheck is not None:
+        changes = float32_changes(prepared, named, values, labels)
+        if len(changes):
+            warnings.warn(
+                float32_message(changes, len(scores), "score_precision='float64'"),
+                PdirevalWarning,
+                stacklevel=2,
+            )
     if unjudged == "bounds":
-        scores = unjudged_bounds(prepared.run, parsed, prepared.qrels, scores, order=order,
-                                 score_precision=score_precision, missing=missing)
+        scores = unjudged_bounds(
+            prepared.run,
+            parsed,
+            prepared.qrels,
+            scores,
+            order=order,
+            score_precision=score_precision,
+            missing=missing,
+        )
+        names = scores["measure"].astype(object).map(lambda x: shown.get(x, x))
+        scores["measure"] = pd.array(names.to_numpy(dtype=object), dtype=ID_DTYPE)
     return scores
+
+
+def evaluate_with_changes(run, measures, **options) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """:func:`evaluate` (one judge, no seeds, no bounds) without its float32 warning: the
+    scores frame and the values that float32 ties change (:func:`float32_changes`; None when
+    no tie merged distinct doubles around a judged document), for entry points that word the
+    warning themselves."""
+    labels, parsed = zip(*labelled_measures(measures))
+    prepared = prepare(run, **options)
+    cache: dict = {}
+    values = [cache[m] if m in cache else cache.setdefault(m, prepared.values(m)) for m in parsed]
+    frame = scores_frame(prepared.segments, parsed, values, labels)
+    changes = (
+        None if prepared.recheck is None else float32_changes(prepared, parsed, values, labels)
+    )
+    return frame, changes
 
 
 #: column names of the repetitions of a stochastic system (the first found is used)
@@ -383,8 +556,10 @@ def _evaluate_seeds(run: pd.DataFrame, seed: str, measures, *, columns, **option
     """:func:`evaluate` of a run with one ranking per (system, seed, query): each (system,
     seed) is evaluated as a system of its own, then split back into two columns."""
     if seed not in run.columns:
-        raise SchemaError(f"columns= maps 'seed' to {seed!r}, which the run does not have "
-                          f"(it has {list(run.columns)!r}).")
+        raise SchemaError(
+            f"columns= maps 'seed' to {seed!r}, which the run does not have "
+            f"(it has {list(run.columns)!r})."
+        )
     rest = {k: v for k, v in (columns or {}).items() if k != "seed"} or None
     seeds = run[seed]
     if seeds.isna().any():
@@ -447,13 +622,18 @@ def judge_mean(per_judge: pd.DataFrame) -> pd.DataFrame:
         mean = np.where(count > 0, total / np.maximum(count, 1), np.nan)
     q_of_rank = np.empty(n_q, dtype=np.int64)
     q_of_rank[q_rank] = np.arange(n_q)
-    return pd.DataFrame({
-        "system": pd.array(np.asarray(s_ids, dtype=object)[cells // (n_q * n_m)], dtype=ID_DTYPE),
-        "query": pd.array(np.asarray(q_ids, dtype=object)[q_of_rank[(cells // n_m) % n_q]],
-                          dtype=ID_DTYPE),
-        "measure": pd.array(np.asarray(m_ids, dtype=object)[cells % n_m], dtype=ID_DTYPE),
-        "value": mean,
-    })
+    return pd.DataFrame(
+        {
+            "system": pd.array(
+                np.asarray(s_ids, dtype=object)[cells // (n_q * n_m)], dtype=ID_DTYPE
+            ),
+            "query": pd.array(
+                np.asarray(q_ids, dtype=object)[q_of_rank[(cells // n_m) % n_q]], dtype=ID_DTYPE
+            ),
+            "measure": pd.array(np.asarray(m_ids, dtype=object)[cells % n_m], dtype=ID_DTYPE),
+            "value": mean,
+        }
+    )
 
 
 def _override(m, lb, rlb_pool, n_resamples, seed):
@@ -532,7 +712,9 @@ def bounds(
     Returns
     -------
     DataFrame
-        ``system``, ``query``, ``measure`` (canonical spelling), ``value`` (the measure, as
+        ``system``, ``query``, ``measure`` (the name as given, as in :func:`evaluate`;
+        the canonical spelling when ``lb``, ``rlb_pool``, ``n_resamples`` or ``rng``
+        override a parameter), ``value`` (the measure, as
         :func:`pdireval.evaluate` gives it), ``ideal``, ``random``, ``random_se`` (Monte-Carlo
         standard error of ``random``: 0 for a closed form, NaN for a bound-normalised measure
         estimated by Monte-Carlo), ``worst`` (float64); rows ordered as :func:`evaluate`.
@@ -570,17 +752,21 @@ def bounds(
     if n_resamples is not None:  # Monte-Carlo permutations per query
         n_resamples = check_int("n_resamples", n_resamples, minimum=2, maximum=MAX_MC_SAMPLES)
     seed = None if rng is None else check_rng(rng)
-    parsed = [_override(m, lb, rlb_pool, n_resamples, seed) for m in parse_measures(measures)]
-    parsed = list(dict.fromkeys(parsed))
+    changed = lb is not None or rlb_pool is not None or n_resamples is not None or seed is not None
+    named = {}
+    for label, m in labelled_measures(measures):
+        m = _override(m, lb, rlb_pool, n_resamples, seed)
+        named.setdefault(str(m) if changed else label, m)  # overridden: the new spelling
     prepared = prepare(
         run, qrels=qrels, missing=missing, columns=columns, qrels_columns=qrels_columns, order=order
     )
-    return bounds_of_segments(prepared.segments, parsed)
+    return bounds_of_segments(prepared.segments, list(named.values()), list(named))
 
 
-def bounds_of_segments(segments: Segments, parsed) -> pd.DataFrame:
+def bounds_of_segments(segments: Segments, parsed, labels=None) -> pd.DataFrame:
     """The frame of :func:`bounds` for parsed measures on already prepared segments (a
-    report that evaluated the run reuses its segments: no second validation or join)."""
+    report that evaluated the run reuses its segments: no second validation or join);
+    ``labels``: the ``measure`` column's name of each (default: canonical)."""
     cols = {name: [] for name in ("value", "ideal", "random", "random_se", "worst")}
     for m in parsed:
         value = compute(segments, m)
@@ -600,9 +786,9 @@ def bounds_of_segments(segments: Segments, parsed) -> pd.DataFrame:
             cols["random_se"].append(np.full(len(value), np.nan if m.get("lb") == "mc" else 0.0))
             cols["worst"].append(normalise(b.worst, b.ideal, b.random, b.worst, kind, lower=lower))
         cols["value"].append(value)
-    frame = scores_frame(segments, parsed, cols["value"])
+    frame = scores_frame(segments, parsed, cols["value"], labels)
     for name in ("ideal", "random", "random_se", "worst"):
-        frame[name] = scores_frame(segments, parsed, cols[name])["value"].to_numpy()
+        frame[name] = scores_frame(segments, parsed, cols[name], labels)["value"].to_numpy()
     return frame
 
 
@@ -615,8 +801,17 @@ def _residual_of(m):
     return build_measure("RBPResidual", params, m.cutoff)
 
 
-def unjudged_bounds(run, parsed, qrels, scores: pd.DataFrame, *, columns=None, order="score",
-                    score_precision="float32", missing="zero") -> pd.DataFrame:
+def unjudged_bounds(
+    run,
+    parsed,
+    qrels,
+    scores: pd.DataFrame,
+    *,
+    columns=None,
+    order="score",
+    score_precision="float32",
+    missing="zero",
+) -> pd.DataFrame:
     """``scores`` (evaluate's frame of ``run`` on ``qrels``) with ``value_low`` and
     ``value_high``: see :func:`pdireval.evaluate`'s ``unjudged="bounds"``.
 
@@ -645,11 +840,13 @@ def unjudged_bounds(run, parsed, qrels, scores: pd.DataFrame, *, columns=None, o
         pseudo = np.full(len(seg_keys), -1, dtype=np.int64)
         pseudo[pairs] = np.arange(len(pairs))
         rows = np.flatnonzero(has_hole[seg_code])
-        sub_run = pd.DataFrame({
-            "system": run["system"].to_numpy(dtype=object)[rows],
-            "query": pseudo[seg_code[rows]].astype(str),
-            "doc": run["doc"].to_numpy(dtype=object)[rows],
-        })
+        sub_run = pd.DataFrame(
+            {
+                "system": run["system"].to_numpy(dtype=object)[rows],
+                "query": pseudo[seg_code[rows]].astype(str),
+                "doc": run["doc"].to_numpy(dtype=object)[rows],
+            }
+        )
         for c in ("score", "rank"):
             if c in run.columns:
                 sub_run[c] = run[c].to_numpy()[rows]
@@ -662,16 +859,20 @@ def unjudged_bounds(run, parsed, qrels, scores: pd.DataFrame, *, columns=None, o
         n_rows = counts[pq]
         offsets = np.repeat(starts[pq] - np.concatenate([[0], np.cumsum(n_rows)[:-1]]), n_rows)
         take = order_rows[np.arange(int(n_rows.sum())) + offsets]
-        base = pd.DataFrame({
-            "query": np.repeat(np.arange(len(pairs)), n_rows).astype(str),
-            "doc": qrels["doc"].to_numpy(dtype=object)[take],
-            "label": qrels["label"].to_numpy(dtype=np.float64)[take],
-        })
+        base = pd.DataFrame(
+            {
+                "query": np.repeat(np.arange(len(pairs)), n_rows).astype(str),
+                "doc": qrels["doc"].to_numpy(dtype=object)[take],
+                "label": qrels["label"].to_numpy(dtype=np.float64)[take],
+            }
+        )
         hole_rows = np.flatnonzero(holes & has_hole[seg_code])
-        filled = pd.DataFrame({
-            "query": pseudo[seg_code[hole_rows]].astype(str),
-            "doc": run["doc"].to_numpy(dtype=object)[hole_rows],
-        })
+        filled = pd.DataFrame(
+            {
+                "query": pseudo[seg_code[hole_rows]].astype(str),
+                "doc": run["doc"].to_numpy(dtype=object)[hole_rows],
+            }
+        )
         # a NaN-labelled pooled row is replaced by the completion's label
         base = base[base["label"].notna().to_numpy()]
         values = {}
@@ -679,18 +880,32 @@ def unjudged_bounds(run, parsed, qrels, scores: pd.DataFrame, *, columns=None, o
             completed = pd.concat([base, filled.assign(label=label)], ignore_index=True)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", PdirevalWarning)
-                values[name] = evaluate(sub_run, parsed, qrels=completed, missing="drop",
-                                        order=order, score_precision=score_precision)
+                values[name] = evaluate(
+                    sub_run,
+                    parsed,
+                    qrels=completed,
+                    missing="drop",
+                    order=order,
+                    score_precision=score_precision,
+                )
         # back to the (system, query) rows of scores
-        target = pd.MultiIndex.from_arrays([scores["system"].to_numpy(dtype=object),
-                                            scores["query"].to_numpy(dtype=object),
-                                            scores["measure"].to_numpy(dtype=object)])
+        target = pd.MultiIndex.from_arrays(
+            [
+                scores["system"].to_numpy(dtype=object),
+                scores["query"].to_numpy(dtype=object),
+                scores["measure"].to_numpy(dtype=object),
+            ]
+        )
         for name in ("zero", "top"):
             v = values[name]
             pair = v["query"].to_numpy(dtype=object).astype(np.int64)
-            where = pd.MultiIndex.from_arrays([v["system"].to_numpy(dtype=object),
-                                               np.asarray(pair_query, dtype=object)[pair],
-                                               v["measure"].to_numpy(dtype=object)])
+            where = pd.MultiIndex.from_arrays(
+                [
+                    v["system"].to_numpy(dtype=object),
+                    np.asarray(pair_query, dtype=object)[pair],
+                    v["measure"].to_numpy(dtype=object),
+                ]
+            )
             pos = where.get_indexer(target)
             found = pos >= 0
             values[name] = (found, v["value"].to_numpy(dtype=np.float64)[np.maximum(pos, 0)])
@@ -707,16 +922,25 @@ def unjudged_bounds(run, parsed, qrels, scores: pd.DataFrame, *, columns=None, o
     if rbp:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", PdirevalWarning)
-            resid = evaluate(run, [_residual_of(m) for m in rbp], qrels=qrels, missing=missing,
-                             columns=columns, order=order, score_precision=score_precision)
+            resid = evaluate(
+                run,
+                [_residual_of(m) for m in rbp],
+                qrels=qrels,
+                missing=missing,
+                columns=columns,
+                order=order,
+                score_precision=score_precision,
+            )
         for m, r in zip(rbp, [_residual_of(m) for m in rbp]):
             rows = (out["measure"] == str(m)).to_numpy()
             part = resid[resid["measure"] == str(r)]
             where = pd.MultiIndex.from_arrays([part["system"], part["query"]])
-            pos = where.get_indexer(pd.MultiIndex.from_arrays([out["system"][rows],
-                                                               out["query"][rows]]))
+            pos = where.get_indexer(
+                pd.MultiIndex.from_arrays([out["system"][rows], out["query"][rows]])
+            )
             value = out["value"].to_numpy()[rows]
             out.loc[rows, "value_low"] = value
             out.loc[rows, "value_high"] = value + np.where(
-                pos >= 0, part["value"].to_numpy()[np.maximum(pos, 0)], 0.0)
+                pos >= 0, part["value"].to_numpy()[np.maximum(pos, 0)], 0.0
+            )
     return out

@@ -380,11 +380,28 @@ def ir_measures_values(run: pd.DataFrame, qrels: pd.DataFrame, measures: dict) -
     return pd.DataFrame(rows, columns=["system", "query", "measure", "value"])
 
 
+def canonical_measures(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with each measure name replaced by its canonical spelling (evaluate keeps
+    names as given; names pdireval does not parse stay as they are)."""
+    import pdireval
+
+    def canonical(name):
+        try:
+            return str(pdireval.parse_measure(name))
+        except (pdireval.MeasureError, TypeError):
+            return name
+
+    names = {m: canonical(m) for m in pd.unique(frame["measure"])}
+    return frame.assign(measure=frame["measure"].map(names))
+
+
 def assert_same_values(ours: pd.DataFrame, theirs: pd.DataFrame, atol: float = 1e-9) -> None:
-    """Every (system, query, measure) of both frames present in both, values within atol."""
+    """Every (system, query, measure) of both frames present in both (measure names compared
+    by their canonical spelling), values within atol."""
     import numpy as np
 
     keys = ["system", "query", "measure"]
+    ours, theirs = canonical_measures(ours), canonical_measures(theirs)
     merged = ours.astype({k: str for k in keys}).merge(theirs.astype({k: str for k in keys}), on=keys, how="outer", indicator=True)
     assert (merged["_merge"] == "both").all(), merged[merged["_merge"] != "both"].head(10)
     diff = np.abs(merged["value_x"].to_numpy(dtype=float) - merged["value_y"].to_numpy(dtype=float))
@@ -392,9 +409,11 @@ def assert_same_values(ours: pd.DataFrame, theirs: pd.DataFrame, atol: float = 1
 
 
 def assert_report_headers(rep) -> None:
-    """Every sheet of a report's workbook has the one header style, explicit human titles
-    (no snake_case left, Greek letters where the field uses them), and the same header texts
-    as the HTML page's table of the same name (abbreviated long names resolved by its legend)."""
+    """Every sheet of a report's workbook has the one header style and the frame's own column
+    names as headers (issue 28: a sheet read back has the frame's columns), each field with
+    an explicit human title (its cell comment; no snake_case left, Greek letters where the
+    field uses them) that the HTML page's table of the same name shows (abbreviated long
+    names resolved by its legend)."""
     import html as html_module
     import re
 
@@ -413,12 +432,15 @@ def assert_report_headers(rep) -> None:
     assert next(iter(styles))[0] is True, "headers are not bold"
     page = rep.html.read_text(encoding="utf-8")
     for name, frame in rep.tables.items():
-        heads = [cell.value for cell in wb[name[:31]][1]]
-        assert len(heads) == len(frame.columns), name
-        for col, head in zip(frame.columns, heads):
+        cells = list(wb[name[:31]][1])
+        assert [cell.value for cell in cells] == [str(c) for c in frame.columns], name
+        heads = []
+        for col, cell in zip(frame.columns, cells):
+            head = cell.comment.text if cell.comment is not None else str(col)
             if re.fullmatch(r"[a-z][a-z0-9_]*", str(col)):  # a field, not a measure or label name
-                assert col in TITLES, f"{name}.{col}: no human title (shown as {head!r})"
+                assert col in TITLES and head == TITLES[col], f"{name}.{col}: no human title (shown as {head!r})"
             assert not re.search(r"(?i)\b(rho|phi|tau|sigma|kappa|alpha)\d*\b", head), f"{name}: {head!r} spells a Greek letter"
+            heads.append(head)
         found = re.search(rf'<table id="tab-{re.escape(name)}">.*?<thead><tr>(.*?)</tr></thead>.*?</div>'
                           r'(<p class="legend">(.*?)</p>)?', page, re.S)
         assert found is not None, name
@@ -450,7 +472,7 @@ def evaluate_every_tie_ordering(run: pd.DataFrame, qrels: pd.DataFrame, measures
     the original system (one row per ordering)."""
     import pdireval
 
-    scores = pdireval.evaluate(every_tie_ordering(run), measures, qrels=qrels, missing="drop")
+    scores = canonical_measures(pdireval.evaluate(every_tie_ordering(run), measures, qrels=qrels, missing="drop"))
     scores["system"] = scores["system"].str.split("|").str[0]
     return scores
 
@@ -484,7 +506,8 @@ def assert_every_ordering(
 
     reference = tie_brute_force(run, qrels, measures)
     if form_options is None and not options:
-        ours = pdireval.evaluate(run, [expected_name(m) for m in measures], qrels=qrels, missing="drop")
+        ours = canonical_measures(pdireval.evaluate(run, [expected_name(m) for m in measures], qrels=qrels,
+                                                    missing="drop"))
     for text in measures:
         if form_options is None and not options:
             got = ours[ours["measure"] == expected_name(text)].set_index(["system", "query"])["value"]

@@ -730,23 +730,26 @@ def test_resource_ceilings_are_checked_before_allocating(tmp_path):
 
 def test_float32_comparison_that_merges_distinct_scores_warns():
     """pdireval compares scores at float32 precision (trec_eval 9); when that makes distinct
-    doubles tie around a judged document, one PdirevalWarning counts them and shows the first."""
+    doubles tie and so changes a returned value, one short PdirevalWarning counts the changed
+    values, shows one and names the option that compares doubles."""
     # query 1 of system a: d1 (relevant) above d2 as doubles; at float32 both are inf, tie,
     # and doc id descending puts d2 first (trec_eval 9.0.8): AP (1/2 + 2/3) / 2 instead of (1 + 2/3) / 2
-    for high, low, as32 in [(2e40, 1e40, "inf"), (2e-50, 1e-50, "0"), (0.1000000002, 0.1000000001, "0.1")]:
+    for high, low in [(2e40, 1e40), (2e-50, 1e-50), (0.1000000002, 0.1000000001)]:
         run = run_(score=[high, low, -1.0, 5.0, 1.0])
         for frame in (run, run.iloc[::-1]):  # the ordered path and the sorting path
-            with pytest.warns(PdirevalWarning, match="float32 precision") as record:
-                out = ev(frame, missing="drop")
+            with pytest.warns(PdirevalWarning, match="compared as doubles") as record:
+                out = ev(frame, ["AP", "P@10"], missing="drop")
             ours = [w for w in record if issubclass(w.category, PdirevalWarning)]
             message = str(ours[0].message)
-            assert len(ours) == 1 and "2 run scores in 1 tie group(s) of 1 (system, query) list(s)" in message
-            assert f"system 'a', query '1': {low:.10g}, {high:.10g} (all {as32} as float32)" in message
-            assert "score_precision='float64'" in message
+            assert len(ours) == 1 and message.startswith("1 of 6 values (AP: 1) change")
+            assert "system 'a', query '1': AP 0.583333 (0.833333 as doubles)" in message
+            assert "Pass score_precision='float64'" in message and len(message) < 450
             assert out["value"].iloc[0] == pytest.approx((1 / 2 + 2 / 3) / 2)
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             exact = ev(run, missing="drop", score_precision="float64")
+            # the same tie changes no P@10 (the order inside the top 10 does not count)
+            ev(run, "P@10", missing="drop")
         assert exact["value"].iloc[0] == pytest.approx((1 + 2 / 3) / 2)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -754,6 +757,10 @@ def test_float32_comparison_that_merges_distinct_scores_warns():
         # distinct doubles tied only among unjudged documents change no measure: no warning
         unjudged = RUN.iloc[[0, 1, 2]].assign(doc=["d1", "x1", "x2"], score=[3.0, 0.1000000002, 0.1000000001])
         ev(unjudged, missing="drop")
+        # two relevant documents (labels 1 and 2) tied with each other: their order changes
+        # no binary measure (nDCG, which reads the grades, would change)
+        both = RUN.iloc[[0, 2]].assign(score=[0.1000000002, 0.1000000001])
+        ev(both, ["AP", "RR", "P@10"], missing="drop")
 
 
 # =========================================================================== issue 13, part b:

@@ -198,6 +198,11 @@ class Segments:
         Per hit: its row in ``judgments.frame`` (so analyses that need more than the label,
         such as the document's identity across systems, reuse this join instead of joining
         the run and the qrels again). None for segments built by hand without it.
+    float32_merged
+        Sorted ids of the segments in which comparing scores at float32 precision tied
+        distinct doubles in a tie group holding a judged document (None: no such segment).
+        Only these segments' values can differ under ``score_precision="float64"``;
+        :func:`pdireval.evaluation.float32_changes` re-evaluates them to tell.
     """
 
     systems: pd.Index
@@ -211,6 +216,9 @@ class Segments:
     hit_qrow: np.ndarray | None = None  # per hit: its row in judgments (label, doc)
     hit_tie_start: np.ndarray | None = None  # per hit: first position of its score-tie group
     hit_tie_size: np.ndarray | None = None  # per hit: rows in its score-tie group (1 = untied)
+    #: Segments whose float32 tie groups around a judged document hold distinct doubles
+    #: (sorted ids; None when there is none): only their values can change at float64.
+    float32_merged: np.ndarray | None = None
     cache: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -437,9 +445,10 @@ def build_segments(
             doubles,
         )
         if merged is not None:
-            _warn_float32_merges(merged, keys, doubles)
+            merged = np.unique(keys.seg[merged[0]]).astype(np.int64)
     else:
         order_of_hits = None
+        merged = None
     if ordered:
         # rows are in sorted order, so hits are, except that tied hits move within their tie
         # group; _break_ties returned that order
@@ -463,6 +472,7 @@ def build_segments(
         hit_qrow=hit_qrow,
         hit_tie_start=tie_start.astype(np.int64),
         hit_tie_size=tie_size,
+        float32_merged=merged,
     )
 
 
@@ -555,39 +565,3 @@ def _merged_groups(doubles: np.ndarray, rows: np.ndarray, first: np.ndarray):
         return None
     keep = np.repeat(differ, np.diff(np.append(starts, len(rows))))
     return rows[keep], first[keep]
-
-
-#: How many merged tie groups the float32 warning shows.
-FLOAT32_EXAMPLES = 3
-
-
-def _warn_float32_merges(merged, keys: RunKeys, doubles: np.ndarray) -> None:
-    """One PdirevalWarning: distinct double scores tie at float32 precision around judged
-    documents (so those documents are placed by doc id, not by score)."""
-    import warnings
-
-    from pdireval.errors import PdirevalWarning
-
-    rows, first = merged
-    starts = np.flatnonzero(first)
-    bounds = np.append(starts, len(rows))
-    lists = np.unique(keys.seg[rows[starts]])
-    examples = []
-    for a, b in zip(bounds[:FLOAT32_EXAMPLES], bounds[1:FLOAT32_EXAMPLES + 1]):
-        row = rows[a]
-        seg_sys = keys.systems[keys.seg_system[keys.seg[row]]]
-        seg_q = keys.queries[keys.seg_query[keys.seg[row]]]
-        values = np.unique(doubles[rows[a:b]])
-        shown = ", ".join(f"{v:.10g}" for v in values[:3]) + (", ..." if len(values) > 3 else "")
-        with np.errstate(over="ignore", under="ignore"):
-            as32 = float(np.float32(values[0]))
-        examples.append(f"system {seg_sys!r}, query {seg_q!r}: {shown} (all {as32:.8g} as float32)")
-    warnings.warn(
-        f"{len(rows)} run scores in {len(starts)} tie group(s) of {len(lists)} (system, query) "
-        "list(s) differ as doubles but are equal at float32 precision, which pdireval compares "
-        "them at as trec_eval 9 does: each group holds a judged document and is ordered by doc "
-        "id instead of by score, so measure values can differ from a float64 comparison. "
-        f"First: {'; '.join(examples)}. Pass score_precision='float64' to compare the scores "
-        "as doubles (trec_eval 10.0), or rescale them into float32's precision and range.",
-        PdirevalWarning, stacklevel=5,  # the caller of evaluate()
-    )

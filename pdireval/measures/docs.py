@@ -13,9 +13,10 @@ HEADER = """# Measures
 *Generated from the registry by `python -m pdireval.measures.docs > docs/measures.md`; do not
 edit by hand.* `pdireval.measures()` returns the same information as a DataFrame.
 
-Spelling: `Name(param=value,...)@cutoff`, case-insensitive; the canonical spelling (what
-`evaluate` writes in the `measure` column) sorts parameters and leaves defaults out. trec_eval
+Spelling: `Name(param=value,...)@cutoff`, case-insensitive; the canonical spelling
+(`str(pdireval.parse_measure(name))`) sorts parameters and leaves defaults out. trec_eval
 spellings such as `map`, `P_10`, `ndcg_cut_10`, `recip_rank`, `recall_1000` are accepted.
+`evaluate` writes each name in the `measure` column as you gave it (`map` stays `map`).
 Every measure trec_eval has gives trec_eval's number with its default parameters.
 Score ties: every measure takes `ties=expected`, the expectation over all orderings of tied
 documents (McSherry & Najork 2008), instead of trec_eval's doc-id tie-break (`ties=break`, the

@@ -37,6 +37,7 @@ __all__ = [
     "unregister",
     "parse_measure",
     "parse_measures",
+    "labelled_measures",
 ]
 
 
@@ -653,6 +654,19 @@ def parse_measures(measures) -> list[Measure]:
     P@10), ``"P"`` (trec_eval's default cut-offs), ``"official"`` and ``"all_trec"``
     (trec_eval's sets, resolved to the measures pdireval has).
     """
+    return list(dict.fromkeys(m for _, m in labelled_measures(measures)))
+
+
+def labelled_measures(measures) -> list[tuple[str, Measure]]:
+    """Parse measures as :func:`parse_measures` does, each with the name to show for it.
+
+    The name is the user's spelling: the string given (``"map"`` stays ``"map"``), or the
+    ``str()`` of an object (an ir_measures measure's own string); a :class:`Measure`, or a
+    trec_eval spelling that names several measures (``"P.5,10"``, ``"official"``), shows
+    each measure's canonical spelling. Repeated names are dropped; two names of one measure
+    (``"map"`` and ``"AP"``) are both kept. ``str(parse_measure(name))`` gives the
+    canonical spelling of any name.
+    """
     if isinstance(measures, (str, Measure)) or not hasattr(measures, "__iter__"):
         measures = [measures]
     try:
@@ -661,15 +675,19 @@ def parse_measures(measures) -> list[Measure]:
         raise TypeError("measures must be a string such as 'nDCG@10' or a list of them") from None
     if not items:
         raise MeasureError("no measure given: pass e.g. ['nDCG@10', 'AP'].")
-    out: list[Measure] = []
+    out: dict[str, Measure] = {}
     for item in items:
         if isinstance(item, Measure):
-            out.append(item)
+            out.setdefault(str(item), item)
             continue
         text = as_text(item)
         found = _foreign(text, families_too=True)
-        out.extend(found if found is not None else [parse_measure(text)])
-    return list(dict.fromkeys(out))
+        if found is not None and len(found) != 1:
+            for m in found:
+                out.setdefault(str(m), m)
+        else:
+            out.setdefault(text.strip(), found[0] if found is not None else parse_measure(text))
+    return list(out.items())
 
 
 def _foreign(text: str, families_too: bool = False) -> list[Measure] | None:

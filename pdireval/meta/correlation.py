@@ -26,17 +26,6 @@ from pdireval.stats.rank_correlation import CORRELATION_METHODS, rank_correlatio
 __all__ = ["rank_correlation", "correlate", "CORRELATION_METHODS"]
 
 
-
-
-
-
-
-
-
-
-
-
-
 def _system_means(frame: pd.DataFrame, extra: list[str], what: str) -> dict:
     """{extra-key tuple: DataFrame system x measure of means (first-appearance measure order)}."""
     out = {}
@@ -137,7 +126,10 @@ def correlate(
         ``measure_a``, ``measure_b``, the other grouping keys, ``method``, ``statistic``,
         ``p_value`` (two-sided; NaN where the method has none), ``n_systems``; with
         ``confidence_level`` also ``ci_low``, ``ci_high``. Rows ordered by group, measure
-        pair, then method in the order given.
+        pair, then method in the order given. ``tau_ap`` and ``tau_ap_sym`` are NaN when
+        either ranking has tied means (τ_AP assumes total orders; the same rule as
+        :func:`pdireval.leaderboard_agreement`), where the array-level
+        :func:`~pdireval.stats.rank_correlation.tau_ap` raises.
 
     References
     ----------
@@ -175,13 +167,14 @@ def correlate(
     if level is not None:
         from pdireval.meta.agreement_intervals import CorrelationBootstrap
 
-        boot = CorrelationBootstrap(frame, None if other is None else frame_b, extra,
-                                    n_resamples=n_res, rng=rng, p=p)
+        boot = CorrelationBootstrap(
+            frame, None if other is None else frame_b, extra, n_resamples=n_res, rng=rng, p=p
+        )
     rows = []
     for key, table in left.items():
         if right is None:
             meas = list(table.columns)
-            combos = [(a, b) for i, a in enumerate(meas) for b in meas[i + 1:]]
+            combos = [(a, b) for i, a in enumerate(meas) for b in meas[i + 1 :]]
             table_b = table
         else:
             if key not in right:
@@ -194,14 +187,21 @@ def correlate(
             xa = table[a].to_numpy(dtype=np.float64)
             xb = table_b[b].to_numpy(dtype=np.float64)
             reps = None if boot is None else boot.replicates(key, a, b, list(table.index))
+            # tied means make τ_AP undefined: NaN, as in leaderboard_agreement (one rule)
+            tied = len(np.unique(xa)) < len(xa) or len(np.unique(xb)) < len(xb)
             for m in methods:
-                stat, p_value = rank_correlation(xa, xb, m, p=p)
+                if m in ("tau_ap", "tau_ap_sym") and tied:
+                    stat, p_value = np.nan, np.nan
+                else:
+                    stat, p_value = rank_correlation(xa, xb, m, p=p)
                 row = {"measure_a": a, "measure_b": b}
                 row.update(dict(zip(extra, key)))
                 row.update(
                     method=m, statistic=float(stat), p_value=float(p_value), n_systems=len(xa)
                 )
-                if reps is not None:
+                if reps is not None and m in ("tau_ap", "tau_ap_sym") and tied:
+                    row["ci_low"], row["ci_high"] = np.nan, np.nan
+                elif reps is not None:
                     row["ci_low"], row["ci_high"] = boot.interval(reps, m, float(stat), level)
                 rows.append(row)
     columns = ["measure_a", "measure_b", *extra, "method", "statistic", "p_value", "n_systems"]

@@ -102,17 +102,23 @@ def _given_sets(given) -> list[tuple[str, ...]]:
 
 
 def _resolve(name: str, available: list[str]) -> str:
+    """The scores frame's name of measure ``name``: itself, or the one name of the frame
+    with the same canonical spelling (``"AP"`` finds a frame's ``"map"`` and vice versa)."""
     if name in available:
         return name
     from pdireval.errors import MeasureError
     from pdireval.measures import parse_measure
 
-    try:
-        canonical = str(parse_measure(name))
-    except (MeasureError, TypeError):
-        canonical = None
-    if canonical is not None and canonical in available:
-        return canonical
+    def canonical(text):
+        try:
+            return str(parse_measure(text))
+        except (MeasureError, TypeError):
+            return None
+
+    want = canonical(name)
+    same = [a for a in available if want is not None and canonical(a) == want]
+    if len(same) == 1:
+        return same[0]
     raise SchemaError(
         f"the scores frame has no measure {name!r} (its measures: {available}). Pass one of "
         "those names, or evaluate that measure first (pdireval.evaluate(run, [..., "

@@ -41,8 +41,9 @@ __all__ = ["swap_rate", "swap_difference", "error_rate"]
 def _check_sizes(n_queries, n_total, limit, what):
     n_queries = np.atleast_1d(np.asarray(n_queries))
     if n_queries.size == 0 or not np.issubdtype(n_queries.dtype, np.integer):
-        raise OptionError("n_queries= must be a non-empty list of integers, got "
-                          f"{n_queries.tolist()!r}")
+        raise OptionError(
+            f"n_queries= must be a non-empty list of integers, got {n_queries.tolist()!r}"
+        )
     bad = n_queries[(n_queries < 1) | (n_queries > limit)]
     if bad.size:
         raise OptionError(
@@ -77,8 +78,12 @@ def _swaps_between(scores, other, tied_pairs):
         # "drop": pairs tied in either
         n_pairs = concordant + swaps if tied_pairs == "drop" else n_all
         row = dict(key)
-        row.update(n_systems=len(av), n_pairs=n_pairs, n_swaps=swaps,
-                   swap_rate=swaps / n_pairs if n_pairs else np.nan)
+        row.update(
+            n_systems=len(av),
+            n_pairs=n_pairs,
+            n_swaps=swaps,
+            swap_rate=swaps / n_pairs if n_pairs else np.nan,
+        )
         rows.append(row)
     cols = keys_a + ["n_systems", "n_pairs", "n_swaps", "swap_rate"]
     out = pd.DataFrame(rows, columns=cols)
@@ -186,7 +191,7 @@ def swap_rate(
             gen = group_generator(seed, int(c))
             if sampling == "split":
                 perm = gen.permuted(np.broadcast_to(np.arange(n), (n_resamples, n)), axis=1)
-                t1, t2 = perm[:, :c], perm[:, c:2 * c]
+                t1, t2 = perm[:, :c], perm[:, c : 2 * c]
             else:
                 draw = gen.integers(0, n, size=(n_resamples, 2, c))
                 t1, t2 = draw[:, 0], draw[:, 1]
@@ -224,11 +229,19 @@ def _subset_means(x, idx):
     return (counts @ x) / c
 
 
-def swap_difference(swaps: pd.DataFrame, *, max_rate: float = 0.05) -> pd.DataFrame:
-    """The difference needed for a swap rate of at most ``max_rate`` (Voorhees & Buckley 2002).
+def swap_difference(
+    swaps: pd.DataFrame, *, max_rate: float = 0.05, min_comparisons: int = 10
+) -> pd.DataFrame:
+    """The difference from which the swap rate stays at or under ``max_rate`` (Voorhees &
+    Buckley 2002).
 
-    From a :func:`swap_rate` query-split frame: per group and size, the lower edge of the first
-    non-empty bin (in increasing difference) whose swap rate is ≤ ``max_rate``.
+    From a :func:`swap_rate` query-split frame, per group and size: the lower edge of the
+    smallest bin ``b`` such that ``b`` and every later bin with at least ``min_comparisons``
+    comparisons have a swap rate ≤ ``max_rate`` — the monotone envelope of the rate curve,
+    so a low rate in a small-difference bin (e.g. exact ties filling the zero bin) followed
+    by higher rates at larger differences does not count. Bins with fewer comparisons are
+    too sparse to confirm or refute the rate and are skipped; NaN, with the reason, when no
+    bin qualifies.
 
     Parameters
     ----------
@@ -236,11 +249,16 @@ def swap_difference(swaps: pd.DataFrame, *, max_rate: float = 0.05) -> pd.DataFr
         The result of :func:`swap_rate` with ``sampling="split"``.
     max_rate : float
         The largest acceptable swap rate, in (0, 1).
+    min_comparisons : int
+        Bins with fewer comparisons are skipped (default 10).
 
     Returns
     -------
     DataFrame
-        The grouping keys, ``n_queries``, ``diff_needed`` (NaN when no bin qualifies).
+        The grouping keys, ``n_queries``, ``diff_needed`` (float64; NaN when no bin
+        qualifies), ``reason`` (str: empty when ``diff_needed`` is a number, else why not —
+        no bin with ``min_comparisons`` comparisons, or a rate above ``max_rate`` in the last
+        bin with that many).
 
     References
     ----------
@@ -253,15 +271,38 @@ def swap_difference(swaps: pd.DataFrame, *, max_rate: float = 0.05) -> pd.DataFr
             "swap_difference needs the frame returned by swap_rate(scores) without other= "
             f"(columns {sorted(need)}); got columns {list(getattr(swaps, 'columns', []))}"
         )
+    check_real("max_rate", max_rate, low=0, high=1, inclusive=False)
+    min_comparisons = check_int("min_comparisons", min_comparisons, minimum=1)
     keys = list(swaps.columns[: list(swaps.columns).index("n_queries")])
     rows = []
     for key, group in swaps.groupby(keys + ["n_queries"], sort=False, dropna=False):
         key = key if isinstance(key, tuple) else (key,)
         g = group.sort_values("bin")
-        ok = (g["n_comparisons"] > 0) & (g["swap_rate"] <= max_rate)
-        rows.append(list(key) + [float(g.loc[ok, "diff_low"].iloc[0]) if ok.any() else np.nan])
-    out = pd.DataFrame(rows, columns=keys + ["n_queries", "diff_needed"])
+        dense = g["n_comparisons"].to_numpy() >= min_comparisons
+        low = g["diff_low"].to_numpy(dtype=np.float64)
+        bad = np.flatnonzero(dense & ~(g["swap_rate"].to_numpy(dtype=np.float64) <= max_rate))
+        after = np.arange(len(g)) > (bad[-1] if len(bad) else -1)
+        good = np.flatnonzero(dense & after)
+        if len(good):
+            rows.append(list(key) + [float(low[good[0]]), ""])
+        elif not dense.any():
+            rows.append(
+                list(key)
+                + [np.nan, f"too sparse: no bin has {min_comparisons} comparisons or more"]
+            )
+        else:
+            rows.append(
+                list(key)
+                + [
+                    np.nan,
+                    f"the swap rate is above {max_rate:g} in the bin from "
+                    f"{low[bad[-1]]:g}, the last with {min_comparisons} "
+                    "comparisons or more",
+                ]
+            )
+    out = pd.DataFrame(rows, columns=keys + ["n_queries", "diff_needed", "reason"])
     out["n_queries"] = out["n_queries"].astype(np.int64)
+    out["diff_needed"] = out["diff_needed"].astype(np.float64)
     return out
 
 
@@ -357,10 +398,15 @@ def error_rate(
                 gt, lt, eq = (k @ o for o in (gt_t, lt_t, eq_t))
             total = float(np.sum(gt + lt + eq))
             row = {k: keys[k] for k in keys_cols}
-            row.update(n_queries=c, unit=unit, fuzziness=float(fuzziness), n_resamples=n_resamples,
-                       n_comparisons=int(total),
-                       error_rate=float(np.sum(np.minimum(gt, lt)) / total) if total else np.nan,
-                       tie_rate=float(np.sum(eq) / total) if total else np.nan)
+            row.update(
+                n_queries=c,
+                unit=unit,
+                fuzziness=float(fuzziness),
+                n_resamples=n_resamples,
+                n_comparisons=int(total),
+                error_rate=float(np.sum(np.minimum(gt, lt)) / total) if total else np.nan,
+                tie_rate=float(np.sum(eq) / total) if total else np.nan,
+            )
             rows.append(row)
     out = pd.DataFrame(
         rows,

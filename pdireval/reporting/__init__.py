@@ -16,9 +16,9 @@ from pathlib import Path
 import pandas as pd
 
 from pdireval.core.schema import canonical_qrels
-from pdireval.errors import OptionError, check_bool, check_int, check_rng
+from pdireval.errors import OptionError, check_bool, check_int, check_option, check_rng
 from pdireval.io import as_frame
-from pdireval.measures.registry import parse_measures
+from pdireval.measures.registry import labelled_measures
 from pdireval.meta.significance import MAX_RESAMPLES
 from pdireval.reporting.excel import write_workbook
 from pdireval.reporting.html import Section, write_html
@@ -73,6 +73,7 @@ def report(
     svg: bool = False,
     columns=None,
     other_qrels: pd.DataFrame | None = None,
+    score_precision: str = "float32",
 ) -> Report:
     """Evaluate a collection and write the full report (workbook, figures, HTML page).
 
@@ -114,6 +115,10 @@ def report(
     other_qrels
         A second set of judgments of the same collection (e.g. LLM labels): adds the
         judgments section (:func:`pdireval.agreement`, :func:`pdireval.leaderboard_agreement`).
+    score_precision
+        ``"float32"`` (default, trec_eval 9) or ``"float64"`` (trec_eval 10.0): how run
+        scores are compared (see :func:`pdireval.evaluate`; one warning when float32 ties
+        change a value of the report).
 
     Returns
     -------
@@ -136,7 +141,7 @@ def report(
             f"{', '.join(f'{k}={v}' for k, v in datasets.EXAMPLE.items())}))"
         )
     # every input and option is checked before anything is written
-    parsed = parse_measures(measures)  # "AP" is the one measure AP
+    parsed = labelled_measures(measures)  # "AP" is the one measure AP; names kept as given
     out = _check_out(out)
     if title is not None and not isinstance(title, str):
         raise TypeError(f"title= must be a string or None, got {title!r} ({type(title).__name__}).")
@@ -145,18 +150,20 @@ def report(
     if progress is not None:
         progress = check_bool("progress", progress)
     svg = check_bool("svg", svg)
+    check_option("score_precision", score_precision, ("float32", "float64"))
     if other_qrels is not None:
         canonical_qrels(as_frame(other_qrels, "qrels"))
     ctx = Context(
         run=run,
         qrels=qrels,
-        measures=parsed,
+        measures=[label for label, _ in parsed],
         figures_dir=out / "figures",
         n_resamples=n_resamples,
         rng=np.random.default_rng(seed),
         columns=columns,
         other_qrels=other_qrels,
         svg=svg,
+        score_precision=score_precision,
     )
     show = progress if progress is not None else _stderr_is_tty()
     bar = ctx.progress = Progress(show, len(SECTIONS) + 2)  # evaluation, the sections, writing

@@ -43,6 +43,7 @@ class Context:
     scores: pd.DataFrame | None = None
     measure_names: list[str] = field(default_factory=list)
     systems: list[str] = field(default_factory=list)  # in the Systems table's order
+    score_precision: str = "float32"  # how run scores are compared (see pdireval.evaluate)
     other_qrels: pd.DataFrame | None = None  # a second set of judgments (judgments section)
     svg: bool = False
     progress: Progress | None = None  # the report's progress bars (None: none shown)
@@ -63,23 +64,42 @@ class Context:
     def prepare(self) -> None:
         step = self.steps("evaluation", ["validating and joining run and qrels", "measures"])
         step("validating and joining run and qrels")
-        self.prepared = prepare(self.run, qrels=self.qrels, columns=self.columns)
+        self.prepared = prepare(
+            self.run, qrels=self.qrels, columns=self.columns, score_precision=self.score_precision
+        )
         step("measures")
         self.scores = self.evaluate(self.measures)
+        if self.prepared.recheck is not None:
+            self.warn_float32()
         self.measure_names = list(pd.unique(self.scores["measure"]))
         first = self.scores[self.scores["measure"] == self.measure_names[0]]
         means = first.groupby("system", sort=True)["value"].mean()
         order = sorted(means.index, key=lambda s: (-np.nan_to_num(means[s], nan=-np.inf), s))
         self.systems = list(order)
 
-    def evaluate(self, measures) -> pd.DataFrame:
-        """Scores of ``measures`` on the prepared run (validated and joined once)."""
-        from pdireval.measures import parse_measures
+    def warn_float32(self) -> None:
+        """One warning when float32 ties change a value of the report's measures."""
+        import warnings
 
-        parsed = parse_measures(measures)
-        return scores_frame(
-            self.prepared.segments, parsed, [self.prepared.values(m) for m in parsed]
-        )
+        from pdireval.errors import PdirevalWarning
+        from pdireval.evaluation import float32_changes, float32_message
+        from pdireval.measures.registry import labelled_measures
+
+        labels, parsed = zip(*labelled_measures(self.measures))
+        values = [self.prepared.values(m) for m in parsed]
+        changes = float32_changes(self.prepared, parsed, values, labels)
+        if len(changes):
+            message = float32_message(changes, len(self.scores), "score_precision='float64'")
+            warnings.warn(message, PdirevalWarning, stacklevel=4)
+
+    def evaluate(self, measures) -> pd.DataFrame:
+        """Scores of ``measures`` on the prepared run (validated and joined once), each
+        measure named as given."""
+        from pdireval.measures.registry import labelled_measures
+
+        labels, parsed = zip(*labelled_measures(measures))
+        values = [self.prepared.values(m) for m in parsed]
+        return scores_frame(self.prepared.segments, parsed, values, labels)
 
     @cached_property
     def constant_measures(self) -> list[str]:

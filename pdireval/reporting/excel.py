@@ -1,9 +1,11 @@
 """The Excel workbook of a report: one sheet per table, readable and unrounded.
 
 Values are written exactly as the frames hold them (no rounding: a test reads the workbook
-back and compares); readability comes from cell formats, frozen header rows, one header style on
-every sheet (``_header_row``), fitted column widths and human column titles (:data:`TITLES`, the
-same as the HTML page's). Needs openpyxl (``pip install pdireval[excel]``).
+back and compares); each sheet's header row holds the frame's own column names, so
+``pd.read_excel(path, sheet_name=...)`` gives back the frame's columns; the human title of
+each column (:data:`TITLES`, the HTML page's header) is the header cell's comment.
+Readability comes from cell formats, frozen header rows, one header style on every sheet
+(``_header_row``) and fitted column widths. Needs openpyxl (``pip install pdireval[excel]``).
 """
 
 from __future__ import annotations
@@ -105,6 +107,7 @@ TITLES = {
     "diff_low": "Difference from",
     "n_swaps": "Swaps",
     "diff_needed": "Difference needed",
+    "reason": "Reason",
     "systems": "Systems",
     "n_only_qrels": "Judged in qrels only",
     "n_only_other": "Judged in other only",
@@ -176,9 +179,10 @@ def write_workbook(
 ) -> dict[str, str]:
     """Write ``tables`` (sheet name -> frame) to an .xlsx file.
 
-    Each sheet: a frozen header row of human column titles in the one header style, then the
-    frame's values unrounded, with number formats (4 decimals for floats, integers plain) and
-    fitted column widths. Infinite values are written as the text "inf" (Excel has no infinity).
+    Each sheet: a frozen header row of the frame's column names (each with its human title
+    as a comment) in the one header style, then the frame's values
+    unrounded, with number formats (4 decimals for floats, integers plain) and fitted column
+    widths. Infinite values are written as the text "inf" (Excel has no infinity).
     ``notes`` (sheet name -> text) are written in a final "Notes" sheet.
 
     Returns
@@ -203,9 +207,7 @@ def write_workbook(
         columns = [str(c) for c in frame.columns]
         formatted = []
         for j, col in enumerate(columns, start=1):
-            width = max(
-                [len(column_title(col))] + [len(_shown(v)) for v in frame.iloc[:200, j - 1]]
-            )
+            width = max([len(col)] + [len(_shown(v)) for v in frame.iloc[:200, j - 1]])
             sheet.column_dimensions[get_column_letter(j)].width = min(max(8, width + 2), 60)
             fmt = _number_format(col, frame[frame.columns[j - 1]])
             cell = None
@@ -214,7 +216,7 @@ def write_workbook(
                 cell.number_format = fmt
             formatted.append(cell)
         sheet.freeze_panes = "A2"
-        sheet.append(_header_row(sheet, [column_title(c) for c in columns]))
+        sheet.append(_header_row(sheet, columns, [column_title(c) for c in columns]))
         data = frame.astype(object).where(frame.notna(), None)
         for row in data.itertuples(index=False, name=None):
             values = [_cell(v) for v in row]
@@ -240,9 +242,11 @@ def write_workbook(
 HEADER_FILL = "F4F4F4"
 
 
-def _header_row(sheet, titles) -> list:
-    """The header row of ``sheet``: ``titles`` as cells in the workbook's one header style."""
+def _header_row(sheet, titles, comments=None) -> list:
+    """The header row of ``sheet``: ``titles`` as cells in the workbook's one header style,
+    each with its entry of ``comments`` as a cell comment when that differs from the title."""
     from openpyxl.cell import WriteOnlyCell
+    from openpyxl.comments import Comment
     from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
 
     font = Font(bold=True)
@@ -250,9 +254,11 @@ def _header_row(sheet, titles) -> list:
     align = Alignment(wrap_text=True, vertical="bottom")
     border = Border(bottom=Side(style="thin", color="999999"))
     row = []
-    for title in titles:
+    for j, title in enumerate(titles):
         cell = WriteOnlyCell(sheet, value=title)
         cell.font, cell.fill, cell.alignment, cell.border = font, fill, align, border
+        if comments is not None and comments[j] != title:
+            cell.comment = Comment(comments[j], "pdireval")
         row.append(cell)
     return row
 

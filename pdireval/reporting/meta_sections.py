@@ -127,6 +127,12 @@ def reliability_section(ctx: Context) -> Section:
     step = ctx.steps("reliability", ["variance components", "D-study", "figure"])
     step("variance components")
     rel = reliability(ctx.meta_scores)
+    # what a reader looks for first (Φ, Eρ², queries needed) on the left, visible without
+    # scrolling; the variance components and the ANOVA table after them
+    first = ["phi", "e_rho2", "queries_needed", "queries_needed_e_rho2", "n_queries_observed",
+             "n_systems"]
+    keys = list(rel.columns[: list(rel.columns).index("n_systems")])
+    rel = rel[keys + first + [c for c in rel.columns if c not in keys and c not in first]]
     n_obs = ctx.n_queries
     sizes = sorted({s for s in (5, 10, 25, 50, 100, 200) if s != n_obs} | {1, n_obs})
     step("D-study")
@@ -199,7 +205,9 @@ def stability_section(ctx: Context) -> Section:
     needed = swap_difference(swaps)
     if len(needed):
         tables["swap_difference"] = needed
-        captions["swap_difference"] = "Difference in means needed for a swap rate of at most 5%"
+        captions["swap_difference"] = (
+            "Difference in means from which the swap rate stays at or under 5% (NaN: see reason)"
+        )
     figures["swap_rate"] = ctx.save(
         as_figure(plot_module().swap_rate_curves(swaps, n_queries=max(sizes))), "swap_rate"
     )

@@ -39,7 +39,6 @@ def systems_section(ctx: Context) -> Section:
     """Per-system means, significance against the best, and the table for a paper."""
     from pdireval.meta.aggregate import aggregate
     from pdireval.reporting.paper import paper_table
-    from pdireval.stats.corrections import adjust_pvalues
 
     step = ctx.steps("systems", ["means", "bootstrap tests", "table for a paper"])
     step("means")
@@ -67,7 +66,9 @@ def systems_section(ctx: Context) -> Section:
                 & ((tests["system_a"] == best) | (tests["system_b"] == best))
             ]
             other = np.where(t["system_a"] == best, t["system_b"], t["system_a"])
-            p = pd.Series(adjust_pvalues(t["p_value"].to_numpy(), "holm"), index=other)
+            # the paper table's family: Holm over every pair of the measure (one family per
+            # report, so the two tables never mark a pair differently)
+            p = pd.Series(t["p_adjusted"].to_numpy(dtype=np.float64), index=other)
             rows.append(part.assign(p_vs_best=part["system"].map(p).astype(np.float64), best=best))
         for measure in ctx.constant_measures:
             rows.append(summary[summary["measure"] == measure].assign(p_vs_best=np.nan, best=""))
@@ -79,9 +80,12 @@ def systems_section(ctx: Context) -> Section:
         )
         summary["worse_than_best"] = summary["p_vs_best"].lt(ALPHA)
         tables["summary"] = summary
+        n_pairs = ctx.n_systems * (ctx.n_systems - 1) // 2
         captions["summary"] = (
-            "Per system and measure: mean, standard deviation, queries, rank, p-value against the "
-            "best (Holm)"
+            "Per system and measure: mean, standard deviation, queries, rank, p-value against "
+            f"the best (Holm (1979) over all {n_pairs} system pairs of each measure: the family "
+            "of the paper table, so 'worse than best' is exactly the best system's superscript "
+            "letters)"
         )
         step("table for a paper")
         frame = paper_table(
@@ -120,8 +124,11 @@ def systems_section(ctx: Context) -> Section:
             "systems in this order. The table below is ready for a paper: the best system of each "
             "measure in bold, and superscript letters naming the systems a cell is significantly "
             f"better than by Sakai's (2006) paired bootstrap test ({ctx.n_resamples} resamples, "
-            f"Holm (1979) correction over the pairs of each measure, α = {ALPHA}), as in ranx "
-            "(Bassani 2022) and PyTerrier tables."
+            f"Holm (1979) correction over all {n_pairs} system pairs of each measure, "
+            f"α = {ALPHA}), as in ranx (Bassani 2022) and PyTerrier tables. The p-values against "
+            "the best in the table after it belong to the same family of comparisons, so the two "
+            "tables agree on every pair; the Discriminative power section counts uncorrected "
+            "ASLs, Sakai's (2006) definition, and says so."
         )
     else:
         tables["summary"] = summary
@@ -349,16 +356,17 @@ def power_section(ctx: Context) -> Section:
     step("ASL curves")
     curve = ctx.pairs_in_order(asl_curve(tests), by="p_value")
     tables = {"power": power, "asl_curve": curve}
+    n_pairs = ctx.n_systems * (ctx.n_systems - 1) // 2
     captions = {
-        "power": (f"Discriminative power: share of the system pairs with ASL < {ALPHA}; difference "
-                  "required: "
+        "power": (f"Discriminative power: share of the {n_pairs} system pairs with an "
+                  f"uncorrected ASL < {ALPHA} (Sakai 2006; no multiple-comparison correction, "
+                  "unlike the Holm family of the Systems tables); difference required: "
                   "Sakai's (2006) estimate of the smallest difference in means the test finds "
                   "significant "
                   "(the largest over the pairs)"),
         "asl_curve": "ASL of every system pair per measure, sorted increasingly",
     }
     notes, figures = ctx.constant_note(), {}
-    n_pairs = ctx.n_systems * (ctx.n_systems - 1) // 2
     if n_pairs >= 2:
         figures["asl_curves"] = ctx.save(as_figure(plot_module().asl_curves(curve)), "asl_curves")
         captions["asl_curves"] = (
@@ -371,10 +379,13 @@ def power_section(ctx: Context) -> Section:
         figures["discriminative_power"] = ctx.save(
             as_figure(plot_module().discriminative_power_bars(power)), "discriminative_power"
         )
-        captions["discriminative_power"] = f"Share of system pairs significant at α = {ALPHA}"
+        captions["discriminative_power"] = (
+            f"Share of system pairs with an uncorrected ASL < {ALPHA}"
+        )
         tables["conflicts"] = decision_conflicts(tests, alpha=ALPHA)
         captions["conflicts"] = (
-            "System pairs whose significance decision differs between two measures (Sakai 2006)"
+            f"System pairs whose significance decision (uncorrected ASL < {ALPHA}) differs "
+            "between two measures (Sakai 2006)"
         )
     else:
         notes.append("No conflicts between measures: the report evaluates one measure.")

@@ -14,7 +14,7 @@ import warnings
 from contextlib import contextmanager
 
 import numpy as np
-from scipy import stats as _stats
+from scipy import special as _special  # the distributions' kernels (~0.3 s to import)
 
 __all__ = [
     "f_ppf",
@@ -40,6 +40,19 @@ __all__ = [
 ]
 
 
+class _LazyStats:
+    """scipy.stats, imported on first use (about 1 s of CPU; t, F and normal quantiles and
+    tails come from scipy.special, which scipy.stats itself calls for them)."""
+
+    def __getattr__(self, name):
+        from scipy import stats
+
+        return getattr(stats, name)
+
+
+_stats = _LazyStats()
+
+
 @contextmanager
 def _scoped():
     """Silence numerical warnings of the wrapped call only (inputs are pre-checked)."""
@@ -51,15 +64,26 @@ def _scoped():
 
 
 def t_sf(t, df):
-    """Survival function of Student's t distribution (scipy.stats.t.sf), float64."""
+    """Survival function of Student's t distribution, float64: ``scipy.special.stdtr(df, -t)``,
+    the kernel of scipy.stats.t.sf (equal values, without importing scipy.stats)."""
     with _scoped():
-        return np.asarray(_stats.t.sf(t, df), dtype=np.float64)
+        t, df = np.broadcast_arrays(
+            np.asarray(t, dtype=np.float64), np.asarray(df, dtype=np.float64)
+        )
+        out = np.asarray(_special.stdtr(df, -t), dtype=np.float64)
+        return np.where(df > 0, out, np.nan)
 
 
 def t_ppf(q, df):
-    """Quantile function of Student's t distribution (scipy.stats.t.ppf), float64."""
+    """Quantile function of Student's t distribution, float64: ``scipy.special.stdtrit``, the
+    kernel of scipy.stats.t.ppf (equal values; q = 0 and 1 give -inf and inf as scipy.stats)."""
     with _scoped():
-        return np.asarray(_stats.t.ppf(q, df), dtype=np.float64)
+        q, df = np.broadcast_arrays(
+            np.asarray(q, dtype=np.float64), np.asarray(df, dtype=np.float64)
+        )
+        out = np.asarray(_special.stdtrit(df, q), dtype=np.float64)
+        out = np.where(q == 0, -np.inf, np.where(q == 1, np.inf, out))
+        return np.where((df > 0) & (q >= 0) & (q <= 1), out, np.nan)
 
 
 def binom_two_sided(n_greater, n_less):
@@ -162,8 +186,13 @@ def bayes_factor_t(t, n, r=0.707):
         if g == 0.0:
             return np.zeros_like(tt)
         base = 1.0 + nr2 * g
-        return (base ** -0.5 * (1.0 + tt * tt / (base * df)) ** (-(df + 1.0) / 2.0)
-                * (2.0 * np.pi) ** -0.5 * g ** -1.5 * np.exp(-1.0 / (2.0 * g)))
+        return (
+            base**-0.5
+            * (1.0 + tt * tt / (base * df)) ** (-(df + 1.0) / 2.0)
+            * (2.0 * np.pi) ** -0.5
+            * g**-1.5
+            * np.exp(-1.0 / (2.0 * g))
+        )
 
     with _scoped():
         integral = quad_vec(integrand, 0.0, np.inf, epsabs=0.0, epsrel=1e-10)[0]
@@ -236,7 +265,6 @@ def pearson(x, y):
     return float(res.statistic), float(res.pvalue)
 
 
-
 def f_ppf(q, dfn, dfd) -> np.ndarray:
     """Quantile of the F(dfn, dfd) distribution (scipy.stats.f.ppf), float64, broadcasting.
 
@@ -246,8 +274,13 @@ def f_ppf(q, dfn, dfd) -> np.ndarray:
     out = np.full(q.shape, np.nan)
     ok = np.isfinite(dfn) & np.isfinite(dfd) & (dfn > 0) & (dfd > 0) & np.isfinite(q)
     if ok.any():
-        with _scoped():
-            out[ok] = _stats.f.ppf(q[ok], dfn[ok], dfd[ok])
+        with _scoped():  # scipy.stats.f.ppf's kernel; q = 1 is inf there
+            inner = (q[ok] >= 0) & (q[ok] < 1)
+            out[ok] = np.where(
+                inner,
+                _special.fdtri(dfn[ok], dfd[ok], np.where(inner, q[ok], 0.5)),
+                np.where(q[ok] == 1, np.inf, np.nan),
+            )
     return out if out.ndim else float(out)  # type: ignore[return-value]  # a scalar for scalars
 
 
@@ -290,27 +323,28 @@ def power_rm_anova(eta_squared: float, m: int, n: float, alpha: float) -> float:
     """Power of a one-way repeated-measures ANOVA, m conditions, n subjects, ``corr=0``
     (pingouin ``power_rm_anova``)."""
     with _scoped():
-        return float(_pingouin().power_rm_anova(eta_squared=eta_squared, m=m, n=n, alpha=alpha,
-                                                corr=0.0))
+        return float(
+            _pingouin().power_rm_anova(eta_squared=eta_squared, m=m, n=n, alpha=alpha, corr=0.0)
+        )
 
 
 def n_rm_anova(eta_squared: float, m: int, power: float, alpha: float) -> float:
     """Subjects (float root) of a repeated-measures ANOVA reaching ``power``; inf if none."""
     with _scoped():
-        n = _pingouin().power_rm_anova(eta_squared=eta_squared, m=m, power=power, alpha=alpha,
-                                       corr=0.0)
+        n = _pingouin().power_rm_anova(
+            eta_squared=eta_squared, m=m, power=power, alpha=alpha, corr=0.0
+        )
     return float(n) if n is not None and np.isfinite(n) else float("inf")
 
 
 def norm_ppf(q):
-    """Quantile of the standard normal distribution (scipy.stats.norm.ppf), float64."""
+    """Quantile of the standard normal distribution, float64: ``scipy.special.ndtri``, the
+    kernel of scipy.stats.norm.ppf."""
     with _scoped():
-        return np.asarray(_stats.norm.ppf(q), dtype=np.float64)
+        return np.asarray(_special.ndtri(q), dtype=np.float64)
 
 
 def norm_cdf(z):
     """Distribution function of the standard normal distribution (scipy.special.ndtr), float64."""
-    from scipy.special import ndtr
-
     with _scoped():
-        return np.asarray(ndtr(z), dtype=np.float64)
+        return np.asarray(_special.ndtr(z), dtype=np.float64)

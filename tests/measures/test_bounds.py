@@ -30,7 +30,10 @@ def one_query(labels, ranking, docs=None):
 
 
 def frame_for(run, qrels, measures, **kw):
-    return pdireval.bounds(run, measures, qrels=qrels, **kw).set_index("measure")
+    """bounds() indexed by the canonical spelling of each measure (the frame keeps the names
+    as given)."""
+    frame = pdireval.bounds(run, measures, qrels=qrels, **kw)
+    return frame.assign(measure=[str(pdireval.parse_measure(m)) for m in frame["measure"]]).set_index("measure")
 
 
 def log2w(n):
@@ -106,9 +109,11 @@ def test_public_seed002_spellings_match_the_variants():
     scores = pdireval.evaluate(
         run, ["nDCG(negatives=keep,bounds=minmax)@10", "nDCG(negatives=keep)@10", "nDCG(negatives=nonrel)@10"], qrels=qrels
     )
+    # names come back as given; parse_measure gives the canonical spelling
     assert list(scores["measure"]) == [
-        "nDCG(bounds=minmax,negatives=keep)@10", "nDCG(negatives=keep)@10", "nDCG(negatives=nonrel)@10"
+        "nDCG(negatives=keep,bounds=minmax)@10", "nDCG(negatives=keep)@10", "nDCG(negatives=nonrel)@10"
     ]
+    assert str(pdireval.parse_measure(scores["measure"].iloc[0])) == "nDCG(bounds=minmax,negatives=keep)@10"
     # NDCG_0: negative labels replaced by 0 before the gain
     run0, qrels0 = one_query([2, 0, 1, 0, 0], "cdab")
     ndcg0 = pdireval.evaluate(run0, "nDCG@10", qrels=qrels0)["value"].iloc[0]

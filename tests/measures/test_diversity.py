@@ -86,6 +86,22 @@ def test_alpha_beta_and_rel_match_ndeval():
     assert_same_values(answered(ours, run), theirs)
 
 
+@pytest.mark.parametrize("alpha", [0.1, 0.25, 0.5, 0.8])
+def test_err_ia_and_nerr_ia_take_ndevals_alpha(alpha):
+    """Issue 29: ndeval's ERR-IA and nERR-IA depend on its -alpha (each relevant document
+    satisfies with probability α, and the greedy ideal follows α); pdireval's refused alpha=."""
+    run, qrels, _ = collection(6)
+    measures = {f"{name}(alpha={alpha})@{k}": f"{theirs}@{k}" for k in (1, 5, 20)
+                for name, theirs in (("ERR_IA", "ERR-IA"), ("nERR_IA", "nERR-IA"))}
+    ours = pdireval.evaluate(run, list(measures), qrels=qrels)
+    theirs = pyndeval_values(run, qrels, measures, alpha=alpha)
+    assert_same_values(answered(ours, run), theirs)
+    if alpha != 0.5:  # the default is 0.5, and alpha changes the values
+        default = pdireval.evaluate(run, "ERR_IA@20", qrels=qrels)["value"].to_numpy()
+        changed = ours[ours["measure"] == f"ERR_IA(alpha={alpha})@20"]["value"].to_numpy()
+        assert not np.allclose(default, changed)
+
+
 def test_through_ir_measures_with_the_iteration_column():
     pytest.importorskip("ir_measures")
     run, qrels, _ = collection(4, drop=0.0)

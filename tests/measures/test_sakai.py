@@ -103,7 +103,7 @@ def test_against_references(collection):
         for k, name in ((10, "nERR@10"), (10**9, "nERR")):
             want = err_reference(labels, k) / err_reference(ideal, k) if err_reference(ideal, k) else 0.0
             assert got[(s, q, name)] == pytest.approx(want, abs=1e-12)
-        assert got[(s, q, "Bpref(variant=10r)")] == pytest.approx(bpref10_reference(labels, judged[q]), abs=1e-12)
+        assert got[(s, q, "Bpref(variant=10R)")] == pytest.approx(bpref10_reference(labels, judged[q]), abs=1e-12)
 
 
 def test_q_at_k_against_brute_force(collection):

@@ -113,3 +113,31 @@ def test_score_precision_float64_orders_near_ties_by_score():
     assert pdireval.evaluate(run, "RR", qrels=qrels, score_precision="float64")["value"].item() == 1.0
     with pytest.raises(pdireval.OptionError, match="score_precision="):
         pdireval.evaluate(run, "RR", qrels=qrels, score_precision="double")
+
+
+def test_measure_names_come_back_as_given():
+    """Issue 28: ``map`` came back as ``AP`` and ir_measures' ``nDCG(dcg='exp-log2')@10`` as
+    ``nDCG(gain=exp)@10``, so filtering the result by the name one passed gave an empty
+    frame. The ``measure`` column keeps the spelling given; parse_measure gives the canonical
+    one; canonical names (and Measure objects) still come back canonical."""
+    ir_measures = pytest.importorskip("ir_measures")
+    run, qrels = pdireval.datasets.simulate(n_systems=2, n_queries=3, depth=20, rng=1)
+    exp10 = ir_measures.nDCG(dcg="exp-log2") @ 10
+    given = ["map", exp10, "AP", "P.5,10", pdireval.parse_measure("ndcg_cut_10")]
+    scores = pdireval.evaluate(run, given, qrels=qrels)
+    names = ["map", "nDCG(dcg='exp-log2')@10", "AP", "P@5", "P@10", "nDCG@10"]
+    assert list(pd.unique(scores["measure"])) == names
+    for name in ("map", str(exp10)):
+        assert len(scores[scores["measure"] == name]) == 6  # 2 systems x 3 queries
+    by_name = scores.set_index(["system", "query", "measure"])["value"].unstack()
+    assert (by_name["map"] == by_name["AP"]).all()
+    canonical = pdireval.evaluate(run, ["AP", "nDCG(gain=exp)@10"], qrels=qrels)
+    assert list(pd.unique(canonical["measure"])) == ["AP", "nDCG(gain=exp)@10"]
+    np.testing.assert_array_equal(by_name[str(exp10)].to_numpy(),
+                                  canonical.set_index(["system", "query", "measure"])["value"]
+                                  .unstack()["nDCG(gain=exp)@10"].to_numpy())
+    assert [str(pdireval.parse_measure(n)) for n in names[:3]] == ["AP", "nDCG(gain=exp)@10", "AP"]
+    # bounds keep the name too; aggregate reads the registry's summary rule from any spelling
+    assert list(pd.unique(pdireval.bounds(run, ["ndcg_cut_10"], qrels=qrels)["measure"])) == ["ndcg_cut_10"]
+    counts = pdireval.aggregate(pdireval.evaluate(run, ["num_rel_ret"], qrels=qrels))
+    assert (counts["summary"] == counts["mean"] * counts["n_queries"]).all()

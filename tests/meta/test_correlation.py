@@ -150,3 +150,22 @@ def test_correlate_errors():
     other = _scores({"s1": 0.1}, "P@5")
     with pytest.raises(SchemaError, match="every system a mean"):
         pdireval.correlate(pd.concat([scores, other]))
+
+
+def test_tied_means_give_nan_tau_ap_in_correlate_as_in_leaderboard_agreement():
+    """Issue 29: given tied means, correlate(method="tau_ap") raised while
+    leaderboard_agreement returned NaN; both now answer NaN (τ_AP assumes total orders)."""
+    import pandas as pd
+
+    import pdireval
+
+    ap = pd.DataFrame({"system": ["a", "b", "c"] * 2, "query": ["1"] * 3 + ["2"] * 3, "measure": "AP",
+                       "value": [0.5, 0.5, 0.2, 0.1, 0.1, 0.3]})  # a and b tie at 0.3
+    p10 = ap.assign(measure="P@10", value=[0.3, 0.2, 0.1, 0.3, 0.2, 0.1])
+    corr = pdireval.correlate(pd.concat([ap, p10]), method=["tau_ap", "tau_ap_sym", "kendall_b"])
+    assert corr.loc[corr["method"] != "kendall_b", "statistic"].isna().all()
+    assert corr.loc[corr["method"] == "kendall_b", "statistic"].notna().all()
+    board = pdireval.leaderboard_agreement(ap, p10.assign(measure="AP"))
+    assert np.isnan(board.loc[board["statistic"] == "tau_ap", "value"].item())
+    untied = pdireval.correlate(pd.concat([p10, p10.assign(measure="P@5")]), method="tau_ap")
+    assert untied["statistic"].item() == pytest.approx(1.0)

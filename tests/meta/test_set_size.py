@@ -18,15 +18,38 @@ def scores():
     return pdireval.evaluate(run, ["AP", "P@10"], qrels=qrels)
 
 
-def test_variance_is_the_two_way_anova_residual(scores):
+def test_variance_is_sakais_one_way_v_e_by_default_and_both_are_reported(scores):
+    """Sakai (2016, IRJ) estimates σ² by the one-way ANOVA's V_E (systems as the factor, the
+    query variance included); the two-way residual is his (2014) EVIA variant, on request."""
     import statsmodels.formula.api as smf
     from statsmodels.stats.anova import anova_lm
 
     res = pdireval.query_set_size(scores)
+    two = pdireval.query_set_size(scores, variance="two-way")
     ap = scores[scores["measure"] == "AP"]
-    table = anova_lm(smf.ols("value ~ C(system) + C(query)", data=ap).fit())
-    assert res.iloc[0]["variance"] == pytest.approx(table.loc["Residual", "mean_sq"])
+    one_way = anova_lm(smf.ols("value ~ C(system)", data=ap).fit()).loc["Residual", "mean_sq"]
+    two_way = anova_lm(smf.ols("value ~ C(system) + C(query)", data=ap).fit()).loc["Residual", "mean_sq"]
+    for frame in (res, two):
+        assert frame.iloc[0]["variance_one_way"] == pytest.approx(one_way)
+        assert frame.iloc[0]["variance_two_way"] == pytest.approx(two_way)
+    assert res.iloc[0]["variance"] == pytest.approx(one_way) and res.iloc[0]["variance_estimate"] == "one-way"
+    assert two.iloc[0]["variance"] == pytest.approx(two_way) and two.iloc[0]["variance_estimate"] == "two-way"
+    assert res.iloc[0]["n_queries"] > two.iloc[0]["n_queries"]  # the query variance counts
+    given = pdireval.query_set_size(scores, variance=0.04)
+    assert (given["variance"] == 0.04).all() and (given["variance_estimate"] == "given").all()
     assert list(res["measure"]) == ["AP", "P@10"]
+    with pytest.raises(OptionError, match="variance="):
+        pdireval.query_set_size(scores, variance="three-way")
+
+
+@pytest.mark.slow
+def test_robust03_one_way_and_two_way_sizes(robust03):
+    """Issue 29: on Robust 2003 (AP, minD 0.05, paired t-test, α 0.05, power 0.8) Sakai's
+    one-way V_E asks 256 queries, the two-way residual 65."""
+    run, qrels = robust03
+    ap = pdireval.evaluate(run, "AP", qrels=qrels)
+    assert pdireval.query_set_size(ap)["n_queries"].item() == 256
+    assert pdireval.query_set_size(ap, variance="two-way")["n_queries"].item() == 65
 
 
 def test_ttest_size_is_the_smallest_reaching_the_power(scores):
@@ -102,7 +125,8 @@ def test_robust03_sizes_against_pingouin_and_statsmodels(robust03):
 
     run, qrels = robust03
     scores = pdireval.evaluate(run, "AP", qrels=qrels)
-    res = pdireval.query_set_size(scores, method=["ttest", "anova"], min_difference=0.05).set_index("method")
+    res = pdireval.query_set_size(scores, method=["ttest", "anova"], min_difference=0.05,
+                                  variance="two-way").set_index("method")
     table = anova_lm(smf.ols("value ~ C(system) + C(query)", data=scores).fit())
     var = table.loc["Residual", "mean_sq"]
     assert res.loc["ttest", "variance"] == pytest.approx(var)

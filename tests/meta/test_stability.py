@@ -51,11 +51,56 @@ def test_vb_swap_rate_equals_loop_on_same_draws(sampling):
         np.testing.assert_array_equal(r.n_comparisons, comps)
         np.testing.assert_array_equal(r.n_swaps, swaps)
         assert r.n_comparisons.sum() == 40 * 10
-    need = pdireval.swap_difference(res)
+    need = pdireval.swap_difference(res, min_comparisons=3)
     for c, (comps, swaps) in ref.items():
-        ok = [b for b in range(21) if comps[b] and swaps[b] / comps[b] <= 0.05]
+        # the smallest bin from which every bin with >= 3 comparisons has a rate <= 5 %
+        dense = [b for b in range(21) if comps[b] >= 3]
+        ok = [b for b in dense if all(swaps[d] / comps[d] <= 0.05 for d in dense if d >= b)]
         got = need.loc[need["n_queries"] == c, "diff_needed"].item()
         assert (np.isnan(got) and not ok) or got == pytest.approx(ok[0] * 0.01)
+
+
+def _swaps(comparisons, swaps):
+    """A swap_rate frame of one measure and size from per-bin counts."""
+    comparisons, swaps = np.asarray(comparisons), np.asarray(swaps)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rate = np.where(comparisons > 0, swaps / np.maximum(comparisons, 1), np.nan)
+    return pd.DataFrame({"measure": "RR", "n_queries": 2, "bin": np.arange(len(swaps)),
+                         "diff_low": np.arange(len(swaps)) * 0.01, "n_comparisons": comparisons,
+                         "n_swaps": swaps, "swap_rate": rate})
+
+
+def test_swap_difference_is_the_monotone_envelope_with_reasons():
+    """A low rate in the zero bin (exact ties) followed by high rates at larger differences is
+    not 'the difference needed' (it was 0.00 when the first bin at or under 5 % counted)."""
+    tied_zero = pdireval.swap_difference(_swaps([100, 0, 0, 50, 40], [4, 0, 0, 15, 12]))
+    assert np.isnan(tied_zero["diff_needed"].item())
+    assert tied_zero["reason"].item() == ("the swap rate is above 0.05 in the bin from 0.04, the last "
+                                          "with 10 comparisons or more")
+    # the rate dips under 5 % at 0.01, rises at 0.02, stays under from 0.03: 0.03
+    dip = pdireval.swap_difference(_swaps([100, 100, 100, 100, 100], [30, 3, 20, 5, 0]))
+    assert dip["diff_needed"].item() == pytest.approx(0.03) and dip["reason"].item() == ""
+    # a sparse bin (under min_comparisons) neither confirms nor refutes
+    sparse = pdireval.swap_difference(_swaps([100, 100, 3, 100], [30, 2, 3, 0]))
+    assert sparse["diff_needed"].item() == pytest.approx(0.01)
+    empty = pdireval.swap_difference(_swaps([5, 3, 0, 0], [0, 0, 0, 0]))
+    assert np.isnan(empty["diff_needed"].item())
+    assert empty["reason"].item() == "too sparse: no bin has 10 comparisons or more"
+    assert list(empty.columns) == ["measure", "n_queries", "diff_needed", "reason"]
+
+
+@pytest.mark.slow
+def test_swap_difference_of_rr_on_robust03(robust03):
+    """Robust 2003, RR: at 2 queries exact ties fill the zero bin (rate about 4 %) while every
+    later bin swaps far more often; the difference needed is NaN with its reason, not 0."""
+    run, qrels = robust03
+    scores = pdireval.evaluate(run, "RR", qrels=qrels)
+    swaps = pdireval.swap_rate(scores, n_queries=[2, 50], n_resamples=200, rng=0)
+    at2 = swaps[swaps["n_queries"] == 2]
+    assert at2["swap_rate"].iloc[0] <= 0.05 and (at2["swap_rate"].iloc[1:].dropna() > 0.05).any()
+    need = pdireval.swap_difference(swaps)
+    row = need[need["n_queries"] == 2].iloc[0]
+    assert np.isnan(row["diff_needed"]) and row["reason"].startswith("the swap rate is above 0.05")
 
 
 def test_swap_rate_sizes_validated():

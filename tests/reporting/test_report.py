@@ -36,6 +36,9 @@ def test_workbook_holds_the_frames_numbers(simulated_report):
         ws = sheets[name[:31]]
         rows = list(ws.iter_rows(values_only=True))
         assert len(rows) == len(frame) + 1, name
+        # the headers are the frame's columns (issue 28: they were display titles), so a sheet
+        # read back with pandas has the frame's column names
+        assert list(rows[0]) == [str(c) for c in frame.columns], name
         body = pd.DataFrame(rows[1:], columns=list(frame.columns))
         for col in frame.columns:
             expected = frame[col]
@@ -232,3 +235,18 @@ def test_pair_tables_in_the_systems_table_order(simulated_report):
 def test_workbook_headers_one_style_human_titles_same_as_the_page(simulated_report):
     pytest.importorskip("openpyxl")
     assert_report_headers(simulated_report)
+
+
+def test_reliability_table_shows_phi_e_rho2_and_queries_needed_first(simulated_report):
+    """Issue 28: the reliability table had 27 columns with Φ and 'queries needed' behind a
+    horizontal scroll; now the measure, then Φ, Eρ² and the queries needed lead, on the page
+    and in the workbook."""
+    import html as html_module
+    import re
+
+    frame = simulated_report.tables["reliability"]
+    assert list(frame.columns[:5]) == ["measure", "phi", "e_rho2", "queries_needed", "queries_needed_e_rho2"]
+    page = simulated_report.html.read_text(encoding="utf-8")
+    head = re.search(r'<table id="tab-reliability">.*?<thead><tr>(.*?)</tr>', page, re.S).group(1)
+    shown = [html_module.unescape(t) for t in re.findall(r"<th>(.*?)</th>", head)]
+    assert shown[:4] == ["Measure", "Φ (dependability)", "Eρ² (generalizability)", "Queries needed (Φ)"]

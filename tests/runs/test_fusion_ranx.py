@@ -212,3 +212,30 @@ def test_score_methods_match_ranx_on_robust03(robust03, ranx):
             keys = sorted(expected)
             np.testing.assert_allclose([got[k] for k in keys], [expected[k] for k in keys], rtol=1e-12, atol=1e-12,
                                        err_msg=f"{method} {norm}")
+
+
+@pytest.mark.slow
+def test_condorcet_and_constant_min_max_differ_from_ranx_as_documented(ranx):
+    """docs/coming-from.md states the two differences from ranx.fuse with these examples."""
+    def fused_both(lists, method, norm):
+        rows, ranx_runs = [], []
+        for system, scores in lists.items():
+            ranx_runs.append(ranx.Run({"1": dict(scores)}, name=system))
+            rows += [(system, "1", d, s) for d, s in scores.items()]
+        run = pd.DataFrame(rows, columns=["system", "query", "doc", "score"])
+        ours = pdireval.fuse(run, method, norm=norm)
+        theirs = ranx.fuse(ranx_runs, method=method, norm=norm).to_dict()["1"]
+        return ours, theirs
+
+    lists = {"S1": {"a": 2.0, "b": 1.0}, "S2": {"b": 2.0, "a": 1.0}, "S3": {"c": 1.0}}
+    ours, theirs = fused_both(lists, "condorcet", None)
+    # pdireval: a and b tie 1-1 (S3 retrieved neither and casts no vote): doc-id order, and the
+    # same whatever the order of the input lists
+    assert ours["doc"].tolist() == ["a", "b", "c"]
+    backwards, _ = fused_both(dict(reversed(list(lists.items()))), "condorcet", None)
+    assert backwards["doc"].tolist() == ["a", "b", "c"]
+    # ranx answers "before" for both orders of the tie: a and b get distinct scores anyway
+    assert theirs["a"] != theirs["b"] and theirs["c"] < min(theirs["a"], theirs["b"])
+    ours, theirs = fused_both({"S1": {"a": 1.0, "b": 1.0}, "S2": {"c": 3.0, "d": 3.0}}, "max", "min-max")
+    assert (ours["score"] == 1.0).all() and len(ours) == 4
+    assert set(theirs.values()) == {0.0} and len(theirs) == 4

@@ -91,7 +91,7 @@ def test_rbp_bounds_are_rbp_and_rbp_plus_residual(shallow):
     ref = pdireval.evaluate(run, ["RBP(p=0.8)", "RBPResidual(p=0.8)", "RBP(p=0.95)@20",
                                   "RBPResidual(p=0.95)@20"], qrels=qrels)
     wide = ref.pivot_table(index=["system", "query"], columns="measure", values="value")
-    for rbp, resid in (("RBP", "RBPResidual"), ("RBP(p=0.95)@20", "RBPResidual(p=0.95)@20")):
+    for rbp, resid in (("RBP(p=0.8)", "RBPResidual(p=0.8)"), ("RBP(p=0.95)@20", "RBPResidual(p=0.95)@20")):  # names as given
         part = b[b["measure"] == rbp].set_index(["system", "query"])
         np.testing.assert_allclose(part["value_low"], wide.loc[part.index, rbp])
         np.testing.assert_allclose(part["value_high"],

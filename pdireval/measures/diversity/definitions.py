@@ -94,9 +94,10 @@ register(
         "ERR_IA",
         kernel=err_ia,
         description=(
-            "Intent-aware ERR@k = Σ_j ERR_j@k / A, normalised by ndeval's 'ideal ideal' list."
+            "Intent-aware ERR@k = Σ_j ERR_j@k / A, normalised by ndeval's 'ideal ideal' list; "
+            "alpha is ndeval's -alpha (a relevant document satisfies with probability α)."
         ),
-        params=(REL, JUDGED),
+        params=(REL, ALPHA, JUDGED),
         cutoff="required",
         citation=(
             "Chapelle, Metzler, Zhang & Grinspan 2009; Agrawal, Gollapudi, Halverson & Ieong 2009; "
@@ -109,8 +110,10 @@ register(
     MeasureDef(
         "nERR_IA",
         kernel=nerr_ia,
-        description="nERR-IA@k = ERR-IA@k / ERR-IA@k of the greedy ideal ranking.",
-        params=(REL, JUDGED),
+        description=(
+            "nERR-IA@k = ERR-IA@k / ERR-IA@k of the greedy ideal ranking (alpha as ERR_IA)."
+        ),
+        params=(REL, ALPHA, JUDGED),
         cutoff="required",
         citation="Chapelle et al. 2009; " + _NDEVAL,
         ties=ClosedForm(forms.nerr_ia, otherwise=BY_DOC),
