@@ -33,7 +33,7 @@ EXPORTS: dict[str, str] = {
     "write_qrels": "pdireval.io",
     # run (+ qrels) -> scores
     "evaluate": "pdireval.evaluation",
-    "bounds": "pdireval.evaluation",
+    "bounds": "pdireval.bounds_frame",
     # scores -> meta-evaluation
     "aggregate": "pdireval.meta.aggregate",
     "compare": "pdireval.meta.significance",

@@ -237,7 +237,7 @@ BOUND_BASE = {
 
 def bounds_section(ctx: Context) -> Section:
     """Bound-normalised measures and the random baseline per query."""
-    from pdireval.evaluation import bounds_of_segments
+    from pdireval.bounds_frame import bounds_of_segments
     from pdireval.measures import parse_measures
     from pdireval.meta.aggregate import aggregate
     from pdireval.meta.correlation import correlate
