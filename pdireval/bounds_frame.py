@@ -137,7 +137,7 @@ def bounds(
         n_resamples = check_int("n_resamples", n_resamples, minimum=2, maximum=MAX_MC_SAMPLES)
     seed = None if rng is None else check_rng(rng)
     changed = lb is not None or rlb_pool is not None or n_resamples is not None or seed is not None
-    named = {}
+    named: dict = {}
     for label, m in labelled_measures(measures):
         m = _override(m, lb, rlb_pool, n_resamples, seed)
         named.setdefault(str(m) if changed else label, m)  # overridden: the new spelling
@@ -151,7 +151,8 @@ def bounds_of_segments(segments: Segments, parsed, labels=None) -> pd.DataFrame:
     """The frame of :func:`bounds` for parsed measures on already prepared segments (a
     report that evaluated the run reuses its segments: no second validation or join);
     ``labels``: the ``measure`` column's name of each (default: canonical)."""
-    cols = {name: [] for name in ("value", "ideal", "random", "random_se", "worst")}
+    names = ("value", "ideal", "random", "random_se", "worst")
+    cols: dict[str, list] = {name: [] for name in names}
     for m in parsed:
         value = compute(segments, m)
         b = measure_bounds(segments, m)

@@ -147,7 +147,8 @@ def _numeric(frame: pd.DataFrame, name: str) -> pd.DataFrame:
     value = pd.to_numeric(frame["value"], errors="coerce")
     keep = value.notna() | frame["value"].astype(str).str.lower().isin(["nan", "-nan"])
     out = frame[keep].copy()
-    out["value"] = value[keep].astype(np.float64)
+    # numpy's str -> float64 is correctly rounded (pandas' fast parser may be 1 ulp off)
+    out["value"] = out["value"].astype(str).str.strip().to_numpy().astype(np.float64)
     if out.empty:
         raise SchemaError(f"{name or 'the scores input'} holds no numeric value; {_WHAT} is "
                           "expected.")
