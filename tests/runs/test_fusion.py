@@ -246,7 +246,13 @@ def test_float32_collisions_of_fused_scores_warn_in_evaluate_which_can_read_the_
 @pytest.mark.parametrize("method, options", [("rbc", {"phi": 0.8}), ("combsum", {"norm": None})])
 def test_fused_robust_runs_rank_by_their_scores(robust03, method, options):
     run, _ = robust03
-    fused = pdireval.fuse(run, method, **options)
+    if method == "rbc":
+        # rbc reads positions in trec_eval's order, where 1,565 adjacent Robust scores tie at
+        # float32 precision: fuse says so
+        with pytest.warns(pdireval.PdirevalWarning, match="equal at float32 precision"):
+            fused = pdireval.fuse(run, method, **options)
+    else:
+        fused = pdireval.fuse(run, method, **options)
     assert fused["query"].nunique() == run["query"].nunique()
     assert_ranks_follow_scores(fused)
     # the order is the exact one: recompute the scores independently and sort them
