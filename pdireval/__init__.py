@@ -19,8 +19,12 @@ def _trec_eval_command() -> bool:
     as trec_eval itself; it registers the accessor itself if it ever needs pandas."""
     argv = getattr(sys, "argv", None) or []
     script = str(argv[0]).replace("\\", "/").rsplit("/", 1)[-1] if argv else ""
-    return (len(argv) > 1 and argv[1] == "trec_eval" and script in ("pdireval", "pdireval.exe")
-            and "pandas" not in sys.modules)
+    return (
+        len(argv) > 1
+        and argv[1] == "trec_eval"
+        and script in ("pdireval", "pdireval.exe")
+        and "pandas" not in sys.modules
+    )
 
 
 if not _trec_eval_command():

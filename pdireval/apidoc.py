@@ -114,37 +114,118 @@ def api_markdown() -> str:
 #: public names of :data:`EXPORTS`). Every name of EXPORTS is on exactly one page
 #: (``tests/docs/test_site.py``); the subpackages have pages of their own.
 REFERENCE_PAGES: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
-    ("evaluate", "Evaluate", "From a run (and qrels) to per-query scores, and the measures.", (
-        "evaluate", "bounds", "evaluate_variants", "subsample_qrels", "fill_holes", "Measure",
-        "parse_measure", "register_measure", "unregister_measure", "as_ir_measure")),
-    ("files", "Read and write files", "TREC runs and qrels, SVMlight (LETOR) files.", (
-        "read_run", "read_qrels", "read_svmlight", "write_run", "write_qrels", "read_scores",
-        "write_scores")),
-    ("compare", "Compare systems", "Scores frames in, tidy meta-evaluation frames out.", (
-        "aggregate", "compare", "discriminative_power", "asl_curve", "decision_conflicts",
-        "correlate", "swap_rate", "swap_difference", "error_rate", "leaderboard_agreement",
-        "rank_uncertainty", "reproducibility", "paper_table", "report")),
-    ("collections", "Judge test collections and measures",
-     "Reliability, query set size, incomplete judgments, information theory, judges.", (
-        "reliability", "d_study", "query_set_size", "query_sets", "percentage_absolute_difference",
-        "information_tau", "information_from_tau", "tau_from_information", "joint_ric",
-        "information_difference", "completeness_correlation", "train_by_measure",
-        "training_stability", "stability_sign_test", "optimize", "agreement",
-        "judgment_confusion")),
-    ("fusion", "Fuse runs", "Rank and score fusion, and tuning its weights.",
-     ("fuse", "tune_fusion")),
-    ("errors", "Errors and warnings", "What pdireval raises for a user mistake, and warns.", (
-        "PdirevalError", "SchemaError", "MeasureError", "OptionError", "PdirevalWarning",
-        "PdirevalDeprecationWarning")),
+    (
+        "evaluate",
+        "Evaluate",
+        "From a run (and qrels) to per-query scores, and the measures.",
+        (
+            "evaluate",
+            "bounds",
+            "evaluate_variants",
+            "subsample_qrels",
+            "fill_holes",
+            "Measure",
+            "parse_measure",
+            "register_measure",
+            "unregister_measure",
+            "as_ir_measure",
+        ),
+    ),
+    (
+        "files",
+        "Read and write files",
+        "TREC runs and qrels, SVMlight (LETOR) files.",
+        (
+            "read_run",
+            "read_qrels",
+            "read_svmlight",
+            "write_run",
+            "write_qrels",
+            "read_scores",
+            "write_scores",
+        ),
+    ),
+    (
+        "compare",
+        "Compare systems",
+        "Scores frames in, tidy meta-evaluation frames out.",
+        (
+            "aggregate",
+            "compare",
+            "discriminative_power",
+            "asl_curve",
+            "decision_conflicts",
+            "correlate",
+            "swap_rate",
+            "swap_difference",
+            "error_rate",
+            "leaderboard_agreement",
+            "rank_uncertainty",
+            "reproducibility",
+            "paper_table",
+            "report",
+        ),
+    ),
+    (
+        "collections",
+        "Judge test collections and measures",
+        "Reliability, query set size, incomplete judgments, information theory, judges.",
+        (
+            "reliability",
+            "d_study",
+            "query_set_size",
+            "query_sets",
+            "percentage_absolute_difference",
+            "information_tau",
+            "information_from_tau",
+            "tau_from_information",
+            "joint_ric",
+            "information_difference",
+            "completeness_correlation",
+            "train_by_measure",
+            "training_stability",
+            "stability_sign_test",
+            "optimize",
+            "agreement",
+            "judgment_confusion",
+        ),
+    ),
+    (
+        "fusion",
+        "Fuse runs",
+        "Rank and score fusion, and tuning its weights.",
+        ("fuse", "tune_fusion"),
+    ),
+    (
+        "errors",
+        "Errors and warnings",
+        "What pdireval raises for a user mistake, and warns.",
+        (
+            "PdirevalError",
+            "SchemaError",
+            "MeasureError",
+            "OptionError",
+            "PdirevalWarning",
+            "PdirevalDeprecationWarning",
+        ),
+    ),
 )
 
 #: Subpackage pages: (file, title, module, names) — names None: the module's ``__all__``.
 SUBPACKAGE_PAGES: tuple[tuple[str, str, str, tuple[str, ...] | None], ...] = (
-    ("datasets", "pdireval.datasets", "pdireval.datasets",
-     ("simulate", "simulate_diversity", "read_cranfield")),
+    (
+        "datasets",
+        "pdireval.datasets",
+        "pdireval.datasets",
+        ("simulate", "simulate_diversity", "read_cranfield"),
+    ),
     ("measures", "pdireval.measures", "pdireval.measures", ("registry_frame",)),
-    ("dask", "pdireval.dask", "pdireval.dask",
-     ("evaluate", "evaluate_variants", "read_run", "read_qrels")),
+    (
+        "dask",
+        "pdireval.dask",
+        "pdireval.dask",
+        ("evaluate", "evaluate_variants", "read_run", "read_qrels"),
+    ),
     ("plot", "pdireval.plot", "pdireval.plot", None),
     ("pyterrier", "pdireval.pyterrier", "pdireval.pyterrier", ("test",)),
     ("stats", "pdireval.stats", "pdireval.stats", None),
@@ -182,9 +263,15 @@ def reference_pages() -> dict[str, str]:
     """``{file name: Markdown}`` of ``docs/reference/``: mkdocstrings directives per name."""
     pages: dict[str, str] = {}
     notice = "*Generated by `python -m pdireval.apidoc --reference docs/reference`; do not edit.*"
-    index = ["# API reference", "", notice, "",
-             "Every public name, by task. Functions whose first argument is a frame are also",
-             "methods of the `DataFrame.ireval` accessor ([the accessor](accessor.md)).", ""]
+    index = [
+        "# API reference",
+        "",
+        notice,
+        "",
+        "Every public name, by task. Functions whose first argument is a frame are also",
+        "methods of the `DataFrame.ireval` accessor ([the accessor](accessor.md)).",
+        "",
+    ]
     for file, title, intro, names in REFERENCE_PAGES:
         lines = [f"# {title}", "", notice, "", intro, ""]
         for name in names:
@@ -206,12 +293,19 @@ def reference_pages() -> dict[str, str]:
                 lines += [f"::: {_defining_module(module, name)}.{name}", _OPTIONS, ""]
         pages[f"{file}.md"] = "\n".join(lines)
         index.append(f"- [`{title}`]({file}.md): " + ", ".join(f"`{n}`" for n in listed))
-    accessor = ["# The `DataFrame.ireval` accessor", "", notice, "",
-                "`import pdireval` registers `.ireval` on every DataFrame. Each method is the",
-                "public function of the same name applied to the frame:",
-                "`frame.ireval.compare(...)` is `pdireval.compare(frame, ...)`, with the same",
-                "signature (minus the frame) and docstring.", "",
-                "| method | function |", "|---|---|"]
+    accessor = [
+        "# The `DataFrame.ireval` accessor",
+        "",
+        notice,
+        "",
+        "`import pdireval` registers `.ireval` on every DataFrame. Each method is the",
+        "public function of the same name applied to the frame:",
+        "`frame.ireval.compare(...)` is `pdireval.compare(frame, ...)`, with the same",
+        "signature (minus the frame) and docstring.",
+        "",
+        "| method | function |",
+        "|---|---|",
+    ]
     for name in FRAME_FUNCTIONS:
         page = next(f for f, _, _, names in REFERENCE_PAGES if name in names)
         target = f"{_defining_module(EXPORTS[name], name)}.{name}"

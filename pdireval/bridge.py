@@ -63,13 +63,18 @@ def as_ir_measure(measure):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", PdirevalWarning)  # queries without judgments
             scores = evaluate(
-                run, parsed, qrels=qrels[["query_id", "doc_id", "relevance"]], missing="drop",
+                run,
+                parsed,
+                qrels=qrels[["query_id", "doc_id", "relevance"]],
+                missing="drop",
                 columns={"query": "query_id", "doc": "doc_id"},
                 qrels_columns={"query": "query_id", "doc": "doc_id", "label": "relevance"},
             )
         return list(zip(scores["query"].astype(object), scores["value"].astype(float)))
 
     return ir_measures.define(
-        impl, name=str(parsed), support_cutoff=False,
+        impl,
+        name=str(parsed),
+        support_cutoff=False,
         short_desc=f"pdireval's {parsed} (pdireval.as_ir_measure)",
     )

@@ -386,7 +386,12 @@ def collection_name(runs: Sequence[str], qrels: str) -> str:
 # --------------------------------------------------------------------------- driver
 
 SUBCOMMANDS: list[Callable] = [
-    add_evaluate, add_report, add_trec_eval, add_compare, add_agreement, add_fuse
+    add_evaluate,
+    add_report,
+    add_trec_eval,
+    add_compare,
+    add_agreement,
+    add_fuse,
 ]
 
 

@@ -31,8 +31,9 @@ def print_frame(frame: pd.DataFrame, fmt: str) -> None:
     elif fmt == "json":
         sys.stdout.write(frame.to_json(orient="records", double_precision=15) + "\n")
     else:
-        with pd.option_context("display.max_rows", None, "display.max_columns", None,
-                               "display.width", 1000):
+        with pd.option_context(
+            "display.max_rows", None, "display.max_columns", None, "display.width", 1000
+        ):
             text = frame.to_string(index=False, float_format=lambda v: f"{v:.4f}")
         sys.stdout.write(text + "\n")
 
@@ -66,15 +67,33 @@ def _scores(args) -> pd.DataFrame:
 
 
 def _inputs(p, *, measures_default: str) -> None:
-    p.add_argument("runs", nargs="*", metavar="RUN_OR_DIR",
-                   help="TREC run file(s) or folder(s) of run files (plain or .gz)")
+    p.add_argument(
+        "runs",
+        nargs="*",
+        metavar="RUN_OR_DIR",
+        help="TREC run file(s) or folder(s) of run files (plain or .gz)",
+    )
     p.add_argument("--qrels", metavar="QRELS", help="TREC qrels file (plain or .gz)")
-    p.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
-                   help=f"a measure; repeat for more (default: {measures_default})")
-    p.add_argument("--system", choices=("tag", "filename"), default="tag",
-                   help="name systems by the run tag in the file (default) or by the file name")
-    p.add_argument("--format", choices=FORMATS, default="table",
-                   help="table (4 decimals, default), csv or json (full precision)")
+    p.add_argument(
+        "-m",
+        "--measure",
+        action="append",
+        dest="measures",
+        metavar="MEASURE",
+        help=f"a measure; repeat for more (default: {measures_default})",
+    )
+    p.add_argument(
+        "--system",
+        choices=("tag", "filename"),
+        default="tag",
+        help="name systems by the run tag in the file (default) or by the file name",
+    )
+    p.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="table",
+        help="table (4 decimals, default), csv or json (full precision)",
+    )
 
 
 # --------------------------------------------------------------------------- compare
@@ -101,23 +120,51 @@ def add_compare(subparsers) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _inputs(p, measures_default="AP nDCG@10")
-    p.add_argument("--scores", action="append", metavar="FILE",
-                   help="a per-query scores file instead of runs; repeat for more")
-    p.add_argument("--method", default="bootstrap",
-                   help="bootstrap (default), t, wilcoxon, sign, randomization, tukey "
-                   "(ranx's student / fisher work too)")
-    p.add_argument("--correction", default="none",
-                   help="none (default), holm, bonferroni, holm-sidak, hochberg, hommel, bh, by "
-                   "(statsmodels' names such as fdr_bh work too)")
-    p.add_argument("--baseline", action="append", metavar="SYSTEM",
-                   help="test every other system against this one; repeat for more")
-    p.add_argument("--alternative", choices=("two-sided", "greater", "less"),
-                   default="two-sided", help="scipy's alternatives (default two-sided)")
-    p.add_argument("--resamples", type=int, default=None, metavar="B",
-                   help="resamples of the resampling tests (default: the method's)")
+    p.add_argument(
+        "--scores",
+        action="append",
+        metavar="FILE",
+        help="a per-query scores file instead of runs; repeat for more",
+    )
+    p.add_argument(
+        "--method",
+        default="bootstrap",
+        help="bootstrap (default), t, wilcoxon, sign, randomization, tukey "
+        "(ranx's student / fisher work too)",
+    )
+    p.add_argument(
+        "--correction",
+        default="none",
+        help="none (default), holm, bonferroni, holm-sidak, hochberg, hommel, bh, by "
+        "(statsmodels' names such as fdr_bh work too)",
+    )
+    p.add_argument(
+        "--baseline",
+        action="append",
+        metavar="SYSTEM",
+        help="test every other system against this one; repeat for more",
+    )
+    p.add_argument(
+        "--alternative",
+        choices=("two-sided", "greater", "less"),
+        default="two-sided",
+        help="scipy's alternatives (default two-sided)",
+    )
+    p.add_argument(
+        "--resamples",
+        type=int,
+        default=None,
+        metavar="B",
+        help="resamples of the resampling tests (default: the method's)",
+    )
     p.add_argument("--seed", type=int, default=42, help="random seed (default 42)")
-    p.add_argument("--confidence-level", type=float, default=0.95, metavar="LEVEL",
-                   help="of the interval of the mean difference (default 0.95)")
+    p.add_argument(
+        "--confidence-level",
+        type=float,
+        default=0.95,
+        metavar="LEVEL",
+        help="of the interval of the mean difference (default 0.95)",
+    )
     p.set_defaults(func=run_compare)
 
 
@@ -127,9 +174,16 @@ def run_compare(args) -> int:
     scores = _scores(args)
     correction = None if str(args.correction).lower() == "none" else args.correction
     baseline = args.baseline[0] if args.baseline and len(args.baseline) == 1 else args.baseline
-    result = compare(scores, method=args.method, correction=correction, baseline=baseline,
-                     alternative=args.alternative, n_resamples=args.resamples, rng=args.seed,
-                     confidence_level=args.confidence_level)
+    result = compare(
+        scores,
+        method=args.method,
+        correction=correction,
+        baseline=baseline,
+        alternative=args.alternative,
+        n_resamples=args.resamples,
+        rng=args.seed,
+        confidence_level=args.confidence_level,
+    )
     print_frame(result, args.format)
     return 0
 
@@ -160,22 +214,50 @@ def add_agreement(subparsers) -> None:
     )
     p.add_argument("qrels", metavar="QRELS", help="the reference judgments (TREC qrels)")
     p.add_argument("other", metavar="OTHER_QRELS", help="the judgments under test (TREC qrels)")
-    p.add_argument("--runs", nargs="+", metavar="RUN_OR_DIR",
-                   help="runs to rank under both qrels (adds the leaderboard agreement)")
-    p.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
-                   help="a measure for the leaderboards; repeat for more (default: nDCG@10 AP)")
-    p.add_argument("--what", choices=("labels", "leaderboard", "both"), default=None,
-                   help="which agreement to print (default: labels, or both with --runs)")
-    p.add_argument("--rel", type=float, default=None,
-                   help="also binary agreement with labels >= REL relevant")
+    p.add_argument(
+        "--runs",
+        nargs="+",
+        metavar="RUN_OR_DIR",
+        help="runs to rank under both qrels (adds the leaderboard agreement)",
+    )
+    p.add_argument(
+        "-m",
+        "--measure",
+        action="append",
+        dest="measures",
+        metavar="MEASURE",
+        help="a measure for the leaderboards; repeat for more (default: nDCG@10 AP)",
+    )
+    p.add_argument(
+        "--what",
+        choices=("labels", "leaderboard", "both"),
+        default=None,
+        help="which agreement to print (default: labels, or both with --runs)",
+    )
+    p.add_argument(
+        "--rel", type=float, default=None, help="also binary agreement with labels >= REL relevant"
+    )
     p.add_argument("--per-query", action="store_true", help="label agreement per query too")
-    p.add_argument("--resamples", type=int, default=1000, metavar="B",
-                   help="bootstrap resamples of the intervals (default 1000)")
+    p.add_argument(
+        "--resamples",
+        type=int,
+        default=1000,
+        metavar="B",
+        help="bootstrap resamples of the intervals (default 1000)",
+    )
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument("--system", choices=("tag", "filename"), default="tag",
-                   help="name systems by the run tag in the file (default) or by the file name")
-    p.add_argument("--format", choices=FORMATS, default="table",
-                   help="table (4 decimals, default), csv or json (full precision)")
+    p.add_argument(
+        "--system",
+        choices=("tag", "filename"),
+        default="tag",
+        help="name systems by the run tag in the file (default) or by the file name",
+    )
+    p.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="table",
+        help="table (4 decimals, default), csv or json (full precision)",
+    )
     p.set_defaults(func=run_agreement)
 
 
@@ -196,8 +278,14 @@ def run_agreement(args) -> int:
     if what in ("labels", "both"):
         from pdireval.runs.judgment_agreement import agreement
 
-        frames["labels"] = agreement(qrels, other, rel=args.rel, per_query=args.per_query,
-                                     n_resamples=args.resamples, rng=args.seed)
+        frames["labels"] = agreement(
+            qrels,
+            other,
+            rel=args.rel,
+            per_query=args.per_query,
+            n_resamples=args.resamples,
+            rng=args.seed,
+        )
     if what in ("leaderboard", "both"):
         from pdireval.evaluation import evaluate
         from pdireval.measures import parse_measures
@@ -205,11 +293,13 @@ def run_agreement(args) -> int:
 
         measures = parse_measures(args.measures or ["nDCG@10", "AP"])
         run = load_runs(args.runs, system=args.system)
-        frames["leaderboard"] = leaderboard_agreement(evaluate(run, measures, qrels=qrels),
-                                                      evaluate(run, measures, qrels=other))
+        frames["leaderboard"] = leaderboard_agreement(
+            evaluate(run, measures, qrels=qrels), evaluate(run, measures, qrels=other)
+        )
     if args.format == "json" and len(frames) > 1:
-        body = ", ".join(f'"{k}": {v.to_json(orient="records", double_precision=15)}'
-                         for k, v in frames.items())
+        body = ", ".join(
+            f'"{k}": {v.to_json(orient="records", double_precision=15)}' for k, v in frames.items()
+        )
         sys.stdout.write("{" + body + "}\n")
         return 0
     for i, (name, frame) in enumerate(frames.items()):
@@ -240,27 +330,53 @@ def add_fuse(subparsers) -> None:
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("runs", nargs="+", metavar="RUN_OR_DIR",
-                   help="TREC run file(s) or folder(s) of run files (plain or .gz)")
-    p.add_argument("--method", default="rrf",
-                   help="rrf (default), isr, log_isr, borda, rbc, combsum, combmnz, combanz, "
-                   "combmax, combmin, combmed, condorcet (ranx's names work too)")
+    p.add_argument(
+        "runs",
+        nargs="+",
+        metavar="RUN_OR_DIR",
+        help="TREC run file(s) or folder(s) of run files (plain or .gz)",
+    )
+    p.add_argument(
+        "--method",
+        default="rrf",
+        help="rrf (default), isr, log_isr, borda, rbc, combsum, combmnz, combanz, "
+        "combmax, combmin, combmed, condorcet (ranx's names work too)",
+    )
     p.add_argument("--k", type=float, default=60, help="RRF's k (default 60)")
     p.add_argument("--phi", type=float, default=0.8, help="RBC's persistence (default 0.8)")
-    p.add_argument("--norm", default="min-max",
-                   help="score normalisation of the score-based methods: min-max (default), "
-                   "zmuv, sum, max, rank, borda or none")
-    p.add_argument("--weight", action="append", metavar="SYSTEM=W",
-                   help="a system's weight (weighted methods); repeat for each system")
-    p.add_argument("--systems", nargs="+", metavar="SYSTEM",
-                   help="fuse only these systems of the runs")
+    p.add_argument(
+        "--norm",
+        default="min-max",
+        help="score normalisation of the score-based methods: min-max (default), "
+        "zmuv, sum, max, rank, borda or none",
+    )
+    p.add_argument(
+        "--weight",
+        action="append",
+        metavar="SYSTEM=W",
+        help="a system's weight (weighted methods); repeat for each system",
+    )
+    p.add_argument(
+        "--systems", nargs="+", metavar="SYSTEM", help="fuse only these systems of the runs"
+    )
     p.add_argument("--name", help="the fused run's tag (default: the method's name)")
-    p.add_argument("--system", choices=("tag", "filename"), default="tag",
-                   help="name systems by the run tag in the file (default) or by the file name")
-    p.add_argument("--out", metavar="FILE",
-                   help="write the fused run here (.gz compresses; .parquet writes Parquet)")
-    p.add_argument("--format", choices=("trec", "csv", "json"), default="trec",
-                   help="trec (a TREC run, default), csv or json (the fused run frame)")
+    p.add_argument(
+        "--system",
+        choices=("tag", "filename"),
+        default="tag",
+        help="name systems by the run tag in the file (default) or by the file name",
+    )
+    p.add_argument(
+        "--out",
+        metavar="FILE",
+        help="write the fused run here (.gz compresses; .parquet writes Parquet)",
+    )
+    p.add_argument(
+        "--format",
+        choices=("trec", "csv", "json"),
+        default="trec",
+        help="trec (a TREC run, default), csv or json (the fused run frame)",
+    )
     p.set_defaults(func=run_fuse)
 
 
@@ -293,8 +409,16 @@ def run_fuse(args) -> int:
         raise OptionError("--out writes a TREC run (or Parquet): drop --format, or drop --out.")
     run = load_runs(args.runs, system=args.system)
     norm = None if str(args.norm).lower() == "none" else args.norm
-    fused = fuse(run, args.method, k=args.k, phi=args.phi, norm=norm,
-                 weights=_weights(args.weight), systems=args.systems, name=args.name)
+    fused = fuse(
+        run,
+        args.method,
+        k=args.k,
+        phi=args.phi,
+        norm=norm,
+        weights=_weights(args.weight),
+        systems=args.systems,
+        name=args.name,
+    )
     if args.format != "trec":
         print_frame(fused, args.format)
         return 0

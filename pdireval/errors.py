@@ -164,14 +164,17 @@ def check_rng(rng, *, name: str = "rng") -> int:
         A negative seed.
     """
     if isinstance(rng, (bool, np.bool_)):
-        raise TypeError(f"{name}= must be None, an int seed, a SeedSequence or a numpy Generator, "
-                        f"not a bool ({rng!r})")
+        raise TypeError(
+            f"{name}= must be None, an int seed, a SeedSequence or a numpy Generator, "
+            f"not a bool ({rng!r})"
+        )
     if rng is None:
         return int(np.random.SeedSequence().generate_state(2, np.uint64)[0] % _SEED_LIMIT)
     if isinstance(rng, (int, np.integer)):
         if rng < 0:
-            raise OptionError(f"{name}= as a seed must be a non-negative integer; got {rng}. Use "
-                              f"e.g. {name}=0.")
+            raise OptionError(
+                f"{name}= as a seed must be a non-negative integer; got {rng}. Use e.g. {name}=0."
+            )
         return int(rng)
     if isinstance(rng, np.random.SeedSequence):
         return int(rng.generate_state(2, np.uint64)[0] % _SEED_LIMIT)
@@ -212,14 +215,20 @@ def check_int(name: str, value, *, minimum: int | None = None, maximum: int | No
     value = int(value)
     if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
         bounds = " and ".join(
-            part for part in (f">= {minimum}" if minimum is not None else "",
-                              f"<= {maximum}" if maximum is not None else "") if part)
+            part
+            for part in (
+                f">= {minimum}" if minimum is not None else "",
+                f"<= {maximum}" if maximum is not None else "",
+            )
+            if part
+        )
         raise OptionError(f"{name}= must be {bounds}; got {value}.")
     return value
 
 
-def check_real(name: str, value, *, low: float | None = None, high: float | None = None,
-               inclusive: bool = True) -> float:
+def check_real(
+    name: str, value, *, low: float | None = None, high: float | None = None, inclusive: bool = True
+) -> float:
     """Return ``value`` as a finite float, or raise: TypeError for a non-number, OptionError
     outside [low, high] (``inclusive=False``: the open interval)."""
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):

@@ -93,8 +93,10 @@ def test(
         n_resamples = check_int("n_resamples", n_resamples, minimum=1, maximum=MAX_RESAMPLES)
     seed = check_rng(rng)
     simple = {"t": paired_tests.paired_t, "wilcoxon": paired_tests.wilcoxon}
-    resampled = {"randomization": paired_tests.randomization_test,
-                 "bootstrap": paired_tests.bootstrap_test}
+    resampled = {
+        "randomization": paired_tests.randomization_test,
+        "bootstrap": paired_tests.bootstrap_test,
+    }
 
     def pdireval_test(a, b):
         if method in simple:

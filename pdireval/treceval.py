@@ -41,9 +41,23 @@ OPTIONS = {
     "Zscore": ("Z", True),
 }
 #: trec_eval's short options (getopt string "hvqm:cl:nD:JN:M:R:T:oZ:")
-SHORT = {"h": False, "v": False, "q": False, "m": True, "c": False, "l": True, "n": False,
-         "D": True, "J": False, "N": True, "M": True, "R": True, "T": True, "o": False,
-         "Z": True}
+SHORT = {
+    "h": False,
+    "v": False,
+    "q": False,
+    "m": True,
+    "c": False,
+    "l": True,
+    "n": False,
+    "D": True,
+    "J": False,
+    "N": True,
+    "M": True,
+    "R": True,
+    "T": True,
+    "o": False,
+    "Z": True,
+}
 #: pdireval's own long options
 EXTRA = {"v10": False}
 
@@ -102,7 +116,7 @@ def getopt(argv: list[str]):
     while i < len(argv):
         arg = argv[i]
         if arg == "--":
-            operands += argv[i + 1:]
+            operands += argv[i + 1 :]
             break
         if arg.startswith("--"):
             name, eq, value = arg[2:].partition("=")
@@ -128,7 +142,7 @@ def getopt(argv: list[str]):
                 if letter not in SHORT:
                     raise Usage(f"unknown option -{letter} (in '{arg}')")
                 if SHORT[letter]:
-                    value = arg[j + 1:]
+                    value = arg[j + 1 :]
                     if not value:
                         if i + 1 >= len(argv):
                             raise Usage(f"option -{letter} requires an argument")
@@ -171,8 +185,8 @@ def _error(message: str) -> None:
 def command(argv: list[str], stdout=None) -> int:
     """Run ``pdireval trec_eval`` with ``argv`` (the arguments after ``trec_eval``); returns
     trec_eval's exit status."""
-    from pdireval.trec.trec_engine import Epi, IllegalMeasure, mark, measure_names
     from pdireval.trec.trec_files import TrecEvalExit
+    from pdireval.trec.trec_measures import Epi, IllegalMeasure, mark, measure_names
 
     out = stdout if stdout is not None else sys.stdout
     try:
@@ -234,17 +248,23 @@ def command(argv: list[str], stdout=None) -> int:
         out.write(HELP)
         return 0
     if len(operands) != 2:
-        _error(f"needs exactly two files, QRELS then RUN; got {len(operands)} "
-               f"({' '.join(operands) or 'none'}).")
+        _error(
+            f"needs exactly two files, QRELS then RUN; got {len(operands)} "
+            f"({' '.join(operands) or 'none'})."
+        )
         sys.stderr.write(USAGE)
         return 1
     if epi.debug_level > 0:
-        _error(f"-D {epi.debug_level}: trec_eval's debugging printout (level > 0) is not "
-               "supported; -D 0.QID evaluates query QID alone.")
+        _error(
+            f"-D {epi.debug_level}: trec_eval's debugging printout (level > 0) is not "
+            "supported; -D 0.QID evaluates query QID alone."
+        )
         return 1
     if epi.max_num_docs_per_topic is not None and epi.max_num_docs_per_topic < 0:
-        _error(f"-M {epi.max_num_docs_per_topic}: a negative maximum is not supported (trec_eval "
-               "would evaluate a negative number of documents); use -M 0 for empty rankings.")
+        _error(
+            f"-M {epi.max_num_docs_per_topic}: a negative maximum is not supported (trec_eval "
+            "would evaluate a negative number of documents); use -M 0 for empty rankings."
+        )
         return 1
     qrels, run = operands
     if qrels == "-" and run == "-":
@@ -287,10 +307,14 @@ def _measure_problem(spec: str, version: str, measure_names) -> str | None:
     other = "10" if version == "9" else "9"
     if name in measure_names(other):
         if version == "9":
-            return (f"-m {spec}: {name} is a trec_eval 10.0 measure, not a 9.0.8 one; add --v10 "
-                    f"(trec_eval: illegal measure '{spec}').")
-        return (f"-m {spec}: {name} is a trec_eval 9.0.8 measure that 10.0 dropped; remove --v10 "
-                f"(trec_eval: illegal measure '{spec}').")
+            return (
+                f"-m {spec}: {name} is a trec_eval 10.0 measure, not a 9.0.8 one; add --v10 "
+                f"(trec_eval: illegal measure '{spec}')."
+            )
+        return (
+            f"-m {spec}: {name} is a trec_eval 9.0.8 measure that 10.0 dropped; remove --v10 "
+            f"(trec_eval: illegal measure '{spec}')."
+        )
     from pdireval.errors import MeasureError
     from pdireval.measures import parse_measure
 
@@ -299,9 +323,11 @@ def _measure_problem(spec: str, version: str, measure_names) -> str | None:
     except MeasureError as exc:
         reason = " ".join(str(exc).split())
         names = ", ".join(measure_names(version))
-        return (f"-m {spec}: not a trec_eval {'10.0' if version == '10' else '9.0.8'} measure "
-                f"({names}; nicknames official, all_trec, set, prefs, all_prefs, qrels_jg) "
-                f"nor a pdireval measure: {reason} (trec_eval: illegal measure '{spec}').")
+        return (
+            f"-m {spec}: not a trec_eval {'10.0' if version == '10' else '9.0.8'} measure "
+            f"({names}; nicknames official, all_trec, set, prefs, all_prefs, qrels_jg) "
+            f"nor a pdireval measure: {reason} (trec_eval: illegal measure '{spec}')."
+        )
     return None
 
 
@@ -323,8 +349,12 @@ def _with_pdireval_measures(text, epi, qrels_path, run_path, specs) -> str:
     qrels = read_qrels(qrels_path)
     run = run.assign(system=str(run["system"].iloc[-1]))
     if epi.relevance_level != 1:
-        measures = [m.replace(rel=float(epi.relevance_level))
-                    if any(p.name == "rel" for p in m.definition.params) else m for m in measures]
+        measures = [
+            m.replace(rel=float(epi.relevance_level))
+            if any(p.name == "rel" for p in m.definition.params)
+            else m
+            for m in measures
+        ]
     kw = {"score_precision": "float64"} if epi.version == "10" else {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PdirevalWarning)
@@ -367,7 +397,7 @@ def add_trec_eval(subparsers) -> None:
     p = subparsers.add_parser(
         "trec_eval",
         help="drop-in for the trec_eval command (9.0.8, or 10.0 with --v10): same options, same "
-             "output",
+        "output",
         description=HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
         add_help=False,

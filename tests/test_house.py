@@ -210,6 +210,18 @@ def test_ruff_check_is_clean():
     assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-1000:]
 
 
+def test_ruff_format_is_clean():
+    # the package is laid out by `ruff format` (DEVELOPING.md): one layout, no diffs about it
+    out = subprocess.run(
+        [sys.executable, "-m", "ruff", "format", "--check", "--no-cache", str(ROOT)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT.parent,
+    )
+    assert out.returncode == 0, (
+        "run `ruff format pdireval`:\n" + out.stdout[-4000:] + out.stderr[-1000:]
+    )
+
 
 def test_no_module_over_800_lines_and_no_line_over_100_characters():
     # ruff's E501 lets a line of one long "word" pass (a URL, a regular expression); the

@@ -27,8 +27,11 @@ __all__ = [
 def group_columns(scores: pd.DataFrame) -> list[str]:
     """Grouping keys of a scores frame: every column but system, query and value (and the
     bounds ``value_low``, ``value_high`` of ``evaluate(..., unjudged="bounds")``)."""
-    return [c for c in scores.columns
-            if c not in ("system", "query", "value", "value_low", "value_high")]
+    return [
+        c
+        for c in scores.columns
+        if c not in ("system", "query", "value", "value_low", "value_high")
+    ]
 
 
 def scores_groups(scores: pd.DataFrame, by: list[str] | None = None):
@@ -59,8 +62,10 @@ def scores_groups(scores: pd.DataFrame, by: list[str] | None = None):
     def sort_key(item):
         d = item[0]
         return tuple(
-            (order.get(d[k], 0), 0.0, "") if k == "measure"
-            else (0, float(d[k]) if not pd.isna(d[k]) else np.inf, "") if k in numeric
+            (order.get(d[k], 0), 0.0, "")
+            if k == "measure"
+            else (0, float(d[k]) if not pd.isna(d[k]) else np.inf, "")
+            if k in numeric
             else (0, 0.0, str(d[k]))
             for k in keys
         )
@@ -87,9 +92,7 @@ def score_matrix(
     missing = np.isnan(values)
     if missing.any():
         q_idx, s_idx = np.nonzero(missing)
-        cells = pd.DataFrame(
-            {"system": matrix.columns[s_idx], "query": matrix.index[q_idx]}
-        )
+        cells = pd.DataFrame({"system": matrix.columns[s_idx], "query": matrix.index[q_idx]})
         present = group.loc[group["value"].isna(), ["system", "query"]]
         nan_keys = set(zip(present["system"], present["query"]))
         is_nan = np.array(
@@ -174,8 +177,11 @@ def group_matrices(
             continue
         m = np.empty((len(q_used), len(s_used)), dtype=np.float64)
         m[q_i, s_i] = v
-        matrix = pd.DataFrame(m, index=pd.Index(q_labels[q_used], name="query"),
-                              columns=pd.Index(sys_labels[s_used], name="system"))
+        matrix = pd.DataFrame(
+            m,
+            index=pd.Index(q_labels[q_used], name="query"),
+            columns=pd.Index(sys_labels[s_used], name="system"),
+        )
         yield keys, matrix
 
 

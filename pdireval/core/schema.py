@@ -105,7 +105,8 @@ def check_frame(frame, kind: str) -> pd.DataFrame:
     if not isinstance(frame, pd.DataFrame):
         extra = (
             ", a path, a dict of dicts {query: {doc: value}} or an iterable of records"
-            if kind in ("run", "qrels") else ""
+            if kind in ("run", "qrels")
+            else ""
         )
         raise TypeError(
             f"the {kind} must be a pandas DataFrame{extra} (or Arrow data: a pyarrow Table, "
@@ -392,8 +393,10 @@ def canonical_run_keys(
     """
     run = check_frame(run, "run")
     frame = rename_columns(run, columns, "run", RUN_COLUMNS + ("score", "rank", "label"))
-    no_system = "system" not in run.columns and "system" not in (columns or {}) and not any(
-        name in run.columns for name in SPELLINGS["run"]["system"]
+    no_system = (
+        "system" not in run.columns
+        and "system" not in (columns or {})
+        and not any(name in run.columns for name in SPELLINGS["run"]["system"])
     )
     require_columns(frame, RUN_COLUMNS, "run", columns)
     if "score" not in frame.columns and "rank" not in frame.columns:
@@ -459,8 +462,10 @@ def _duplicate_advice(rows: pd.DataFrame, key: list[str]) -> str:
     order = [c for c in ("score", "rank") if c in rows.columns]
     differing = rows.groupby(key, observed=True, sort=False)[order].nunique().gt(1).any(axis=1)
     if not differing.any():
-        return (f"Each ({', '.join(key)}) may appear once; these repeats are exact copies (same "
-                f"{' and '.join(order)}): drop them (e.g. df.drop_duplicates({key!r})).")
+        return (
+            f"Each ({', '.join(key)}) may appear once; these repeats are exact copies (same "
+            f"{' and '.join(order)}): drop them (e.g. df.drop_duplicates({key!r}))."
+        )
     first = differing.index[differing.to_numpy()][0]
     return (
         f"{int(differing.sum())} of the repeated documents have different {' or '.join(order)} "
@@ -617,9 +622,7 @@ def _merge_duplicate_judgments(
     if not dup_key.any():
         return frame
     dups = frame[dup_key.to_numpy()]
-    n_labels = dups.groupby(key, sort=False, observed=True)["label"].nunique(
-        dropna=False
-    )
+    n_labels = dups.groupby(key, sort=False, observed=True)["label"].nunique(dropna=False)
     conflicts = n_labels[n_labels > 1]
     what = "(" + ", ".join(key) + {2: ") pair(s)", 3: ") triple(s)"}.get(len(key), ") key(s)")
     if len(conflicts):
@@ -631,11 +634,13 @@ def _merge_duplicate_judgments(
             f"{' and '.join(k for k in key if k != 'doc')}: decide which label "
             "is right and drop the other rows"
             + (
-                "" if "subtopic" in key or "judge" in key else
-                " (or, if they are judgments per subtopic of a diversity collection, give "
+                ""
+                if "subtopic" in key or "judge" in key
+                else " (or, if they are judgments per subtopic of a diversity collection, give "
                 "them a 'subtopic' column: read_qrels(path, subtopics=True) reads a TREC "
                 "diversity qrels file so)"
-            ) + ".",
+            )
+            + ".",
             failure_cases=rows,
         )
     return frame.drop_duplicates(key, ignore_index=True)
@@ -700,8 +705,9 @@ def canonical_scores(
     keys = [c for c in out.columns if c != "value" and c not in BOUND_COLUMNS]
     for c in keys:
         if c not in ("system", "query", "measure"):
-            _check_scalars(out[c], c, "scores", frame, "a grouping column (every column besides "
-                                                       "value)")
+            _check_scalars(
+                out[c], c, "scores", frame, "a grouping column (every column besides value)"
+            )
     _check_row_id_columns(out, frame)
     _check_duplicate_keys(out, keys, "scores", None)
     return out
@@ -784,12 +790,6 @@ def _check_row_id_columns(out: pd.DataFrame, frame: pd.DataFrame) -> None:
             "pd.read_csv(path, index_col=0) or save it with to_csv(path, index=False)).",
             failure_cases=frame[list(bad)].head(5),
         )
-
-
-
-
-
-
 
 
 def _distinct_per_row(out: pd.DataFrame, column) -> bool:

@@ -140,9 +140,7 @@ def build_judgments(qrels: pd.DataFrame) -> Judgments:
     if "subtopic" in qrels.columns:
         full = qrels
         qrels = (
-            qrels.groupby(["query", "doc"], sort=True, observed=True)["label"]
-            .max()
-            .reset_index()
+            qrels.groupby(["query", "doc"], sort=True, observed=True)["label"].max().reset_index()
         )
     codes, uniques = pd.factorize(qrels["query"], sort=False)
     order_q = natural_order(uniques)

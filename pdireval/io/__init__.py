@@ -40,6 +40,11 @@ from pdireval.io.writers import write_qrels, write_run
 # limits MAX_DECOMPRESSED_BYTES and MAX_FEATURE_CELLS are read where they are defined
 # (pdireval.io.files, pdireval.io.svmlight): raise them there.
 __all__ = [
-    "read_run", "read_qrels", "read_svmlight", "read_scores", "write_run", "write_qrels",
+    "read_run",
+    "read_qrels",
+    "read_svmlight",
+    "read_scores",
+    "write_run",
+    "write_qrels",
     "write_scores",
 ]

@@ -102,10 +102,11 @@ def _control_error(path: Path, kind: str, chunk: bytes, at: int, lines_before: i
     line = lines_before + chunk.count(b"\n", 0, at) + 1
     start = chunk.rfind(b"\n", 0, at) + 1
     end = chunk.find(b"\n", at)
-    text = chunk[start:end if end >= 0 else len(chunk)][:200].decode("utf-8", "replace")
+    text = chunk[start : end if end >= 0 else len(chunk)][:200].decode("utf-8", "replace")
     code = chunk[at]
-    name = unicodedata.name(chr(code), "") or {0: "NULL", 0x7F: "DELETE"}.get(code, "control "
-                                                                                    "character")
+    name = unicodedata.name(chr(code), "") or {0: "NULL", 0x7F: "DELETE"}.get(
+        code, "control character"
+    )
     return SchemaError(
         f"{path}, line {line}: the {kind} line holds the control character U+{code:04X} ({name}) "
         f"at column {at - start + 1}; {kind} fields are numbers, ids and words separated by spaces "
@@ -167,7 +168,7 @@ def check_text(path: Path, kind: str, spaces: bool = True, controls: bool = Fals
                     line_so_far += len(chunk)
                 else:
                     last_newline = chunk.rfind(b"\n")
-                    line_head = chunk[last_newline + 1:last_newline + 41]
+                    line_head = chunk[last_newline + 1 : last_newline + 41]
                     line_so_far = len(chunk) - last_newline - 1
                 pending = len(decoder.getstate()[0])
                 try:

@@ -22,8 +22,15 @@ from pdireval.errors import OptionError, SchemaError, check_option
 __all__ = ["read_scores", "write_scores", "SCORES_FORMATS", "WRITE_FORMATS"]
 
 #: What :func:`read_scores` reads (``format=``); None sniffs it from the content.
-SCORES_FORMATS = ("trec_eval", "ir_measures", "ir_measures_jsonl", "pyterrier", "ranx",
-                  "mteb", "pdireval")
+SCORES_FORMATS = (
+    "trec_eval",
+    "ir_measures",
+    "ir_measures_jsonl",
+    "pyterrier",
+    "ranx",
+    "mteb",
+    "pdireval",
+)
 #: What :func:`write_scores` writes.
 WRITE_FORMATS = ("trec_eval", "ir_measures", "ir_measures_jsonl", "csv")
 
@@ -103,10 +110,15 @@ def _sniff(text: str) -> str:
         try:
             data = json.loads(text)
         except ValueError:
-            raise SchemaError(f"the scores input starts like JSON but is not valid JSON; {_WHAT} "
-                              "is expected.") from None
-        if isinstance(data, list) and data and isinstance(data[0], dict) and \
-                {"system", "query", "measure", "value"} <= set(data[0]):
+            raise SchemaError(
+                f"the scores input starts like JSON but is not valid JSON; {_WHAT} is expected."
+            ) from None
+        if (
+            isinstance(data, list)
+            and data
+            and isinstance(data[0], dict)
+            and {"system", "query", "measure", "value"} <= set(data[0])
+        ):
             return "pdireval"
         if isinstance(data, dict) and "model_names" in data and "metrics" in data:
             return "ranx"
@@ -150,8 +162,9 @@ def _numeric(frame: pd.DataFrame, name: str) -> pd.DataFrame:
     # numpy's str -> float64 is correctly rounded (pandas' fast parser may be 1 ulp off)
     out["value"] = out["value"].astype(str).str.strip().to_numpy().astype(np.float64)
     if out.empty:
-        raise SchemaError(f"{name or 'the scores input'} holds no numeric value; {_WHAT} is "
-                          "expected.")
+        raise SchemaError(
+            f"{name or 'the scores input'} holds no numeric value; {_WHAT} is expected."
+        )
     return out
 
 
@@ -159,8 +172,16 @@ def _whitespace_table(text: str, n: int, name: str) -> pd.DataFrame:
     """Lines of ``n`` whitespace-separated fields, parsed by pandas' C parser; a malformed
     line is then found and named."""
     try:
-        table = pd.read_csv(io.StringIO(text), sep=r"\s+", header=None, dtype=str,
-                            engine="c", skip_blank_lines=True, quoting=3, na_filter=False)
+        table = pd.read_csv(
+            io.StringIO(text),
+            sep=r"\s+",
+            header=None,
+            dtype=str,
+            engine="c",
+            skip_blank_lines=True,
+            quoting=3,
+            na_filter=False,
+        )
     except (pd.errors.ParserError, pd.errors.EmptyDataError):
         table = None
     if table is not None and table.shape[1] == n:
@@ -191,8 +212,9 @@ def _from_trec_eval(text: str, name: str) -> pd.DataFrame:
     tags = tags[~tags.index.duplicated()]
     n_blocks = int(block.max()) + 1 if len(block) else 0
     default = _stem(name)
-    names = [tags.get(b, default if n_blocks == 1 else f"{default}-{b + 1}")
-             for b in range(n_blocks)]
+    names = [
+        tags.get(b, default if n_blocks == 1 else f"{default}-{b + 1}") for b in range(n_blocks)
+    ]
     table["system"] = np.asarray(names, dtype=object)[block]
     table = table[~runid]
     return table
@@ -218,8 +240,9 @@ def _from_jsonl(text: str, name: str) -> pd.DataFrame:
             try:
                 records.append(json.loads(line))
             except ValueError:
-                raise SchemaError(f"{name or 'scores input'}: line {i + 1} is not JSON: "
-                                  f"{line[:100]!r}") from None
+                raise SchemaError(
+                    f"{name or 'scores input'}: line {i + 1} is not JSON: {line[:100]!r}"
+                ) from None
     table = pd.DataFrame.from_records(records)
     if "query_id" not in table.columns:
         table["query_id"] = SUMMARY
@@ -238,9 +261,15 @@ def _from_pyterrier(text: str, name: str) -> pd.DataFrame:
             frame["system"] = _stem(name)
         return frame[["system", "query", "measure", "value"]]
     # aggregated: one row per system, one column per measure (means)
-    extra = [c for c in frame.columns if c != "name" and (
-        str(c).endswith((" +", " -", " p-value", " reject", " corrected", " mrt"))
-        or str(c) == "mrt")]
+    extra = [
+        c
+        for c in frame.columns
+        if c != "name"
+        and (
+            str(c).endswith((" +", " -", " p-value", " reject", " corrected", " mrt"))
+            or str(c) == "mrt"
+        )
+    ]
     frame = frame.drop(columns=extra)
     long = frame.melt(id_vars=["name"], var_name="measure", value_name="value")
     long = long.rename(columns={"name": "system"})
@@ -251,11 +280,15 @@ def _from_pyterrier(text: str, name: str) -> pd.DataFrame:
 def _from_ranx(text: str, name: str) -> pd.DataFrame:
     data = json.loads(text)
     if "model_names" in data:  # Report.save(): means per model and metric
-        rows = [(model, SUMMARY, metric, data[model]["scores"][metric])
-                for model in data["model_names"] for metric in data["metrics"]]
+        rows = [
+            (model, SUMMARY, metric, data[model]["scores"][metric])
+            for model in data["model_names"]
+            for metric in data["metrics"]
+        ]
         return pd.DataFrame(rows, columns=["system", "query", "measure", "value"])
-    rows = [(measure, str(q), v) for measure, per_query in data.items()
-            for q, v in per_query.items()]
+    rows = [
+        (measure, str(q), v) for measure, per_query in data.items() for q, v in per_query.items()
+    ]
     table = pd.DataFrame(rows, columns=["measure", "query", "value"])
     table["system"] = _stem(name)
     return table
@@ -282,8 +315,9 @@ def _from_mteb(text: str, name: str) -> pd.DataFrame:
                     if isinstance(value, (int, float)) and not isinstance(value, bool):
                         rows.append((_stem(name), metric, value))
     if not rows:
-        raise SchemaError(f"{name or 'scores input'}: no numeric result found; {_WHAT} is "
-                          "expected.")
+        raise SchemaError(
+            f"{name or 'scores input'}: no numeric result found; {_WHAT} is expected."
+        )
     table = pd.DataFrame(rows, columns=["system", "measure", "value"])
     table.insert(1, "query", SUMMARY)
     return table
@@ -323,8 +357,9 @@ def _read_one(source, format, system) -> pd.DataFrame:
     return _numeric(table, name)
 
 
-def read_scores(path_or_buffer, format: str | None = None, *, system: str | None = None,
-                all_rows: str = "drop") -> pd.DataFrame:
+def read_scores(
+    path_or_buffer, format: str | None = None, *, system: str | None = None, all_rows: str = "drop"
+) -> pd.DataFrame:
     """Read per-query scores written by another tool (or by pdireval) as a scores frame.
 
     Formats (``format=``; None sniffs it from the content and says which formats it knows
@@ -381,10 +416,14 @@ def read_scores(path_or_buffer, format: str | None = None, *, system: str | None
     if format is not None:
         check_option("format", format, SCORES_FORMATS)
     check_option("all_rows", all_rows, ("drop", "keep"))
-    if not hasattr(path_or_buffer, "read") and isinstance(path_or_buffer, (str, os.PathLike)) \
-            and Path(path_or_buffer).is_dir():
-        files = sorted(p for p in Path(path_or_buffer).iterdir()
-                       if p.is_file() and not p.name.startswith("."))
+    if (
+        not hasattr(path_or_buffer, "read")
+        and isinstance(path_or_buffer, (str, os.PathLike))
+        and Path(path_or_buffer).is_dir()
+    ):
+        files = sorted(
+            p for p in Path(path_or_buffer).iterdir() if p.is_file() and not p.name.startswith(".")
+        )
         if not files:
             raise SchemaError(f"folder {str(path_or_buffer)!r} holds no scores file.")
         table = pd.concat([_read_one(p, format, system) for p in files], ignore_index=True)
@@ -435,8 +474,9 @@ def _as_text(frame: pd.DataFrame, fmt: str) -> pd.DataFrame:
     return frame.assign(value=text)
 
 
-def write_scores(scores: pd.DataFrame, path, *, format: str = "trec_eval",
-                 digits: int | None = 4, columns=None) -> None:
+def write_scores(
+    scores: pd.DataFrame, path, *, format: str = "trec_eval", digits: int | None = 4, columns=None
+) -> None:
     """Write a scores frame as ``trec_eval -q`` output (or ir_measures TSV / JSONL, or CSV).
 
     ``format="trec_eval"`` writes, per system (in the frame's order), one ``measure query
@@ -470,8 +510,9 @@ def write_scores(scores: pd.DataFrame, path, *, format: str = "trec_eval",
         An unknown format or a bad ``digits``.
     """
     check_option("format", format, WRITE_FORMATS)
-    if digits is not None and (isinstance(digits, bool) or not isinstance(digits, int)
-                               or not 0 <= digits <= 17):
+    if digits is not None and (
+        isinstance(digits, bool) or not isinstance(digits, int) or not 0 <= digits <= 17
+    ):
         raise OptionError(f"digits= must be None or an int from 0 to 17; got {digits!r}.")
     frame = canonical_scores(scores, columns)
     extra = [c for c in frame.columns if c not in ("system", "query", "measure", "value")]
@@ -494,8 +535,9 @@ def write_scores(scores: pd.DataFrame, path, *, format: str = "trec_eval",
     elif format == "ir_measures_jsonl":
         means = _means(frame)
         both = pd.concat([frame, means], ignore_index=True).rename(columns={"query": "query_id"})
-        text = both[["query_id", "measure", "value"]].to_json(orient="records", lines=True,
-                                                              double_precision=15)
+        text = both[["query_id", "measure", "value"]].to_json(
+            orient="records", lines=True, double_precision=15
+        )
     else:
         if format == "trec_eval":
             names = {m: _trec_name(m) for m in pd.unique(frame["measure"])}
@@ -504,9 +546,14 @@ def write_scores(scores: pd.DataFrame, path, *, format: str = "trec_eval",
         for system, block in frame.groupby("system", sort=False):
             means = _means(block)
             if format == "trec_eval":
-                head = pd.DataFrame({"system": system, "query": SUMMARY,
-                                     "measure": ["runid", "num_q"],
-                                     "value": [system, str(block["query"].nunique())]})
+                head = pd.DataFrame(
+                    {
+                        "system": system,
+                        "query": SUMMARY,
+                        "measure": ["runid", "num_q"],
+                        "value": [system, str(block["query"].nunique())],
+                    }
+                )
                 parts += [_as_text(block, fmt), head, _as_text(means, fmt)]
             else:
                 parts += [_as_text(block, fmt), _as_text(means, fmt)]
@@ -516,8 +563,9 @@ def write_scores(scores: pd.DataFrame, path, *, format: str = "trec_eval",
             order = ["measure", "query", "value"]
         else:
             order = ["query", "measure", "value"]
-        text = lines[order].to_csv(sep="\t", header=False, index=False, quoting=3,
-                                   lineterminator="\n")
+        text = lines[order].to_csv(
+            sep="\t", header=False, index=False, quoting=3, lineterminator="\n"
+        )
     target = Path(os.fspath(path))
     if target.is_dir():
         raise OptionError(f"write_scores() path {str(target)!r} is a folder; give a file name.")

@@ -93,6 +93,7 @@ def bounded_names() -> list[str]:
 def _harmonic(n: np.ndarray) -> np.ndarray:
     """H_n = sum_{i=1}^{n} 1/i for real n >= 0 (H_0 = 0), via the digamma function."""
     from scipy.special import digamma  # on first need: scipy.special costs ~0.3 s to import
+
     n = np.asarray(n, dtype=np.float64)
     return digamma(n + 1.0) + np.euler_gamma
 

@@ -137,13 +137,21 @@ def aggregate(
         from pdireval.meta.mean_intervals import check_interval_options
 
         confidence_level, method = check_interval_options(
-            confidence_level, method, bootstrap_interval, n_resamples, wide)
+            confidence_level, method, bootstrap_interval, n_resamples, wide
+        )
     frame = canonical_scores(scores, columns)
     if seeds is not None:
-        return _aggregate_seeds(frame, seeds, wide=wide, want=want,
-                                confidence_level=confidence_level, method=method,
-                                bootstrap_interval=bootstrap_interval,
-                                n_resamples=n_resamples, rng=rng)
+        return _aggregate_seeds(
+            frame,
+            seeds,
+            wide=wide,
+            want=want,
+            confidence_level=confidence_level,
+            method=method,
+            bootstrap_interval=bootstrap_interval,
+            n_resamples=n_resamples,
+            rng=rng,
+        )
     keys = group_columns(frame)
     measure_rank = {m: i for i, m in enumerate(pd.unique(frame["measure"]))}
     grouped = frame.groupby(keys + ["system"], sort=False, observed=True, dropna=False)["value"]
@@ -165,18 +173,28 @@ def aggregate(
         out = out.drop(columns="_sum")
     bounds = [c for c in ("value_low", "value_high") if c in frame.columns]
     if bounds:  # evaluate(..., unjudged="bounds"): the means of the bounds bound the mean
-        means = (frame.groupby(keys + ["system"], sort=False, observed=True, dropna=False)[bounds]
-                 .mean().rename(columns={"value_low": "mean_low", "value_high": "mean_high"})
-                 .reset_index())
+        means = (
+            frame.groupby(keys + ["system"], sort=False, observed=True, dropna=False)[bounds]
+            .mean()
+            .rename(columns={"value_low": "mean_low", "value_high": "mean_high"})
+            .reset_index()
+        )
         out = out.merge(means, on=keys + ["system"], how="left", sort=False)
     extra = [c for c in ("mean_low", "mean_high") if c in out.columns]
     out = out[["system"] + keys + ["mean"] + extra + ["std", "n_queries", "summary"]]
     if want:
         from pdireval.meta.mean_intervals import add_intervals
 
-        out = add_intervals(out, frame, keys, confidence_level=confidence_level, method=method,
-                            bootstrap_interval=bootstrap_interval, n_resamples=n_resamples,
-                            rng=rng)
+        out = add_intervals(
+            out,
+            frame,
+            keys,
+            confidence_level=confidence_level,
+            method=method,
+            bootstrap_interval=bootstrap_interval,
+            n_resamples=n_resamples,
+            rng=rng,
+        )
     if wide:
         cols = keys
         table = out.pivot_table(index="system", columns=cols, values="mean", sort=False)
@@ -187,8 +205,18 @@ def aggregate(
     return out
 
 
-def _aggregate_seeds(frame: pd.DataFrame, seeds: str, *, wide: bool, want: bool,
-                     confidence_level, method, bootstrap_interval, n_resamples, rng):
+def _aggregate_seeds(
+    frame: pd.DataFrame,
+    seeds: str,
+    *,
+    wide: bool,
+    want: bool,
+    confidence_level,
+    method,
+    bootstrap_interval,
+    n_resamples,
+    rng,
+):
     """:func:`aggregate` with the seed as a random effect: on the mean over seeds per
     (system, query), with each system's ``n_seeds`` and ``share_seed``; ``"nested"``: the
     interval of each mean from the two-level bootstrap (queries, then seeds)."""
@@ -205,10 +233,21 @@ def _aggregate_seeds(frame: pd.DataFrame, seeds: str, *, wide: bool, want: bool,
     require_seed(frame, "aggregate")
     averaged = average_seeds(frame)
     if seeds == "mean":
-        out = aggregate(averaged, wide=wide, **(dict(
-            confidence_level=confidence_level, method=method,
-            bootstrap_interval=bootstrap_interval, n_resamples=n_resamples, rng=rng)
-            if want else {}))
+        out = aggregate(
+            averaged,
+            wide=wide,
+            **(
+                dict(
+                    confidence_level=confidence_level,
+                    method=method,
+                    bootstrap_interval=bootstrap_interval,
+                    n_resamples=n_resamples,
+                    rng=rng,
+                )
+                if want
+                else {}
+            ),
+        )
     else:
         if want and method != "bootstrap" and method != "t":
             raise OptionError(
@@ -220,8 +259,12 @@ def _aggregate_seeds(frame: pd.DataFrame, seeds: str, *, wide: bool, want: bool,
         out = aggregate(averaged)
         level = confidence_level if want else 0.95
         keys = [c for c in group_columns(frame) if c != "seed"]
-        ci = nested_mean_intervals(frame, n_resamples=1000 if n_resamples is None else n_resamples,
-                                   seq=check_rng(rng), confidence_level=level)
+        ci = nested_mean_intervals(
+            frame,
+            n_resamples=1000 if n_resamples is None else n_resamples,
+            seq=check_rng(rng),
+            confidence_level=level,
+        )
         out = out.merge(ci, on=keys + ["system"], how="left", sort=False)
         out["ci_method"] = "nested_bootstrap"
         out["confidence_level"] = float(level)

@@ -9,8 +9,13 @@ import numpy as np
 
 from pdireval.errors import PdirevalWarning, check_int, check_real
 
-__all__ = ["check_ci_options", "replicate_means", "percentile_interval", "CorrelationBootstrap",
-           "MAX_RESAMPLES"]
+__all__ = [
+    "check_ci_options",
+    "replicate_means",
+    "percentile_interval",
+    "CorrelationBootstrap",
+    "MAX_RESAMPLES",
+]
 
 #: ceiling on ``n_resamples`` (B × m replicate leaderboards, B × m² pair counts for τ_AP)
 MAX_RESAMPLES = 10**5
@@ -21,8 +26,9 @@ def check_ci_options(confidence_level, n_resamples):
     n_res = check_int("n_resamples", n_resamples, minimum=2, maximum=MAX_RESAMPLES)
     if confidence_level is None:
         return None, n_res
-    return check_real("confidence_level", confidence_level, low=0.0, high=1.0,
-                      inclusive=False), n_res
+    return check_real(
+        "confidence_level", confidence_level, low=0.0, high=1.0, inclusive=False
+    ), n_res
 
 
 def replicate_means(x: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -70,11 +76,18 @@ class CorrelationBootstrap:
         from pdireval.errors import check_rng
 
         by = ["measure", *extra]
-        self.a = {tuple(kk.values()): m
-                  for kk, m in group_matrices(frame_a, by=by, what="scores", allow_nan=True)}
-        self.b = self.a if frame_b is None else {
+        self.a = {
             tuple(kk.values()): m
-            for kk, m in group_matrices(frame_b, by=by, what="other scores", allow_nan=True)}
+            for kk, m in group_matrices(frame_a, by=by, what="scores", allow_nan=True)
+        }
+        self.b = (
+            self.a
+            if frame_b is None
+            else {
+                tuple(kk.values()): m
+                for kk, m in group_matrices(frame_b, by=by, what="other scores", allow_nan=True)
+            }
+        )
         self.seed = check_rng(rng)
         self.n_res, self.p, self.k = n_resamples, p, k
         self._counts: dict = {}
@@ -97,8 +110,10 @@ class CorrelationBootstrap:
         same = ma.index.equals(mb.index)
         ca = self.counts(len(ma))
         cb = ca if same else self.counts(len(mb), other=True)
-        return (replicate_means(ma.to_numpy(np.float64), ca),
-                replicate_means(mb.to_numpy(np.float64), cb))
+        return (
+            replicate_means(ma.to_numpy(np.float64), ca),
+            replicate_means(mb.to_numpy(np.float64), cb),
+        )
 
     def interval(self, reps, method: str, point: float, level: float):
         """The percentile interval of ``method`` over the replicate pairs ``reps``."""

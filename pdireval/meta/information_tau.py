@@ -37,30 +37,13 @@ from pdireval.types import Columns, TiedPairs
 __all__ = ["information_tau", "pair_signs", "plugin_conditional_mutual_information"]
 
 
-
 # --------------------------------------------------------------------------- Theorem 1
-
-
-
-
 
 
 # --------------------------------------------------------------------------- plug-in MI
 
 
-
-
-
-
-
-
 # --------------------------------------------------------------------------- pairs
-
-
-
-
-
-
 
 
 # --------------------------------------------------------------------------- scores frames
@@ -82,8 +65,9 @@ def _given_sets(given) -> list[tuple[str, ...]]:
     if isinstance(given, str):
         return [(given,)]
     if not isinstance(given, Sequence):
-        raise TypeError("given= must be a measure name, a tuple of them, or a list of such sets; "
-                        f"got {given!r}")
+        raise TypeError(
+            f"given= must be a measure name, a tuple of them, or a list of such sets; got {given!r}"
+        )
     if len(given) == 0:
         return [()]
     if all(isinstance(g, str) for g in given):
@@ -222,8 +206,10 @@ def information_tau(
         wanted = list(dict.fromkeys(names.values()))
         # missing (system, query) cells are an error; NaN values are allowed (pairs dropped)
         by_measure = dict(
-            (d["measure"], matrix) for d, matrix in
-            group_matrices(grp[grp["measure"].isin(wanted)], by=["measure"], allow_nan=True)
+            (d["measure"], matrix)
+            for d, matrix in group_matrices(
+                grp[grp["measure"].isin(wanted)], by=["measure"], allow_nan=True
+            )
         )
         matrices: dict[str, pd.DataFrame] = {name: by_measure[name] for name in wanted}
         ref = next(iter(matrices.values()))

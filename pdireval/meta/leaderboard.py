@@ -73,10 +73,10 @@ def _paired_t_pvalues(x: np.ndarray, i: np.ndarray, j: np.ndarray):
     order = np.argsort(i, kind="stable")
     bounds = np.searchsorted(i[order], np.arange(0, n_s + block, block))
     for b, start in enumerate(range(0, n_s, block)):
-        sel = order[bounds[b]:bounds[b + 1]]
+        sel = order[bounds[b] : bounds[b + 1]]
         if len(sel) == 0:
             continue
-        cov = centred[:, start:start + block].T @ centred / (n - 1)
+        cov = centred[:, start : start + block].T @ centred / (n - 1)
         var_d[sel] = var[i[sel]] + var[j[sel]] - 2.0 * cov[i[sel] - start, j[sel]]
     diff = mean[i] - mean[j]
     scale = var[i] + var[j]
@@ -134,21 +134,27 @@ def _group_rows(xa, xb, systems, *, p, k, alpha):
         for name in LEADERBOARD_STATISTICS:
             if name.startswith("sig_"):
                 values[name] = np.nan
-    table = pd.DataFrame({
-        "system": list(systems),
-        "mean_a": mean_a,
-        "mean_b": mean_b,
-        "rank_a": pos_a + 1,
-        "rank_b": pos_b + 1,
-        "rank_change": pos_a - pos_b,
-    })
+    table = pd.DataFrame(
+        {
+            "system": list(systems),
+            "mean_a": mean_a,
+            "mean_b": mean_b,
+            "rank_a": pos_a + 1,
+            "rank_b": pos_b + 1,
+            "rank_change": pos_a - pos_b,
+        }
+    )
     return [float(values[s]) for s in LEADERBOARD_STATISTICS], table
 
 
 #: statistics with a bootstrap interval, and the argument order of their row function
-_BOOTSTRAPPED = {"kendall_tau_b": ("kendall_b", False), "tau_ap": ("tau_ap", True),
-                 "tau_ap_b": ("tau_ap_b", False), "rbo": ("rbo", False),
-                 "top_k_overlap": ("top_k_overlap", False)}
+_BOOTSTRAPPED = {
+    "kendall_tau_b": ("kendall_b", False),
+    "tau_ap": ("tau_ap", True),
+    "tau_ap_b": ("tau_ap_b", False),
+    "rbo": ("rbo", False),
+    "top_k_overlap": ("top_k_overlap", False),
+}
 
 
 def _intervals(xa, xb, values, level, n_res, seed, *, p, k):
@@ -201,7 +207,7 @@ def _judge_pairs(frame: pd.DataFrame, **options) -> pd.DataFrame:
     parts = {j: frame[judge == j].drop(columns="judge").reset_index(drop=True) for j in names}
     blocks = []
     for i, a in enumerate(names):
-        for b in names[i + 1:]:
+        for b in names[i + 1 :]:
             block = leaderboard_agreement(parts[a], parts[b], **options)
             block.insert(0, "judge_b", b)
             block.insert(0, "judge_a", a)
@@ -325,8 +331,16 @@ def leaderboard_agreement(
     frame_a = canonical_scores(scores, columns)
     extra = [c for c in group_columns(frame_a) if c != "measure"]
     if other is None and "judge" in extra and frame_a["judge"].nunique() > 1:
-        return _judge_pairs(frame_a, p=p, k=k, alpha=alpha, per_system=per_system,
-                            confidence_level=confidence_level, n_resamples=n_resamples, rng=rng)
+        return _judge_pairs(
+            frame_a,
+            p=p,
+            k=k,
+            alpha=alpha,
+            per_system=per_system,
+            confidence_level=confidence_level,
+            n_resamples=n_resamples,
+            rng=rng,
+        )
     if other is None:
         frame_b = frame_a
     else:
@@ -335,8 +349,13 @@ def leaderboard_agreement(
         check_same_grouping(extra, extra_b)
     keys = ["measure", *extra]
     grouped_a = {tuple(kk.values()): m for kk, m in group_matrices(frame_a, by=keys, what="scores")}
-    grouped_b = grouped_a if other is None else {
-        tuple(kk.values()): m for kk, m in group_matrices(frame_b, by=keys, what="other scores")}
+    grouped_b = (
+        grouped_a
+        if other is None
+        else {
+            tuple(kk.values()): m for kk, m in group_matrices(frame_b, by=keys, what="other scores")
+        }
+    )
     combos = []
     if other is None:
         extras = list(dict.fromkeys(kk[1:] for kk in grouped_a))
@@ -344,7 +363,7 @@ def leaderboard_agreement(
         for ex in extras:
             present = [m for m in measures if (m, *ex) in grouped_a]
             for ia, ma in enumerate(present):
-                for mb in present[ia + 1:]:
+                for mb in present[ia + 1 :]:
                     combos.append(((ma, *ex), (mb, *ex)))
         if not combos:
             raise OptionError(
@@ -378,11 +397,18 @@ def leaderboard_agreement(
                 drop=True
             )
         else:
-            block = pd.DataFrame({"statistic": list(LEADERBOARD_STATISTICS), "value": values,
-                                  "n_systems": len(systems), "n_queries": xa.shape[0]})
+            block = pd.DataFrame(
+                {
+                    "statistic": list(LEADERBOARD_STATISTICS),
+                    "value": values,
+                    "n_systems": len(systems),
+                    "n_queries": xa.shape[0],
+                }
+            )
             if level is not None:
-                block["ci_low"], block["ci_high"] = _intervals(xa, xb, values, level, n_res,
-                                                               seed, p=p, k=k)
+                block["ci_low"], block["ci_high"] = _intervals(
+                    xa, xb, values, level, n_res, seed, p=p, k=k
+                )
         for c, v in reversed(list(zip(extra, ka[1:]))):
             block.insert(0, c, v)
         block.insert(0, "measure_b", kb[0])

@@ -33,8 +33,11 @@ def check_interval_options(confidence_level, method, bootstrap_interval, n_resam
     """Validate the interval options of aggregate(); return (confidence_level, method)."""
     from pdireval.stats.intervals import BOOTSTRAP_INTERVALS
 
-    level = 0.95 if confidence_level is None else check_real(
-        "confidence_level", confidence_level, low=0.0, high=1.0, inclusive=False)
+    level = (
+        0.95
+        if confidence_level is None
+        else check_real("confidence_level", confidence_level, low=0.0, high=1.0, inclusive=False)
+    )
     method = "t" if method is None else method
     check_option("method", method, METHODS)
     check_option("bootstrap_interval", bootstrap_interval, BOOTSTRAP_INTERVALS)
@@ -51,8 +54,11 @@ def check_interval_options(confidence_level, method, bootstrap_interval, n_resam
 def _warn(cases: list[str], method: str):
     if not cases:
         return
-    what = ("groups whose residual variance is 0" if method == "anova"
-            else "(group, system) cases with fewer than two values or all values equal")
+    what = (
+        "groups whose residual variance is 0"
+        if method == "anova"
+        else "(group, system) cases with fewer than two values or all values equal"
+    )
     shown = "; ".join(cases[:5]) + (f"; ... and {len(cases) - 5} more" if len(cases) > 5 else "")
     warnings.warn(
         f"{len(cases)} {what} have no {method} interval (ci_low and ci_high are NaN): "
@@ -63,19 +69,30 @@ def _warn(cases: list[str], method: str):
     )
 
 
-def add_intervals(out: pd.DataFrame, frame: pd.DataFrame, keys: list[str], *,
-                  confidence_level: float, method: str, bootstrap_interval: str,
-                  n_resamples, rng) -> pd.DataFrame:
+def add_intervals(
+    out: pd.DataFrame,
+    frame: pd.DataFrame,
+    keys: list[str],
+    *,
+    confidence_level: float,
+    method: str,
+    bootstrap_interval: str,
+    n_resamples,
+    rng,
+) -> pd.DataFrame:
     """``out`` (aggregate's table) with ``se, ci_low, ci_high, ci_method, confidence_level``."""
     from pdireval.stats import intervals
 
     out = out.copy()
     if method == "t":
-        se, low, high = intervals.t_interval(out["mean"], out["std"], out["n_queries"],
-                                             confidence_level)
+        se, low, high = intervals.t_interval(
+            out["mean"], out["std"], out["n_queries"], confidence_level
+        )
         bad = np.isnan(low)
-        cases = [f"system {s!r} of {describe_group({k: r[k] for k in keys})}"
-                 for s, r in zip(out["system"][bad], out[keys][bad].to_dict("records"))]
+        cases = [
+            f"system {s!r} of {describe_group({k: r[k] for k in keys})}"
+            for s, r in zip(out["system"][bad], out[keys][bad].to_dict("records"))
+        ]
         _warn(cases, "t")
         out["se"], out["ci_low"], out["ci_high"] = se, low, high
         out["ci_method"] = "t"
@@ -93,12 +110,16 @@ def add_intervals(out: pd.DataFrame, frame: pd.DataFrame, keys: list[str], *,
                     cases.append(describe_group(group_keys))
             else:
                 counts = bootstrap_counts(group_generator(seed), x.shape[0], n_res)
-                se, low, high = intervals.bootstrap_interval(x, counts, confidence_level,
-                                                             bootstrap_interval)
-                cases += [f"system {s!r} of {describe_group(group_keys)}"
-                          for s in matrix.columns[np.isnan(low)]]
-            part = pd.DataFrame({"system": matrix.columns.astype(object), "se": se,
-                                 "ci_low": low, "ci_high": high})
+                se, low, high = intervals.bootstrap_interval(
+                    x, counts, confidence_level, bootstrap_interval
+                )
+                cases += [
+                    f"system {s!r} of {describe_group(group_keys)}"
+                    for s in matrix.columns[np.isnan(low)]
+                ]
+            part = pd.DataFrame(
+                {"system": matrix.columns.astype(object), "se": se, "ci_low": low, "ci_high": high}
+            )
             for k in keys:
                 part[k] = group_keys[k]
             parts.append(part)

@@ -41,8 +41,10 @@ def _tests(scores, method, n_resamples, rng, progress, *, what, columns=None):
                 "cannot apply to it. Drop them, or pass the scores frame instead."
             )
         if scores["method"].nunique() > 1:
-            raise OptionError(f"{what} got a compare() result mixing several methods: pass one "
-                              "compare() call's result.")
+            raise OptionError(
+                f"{what} got a compare() result mixing several methods: pass one "
+                "compare() call's result."
+            )
         return scores
     return compare(
         scores,
@@ -132,8 +134,13 @@ def discriminative_power(
             else np.nan
         )
         row = {k: keys[k] for k in keys_cols}
-        row.update(method=method, n_pairs=n_pairs, n_significant=n_sig,
-                   power=n_sig / n_pairs if n_pairs else np.nan, required_diff=required)
+        row.update(
+            method=method,
+            n_pairs=n_pairs,
+            n_significant=n_sig,
+            power=n_sig / n_pairs if n_pairs else np.nan,
+            required_diff=required,
+        )
         rows.append(row)
     out = pd.DataFrame(
         rows, columns=[*keys_cols, "method", "n_pairs", "n_significant", "power", "required_diff"]
@@ -316,7 +323,7 @@ def decision_conflicts(
         by = {m: group[group["measure"] == m].set_index(["system_a", "system_b"]) for m in measures}
         key_values = {c: group[c].iloc[0] for c in extra}
         for i, ma in enumerate(measures):
-            for mb in measures[i + 1:]:
+            for mb in measures[i + 1 :]:
                 a, b = by[ma].align(by[mb], join="inner", axis=0)
                 sa = a["p_value"].to_numpy() < alpha
                 sb = b["p_value"].to_numpy() < alpha
@@ -326,11 +333,19 @@ def decision_conflicts(
                     & (np.sign(a["mean_diff"].to_numpy()) != np.sign(b["mean_diff"].to_numpy()))
                 )
                 n_pairs = len(a)
-                row = {"measure_a": ma, "measure_b": mb, **key_values, "method": method,
-                       "n_pairs": n_pairs, "n_significant_a": int(sa.sum()),
-                       "n_significant_b": int(sb.sum()), "n_both": int((sa & sb).sum()),
-                       "n_conflicts": int((sa != sb).sum()), "n_opposite": int(opposite.sum()),
-                       "conflict_rate": (sa != sb).sum() / n_pairs if n_pairs else np.nan}
+                row = {
+                    "measure_a": ma,
+                    "measure_b": mb,
+                    **key_values,
+                    "method": method,
+                    "n_pairs": n_pairs,
+                    "n_significant_a": int(sa.sum()),
+                    "n_significant_b": int(sb.sum()),
+                    "n_both": int((sa & sb).sum()),
+                    "n_conflicts": int((sa != sb).sum()),
+                    "n_opposite": int(opposite.sum()),
+                    "conflict_rate": (sa != sb).sum() / n_pairs if n_pairs else np.nan,
+                }
                 rows.append(row)
     cols = [
         "measure_a",
@@ -346,7 +361,7 @@ def decision_conflicts(
         "conflict_rate",
     ]
     out = pd.DataFrame(rows, columns=cols)
-    for c in cols[len(extra) + 3:-1]:
+    for c in cols[len(extra) + 3 : -1]:
         out[c] = out[c].astype(np.int64)
     out["conflict_rate"] = out["conflict_rate"].astype(np.float64)
     return out

@@ -129,17 +129,36 @@ def rank_uncertainty(
         best = int(np.lexsort((systems.astype(str), -observed))[0])
         p_top = np.full(m, np.nan)
         if m > 1 and n >= 2:
-            sub = pd.DataFrame({"system": np.repeat(systems, n), "query": np.tile(matrix.index, m),
-                                "value": x.T.ravel()})
+            sub = pd.DataFrame(
+                {
+                    "system": np.repeat(systems, n),
+                    "query": np.tile(matrix.index, m),
+                    "value": x.T.ravel(),
+                }
+            )
             for k in keys:
                 sub[k] = group_keys[k]
-            res = compare(sub, method=test, alternative="less", baseline=systems[best],
-                          correction=correction, rng=seed, progress=False)
+            res = compare(
+                sub,
+                method=test,
+                alternative="less",
+                baseline=systems[best],
+                correction=correction,
+                rng=seed,
+                progress=False,
+            )
             where = {s: i for i, s in enumerate(systems)}
             p_top[[where[s] for s in res["system_a"]]] = res["p_adjusted"].to_numpy()
         in_top = ~(p_top < 1.0 - level)
-        block = pd.DataFrame({"system": systems.astype(str), "mean": observed, **dist,
-                              "in_top_group": in_top, "p_vs_top": p_top})
+        block = pd.DataFrame(
+            {
+                "system": systems.astype(str),
+                "mean": observed,
+                **dist,
+                "in_top_group": in_top,
+                "p_vs_top": p_top,
+            }
+        )
         block["n_queries"] = np.int64(n)
         block["n_resamples"] = np.int64(n_res)
         block = block.iloc[np.lexsort((block["system"].to_numpy(), block["rank"].to_numpy()))]

@@ -51,22 +51,6 @@ __all__ = [
 # --------------------------------------------------------------------------- closed forms
 
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 # --------------------------------------------------------------------------- frames -> stacks
 
 
@@ -124,8 +108,10 @@ def _check_sizes(n_queries, name):
         isinstance(n_queries, (list, tuple))
         and any(isinstance(n, (bool, np.bool_)) for n in n_queries)
     ):
-        raise TypeError(f"{name} must be a positive number of queries or a list of them, not a "
-                        f"bool ({n_queries!r})")
+        raise TypeError(
+            f"{name} must be a positive number of queries or a list of them, not a "
+            f"bool ({n_queries!r})"
+        )
     arr = (
         np.atleast_1d(np.asarray(n_queries, dtype=np.float64))
         if not isinstance(n_queries, str)
@@ -138,8 +124,10 @@ def _check_sizes(n_queries, name):
         or not np.all(np.isfinite(arr))
         or np.any(arr <= 0)
     ):
-        raise OptionError(f"{name} must be a positive number of queries or a non-empty list of "
-                          f"them, got {n_queries!r}")
+        raise OptionError(
+            f"{name} must be a positive number of queries or a non-empty list of "
+            f"them, got {n_queries!r}"
+        )
     return arr
 
 
@@ -172,8 +160,10 @@ def _check_facets(facets) -> str | None:
     try:
         facets = tuple(facets)
     except TypeError:
-        raise TypeError(f"facets must be a tuple of facet names such as ('query', 'judge'), "
-                        f"got {type(facets).__name__}") from None
+        raise TypeError(
+            f"facets must be a tuple of facet names such as ('query', 'judge'), "
+            f"got {type(facets).__name__}"
+        ) from None
     allowed = [("query",)] + [("query", f) for f in FACETS]
     if facets not in allowed:
         raise OptionError(
@@ -191,8 +181,8 @@ def _facet_arrays(frame: pd.DataFrame, facet: str):
             f"facets=('query', {facet!r}) needs a {facet!r} column in the scores (it has "
             f"{list(frame.columns)!r}). Evaluate with qrels of several judges "
             "(pdireval.evaluate(..., qrels=multi) gives a 'judge' column), or add the column."
-            if facet == "judge" else
-            f"facets=('query', {facet!r}) needs a {facet!r} column in the scores (it has "
+            if facet == "judge"
+            else f"facets=('query', {facet!r}) needs a {facet!r} column in the scores (it has "
             f"{list(frame.columns)!r}): one row per system, query, measure and {facet}."
         )
     keys = [c for c in group_columns(frame) if c != facet]
@@ -221,11 +211,14 @@ def _facet_arrays(frame: pd.DataFrame, facet: str):
             t, s, j = np.nonzero(bad)
             present = np.zeros(bad.shape, dtype=bool)
             present[q_i, s_i, j_i] = True
-            cells = pd.DataFrame({
-                "system": np.asarray(s_ids)[s_used[s]], "query": np.asarray(q_ids)[q_used[t]],
-                facet: np.asarray(j_ids)[j_used[j]],
-                "cause": np.where(present[t, s, j], "value is NaN", "no row"),
-            })
+            cells = pd.DataFrame(
+                {
+                    "system": np.asarray(s_ids)[s_used[s]],
+                    "query": np.asarray(q_ids)[q_used[t]],
+                    facet: np.asarray(j_ids)[j_used[j]],
+                    "cause": np.where(present[t, s, j], "value is NaN", "no row"),
+                }
+            )
             raise SchemaError(
                 f"the {where} do not form a complete system x query x {facet} table (the "
                 f"design is unbalanced): {int(bad.sum())} of {bad.size} cells have no usable "
@@ -274,9 +267,14 @@ def _components3(tab, n_s, n_t, n_j, negative):
     var = variance_components3(tab, n_s, n_t, n_j, negative=negative)
     one = n_j == 1
     if one.any():
-        two = variance_components(tab["ms_system"][one], tab["ms_query"][one],
-                                  tab["ms_residual"][one], n_s[one], n_t[one],
-                                  negative_components=negative)
+        two = variance_components(
+            tab["ms_system"][one],
+            tab["ms_query"][one],
+            tab["ms_residual"][one],
+            n_s[one],
+            n_t[one],
+            negative_components=negative,
+        )
         for e, v in zip(("system", "query", "residual"), two):
             var[e][one] = v
         for e in ("facet", "system_query", "system_facet", "query_facet"):
@@ -336,18 +334,21 @@ def _reliability3(frame, facet, *, n_queries, n_levels, target, negative):
     one = n_j == 1
     e_rho2_, phi_, filled, undefined = _coefficients3(var, n_t_prime, n_j_prime, one)
     needed = np.where(undefined, np.nan, queries_needed3(filled, n_j_prime, target))
-    needed_e = np.where(undefined, np.nan,
-                        queries_needed3(filled, n_j_prime, target, coefficient="e_rho2"))
+    needed_e = np.where(
+        undefined, np.nan, queries_needed3(filled, n_j_prime, target, coefficient="e_rho2")
+    )
     names = _names3(facet)
     total = sum(filled.values())
     out = _key_frame(keys_list, frame.drop(columns=facet))
-    out.update({
-        "n_systems": n_s.astype(np.int64),
-        "n_queries_observed": n_t.astype(np.int64),
-        f"n_{facet}s_observed": n_j.astype(np.int64),
-        "n_queries": n_t_prime,
-        f"n_{facet}s": n_j_prime,
-    })
+    out.update(
+        {
+            "n_systems": n_s.astype(np.int64),
+            "n_queries_observed": n_t.astype(np.int64),
+            f"n_{facet}s_observed": n_j.astype(np.int64),
+            "n_queries": n_t_prime,
+            f"n_{facet}s": n_j_prime,
+        }
+    )
     for e in EFFECTS3:
         out[f"var_{names[e]}"] = var[e]
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -355,8 +356,14 @@ def _reliability3(frame, facet, *, n_queries, n_levels, target, negative):
             out[f"share_{names[e]}"] = np.where(
                 total != 0, var[e] / np.where(total != 0, total, 1.0), np.nan
             )
-    out.update({"e_rho2": e_rho2_, "phi": phi_, "queries_needed": needed,
-                "queries_needed_e_rho2": needed_e})
+    out.update(
+        {
+            "e_rho2": e_rho2_,
+            "phi": phi_,
+            "queries_needed": needed,
+            "queries_needed_e_rho2": needed_e,
+        }
+    )
     for w in ("ss", "df", "ms"):
         for e in EFFECTS3:
             out[f"{w}_{names[e]}"] = tab[f"{w}_{e}"]
@@ -539,19 +546,30 @@ def reliability(
     n_levels = _facet_size(facet, n_judges, n_seeds)
     frame = canonical_scores(scores, columns)
     if facet is not None:
-        return _reliability3(frame, facet, n_queries=n_queries, n_levels=n_levels,
-                             target=target, negative=negative_components)
+        return _reliability3(
+            frame,
+            facet,
+            n_queries=n_queries,
+            n_levels=n_levels,
+            target=target,
+            negative=negative_components,
+        )
     keys_list, tab, n_s, n_t = _tables(frame)
     if n_queries is None:
         n_prime = n_t.copy()
     else:
         n_prime = _check_sizes(n_queries, "n_queries=")
         if len(n_prime) != 1:
-            raise OptionError("n_queries= takes one size; use pdireval.d_study(scores, n_queries) "
-                              "for several")
+            raise OptionError(
+                "n_queries= takes one size; use pdireval.d_study(scores, n_queries) for several"
+            )
         n_prime = np.full(len(n_t), n_prime[0])
     var_s, var_t, var_r = variance_components(
-        tab["ms_system"], tab["ms_query"], tab["ms_residual"], n_s, n_t,
+        tab["ms_system"],
+        tab["ms_query"],
+        tab["ms_residual"],
+        n_s,
+        n_t,
         negative_components=negative_components,
     )
     total = var_s + var_t + var_r
@@ -657,7 +675,11 @@ def d_study(
         return _d_study3(frame, facet, size, levels, negative_components)
     keys_list, tab, n_s, n_t = _tables(frame)
     var_s, var_t, var_r = variance_components(
-        tab["ms_system"], tab["ms_query"], tab["ms_residual"], n_s, n_t,
+        tab["ms_system"],
+        tab["ms_query"],
+        tab["ms_residual"],
+        n_s,
+        n_t,
         negative_components=negative_components,
     )
     g = len(keys_list)

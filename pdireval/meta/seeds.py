@@ -63,9 +63,13 @@ def seed_shares(frame: pd.DataFrame) -> pd.DataFrame:
     q_mean = grouped.transform("mean").to_numpy()
     r = grouped.transform("size").to_numpy()
     within = np.square(data["value"].to_numpy() - q_mean)
-    per_q = data[by_q].assign(_w=within, _r=r, _m=q_mean).groupby(
-        by_q, sort=False, observed=True, dropna=False).agg(_w=("_w", "sum"), _r=("_r", "first"),
-                                                            _m=("_m", "first")).reset_index()
+    per_q = (
+        data[by_q]
+        .assign(_w=within, _r=r, _m=q_mean)
+        .groupby(by_q, sort=False, observed=True, dropna=False)
+        .agg(_w=("_w", "sum"), _r=("_r", "first"), _m=("_m", "first"))
+        .reset_index()
+    )
     by_s = keys + ["system"]
     sizes = per_q.groupby(by_s, sort=False, observed=True, dropna=False)["_r"].agg(["min", "max"])
     bad = sizes[(sizes["min"] != sizes["max"]) | (sizes["min"] < 2)]
@@ -82,8 +86,11 @@ def seed_shares(frame: pd.DataFrame) -> pd.DataFrame:
     n = g["_m"].transform("size").to_numpy()
     grand = g["_m"].transform("mean").to_numpy()
     per_q = per_q.assign(_b=np.square(per_q["_m"].to_numpy() - grand), _n=n)
-    s = per_q.groupby(by_s, sort=False, observed=True, dropna=False).agg(
-        ss_w=("_w", "sum"), ss_b=("_b", "sum"), n=("_n", "first"), r=("_r", "first")).reset_index()
+    s = (
+        per_q.groupby(by_s, sort=False, observed=True, dropna=False)
+        .agg(ss_w=("_w", "sum"), ss_b=("_b", "sum"), n=("_n", "first"), r=("_r", "first"))
+        .reset_index()
+    )
     n, r = s["n"].to_numpy(np.float64), s["r"].to_numpy(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         ms_w = s["ss_w"].to_numpy() / (n * (r - 1.0))
@@ -108,8 +115,9 @@ def seed_arrays(frame: pd.DataFrame):
         where = describe_group(key)
         q_code, q_ids = pd.factorize(group["query"], sort=True)
         s_code, s_ids = pd.factorize(group["system"], sort=True)
-        r_code, _ = pd.factorize(group["system"].astype(str) + "\x1f" + group["seed"].astype(str),
-                                 sort=True)
+        r_code, _ = pd.factorize(
+            group["system"].astype(str) + "\x1f" + group["seed"].astype(str), sort=True
+        )
         # each system's seeds numbered 0..r-1
         first = np.full(len(s_ids), np.iinfo(np.int64).max)
         np.minimum.at(first, s_code, r_code)
@@ -128,8 +136,9 @@ def seed_arrays(frame: pd.DataFrame):
         x[q_code, s_code, k] = group["value"].to_numpy(dtype=np.float64)
         if np.isnan(x).any():
             t, s, j = np.nonzero(np.isnan(x))
-            cells = pd.DataFrame({"system": np.asarray(s_ids)[s], "query": np.asarray(q_ids)[t],
-                                  "seed_number": j})
+            cells = pd.DataFrame(
+                {"system": np.asarray(s_ids)[s], "query": np.asarray(q_ids)[t], "seed_number": j}
+            )
             raise SchemaError(
                 f"the {where} do not form a complete system x query x seed table: "
                 f"{len(cells)} cell(s) have no value (no row, or NaN):{show_rows(cells)}\n"
@@ -140,8 +149,16 @@ def seed_arrays(frame: pd.DataFrame):
         yield key, list(s_ids), x
 
 
-def nested_bootstrap(x: np.ndarray, pi: np.ndarray, pj: np.ndarray, *, n_resamples: int, gen,
-                     confidence_level: float, alternative: str):
+def nested_bootstrap(
+    x: np.ndarray,
+    pi: np.ndarray,
+    pj: np.ndarray,
+    *,
+    n_resamples: int,
+    gen,
+    confidence_level: float,
+    alternative: str,
+):
     """Two-level bootstrap of the mean difference of pairs of systems with seeds.
 
     x: (n, S, r) scores of S systems on n queries with r seeds each. A replicate draws n
@@ -195,14 +212,29 @@ def nested_mean_intervals(frame: pd.DataFrame, *, n_resamples: int, seq, confide
         gen = group_generator(seq, *(str(key[k]) for k in keys))
         reps = _replicate_means(x, n_resamples, gen)
         low, high = np.quantile(reps, [alpha / 2, 1 - alpha / 2], axis=0)
-        rows.append(pd.DataFrame({**{k: [key[k]] * len(systems) for k in keys},
-                                  "system": systems, "se": reps.std(axis=0, ddof=1),
-                                  "ci_low": low, "ci_high": high}))
+        rows.append(
+            pd.DataFrame(
+                {
+                    **{k: [key[k]] * len(systems) for k in keys},
+                    "system": systems,
+                    "se": reps.std(axis=0, ddof=1),
+                    "ci_low": low,
+                    "ci_high": high,
+                }
+            )
+        )
     return pd.concat(rows, ignore_index=True)
 
 
-def nested_compare(table: pd.DataFrame, frame: pd.DataFrame, *, n_resamples: int, seq,
-                   confidence_level: float, alternative: str) -> pd.DataFrame:
+def nested_compare(
+    table: pd.DataFrame,
+    frame: pd.DataFrame,
+    *,
+    n_resamples: int,
+    seq,
+    confidence_level: float,
+    alternative: str,
+) -> pd.DataFrame:
     """Replace the bootstrap columns of :func:`pdireval.compare`'s table (computed on the
     seed means) by the two-level bootstrap's: ``ci_low``, ``ci_high``, ``p_value``
     (``statistic`` NaN), with ``n_seeds``; rows and their order unchanged."""
@@ -222,8 +254,15 @@ def nested_compare(table: pd.DataFrame, frame: pd.DataFrame, *, n_resamples: int
         pi = np.array([index[s] for s in table["system_a"].to_numpy()[rows]])
         pj = np.array([index[s] for s in table["system_b"].to_numpy()[rows]])
         gen = group_generator(seq, *(str(key[k]) for k in keys))
-        res = nested_bootstrap(x, pi, pj, n_resamples=n_resamples, gen=gen,
-                               confidence_level=confidence_level, alternative=alternative)
+        res = nested_bootstrap(
+            x,
+            pi,
+            pj,
+            n_resamples=n_resamples,
+            gen=gen,
+            confidence_level=confidence_level,
+            alternative=alternative,
+        )
         for c in ("ci_low", "ci_high", "p_value"):
             table.loc[table.index[rows], c] = res[c]
         table.loc[table.index[rows], "statistic"] = np.nan

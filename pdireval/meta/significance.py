@@ -114,8 +114,9 @@ def _baseline_list(baseline) -> list[str] | None:
     if isinstance(baseline, (list, tuple, np.ndarray, pd.Index, pd.Series)):
         names = [str(b) for b in baseline]
         if not names:
-            raise OptionError("baseline= is an empty list; pass one or more system names, or None "
-                              "for all pairs.")
+            raise OptionError(
+                "baseline= is an empty list; pass one or more system names, or None for all pairs."
+            )
         if len(set(names)) != len(names):
             raise OptionError(f"baseline= names a system twice: {names}. List each baseline once.")
         return names
@@ -177,8 +178,20 @@ def _one_test(method, d, alternative, counts, signs, exact, a=None, b=None):
     return res["statistic"], res["p_value"]
 
 
-def _test_group(x, method, *, n_res, rng, baseline=None, confidence_level=0.95, alpha=None,
-                progress=None, alternative="two-sided", extras=False, margin=None):
+def _test_group(
+    x,
+    method,
+    *,
+    n_res,
+    rng,
+    baseline=None,
+    confidence_level=0.95,
+    alpha=None,
+    progress=None,
+    alternative="two-sided",
+    extras=False,
+    margin=None,
+):
     """Run one test on every pair of columns of the queries x systems matrix x.
 
     ``baseline``: None (all pairs), a column index, or a list of them. Returns (I, J, dict of
@@ -189,8 +202,17 @@ def _test_group(x, method, *, n_res, rng, baseline=None, confidence_level=0.95, 
     bases = [baseline] if isinstance(baseline, (int, np.integer)) else baseline
     pi, pj = _pairs(m, bases)
     n_pairs = len(pi)
-    names = ("mean_diff", "statistic", "p_value", "ci_low", "ci_high", "effect_size", "required",
-             "p_lower", "p_upper")
+    names = (
+        "mean_diff",
+        "statistic",
+        "p_value",
+        "ci_low",
+        "ci_high",
+        "effect_size",
+        "required",
+        "p_lower",
+        "p_upper",
+    )
     cols = {k: np.full(n_pairs, np.nan) for k in names + (_EXTRA if extras else ())}
     if n_pairs == 0:
         return pi, pj, cols
@@ -249,17 +271,20 @@ def _test_group(x, method, *, n_res, rng, baseline=None, confidence_level=0.95, 
             else:
                 cols["statistic"][part], cols["p_value"][part] = lower if upper is None else upper
             if method == "bootstrap" and counts is not None:
-                res = bootstrap_kernel(d, counts, confidence_level=confidence_level,
-                                       alternative=alternative)
+                res = bootstrap_kernel(
+                    d, counts, confidence_level=confidence_level, alternative=alternative
+                )
                 cols["ci_low"][part], cols["ci_high"][part] = res["ci_low"], res["ci_high"]
         elif method in ("t", "wilcoxon", "sign", "randomization"):
             cols["statistic"][part], cols["p_value"][part] = _one_test(
-                method, d, alternative, counts, signs, exact, a, b)
+                method, d, alternative, counts, signs, exact, a, b
+            )
         elif method == "bootstrap":
             if counts is None:
                 continue
-            res = bootstrap_kernel(d, counts, confidence_level=confidence_level, alpha=alpha,
-                                   alternative=alternative)
+            res = bootstrap_kernel(
+                d, counts, confidence_level=confidence_level, alpha=alpha, alternative=alternative
+            )
             cols["statistic"][part] = res["statistic"]
             cols["p_value"][part] = res["p_value"]
             cols["ci_low"][part], cols["ci_high"][part] = res["ci_low"], res["ci_high"]
@@ -318,8 +343,20 @@ def check_common(method, confidence_level, alternative="two-sided"):
     return method
 
 
-def iter_tests(frame, method, *, n_resamples, rng, baseline=None, confidence_level=0.95,
-               alpha=None, progress=None, alternative="two-sided", extras=False, margin=None):
+def iter_tests(
+    frame,
+    method,
+    *,
+    n_resamples,
+    rng,
+    baseline=None,
+    confidence_level=0.95,
+    alpha=None,
+    progress=None,
+    alternative="two-sided",
+    extras=False,
+    margin=None,
+):
     """Yield (keys, systems, n_queries, means, I, J, cols) for every group of a scores frame."""
     n_res = _resolve_resamples(method, n_resamples)
     seed = check_rng(rng)
@@ -337,9 +374,17 @@ def iter_tests(frame, method, *, n_resamples, rng, baseline=None, confidence_lev
         x = matrix.to_numpy(dtype=np.float64)
         base = _baseline_index(systems, baseline, keys)
         pi, pj, cols = _test_group(
-            x, method, n_res=n_res, rng=group_generator(seed), baseline=base,
-            confidence_level=confidence_level, alpha=alpha, progress=progress,
-            alternative=alternative, extras=extras, margin=margin,
+            x,
+            method,
+            n_res=n_res,
+            rng=group_generator(seed),
+            baseline=base,
+            confidence_level=confidence_level,
+            alpha=alpha,
+            progress=progress,
+            alternative=alternative,
+            extras=extras,
+            margin=margin,
         )
         yield keys, systems, x.shape[0], x.mean(axis=0), pi, pj, cols
 
@@ -545,21 +590,40 @@ def compare(
                 f"seeds='nested' is a two-level bootstrap: use it with method='bootstrap' (got "
                 f"{method!r}), or seeds='mean' to run {method!r} on the means over seeds."
             )
-        out = compare(average_seeds(frame), method=method, alternative=alternative,
-                      n_resamples=n_resamples, rng=rng, correction=correction,
-                      baseline=baseline, family=family, confidence_level=confidence_level,
-                      required_diff_alpha=required_diff_alpha, margin=margin, progress=progress)
+        out = compare(
+            average_seeds(frame),
+            method=method,
+            alternative=alternative,
+            n_resamples=n_resamples,
+            rng=rng,
+            correction=correction,
+            baseline=baseline,
+            family=family,
+            confidence_level=confidence_level,
+            required_diff_alpha=required_diff_alpha,
+            margin=margin,
+            progress=progress,
+        )
         if seeds == "nested":
-            out = nested_compare(out, frame, n_resamples=_resolve_resamples(method, n_resamples),
-                                 seq=check_rng(rng), confidence_level=confidence_level,
-                                 alternative=alternative)
+            out = nested_compare(
+                out,
+                frame,
+                n_resamples=_resolve_resamples(method, n_resamples),
+                seq=check_rng(rng),
+                confidence_level=confidence_level,
+                alternative=alternative,
+            )
             by = [c for c in group_columns(out) if c in group_columns(frame) and c != "seed"]
             if family == "all":
                 out["p_adjusted"] = adjust_pvalues(out["p_value"].to_numpy(), correction)
             else:
-                out["p_adjusted"] = out.groupby(by, sort=False, observed=True, dropna=False)[
-                    "p_value"].transform(lambda p: adjust_pvalues(p.to_numpy(), correction)) \
-                    if by else adjust_pvalues(out["p_value"].to_numpy(), correction)
+                out["p_adjusted"] = (
+                    out.groupby(by, sort=False, observed=True, dropna=False)["p_value"].transform(
+                        lambda p: adjust_pvalues(p.to_numpy(), correction)
+                    )
+                    if by
+                    else adjust_pvalues(out["p_value"].to_numpy(), correction)
+                )
         return out
     check_option("family", family, ("group", "all"))
     if method == "tukey" and correction is not None:
@@ -580,17 +644,33 @@ def compare(
     keys_cols = group_columns(frame)
     parts = []
     for keys, systems, n_q, means, pi, pj, cols in iter_tests(
-        frame, method, n_resamples=n_resamples, rng=rng, baseline=baseline,
-        confidence_level=confidence_level, alpha=alpha if required else None, progress=progress,
-        alternative=alternative, extras=True, margin=margin,
+        frame,
+        method,
+        n_resamples=n_resamples,
+        rng=rng,
+        baseline=baseline,
+        confidence_level=confidence_level,
+        alpha=alpha if required else None,
+        progress=progress,
+        alternative=alternative,
+        extras=True,
+        margin=margin,
     ):
         names = np.array(systems, dtype=object)
         part = {k: [keys[k]] * len(pi) for k in keys_cols}
         part.update(
-            system_a=names[pi], system_b=names[pj], mean_a=means[pi], mean_b=means[pj],
-            mean_diff=cols["mean_diff"], ci_low=cols["ci_low"], ci_high=cols["ci_high"],
-            effect_size=cols["effect_size"], hedges_g=cols["hedges_g"], bf10=cols["bf10"],
-            statistic=cols["statistic"].astype(np.float64), p_value=cols["p_value"],
+            system_a=names[pi],
+            system_b=names[pj],
+            mean_a=means[pi],
+            mean_b=means[pj],
+            mean_diff=cols["mean_diff"],
+            ci_low=cols["ci_low"],
+            ci_high=cols["ci_high"],
+            effect_size=cols["effect_size"],
+            hedges_g=cols["hedges_g"],
+            bf10=cols["bf10"],
+            statistic=cols["statistic"].astype(np.float64),
+            p_value=cols["p_value"],
         )
         part["p_adjusted"] = (
             adjust_pvalues(cols["p_value"], correction) if family == "group" else cols["p_value"]

@@ -24,8 +24,17 @@ from pdireval.types import Columns
 
 __all__ = ["train_by_measure", "training_stability", "stability_sign_test"]
 
-_RESULT_COLUMNS = ("train_measure", "eval_measure", "system", "value", "reference_system",
-                   "reference_value", "statistic", "p_value", "n_test_queries")
+_RESULT_COLUMNS = (
+    "train_measure",
+    "eval_measure",
+    "system",
+    "value",
+    "reference_system",
+    "reference_value",
+    "statistic",
+    "p_value",
+    "n_test_queries",
+)
 
 
 def _query_set(values, name: str, known: set) -> list[str]:
@@ -49,8 +58,9 @@ def _params_frame(params, systems) -> pd.DataFrame | None:
         return None
     if isinstance(params, pd.DataFrame):
         if "system" not in params.columns:
-            raise SchemaError("params= as a DataFrame needs a 'system' column and one column per "
-                              "parameter.")
+            raise SchemaError(
+                "params= as a DataFrame needs a 'system' column and one column per parameter."
+            )
         frame = params.drop_duplicates().copy()
     elif isinstance(params, Mapping):
         rows = []
@@ -61,18 +71,21 @@ def _params_frame(params, systems) -> pd.DataFrame | None:
                 rows.append({"system": system, "param": value})
         frame = pd.DataFrame(rows)
     else:
-        raise TypeError("params= must be a DataFrame (system + parameter columns) or a mapping "
-                        "{system: value}")
+        raise TypeError(
+            "params= must be a DataFrame (system + parameter columns) or a mapping {system: value}"
+        )
     frame["system"] = frame["system"].astype(str)
     dup = frame["system"].duplicated(keep=False)
     if dup.any():
-        raise SchemaError("params= gives some systems more than one "
-                          f"setting:{show_rows(frame[dup])}",
-                          failure_cases=frame[dup])
+        raise SchemaError(
+            f"params= gives some systems more than one setting:{show_rows(frame[dup])}",
+            failure_cases=frame[dup],
+        )
     missing = sorted(set(systems) - set(frame["system"]))
     if missing:
-        raise SchemaError(f"params= lacks the setting of {len(missing)} system(s), e.g. "
-                          f"{missing[:5]}.")
+        raise SchemaError(
+            f"params= lacks the setting of {len(missing)} system(s), e.g. {missing[:5]}."
+        )
     cols = [c for c in frame.columns if c != "system"]
     for c in cols:
         try:
@@ -164,8 +177,9 @@ def train_by_measure(
     exp_keys = [k for k in group_columns(full) if k != "measure"]
     lacking = [k for k in exp_keys if k not in tr.columns]
     if lacking:
-        raise SchemaError(f"train_scores lack the grouping column(s) {lacking} of scores; add "
-                          "them.")
+        raise SchemaError(
+            f"train_scores lack the grouping column(s) {lacking} of scores; add them."
+        )
     var_keys = [k for k in group_columns(tr) if k not in exp_keys and k != "measure"]
     known = set(pd.unique(full["query"]))
     train_q = _query_set(train, "train", known)
@@ -204,9 +218,11 @@ def train_by_measure(
             na_position="last",
         )
         best = means.drop_duplicates(keys).rename(columns={"measure": "train_measure"})[
-            exp_keys + var_keys + ["train_measure", "system"]]
+            exp_keys + var_keys + ["train_measure", "system"]
+        ]
         base = best[best["train_measure"] == reference][exp_keys + var_keys + ["system"]].rename(
-            columns={"system": "reference_system"})
+            columns={"system": "reference_system"}
+        )
         chosen = (
             best.merge(base, on=exp_keys + var_keys, how="left")
             if exp_keys + var_keys
@@ -227,8 +243,9 @@ def train_by_measure(
                 absent = sorted(
                     set(sel["system"][col < 0]) | set(sel["reference_system"][bcol < 0])
                 )
-                raise SchemaError(f"the test scores of {gd} lack system(s) {absent[:5]} chosen in "
-                                  "training.")
+                raise SchemaError(
+                    f"the test scores of {gd} lack system(s) {absent[:5]} chosen in training."
+                )
             values = matrix.to_numpy(dtype=np.float64)
             a, b = values[:, col], values[:, bcol]
             stat = np.zeros(len(col))
@@ -370,13 +387,18 @@ def training_stability(
     opt = pd.concat({p: _inv_sd(theta, gk, p, ddof) for p in params}, names=["parameter"])
     opt = opt.rename("inv_sigma_opt").reset_index()
     same = results[results["eval_measure"] == results["train_measure"]].assign(
-        d=lambda f: (f["reference_value"] - f["value"]).abs())
+        d=lambda f: (f["reference_value"] - f["value"]).abs()
+    )
     by_map = results[results["eval_measure"] == reference].assign(
-        d=lambda f: (f["reference_value"] - f["value"]).abs())
+        d=lambda f: (f["reference_value"] - f["value"]).abs()
+    )
     diff_m = _inv_sd(same, gk, "d", ddof).rename("inv_sigma_diff").reset_index()
     diff_map = _inv_sd(by_map, gk, "d", ddof).rename("inv_sigma_diff_reference").reset_index()
-    base_opt = opt[opt["train_measure"] == reference].drop(columns="train_measure").rename(
-        columns={"inv_sigma_opt": "inv_sigma_opt_reference"})
+    base_opt = (
+        opt[opt["train_measure"] == reference]
+        .drop(columns="train_measure")
+        .rename(columns={"inv_sigma_opt": "inv_sigma_opt_reference"})
+    )
     out = opt[opt["train_measure"] != reference]
     out = out.merge(base_opt, on=["parameter", *keys], how="left")
     out = out.merge(diff_m, on=gk, how="left").merge(diff_map, on=gk, how="left")
@@ -475,8 +497,9 @@ def stability_sign_test(
     ]
     missing = [c for c in needed if c not in stability.columns]
     if missing:
-        raise SchemaError(f"stability lacks column(s) {missing}: pass the output of "
-                          "pdireval.training_stability.")
+        raise SchemaError(
+            f"stability lacks column(s) {missing}: pass the output of pdireval.training_stability."
+        )
     windows = [("all", -np.inf, np.inf)] + [(f"{lo:g}<x<={hi:g}", lo, hi) for lo, hi in ranges]
     rows = []
     for gkey, g in stability.groupby([*by, "measure", "parameter"], sort=False, dropna=False):
@@ -492,11 +515,31 @@ def stability_sign_test(
                 a = g[a_col].to_numpy(dtype=np.float64)[sel]
                 b = g[b_col].to_numpy(dtype=np.float64)[sel]
                 res = sign_test(a, b)
-                rows.append({**gd, "quantity": quantity, "levels": name, "n_cases": int(sel.sum()),
-                             "n_greater": int(res.n_greater), "n_less": int(res.n_less),
-                             "p_value": float(res.p_value)})
-    out = pd.DataFrame(rows, columns=[*by, "measure", "parameter", "quantity", "levels", "n_cases",
-                                      "n_greater", "n_less", "p_value"])
+                rows.append(
+                    {
+                        **gd,
+                        "quantity": quantity,
+                        "levels": name,
+                        "n_cases": int(sel.sum()),
+                        "n_greater": int(res.n_greater),
+                        "n_less": int(res.n_less),
+                        "p_value": float(res.p_value),
+                    }
+                )
+    out = pd.DataFrame(
+        rows,
+        columns=[
+            *by,
+            "measure",
+            "parameter",
+            "quantity",
+            "levels",
+            "n_cases",
+            "n_greater",
+            "n_less",
+            "p_value",
+        ],
+    )
     for c in ("n_cases", "n_greater", "n_less"):
         out[c] = out[c].astype(np.int64)
     return out

@@ -68,8 +68,9 @@ def completeness_curves(
     method = corr["method"].iloc[0] if method is None else method
     part = corr[corr["method"] == method]
     if part.empty:
-        raise SchemaError(f"no rows with method={method!r}; the frame has "
-                          f"{sorted(corr['method'].unique())}")
+        raise SchemaError(
+            f"no rows with method={method!r}; the frame has {sorted(corr['method'].unique())}"
+        )
     fig, axes = new_axes(ax)
     for measure, g in part.groupby("measure", sort=False):
         stats = g.groupby("level")["statistic"].agg(["mean", "min", "max"]).sort_index()
@@ -122,8 +123,11 @@ def training_curves(
     -------
     Figure, or ``ax`` when given.
     """
-    _need(results, {level, "train_measure", "eval_measure", "value"},
-          "pdireval.train_by_measure (with train_scores)")
+    _need(
+        results,
+        {level, "train_measure", "eval_measure", "value"},
+        "pdireval.train_by_measure (with train_scores)",
+    )
     part = results[results["eval_measure"] == eval_measure]
     if part.empty:
         raise SchemaError(f"no rows with eval_measure={eval_measure!r}")

@@ -202,8 +202,14 @@ def stability_curves(
     return _finish(fig, axes, ax)
 
 
-def phi_contours(grid: pd.DataFrame, *, coefficient: str = "phi", levels=(0.5, 0.7, 0.8, 0.9, 0.95),
-                 ax=None, title: str | None = None):
+def phi_contours(
+    grid: pd.DataFrame,
+    *,
+    coefficient: str = "phi",
+    levels=(0.5, 0.7, 0.8, 0.9, 0.95),
+    ax=None,
+    title: str | None = None,
+):
     """Contours of Φ (or Eρ²) over the number of queries × the number of judges (or seeds).
 
     Parameters
@@ -241,8 +247,9 @@ def phi_contours(grid: pd.DataFrame, *, coefficient: str = "phi", levels=(0.5, 0
         )
     table = grid.pivot_table(index=facet, columns="n_queries", values=coefficient, sort=True)
     if table.shape[0] < 2 or table.shape[1] < 2:
-        raise OptionError("phi_contours needs at least 2 numbers of queries and 2 of judges "
-                          "(seeds).")
+        raise OptionError(
+            "phi_contours needs at least 2 numbers of queries and 2 of judges (seeds)."
+        )
     fig, axes = new_axes(ax)
     x = table.columns.to_numpy(dtype=np.float64)
     y = table.index.to_numpy(dtype=np.float64)

@@ -191,8 +191,10 @@ def swap_rate_curves(swaps: pd.DataFrame, *, n_queries: int | None = None, ax=No
     size = int(swaps["n_queries"].max()) if n_queries is None else int(n_queries)
     part_all = swaps[swaps["n_queries"] == size]
     if part_all.empty:
-        raise SchemaError(f"no rows for n_queries={size}; the sizes are "
-                          f"{sorted(int(s) for s in swaps['n_queries'].unique())}")
+        raise SchemaError(
+            f"no rows for n_queries={size}; the sizes are "
+            f"{sorted(int(s) for s in swaps['n_queries'].unique())}"
+        )
     keys = _label_keys(
         swaps, {"n_queries", "bin", "diff_low", "swap_rate", "n_comparisons", "n_swaps"}
     )
@@ -228,8 +230,9 @@ def measure_scatter(scores: pd.DataFrame, measure_a: str, measure_b: str, *, ax=
     means = frame.groupby(["measure", "system"], sort=True)["value"].mean().unstack("measure")
     for m in (measure_a, measure_b):
         if m not in means.columns:
-            raise SchemaError(f"measure {m!r} is not in the scores; the measures are "
-                              f"{list(means.columns)}")
+            raise SchemaError(
+                f"measure {m!r} is not in the scores; the measures are {list(means.columns)}"
+            )
     pair = means[[measure_a, measure_b]].dropna()
     fig, axes = new_axes(ax)
     axes.scatter(pair[measure_a], pair[measure_b], s=18)

@@ -72,14 +72,18 @@ def forest_plot(intervals: pd.DataFrame, *, measure: str | None = None, ax=None)
     -------
     Figure, or ``ax`` when given.
     """
-    _require(intervals, {"system", "measure", "mean", "ci_low", "ci_high"},
-             "pdireval.aggregate(..., confidence_level=...)")
+    _require(
+        intervals,
+        {"system", "measure", "mean", "ci_low", "ci_high"},
+        "pdireval.aggregate(..., confidence_level=...)",
+    )
     measures = _measures(intervals, measure, ax)
     n_sys = intervals["system"].nunique()
     fig, axes = _panels(len(measures), ax, max(2.5, 0.28 * n_sys + 1.2) * len(measures))
     for m, axis in zip(measures, axes):
-        part = intervals[intervals["measure"] == m].sort_values(["mean", "system"],
-                                                               ascending=[True, False])
+        part = intervals[intervals["measure"] == m].sort_values(
+            ["mean", "system"], ascending=[True, False]
+        )
         y = np.arange(len(part))
         mean = part["mean"].to_numpy(np.float64)
         low = part["ci_low"].to_numpy(np.float64)
@@ -112,8 +116,11 @@ def rank_interval_plot(ranks: pd.DataFrame, *, measure: str | None = None, ax=No
     -------
     Figure, or ``ax`` when given.
     """
-    _require(ranks, {"system", "measure", "rank", "rank_low", "rank_high", "expected_rank",
-                     "in_top_group"}, "pdireval.rank_uncertainty")
+    _require(
+        ranks,
+        {"system", "measure", "rank", "rank_low", "rank_high", "expected_rank", "in_top_group"},
+        "pdireval.rank_uncertainty",
+    )
     measures = _measures(ranks, measure, ax)
     n_sys = ranks["system"].nunique()
     fig, axes = _panels(len(measures), ax, max(2.5, 0.28 * n_sys + 1.2) * len(measures))
@@ -126,8 +133,9 @@ def rank_interval_plot(ranks: pd.DataFrame, *, measure: str | None = None, ax=No
         colours = np.where(top, "C3", "0.55")
         axis.hlines(y, part["rank_low"], part["rank_high"], colors=colours, linewidth=2)
         axis.scatter(part["rank"], y, color=colours, s=22, zorder=3, label="observed rank")
-        axis.scatter(part["expected_rank"], y, marker="x", color="k", s=18, zorder=4,
-                     label="expected rank")
+        axis.scatter(
+            part["expected_rank"], y, marker="x", color="k", s=18, zorder=4, label="expected rank"
+        )
         axis.set_yticks(y, part["system"].astype(str))
         axis.set_xlabel(f"rank under {m} (1 = best); red: top group")
         axis.invert_xaxis()
@@ -149,7 +157,7 @@ def not_different_runs(means, significant) -> list[tuple[int, int]]:
     end_prev = -1
     for i in range(m):
         j = i
-        while j + 1 < m and not s[i:j + 2, i:j + 2].any():
+        while j + 1 < m and not s[i : j + 2, i : j + 2].any():
             j += 1
         if j > i and j > end_prev:
             runs.append((i, j))
@@ -157,8 +165,9 @@ def not_different_runs(means, significant) -> list[tuple[int, int]]:
     return runs
 
 
-def critical_difference_diagram(pairs: pd.DataFrame, *, measure: str | None = None,
-                                alpha: float = 0.05, ax=None):
+def critical_difference_diagram(
+    pairs: pd.DataFrame, *, measure: str | None = None, alpha: float = 0.05, ax=None
+):
     """Critical-difference-style diagram of one measure from :func:`pdireval.compare`.
 
     Systems sit on a horizontal axis at their mean (best on the left); a thick bar joins every
@@ -185,8 +194,11 @@ def critical_difference_diagram(pairs: pd.DataFrame, *, measure: str | None = No
     ----------
     Demšar, J. (2006). Statistical comparisons of classifiers over multiple data sets. JMLR 7.
     """
-    _require(pairs, {"measure", "system_a", "system_b", "mean_a", "mean_b", "p_adjusted"},
-             "pdireval.compare")
+    _require(
+        pairs,
+        {"measure", "system_a", "system_b", "mean_a", "mean_b", "p_adjusted"},
+        "pdireval.compare",
+    )
     have = list(pd.unique(pairs["measure"]))
     if measure is None:
         if len(have) > 1:
@@ -222,9 +234,15 @@ def critical_difference_diagram(pairs: pd.DataFrame, *, measure: str | None = No
         side = 1 if k % 2 == 0 else -1
         y = side * (0.6 + 0.35 * (k // 2))
         axis.plot([means[idx]] * 2, [0, y], color="0.4", linewidth=0.8)
-        axis.text(means[idx], y, f" {names[idx]} ({means[idx]:.3f})", va="center",
-                  ha="left" if side > 0 else "right", fontsize="small",
-                  rotation=0)
+        axis.text(
+            means[idx],
+            y,
+            f" {names[idx]} ({means[idx]:.3f})",
+            va="center",
+            ha="left" if side > 0 else "right",
+            fontsize="small",
+            rotation=0,
+        )
     for r, (i, j) in enumerate(runs):
         y = -0.25 - 0.18 * r
         axis.hlines(y, x[i], x[j], color="C3", linewidth=4)

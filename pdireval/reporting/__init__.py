@@ -132,8 +132,10 @@ def report(
     started = time.perf_counter()
     if run is None:
         if qrels is not None:
-            raise TypeError("qrels= was given without a run: pass the run too, or neither for the "
-                            "simulated collection")
+            raise TypeError(
+                "qrels= was given without a run: pass the run too, or neither for the "
+                "simulated collection"
+            )
         run, qrels = datasets.simulate(**datasets.EXAMPLE)
         title = title or (
             f"pdireval report — the simulated example collection "
@@ -232,15 +234,19 @@ def _write(
 def _check_out(out) -> Path:
     """``out=`` as a Path: a folder that exists or can be created (not an existing file)."""
     if not isinstance(out, (str, PathLike)):
-        raise TypeError(f"out= must be a folder path (str or Path), got {out!r} "
-                        f"({type(out).__name__}).")
+        raise TypeError(
+            f"out= must be a folder path (str or Path), got {out!r} ({type(out).__name__})."
+        )
     path = Path(out)
     if str(out) == "":
-        raise OptionError("out= is empty: pass the folder to write the report into, e.g. "
-                          "out='report'.")
+        raise OptionError(
+            "out= is empty: pass the folder to write the report into, e.g. out='report'."
+        )
     if path.exists() and not path.is_dir():
-        raise OptionError(f"out={str(out)!r} is an existing file, not a folder: pass a folder path "
-                          "(it is created if needed).")
+        raise OptionError(
+            f"out={str(out)!r} is an existing file, not a folder: pass a folder path "
+            "(it is created if needed)."
+        )
     return path
 
 

@@ -124,9 +124,11 @@ class Context:
     def constant_note(self) -> list[str]:
         if not self.constant_measures:
             return []
-        return [f"Left out: {', '.join(self.constant_measures)} (the same value on every system "
-                "and query, "
-                "so it tells no systems apart)."]
+        return [
+            f"Left out: {', '.join(self.constant_measures)} (the same value on every system "
+            "and query, "
+            "so it tells no systems apart)."
+        ]
 
     @property
     def n_systems(self) -> int:
@@ -240,10 +242,16 @@ def nothing_varies(ctx: Context, key: str, title: str, text: str) -> Section | N
     """The skipped section when no measure varies (else None)."""
     if ctx.meta_measures:
         return None
-    return Section(key=key, title=title, text=text, notes=[
-        "Skipped: every measure has the same value on every system and query (no relevant "
-        "document?), "
-        "so nothing tells the systems apart."])
+    return Section(
+        key=key,
+        title=title,
+        text=text,
+        notes=[
+            "Skipped: every measure has the same value on every system and query (no relevant "
+            "document?), "
+            "so nothing tells the systems apart."
+        ],
+    )
 
 
 def too_small(

@@ -41,21 +41,36 @@ def correlation_section(ctx: Context) -> Section:
     if skipped is not None:
         return skipped
     if len(ctx.meta_measures) < 2:
-        return Section(key="correlations", title="Correlations between measures", text=text,
-                       notes=["Skipped: the report evaluates one measure; correlations compare two "
-                              "or more."])
+        return Section(
+            key="correlations",
+            title="Correlations between measures",
+            text=text,
+            notes=["Skipped: the report evaluates one measure; correlations compare two or more."],
+        )
     if ctx.n_systems < 3:
-        return Section(key="correlations", title="Correlations between measures", text=text,
-                       notes=[f"Skipped: {count_words(ctx.n_systems, 'system')}; a rank "
-                              "correlation "
-                              "needs three or more."])
+        return Section(
+            key="correlations",
+            title="Correlations between measures",
+            text=text,
+            notes=[
+                f"Skipped: {count_words(ctx.n_systems, 'system')}; a rank "
+                "correlation "
+                "needs three or more."
+            ],
+        )
     methods = ["kendall_b", "spearman"]
     notes = ctx.constant_note()
     means = ctx.meta_scores.groupby(["measure", "system"])["value"].mean()
     if (means.groupby(level="measure").nunique() < 2).all():
-        return Section(key="correlations", title="Correlations between measures", text=text,
-                       notes=["Skipped: every system has the same mean under every measure, so "
-                              "there is no ranking to correlate."])
+        return Section(
+            key="correlations",
+            title="Correlations between measures",
+            text=text,
+            notes=[
+                "Skipped: every system has the same mean under every measure, so "
+                "there is no ranking to correlate."
+            ],
+        )
     if means.groupby(level="measure").apply(lambda v: v.duplicated().any()).any():
         notes.append("No τ_AP: tied system means (τ_AP assumes total orders, Yilmaz et al. 2008).")
     else:
@@ -64,8 +79,10 @@ def correlation_section(ctx: Context) -> Section:
     step("rank correlations")
     corr = correlate(ctx.meta_scores, method=methods)
     tables = {"correlations": corr}
-    captions = {"correlations": "Correlation between the system rankings (means over queries) of "
-                                "every pair of measures"}
+    captions = {
+        "correlations": "Correlation between the system rankings (means over queries) of "
+        "every pair of measures"
+    }
     step("information τ")
     info = information_tau(ctx.meta_scores, ctx.meta_measures, ctx.meta_measures)
     position = {
@@ -75,10 +92,12 @@ def correlation_section(ctx: Context) -> Section:
         drop=True
     )
     tables["information_tau"] = info
-    captions["information_tau"] = ("Information τ (bits) between the system rankings (by mean) of "
-                                   "two measures; "
-                                   "n_pairs counts the ordered system pairs left after ties, at "
-                                   "most m(m − 1)")
+    captions["information_tau"] = (
+        "Information τ (bits) between the system rankings (by mean) of "
+        "two measures; "
+        "n_pairs counts the ordered system pairs left after ties, at "
+        "most m(m − 1)"
+    )
     step("figures")
     a, b = ctx.meta_measures[:2]
     figures = {
@@ -120,8 +139,13 @@ def reliability_section(ctx: Context) -> Section:
         "residual; Φ (dependability) and Eρ² (generalizability) say how stable the comparison "
         "is with this many queries, 'queries needed' how many queries Φ = 0.95 takes."
     )
-    skipped = too_small(ctx, "reliability", "Reliability (generalizability theory)", text,
-                         "the ANOVA needs two or more systems and queries")
+    skipped = too_small(
+        ctx,
+        "reliability",
+        "Reliability (generalizability theory)",
+        text,
+        "the ANOVA needs two or more systems and queries",
+    )
     if skipped is not None:
         return skipped
     step = ctx.steps("reliability", ["variance components", "D-study", "figure"])
@@ -129,8 +153,14 @@ def reliability_section(ctx: Context) -> Section:
     rel = reliability(ctx.meta_scores)
     # what a reader looks for first (Φ, Eρ², queries needed) on the left, visible without
     # scrolling; the variance components and the ANOVA table after them
-    first = ["phi", "e_rho2", "queries_needed", "queries_needed_e_rho2", "n_queries_observed",
-             "n_systems"]
+    first = [
+        "phi",
+        "e_rho2",
+        "queries_needed",
+        "queries_needed_e_rho2",
+        "n_queries_observed",
+        "n_systems",
+    ]
     keys = list(rel.columns[: list(rel.columns).index("n_systems")])
     rel = rel[keys + first + [c for c in rel.columns if c not in keys and c not in first]]
     n_obs = ctx.n_queries
@@ -144,7 +174,7 @@ def reliability_section(ctx: Context) -> Section:
     captions = {
         "d_study": "D-study: Φ and Eρ² (with confidence intervals) for other numbers of queries",
         "reliability": "Variance components, Φ and Eρ² at the observed number of queries, queries "
-                       "needed for Φ = 0.95",
+        "needed for Φ = 0.95",
     }
     return Section(
         key="reliability",
@@ -172,9 +202,14 @@ def stability_section(ctx: Context) -> Section:
         "the queries, as in those papers: with larger subsets the draws overlap so much that the "
         "rates fall to 0 by construction."
     )
-    skipped = too_small(ctx, "stability", "Stability: swap and error rates", text,
-                         "these rates need two systems and at least four queries (subsets of two)",
-                         min_queries=4)
+    skipped = too_small(
+        ctx,
+        "stability",
+        "Stability: swap and error rates",
+        text,
+        "these rates need two systems and at least four queries (subsets of two)",
+        min_queries=4,
+    )
     if skipped is not None:
         return skipped
     sizes = sorted({s for s in (2, 5, 10, 15, 20, 25, 30, 40, 50, 75, 100) if s <= half} | {half})
@@ -241,14 +276,22 @@ def information_section(ctx: Context) -> Section:
         "metasearch could reach; the information difference says how differently two systems "
         "rank (smallest first)."
     )
-    step = ctx.steps("information", ["RIC", "judged lists", "document pairs", "joint RIC",
-                                     "information differences", "figure"])
+    step = ctx.steps(
+        "information",
+        ["RIC", "judged lists", "document pairs", "joint RIC", "information differences", "figure"],
+    )
     step("RIC")
     ric = ctx.evaluate(["RIC"])
     if ric["value"].isna().all():
-        return Section(key="information", title="Information-theoretic analysis", text=text,
-                       notes=["Skipped: no query has two judged documents with different labels, "
-                              "so RIC is undefined."])
+        return Section(
+            key="information",
+            title="Information-theoretic analysis",
+            text=text,
+            notes=[
+                "Skipped: no query has two judged documents with different labels, "
+                "so RIC is undefined."
+            ],
+        )
     tables = {"ric": ctx.in_order(aggregate(ric.dropna(subset=["value"])))}
     captions = {"ric": "Mean RIC per system (queries where it is defined)"}
     notes, figures = [], {}
@@ -274,8 +317,9 @@ def information_section(ctx: Context) -> Section:
             "System pairs by information difference, smallest first"
         )
     else:
-        notes.append("No joint RIC or information difference: they combine or compare two or more "
-                     "systems.")
+        notes.append(
+            "No joint RIC or information difference: they combine or compare two or more systems."
+        )
     if ctx.n_systems >= 2:
         step("figure")
         both = pd.concat(
@@ -344,18 +388,22 @@ def judgments_section(ctx: Context) -> Section | None:
             "τ_AP (Yilmaz et al. 2008), rank-biased overlap (Webber et al. 2010) and the share "
             "of system pairs with the same paired t-test decision."
         ),
-        tables={"judgment_agreement": agree, "judgment_confusion": confusion,
-                "leaderboard_agreement": board, "leaderboard_changes": ctx.in_order(changes)},
+        tables={
+            "judgment_agreement": agree,
+            "judgment_confusion": confusion,
+            "leaderboard_agreement": board,
+            "leaderboard_changes": ctx.in_order(changes),
+        },
         captions={
             "judgment_agreement": "Agreement statistics of the other qrels against the qrels "
-                                  "(pairs both judged)",
+            "(pairs both judged)",
             "judgment_confusion": "Label confusion table: qrels labels down, other qrels labels "
-                                  "across (pairs judged by one side only in the 'not judged' row "
-                                  "and column)",
+            "across (pairs judged by one side only in the 'not judged' row "
+            "and column)",
             "leaderboard_agreement": "Leaderboards under the qrels and the other qrels, one column "
-                                     "per measure (sig_*: shares of system pairs by paired t-test "
-                                     "decisions)",
+            "per measure (sig_*: shares of system pairs by paired t-test "
+            "decisions)",
             "leaderboard_changes": "System means and ranks under both qrels (rank_change > 0: "
-                                   "higher under the other qrels)",
+            "higher under the other qrels)",
         },
     )

@@ -209,10 +209,19 @@ def paper_table(
     frame = frame[frame["measure"].isin(measures) & frame["system"].isin(systems)]
     if tests is None:
         if baseline is not None and baseline not in systems:
-            raise SchemaError(f"baseline={baseline!r} is not one of the table's systems {systems}: "
-                              "pick one of them.")
-        tests = compare(frame, method=method, correction=correction, baseline=baseline,
-                        n_resamples=n_resamples, rng=rng, progress=False)
+            raise SchemaError(
+                f"baseline={baseline!r} is not one of the table's systems {systems}: "
+                "pick one of them."
+            )
+        tests = compare(
+            frame,
+            method=method,
+            correction=correction,
+            baseline=baseline,
+            n_resamples=n_resamples,
+            rng=rng,
+            progress=False,
+        )
         b = n_resamples
     else:
         given = {
@@ -231,13 +240,15 @@ def paper_table(
     letters = {s: _letter(i) for i, s in enumerate(systems)}
     rows = pd.MultiIndex.from_product([systems, measures], names=["system", "measure"])
     means = means.reindex(rows)
-    out = pd.DataFrame({
-        "letter": [letters[s] for s in rows.get_level_values("system")],
-        "system": rows.get_level_values("system").astype(str),
-        "measure": rows.get_level_values("measure").astype(str),
-        "mean": means["mean"].to_numpy(dtype=np.float64),
-        "n_queries": means["count"].fillna(0).to_numpy(dtype=np.int64),
-    })
+    out = pd.DataFrame(
+        {
+            "letter": [letters[s] for s in rows.get_level_values("system")],
+            "system": rows.get_level_values("system").astype(str),
+            "measure": rows.get_level_values("measure").astype(str),
+            "mean": means["mean"].to_numpy(dtype=np.float64),
+            "n_queries": means["count"].fillna(0).to_numpy(dtype=np.int64),
+        }
+    )
     best = out.groupby("measure", sort=False)["mean"].transform("max")
     out["best"] = (out["mean"] == best).to_numpy() & out["mean"].notna().to_numpy()
     out["better_than"] = _markers(out, tests, letters, alpha)
@@ -246,8 +257,7 @@ def paper_table(
     if interval is not None:
         from pdireval.meta.aggregate import aggregate
 
-        ci = aggregate(frame, method=interval_method, confidence_level=confidence_level,
-                       rng=rng)
+        ci = aggregate(frame, method=interval_method, confidence_level=confidence_level, rng=rng)
         ci = ci.set_index(["system", "measure"]).reindex(rows)
         out.insert(4, "ci_low", ci["ci_low"].to_numpy(dtype=np.float64))
         out.insert(5, "ci_high", ci["ci_high"].to_numpy(dtype=np.float64))
@@ -255,12 +265,16 @@ def paper_table(
             _with_interval(t, m, lo, hi, interval, decimals)
             for t, m, lo, hi in zip(out["text"], out["mean"], out["ci_low"], out["ci_high"])
         ]
-        kind = {"t": "Student t", "anova": "two-way ANOVA (Sakai 2014)",
-                "bootstrap": "query-bootstrap percentile"}[interval_method]
+        kind = {
+            "t": "Student t",
+            "anova": "two-way ANOVA (Sakai 2014)",
+            "bootstrap": "query-bootstrap percentile",
+        }[interval_method]
         shown = "± the half-width" if interval == "pm" else "with [low, high]"
         note = f" Each mean {shown} of its {confidence_level:.0%} {kind} interval."
-    out.attrs["caption"] = (caption if caption is not None
-                            else _caption(out, tests, alpha, b, measures, systems) + note)
+    out.attrs["caption"] = (
+        caption if caption is not None else _caption(out, tests, alpha, b, measures, systems) + note
+    )
     if format == "frame":
         return out
     return _RENDER[format](out, systems, measures, letters, label)
@@ -278,9 +292,12 @@ def _with_interval(text, mean, low, high, interval, decimals):
 def _check_names(kind, wanted, available):
     unknown = [w for w in wanted if w not in available]
     if unknown or not wanted:
-        problem = (f"{kind}s= names {len(unknown)} {kind}(s) the scores do not have (first: "
-                   f"{unknown[0]!r})"
-                   if unknown else f"{kind}s= is empty")
+        problem = (
+            f"{kind}s= names {len(unknown)} {kind}(s) the scores do not have (first: "
+            f"{unknown[0]!r})"
+            if unknown
+            else f"{kind}s= is empty"
+        )
         raise SchemaError(
             f"{problem}; the scores have {available[:10]}{' ...' if len(available) > 10 else ''}. "
             "Fix the names."
@@ -293,8 +310,10 @@ def _check_tests(tests, measures, systems):
     need = {"measure", "system_a", "system_b", "mean_diff", "p_adjusted", "method", "correction"}
     if not isinstance(tests, pd.DataFrame) or need - set(tests.columns):
         missing = sorted(need - set(getattr(tests, "columns", [])))
-        raise SchemaError("tests= must be a pdireval.compare() result; it lacks the column(s) "
-                          f"{missing}. Pass compare(scores, ...)'s frame.")
+        raise SchemaError(
+            "tests= must be a pdireval.compare() result; it lacks the column(s) "
+            f"{missing}. Pass compare(scores, ...)'s frame."
+        )
     part = tests[
         tests["measure"].isin(measures)
         & tests["system_a"].isin(systems)
@@ -335,8 +354,10 @@ def _markers(out, tests, letters, alpha):
 def _caption(out, tests, alpha, n_resamples, measures, systems):
     n_q = out["n_queries"].max()
     if len(tests) == 0:  # one system: nothing to compare
-        return (f"Mean {', '.join(measures)} over {n_q} queries. Bold: the best system of each "
-                "measure. One system: no significance test.")
+        return (
+            f"Mean {', '.join(measures)} over {n_q} queries. Bold: the best system of each "
+            "measure. One system: no significance test."
+        )
     method = str(tests["method"].iloc[0])
     correction = str(tests["correction"].iloc[0])
     n_q = out["n_queries"].max()
@@ -356,7 +377,7 @@ def _caption(out, tests, alpha, n_resamples, measures, systems):
     against = (
         set(tests["system_b"]) if len(set(tests["system_b"])) == 1 and len(systems) > 2 else None
     )
-    scope = (f"each system compared with the baseline {next(iter(against))}; " if against else "")
+    scope = f"each system compared with the baseline {next(iter(against))}; " if against else ""
     return (
         f"Mean {', '.join(measures)} over {n_q} queries. Bold: the best system of each measure. "
         f"Superscript letters: significantly better than the system with that letter "
@@ -382,8 +403,12 @@ _LATEX_RE = re.compile("|".join(re.escape(k) for k in _LATEX_SPECIAL))
 
 
 def _tex(text: str) -> str:
-    return (_LATEX_RE.sub(lambda m: _LATEX_SPECIAL[m.group()], str(text))
-            .replace("α", r"$\alpha$").replace("–", "--").replace("±", r"$\pm$"))
+    return (
+        _LATEX_RE.sub(lambda m: _LATEX_SPECIAL[m.group()], str(text))
+        .replace("α", r"$\alpha$")
+        .replace("–", "--")
+        .replace("±", r"$\pm$")
+    )
 
 
 def _cells(out, systems, measures):
@@ -397,8 +422,12 @@ def _latex(out, systems, measures, letters, label):
     lines = [r"\begin{table}[t]", r"\centering", rf"\caption{{{_tex(out.attrs['caption'])}}}"]
     if label:
         lines.append(rf"\label{{{label}}}")
-    lines += [r"\begin{tabular}{ll" + "r" * len(measures) + "}", r"\toprule",
-              " & System & " + " & ".join(_tex(m) for m in measures) + r" \\", r"\midrule"]
+    lines += [
+        r"\begin{tabular}{ll" + "r" * len(measures) + "}",
+        r"\toprule",
+        " & System & " + " & ".join(_tex(m) for m in measures) + r" \\",
+        r"\midrule",
+    ]
     for s in systems:
         row = [letters[s], _tex(s)]
         for m in measures:
@@ -419,8 +448,10 @@ def _md(text: str) -> str:
 
 def _markdown(out, systems, measures, letters, label):
     cells = _cells(out, systems, measures)
-    lines = ["|  | System | " + " | ".join(_md(m) for m in measures) + " |",
-             "|---|---|" + "---:|" * len(measures)]
+    lines = [
+        "|  | System | " + " | ".join(_md(m) for m in measures) + " |",
+        "|---|---|" + "---:|" * len(measures),
+    ]
     for s in systems:
         row = [letters[s], _md(s)]
         for m in measures:

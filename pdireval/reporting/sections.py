@@ -50,9 +50,11 @@ def systems_section(ctx: Context) -> Section:
     wide = wide.reset_index()
     notes = []
     tables = {"systems": wide}
-    captions = {"systems": "Mean per system and measure over "
-                           f"{count_words(ctx.n_queries, 'query', 'queries')}; "
-                           f"systems by mean {ctx.measure_names[0]}"}
+    captions = {
+        "systems": "Mean per system and measure over "
+        f"{count_words(ctx.n_queries, 'query', 'queries')}; "
+        f"systems by mean {ctx.measure_names[0]}"
+    }
     extra_html = ""
     if ctx.n_systems >= 2 and ctx.n_queries >= 2 and ctx.meta_measures:
         step("bootstrap tests")
@@ -134,15 +136,25 @@ def systems_section(ctx: Context) -> Section:
         tables["summary"] = summary
         captions["summary"] = "Per system and measure: mean, standard deviation, queries"
         if not ctx.meta_measures:
-            notes.append("No significance test: every measure has the same value on every system "
-                         "and query.")
+            notes.append(
+                "No significance test: every measure has the same value on every system and query."
+            )
         else:
             why = "one system" if ctx.n_systems < 2 else "one query"
-            notes.append(f"No significance test: the collection has {why}; tests need two systems "
-                         "and two queries.")
+            notes.append(
+                f"No significance test: the collection has {why}; tests need two systems "
+                "and two queries."
+            )
         text = "Mean of each measure over the queries (a query a system did not answer scores 0)."
-    return Section(key="systems", title="Systems", text=text, tables=tables, captions=captions,
-                   notes=notes, html=extra_html)
+    return Section(
+        key="systems",
+        title="Systems",
+        text=text,
+        tables=tables,
+        captions=captions,
+        notes=notes,
+        html=extra_html,
+    )
 
 
 def uncertainty_section(ctx: Context) -> Section:
@@ -162,8 +174,9 @@ def uncertainty_section(ctx: Context) -> Section:
         "group holds the systems not significantly worse than the best one (one-sided paired "
         f"t-tests against it, Holm (1979) correction, α = {ALPHA})."
     )
-    skipped = too_small(ctx, "uncertainty", title, text, "intervals need two systems and two "
-                                                          "queries")
+    skipped = too_small(
+        ctx, "uncertainty", title, text, "intervals need two systems and two queries"
+    )
     if skipped is not None:
         return skipped
     step = ctx.steps("uncertainty", ["intervals", "rank intervals", "figures"])
@@ -175,8 +188,14 @@ def uncertainty_section(ctx: Context) -> Section:
     notes += [str(w.message) for w in caught if issubclass(w.category, PdirevalWarning)]
     intervals = ctx.in_order(intervals.drop(columns=["summary"]))
     step("rank intervals")
-    ranks = rank_uncertainty(ctx.meta_scores, n_resamples=ctx.n_resamples, rng=ctx.seed(),
-                             confidence_level=1 - ALPHA, test="t", correction="holm")
+    ranks = rank_uncertainty(
+        ctx.meta_scores,
+        n_resamples=ctx.n_resamples,
+        rng=ctx.seed(),
+        confidence_level=1 - ALPHA,
+        test="t",
+        correction="holm",
+    )
     step("figures")
     figures = {
         "forest_plot": ctx.save(as_figure(plot_module().forest_plot(intervals)), "forest_plot"),
@@ -187,17 +206,20 @@ def uncertainty_section(ctx: Context) -> Section:
     top = ranks[ranks["in_top_group"]].groupby("measure", sort=False)["system"].agg(", ".join)
     notes += [f"Top group under {m}: {names}." for m, names in top.items()]
     return Section(
-        key="uncertainty", title=title, text=text,
+        key="uncertainty",
+        title=title,
+        text=text,
         tables={"intervals": intervals, "rank_uncertainty": ranks},
         captions={
             "intervals": "Mean, standard error and 95% t interval per system and measure",
             "rank_uncertainty": "Observed rank, 95% bootstrap rank interval, expected rank, "
-                                "P(best) and the top group",
+            "P(best) and the top group",
             "forest_plot": "Means with their 95% t intervals, best at the top",
             "rank_intervals": "Rank intervals (bars), observed (dots) and expected (crosses) "
-                              "ranks; red: the top group",
+            "ranks; red: the top group",
         },
-        figures=figures, notes=notes,
+        figures=figures,
+        notes=notes,
     )
 
 
@@ -206,8 +228,10 @@ def per_query_section(ctx: Context) -> Section:
     return Section(
         key="per-query",
         title="Per-query scores",
-        text=("Every (system, query, measure) value, as trec_eval computes it per query; the "
-              "workbook holds all rows."),
+        text=(
+            "Every (system, query, measure) value, as trec_eval computes it per query; the "
+            "workbook holds all rows."
+        ),
         tables={"per_query": ctx.in_order(ctx.scores)},
         captions={"per_query": "Per-query scores (system, query, measure, value)"},
         preview_rows=20,
@@ -250,8 +274,10 @@ def bounds_section(ctx: Context) -> Section:
     notes = []
     undefined = [m for m in BOUND_MEASURES.values() if not defined.get(m, False)]
     if undefined:
-        notes.append("Undefined on every query (no relevant document, or one label only): "
-                     f"{', '.join(undefined)}.")
+        notes.append(
+            "Undefined on every query (no relevant document, or one label only): "
+            f"{', '.join(undefined)}."
+        )
         variants = variants[~variants["measure"].isin(undefined)]
     tables, captions, figures = {}, {}, {}
     legend = "; ".join(
@@ -345,8 +371,13 @@ def power_section(ctx: Context) -> Section:
         "difference required is Sakai's (2006) estimate, from the same resamples, of how large a "
         "difference in means must be for the test to call it significant with this many queries."
     )
-    skipped = too_small(ctx, "power", "Discriminative power", text,
-                         "a paired test needs two systems and two queries")
+    skipped = too_small(
+        ctx,
+        "power",
+        "Discriminative power",
+        text,
+        "a paired test needs two systems and two queries",
+    )
     if skipped is not None:
         return skipped
     step = ctx.steps("power", ["discriminative power", "ASL curves", "conflicts"])
@@ -358,12 +389,14 @@ def power_section(ctx: Context) -> Section:
     tables = {"power": power, "asl_curve": curve}
     n_pairs = ctx.n_systems * (ctx.n_systems - 1) // 2
     captions = {
-        "power": (f"Discriminative power: share of the {n_pairs} system pairs with an "
-                  f"uncorrected ASL < {ALPHA} (Sakai 2006; no multiple-comparison correction, "
-                  "unlike the Holm family of the Systems tables); difference required: "
-                  "Sakai's (2006) estimate of the smallest difference in means the test finds "
-                  "significant "
-                  "(the largest over the pairs)"),
+        "power": (
+            f"Discriminative power: share of the {n_pairs} system pairs with an "
+            f"uncorrected ASL < {ALPHA} (Sakai 2006; no multiple-comparison correction, "
+            "unlike the Holm family of the Systems tables); difference required: "
+            "Sakai's (2006) estimate of the smallest difference in means the test finds "
+            "significant "
+            "(the largest over the pairs)"
+        ),
         "asl_curve": "ASL of every system pair per measure, sorted increasingly",
     }
     notes, figures = ctx.constant_note(), {}

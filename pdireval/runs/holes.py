@@ -76,16 +76,19 @@ def fill_holes(
             )
     first, second = (a, b) if prefer == "qrels" else (b, a)
     names = ("qrels", "other") if prefer == "qrels" else ("other", "qrels")
-    merged = first.merge(second, on=["query", "doc"], how="outer", suffixes=("_1", "_2"),
-                         indicator=True)
+    merged = first.merge(
+        second, on=["query", "doc"], how="outer", suffixes=("_1", "_2"), indicator=True
+    )
     l1 = merged["label_1"].to_numpy(dtype=np.float64)
     l2 = merged["label_2"].to_numpy(dtype=np.float64)
     in_first = merged["_merge"].to_numpy(dtype=object) != "right_only"
     take_first = ~np.isnan(l1) | (np.isnan(l2) & in_first)
-    out = pd.DataFrame({
-        "query": merged["query"].astype(ID_DTYPE),
-        "doc": merged["doc"].astype(ID_DTYPE),
-        "label": np.where(take_first, l1, l2),
-        "source": pd.array(np.where(take_first, names[0], names[1]), dtype=ID_DTYPE),
-    })
+    out = pd.DataFrame(
+        {
+            "query": merged["query"].astype(ID_DTYPE),
+            "doc": merged["doc"].astype(ID_DTYPE),
+            "label": np.where(take_first, l1, l2),
+            "source": pd.array(np.where(take_first, names[0], names[1]), dtype=ID_DTYPE),
+        }
+    )
     return out.sort_values(["query", "doc"], kind="stable", ignore_index=True)

@@ -69,8 +69,11 @@ def _judge_pairs(qrels, columns):
     judge = canonical["judge"].to_numpy(dtype=object)
     names = sorted(pd.unique(judge), key=str)
     parts = {j: canonical[judge == j].drop(columns="judge").reset_index(drop=True) for j in names}
-    groups = [({"judge_a": a, "judge_b": b}, parts[a], parts[b])
-              for i, a in enumerate(names) for b in names[i + 1:]]
+    groups = [
+        ({"judge_a": a, "judge_b": b}, parts[a], parts[b])
+        for i, a in enumerate(names)
+        for b in names[i + 1 :]
+    ]
     return ["judge_a", "judge_b"], groups
 
 
@@ -112,8 +115,13 @@ def _groups(qrels, other, columns):
             "groups in both frames, or drop the column from one of them."
         )
     for key in sorted(left, key=lambda k: tuple(str(v) for v in k)):
-        out.append((dict(zip(keys, key)), canonical_qrels(left[key], columns),
-                    canonical_qrels(right[key], columns)))
+        out.append(
+            (
+                dict(zip(keys, key)),
+                canonical_qrels(left[key], columns),
+                canonical_qrels(right[key], columns),
+            )
+        )
     return keys, out
 
 
@@ -134,16 +142,18 @@ class _Pairs:
         self.only_b = np.bincount(qcode[side == "right_only"], minlength=n_q)
         la = merged["label_a"].to_numpy(dtype=np.float64)[both]
         lb = merged["label_b"].to_numpy(dtype=np.float64)[both]
-        self.levels = np.unique(np.concatenate([a["label"].to_numpy(np.float64),
-                                                b["label"].to_numpy(np.float64)]))
+        self.levels = np.unique(
+            np.concatenate([a["label"].to_numpy(np.float64), b["label"].to_numpy(np.float64)])
+        )
         self.qcode = qcode[both]
         self.code_a = np.searchsorted(self.levels, la)
         self.code_b = np.searchsorted(self.levels, lb)
         self.n_pairs = np.bincount(self.qcode, minlength=n_q)
 
     def tables(self) -> np.ndarray:
-        return interrater.contingency_tables(self.code_a, self.code_b, self.qcode,
-                                             len(self.queries), len(self.levels))
+        return interrater.contingency_tables(
+            self.code_a, self.code_b, self.qcode, len(self.queries), len(self.levels)
+        )
 
 
 def _relevance_threshold(rel, levels) -> float:
@@ -163,20 +173,22 @@ def _statistics(tables: np.ndarray, levels: np.ndarray, rel: float) -> np.ndarra
         recall = np.where(tp + fn > 0, tp / np.where(tp + fn > 0, tp + fn, 1.0), np.nan)
         f1_den = 2 * tp + fp + fn
         f1 = np.where(f1_den > 0, 2 * tp / np.where(f1_den > 0, f1_den, 1.0), np.nan)
-    return np.stack([
-        interrater.cohen_kappa(tables),
-        interrater.cohen_kappa(tables, "linear"),
-        interrater.cohen_kappa(tables, "quadratic"),
-        interrater.krippendorff_alpha(tables, "nominal"),
-        interrater.krippendorff_alpha(tables, "ordinal"),
-        interrater.krippendorff_alpha(tables, "interval", values=levels),
-        interrater.observed_agreement(tables),
-        interrater.cohen_kappa(binary),
-        interrater.observed_agreement(binary),
-        precision,
-        recall,
-        f1,
-    ])
+    return np.stack(
+        [
+            interrater.cohen_kappa(tables),
+            interrater.cohen_kappa(tables, "linear"),
+            interrater.cohen_kappa(tables, "quadratic"),
+            interrater.krippendorff_alpha(tables, "nominal"),
+            interrater.krippendorff_alpha(tables, "ordinal"),
+            interrater.krippendorff_alpha(tables, "interval", values=levels),
+            interrater.observed_agreement(tables),
+            interrater.cohen_kappa(binary),
+            interrater.observed_agreement(binary),
+            precision,
+            recall,
+            f1,
+        ]
+    )
 
 
 def _bootstrap(tables, levels, rel, n_resamples, confidence_level, gen):
@@ -187,8 +199,13 @@ def _bootstrap(tables, levels, rel, n_resamples, confidence_level, gen):
         return np.full(n_stat, np.nan), np.full(n_stat, np.nan)
     u = len(units)
     draws = gen.integers(0, u, size=(n_resamples, u))
-    weights = np.bincount((np.arange(n_resamples)[:, None] * u + draws).ravel(),
-                          minlength=n_resamples * u).reshape(n_resamples, u).astype(np.float64)
+    weights = (
+        np.bincount(
+            (np.arange(n_resamples)[:, None] * u + draws).ravel(), minlength=n_resamples * u
+        )
+        .reshape(n_resamples, u)
+        .astype(np.float64)
+    )
     k = tables.shape[-1]
     replicates = (weights @ tables[units].reshape(u, k * k)).reshape(n_resamples, k, k)
     values = _statistics(replicates, levels, rel)  # [n_stat, n_resamples]
@@ -301,8 +318,9 @@ def agreement(
     """
     per_query = check_bool("per_query", per_query)
     n_resamples = check_int("n_resamples", n_resamples, minimum=0)
-    confidence_level = check_real("confidence_level", confidence_level, low=0.0, high=1.0,
-                                  inclusive=False)
+    confidence_level = check_real(
+        "confidence_level", confidence_level, low=0.0, high=1.0, inclusive=False
+    )
     seed = check_rng(rng)
     keys, groups = _groups(qrels, other, columns)
     blocks = []
@@ -322,29 +340,33 @@ def agreement(
         if per_query:
             values = _statistics(tables, pairs.levels, rel_)  # [n_stat, n_q]
             n_q = len(pairs.queries)
-            block = pd.DataFrame({
-                "query": np.repeat(pairs.queries.to_numpy(dtype=object), n_stat),
-                "statistic": np.tile(np.array(AGREEMENT_STATISTICS, dtype=object), n_q),
-                "value": values.T.ravel(),
-                "ci_low": np.nan,
-                "ci_high": np.nan,
-                "n_pairs": np.repeat(pairs.n_pairs, n_stat),
-                "n_only_qrels": np.repeat(pairs.only_a, n_stat),
-                "n_only_other": np.repeat(pairs.only_b, n_stat),
-            })
+            block = pd.DataFrame(
+                {
+                    "query": np.repeat(pairs.queries.to_numpy(dtype=object), n_stat),
+                    "statistic": np.tile(np.array(AGREEMENT_STATISTICS, dtype=object), n_q),
+                    "value": values.T.ravel(),
+                    "ci_low": np.nan,
+                    "ci_high": np.nan,
+                    "n_pairs": np.repeat(pairs.n_pairs, n_stat),
+                    "n_only_qrels": np.repeat(pairs.only_a, n_stat),
+                    "n_only_other": np.repeat(pairs.only_b, n_stat),
+                }
+            )
         else:
             values = _statistics(tables.sum(axis=0), pairs.levels, rel_)
             gen = group_generator(seed, *(str(key[k]) for k in keys))
             low, high = _bootstrap(tables, pairs.levels, rel_, n_resamples, confidence_level, gen)
-            block = pd.DataFrame({
-                "statistic": list(AGREEMENT_STATISTICS),
-                "value": values,
-                "ci_low": low,
-                "ci_high": high,
-                "n_pairs": int(pairs.n_pairs.sum()),
-                "n_only_qrels": int(pairs.only_a.sum()),
-                "n_only_other": int(pairs.only_b.sum()),
-            })
+            block = pd.DataFrame(
+                {
+                    "statistic": list(AGREEMENT_STATISTICS),
+                    "value": values,
+                    "ci_low": low,
+                    "ci_high": high,
+                    "n_pairs": int(pairs.n_pairs.sum()),
+                    "n_only_qrels": int(pairs.only_a.sum()),
+                    "n_only_other": int(pairs.only_b.sum()),
+                }
+            )
         for k in reversed(keys):
             block.insert(0, k, key[k])
         blocks.append(block)
@@ -451,11 +473,13 @@ def judgment_confusion(
         counts[:, inner] = tables[:, li[inner], lj[inner]]
         counts[:, lj == k] = _one_side_by_label(a, b, pairs, per_query)  # qrels only
         counts[:, li == k] = _one_side_by_label(b, a, pairs, per_query)  # other only
-        block = pd.DataFrame({
-            "label": np.tile(labels[li], n_t),
-            "other_label": np.tile(labels[lj], n_t),
-            "count": counts.ravel(),
-        })
+        block = pd.DataFrame(
+            {
+                "label": np.tile(labels[li], n_t),
+                "other_label": np.tile(labels[lj], n_t),
+                "count": counts.ravel(),
+            }
+        )
         if per_query:
             block.insert(0, "query", np.repeat(pairs.queries.to_numpy(dtype=object), len(li)))
         for c in reversed(keys):

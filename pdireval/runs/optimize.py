@@ -16,14 +16,12 @@ contractions and one closed-form ANOVA — the runs are never re-evaluated.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from pdireval.errors import (
-    MeasureError,
     OptionError,
     SchemaError,
     check_bool,
@@ -33,84 +31,17 @@ from pdireval.errors import (
 )
 from pdireval.evaluation import Prepared, prepare
 from pdireval.measures.view import view_of
+from pdireval.runs.optimize_weights import (
+    STANDARD_DISCOUNTS,
+    STANDARD_GAINS,
+    standard_discount,
+    standard_gain,
+)
 from pdireval.stats.gtheory import anova_table, e_rho2, phi, queries_needed, variance_components
 
 __all__ = ["optimize", "OptimizeResult", "standard_discount", "standard_gain"]
 
 WHAT = ("discount", "gain", "both")
-STANDARD_DISCOUNTS = ("log2", "zipf", "linear")
-STANDARD_GAINS = ("linear", "exp")
-
-
-# --------------------------------------------------------------------------- standard vectors
-
-
-def standard_discount(name, k: int) -> np.ndarray:
-    """Discount weights of ranks 1..k, normalised to sum 1.
-
-    ``log2``: 1/log2(r+1); ``zipf``: 1/r; ``linear``: (k+1-r)/k; or an explicit vector
-    of length k.
-    """
-    r = np.arange(1, k + 1, dtype=np.float64)
-    if isinstance(name, str):
-        if name == "log2":
-            w = 1.0 / np.log2(r + 1.0)
-        elif name == "zipf":
-            w = 1.0 / r
-        elif name == "linear":
-            w = (k + 1.0 - r) / k
-        else:
-            raise MeasureError(f"unknown discount {name!r}: use one of {STANDARD_DISCOUNTS} or a "
-                               f"vector of {k} weights")
-    else:
-        try:
-            w = np.asarray(name, dtype=np.float64).ravel()
-        except (TypeError, ValueError):
-            raise MeasureError(
-                f"a discount is one of {STANDARD_DISCOUNTS} or a vector of {k} numbers, got "
-                f"{name!r}"
-            ) from None
-        if len(w) != k or not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
-            raise MeasureError(f"a discount vector must hold {k} non-negative finite weights (one "
-                               f"per rank 1..{k}) with a positive sum, got {name!r}")
-    return w / w.sum()
-
-
-def standard_gain(name, grades: np.ndarray) -> np.ndarray:
-    """Gains of the relevant ``grades`` (labels > 0), normalised to sum 1.
-
-    ``linear``: the label; ``exp``: 2^label - 1; or a mapping {label: gain} (labels it does
-    not list get 0).
-    """
-    grades = np.asarray(grades, dtype=np.float64)
-    if isinstance(name, str):
-        if name == "linear":
-            g = grades.copy()
-        elif name == "exp":
-            g = np.exp2(grades) - 1.0
-        else:
-            raise MeasureError(f"unknown gain {name!r}: use one of {STANDARD_GAINS} or a mapping "
-                               f"{{label: gain}}")
-    elif isinstance(name, Mapping):
-        g = np.array(
-            [
-                float(
-                    name.get(x, name.get(int(x), 0.0))
-                    if float(x).is_integer()
-                    else name.get(x, 0.0)
-                )
-                for x in grades
-            ]
-        )
-    else:
-        raise MeasureError(f"gain must be 'linear', 'exp' or a mapping {{label: gain}}, got "
-                           f"{name!r}")
-    if not np.all(np.isfinite(g)) or np.any(g < 0) or g.sum() <= 0:
-        raise MeasureError("gains of the relevant grades must be non-negative and not all 0, got "
-                           f"{dict(zip(grades.tolist(), g.tolist()))}")
-    return g / g.sum()
-
-
 # --------------------------------------------------------------------------- precomputation
 
 
@@ -169,8 +100,9 @@ def _grades_of(prepared_list) -> np.ndarray:
         labels.append(lab[lab > 0])
     grades = np.unique(np.concatenate(labels)) if labels else np.zeros(0)
     if len(grades) == 0:
-        raise SchemaError("the qrels hold no relevant (label > 0) document: there is no nDCG to "
-                          "optimise.")
+        raise SchemaError(
+            "the qrels hold no relevant (label > 0) document: there is no nDCG to optimise."
+        )
     return grades
 
 
@@ -440,8 +372,10 @@ def _split(frame: pd.DataFrame | None, by: str, kind: str):
 
 
 def _no_by(by, frame):
-    raise SchemaError(f"by={by!r} names no column of the run (it has {list(frame.columns)!r}). "
-                      "Pass the column that tells collections apart, or by=None.")
+    raise SchemaError(
+        f"by={by!r} names no column of the run (it has {list(frame.columns)!r}). "
+        "Pass the column that tells collections apart, or by=None."
+    )
 
 
 def optimize(
@@ -575,26 +509,33 @@ def optimize(
         prepared = {None: prepare(run, qrels=qrels)}
     else:
         if not isinstance(run, pd.DataFrame):
-            raise TypeError("the run must be a pandas DataFrame or a Prepared, got "
-                            f"{type(run).__name__}")
+            raise TypeError(
+                f"the run must be a pandas DataFrame or a Prepared, got {type(run).__name__}"
+            )
         runs = _split(run, by, "run")
         qrels_parts = _split(qrels, by, "qrels")
         prepared = {}
         for key, part in runs.items():
             q = qrels if qrels_parts is None else qrels_parts.get(key)
             if qrels_parts is not None and q is None:
-                raise SchemaError(f"the qrels have no rows for {by}={key!r}, which the run has. "
-                                  "Give every collection its judgments.")
+                raise SchemaError(
+                    f"the qrels have no rows for {by}={key!r}, which the run has. "
+                    "Give every collection its judgments."
+                )
             prepared[key] = prepare(part, qrels=q)
     grades = _grades_of(list(prepared.values()))
     if what == "gain" and len(grades) < 2:
-        raise SchemaError("optimising gains needs at least 2 relevant grades, but the qrels have "
-                          f"only {grades.tolist()}: with one grade every gain gives the same nDCG.")
+        raise SchemaError(
+            "optimising gains needs at least 2 relevant grades, but the qrels have "
+            f"only {grades.tolist()}: with one grade every gain gives the same nDCG."
+        )
     collections = [_reduce(p, grades, K, name) for name, p in prepared.items()]
     for c in collections:
         if min(c.shape) < 2:
-            raise SchemaError(f"collection {c.name!r} has {c.shape[1]} system(s) and {c.shape[0]} "
-                              "query(s): Φ needs at least 2 of each.")
+            raise SchemaError(
+                f"collection {c.name!r} has {c.shape[1]} system(s) and {c.shape[0]} "
+                "query(s): Φ needs at least 2 of each."
+            )
     model = _Model(collections, cutoffs, K, n_queries)
 
     g0 = standard_gain(gain, grades)

@@ -52,8 +52,9 @@ def _ordered(run: pd.DataFrame, order: str, depth: int) -> pd.DataFrame:
     if order == "score" and "score" in run.columns:
         # core.segments' trec_eval order (scores as C floats), ties by doc id descending
         frame["_key"] = order_key(run, "score")
-        frame = frame.sort_values(["system", "query", "_key", "doc"],
-                                  ascending=[True, True, True, False], kind="stable")
+        frame = frame.sort_values(
+            ["system", "query", "_key", "doc"], ascending=[True, True, True, False], kind="stable"
+        )
     else:
         if "rank" not in run.columns:
             raise SchemaError("order='rank' needs a 'rank' column in the runs; it has none.")
@@ -68,8 +69,11 @@ def _document_order(orig: pd.DataFrame, rep: pd.DataFrame, *, depth: int, p: flo
     """Per (system, query) list both runs hold: KTU and RBO, as a frame."""
     a = _ordered(orig, "score" if "score" in orig.columns else "rank", depth)
     b = _ordered(rep, "score" if "score" in rep.columns else "rank", depth)
-    segs = a[["system", "query"]].drop_duplicates().merge(
-        b[["system", "query"]].drop_duplicates(), on=["system", "query"], how="inner")
+    segs = (
+        a[["system", "query"]]
+        .drop_duplicates()
+        .merge(b[["system", "query"]].drop_duplicates(), on=["system", "query"], how="inner")
+    )
     segs = segs.sort_values(["system", "query"], kind="stable", ignore_index=True)
     segs["seg"] = np.arange(len(segs))
     a = a.merge(segs, on=["system", "query"], how="inner")
@@ -307,8 +311,12 @@ def reproducibility(
                 "same queries; a replication on another collection (reproduced_qrels=) has none."
             )
         segs = _document_order(orig, rep, depth=depth, p=p)
-        long = segs.melt(id_vars=["system", "query"], value_vars=["ktu", "rbo"],
-                         var_name="statistic", value_name="value")
+        long = segs.melt(
+            id_vars=["system", "query"],
+            value_vars=["ktu", "rbo"],
+            var_name="statistic",
+            value_name="value",
+        )
         queries = pd.unique(long["query"].to_numpy(dtype=object))
         q_rank = dict(zip(queries[natural_order(queries)], range(len(queries))))
         long["_s"] = long["system"].map({s: i for i, s in enumerate(systems)})
@@ -318,8 +326,13 @@ def reproducibility(
         out["value"] = out["value"].astype(np.float64)
         return out
     scores_o = evaluate(orig, measures, qrels=qrels, missing="drop", qrels_columns=qrels_columns)
-    scores_r = evaluate(rep, measures, qrels=qrels if same_collection else reproduced_qrels,
-                        missing="drop", qrels_columns=qrels_columns)
+    scores_r = evaluate(
+        rep,
+        measures,
+        qrels=qrels if same_collection else reproduced_qrels,
+        missing="drop",
+        qrels_columns=qrels_columns,
+    )
     measure_names = list(pd.unique(scores_o["measure"]))
     rows = []
     if same_collection:
@@ -361,8 +374,15 @@ def reproducibility(
                         len(shared),
                     )
                 )
-            rows.append((system, measure, "p_value_unpaired",
-                         _t_unpaired(xo.to_numpy(), xr.to_numpy()), len(xo) + len(xr)))
+            rows.append(
+                (
+                    system,
+                    measure,
+                    "p_value_unpaired",
+                    _t_unpaired(xo.to_numpy(), xr.to_numpy()),
+                    len(xo) + len(xr),
+                )
+            )
             if baseline is not None and system != baseline:
                 bo = vectors(scores_o, baseline, measure)
                 br = vectors(scores_r, baseline, measure)

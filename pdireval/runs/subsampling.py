@@ -35,12 +35,15 @@ def _check_levels(levels) -> np.ndarray:
         if isinstance(levels, numbers.Real):
             levels = [levels]
         else:
-            raise TypeError("levels= must be a number or a sequence of numbers, e.g. (1, 5, 10, "
-                            "50)")
+            raise TypeError(
+                "levels= must be a number or a sequence of numbers, e.g. (1, 5, 10, 50)"
+            )
     arr = np.asarray(list(levels), dtype=np.float64) if len(levels) else np.zeros(0)
     if len(arr) == 0:
-        raise OptionError("levels= is empty: give at least one completeness level in (0, 100], "
-                          "e.g. levels=(10, 50).")
+        raise OptionError(
+            "levels= is empty: give at least one completeness level in (0, 100], "
+            "e.g. levels=(10, 50)."
+        )
     bad = arr[~((arr > 0) & (arr <= 100))]
     if len(bad):
         raise OptionError(
@@ -52,7 +55,10 @@ def _check_levels(levels) -> np.ndarray:
         warnings.warn(
             f"levels= are percentages, but every level given is <= 1 ({arr.tolist()}): they "
             "look like fractions and are read as that many percent. Write levels=(10, 50, 100) "
-            "for 10%, 50%, 100%.", PdirevalWarning, stacklevel=3)
+            "for 10%, 50%, 100%.",
+            PdirevalWarning,
+            stacklevel=3,
+        )
     if len(np.unique(arr)) != len(arr):
         raise OptionError(f"levels= repeats a level: {arr.tolist()}. Give each level once.")
     return arr

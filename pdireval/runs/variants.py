@@ -39,27 +39,10 @@ from pdireval.measures.compute import compute
 __all__ = ["evaluate_variants"]
 
 
-
 # --------------------------------------------------------------------------- validation helpers
 
 
-
-
-
-
-
-
-
-
 # --------------------------------------------------------------------------- subsampling
-
-
-
-
-
-
-
-
 
 
 # --------------------------------------------------------------------------- qrels variants
@@ -405,8 +388,16 @@ def evaluate_variants(
     n_m = len(parsed)
     sys_parts, query_parts, value_parts, counts = [], [], [], []
     for v in range(variants.n_variants):  # loop over variants; every step inside is vectorized
-        seg, qmap = _variant_segments(full, hit_base, base_pos, base_query, base_doc, judged,
-                                      variants.var_rows[v], variants.var_labels[v])
+        seg, qmap = _variant_segments(
+            full,
+            hit_base,
+            base_pos,
+            base_query,
+            base_doc,
+            judged,
+            variants.var_rows[v],
+            variants.var_labels[v],
+        )
         n_seg = seg.n_segments
         counts.append(n_seg)
         if n_seg == 0:
@@ -436,5 +427,3 @@ def evaluate_variants(
 
 
 # --------------------------------------------------------------------------- robustness curves
-
-

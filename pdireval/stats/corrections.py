@@ -39,8 +39,16 @@ CORRECTION_ALIASES = {
 
 #: statsmodels' methods that are not corrections of this module (adaptive two-stage FDR and
 #: local FDR procedures): named in the error so that nobody is silently given another one.
-_NOT_PROVIDED = ("fdr_tsbky", "fdr_2sbky", "fdr_twostage", "fdr_tsbh", "fdr_2sbh", "fdr_gbs",
-                 "lfdr", "lfdr_sl")
+_NOT_PROVIDED = (
+    "fdr_tsbky",
+    "fdr_2sbky",
+    "fdr_twostage",
+    "fdr_tsbh",
+    "fdr_2sbh",
+    "fdr_gbs",
+    "lfdr",
+    "lfdr_sl",
+)
 
 
 def canonical_correction(correction):
@@ -105,18 +113,18 @@ def _hommel_sorted(q):
     step = max(1, CHUNK_CELLS // n)
     j = np.arange(1, n + 1, dtype=np.float64)
     for lo in range(0, len(ms), step):  # chunks of family sizes: c_m
-        m = ms[lo:lo + step, None]
+        m = ms[lo : lo + step, None]
         idx = (n - m) + np.arange(n)[None, :]  # position n-m+j-1 for j = 1..n
         valid = idx < n
         vals = np.where(valid, q[np.minimum(idx, n - 1)] / j[None, :], np.inf)
-        c[lo:lo + step] = m[:, 0] * vals.min(axis=1)
+        c[lo : lo + step] = m[:, 0] * vals.min(axis=1)
     # suffix maximum of c over m >= n - i + 1 (1-based i): for 0-based i, m >= n - i
     suffix = np.maximum.accumulate(c[::-1])[::-1]  # suffix[k] = max(c[k:]), c[k] is m = k + 2
     i0 = np.arange(n)
     first_m = np.maximum(n - i0, 2)  # smallest m with i in the last m
     out = np.maximum(out, suffix[first_m - 2])
     for lo in range(0, n, step):  # chunks of p-values: max over m < n - i of min(m q_i, c_m)
-        rows = i0[lo:lo + step]
+        rows = i0[lo : lo + step]
         grid = np.minimum(ms[None, :] * q[rows, None], c[None, :])
         grid = np.where(ms[None, :] < (n - rows)[:, None], grid, -np.inf)
         out[rows] = np.maximum(out[rows], grid.max(axis=1))

@@ -22,8 +22,18 @@ from pdireval.stats.rank_overlap import (
 __all__ = ["ROW_METHODS", "tau_ap_rows", "correlation_rows", "positions"]
 
 #: the methods :func:`correlation_rows` knows
-ROW_METHODS = ("kendall_a", "kendall_b", "gamma", "spearman", "pearson", "tau_ap", "tau_ap_sym",
-               "tau_ap_b", "rbo", "top_k_overlap")
+ROW_METHODS = (
+    "kendall_a",
+    "kendall_b",
+    "gamma",
+    "spearman",
+    "pearson",
+    "tau_ap",
+    "tau_ap_sym",
+    "tau_ap_b",
+    "rbo",
+    "top_k_overlap",
+)
 
 
 def positions(values) -> np.ndarray:
@@ -150,7 +160,10 @@ def correlation_rows(method: str, x, y, *, p: float = 0.9, k: int = 10) -> np.nd
         else:
             out = top_k_overlap(positions(x), positions(y), kk)
         for r in np.flatnonzero(_has_ties(x) | _has_ties(y)):
-            out[r] = (rbo_ext_ties(x[r], y[r], p) if method == "rbo"
-                      else top_k_overlap_ties(x[r], y[r], kk))
+            out[r] = (
+                rbo_ext_ties(x[r], y[r], p)
+                if method == "rbo"
+                else top_k_overlap_ties(x[r], y[r], kk)
+            )
         return out
     raise ValueError(f"unknown row method {method!r}")

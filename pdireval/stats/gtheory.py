@@ -265,9 +265,13 @@ def anova_table3(x: np.ndarray) -> dict[str, np.ndarray]:
     ss_tot = np.square(x - m).sum(axis=axes)
     tol = (16 * eps * scale) ** 2 * (n_t * n_s * n_j) + 16 * eps * ss_tot
     df = {
-        "system": n_s - 1, "query": n_t - 1, "facet": n_j - 1,
-        "system_query": (n_s - 1) * (n_t - 1), "system_facet": (n_s - 1) * (n_j - 1),
-        "query_facet": (n_t - 1) * (n_j - 1), "residual": (n_s - 1) * (n_t - 1) * (n_j - 1),
+        "system": n_s - 1,
+        "query": n_t - 1,
+        "facet": n_j - 1,
+        "system_query": (n_s - 1) * (n_t - 1),
+        "system_facet": (n_s - 1) * (n_j - 1),
+        "query_facet": (n_t - 1) * (n_j - 1),
+        "residual": (n_s - 1) * (n_t - 1) * (n_j - 1),
     }
     out = {}
     for e in EFFECTS3:

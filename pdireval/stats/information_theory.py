@@ -50,8 +50,9 @@ def information_from_tau(tau):
     """
     t = np.asarray(tau, dtype=np.float64)
     if np.any(np.abs(t[~np.isnan(t)]) > 1.0 + 1e-12):
-        raise OptionError("information_from_tau needs τ in [−1, 1]; a rank correlation outside it "
-                          "is not a τ.")
+        raise OptionError(
+            "information_from_tau needs τ in [−1, 1]; a rank correlation outside it is not a τ."
+        )
     t = np.clip(t, -1.0, 1.0)
     out = 1.0 - binary_entropy((1.0 - t) / 2.0)
     out = np.where(np.isnan(t), np.nan, out)

@@ -18,8 +18,14 @@ import numpy as np
 from pdireval.errors import check_option
 from pdireval.stats import _adapters
 
-__all__ = ["BOOTSTRAP_INTERVALS", "t_interval", "anova_interval", "bootstrap_interval",
-           "column_quantiles", "degenerate_columns"]
+__all__ = [
+    "BOOTSTRAP_INTERVALS",
+    "t_interval",
+    "anova_interval",
+    "bootstrap_interval",
+    "column_quantiles",
+    "degenerate_columns",
+]
 
 #: the bootstrap intervals of :func:`bootstrap_interval` (scipy's names, lower case)
 BOOTSTRAP_INTERVALS = ("percentile", "bca")

@@ -58,7 +58,7 @@ def exact_group_means(values, groups, n_groups: int) -> np.ndarray:
     bounds = np.searchsorted(g, np.arange(n_groups + 1))
     out = np.full(n_groups, np.nan)
     for k in np.flatnonzero(np.diff(bounds)):
-        out[k] = math.fsum(v[bounds[k]:bounds[k + 1]]) / (bounds[k + 1] - bounds[k])
+        out[k] = math.fsum(v[bounds[k] : bounds[k + 1]]) / (bounds[k + 1] - bounds[k])
     return out
 
 

@@ -8,19 +8,35 @@ import numpy as np
 from pdireval.errors import OptionError, check_option
 from pdireval.stats import _adapters
 
-__all__ = ["concordance_counts", "kendall_tau", "tau_ap", "tau_ap_b", "rank_correlation",
-           "CORRELATION_METHODS"]
+__all__ = [
+    "concordance_counts",
+    "kendall_tau",
+    "tau_ap",
+    "tau_ap_b",
+    "rank_correlation",
+    "CORRELATION_METHODS",
+]
 
-CORRELATION_METHODS = ("kendall_a", "kendall_b", "gamma", "spearman", "pearson", "tau_ap",
-                       "tau_ap_sym", "tau_ap_b", "rbo")
+CORRELATION_METHODS = (
+    "kendall_a",
+    "kendall_b",
+    "gamma",
+    "spearman",
+    "pearson",
+    "tau_ap",
+    "tau_ap_sym",
+    "tau_ap_b",
+    "rbo",
+)
 
 
 def _vectors(x, y):
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     if x.ndim != 1 or x.shape != y.shape:
-        raise OptionError(f"x and y must be 1-D of the same length, got shapes {x.shape} and "
-                          f"{y.shape}")
+        raise OptionError(
+            f"x and y must be 1-D of the same length, got shapes {x.shape} and {y.shape}"
+        )
     if np.isnan(x).any() or np.isnan(y).any():
         raise OptionError("x and y must not hold NaN: drop the objects without a value first")
     return x, y
@@ -35,8 +51,13 @@ def concordance_counts(x, y):
     sx = np.sign(x[i] - x[j])
     sy = np.sign(y[i] - y[j])
     prod = sx * sy
-    return (int((prod > 0).sum()), int((prod < 0).sum()), int((sx == 0).sum()),
-            int((sy == 0).sum()), len(i))
+    return (
+        int((prod > 0).sum()),
+        int((prod < 0).sum()),
+        int((sx == 0).sum()),
+        int((sy == 0).sum()),
+        len(i),
+    )
 
 
 def kendall_tau(x, y, variant: str = "b") -> float:

@@ -9,8 +9,17 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["rbo_ext", "rbo_truncated", "top_k_overlap", "inversions", "kendall_tau_b_rows",
-           "expected_overlap_curve", "rbo_ext_ties", "top_k_overlap_ties"]
+__all__ = [
+    "rbo_ext",
+    "rbo_truncated",
+    "top_k_overlap",
+    "inversions",
+    "kendall_tau_b_rows",
+    "expected_overlap_curve",
+    "rbo_ext_ties",
+    "top_k_overlap_ties",
+]
+
 
 def _agreement_depth(pos_a, pos_b):
     """Depth (1-based) at which each item is in both prefixes; 0 = never in both."""
@@ -114,10 +123,10 @@ def expected_overlap_curve(scores_a, scores_b, depths=None) -> np.ndarray:
     out = np.empty(len(d))
     step = max(1, (1 << 22) // max(n, 1))  # depths per block: memory bounded
     for lo in range(0, len(d), step):
-        block = d[lo:lo + step, None]
+        block = d[lo : lo + step, None]
         in_a = np.clip((block - start_a) / size_a, 0.0, 1.0)
         in_b = np.clip((block - start_b) / size_b, 0.0, 1.0)
-        out[lo:lo + step] = (in_a * in_b).sum(axis=1)
+        out[lo : lo + step] = (in_a * in_b).sum(axis=1)
     return out
 
 

@@ -30,268 +30,18 @@ from pdireval.trec.trec_files import (
     parse_zscores,
     read_bytes,
 )
-
-__all__ = ["Epi", "MEASURES", "NICKNAMES", "measure_names", "mark", "evaluate_files"]
-
-_CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
-_RECALL = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
-_RMULT = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
-
-
-class Meas:
-    """One entry of trec_eval's measure table (``measures.c``).
-
-    ``kind``: how values are named, initialised, printed and averaged --
-    ``s_double`` / ``s_long`` (one value; %6.4f / %ld), ``gm`` (one value, summary only,
-    geometric mean), ``cut_long`` / ``cut_double`` (one value per cut-off, ``name_10`` /
-    ``name_0.10``), ``p_double`` / ``p_pair`` (one value, parameters appended to the name as
-    typed), ``relstring``, ``runid``, ``num_q``. ``avg``: ``mean`` or ``sum``.
-    """
-
-    __slots__ = ("name", "kernel", "kind", "default", "avg", "versions", "needs")
-
-    def __init__(self, name: str, kernel, kind: str, default: tuple = (), avg: str = "mean",
-                 versions: tuple = ("9", "10"), needs: str = "qrels"):
-        self.name, self.kernel, self.kind, self.default = name, kernel, kind, default
-        self.avg, self.versions = avg, versions
-        self.needs = needs  # the rel_info format whose RES_RELS it reads
-
-    def __repr__(self) -> str:
-        return f"Meas({self.name!r})"
-
-
-MEASURES = (
-    Meas("runid", None, "runid", needs=""),
-    Meas("num_q", K.num_q, "num_q", needs=""),
-    Meas("num_ret", K.num_ret, "s_long", avg="sum"),
-    Meas("num_rel", K.num_rel, "s_long", avg="sum"),
-    Meas("num_rel_ret", K.num_rel_ret, "s_long", avg="sum"),
-    Meas("map", K.map_, "s_double"),
-    Meas("gm_map", K.gm_map, "gm"),
-    Meas("Rprec", K.rprec, "s_double"),
-    Meas("bpref", K.bpref, "s_double"),
-    Meas("recip_rank", K.recip_rank, "s_double"),
-    Meas("iprec_at_recall", K.iprec_at_recall, "cut_double", _RECALL),
-    Meas("P", K.precision, "cut_long", _CUTS),
-    Meas("relstring", K.relstring, "relstring", (10.0,)),
-    Meas("recall", K.recall, "cut_long", _CUTS),
-    Meas("infAP", K.infap, "s_double"),
-    Meas("gm_bpref", K.gm_bpref, "gm"),
-    Meas("Rprec_mult", K.rprec_mult, "cut_double", _RMULT),
-    Meas("utility", K.utility, "p_double", (1.0, -1.0, 0.0, 0.0)),
-    Meas("11pt_avg", K.pt11_avg, "p_double", _RECALL),
-    Meas("binG", K.bin_g, "s_double"),
-    Meas("G", K.g_measure, "p_pair"),
-    Meas("dcg", K.dcg, "p_pair", versions=("10",)),
-    Meas("ideal_dcg", K.ideal_dcg, "p_pair", versions=("10",)),
-    Meas("ndcg", K.ndcg, "p_pair"),
-    Meas("ndcg_rel", K.ndcg_rel, "p_pair"),
-    Meas("Rndcg", K.rndcg, "p_pair"),
-    Meas("ndcg_cut", K.ndcg_cut, "cut_long", _CUTS),
-    Meas("map_cut", K.map_cut, "cut_long", _CUTS),
-    Meas("relative_P", K.relative_p, "cut_long", _CUTS),
-    Meas("success", K.success, "cut_long", (1, 5, 10)),
-    Meas("set_P", K.set_p, "s_double"),
-    Meas("set_relative_P", K.set_relative_p, "s_double"),
-    Meas("set_recall", K.set_recall, "s_double"),
-    Meas("set_map", K.set_map, "s_double"),
-    Meas("set_F", K.set_f, "p_double", (1.0,)),
-    Meas("num_nonrel_judged_ret", K.num_nonrel_judged_ret, "s_long", avg="sum"),
-    Meas("prefs_num_prefs_poss", None, "s_double", needs="prefs"),
-    Meas("prefs_num_prefs_ful", None, "s_double", needs="prefs"),
-    Meas("prefs_num_prefs_ful_ret", None, "s_double", needs="prefs"),
-    Meas("prefs_simp", None, "s_double", needs="prefs"),
-    Meas("prefs_pair", None, "s_double", needs="prefs"),
-    Meas("prefs_avgjg", None, "s_double", needs="prefs"),
-    Meas("prefs_avgjg_Rnonrel", None, "s_double", needs="prefs"),
-    Meas("prefs_simp_ret", None, "s_double", needs="prefs"),
-    Meas("prefs_pair_ret", None, "s_double", needs="prefs"),
-    Meas("prefs_avgjg_ret", None, "s_double", needs="prefs"),
-    Meas("prefs_avgjg_Rnonrel_ret", None, "s_double", needs="prefs"),
-    Meas("prefs_simp_imp", None, "s_double", needs="prefs"),
-    Meas("prefs_pair_imp", None, "s_double", needs="prefs"),
-    Meas("prefs_avgjg_imp", None, "s_double", needs="prefs"),
-    Meas("map_avgjg", K.map_, "s_double", needs="qrels_jg"),
-    Meas("P_avgjg", K.precision, "cut_long", _CUTS, needs="qrels_jg"),
-    Meas("Rprec_mult_avgjg", K.rprec_mult, "cut_double", _RMULT, needs="qrels_jg"),
-    Meas("yaap", K.yaap, "s_double"),
-    Meas("rbp", K.rbp, "p_pair", versions=("10",)),
-    Meas("rbp_resid", K.rbp_resid, "p_pair", versions=("10",)),
-    Meas("unj", K.unj, "cut_long", (5, 10, 20), versions=("10",)),
+from pdireval.trec.trec_measures import (
+    MEASURES,
+    NICKNAMES,
+    REL_FORMATS,
+    RESULTS_FORMATS,
+    BadParameter,
+    Column,
+    Epi,
+    measure_parameters,
 )
 
-_OFFICIAL = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
-             "bpref", "recip_rank", "iprec_at_recall", "P")
-_ALL_TREC_9 = _OFFICIAL + (
-    "relstring", "recall", "infAP", "gm_bpref", "utility", "11pt_avg", "ndcg", "relative_P",
-    "Rprec_mult", "success", "map_cut", "ndcg_cut", "ndcg_rel", "Rndcg", "binG", "G", "set_P",
-    "set_recall", "set_relative_P", "set_map", "set_F", "num_nonrel_judged_ret")
-_ALL_TREC_10 = _OFFICIAL + (
-    "relstring", "recall", "unj", "rbp", "rbp_resid", "infAP", "gm_bpref", "utility",
-    "11pt_avg", "ndcg", "relative_P", "Rprec_mult", "success", "map_cut", "ndcg_cut",
-    "ndcg_rel", "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map",
-    "set_F", "num_nonrel_judged_ret")
-_SET = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
-        "set_relative_P", "set_map", "set_F")
-_ALL_PREFS = ("runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful",
-              "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair", "prefs_avgjg",
-              "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret",
-              "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp")
-_PREFS = ("runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful",
-          "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair", "prefs_avgjg")
-_QRELS_JG = ("runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg")
-
-#: trec_eval's nicknames (``-m official``, ...) per version
-NICKNAMES = {
-    "9": {"official": _OFFICIAL, "set": _SET, "all_trec": _ALL_TREC_9, "all_prefs": _ALL_PREFS,
-          "prefs": _PREFS, "qrels_jg": _QRELS_JG},
-    "10": {"official": _OFFICIAL, "set": _SET, "all_trec": _ALL_TREC_10, "all_prefs": _ALL_PREFS,
-           "prefs": _PREFS, "qrels_jg": _QRELS_JG},
-}
-
-#: trec_eval 10.0's rel_info formats (-R) and results formats (-T)
-REL_FORMATS = ("qrels", "qrels_jg", "prefs", "qrels_prefs")
-RESULTS_FORMATS = ("trec_results",)
-
-
-def measure_names(version: str) -> list[str]:
-    """trec_eval's measure names in its print order, for ``version`` ("9" or "10")."""
-    return [m.name for m in MEASURES if version in m.versions]
-
-
-class Epi:
-    """trec_eval's EPI: the options of one run (``trec_eval.h``); keyword arguments set them."""
-
-    def __init__(self, **options):
-        self.version = "9"
-        self.query_flag = False
-        self.summary_flag = True
-        self.average_complete_flag = False
-        self.judged_docs_only_flag = False
-        self.relevance_level = 1
-        self.num_docs_in_coll = 0
-        self.max_num_docs_per_topic: int | None = None
-        self.rel_info_format = "qrels"
-        self.results_format = "trec_results"
-        self.zscore_file: str | None = None
-        self.debug_level = 0
-        self.debug_query: bytes | None = None
-        self.meas_args: list = []  # [(measure name, parameter string)]
-        self.marked: set = set()
-        for key, value in options.items():
-            if not hasattr(self, key):
-                raise TypeError(f"Epi has no option {key!r}")
-            setattr(self, key, value)
-
-
-class IllegalMeasure(Exception):
-    """``-m`` names no measure of this trec_eval version (trec_eval: illegal measure)."""
-
-
-def mark(epi: Epi, spec: str) -> None:
-    """trec_eval's mark_measure(): ``name[.params]``, a nickname or a measure name."""
-    name, dot, params = spec.partition(".")
-    if dot:
-        if not params:
-            raise IllegalMeasure(f"'{spec}': nothing after the dot (trec_eval: improper measure "
-                                 f"in parameter '{name}')")
-        epi.meas_args.append((name, params))
-    names = measure_names(epi.version)
-    nick = NICKNAMES[epi.version].get(name)
-    if nick is not None:
-        epi.marked.update(nick)
-        return
-    if name not in names:
-        raise IllegalMeasure(spec)
-    epi.marked.add(name)
-
-
-# --------------------------------------------------------------------------- parameters
-
-
-class BadParameter(Exception):
-    """A measure's parameters cannot be used (trec_eval: Cannot initialize measure)."""
-
-
-def _long_cutoffs(text: str) -> tuple:
-    from pdireval.trec.trec_files import atol
-
-    values = sorted(atol(part.encode()) for part in text.split(","))
-    if values[0] <= 0:
-        raise BadParameter("a cut-off is 0 or negative (trec_eval: Negative cutoff detected)")
-    if len(set(values)) != len(values):
-        raise BadParameter("two cut-offs are equal (trec_eval: duplicate cutoffs detected)")
-    return tuple(values)
-
-
-def _double_cutoffs(text: str) -> tuple:
-    from pdireval.trec.trec_files import atof
-
-    values = sorted(atof(part.encode()) for part in text.split(","))
-    if len(set(values)) != len(values):
-        raise BadParameter("two cut-offs are equal (trec_eval: duplicate cutoffs detected)")
-    return tuple(values)
-
-
-def _doubles(text: str) -> tuple:
-    from pdireval.trec.trec_files import atof
-
-    return tuple(atof(part.encode()) for part in text.split(","))
-
-
-def _pairs(text: str) -> tuple:
-    """get_param_pairs(): ``name=value,name=value`` (trec_eval's own validity check)."""
-    from pdireval.trec.trec_files import atof
-
-    last = ","
-    for ch in text:
-        if ch == ",":
-            if last == ",":
-                break
-            last = ","
-        elif ch == "=":
-            if last == "=":
-                last = ","
-                break
-            last = "="
-    if last != "=":
-        raise BadParameter(f"malformed pair parameters in '{text}' (trec_eval: malformed pair "
-                           "parameters), e.g. '1=3,2=9' or 'p=0.8'")
-    out = []
-    for part in text.split(","):
-        name, _eq, value = part.partition("=")
-        out.append((name, atof(value.encode())))
-    return tuple(out)
-
-
-class Column:
-    """One printed value: its name, its measure and its column of the kernel's output (-1:
-    a single value)."""
-
-    __slots__ = ("name", "meas", "index")
-
-    def __init__(self, name: str, meas: Meas, index: int):
-        self.name, self.meas, self.index = name, meas, index
-
-
-def _init(epi: Epi, meas: Meas):
-    """The measure's parameters and printed names (te_init_meas_*)."""
-    text = next((p for n, p in epi.meas_args if n == meas.name), None)
-    kind = meas.kind
-    if kind == "cut_long":
-        params = _long_cutoffs(text) if text is not None else meas.default
-        return params, [f"{meas.name}_{c}" for c in params]
-    if kind == "cut_double":
-        params = _double_cutoffs(text) if text is not None else meas.default
-        return params, [f"{meas.name}_{c:3.2f}" for c in params]
-    if kind in ("p_double", "relstring"):
-        params = _doubles(text) if text is not None else meas.default
-        return params, [f"{meas.name}_{text}" if text is not None else meas.name]
-    if kind == "p_pair":
-        params = _pairs(text) if text is not None else ()
-        return params, [f"{meas.name}_{text}" if text is not None else meas.name]
-    return (), [meas.name]
-
+__all__ = ["evaluate_files"]
 
 # --------------------------------------------------------------------------- the run
 
@@ -319,9 +69,12 @@ def evaluate_files(epi: Epi, qrels_path: str, results_path: str) -> Output:
     """trec_eval's main() after option parsing."""
     version = epi.version
     if epi.rel_info_format not in REL_FORMATS:
-        raise TrecEvalExit(f"-R {epi.rel_info_format}: not a rel_info format; trec_eval reads "
-                           f"{', '.join(REL_FORMATS)} (trec_eval: Illegal rel_format "
-                           f"'{epi.rel_info_format}').", 2)
+        raise TrecEvalExit(
+            f"-R {epi.rel_info_format}: not a rel_info format; trec_eval reads "
+            f"{', '.join(REL_FORMATS)} (trec_eval: Illegal rel_format "
+            f"'{epi.rel_info_format}').",
+            2,
+        )
     if epi.rel_info_format not in ("qrels", "qrels_jg"):
         raise TrecEvalExit(
             f"-R {epi.rel_info_format}: pdireval's trec_eval reads -R qrels and "
@@ -332,13 +85,19 @@ def evaluate_files(epi: Epi, qrels_path: str, results_path: str) -> Output:
     qrels_data = read_bytes(qrels_path, "qrels")
     qq, qg, qd, qr = parse_qrels(qrels_data, qrels_path, version)
     if jg_mode and len(set(zip(qq, qg, qd))) != len(qq):
-        raise TrecEvalExit(f"qrels file '{qrels_path}': a document is listed twice for the same "
-                           "query and judgment group (trec_eval.get_qrels: duplicate docs; "
-                           f"trec_eval: Quit in file '{qrels_path}').", 2)
+        raise TrecEvalExit(
+            f"qrels file '{qrels_path}': a document is listed twice for the same "
+            "query and judgment group (trec_eval.get_qrels: duplicate docs; "
+            f"trec_eval: Quit in file '{qrels_path}').",
+            2,
+        )
     if epi.results_format not in RESULTS_FORMATS:
-        raise TrecEvalExit(f"-T {epi.results_format}: trec_eval reads trec_results only "
-                           f"(trec_eval: Illegal retrieval results format "
-                           f"'{epi.results_format}').", 2)
+        raise TrecEvalExit(
+            f"-T {epi.results_format}: trec_eval reads trec_results only "
+            f"(trec_eval: Illegal retrieval results format "
+            f"'{epi.results_format}').",
+            2,
+        )
     rq, rd, rs, runid = parse_results(read_bytes(results_path, "results"), results_path, version)
     zscores = None
     if epi.zscore_file is not None:
@@ -348,16 +107,20 @@ def evaluate_files(epi: Epi, qrels_path: str, results_path: str) -> Output:
     chosen = [m for m in MEASURES if version in m.versions and m.name in epi.marked]
     for meas in chosen:
         if meas.needs not in ("", epi.rel_info_format):
-            raise TrecEvalExit(f"-m {meas.name}: needs -R {meas.needs} input (trec_eval: Can't "
-                               f"calculate measure '{meas.name}').", 4)
+            raise TrecEvalExit(
+                f"-m {meas.name}: needs -R {meas.needs} input (trec_eval: Can't "
+                f"calculate measure '{meas.name}').",
+                4,
+            )
     columns: list[Column] = []
     params = {}
     for meas in chosen:
         try:
-            values, names = _init(epi, meas)
+            values, names = measure_parameters(epi, meas)
         except BadParameter as exc:
-            raise TrecEvalExit(f"-m {meas.name}: {exc} (trec_eval: Cannot initialize measure "
-                               f"'{meas.name}').", 2) from None
+            raise TrecEvalExit(
+                f"-m {meas.name}: {exc} (trec_eval: Cannot initialize measure '{meas.name}').", 2
+            ) from None
         params[meas.name] = values
         columns += [
             Column(n, meas, i if meas.kind.startswith("cut") else -1) for i, n in enumerate(names)
@@ -383,8 +146,11 @@ def evaluate_files(epi: Epi, qrels_path: str, results_path: str) -> Output:
                 break
     else:
         judged = set(qrels_queries)
-        evaluated = [q for q in sorted(result_queries) if q in judged
-                     and (epi.debug_query is None or q == epi.debug_query)]
+        evaluated = [
+            q
+            for q in sorted(result_queries)
+            if q in judged and (epi.debug_query is None or q == epi.debug_query)
+        ]
         bogus = set()
     jg_rows = None
     if jg_mode:  # one virtual query per (query, judgment group), averaged per query
@@ -395,9 +161,12 @@ def evaluate_files(epi: Epi, qrels_path: str, results_path: str) -> Output:
         # form_res_rels.c sizes its label table by the query's largest label: for a first
         # query whose labels are all negative that is 0 entries, and the allocation fails
         first = next((m.name for m in chosen if m.needs), chosen[0].name)
-        stop = (f"query {evaluated[0].decode(errors='replace')}: every qrels label is negative "
-                f"(pooled but unjudged); trec_eval cannot evaluate such a query when it comes "
-                f"first (trec_eval: Can't calculate measure '{first}')", 4)
+        stop = (
+            f"query {evaluated[0].decode(errors='replace')}: every qrels label is negative "
+            f"(pooled but unjudged); trec_eval cannot evaluate such a query when it comes "
+            f"first (trec_eval: Can't calculate measure '{first}')",
+            4,
+        )
         return _print(
             epi,
             chosen,
@@ -419,10 +188,12 @@ def evaluate_files(epi: Epi, qrels_path: str, results_path: str) -> Output:
         evaluated_before = evaluated[:q_index]
         first = next((m.name for m in chosen if m.needs), chosen[0].name)
         missing = None
-        stop = (f"query {evaluated[q_index].decode(errors='replace')}: document "
-                f"{docno.decode(errors='replace')} is listed twice in the {where} "
-                "(trec_eval.form_res_rels: duplicate docs; trec_eval: Can't calculate measure "
-                f"'{first}')")
+        stop = (
+            f"query {evaluated[q_index].decode(errors='replace')}: document "
+            f"{docno.decode(errors='replace')} is listed twice in the {where} "
+            "(trec_eval.form_res_rels: duplicate docs; trec_eval: Can't calculate measure "
+            f"'{first}')"
+        )
         return _print(
             epi,
             chosen,
@@ -440,12 +211,15 @@ def evaluate_files(epi: Epi, qrels_path: str, results_path: str) -> Output:
             stop=(stop, 4),
         )
     if missing is not None:
-        stop = (f"query {missing.decode(errors='replace')} is judged in the qrels but absent from "
-                "the "
-                "run; trec_eval 10.0 stops there (trec_eval: result qid "
-                f"'{missing.decode(errors='replace')}' not found in qrels). Use -c to evaluate it "
-                "as "
-                "an empty ranking.", 4)
+        stop = (
+            f"query {missing.decode(errors='replace')} is judged in the qrels but absent from "
+            "the "
+            "run; trec_eval 10.0 stops there (trec_eval: result qid "
+            f"'{missing.decode(errors='replace')}' not found in qrels). Use -c to evaluate it "
+            "as "
+            "an empty ranking.",
+            4,
+        )
         if not evaluated:
             return Output("", 4, stop[0])
         return _print(
@@ -465,9 +239,12 @@ def evaluate_files(epi: Epi, qrels_path: str, results_path: str) -> Output:
             stop=stop,
         )
     if not evaluated:
-        raise TrecEvalExit("no queries with both results and relevance information: the run's "
-                           "query ids and the qrels' share none (trec_eval: No queries with both "
-                           "results and relevance info).", 7)
+        raise TrecEvalExit(
+            "no queries with both results and relevance information: the run's "
+            "query ids and the qrels' share none (trec_eval: No queries with both "
+            "results and relevance info).",
+            7,
+        )
     return _print(
         epi, chosen, columns, params, rr, evaluated, bogus, runid, zscores, qq, qr, jg_rows
     )
@@ -526,8 +303,9 @@ def _res_rels(epi, evaluated, bogus, qq, qd, qr, rq, rd, rs):
     levels = np.zeros((n, max(width_levels, 1)), dtype=np.int64)
     np.add.at(levels, (q_of[judged], rel_of[judged]), 1)
     present = levels > 0
-    num_rel_levels = np.where(present.any(axis=1),
-                              levels.shape[1] - np.argmax(present[:, ::-1], axis=1), 0)
+    num_rel_levels = np.where(
+        present.any(axis=1), levels.shape[1] - np.argmax(present[:, ::-1], axis=1), 0
+    )
     lvl = epi.relevance_level
     cols = np.arange(levels.shape[1])[None, :]
     num_rel = (levels * (cols >= lvl)).sum(axis=1)
@@ -548,8 +326,9 @@ def _res_rels(epi, evaluated, bogus, qq, qd, qr, rq, rd, rs):
             chunk, sim = rd[a:b], sims_all[a:b]
         seen_codes[code] = seen_codes.get(code, 0) + 1
         table = lookups.get(code, {})
-        rel_parts.append(np.fromiter(map(table.get, chunk, repeat(absent)), dtype=np.int64,
-                                     count=len(chunk)))
+        rel_parts.append(
+            np.fromiter(map(table.get, chunk, repeat(absent)), dtype=np.int64, count=len(chunk))
+        )
         code_parts.append(np.full(len(chunk), code, dtype=np.int64))
         sim_parts.append(sim)
         if len(set(chunk)) != len(chunk) and (dup is None or code < dup[0]):
@@ -606,8 +385,20 @@ def _res_rels(epi, evaluated, bogus, qq, qd, qr, rq, rd, rs):
     num_rel_ret = np.bincount(codes[(rel >= 0) & (rel >= lvl)], minlength=n)
     num_nonpool = np.bincount(codes[rel == K.NONPOOL], minlength=n)
     num_unjudged = np.bincount(codes[rel == K.UNJUDGED], minlength=n)
-    rr = K.ResRels(matrix, valid, num_ret, num_rel, num_rel_ret, num_nonpool, num_unjudged,
-                   levels, num_rel_levels, lvl, epi.version, epi.num_docs_in_coll)
+    rr = K.ResRels(
+        matrix,
+        valid,
+        num_ret,
+        num_rel,
+        num_rel_ret,
+        num_nonpool,
+        num_unjudged,
+        levels,
+        num_rel_levels,
+        lvl,
+        epi.version,
+        epi.num_docs_in_coll,
+    )
     return rr, dup
 
 
@@ -649,8 +440,22 @@ def _average_jg(values: np.ndarray, rows: list) -> np.ndarray:
     return np.where(count[:, None] > 1, out / np.maximum(count, 1)[:, None], out)
 
 
-def _print(epi, chosen, columns, params, rr, evaluated, bogus, runid, zscores, qq, qr,
-           jg_rows=None, upto=None, stop=None) -> Output:
+def _print(
+    epi,
+    chosen,
+    columns,
+    params,
+    rr,
+    evaluated,
+    bogus,
+    runid,
+    zscores,
+    qq,
+    qr,
+    jg_rows=None,
+    upto=None,
+    stop=None,
+) -> Output:
     n = len(evaluated)
     values = {}  # measure name -> (n, k) float array, or list of strings for relstring
     with np.errstate(all="ignore"):
@@ -660,8 +465,9 @@ def _print(epi, chosen, columns, params, rr, evaluated, bogus, runid, zscores, q
             try:
                 out = meas.kernel(rr, params[meas.name])
             except ValueError as exc:
-                raise TrecEvalExit(f"-m {meas.name}: {exc} (trec_eval: Can't calculate measure "
-                                   f"'{meas.name}').", 4) from None
+                raise TrecEvalExit(
+                    f"-m {meas.name}: {exc} (trec_eval: Can't calculate measure '{meas.name}').", 4
+                ) from None
             if meas.kind == "relstring":
                 values[meas.name] = out
             elif jg_rows is not None:

@@ -49,11 +49,17 @@ def read_bytes(path: str, what: str) -> bytes:
             with open(path, "rb") as fh:
                 data = fh.read()
     except OSError as exc:
-        raise TrecEvalExit(f"cannot read the {what} file '{path}': {exc.strerror or exc}. "
-                           f"(trec_eval: Quit in file '{path}')", 2) from None
+        raise TrecEvalExit(
+            f"cannot read the {what} file '{path}': {exc.strerror or exc}. "
+            f"(trec_eval: Quit in file '{path}')",
+            2,
+        ) from None
     if not data:
-        raise TrecEvalExit(f"the {what} file '{path}' is empty; trec_eval refuses an empty file "
-                           f"(trec_eval: Quit in file '{path}').", 2)
+        raise TrecEvalExit(
+            f"the {what} file '{path}' is empty; trec_eval refuses an empty file "
+            f"(trec_eval: Quit in file '{path}').",
+            2,
+        )
     return data
 
 
@@ -159,7 +165,9 @@ def parse_qrels(data: bytes, path: str, version: str, what: str = "qrels"):
                 f"{what} file '{path}': malformed line {parsed + 1} (file line {i + 1}: "
                 f"{line[:60].decode('utf-8', 'replace')!r}); trec_eval reads exactly four fields "
                 "'qid iter docno rel' per line and refuses blank lines "
-                f"(trec_eval.get_qrels: Malformed line {parsed + 1}).", 2)
+                f"(trec_eval.get_qrels: Malformed line {parsed + 1}).",
+                2,
+            )
         q, g, d, r = line.split()
         qids.append(q)
         groups.append(g)
@@ -189,7 +197,9 @@ def parse_results(data: bytes, path: str, version: str):
                 f"results file '{path}': malformed line {parsed + 1} (file line {i + 1}: "
                 f"{lines[i][:60].decode('utf-8', 'replace')!r}); trec_eval needs six fields "
                 "'qid iter docno rank sim run_id' per line "
-                f"(trec_eval.get_results: Malformed line {parsed + 1}).", 2)
+                f"(trec_eval.get_results: Malformed line {parsed + 1}).",
+                2,
+            )
         qids.append(fields[0])
         docs.append(fields[2])
         sims.append(fields[4])
@@ -206,6 +216,8 @@ def parse_zscores(data: bytes, path: str) -> dict:
         if len(fields) != 4:
             raise TrecEvalExit(
                 f"z-scores file '{path}': malformed line {i + 1}; trec_eval reads four fields "
-                f"'qid measure mean stddev' (trec_eval.get_zscores: Malformed line {i + 1}).", 2)
+                f"'qid measure mean stddev' (trec_eval.get_zscores: Malformed line {i + 1}).",
+                2,
+            )
         out.setdefault((fields[0], fields[1]), (atof(fields[2]), atof(fields[3])))
     return out

@@ -15,7 +15,7 @@ single measure or ``(n_queries, len(params))`` for a family with cut-offs.
 References: Buckley, C. & Voorhees, E. M. (2005). Retrieval system evaluation. In TREC:
 Experiment and Evaluation in Information Retrieval, MIT Press. trec_eval 9.0.8 and 10.0,
 https://github.com/usnistgov/trec_eval (the measures' own citations are in
-:data:`pdireval.trec.trec_engine.MEASURES`).
+:data:`pdireval.trec.trec_measures.MEASURES`).
 """
 
 from __future__ import annotations
@@ -41,8 +41,21 @@ class ResRels:
     ``num_docs_in_coll``: ``-N``.
     """
 
-    def __init__(self, rel, valid, num_ret, num_rel, num_rel_ret, num_nonpool, num_unjudged,
-                 levels, num_rel_levels, level: int, version: str, num_docs_in_coll: int = 0):
+    def __init__(
+        self,
+        rel,
+        valid,
+        num_ret,
+        num_rel,
+        num_rel_ret,
+        num_nonpool,
+        num_unjudged,
+        levels,
+        num_rel_levels,
+        level: int,
+        version: str,
+        num_docs_in_coll: int = 0,
+    ):
         self.rel, self.valid, self.num_ret, self.num_rel = rel, valid, num_ret, num_rel
         self.num_rel_ret, self.num_nonpool, self.num_unjudged = (
             num_rel_ret,
@@ -154,8 +167,10 @@ def _bpref_sum(rr):
         rr.levels[:, : max(rr.level, 0)].sum(axis=1) if rr.level > 0 else np.zeros(rr.n, np.int64)
     )
     num_rel = rr.num_rel[:, None]
-    part = 1.0 - _div(np.minimum(nonrel_so_far, num_rel).astype(np.float64),
-                      np.minimum(num_nonrel[:, None], num_rel).astype(np.float64))
+    part = 1.0 - _div(
+        np.minimum(nonrel_so_far, num_rel).astype(np.float64),
+        np.minimum(num_nonrel[:, None], num_rel).astype(np.float64),
+    )
     contrib = np.where(relevant, np.where(nonrel_so_far > 0, part, 1.0), 0.0)
     total = rr.at(np.cumsum(contrib, axis=1), rr.num_ret)
     return np.where(rr.num_rel > 0, _div(total, rr.num_rel), total)
@@ -448,8 +463,10 @@ class Gains:
         # qsort by (int) (gain1 - gain2): stable order for gains that truncate to ties
         import functools
 
-        order = sorted(range(len(entries)), key=functools.cmp_to_key(
-            lambda a, b: int(entries[a][1] - entries[b][1])))
+        order = sorted(
+            range(len(entries)),
+            key=functools.cmp_to_key(lambda a, b: int(entries[a][1] - entries[b][1])),
+        )
         self.entries = [entries[i] for i in order]
         # get_gain: the first entry (sorted order) with that level, else 0
         self.lookup: dict[int, float] = {}
@@ -625,7 +642,7 @@ def _rndcg_one(results, nret, ideal_gains, ideal, k, top):
             changes += 1
         current = 0.0
     else:
-        current = (ideal_gains[i - 1] if 0 < i <= k else (top if i == 0 else 0.0))
+        current = ideal_gains[i - 1] if 0 < i <= k else (top if i == 0 else 0.0)
         if i == 0:
             current = top
     # remaining ideal ranks (results complete)
@@ -681,8 +698,9 @@ def rbp(rr, pairs):
         lo = np.where(has, np.minimum(lo, float(lvl)), lo)
         hi = np.where(has, np.maximum(hi, float(lvl)), hi)
     rescale = ((lo < 0) | (hi > 1))[:, None]
-    in_table = rr.valid & (np.isin(rr.rel, list(pair_levels))
-                           | ((rr.rel >= 0) & (rr.rel < rr.num_rel_levels[:, None])))
+    in_table = rr.valid & (
+        np.isin(rr.rel, list(pair_levels)) | ((rr.rel >= 0) & (rr.rel < rr.num_rel_levels[:, None]))
+    )
     scaled = _div(g - lo[:, None], (hi - lo)[:, None])
     g = np.where(rescale & in_table, scaled, g)
     cur_p = np.cumprod(

@@ -158,6 +158,7 @@ _LOG_FACTORIAL = np.zeros(1)
 def _log_factorial(values: np.ndarray) -> np.ndarray:
     """ln(k!) = gammaln(k + 1) for integers k >= 0, read off a cached table."""
     from scipy.special import gammaln  # on first need (scipy.special is slow to import)
+
     global _LOG_FACTORIAL
     top = int(values.max()) if len(values) else 0
     if top >= len(_LOG_FACTORIAL):
