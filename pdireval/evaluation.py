@@ -395,7 +395,7 @@ def evaluate(
         stays ``"map"``, an ir_measures object its ``str()``; a trec_eval name of several
         measures such as ``"P.5,10"`` or a :class:`~pdireval.measures.Measure` gives the
         canonical spellings, ``P@5, P@10``; ``str(pdireval.parse_measure(name))`` is the
-        canonical spelling of any name; with several judges, the canonical spelling),
+        canonical spelling of any name),
         ``value`` (float64); sorted by system, query (numeric order when ids are integers),
         then measure in the order given (two names of one measure, ``"map"`` and ``"AP"``,
         give two sets of rows). With several judges and ``judges="each"``, a first
@@ -463,7 +463,7 @@ def evaluate(
                 )
             return _evaluate_judges(
                 run,
-                parsed,
+                measures,
                 qrels,
                 judges,
                 missing=missing,
@@ -573,7 +573,7 @@ def _evaluate_seeds(run: pd.DataFrame, seed: str, measures, *, columns, **option
     return scores
 
 
-def _evaluate_judges(run, parsed, qrels: pd.DataFrame, judges: str, **options) -> pd.DataFrame:
+def _evaluate_judges(run, measures, qrels: pd.DataFrame, judges: str, **options) -> pd.DataFrame:
     """:func:`evaluate` on canonical qrels of several judges (a ``judge`` column)."""
     from pdireval.runs.variants import evaluate_variants
 
@@ -583,7 +583,7 @@ def _evaluate_judges(run, parsed, qrels: pd.DataFrame, judges: str, **options) -
             "qrels are not supported yet. Evaluate each judge's qrels on its own, e.g. "
             "qrels[qrels['judge'] == j].drop(columns='judge')."
         )
-    per_judge = evaluate_variants(run, parsed, qrels, **options)
+    per_judge = evaluate_variants(run, measures, qrels, **options)
     if judges == "each":
         return per_judge
     return judge_mean(per_judge)

@@ -33,8 +33,8 @@ from pdireval.core.schema import (
 from pdireval.core.segments import Judgments, Segments, build_judgments, build_segments
 from pdireval.errors import PdirevalWarning, SchemaError, show_rows
 from pdireval.io import as_frame
-from pdireval.measures import parse_measures
 from pdireval.measures.compute import compute
+from pdireval.measures.registry import labelled_measures
 
 __all__ = ["evaluate_variants"]
 
@@ -343,7 +343,7 @@ def evaluate_variants(
     check_option("missing", missing, MISSING)
     check_option("order", order, ORDERS)
     check_option("score_precision", score_precision, SCORE_PRECISIONS)
-    parsed = parse_measures(measures)
+    labels, parsed = zip(*labelled_measures(measures))  # names as given
     variants_frame, key_cols = canonical_variants(qrels_variants, qrels_columns)
     run = canonical_run(as_frame(run, "run"), columns)
     if order == "score" and "score" not in run.columns:
@@ -406,8 +406,9 @@ def evaluate_variants(
         base_q_of = np.flatnonzero(qmap >= 0)[seg.seg_query]
         o = np.lexsort((base_q_of, seg.seg_system))
         value = np.empty((n_seg, n_m), dtype=np.float64)
+        cache: dict = {}  # two names of one measure ("map", "AP"): computed once
         for j, m in enumerate(parsed):
-            value[:, j] = compute(seg, m)
+            value[:, j] = cache[m] if m in cache else cache.setdefault(m, compute(seg, m))
         sys_parts.append(seg.seg_system[o])
         query_parts.append(base_q_of[o])
         value_parts.append(value[o].reshape(-1))
@@ -421,7 +422,7 @@ def evaluate_variants(
     out = {c: variants.keys[c].to_numpy()[var_codes] for c in key_cols}
     out["system"] = pd.array(np.asarray(full.systems, dtype=object), dtype=ID_DTYPE).take(sys_codes)
     out["query"] = pd.array(np.asarray(judged, dtype=object), dtype=ID_DTYPE).take(q_codes)
-    out["measure"] = pd.array([str(m) for m in parsed], dtype=ID_DTYPE).take(m_codes)
+    out["measure"] = pd.array(list(labels), dtype=ID_DTYPE).take(m_codes)
     out["value"] = np.concatenate(value_parts)
     return pd.DataFrame(out)
 

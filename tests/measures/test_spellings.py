@@ -141,3 +141,27 @@ def test_measure_names_come_back_as_given():
     assert list(pd.unique(pdireval.bounds(run, ["ndcg_cut_10"], qrels=qrels)["measure"])) == ["ndcg_cut_10"]
     counts = pdireval.aggregate(pdireval.evaluate(run, ["num_rel_ret"], qrels=qrels))
     assert (counts["summary"] == counts["mean"] * counts["n_queries"]).all()
+
+
+def test_measure_names_come_back_as_given_with_several_judges_seeds_and_variants():
+    """Issue 28: names as given held for one judge only; several judges (each or their mean),
+    seeds and evaluate_variants came back with canonical names ("map" as "AP")."""
+    run, qrels = pdireval.datasets.simulate(n_systems=2, n_queries=3, depth=20, rng=1)
+    given = ["map", "AP", "P.5,10"]
+    names = ["map", "AP", "P@5", "P@10"]
+    second = qrels.assign(label=qrels["label"].clip(lower=0) % 2)
+    judged = pd.concat([qrels.assign(judge="a"), second.assign(judge="b")], ignore_index=True)
+    for judges in ("each", "mean"):
+        scores = pdireval.evaluate(run, given, qrels=judged, judges=judges)
+        assert list(pd.unique(scores["measure"])) == names
+        wide = scores.set_index([c for c in scores.columns if c not in ("measure", "value")]
+                                + ["measure"])["value"].unstack()
+        assert (wide["map"] == wide["AP"]).all() and len(wide) > 0
+    each = pdireval.evaluate(run, given, qrels=judged, judges="each")
+    one = pdireval.evaluate(run, given, qrels=qrels)
+    np.testing.assert_array_equal(each.loc[each["judge"] == "a", "value"].to_numpy(),
+                                  one["value"].to_numpy())
+    seeded = pd.concat([run.assign(seed=s) for s in ("1", "2")], ignore_index=True)
+    assert list(pd.unique(pdireval.evaluate(seeded, given, qrels=qrels)["measure"])) == names
+    variants = pdireval.evaluate_variants(run, given, judged.rename(columns={"judge": "variant"}))
+    assert list(pd.unique(variants["measure"])) == names
