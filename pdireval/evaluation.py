@@ -749,7 +749,8 @@ def unjudged_bounds(
     out["value_low"] = low
     out["value_high"] = high
     # RBP: Moffat & Zobel's bounds, RBP and RBP + residual (the residual also counts the
-    # ranks past the end of the list, which no completion of the retrieved labels reaches)
+    # ranks past the end of the list, which no completion of the retrieved labels reaches).
+    # Named, not declared: Moffat & Zobel (2008) define the residual for RBP alone.
     rbp = [m for m in parsed if m.name == "RBP"]
     if rbp:
         with warnings.catch_warnings():

@@ -110,7 +110,8 @@ def _div(num, den) -> np.ndarray:
 
 
 def _base_name(m: Measure) -> str:
-    """The measure whose units the bounds live in: DCG for nDCG, SP for AP."""
+    """The measure whose units the bounds live in (its declared ``base``: DCG for nDCG, SP for
+    AP), else the measure itself."""
     return REGISTRY[m.name.lower()].bounded.base or m.name
 
 
@@ -465,20 +466,24 @@ def measure_bounds(segments: Segments, m: Measure, *, worst: bool = True) -> Bou
             f"{', '.join(sorted(d.name for d in _bounded() if d.bounded.exact))}."
         )
     if lb == "paper" and not definition.bounded.paper:
+        published = ", ".join(d.name for d in _bounded() if d.bounded.paper)
         raise MeasureError(
-            "Karmaker & Feng (2022) publish a random lower bound only for DCG/nDCG and SP/AP, not "
+            f"Karmaker & Feng (2022) publish a random lower bound only for {published}, not "
             f"for {name} "
             f"(in {str(m)!r}): use lb=exact or lb=mc."
         )
     n = v.n_seg
     se = np.zeros(n)
-    if name in ("DCG", "nDCG") and m.get("pool") == "retrieved":
+    form = definition.bounded.form
+    # a measure declared with a base is its base divided by the form's normaliser
+    normalised = bool(definition.bounded.base)
+    if form == "dcg" and m.get("pool") == "retrieved":
         value = dcg_values(v, base)
         ideal = retrieved_pool_dcg(v, base, m.get("pool_depth"))[v.seg_query]
         worst = retrieved_pool_dcg(v, base, m.get("pool_depth"), descending=False)[v.seg_query]
-        scale = _div(1.0, ideal) if name == "nDCG" else np.ones(n)
+        scale = _div(1.0, ideal) if normalised else np.ones(n)
         random = np.full(n, np.nan)  # minmax only: no random bound
-    elif name in ("DCG", "nDCG"):
+    elif form == "dcg":
         value = dcg_values(v, base)
         ideal = ordered_pool_dcg(v, base)[v.seg_query]
         worst = (
@@ -486,20 +491,20 @@ def measure_bounds(segments: Segments, m: Measure, *, worst: bool = True) -> Bou
             if want_worst
             else np.full(n, np.nan)
         )
-        scale = _div(1.0, ideal) if name == "nDCG" else np.ones(n)
+        scale = _div(1.0, ideal) if normalised else np.ones(n)
         if lb == "mc":
             random, se = monte_carlo(
                 v, base, pool=pool, n_samples=m.get("mc_samples"), seed=m.get("mc_seed")
             )
         else:
             random = expected_dcg(v, base, pool=pool, paper=lb == "paper")
-    elif name in ("SP", "AP"):
+    elif form == "sp":
         k, rel = m.cutoff, m.get("rel")
-        value = REGISTRY["sp"].kernel(segments, base)
+        value = base.definition.kernel(segments, base)
         N, Np = _pool_counts(v, m, "qrels")
         ideal = Np if k is None else np.minimum(Np, float(k))
         worst = worst_sp(N, Np, k) if want_worst else np.full(n, np.nan)
-        scale = _div(1.0, v.num_rel(rel)[v.seg_query]) if name == "AP" else np.ones(n)
+        scale = _div(1.0, v.num_rel(rel)[v.seg_query]) if normalised else np.ones(n)
         if lb == "mc":
             random, se = monte_carlo(
                 v, base, pool=pool, n_samples=m.get("mc_samples"), seed=m.get("mc_seed")
@@ -507,7 +512,7 @@ def measure_bounds(segments: Segments, m: Measure, *, worst: bool = True) -> Bou
         else:
             rN, rNp = (N, Np) if pool == "qrels" else _pool_counts(v, m, "run")
             random = (expected_sp_paper if lb == "paper" else expected_sp)(rN, rNp, k)
-            if name == "AP":
+            if normalised:
                 random = np.where(Np > 0, random, np.nan)  # Bestgen: E[AP] undefined for Np = 0
     else:
         plain = _plain(m)
@@ -519,9 +524,12 @@ def measure_bounds(segments: Segments, m: Measure, *, worst: bool = True) -> Bou
             random, se = monte_carlo(
                 v, plain, pool=pool, n_samples=m.get("mc_samples"), seed=m.get("mc_seed")
             )
+        elif form == "ordered":  # no closed form (lb=exact and lb=paper refused above)
+            random = np.full(n, np.nan)
         else:
             N, Np = _pool_counts(v, m, pool)
-            random = (_expected_precision if name == "P" else _expected_recall)(N, Np, m.cutoff)
+            expected = _expected_precision if form == "precision" else _expected_recall
+            random = expected(N, Np, m.cutoff)
     out = Bounds(value, ideal, random, se, worst, scale)
     segments.cache[key] = (out, want_worst)
     return out
@@ -597,7 +605,8 @@ def check_combination(m: Measure) -> None:
             "bounds=minmax (in "
             f"{str(m)!r}): write '{str(m.replace(bounds='minmax'))}' or drop clip=true."
         )
-    if m.get("pool") != "qrels" and (bounds != "minmax" or m.name not in ("DCG", "nDCG")):
+    form = m.definition.bounded.form
+    if m.get("pool") != "qrels" and (bounds != "minmax" or form != "dcg"):
         raise MeasureError(
             "pool=retrieved is the pool of Gienapp et al.'s (2020) NDCG_min, so it needs DCG or "
             "nDCG with "

@@ -137,17 +137,38 @@ class Measure:
 SUMMARIES = ("mean", "sum", "gm")
 
 
+#: how a bounded measure's IUB, RLB and WLB are computed (:class:`Bounded`'s ``form``)
+BOUND_FORMS = ("dcg", "sp", "precision", "recall", "ordered")
+
+
 @dataclass(frozen=True)
 class Bounded:
     """``bounded=`` of a :class:`MeasureDef`: the measure takes the bound normalisation
-    (``bounds=``, :mod:`pdireval.measures.bounds`). ``exact``: its random lower bound has a
-    closed form (``lb=exact``); ``paper``: Karmaker & Feng (2022) publish one (``lb=paper``);
-    ``base``: the measure whose units the bounds live in (``"DCG"`` for nDCG, ``"SP"`` for
-    AP; empty: the measure itself)."""
+    (``bounds=``, :mod:`pdireval.measures.bounds`).
+
+    ``form``: how its bounds are computed, one of :data:`BOUND_FORMS`: ``"dcg"`` (DCG units:
+    IUB = IDCG@k of the judged pool, E[DCG@k] in closed form, WDCG@k, and Gienapp et al.'s
+    (2020) ``pool=retrieved``), ``"sp"`` (SP units: IUB = min(k, Np), E[SP@k] in closed form,
+    the worst SP@k), ``"precision"`` / ``"recall"`` (IUB and WLB from the measure on the
+    judged pool sorted by label, E[P@k] / E[R@k] in closed form), ``"ordered"`` (IUB and WLB
+    from the measure on the sorted pool, the RLB only by Monte-Carlo, ``lb=mc``). ``exact``:
+    its random lower bound has a closed form (``lb=exact``); ``paper``: Karmaker & Feng
+    (2022) publish one (``lb=paper``). ``base``: the measure whose units the bounds live in
+    when it is not the measure itself (``"DCG"`` for nDCG, ``"SP"`` for AP): the measure is
+    its base divided by the form's normaliser (IDCG@k for ``"dcg"``, R for ``"sp"``)."""
 
     exact: bool = False
     paper: bool = False
     base: str = ""
+    form: str = "ordered"
+
+    def __post_init__(self) -> None:
+        if self.form not in BOUND_FORMS:
+            raise ValueError(f"form must be one of {BOUND_FORMS}, got {self.form!r}")
+        if self.form == "ordered" and (self.exact or self.paper):
+            raise ValueError("form='ordered' has no closed-form random lower bound (lb=mc only)")
+        if self.base and self.form not in ("dcg", "sp"):
+            raise ValueError(f"base= needs form 'dcg' or 'sp', got {self.form!r}")
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,9 @@ and unregistering removes only what that registration added."""
 from __future__ import annotations
 
 import dataclasses
+import re
+import textwrap
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -12,8 +15,16 @@ import pytest
 
 import pdireval
 from pdireval.measures import compute, parse_measure
+from pdireval.measures.bounds import measure_bounds, normalise
 from pdireval.measures.params import BOUND_PARAM_NAMES, JUDGED_ONLY, NEG, REL
-from pdireval.measures.registry import _ALIASES, REGISTRY, MeasureDef, register, unregister
+from pdireval.measures.registry import (
+    _ALIASES,
+    REGISTRY,
+    Bounded,
+    MeasureDef,
+    register,
+    unregister,
+)
 from pdireval.measures.ties import GENERAL, ClosedForm, Invariant, method_kind
 from pdireval.measures.view import seg_sum, view_of
 from tests.helpers import assert_every_ordering, tied_case
@@ -195,3 +206,92 @@ def test_seg_sum_kernel_declared_like_a_builtin(declared):
     count = seg_sum(v.hit_seg[v.hit_label >= 1], 1.0, v.n_seg)
     got = compute(segments, parse_measure("FirstRelSq"))
     assert got.shape == (segments.n_segments,) and ((got > 0) == (count > 0)).all()
+
+
+def developing_blocks() -> list[str]:
+    """The Python blocks of DEVELOPING.md's "How to add a measure" (steps 1 and 2)."""
+    text = (Path(__file__).resolve().parents[2] / "DEVELOPING.md").read_text()
+    section = text.split("## How to add a measure", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```python\n(.*?)```", section, flags=re.DOTALL)
+    return [textwrap.dedent(b) for b in blocks]
+
+
+def test_developing_worked_example_runs_as_written():
+    blocks = developing_blocks()
+    assert len(blocks) == 2 and "def first_relevant_squared" in blocks[0]
+    assert "register(" in blocks[1] and "ties=" not in blocks[1].split("#", 1)[0]
+    namespace: dict = {}
+    try:
+        for block in blocks:
+            exec(compile(block, "DEVELOPING.md", "exec"), namespace)
+        definition = REGISTRY["firstrelsq"]
+        assert definition.ties is None and definition.bounded is None
+        assert method_kind(parse_measure("FirstRelSq(ties=expected)")) == "joint"
+        for seed in (0, 1):
+            run, qrels = tied_case(seed)
+            assert_every_ordering(run, qrels, ["FirstRelSq", "FirstRelSq@3"], 1e-12)
+    finally:
+        REGISTRY.pop("firstrelsq", None)
+
+
+def bounded_copy(name, of, bounded):
+    """A built-in's kernel declared again under ``name`` with ``bounded``."""
+    source = REGISTRY[of.lower()]
+    return register(
+        MeasureDef(
+            name,
+            kernel=source.kernel,
+            description=source.description,
+            params=source.own_params,
+            cutoff=source.cutoff,
+            bounded=bounded,
+            builtin=False,
+        )
+    )
+
+
+@pytest.mark.parametrize(
+    "of, bounded",
+    [
+        ("P", Bounded(form="precision", exact=True)),
+        ("R", Bounded(form="recall", exact=True)),
+        ("AP", Bounded(form="sp", exact=True, paper=True, base="SP")),
+        ("nDCG", Bounded(form="dcg", exact=True, paper=True, base="DCG")),
+    ],
+)
+def test_bounds_follow_the_declared_form_not_the_name(of, bounded):
+    run, qrels = tied_case(6)
+    segments = pdireval.evaluation.prepare(run, qrels=qrels).segments
+    bounded_copy("Copied", of, bounded)
+    try:
+        cut = "@3"
+        for bounds in ("minmax", "ul1", "ul2"):
+            want = compute(segments, parse_measure(f"{of}(bounds={bounds}){cut}"))
+            got = compute(segments, parse_measure(f"Copied(bounds={bounds}){cut}"))
+            np.testing.assert_array_equal(got, want)
+    finally:
+        unregister("Copied")
+
+
+def test_an_ordered_bound_form_has_monte_carlo_random_bounds_only():
+    run, qrels = tied_case(7)
+    segments = pdireval.evaluation.prepare(run, qrels=qrels).segments
+    bounded_copy("Copied", "RR", Bounded())  # form="ordered": the measure on the sorted pool
+    try:
+        with pytest.raises(pdireval.MeasureError, match="no closed-form random lower bound"):
+            compute(segments, parse_measure("Copied(bounds=ul2)"))
+        with pytest.raises(pdireval.MeasureError, match="only for AP, SP, DCG, nDCG"):
+            compute(segments, parse_measure("Copied(bounds=ul2,lb=paper)"))
+        m = parse_measure("Copied(bounds=minmax,lb=mc)")
+        b = measure_bounds(segments, m)
+        np.testing.assert_array_equal(b.value, compute(segments, parse_measure("RR")))
+        # IUB and WLB: RR of the judged pool sorted by label, best first and worst first
+        assert np.all(np.isin(b.ideal, (0.0, 1.0))) and np.all(b.worst <= b.ideal)
+        want = normalise(b.value, b.ideal, b.random, b.worst, "minmax")
+        np.testing.assert_array_equal(compute(segments, m), want)
+    finally:
+        unregister("Copied")
+    with pytest.raises(ValueError, match="form"):
+        Bounded(form="ordered", exact=True)
+    with pytest.raises(ValueError, match="form"):
+        Bounded(form="magic")

@@ -77,7 +77,7 @@ register(
         trec_eval="P_k",
         aliases=("precision",),
         ties=ClosedForm(forms.p),
-        bounded=Bounded(exact=True),
+        bounded=Bounded(form="precision", exact=True),
     )
 )
 register(
@@ -90,7 +90,7 @@ register(
         trec_eval="recall_k",
         aliases=("recall",),
         ties=ClosedForm(forms.r),
-        bounded=Bounded(exact=True),
+        bounded=Bounded(form="recall", exact=True),
     )
 )
 register(
@@ -106,7 +106,7 @@ register(
         trec_eval="map, map_cut_k",
         aliases=("map",),
         ties=ClosedForm(forms.ap),
-        bounded=Bounded(exact=True, paper=True, base="SP"),
+        bounded=Bounded(form="sp", exact=True, paper=True, base="SP"),
     )
 )
 register(
@@ -120,7 +120,7 @@ register(
         params=BINARY,
         citation="Karmaker & Feng 2022, eq. 3",
         ties=ClosedForm(forms.sp),
-        bounded=Bounded(exact=True, paper=True),
+        bounded=Bounded(form="sp", exact=True, paper=True),
     )
 )
 register(
@@ -290,7 +290,7 @@ register(
         params=GRADED,
         citation="Järvelin & Kekäläinen 2002",
         ties=ClosedForm(forms.dcg),
-        bounded=Bounded(exact=True, paper=True),
+        bounded=Bounded(form="dcg", exact=True, paper=True),
     )
 )
 register(
@@ -303,7 +303,7 @@ register(
         trec_eval="ndcg, ndcg_cut_k",
         aliases=("ndcg",),
         ties=ClosedForm(forms.ndcg, otherwise=Groupwise()),
-        bounded=Bounded(exact=True, paper=True, base="DCG"),
+        bounded=Bounded(form="dcg", exact=True, paper=True, base="DCG"),
     )
 )
 register(
