@@ -10,6 +10,8 @@ docstring is complete when the function is defined, so ``help()``, the accessor 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 __all__ = ["SHARED_DOCS", "shared_docs"]
 
@@ -42,10 +44,12 @@ SHARED_DOCS = {
     ),
 }
 
+_F = TypeVar("_F", bound=Callable[..., Any])
+
 _PLACEHOLDER = re.compile(r"^(?P<indent>[ \t]*)\{(?P<name>\w+)\}[ \t]*$", re.MULTILINE)
 
 
-def shared_docs(function):
+def shared_docs(function: _F) -> _F:
     """Decorator: fill the ``{name}`` placeholder lines of ``function``'s docstring from
     :data:`SHARED_DOCS`. An unknown name is a KeyError when the module is imported."""
 

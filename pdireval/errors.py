@@ -14,6 +14,8 @@ from __future__ import annotations
 import functools
 import warnings
 import zlib
+from collections.abc import Callable
+from typing import ParamSpec, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -102,7 +104,11 @@ def warn_renamed(old: str, new: str, *, stacklevel: int = 3) -> None:
     )
 
 
-def renamed_options(**renames: str):
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def renamed_options(**renames: str) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
     """Decorator: keyword options renamed in 0.2, ``old_name="new_name"``.
 
     The old keyword still works: it is passed on as the new one with a
@@ -111,11 +117,11 @@ def renamed_options(**renames: str):
     only the new names.
     """
 
-    def decorate(function):
+    def decorate(function: Callable[_P, _R]) -> Callable[_P, _R]:
         name = function.__name__
 
         @functools.wraps(function)
-        def wrapper(*args, **kwargs):
+        def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
             for old, new in renames.items():
                 if old in kwargs:
                     if new in kwargs:
@@ -127,7 +133,7 @@ def renamed_options(**renames: str):
                     kwargs[new] = kwargs.pop(old)
             return function(*args, **kwargs)
 
-        wrapper.renamed_options = dict(renames)
+        setattr(wrapper, "renamed_options", dict(renames))  # noqa: B010 (read by the docs)
         return wrapper
 
     return decorate

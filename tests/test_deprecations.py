@@ -25,6 +25,7 @@ RENAMED_OPTIONS = [
     ("pdireval.compare", "alpha", "required_diff_alpha"),
     ("pdireval.stats.information_theory.pair_information", "ties", "tied_pairs"),
     ("pdireval.stats.gtheory.variance_components", "negative", "negative_components"),
+    ("pdireval.stats.gtheory.variance_components3", "negative", "negative_components"),
     ("pdireval.plot.error_rate_curves", "ties", "tie_rate"),
 ]
 
@@ -124,6 +125,27 @@ def test_renamed_array_level_options():
     np.testing.assert_array_equal(old, variance_components([1.0], [3.0], [2.0], 4, 5, negative_components="keep"))
 
 
+def test_renamed_three_facet_variance_components():
+    from pdireval.stats.gtheory import anova_table3, variance_components3
+
+    x = np.random.default_rng(4).normal(size=(2, 6, 4, 3))  # two groups of queries x systems x judges
+    x[1, :, :, 0] = x[1, :, :, 1]  # a judge equal to another: a negative estimate to clip or keep
+    tab = anova_table3(x)
+    with pytest.warns(PdirevalDeprecationWarning, match=r"variance_components3\(negative=\.\.\.\).*negative_components="):
+        old = variance_components3(tab, 4, 6, 3, negative="keep")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        new = variance_components3(tab, 4, 6, 3, negative_components="keep")
+        clipped = variance_components3(tab, 4, 6, 3)
+    assert old.keys() == new.keys()
+    for effect in new:
+        np.testing.assert_array_equal(old[effect], new[effect])
+        assert (clipped[effect] >= 0).all()
+    assert any((new[effect] < 0).any() for effect in new)  # "keep" kept a negative estimate
+    with pytest.raises(TypeError, match=r"both negative= .* and negative_components="):
+        variance_components3(tab, 4, 6, 3, negative="keep", negative_components="keep")
+
+
 @pytest.mark.parametrize("dotted, old, new", RENAMED_OPTIONS)
 def test_signatures_show_only_the_new_names(dotted, old, new):
     parameters = inspect.signature(resolve(dotted)).parameters
@@ -142,12 +164,29 @@ def test_one_rng_default_everywhere():
 
 
 def test_ties_means_only_a_measures_tie_treatment():
-    """No public function has a ``ties=`` or a bare ``negative=`` option any more."""
+    """No public function has a ``ties=`` or a bare ``negative=`` option any more: neither the
+    top-level names nor any name in the ``__all__`` of a public module (``stats.gtheory``'s
+    ``variance_components3`` kept ``negative=`` after the 0.2 rename until it was found here)."""
+    import importlib
+    import pkgutil
+
     for name in EXPORTS:
         function = getattr(pdireval, name)
         if callable(function) and not inspect.isclass(function):
             assert "ties" not in _parameters(function), name
             assert "negative" not in _parameters(function), name
+    checked = 0
+    for info in pkgutil.walk_packages(pdireval.__path__, "pdireval."):
+        if any(part.startswith("_") for part in info.name.split(".")[1:]):
+            continue
+        module = importlib.import_module(info.name)
+        for name in getattr(module, "__all__", ()):
+            function = getattr(module, name, None)
+            if callable(function) and not inspect.isclass(function):
+                parameters = _parameters(function)
+                assert not {"ties", "negative", "topic", "topics"} & set(parameters), (info.name, name)
+                checked += 1
+    assert checked > 200
 
 
 def _parameters(function):

@@ -53,7 +53,7 @@ DEFAULT_SYSTEM = "run"
 _QUERY_IDS = ("qid", "query_id", "q_id")
 
 #: canonical -> other spellings, by frame kind (order = tie-break where TIE_BREAKS allows)
-SPELLINGS = {
+SPELLINGS: dict[str, dict[str, tuple[str, ...]]] = {
     "run": {
         "system": ("name", "run", "runid", "run_id", "tag"),
         "query": _QUERY_IDS,

@@ -50,7 +50,8 @@ def _pieces(files: list[str]):
     """One piece per text file, one per row group of a Parquet file (its footer is read)."""
     import pyarrow.parquet as pq
 
-    pieces, schema = [], None
+    pieces: list[tuple[str, int | None]] = []
+    schema = None
     for f in files:
         if f.endswith(".parquet"):
             meta = pq.ParquetFile(f).metadata
@@ -81,7 +82,7 @@ def _read_qrels_piece(piece):
 def _meta_from(kind: str, schema) -> pd.DataFrame:
     if kind == "qrels":
         return empty_frame({"query": ID_DTYPE, "doc": ID_DTYPE, "label": np.float64})
-    dtypes = {"system": ID_DTYPE, "query": ID_DTYPE, "doc": ID_DTYPE}
+    dtypes: dict[str, object] = {"system": ID_DTYPE, "query": ID_DTYPE, "doc": ID_DTYPE}
     names = (
         ("score", "rank")
         if schema is None

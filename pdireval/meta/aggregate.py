@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
 from pdireval.core.groups import group_columns
 from pdireval.core.schema import canonical_scores
 from pdireval.errors import check_bool
+
+if TYPE_CHECKING:
+    from pdireval.types import BootstrapInterval, Columns, IntervalMethod, RngLike, Seeds
 
 __all__ = ["aggregate", "INTERVAL_METHODS"]
 
@@ -31,13 +36,13 @@ def aggregate(
     scores: pd.DataFrame,
     *,
     confidence_level: float | None = None,
-    method: str | None = None,
-    bootstrap_interval: str = "percentile",
+    method: IntervalMethod | None = None,
+    bootstrap_interval: BootstrapInterval = "percentile",
     n_resamples: int | None = None,
-    rng=None,
+    rng: RngLike = None,
     wide: bool = False,
-    columns=None,
-    seeds: str | None = None,
+    columns: Columns = None,
+    seeds: Seeds | None = None,
 ) -> pd.DataFrame:
     r"""Mean, standard deviation, query count and trec_eval's summary per system and measure,
     optionally with a confidence interval of each mean.
@@ -133,12 +138,14 @@ def aggregate(
     """
     wide = check_bool("wide", wide)
     want = confidence_level is not None or method is not None
+    interval: tuple[float, IntervalMethod] | None = None  # (confidence_level, method) when wanted
     if want:
         from pdireval.meta.mean_intervals import check_interval_options
 
-        confidence_level, method = check_interval_options(
+        interval = check_interval_options(
             confidence_level, method, bootstrap_interval, n_resamples, wide
         )
+        confidence_level, method = interval
     frame = canonical_scores(scores, columns)
     if seeds is not None:
         return _aggregate_seeds(
@@ -182,15 +189,15 @@ def aggregate(
         out = out.merge(means, on=keys + ["system"], how="left", sort=False)
     extra = [c for c in ("mean_low", "mean_high") if c in out.columns]
     out = out[["system"] + keys + ["mean"] + extra + ["std", "n_queries", "summary"]]
-    if want:
+    if interval is not None:
         from pdireval.meta.mean_intervals import add_intervals
 
         out = add_intervals(
             out,
             frame,
             keys,
-            confidence_level=confidence_level,
-            method=method,
+            confidence_level=interval[0],
+            method=interval[1],
             bootstrap_interval=bootstrap_interval,
             n_resamples=n_resamples,
             rng=rng,

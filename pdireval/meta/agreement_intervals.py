@@ -105,8 +105,8 @@ class CorrelationBootstrap:
 
     def replicates(self, key: tuple, measure_a, measure_b, systems):
         """(B × m, B × m) replicate means of the two sides, systems in the given order."""
-        ma = self.a[(measure_a, *key)][systems]
-        mb = self.b[(measure_b, *key)][systems]
+        ma = self.a[(measure_a,) + tuple(key)][systems]
+        mb = self.b[(measure_b,) + tuple(key)][systems]
         same = ma.index.equals(mb.index)
         ca = self.counts(len(ma))
         cb = ca if same else self.counts(len(mb), other=True)

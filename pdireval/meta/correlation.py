@@ -7,6 +7,8 @@ with p-value). Frame level: :func:`correlate`.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
@@ -22,6 +24,11 @@ from pdireval.docstrings import shared_docs
 from pdireval.errors import OptionError, SchemaError, check_option, check_real, show_rows
 from pdireval.stats.means import exact_group_means
 from pdireval.stats.rank_correlation import CORRELATION_METHODS, rank_correlation
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from pdireval.types import Columns, CorrelationMethod, RngLike
 
 __all__ = ["rank_correlation", "correlate", "CORRELATION_METHODS"]
 
@@ -68,12 +75,12 @@ def correlate(
     scores: pd.DataFrame,
     other: pd.DataFrame | None = None,
     *,
-    method: str | list[str] = "kendall_b",
+    method: CorrelationMethod | Sequence[CorrelationMethod] = "kendall_b",
     p: float = 0.9,
     confidence_level: float | None = None,
     n_resamples: int = 1000,
-    rng=None,
-    columns=None,
+    rng: RngLike = None,
+    columns: Columns = None,
 ) -> pd.DataFrame:
     r"""Rank correlation between the system rankings induced by measures.
 
@@ -201,13 +208,13 @@ def correlate(
                 )
                 if reps is not None and m in ("tau_ap", "tau_ap_sym") and tied:
                     row["ci_low"], row["ci_high"] = np.nan, np.nan
-                elif reps is not None:
+                elif reps is not None and boot is not None:
                     row["ci_low"], row["ci_high"] = boot.interval(reps, m, float(stat), level)
                 rows.append(row)
-    columns = ["measure_a", "measure_b", *extra, "method", "statistic", "p_value", "n_systems"]
+    out_columns = ["measure_a", "measure_b", *extra, "method", "statistic", "p_value", "n_systems"]
     if boot is not None:
-        columns += ["ci_low", "ci_high"]
-    out = pd.DataFrame(rows, columns=columns)
+        out_columns += ["ci_low", "ci_high"]
+    out = pd.DataFrame(rows, columns=out_columns)
     out["n_systems"] = out["n_systems"].astype(np.int64)
     out["statistic"] = out["statistic"].astype(np.float64)
     out["p_value"] = out["p_value"].astype(np.float64)

@@ -114,10 +114,10 @@ def _resolve(name: str, available: list[str]) -> str:
 @shared_docs
 def information_tau(
     scores: pd.DataFrame,
-    a,
-    b,
+    a: str | Sequence[str],
+    b: str | Sequence[str],
     *,
-    given=(),
+    given: str | Sequence[str | Sequence[str] | None] | None = (),
     per_query: bool = False,
     tied_pairs: TiedPairs = "drop",
     columns: Columns = None,

@@ -10,6 +10,7 @@ systems.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -22,6 +23,9 @@ from pdireval.stats import _adapters as adapters
 from pdireval.stats.means import exact_means, mid_ranks
 from pdireval.stats.rank_correlation import kendall_tau, tau_ap, tau_ap_b
 from pdireval.stats.rank_overlap import kendall_tau_b_rows, rbo_ext_ties, top_k_overlap_ties
+
+if TYPE_CHECKING:
+    from pdireval.types import RngLike
 
 __all__ = ["leaderboard_agreement", "LEADERBOARD_STATISTICS", "leaderboard_positions"]
 
@@ -228,7 +232,7 @@ def leaderboard_agreement(
     per_system: bool = False,
     confidence_level: float | None = None,
     n_resamples: int = 1000,
-    rng=None,
+    rng: RngLike = None,
     columns: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     r"""How alike two scores frames rank the same systems (e.g. human vs LLM qrels).

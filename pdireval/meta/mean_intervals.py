@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import warnings
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import pandas as pd
@@ -19,6 +20,9 @@ from pdireval.errors import (
     group_generator,
 )
 
+if TYPE_CHECKING:
+    from pdireval.types import IntervalMethod
+
 __all__ = ["check_interval_options", "add_intervals", "MAX_RESAMPLES", "DEFAULT_RESAMPLES"]
 
 #: ``method=`` values of the intervals
@@ -29,7 +33,13 @@ MAX_RESAMPLES = 10**6
 DEFAULT_RESAMPLES = 1000
 
 
-def check_interval_options(confidence_level, method, bootstrap_interval, n_resamples, wide):
+def check_interval_options(
+    confidence_level: float | None,
+    method: str | None,
+    bootstrap_interval: str,
+    n_resamples: int | None,
+    wide: bool,
+) -> tuple[float, IntervalMethod]:
     """Validate the interval options of aggregate(); return (confidence_level, method)."""
     from pdireval.stats.intervals import BOOTSTRAP_INTERVALS
 
@@ -48,7 +58,7 @@ def check_interval_options(confidence_level, method, bootstrap_interval, n_resam
             "wide=True shows one mean per cell and has no room for intervals; drop wide=True "
             "to get se, ci_low and ci_high, or drop confidence_level= / method= for the wide view."
         )
-    return level, method
+    return level, cast("IntervalMethod", method)
 
 
 def _warn(cases: list[str], method: str):

@@ -10,7 +10,7 @@ from pdireval.core.schema import canonical_scores
 from pdireval.docstrings import shared_docs
 from pdireval.errors import OptionError, check_real
 from pdireval.meta.significance import check_common, compare, iter_tests
-from pdireval.types import Columns, RngLike
+from pdireval.types import Columns, RngLike, TestMethod
 
 __all__ = ["discriminative_power", "asl_curve", "decision_conflicts"]
 
@@ -60,7 +60,7 @@ def _tests(scores, method, n_resamples, rng, progress, *, what, columns=None):
 def discriminative_power(
     scores: pd.DataFrame,
     *,
-    method: str | None = None,
+    method: TestMethod | None = None,
     alpha: float = 0.05,
     n_resamples: int | None = None,
     rng: RngLike = None,
@@ -202,7 +202,7 @@ def _power_of_tests(res: pd.DataFrame, alpha: float) -> pd.DataFrame:
 def asl_curve(
     scores: pd.DataFrame,
     *,
-    method: str | None = None,
+    method: TestMethod | None = None,
     n_resamples: int | None = None,
     rng: RngLike = None,
     progress: bool | None = None,
@@ -267,7 +267,7 @@ def _groups_in_order(res, keys):
 def decision_conflicts(
     scores: pd.DataFrame,
     *,
-    method: str | None = None,
+    method: TestMethod | None = None,
     alpha: float = 0.05,
     n_resamples: int | None = None,
     rng: RngLike = None,
@@ -315,7 +315,7 @@ def decision_conflicts(
     res = _tests(
         scores, method, n_resamples, rng, progress, what="decision_conflicts", columns=columns
     )
-    method = str(res["method"].iloc[0]) if len(res) else (method or "bootstrap")
+    method_name = str(res["method"].iloc[0]) if len(res) else (method or "bootstrap")
     extra = [c for c in res.columns[: list(res.columns).index("system_a")] if c != "measure"]
     rows = []
     for _key, group in _groups_in_order(res, extra):
@@ -337,7 +337,7 @@ def decision_conflicts(
                     "measure_a": ma,
                     "measure_b": mb,
                     **key_values,
-                    "method": method,
+                    "method": method_name,
                     "n_pairs": n_pairs,
                     "n_significant_a": int(sa.sum()),
                     "n_significant_b": int(sb.sum()),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -18,6 +19,9 @@ from pdireval.errors import (
     group_generator,
 )
 
+if TYPE_CHECKING:
+    from pdireval.types import Columns, Correction, RngLike, TestMethod
+
 __all__ = ["rank_uncertainty"]
 
 #: ceiling on ``n_resamples`` (a B × n count matrix and a B × m rank matrix per group)
@@ -28,11 +32,11 @@ def rank_uncertainty(
     scores: pd.DataFrame,
     *,
     n_resamples: int = 1000,
-    rng=None,
+    rng: RngLike = None,
     confidence_level: float = 0.95,
-    test: str = "t",
-    correction: str | None = "holm",
-    columns=None,
+    test: TestMethod = "t",
+    correction: Correction | None = "holm",
+    columns: Columns = None,
 ) -> pd.DataFrame:
     r"""Rank of every system with its uncertainty, from a query bootstrap, per measure (and group).
 

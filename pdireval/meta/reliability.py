@@ -8,6 +8,8 @@ matrix of each group of a scores frame; groups of equal shape are stacked and co
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
@@ -36,6 +38,11 @@ from pdireval.stats.gtheory import (
     variance_components,
     variance_components3,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+    from pdireval.types import Columns, NegativeComponents
 
 __all__ = [
     "reliability",
@@ -261,10 +268,10 @@ def _tables3(frame: pd.DataFrame, facet: str):
     return [k for k, _ in arrays], keys, tab, n_s, n_t, n_j
 
 
-def _components3(tab, n_s, n_t, n_j, negative):
+def _components3(tab, n_s, n_t, n_j, negative_components):
     """Variance components per group; one-level facets give the two-facet components and NaN
     for the effects that involve the facet or are confounded with the residual."""
-    var = variance_components3(tab, n_s, n_t, n_j, negative=negative)
+    var = variance_components3(tab, n_s, n_t, n_j, negative_components=negative_components)
     one = n_j == 1
     if one.any():
         two = variance_components(
@@ -273,7 +280,7 @@ def _components3(tab, n_s, n_t, n_j, negative):
             tab["ms_residual"][one],
             n_s[one],
             n_t[one],
-            negative_components=negative,
+            negative_components=negative_components,
         )
         for e, v in zip(("system", "query", "residual"), two):
             var[e][one] = v
@@ -313,9 +320,9 @@ def _facet_size(facet, n_judges, n_seeds):
     return given.get(facet) if facet else None
 
 
-def _reliability3(frame, facet, *, n_queries, n_levels, target, negative):
+def _reliability3(frame, facet, *, n_queries, n_levels, target, negative_components):
     keys_list, _, tab, n_s, n_t, n_j = _tables3(frame, facet)
-    var = _components3(tab, n_s, n_t, n_j, negative)
+    var = _components3(tab, n_s, n_t, n_j, negative_components)
     g = len(keys_list)
     if n_queries is None:
         n_t_prime = n_t.copy()
@@ -370,9 +377,9 @@ def _reliability3(frame, facet, *, n_queries, n_levels, target, negative):
     return pd.DataFrame(out)
 
 
-def _d_study3(frame, facet, size, levels, negative):
+def _d_study3(frame, facet, size, levels, negative_components):
     keys_list, _, tab, n_s, n_t, n_j = _tables3(frame, facet)
-    var = _components3(tab, n_s, n_t, n_j, negative)
+    var = _components3(tab, n_s, n_t, n_j, negative_components)
     if levels is None:  # each group's observed number of levels
         g, a, b = len(keys_list), len(size), 1
         n_j_prime = np.repeat(n_j, a)
@@ -395,14 +402,14 @@ def _d_study3(frame, facet, size, levels, negative):
 def reliability(
     scores: pd.DataFrame,
     *,
-    n_queries=None,
+    n_queries: float | None = None,
     target: float = 0.95,
-    negative_components: str = "clip",
+    negative_components: NegativeComponents = "clip",
     confidence_level: float = 0.95,
-    columns=None,
-    facets=("query",),
-    n_judges=None,
-    n_seeds=None,
+    columns: Columns = None,
+    facets: str | Sequence[str] = ("query",),
+    n_judges: float | None = None,
+    n_seeds: float | None = None,
 ) -> pd.DataFrame:
     """Generalizability-theory reliability of each measure: variance components, Φ, Eρ².
 
@@ -458,7 +465,7 @@ def reliability(
         σ²_qj = (MS_qj − MS_res)/n_s, σ²_s = (MS_s − MS_sq − MS_sj + MS_res)/(n_q n_j),
         σ²_q = (MS_q − MS_sq − MS_qj + MS_res)/(n_s n_j),
         σ²_j = (MS_j − MS_sj − MS_qj + MS_res)/(n_s n_q), each from the unclipped mean
-        squares, then clipped by ``negative``; and for n′_q queries and n′_j judges
+        squares, then clipped by ``negative_components``; and for n′_q queries and n′_j judges
 
         .. math::
 
@@ -552,7 +559,7 @@ def reliability(
             n_queries=n_queries,
             n_levels=n_levels,
             target=target,
-            negative=negative_components,
+            negative_components=negative_components,
         )
     keys_list, tab, n_s, n_t = _tables(frame)
     if n_queries is None:
@@ -609,14 +616,14 @@ def reliability(
 @shared_docs
 def d_study(
     scores: pd.DataFrame,
-    n_queries,
+    n_queries: float | Iterable[float],
     *,
-    negative_components: str = "clip",
+    negative_components: NegativeComponents = "clip",
     confidence_level: float = 0.95,
-    columns=None,
-    facets=("query",),
-    n_judges=None,
-    n_seeds=None,
+    columns: Columns = None,
+    facets: str | Sequence[str] = ("query",),
+    n_judges: float | Iterable[float] | None = None,
+    n_seeds: float | Iterable[float] | None = None,
 ) -> pd.DataFrame:
     """D-study curves: Φ(n′) and Eρ²(n′) of each measure for several query-set sizes.
 

@@ -18,6 +18,7 @@ product of the ±1 sign matrix with the difference matrix.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -58,6 +59,12 @@ from pdireval.stats.paired_tests import (
     tukey_null,
     tukey_p,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Literal
+
+    from pdireval.types import Alternative, Columns, Correction, RngLike, Seeds, TestMethod
 
 __all__ = [
     "adjust_pvalues",
@@ -394,19 +401,19 @@ def iter_tests(
 def compare(
     scores: pd.DataFrame,
     *,
-    method: str = "bootstrap",
-    alternative: str = "two-sided",
+    method: TestMethod = "bootstrap",
+    alternative: Alternative = "two-sided",
     n_resamples: int | None = None,
-    rng=None,
-    correction: str | None = None,
-    baseline=None,
-    family: str = "group",
+    rng: RngLike = None,
+    correction: Correction | None = None,
+    baseline: str | Sequence[str] | None = None,
+    family: Literal["group", "all"] = "group",
     confidence_level: float = 0.95,
     required_diff_alpha: float | None = None,
     margin: float | None = None,
     progress: bool | None = None,
-    columns=None,
-    seeds: str | None = None,
+    columns: Columns = None,
+    seeds: Seeds | None = None,
 ) -> pd.DataFrame:
     r"""Paired significance test of every pair of systems, per measure (and grouping key).
 
@@ -657,7 +664,7 @@ def compare(
         margin=margin,
     ):
         names = np.array(systems, dtype=object)
-        part = {k: [keys[k]] * len(pi) for k in keys_cols}
+        part: dict[str, object] = {k: [keys[k]] * len(pi) for k in keys_cols}
         part.update(
             system_a=names[pi],
             system_b=names[pj],

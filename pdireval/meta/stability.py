@@ -4,7 +4,7 @@ with fuzziness, vectorized over trials and system pairs.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import pandas as pd
@@ -34,6 +34,9 @@ from pdireval.errors import (
 )
 from pdireval.stats.rank_correlation import concordance_counts
 from pdireval.types import Columns, RngLike, TiedPairs
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 __all__ = ["swap_rate", "swap_difference", "error_rate"]
 
@@ -99,7 +102,7 @@ def swap_rate(
     scores: pd.DataFrame,
     other: pd.DataFrame | None = None,
     *,
-    n_queries=None,
+    n_queries: int | Iterable[int] | None = None,
     n_resamples: int = 100,
     sampling: Literal["split", "replacement"] = "split",
     bin_width: float = 0.01,
@@ -315,7 +318,7 @@ def error_rate(
     *,
     fuzziness: float = 0.05,
     n_resamples: int = 200,
-    n_queries=None,
+    n_queries: int | Iterable[int] | None = None,
     unit: Literal["query_set", "query"] = "query_set",
     rng: RngLike = None,
     progress: bool | None = None,

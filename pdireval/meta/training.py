@@ -11,6 +11,7 @@ is compared between M and MAP with the sign test (He et al. 2008, Tables 4–5).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -21,6 +22,9 @@ from pdireval.docstrings import shared_docs
 from pdireval.errors import OptionError, SchemaError, show_rows
 from pdireval.stats.paired_tests import sign_test, wilcoxon
 from pdireval.types import Columns
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 __all__ = ["train_by_measure", "training_stability", "stability_sign_test"]
 
@@ -101,10 +105,10 @@ def _params_frame(params, systems) -> pd.DataFrame | None:
 def train_by_measure(
     scores: pd.DataFrame,
     *,
-    train,
-    test,
+    train: Iterable[str],
+    test: Iterable[str],
     reference: str = "AP",
-    params=None,
+    params: pd.DataFrame | Mapping[str, float] | None = None,
     train_scores: pd.DataFrame | None = None,
     swap: bool = True,
     columns: Columns = None,
@@ -449,8 +453,8 @@ def stability_sign_test(
     stability: pd.DataFrame,
     *,
     level: str = "level",
-    ranges=((0, 10), (10, 100)),
-    by=(),
+    ranges: Iterable[tuple[float, float]] = ((0, 10), (10, 100)),
+    by: str | Sequence[str] = (),
 ) -> pd.DataFrame:
     r"""Sign-test counts a/b of He et al.'s (2008) Tables 4 (1/σ_opt) and 5 (1/σ_diff).
 

@@ -225,7 +225,8 @@ def _write(
         f"{n_q} quer{'ies' if n_q != 1 else 'y'}"
     )
     write_html(sections, page, title=title or default, subtitle=subtitle)
-    ctx.progress.section_done()
+    if ctx.progress is not None:
+        ctx.progress.section_done()
     return Report(
         tables, sections, out, workbook, page, figures, notes, time.perf_counter() - started
     )

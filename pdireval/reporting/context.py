@@ -39,14 +39,28 @@ class Context:
     n_resamples: int
     rng: np.random.Generator
     columns: dict | None = None
-    prepared: Prepared | None = None
-    scores: pd.DataFrame | None = None
     measure_names: list[str] = field(default_factory=list)
     systems: list[str] = field(default_factory=list)  # in the Systems table's order
     score_precision: str = "float32"  # how run scores are compared (see pdireval.evaluate)
     other_qrels: pd.DataFrame | None = None  # a second set of judgments (judgments section)
     svg: bool = False
     progress: Progress | None = None  # the report's progress bars (None: none shown)
+    _prepared: Prepared | None = field(default=None, init=False, repr=False)
+    _scores: pd.DataFrame | None = field(default=None, init=False, repr=False)
+
+    @property
+    def prepared(self) -> Prepared:
+        """The validated and joined run and qrels (set by :meth:`prepare`)."""
+        if self._prepared is None:
+            raise RuntimeError("Context.prepare() has not run yet")
+        return self._prepared
+
+    @property
+    def scores(self) -> pd.DataFrame:
+        """The scores of the report's measures (set by :meth:`prepare`)."""
+        if self._scores is None:
+            raise RuntimeError("Context.prepare() has not run yet")
+        return self._scores
 
     @property
     def show(self) -> bool:
@@ -64,11 +78,11 @@ class Context:
     def prepare(self) -> None:
         step = self.steps("evaluation", ["validating and joining run and qrels", "measures"])
         step("validating and joining run and qrels")
-        self.prepared = prepare(
+        self._prepared = prepare(
             self.run, qrels=self.qrels, columns=self.columns, score_precision=self.score_precision
         )
         step("measures")
-        self.scores = self.evaluate(self.measures)
+        self._scores = self.evaluate(self.measures)
         if self.prepared.recheck is not None:
             self.warn_float32()
         self.measure_names = list(pd.unique(self.scores["measure"]))

@@ -3,6 +3,8 @@ stability, the information-theoretic analysis and the judgments (see :mod:`.sect
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
@@ -15,6 +17,9 @@ from pdireval.reporting.context import (
     too_small,
 )
 from pdireval.reporting.html import Section
+
+if TYPE_CHECKING:
+    from pdireval.types import CorrelationMethod
 
 __all__ = [
     "correlation_section",
@@ -58,7 +63,7 @@ def correlation_section(ctx: Context) -> Section:
                 "needs three or more."
             ],
         )
-    methods = ["kendall_b", "spearman"]
+    methods: list[CorrelationMethod] = ["kendall_b", "spearman"]
     notes = ctx.constant_note()
     means = ctx.meta_scores.groupby(["measure", "system"])["value"].mean()
     if (means.groupby(level="measure").nunique() < 2).all():

@@ -9,11 +9,18 @@ from __future__ import annotations
 
 import html as _html
 import re
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from pdireval.errors import OptionError, SchemaError, check_int, check_option, check_real
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Literal
+
+    from pdireval.types import Columns, Correction, IntervalMethod, RngLike, TestMethod
 
 __all__ = ["paper_table"]
 
@@ -53,24 +60,24 @@ def _letter(i: int) -> str:
 def paper_table(
     scores: pd.DataFrame,
     *,
-    measures=None,
-    systems=None,
-    baseline=None,
+    measures: str | Sequence[str] | None = None,
+    systems: str | Sequence[str] | None = None,
+    baseline: str | None = None,
     tests: pd.DataFrame | None = None,
-    method: str = "t",
-    correction: str | None = "holm",
+    method: TestMethod = "t",
+    correction: Correction | None = "holm",
     alpha: float = 0.05,
     n_resamples: int | None = None,
-    rng=None,
+    rng: RngLike = None,
     decimals: int = 3,
-    interval: str | None = None,
-    interval_method: str = "t",
+    interval: Literal["pm", "range"] | None = None,
+    interval_method: IntervalMethod = "t",
     confidence_level: float = 0.95,
-    format: str = "frame",
+    format: Literal["frame", "latex", "markdown", "html"] = "frame",
     caption: str | None = None,
     label: str | None = None,
-    columns=None,
-):
+    columns: Columns = None,
+) -> pd.DataFrame | str:
     r"""The results table of a paper: mean per system and measure, best in bold, significance
     letters.
 

@@ -299,9 +299,8 @@ def _enumerated(u: _Union, *, codes: bool, bits: bool):
     full = int(3**S - 1) if codes else 0
     q_parts, c_parts, w_parts = [], [], []
     enumerated = np.zeros(n_q)
-    PP = np.zeros((n_q, S, S)) if bits else None
-    PM = np.zeros((n_q, S, S)) if bits else None
-    MM = np.zeros((n_q, S, S)) if bits else None
+    shape = (n_q, S, S) if bits else (0, 0, 0)  # empty (and unused) without bits
+    PP, PM, MM = np.zeros(shape), np.zeros(shape), np.zeros(shape)
     pos = u.positions()
     for queries, counts, x, y in u.query_chunks():
         real = None
@@ -317,7 +316,7 @@ def _enumerated(u: _Union, *, codes: bool, bits: bool):
                 x, y = xp, yp
             P = np.empty((S, len(x) // 64), dtype=np.uint64)
             M = np.empty((S, len(x) // 64), dtype=np.uint64)
-        code = np.zeros(len(x), dtype=np.int64) if codes else None
+        code = np.zeros(len(x) if codes else 0, dtype=np.int64)
         for s in range(S):  # loop over systems, vectorised over the pairs
             d = pos[s].take(y)
             d -= pos[s].take(x)  # > 0: x ranked above y (t_s = +1)

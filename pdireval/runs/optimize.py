@@ -38,6 +38,7 @@ from pdireval.runs.optimize_weights import (
     standard_gain,
 )
 from pdireval.stats.gtheory import anova_table, e_rho2, phi, queries_needed, variance_components
+from pdireval.types import NegativeComponents
 
 __all__ = ["optimize", "OptimizeResult", "standard_discount", "standard_gain"]
 
@@ -111,14 +112,19 @@ class _Model:
     list of objectives (collection, cut-off)."""
 
     def __init__(
-        self, collections: list[_Collection], cutoffs: list[int], K: int, n_prime, negative="clip"
+        self,
+        collections: list[_Collection],
+        cutoffs: list[int],
+        K: int,
+        n_prime,
+        negative_components: NegativeComponents = "clip",
     ):
         self.collections = collections
         self.cutoffs = cutoffs
         self.K = K
         self.objectives = [(c, k) for c in collections for k in cutoffs]
         self.n_prime = n_prime
-        self.negative = negative
+        self.negative_components = negative_components
         self.n_evaluations = 0
         self.seconds = 0.0  # time spent evaluating Φ
 
@@ -163,7 +169,7 @@ class _Model:
                 tab["ms_residual"],
                 n_s,
                 n_t,
-                negative_components=self.negative,
+                negative_components=self.negative_components,
             )
             rows.append((float(vs), float(vt), float(vr), n_s, n_t))
         return rows

@@ -201,10 +201,8 @@ def _variant_segments(
     """
     n_base = len(base_pos)
     every_row = len(rows) == n_base  # rows are distinct (checked), e.g. mode="unjudged"
-    present = None
-    if not every_row:
-        present = np.zeros(n_base, dtype=bool)
-        present[rows] = True
+    present = np.zeros(n_base, dtype=bool)
+    present[rows] = True  # every base row when every_row
     vlabel = np.full(n_base, np.nan)
     vlabel[rows] = labels
     # judgments of the variant, grouped by query in the full judgments' (natural) order
@@ -386,7 +384,7 @@ def evaluate_variants(
     base_doc = variants.base["doc"].to_numpy(dtype=object)
 
     n_m = len(parsed)
-    sys_parts, query_parts, value_parts, counts = [], [], [], []
+    sys_parts, query_parts, value_parts, n_segments = [], [], [], []
     for v in range(variants.n_variants):  # loop over variants; every step inside is vectorized
         seg, qmap = _variant_segments(
             full,
@@ -399,7 +397,7 @@ def evaluate_variants(
             variants.var_labels[v],
         )
         n_seg = seg.n_segments
-        counts.append(n_seg)
+        n_segments.append(n_seg)
         if n_seg == 0:
             continue
         # variant query indices follow the base (natural) order: same row order as evaluate()
@@ -412,7 +410,7 @@ def evaluate_variants(
         sys_parts.append(seg.seg_system[o])
         query_parts.append(base_q_of[o])
         value_parts.append(value[o].reshape(-1))
-    counts = np.asarray(counts, dtype=np.int64)
+    counts = np.asarray(n_segments, dtype=np.int64)
     if counts.sum() == 0:
         raise SchemaError("no (system, query) pair to evaluate in any qrels variant.")
     sys_codes = np.repeat(np.concatenate(sys_parts), n_m)

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from pdireval.core.chunking import CHUNK_CELLS
 from pdireval.errors import OptionError
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from pdireval.types import Correction
 
 __all__ = ["adjust_pvalues", "canonical_correction", "CORRECTIONS", "CORRECTION_ALIASES"]
 
@@ -131,7 +138,7 @@ def _hommel_sorted(q):
     return out
 
 
-def adjust_pvalues(p, method: str | None) -> np.ndarray:
+def adjust_pvalues(p: ArrayLike, method: Correction | None) -> np.ndarray:
     r"""Adjust a family of p-values for multiple comparisons.
 
     With m p-values and p_(1) ≤ … ≤ p_(m) their ascending order, the adjusted value of

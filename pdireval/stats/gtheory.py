@@ -3,9 +3,16 @@ variance components, Phi, E rho^2, queries needed, confidence intervals."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Literal
+
 import numpy as np
 
 from pdireval.errors import check_option, renamed_options
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from pdireval.types import NegativeComponents
 
 __all__ = [
     "anova_table",
@@ -75,8 +82,14 @@ def anova_table(x: np.ndarray) -> dict[str, np.ndarray]:
 
 @renamed_options(negative="negative_components")
 def variance_components(
-    ms_system, ms_query, ms_residual, n_systems, n_queries, *, negative_components="clip"
-):
+    ms_system: ArrayLike,
+    ms_query: ArrayLike,
+    ms_residual: ArrayLike,
+    n_systems: np.ndarray | float,
+    n_queries: np.ndarray | float,
+    *,
+    negative_components: NegativeComponents = "clip",
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Variance components from the mean squares.
 
     ``var_system = (MS_s - MS_res)/n_t``, ``var_query = (MS_t - MS_res)/n_s``,
@@ -106,7 +119,9 @@ def _coefficient(var_s, error, n):
     return out
 
 
-def phi(var_system, var_query, var_residual, n_queries):
+def phi(
+    var_system: ArrayLike, var_query: ArrayLike, var_residual: ArrayLike, n_queries: ArrayLike
+) -> np.ndarray:
     """Dependability Φ(n′) = σ²_s / (σ²_s + (σ²_t + σ²_res)/n′) (Kanoulas & Aslam 2009, eq. 2).
 
     Zero denominator → NaN; σ²_s = 0 (with a non-zero denominator) → 0. Broadcasts.
@@ -114,12 +129,12 @@ def phi(var_system, var_query, var_residual, n_queries):
     return _coefficient(var_system, np.add(var_query, var_residual), n_queries)
 
 
-def e_rho2(var_system, var_residual, n_queries):
+def e_rho2(var_system: ArrayLike, var_residual: ArrayLike, n_queries: ArrayLike) -> np.ndarray:
     """Generalizability Eρ²(n′) = σ²_s / (σ²_s + σ²_res/n′). Broadcasts."""
     return _coefficient(var_system, var_residual, n_queries)
 
 
-def queries_needed(var_system, error, target):
+def queries_needed(var_system: ArrayLike, error: ArrayLike, target: float) -> np.ndarray:
     """Smallest integer n′ ≥ 1 with σ²_s/(σ²_s + error/n′) ≥ ``target``.
 
     ``error`` is σ²_t + σ²_res for Φ and σ²_res for Eρ². The closed form
@@ -156,7 +171,13 @@ def _f_ppf(q, d1, d2):
     return f_ppf(q, d1, d2)
 
 
-def coefficient_intervals(tab, n_s, n_t, n_prime, confidence_level):
+def coefficient_intervals(
+    tab: dict[str, np.ndarray],
+    n_s: np.ndarray | float,
+    n_t: np.ndarray | float,
+    n_prime: np.ndarray | float,
+    confidence_level: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Confidence intervals for Eρ²(n′) and Φ(n′), from the mean squares.
 
     Eρ²: exact under the normal random-effects model. F = MS_s/MS_res is distributed as
@@ -283,7 +304,15 @@ def anova_table3(x: np.ndarray) -> dict[str, np.ndarray]:
     return out
 
 
-def variance_components3(tab: dict, n_systems, n_queries, n_facet, *, negative: str = "clip"):
+@renamed_options(negative="negative_components")
+def variance_components3(
+    tab: dict[str, np.ndarray],
+    n_systems: ArrayLike,
+    n_queries: ArrayLike,
+    n_facet: ArrayLike,
+    *,
+    negative_components: NegativeComponents = "clip",
+) -> dict[str, np.ndarray]:
     """The seven variance components of the s × t × j random-effects design.
 
     From the expected mean squares (Brennan 2001, Table 3.3; Bodoff & Li 2007):
@@ -291,15 +320,16 @@ def variance_components3(tab: dict, n_systems, n_queries, n_facet, *, negative: 
     σ²_tj = (MS_tj − MS_res)/n_s; σ²_s = (MS_s − MS_st − MS_sj + MS_res)/(n_t n_j);
     σ²_t = (MS_t − MS_st − MS_tj + MS_res)/(n_s n_j);
     σ²_j = (MS_j − MS_sj − MS_tj + MS_res)/(n_s n_t).
-    Every component is estimated from the unclipped mean squares; ``negative="clip"`` then
-    sets negative estimates to 0 (Brennan's convention, as :func:`variance_components`).
+    Every component is estimated from the unclipped mean squares; ``negative_components="clip"``
+    then sets negative estimates to 0 (Brennan's convention, as :func:`variance_components`);
+    ``"keep"`` keeps them (``negative=`` before 0.2, deprecated).
 
     Returns
     -------
     dict
         effect name (:data:`EFFECTS3`) -> float64 array.
     """
-    check_option("negative", negative, NEGATIVE)
+    check_option("negative_components", negative_components, NEGATIVE)
     ms = {e: np.asarray(tab[f"ms_{e}"], dtype=np.float64) for e in EFFECTS3}
     n_s, n_t, n_j = (np.asarray(a, dtype=np.float64) for a in (n_systems, n_queries, n_facet))
     r = ms["residual"]
@@ -312,12 +342,14 @@ def variance_components3(tab: dict, n_systems, n_queries, n_facet, *, negative: 
         "query": (ms["query"] - ms["system_query"] - ms["query_facet"] + r) / (n_s * n_j),
         "facet": (ms["facet"] - ms["system_facet"] - ms["query_facet"] + r) / (n_s * n_t),
     }
-    if negative == "clip":
+    if negative_components == "clip":
         var = {e: np.maximum(v, 0.0) for e, v in var.items()}
     return {e: var[e] for e in EFFECTS3}
 
 
-def error_variances3(var: dict, n_queries, n_facet):
+def error_variances3(
+    var: dict[str, np.ndarray], n_queries: ArrayLike, n_facet: ArrayLike
+) -> tuple[np.ndarray, np.ndarray]:
     """Relative and absolute error variances of the mean over n′_t queries and n′_j levels.
 
     σ²_δ = σ²_st/n′_t + σ²_sj/n′_j + σ²_res/(n′_t n′_j);
@@ -330,7 +362,9 @@ def error_variances3(var: dict, n_queries, n_facet):
     return rel, absolute
 
 
-def coefficients3(var: dict, n_queries, n_facet):
+def coefficients3(
+    var: dict[str, np.ndarray], n_queries: ArrayLike, n_facet: ArrayLike
+) -> tuple[np.ndarray, np.ndarray]:
     """``(e_rho2, phi)`` = σ²_s/(σ²_s + σ²_δ) and σ²_s/(σ²_s + σ²_Δ) at n′_t, n′_j.
 
     Zero denominator → NaN; σ²_s = 0 (non-zero denominator) → 0. Broadcasts.
@@ -339,7 +373,13 @@ def coefficients3(var: dict, n_queries, n_facet):
     return _coefficient(var["system"], rel, 1.0), _coefficient(var["system"], absolute, 1.0)
 
 
-def queries_needed3(var: dict, n_facet, target, *, coefficient: str = "phi"):
+def queries_needed3(
+    var: dict[str, np.ndarray],
+    n_facet: ArrayLike,
+    target: float,
+    *,
+    coefficient: Literal["phi", "e_rho2"] = "phi",
+) -> np.ndarray:
     """Smallest integer n′_t with Φ(n′_t, n′_j) (or Eρ²) ≥ ``target`` at n′_j facet levels.
 
     Φ ≥ t ⇔ n′_t (σ²_s (1 − t) − t A) ≥ t B, with A = (σ²_j + σ²_sj)/n′_j (the error that

@@ -4,11 +4,17 @@ information, pair information."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, overload
 
 import numpy as np
 
 from pdireval.errors import OptionError, renamed_options
 from pdireval.measures.ric import binary_entropy
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from pdireval.types import TiedPairs
 
 __all__ = [
     "information_from_tau",
@@ -22,7 +28,7 @@ __all__ = [
 ]
 
 
-def information_from_tau(tau):
+def information_from_tau(tau: ArrayLike) -> float | np.ndarray:
     """Theorem 1 of Golbus & Aslam (2013): I(τ) = ((1+τ)/2)·log2(1+τ) + ((1−τ)/2)·log2(1−τ) bits.
 
     Equal to 1 − H2((1 − τ)/2) (Corollary 1). Exact for total orders, and for γ when tied
@@ -59,7 +65,7 @@ def information_from_tau(tau):
     return float(out) if out.ndim == 0 else out
 
 
-def tau_from_information(bits):
+def tau_from_information(bits: ArrayLike) -> float | np.ndarray:
     """Inverse of Theorem 1 on τ ∈ [0, 1]: τ = 1 − 2·H2⁻¹(1 − I), the root of H2 in [0, ½]
     found by bisection. I(τ) = I(−τ), so the sign is not recoverable.
 
@@ -117,13 +123,31 @@ def _entropy_of_rows(
     return h
 
 
-def plugin_mutual_information(x, y, *, group=None):
+@overload
+def plugin_mutual_information(x: ArrayLike, y: ArrayLike, *, group: None = None) -> float: ...
+@overload
+def plugin_mutual_information(x: ArrayLike, y: ArrayLike, *, group: ArrayLike) -> np.ndarray: ...
+def plugin_mutual_information(
+    x: ArrayLike, y: ArrayLike, *, group: ArrayLike | None = None
+) -> float | np.ndarray:
     """Plug-in (maximum-likelihood) mutual information I(X; Y) in bits of paired discrete
     samples, per group when ``group`` (integer codes) is given: H(X) + H(Y) − H(X, Y)."""
+    if group is None:
+        return plugin_conditional_mutual_information(x, y, [])
     return plugin_conditional_mutual_information(x, y, [], group=group)
 
 
-def plugin_conditional_mutual_information(x, y, z: Sequence = (), *, group=None):
+@overload
+def plugin_conditional_mutual_information(
+    x: ArrayLike, y: ArrayLike, z: Sequence[ArrayLike] = (), *, group: None = None
+) -> float: ...
+@overload
+def plugin_conditional_mutual_information(
+    x: ArrayLike, y: ArrayLike, z: Sequence[ArrayLike] = (), *, group: ArrayLike
+) -> np.ndarray: ...
+def plugin_conditional_mutual_information(
+    x: ArrayLike, y: ArrayLike, z: Sequence[ArrayLike] = (), *, group: ArrayLike | None = None
+) -> float | np.ndarray:
     """Plug-in I(X; Y | Z) in bits, Z the joint of the arrays in ``z``:
 
     I(X;Y|Z) = Σ p(x,y,z)·log2[p(x,y,z)·p(z) / (p(x,z)·p(y,z))] = H(X,Z) + H(Y,Z) − H(X,Y,Z) − H(Z).
@@ -164,7 +188,13 @@ def pair_valid(values) -> np.ndarray:
 
 
 @renamed_options(ties="tied_pairs")
-def pair_information(x, y, given: Sequence = (), *, tied_pairs: str = "drop"):
+def pair_information(
+    x: ArrayLike,
+    y: ArrayLike,
+    given: Sequence[ArrayLike] = (),
+    *,
+    tied_pairs: TiedPairs = "drop",
+) -> tuple[float, int]:
     """Information τ of two score vectors over the same objects (arrays of length n), given
     zero or more others: τ_I(X, Y | Z_1..Z_m) in bits, direct plug-in over ordered pairs.
 

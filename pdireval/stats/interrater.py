@@ -12,7 +12,14 @@ judgments cover); an undefined value (no items, or a zero expected disagreement)
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from pdireval.types import AlphaLevel, KappaWeights
 
 __all__ = [
     "cohen_kappa",
@@ -49,7 +56,7 @@ def _divide(num, den):
     return out
 
 
-def observed_agreement(tables) -> np.ndarray:
+def observed_agreement(tables: ArrayLike) -> np.ndarray:
     """Raw agreement: the share of items on the diagonal, Σ_i n_ii / n (NaN for no items)."""
     tables = np.asarray(tables, dtype=np.float64)
     diag = np.trace(tables, axis1=-2, axis2=-1)
@@ -66,7 +73,7 @@ def _kappa_weights(n_levels: int, weights) -> np.ndarray:
     return diff**2
 
 
-def cohen_kappa(tables, weights: str | None = None) -> np.ndarray:
+def cohen_kappa(tables: ArrayLike, weights: KappaWeights | None = None) -> np.ndarray:
     r"""Cohen's κ of each K × K table (Cohen 1960; weighted form Cohen 1968).
 
     With observed proportions O = n_ij / n, the product of the marginals
@@ -91,7 +98,9 @@ def cohen_kappa(tables, weights: str | None = None) -> np.ndarray:
     return 1.0 - _divide(observed, expected)
 
 
-def krippendorff_alpha(tables, level: str = "nominal", values=None) -> np.ndarray:
+def krippendorff_alpha(
+    tables: ArrayLike, level: AlphaLevel = "nominal", values: ArrayLike | None = None
+) -> np.ndarray:
     r"""Krippendorff's α of two raters who both labelled every item (Krippendorff 2004).
 
     The coincidence matrix of two complete raters is the symmetrised table o = N + Nᵀ, with

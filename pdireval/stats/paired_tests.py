@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from pdireval.core.chunking import chunks, progress_bar
 from pdireval.errors import OptionError, check_option, check_rng, group_generator
 from pdireval.stats import _adapters
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from pdireval.types import Alternative, RngLike
 
 __all__ = [
     "ALTERNATIVES",
@@ -68,7 +73,7 @@ class SignTestResult(NamedTuple):
     n_less: int | np.ndarray
 
 
-def _paired(a, b):
+def _paired(a: ArrayLike, b: ArrayLike) -> tuple[np.ndarray, np.ndarray, bool]:
     """(a, b) as float64 arrays of the same shape, 1-D or 2-D (columns = pairs).
 
     For 1-D input, positions where either value is NaN are dropped (the
@@ -297,7 +302,7 @@ def tukey_p(hsd_sorted, diff, scale):
     return (len(hsd_sorted) - np.searchsorted(hsd_sorted, thr, side="left")) / len(hsd_sorted)
 
 
-def paired_t(a, b, *, alternative: str = "two-sided") -> TestResult:
+def paired_t(a: ArrayLike, b: ArrayLike, *, alternative: Alternative = "two-sided") -> TestResult:
     r"""Student's paired t-test of a against b.
 
     .. math:: t = \bar z / (s_z / \sqrt n), \quad z_t = a_t - b_t, \quad
@@ -329,7 +334,7 @@ def paired_t(a, b, *, alternative: str = "two-sided") -> TestResult:
     )
 
 
-def wilcoxon(a, b, *, alternative: str = "two-sided") -> TestResult:
+def wilcoxon(a: ArrayLike, b: ArrayLike, *, alternative: Alternative = "two-sided") -> TestResult:
     """Wilcoxon signed-rank test of a against b, scipy's conventions.
 
     scipy.stats.wilcoxon with its defaults (zero differences dropped, exact null distribution up
@@ -358,7 +363,9 @@ def wilcoxon(a, b, *, alternative: str = "two-sided") -> TestResult:
     )
 
 
-def sign_test(a, b, *, alternative: str = "two-sided") -> SignTestResult:
+def sign_test(
+    a: ArrayLike, b: ArrayLike, *, alternative: Alternative = "two-sided"
+) -> SignTestResult:
     r"""Exact sign test.
 
     a = #{t : a_t > b_t}, b = #{t : a_t < b_t}; equal cases (including inf = inf) are
@@ -390,7 +397,12 @@ def sign_test(a, b, *, alternative: str = "two-sided") -> SignTestResult:
 
 
 def randomization_test(
-    a, b, *, n_resamples: int = 10000, rng=None, alternative: str = "two-sided"
+    a: ArrayLike,
+    b: ArrayLike,
+    *,
+    n_resamples: int = 10000,
+    rng: RngLike = None,
+    alternative: Alternative = "two-sided",
 ) -> TestResult:
     r"""Paired (Fisher) randomisation test of the mean difference.
 
@@ -421,7 +433,12 @@ def randomization_test(
 
 
 def bootstrap_test(
-    a, b, *, n_resamples: int = 1000, rng=None, alternative: str = "two-sided"
+    a: ArrayLike,
+    b: ArrayLike,
+    *,
+    n_resamples: int = 1000,
+    rng: RngLike = None,
+    alternative: Alternative = "two-sided",
 ) -> TestResult:
     r"""Sakai's (2006) studentised paired bootstrap test; the p-value is the ASL.
 
@@ -452,7 +469,7 @@ def bootstrap_test(
     return TestResult(_out(s[0] if scalar else s, scalar), _out(p[0] if scalar else p, scalar))
 
 
-def tukey_hsd(matrix, *, n_resamples: int = 5000, rng=None) -> np.ndarray:
+def tukey_hsd(matrix: ArrayLike, *, n_resamples: int = 5000, rng: RngLike = None) -> np.ndarray:
     r"""Randomised Tukey HSD p-values for every pair of columns.
 
     For b = 1..B, X_b = ``rng.permuted(X, axis=1)`` (each query's row shuffled independently;

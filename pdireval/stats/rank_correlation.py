@@ -3,10 +3,17 @@ method by name."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from pdireval.errors import OptionError, check_option
 from pdireval.stats import _adapters
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "concordance_counts",
@@ -30,7 +37,15 @@ CORRELATION_METHODS = (
 )
 
 
-def _vectors(x, y):
+#: rank_correlation's method -> kendall_tau's variant
+_KENDALL_VARIANTS: dict[str, Literal["a", "b", "gamma"]] = {
+    "kendall_a": "a",
+    "kendall_b": "b",
+    "gamma": "gamma",
+}
+
+
+def _vectors(x: ArrayLike, y: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     if x.ndim != 1 or x.shape != y.shape:
@@ -60,7 +75,7 @@ def concordance_counts(x, y):
     )
 
 
-def kendall_tau(x, y, variant: str = "b") -> float:
+def kendall_tau(x: ArrayLike, y: ArrayLike, variant: Literal["a", "b", "gamma"] = "b") -> float:
     r"""Kendall's rank correlation between two score vectors over the same objects.
 
     Over the n0 = n(n − 1)/2 unordered pairs: c concordant, d discordant, n1 tied in x, n2
@@ -87,7 +102,7 @@ def kendall_tau(x, y, variant: str = "b") -> float:
     return float((c - d) / den) if den > 0 else float("nan")
 
 
-def tau_ap(x, y, *, symmetric: bool = False) -> float:
+def tau_ap(x: ArrayLike, y: ArrayLike, *, symmetric: bool = False) -> float:
     r"""AP correlation τ_AP of ranking x against the "true" ranking y (Yilmaz et al. 2008).
 
     Order the items by x descending; for the item at position i = 2..N, C(i) is the number of
@@ -161,7 +176,7 @@ def rank_correlation(x, y, method: str = "kendall_b", *, p: float = 0.9) -> tupl
 
         return rbo_ext_ties(x, y, p), float("nan")
     if method in ("kendall_a", "kendall_b", "gamma"):
-        stat = kendall_tau(x, y, variant=method.removeprefix("kendall_"))
+        stat = kendall_tau(x, y, variant=_KENDALL_VARIANTS[method])
         p = float("nan")
         untied = len(np.unique(x)) == len(x) and len(np.unique(y)) == len(y)
         if len(x) >= 2 and (method == "kendall_b" or (method == "kendall_a" and untied)):

@@ -7,7 +7,12 @@ compares many pairs of rankings (rows) at once, without a Python loop over ranki
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "rbo_ext",
@@ -38,7 +43,7 @@ def _overlap_curve(pos_a, pos_b, depth: int) -> np.ndarray:
     return np.cumsum(counts.reshape(seen.shape[0], depth), axis=1).astype(np.float64)
 
 
-def rbo_ext(pos_a, pos_b, p: float = 0.9) -> np.ndarray:
+def rbo_ext(pos_a: ArrayLike, pos_b: ArrayLike, p: float = 0.9) -> np.ndarray:
     r"""Extrapolated rank-biased overlap of two rankings of the same length k (Webber et al. 2010).
 
     With X_d the overlap of the two depth-d prefixes and A_d = X_d / d,
@@ -72,7 +77,7 @@ def rbo_ext(pos_a, pos_b, p: float = 0.9) -> np.ndarray:
     return np.clip(out, 0.0, 1.0)
 
 
-def rbo_truncated(pos_a, pos_b, p: float, depth: int) -> np.ndarray:
+def rbo_truncated(pos_a: ArrayLike, pos_b: ArrayLike, p: float, depth: int) -> np.ndarray:
     r"""Rank-biased overlap truncated at ``depth`` and normalised by its weights.
 
     .. math:: \mathrm{RBO}@D = \frac{\sum_{d=1}^{D} p^{d-1} X_d / d}{\sum_{d=1}^{D} p^{d-1}}
@@ -89,7 +94,7 @@ def rbo_truncated(pos_a, pos_b, p: float, depth: int) -> np.ndarray:
     return (x / d * w).sum(axis=1) / w.sum()
 
 
-def top_k_overlap(pos_a, pos_b, k: int) -> np.ndarray:
+def top_k_overlap(pos_a: ArrayLike, pos_b: ArrayLike, k: int) -> np.ndarray:
     """|top-k of a ∩ top-k of b| / k for each row (items at positions 0..k-1)."""
     pos_a = np.atleast_2d(np.asarray(pos_a, dtype=np.int64))
     pos_b = np.atleast_2d(np.asarray(pos_b, dtype=np.int64))

@@ -1,0 +1,260 @@
+"""The typed API: every public function annotated in full, option strings as ``Literal`` aliases
+that agree with what the functions accept at run time (issue 27, item 3)."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import typing
+
+import pytest
+
+import pdireval
+from pdireval import types
+from pdireval.public import EXPORTS
+
+#: The public subpackages and modules whose ``__all__`` functions are public API too.
+SUBMODULES = ("plot", "stats", "datasets", "dask", "pyterrier", "measures")
+
+#: Public functions whose annotations are not complete yet, with what they still lack. The list
+#: only shrinks: a test below fails when an entry is annotated, so its line is deleted.
+NOT_YET: dict[str, tuple[str, ...]] = {
+    "pdireval.read_run": ("path",),
+    "pdireval.read_qrels": ("path",),
+    "pdireval.read_svmlight": ("path", "query_file"),
+    "pdireval.read_scores": ("path_or_buffer",),
+    "pdireval.write_scores": ("path", "columns"),
+    "pdireval.write_run": ("path", "columns"),
+    "pdireval.write_qrels": ("path", "columns"),
+    "pdireval.evaluate": ("measures",),
+    "pdireval.bounds": ("measures", "rng"),
+    "pdireval.subsample_qrels": ("levels", "rng"),
+    "pdireval.evaluate_variants": ("measures",),
+    "pdireval.fuse": ("weights", "systems", "columns"),
+    "pdireval.tune_fusion": ("queries", "systems", "columns"),
+    "pdireval.joint_ric": ("systems",),
+    "pdireval.information_difference": ("systems",),
+    "pdireval.optimize": ("run", "k", "gain", "discount", "n_queries"),
+    "pdireval.agreement": ("rng",),
+    "pdireval.report": ("measures", "out", "rng", "columns"),
+    "pdireval.as_ir_measure": ("measure", "return"),
+    "pdireval.plot.require_matplotlib": ("return",),
+    "pdireval.plot.expected_histogram": ("bins", "ax", "hist_kwargs", "return"),
+    "pdireval.plot.d_study_curve": ("ax", "return"),
+    "pdireval.plot.optimal_discounts": ("result", "ax", "return"),
+    "pdireval.plot.optimal_gains": ("result", "ax", "return"),
+    "pdireval.plot.stability_curves": ("result", "n_queries", "ax", "return"),
+    "pdireval.plot.phi_contours": ("levels", "ax", "return"),
+    "pdireval.plot.asl_curves": ("ax", "return"),
+    "pdireval.plot.discriminative_power_bars": ("ax", "return"),
+    "pdireval.plot.error_rate_curves": ("ax", "return"),
+    "pdireval.plot.swap_rate_curves": ("ax", "return"),
+    "pdireval.plot.measure_scatter": ("ax", "return"),
+    "pdireval.plot.completeness_curves": ("ax", "return"),
+    "pdireval.plot.training_curves": ("train_measures", "ax", "return"),
+    "pdireval.plot.information_tau_per_query": ("ax", "return"),
+    "pdireval.plot.ric_scatter": ("ax", "return"),
+    "pdireval.plot.fusion_scatter": ("ax", "return"),
+    "pdireval.plot.forest_plot": ("ax", "return"),
+    "pdireval.plot.rank_interval_plot": ("ax", "return"),
+    "pdireval.plot.critical_difference_diagram": ("ax", "return"),
+    "pdireval.datasets.simulate": ("rng",),
+    "pdireval.datasets.simulate_diversity": ("rng",),
+    "pdireval.datasets.read_cranfield": ("path",),
+    "pdireval.dask.evaluate": ("measures", "qrels"),
+    "pdireval.dask.evaluate_variants": ("measures",),
+    "pdireval.dask.read_run": ("path",),
+    "pdireval.dask.read_qrels": ("path",),
+    "pdireval.pyterrier.test": ("rng",),
+    "pdireval.measures.parse_measures": ("measures",),
+    "pdireval.measures.compute": ("segments", "return"),
+}
+
+
+#: Parameters named so hold free text (names of measures, systems, columns; titles), not options.
+FREE_TEXT = {
+    "reference",
+    "measure",
+    "measure_a",
+    "measure_b",
+    "column",
+    "x",
+    "y",
+    "by",
+    "ric",
+    "name",
+    "title",
+    "caption",
+    "label",
+    "eval_measure",
+    "over",
+    "description",
+    "citation",
+    "text",
+    "baseline",
+    "measures",
+    # a column name here (krippendorff_alpha's level= is an option)
+    "pdireval.stability_sign_test(level)",
+    "pdireval.plot.training_curves(level)",
+}
+
+#: Option strings still annotated as ``str`` (shrinks like NOT_YET).
+NOT_YET_LITERAL: set[str] = {
+    "pdireval.bounds(missing)",
+    "pdireval.bounds(order)",
+    "pdireval.dask.evaluate(missing)",
+    "pdireval.dask.evaluate(order)",
+    "pdireval.dask.evaluate_variants(missing)",
+    "pdireval.dask.evaluate_variants(order)",
+    "pdireval.dask.read_run(system)",
+    "pdireval.evaluate(judges)",
+    "pdireval.evaluate(missing)",
+    "pdireval.evaluate(order)",
+    "pdireval.evaluate(score_precision)",
+    "pdireval.evaluate_variants(missing)",
+    "pdireval.evaluate_variants(order)",
+    "pdireval.evaluate_variants(score_precision)",
+    "pdireval.fill_holes(prefer)",
+    "pdireval.fuse(method)",
+    "pdireval.fuse(norm)",
+    "pdireval.information_difference(negatives)",
+    "pdireval.joint_ric(negatives)",
+    "pdireval.optimize(what)",
+    "pdireval.plot.d_study_curve(coefficient)",
+    "pdireval.plot.phi_contours(coefficient)",
+    "pdireval.pyterrier.test(alternative)",
+    "pdireval.pyterrier.test(method)",
+    "pdireval.query_set_size(method)",
+    "pdireval.read_run(system)",
+    "pdireval.read_scores(all_rows)",
+    "pdireval.register_measure(cutoff)",
+    "pdireval.register_measure(summary)",
+    "pdireval.report(score_precision)",
+    "pdireval.subsample_qrels(mode)",
+    "pdireval.tune_fusion(method)",
+    "pdireval.tune_fusion(norm)",
+    "pdireval.write_scores(format)",
+}
+
+
+def public_functions() -> dict[str, object]:
+    """``{dotted name: function}`` of every public function (classes left out)."""
+    found = {f"pdireval.{name}": getattr(pdireval, name) for name in EXPORTS}
+    for sub in SUBMODULES:
+        module = importlib.import_module(f"pdireval.{sub}")
+        for name in module.__all__:
+            found[f"pdireval.{sub}.{name}"] = getattr(module, name)
+    return {k: v for k, v in found.items() if callable(v) and not inspect.isclass(v)}
+
+
+def missing_annotations(function) -> tuple[str, ...]:
+    """The parameters without an annotation, and ``"return"`` when the return has none."""
+    signature = inspect.signature(function)
+    missing = [p.name for p in signature.parameters.values() if p.annotation is p.empty]
+    if signature.return_annotation is signature.empty:
+        missing.append("return")
+    return tuple(missing)
+
+
+def test_the_walk_finds_the_public_api():
+    functions = public_functions()
+    assert len(functions) > 100
+    for name in (
+        "pdireval.compare",
+        "pdireval.plot.forest_plot",
+        "pdireval.stats.paired_t",
+        "pdireval.datasets.simulate",
+        "pdireval.dask.evaluate",
+        "pdireval.pyterrier.test",
+    ):
+        assert name in functions, name
+
+
+def test_every_public_function_is_fully_annotated():
+    missing = {}
+    for name, function in public_functions().items():
+        if name in NOT_YET:
+            continue
+        lacking = missing_annotations(function)
+        if lacking:
+            missing[name] = lacking
+    assert not missing, f"public functions with parameters or returns not annotated: {missing}"
+
+
+@pytest.mark.parametrize("name", sorted(NOT_YET))
+def test_the_not_yet_list_only_shrinks(name):
+    functions = public_functions()
+    assert name in functions, f"{name} is no longer public: delete it from NOT_YET"
+    assert missing_annotations(functions[name]) == NOT_YET[name], (
+        f"{name} now lacks {missing_annotations(functions[name])}: update (shrink) NOT_YET"
+    )
+
+
+def bare_option_strings() -> set[str]:
+    """``name(param)`` of every parameter with a string default annotated as a bare ``str``."""
+    bare = set()
+    for name, function in public_functions().items():
+        for p in inspect.signature(function).parameters.values():
+            free = p.name in FREE_TEXT or f"{name}({p.name})" in FREE_TEXT
+            if isinstance(p.default, str) and not free:
+                if str(p.annotation).split(" | ")[0] == "str":
+                    bare.add(f"{name}({p.name})")
+    return bare
+
+
+def test_no_option_string_is_annotated_as_a_bare_str():
+    """An option given as a string with a string default is a ``Literal`` (or an alias of one),
+    never ``str`` (names of measures, systems, columns and titles are free text)."""
+    bare = bare_option_strings()
+    assert not bare - NOT_YET_LITERAL, sorted(bare - NOT_YET_LITERAL)
+    assert not NOT_YET_LITERAL - bare, (
+        f"now a Literal, delete from NOT_YET_LITERAL: {sorted(NOT_YET_LITERAL - bare)}"
+    )
+
+
+#: each Literal alias of pdireval.types and the run-time tuple(s) its function validates against
+ALIASES = [
+    ("Alternative", "pdireval.stats.paired_tests", ("ALTERNATIVES",)),
+    ("NegativeComponents", "pdireval.stats.gtheory", ("NEGATIVE",)),
+    ("Missing", "pdireval.evaluation", ("MISSING",)),
+    ("Missing", "pdireval.dask.partition_scores", ("MISSING",)),
+    ("Order", "pdireval.evaluation", ("ORDERS",)),
+    ("ScorePrecision", "pdireval.evaluation", ("SCORE_PRECISIONS",)),
+    ("Judges", "pdireval.evaluation", ("JUDGES",)),
+    ("Unjudged", "pdireval.evaluation", ("UNJUDGED",)),
+    ("PartitionedBy", "pdireval.dask.partition_scores", ("PARTITIONED_BY",)),
+    ("Seeds", "pdireval.meta.seeds", ("SEEDS",)),
+    ("IntervalMethod", "pdireval.meta.mean_intervals", ("METHODS",)),
+    ("BootstrapInterval", "pdireval.stats.intervals", ("BOOTSTRAP_INTERVALS",)),
+    ("CorrelationMethod", "pdireval.stats.rank_correlation", ("CORRELATION_METHODS",)),
+    ("CorrelationMethod", "pdireval.meta.correlation", ("CORRELATION_METHODS",)),
+    (
+        "Correction",
+        "pdireval.stats.corrections",
+        (
+            "CORRECTIONS",
+            "CORRECTION_ALIASES",
+        ),
+    ),
+    (
+        "TestMethod",
+        "pdireval.meta.significance",
+        (
+            "METHODS",
+            "METHOD_ALIASES",
+        ),
+    ),
+    ("Negatives", "pdireval.runs.joint_ric", ("NEGATIVES",)),
+    ("TiedPairs", "pdireval.stats.information_theory", ("TIES",)),
+    ("KappaWeights", "pdireval.stats.interrater", ("KAPPA_WEIGHTS",)),
+    ("AlphaLevel", "pdireval.stats.interrater", ("ALPHA_LEVELS",)),
+]
+
+
+@pytest.mark.parametrize("alias, module, constants", ALIASES)
+def test_literal_aliases_are_what_the_functions_accept(alias, module, constants):
+    accepted = set()
+    for constant in constants:
+        accepted |= set(getattr(importlib.import_module(module), constant))
+    accepted.discard(None)  # None is spelled out in the signatures (``Correction | None``)
+    assert set(typing.get_args(getattr(types, alias))) == accepted, (alias, module)
