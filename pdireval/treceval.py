@@ -93,7 +93,7 @@ trec_eval [-h] [-q] [-m measure[.params] [-c] [-n] [-l <num>]
  --Number_docs_in_coll, -N num  documents in the collection (utility's 4th coefficient)
  --Max_retrieved_per_topic, -M num   evaluate only the top num documents of each query
  --Judged_docs_only, -J         drop unjudged documents before evaluating
- --Rel_info_format, -R format   qrels (prefs, qrels_prefs and qrels_jg: not yet)
+ --Rel_info_format, -R format   qrels, qrels_jg, prefs or qrels_prefs
  --Results_format, -T format    trec_results
  --Output_old_results_format X, -o   obsolete, ignored (as in trec_eval)
  --Zscore, -Z file              print z-scores from a file of 'qid measure mean stddev'

@@ -9,8 +9,9 @@ quirks of each version), and start quickly, as a C program does: this package im
 never pandas. :func:`pdireval.evaluate` keeps pdireval's own definitions; the tests check the
 two agree on every measure both have.
 
-Modules: :mod:`~pdireval.trec.trec_files` (qrels, results, judgment-group qrels and z-score
-files, read as trec_eval reads them), :mod:`~pdireval.trec.trec_kernels` (one function per
-trec_eval measure), :mod:`~pdireval.trec.trec_engine` (measure selection, the per-query
+Modules: :mod:`~pdireval.trec.trec_files` (qrels, results, judgment-group qrels, preference and
+z-score files, read as trec_eval reads them), :mod:`~pdireval.trec.trec_kernels` (one function per
+trec_eval measure), :mod:`~pdireval.trec.trec_prefs` (the preference measures of ``-R prefs``
+and ``-R qrels_prefs``), :mod:`~pdireval.trec.trec_engine` (measure selection, the per-query
 loop, averages, printing).
 """

@@ -25,6 +25,7 @@ import numpy as np
 from pdireval.trec import trec_kernels as K
 from pdireval.trec.trec_files import (
     TrecEvalExit,
+    parse_prefs,
     parse_qrels,
     parse_results,
     parse_zscores,
@@ -75,15 +76,20 @@ def evaluate_files(epi: Epi, qrels_path: str, results_path: str) -> Output:
             f"'{epi.rel_info_format}').",
             2,
         )
-    if epi.rel_info_format not in ("qrels", "qrels_jg"):
-        raise TrecEvalExit(
-            f"-R {epi.rel_info_format}: pdireval's trec_eval reads -R qrels and "
-            "qrels_jg; preference files (prefs, qrels_prefs) are not supported yet.",
-            2,
-        )
     jg_mode = epi.rel_info_format == "qrels_jg"
-    qrels_data = read_bytes(qrels_path, "qrels")
-    qq, qg, qd, qr = parse_qrels(qrels_data, qrels_path, version)
+    prefs_mode = epi.rel_info_format in ("prefs", "qrels_prefs")
+    if prefs_mode:
+        what = "prefs" if epi.rel_info_format == "prefs" else "qrels"
+        prefs = parse_prefs(
+            read_bytes(qrels_path, what),
+            qrels_path,
+            version,
+            qrels_prefs=epi.rel_info_format == "qrels_prefs",
+        )
+        qq, qg, qd, qr = prefs[0], prefs[1], prefs[3], []
+    else:
+        qrels_data = read_bytes(qrels_path, "qrels")
+        qq, qg, qd, qr = parse_qrels(qrels_data, qrels_path, version)
     if jg_mode and len(set(zip(qq, qg, qd))) != len(qq):
         raise TrecEvalExit(
             f"qrels file '{qrels_path}': a document is listed twice for the same "
@@ -106,7 +112,7 @@ def evaluate_files(epi: Epi, qrels_path: str, results_path: str) -> Output:
         epi.marked.update(NICKNAMES[version]["official"])
     chosen = [m for m in MEASURES if version in m.versions and m.name in epi.marked]
     for meas in chosen:
-        if meas.needs not in ("", epi.rel_info_format):
+        if not meas.reads(epi.rel_info_format):
             raise TrecEvalExit(
                 f"-m {meas.name}: needs -R {meas.needs} input (trec_eval: Can't "
                 f"calculate measure '{meas.name}').",
@@ -153,6 +159,11 @@ def evaluate_files(epi: Epi, qrels_path: str, results_path: str) -> Output:
         ]
         bogus = set()
     jg_rows = None
+    if prefs_mode:
+        return _print_prefs(
+            epi, chosen, columns, params, evaluated, bogus, missing, runid, zscores, qq, prefs,
+            (rq, rd, rs),
+        )  # fmt: skip
     if jg_mode:  # one virtual query per (query, judgment group), averaged per query
         rr, dup, jg_rows = _res_rels_jg(epi, evaluated, bogus, qq, qg, qd, qr, rq, rd, rs)
     else:
@@ -251,6 +262,40 @@ def evaluate_files(epi: Epi, qrels_path: str, results_path: str) -> Output:
 
 
 BOGUS_DOCNO = b"ceci_nest_pas_un_docno"
+
+
+def _print_prefs(epi, chosen, columns, params, evaluated, bogus, missing, runid, zscores, qq,
+                 prefs, results) -> Output:  # fmt: skip
+    """-R prefs / qrels_prefs: the preference measures of every evaluated query
+    (:mod:`pdireval.trec.trec_prefs`), stopping where trec_eval stops."""
+    from pdireval.trec.trec_prefs import prefs_result
+
+    pq, pg, ps, pd, pr = prefs
+    rr = prefs_result(epi, evaluated, bogus, pq, pg, ps, pd, pr, *results)
+    args = (epi, chosen, columns, params, rr, evaluated, bogus, runid, zscores, qq, [])
+    if rr.error is not None:
+        upto, message, status = rr.error
+        first = next(m.name for m in chosen if m.needs == "prefs")
+        stop = f"{message}; trec_eval: Can't calculate measure '{first}'"
+        return _print(*args, upto=upto, stop=(stop, status))
+    if missing is not None:
+        name = missing.decode(errors="replace")
+        stop = (
+            f"query {name} has preferences but is absent from the run; trec_eval 10.0 stops "
+            f"there (trec_eval: result qid '{name}' not found in qrels). Use -c to evaluate "
+            "it as an empty ranking."
+        )
+        if not evaluated:
+            return Output("", 4, stop)
+        return _print(*args, upto=len(evaluated), stop=(stop, 4))
+    if not evaluated:
+        raise TrecEvalExit(
+            "no queries with both results and preferences: the run's query ids and the "
+            "preference file's share none (trec_eval: No queries with both results and "
+            "relevance info).",
+            7,
+        )
+    return _print(*args)
 
 
 def _first_duplicate(items):

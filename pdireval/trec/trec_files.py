@@ -10,6 +10,11 @@
   starts with ``#``; 9.0.8 reads them as queries.
 * judgment-group qrels (``get_qrels_jg.c``): as qrels, the second field naming the group.
 * z-scores (``get_zscores.c``): lines ``qid measure mean stddev``.
+* preferences (``get_prefs.c``, ``-R prefs``): lines ``qid jg jsg docno rel_level``, exactly
+  five fields; ``get_qrels_prefs.c`` (``-R qrels_prefs``) reads a qrels file ``qid jg docno
+  rel_level`` the same way, every line in sub-group ``0``. ``rel_level`` is read with
+  ``atof`` (a C float in 9.0.8, a double in 10.0); blank lines are malformed; 10.0 skips a
+  comment line as in qrels (only one in a row).
 
 Errors are :class:`TrecEvalExit`: trec_eval's message and exit status.
 """
@@ -25,6 +30,7 @@ __all__ = [
     "parse_qrels",
     "parse_results",
     "parse_zscores",
+    "parse_prefs",
     "atol",
     "atof",
 ]
@@ -175,6 +181,60 @@ def parse_qrels(data: bytes, path: str, version: str, what: str = "qrels"):
         rels.append(r)
         parsed += 1
     return qids, groups, docs, _ints(rels, data)
+
+
+def _comments(lines: list, version: str):
+    """10.0's comment lines of qrels-like files: a line starting with ``#`` is skipped, and the
+    line after it is always read (get_qrels.c, get_prefs.c); None when there are none."""
+    if version != "10":
+        return None
+    comment = [False] * len(lines)
+    previous = False
+    for i, line in enumerate(lines):
+        if line[:1] == b"#" and not previous:
+            comment[i] = previous = True
+        else:
+            previous = False
+    return comment if any(comment) else None
+
+
+def parse_prefs(data: bytes, path: str, version: str, qrels_prefs: bool = False):
+    """``(qids, jgs, jsgs, docnos, rel_levels)`` lists in file order from a ``-R prefs`` file
+    (``qid jg jsg docno rel_level``) or, with ``qrels_prefs``, a qrels file read as
+    preferences (``qid jg docno rel_level``, sub-group ``b"0"``)."""
+    fields = 4 if qrels_prefs else 5
+    reader = "get_qrels_prefs" if qrels_prefs else "get_prefs"
+    layout = "'qid jg docno rel_level'" if qrels_prefs else "'qid jg jsg docno rel_level'"
+    if (version != "10" or b"#" not in data) and _uniform(data, fields):
+        tokens = data.split()
+        columns = [tokens[i::fields] for i in range(fields)]
+    else:
+        lines = _lines(data)
+        comment = _comments(lines, version)
+        rows = []
+        for i, line in enumerate(lines):
+            if comment is not None and comment[i]:
+                continue
+            split = line.split()
+            if len(split) != fields:
+                number = len(rows) + 1
+                raise TrecEvalExit(
+                    f"{'qrels' if qrels_prefs else 'prefs'} file '{path}': malformed line "
+                    f"{number} (file line {i + 1}: "
+                    f"{line[:60].decode('utf-8', 'replace')!r}); -R "
+                    f"{'qrels_prefs' if qrels_prefs else 'prefs'} reads exactly {fields} "
+                    f"fields {layout} per line and refuses blank lines "
+                    f"(trec_eval.{reader}: Malformed line {number}).",
+                    2,
+                )
+            rows.append(split)
+        columns = [[row[j] for row in rows] for j in range(fields)]
+    if qrels_prefs:
+        qids, jgs, docs, rels = columns
+        jsgs = [b"0"] * len(qids)
+    else:
+        qids, jgs, jsgs, docs, rels = columns
+    return qids, jgs, jsgs, docs, _floats(rels, data)
 
 
 def parse_results(data: bytes, path: str, version: str):

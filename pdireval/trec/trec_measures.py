@@ -53,8 +53,26 @@ class Meas:
         self.avg, self.versions = avg, versions
         self.needs = needs  # the rel_info format whose RES_RELS it reads
 
+    def reads(self, rel_info_format: str) -> bool:
+        """Whether the measure can be computed from ``-R rel_info_format`` input (the
+        preference measures read prefs and qrels_prefs alike)."""
+        if self.needs in ("", rel_info_format):
+            return True
+        return self.needs == "prefs" and rel_info_format == "qrels_prefs"
+
     def __repr__(self) -> str:
         return f"Meas({self.name!r})"
+
+
+def _prefs(name: str):
+    """The kernel of a preference measure: its values, computed for all fourteen at once by
+    :func:`pdireval.trec.trec_prefs.prefs_result` (``rr`` is its PrefsResult)."""
+
+    def kernel(rr, params=None):
+        return rr.value(name)
+
+    kernel.__name__ = name
+    return kernel
 
 
 MEASURES = (
@@ -94,20 +112,28 @@ MEASURES = (
     Meas("set_map", K.set_map, "s_double"),
     Meas("set_F", K.set_f, "p_double", (1.0,)),
     Meas("num_nonrel_judged_ret", K.num_nonrel_judged_ret, "s_long", avg="sum"),
-    Meas("prefs_num_prefs_poss", None, "s_double", needs="prefs"),
-    Meas("prefs_num_prefs_ful", None, "s_double", needs="prefs"),
-    Meas("prefs_num_prefs_ful_ret", None, "s_double", needs="prefs"),
-    Meas("prefs_simp", None, "s_double", needs="prefs"),
-    Meas("prefs_pair", None, "s_double", needs="prefs"),
-    Meas("prefs_avgjg", None, "s_double", needs="prefs"),
-    Meas("prefs_avgjg_Rnonrel", None, "s_double", needs="prefs"),
-    Meas("prefs_simp_ret", None, "s_double", needs="prefs"),
-    Meas("prefs_pair_ret", None, "s_double", needs="prefs"),
-    Meas("prefs_avgjg_ret", None, "s_double", needs="prefs"),
-    Meas("prefs_avgjg_Rnonrel_ret", None, "s_double", needs="prefs"),
-    Meas("prefs_simp_imp", None, "s_double", needs="prefs"),
-    Meas("prefs_pair_imp", None, "s_double", needs="prefs"),
-    Meas("prefs_avgjg_imp", None, "s_double", needs="prefs"),
+    Meas(
+        "prefs_num_prefs_poss", _prefs("prefs_num_prefs_poss"), "s_long", avg="sum", needs="prefs"
+    ),
+    Meas("prefs_num_prefs_ful", _prefs("prefs_num_prefs_ful"), "s_long", avg="sum", needs="prefs"),
+    Meas(
+        "prefs_num_prefs_ful_ret",
+        _prefs("prefs_num_prefs_ful_ret"),
+        "s_long",
+        avg="sum",
+        needs="prefs",
+    ),
+    Meas("prefs_simp", _prefs("prefs_simp"), "s_double", needs="prefs"),
+    Meas("prefs_pair", _prefs("prefs_pair"), "s_double", needs="prefs"),
+    Meas("prefs_avgjg", _prefs("prefs_avgjg"), "s_double", needs="prefs"),
+    Meas("prefs_avgjg_Rnonrel", _prefs("prefs_avgjg_Rnonrel"), "s_double", needs="prefs"),
+    Meas("prefs_simp_ret", _prefs("prefs_simp_ret"), "s_double", needs="prefs"),
+    Meas("prefs_pair_ret", _prefs("prefs_pair_ret"), "s_double", needs="prefs"),
+    Meas("prefs_avgjg_ret", _prefs("prefs_avgjg_ret"), "s_double", needs="prefs"),
+    Meas("prefs_avgjg_Rnonrel_ret", _prefs("prefs_avgjg_Rnonrel_ret"), "s_double", needs="prefs"),
+    Meas("prefs_simp_imp", _prefs("prefs_simp_imp"), "s_double", needs="prefs"),
+    Meas("prefs_pair_imp", _prefs("prefs_pair_imp"), "s_double", needs="prefs"),
+    Meas("prefs_avgjg_imp", _prefs("prefs_avgjg_imp"), "s_double", needs="prefs"),
     Meas("map_avgjg", K.map_, "s_double", needs="qrels_jg"),
     Meas("P_avgjg", K.precision, "cut_long", _CUTS, needs="qrels_jg"),
     Meas("Rprec_mult_avgjg", K.rprec_mult, "cut_double", _RMULT, needs="qrels_jg"),
