@@ -9,6 +9,8 @@ or a one-point curve.
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pandas as pd
 
@@ -90,36 +92,19 @@ def systems_section(ctx: Context) -> Section:
             "letters)"
         )
         step("table for a paper")
-        frame = paper_table(
-            ctx.scores, tests=tests, systems=ctx.systems, measures=ctx.measure_names, decimals=3
+        table = partial(
+            paper_table, ctx.scores, tests=tests, systems=ctx.systems, measures=ctx.measure_names
         )
+        frame = table(decimals=3)
         tables["paper_table"] = frame
         captions["paper_table"] = (
             "The table for a paper (tidy form; paper_table.tex / .md beside the report)"
         )
-        extra_html = paper_table(
-            ctx.scores, tests=tests, systems=ctx.systems, measures=ctx.measure_names, format="html"
-        )
-        (ctx.figures_dir.parent / "paper_table.tex").write_text(
-            paper_table(
-                ctx.scores,
-                tests=tests,
-                systems=ctx.systems,
-                measures=ctx.measure_names,
-                format="latex",
-            ),
-            encoding="utf-8",
-        )
-        (ctx.figures_dir.parent / "paper_table.md").write_text(
-            paper_table(
-                ctx.scores,
-                tests=tests,
-                systems=ctx.systems,
-                measures=ctx.measure_names,
-                format="markdown",
-            ),
-            encoding="utf-8",
-        )
+        extra_html = table(format="html")
+        for fmt, suffix in (("latex", "tex"), ("markdown", "md")):
+            (ctx.figures_dir.parent / f"paper_table.{suffix}").write_text(
+                table(format=fmt), encoding="utf-8"
+            )
         text = (
             "Mean of each measure over the queries (a query a system did not answer scores 0), "
             "the systems ordered by their mean on the first measure; every later table lists the "

@@ -17,6 +17,7 @@ interpolated precision's cut-off rounding, gain levels, and the measures each ve
 from __future__ import annotations
 
 import math
+from functools import partial
 from itertools import repeat
 from operator import ne
 
@@ -168,6 +169,10 @@ def evaluate_files(epi: Epi, qrels_path: str, results_path: str) -> Output:
         rr, dup, jg_rows = _res_rels_jg(epi, evaluated, bogus, qq, qg, qd, qr, rq, rd, rs)
     else:
         rr, dup = _res_rels(epi, evaluated, bogus, qq, qd, qr, rq, rd, rs)
+    # the evaluation and its printing; the early stops print the queries before the stop
+    printed = partial(
+        _print, epi, chosen, columns, params, rr, evaluated, bogus, runid, zscores, qq, qr, jg_rows
+    )
     if dup is None and not jg_mode and evaluated and not rr.levels[0].any():
         # form_res_rels.c sizes its label table by the query's largest label: for a first
         # query whose labels are all negative that is 0 entries, and the allocation fails
@@ -178,22 +183,7 @@ def evaluate_files(epi: Epi, qrels_path: str, results_path: str) -> Output:
             f"first (trec_eval: Can't calculate measure '{first}')",
             4,
         )
-        return _print(
-            epi,
-            chosen,
-            columns,
-            params,
-            rr,
-            evaluated,
-            bogus,
-            runid,
-            zscores,
-            qq,
-            qr,
-            jg_rows,
-            upto=0,
-            stop=stop,
-        )
+        return printed(upto=0, stop=stop)
     if dup is not None:
         q_index, docno, where = dup
         evaluated_before = evaluated[:q_index]
@@ -205,22 +195,7 @@ def evaluate_files(epi: Epi, qrels_path: str, results_path: str) -> Output:
             "(trec_eval.form_res_rels: duplicate docs; trec_eval: Can't calculate measure "
             f"'{first}')"
         )
-        return _print(
-            epi,
-            chosen,
-            columns,
-            params,
-            rr,
-            evaluated,
-            bogus,
-            runid,
-            zscores,
-            qq,
-            qr,
-            jg_rows,
-            upto=len(evaluated_before),
-            stop=(stop, 4),
-        )
+        return printed(upto=len(evaluated_before), stop=(stop, 4))
     if missing is not None:
         stop = (
             f"query {missing.decode(errors='replace')} is judged in the qrels but absent from "
@@ -233,22 +208,7 @@ def evaluate_files(epi: Epi, qrels_path: str, results_path: str) -> Output:
         )
         if not evaluated:
             return Output("", 4, stop[0])
-        return _print(
-            epi,
-            chosen,
-            columns,
-            params,
-            rr,
-            evaluated,
-            bogus,
-            runid,
-            zscores,
-            qq,
-            qr,
-            jg_rows,
-            upto=len(evaluated),
-            stop=stop,
-        )
+        return printed(upto=len(evaluated), stop=stop)
     if not evaluated:
         raise TrecEvalExit(
             "no queries with both results and relevance information: the run's "
@@ -256,9 +216,7 @@ def evaluate_files(epi: Epi, qrels_path: str, results_path: str) -> Output:
             "results and relevance info).",
             7,
         )
-    return _print(
-        epi, chosen, columns, params, rr, evaluated, bogus, runid, zscores, qq, qr, jg_rows
-    )
+    return printed()
 
 
 BOGUS_DOCNO = b"ceci_nest_pas_un_docno"

@@ -19,8 +19,8 @@ the ``-m`` forms (``P``, ``P.10``, ``P.5,10,20``, ``iprec_at_recall.0.10``), the
 forms (``P_10``, ``iprec_at_recall_0.10``), and the sets ``official`` and ``all_trec``
 (trec_eval's own lists, resolved to the families pdireval has). A measure registered later
 with a ``trec_eval`` template is picked up with nothing else to change. What is trec_eval's
-and not pdireval's lives in the tables below: the order in which trec_eval prints families,
-each family's default parameters, and the two sets.
+and not pdireval's is read from the command's table (:mod:`pdireval.trec.trec_measures`): the
+order in which trec_eval prints families, each family's default parameters, and the two sets.
 """
 
 from __future__ import annotations
@@ -30,6 +30,8 @@ from dataclasses import dataclass
 
 from pdireval.errors import MeasureError
 from pdireval.measures.registry import REGISTRY, build_measure, register_spelling_reader
+from pdireval.trec.trec_measures import MEASURES as TREC_MEASURES
+from pdireval.trec.trec_measures import NICKNAMES
 
 __all__ = [
     "FAMILY_ORDER",
@@ -43,125 +45,17 @@ __all__ = [
     "read_spelling",
 ]
 
-#: trec_eval's families in the order it prints them (measures.c of 9.0.8, then 10.0's new
-#: ones); a family registered in pdireval but not listed here is printed after these.
-FAMILY_ORDER = (
-    "runid",
-    "num_q",
-    "num_ret",
-    "num_rel",
-    "num_rel_ret",
-    "map",
-    "gm_map",
-    "Rprec",
-    "bpref",
-    "recip_rank",
-    "iprec_at_recall",
-    "P",
-    "relstring",
-    "recall",
-    "infAP",
-    "gm_bpref",
-    "Rprec_mult",
-    "utility",
-    "11pt_avg",
-    "binG",
-    "G",
-    "dcg",
-    "ideal_dcg",
-    "ndcg",
-    "ndcg_rel",
-    "Rndcg",
-    "ndcg_cut",
-    "map_cut",
-    "relative_P",
-    "success",
-    "set_P",
-    "set_relative_P",
-    "set_recall",
-    "set_map",
-    "set_F",
-    "num_nonrel_judged_ret",
-    "map_avgjg",
-    "P_avgjg",
-    "Rprec_mult_avgjg",
-    "yaap",
-    "rbp",
-    "rbp_resid",
-    "unj",
-)
+#: trec_eval's families in the order it prints them (9.0.8's, then 10.0's new ones): the
+#: command's measure table (:mod:`pdireval.trec.trec_measures`, the one home of what is
+#: trec_eval's); a family registered in pdireval but not listed there is printed after these.
+FAMILY_ORDER = tuple(m.name for m in TREC_MEASURES)
 
-_CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
-_RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
-
-#: trec_eval's default parameter values of its parameterised families (used for ``-m P``
-#: and for the sets); a MeasureDef may give others in ``extra["trec_eval_defaults"]``.
-FAMILY_DEFAULTS = {
-    "P": _CUTS,
-    "recall": _CUTS,
-    "ndcg_cut": _CUTS,
-    "map_cut": _CUTS,
-    "relative_P": _CUTS,
-    "P_avgjg": _CUTS,
-    "success": (1, 5, 10),
-    "iprec_at_recall": _RECALL_LEVELS,
-    "Rprec_mult": (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0),
-    "Rprec_mult_avgjg": (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0),
-}
+#: trec_eval's default parameter values of its families with cut-offs (used for ``-m P`` and
+#: for the sets); a MeasureDef may give others in ``extra["trec_eval_defaults"]``.
+FAMILY_DEFAULTS = {m.name: m.default for m in TREC_MEASURES if m.kind in ("cut_long", "cut_double")}
 
 #: trec_eval's named sets of families (``-m official``, ``-m all_trec``; 9.0.8's lists).
-MEASURE_SETS = {
-    "official": (
-        "runid",
-        "num_q",
-        "num_ret",
-        "num_rel",
-        "num_rel_ret",
-        "map",
-        "gm_map",
-        "Rprec",
-        "bpref",
-        "recip_rank",
-        "iprec_at_recall",
-        "P",
-    ),
-    "all_trec": (
-        "runid",
-        "num_q",
-        "num_ret",
-        "num_rel",
-        "num_rel_ret",
-        "map",
-        "gm_map",
-        "Rprec",
-        "bpref",
-        "recip_rank",
-        "iprec_at_recall",
-        "P",
-        "relstring",
-        "recall",
-        "infAP",
-        "gm_bpref",
-        "utility",
-        "11pt_avg",
-        "ndcg",
-        "relative_P",
-        "Rprec_mult",
-        "success",
-        "map_cut",
-        "ndcg_cut",
-        "ndcg_rel",
-        "Rndcg",
-        "binG",
-        "G",
-        "set_P",
-        "set_recall",
-        "set_relative_P",
-        "set_map",
-        "set_F",
-        "num_nonrel_judged_ret",
-    ),
-}
+MEASURE_SETS = {name: NICKNAMES["9"][name] for name in ("official", "all_trec")}
 
 #: families that are not measures of a ranking (printed by the trec_eval command itself).
 PSEUDO_FAMILIES = ("runid", "num_q")
