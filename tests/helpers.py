@@ -547,6 +547,40 @@ def tie_aware_values(run, qrels, text: str, form_options=None, **options) -> pd.
     return pd.Series(np.asarray(values, dtype=np.float64), index=index)
 
 
+def small_tied_case(seed: int):
+    """Two systems, three queries, lists of 7 documents in 2-3 tie groups (with 2-4 judged
+    documents of mixed grades each), negative labels, unjudged documents."""
+    gen = np.random.default_rng(seed)
+    runs, qrels = [], []
+    for q in ("1", "2", "3"):
+        docs = [f"d{i}" for i in range(10)]
+        labels = gen.choice([-1, 0, 0, 1, 2, 3], size=8)
+        qrels += [(q, d, float(lab)) for d, lab in zip(docs[:8], labels)]
+        for s in ("a", "b"):
+            picked = gen.choice(docs, size=7, replace=False)
+            scores = np.sort(gen.choice([1.0, 2.0, 3.0], size=7))[::-1]
+            runs += [(s, q, d, sc) for d, sc in zip(picked, scores)]
+    run = pd.DataFrame(runs, columns=["system", "query", "doc", "score"])
+    return run, pd.DataFrame(qrels, columns=["query", "doc", "label"])
+
+
+def subtopic_case(seed: int):
+    """One system, two queries, lists of 6 documents in tie groups, three subtopics judged
+    0-2 on 4 of 7 documents each."""
+    gen = np.random.default_rng(seed)
+    runs, qrels = [], []
+    for q in ("1", "2"):
+        docs = [f"d{i}" for i in range(9)]
+        for sub in ("1", "2", "3"):
+            judged = gen.choice(docs[:7], size=4, replace=False)
+            qrels += [(q, sub, d, float(gen.choice([0, 1, 1, 2]))) for d in judged]
+        picked = gen.choice(docs, size=6, replace=False)
+        scores = np.sort(gen.choice([1.0, 2.0], size=6))[::-1]
+        runs += [("s", q, d, sc) for d, sc in zip(picked, scores)]
+    run = pd.DataFrame(runs, columns=["system", "query", "doc", "score"])
+    return run, pd.DataFrame(qrels, columns=["query", "subtopic", "doc", "label"])
+
+
 def tied_case(seed: int, labels=(-1, 0, 1, 1, 2, 3), max_judged: int = 8):
     """Three queries, two systems, lists of 8 documents in 2-4 tie groups; 2 to
     ``max_judged`` − 1 judged documents per query with ``labels``, documents outside the qrels."""

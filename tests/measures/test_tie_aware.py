@@ -1,25 +1,17 @@
-"""ties="expected" (McSherry & Najork 2008): equal to the mean over every ordering of the tied
-documents (brute-force enumeration), and to the default when there are no ties."""
+"""ties="expected" (McSherry & Najork 2008): a hand example, the default when there are no
+ties (ordered and sorting paths), independent of the row order, and the combinations it
+refuses. Every registered measure against the mean over every ordering:
+tests/measures/test_ties.py."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
 
 import pdireval
 from pdireval.measures.registry import REGISTRY, parse_measure
 from pdireval.measures.ties import method_kind
-from tests.helpers import tie_brute_force, tied_runs
-
-MEASURES = [
-    "P@3", "R@4", "NumRelRet@2", "Rprec", "Judged@3", "DCG@3", "nDCG", "nDCG(gain=exp)@4",
-    "nDCG(discount=zipf)@3", "RBP(p=0.5)", "RBPResidual(p=0.6)@4", "SP@4", "AP", "AP@3", "RR",
-    "RR@2", "Success@1", "Success@3", "AP(judged_only=true)", "nDCG(judged_only=true)@2",
-    "P(judged_only=true)@2", "RR(judged_only=true)", "AP(rel=2)", "nDCG(negatives=keep)",
-]
-
 
 def _closed(name: str) -> bool:
     cut = "" if REGISTRY[name.lower()].cutoff == "none" else "@10"
@@ -32,19 +24,6 @@ CLOSED = [d.name for d in REGISTRY.values() if d.builtin and _closed(d.name)]
 
 def expected_name(text: str) -> str:
     return str(parse_measure(text).replace(ties="expected"))
-
-
-@pytest.mark.slow
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(tied_runs())
-def test_expected_equals_the_mean_over_every_ordering(data):
-    run, qrels = data
-    reference = tie_brute_force(run, qrels, MEASURES)
-    ours = pdireval.evaluate(run, [expected_name(m) for m in MEASURES], qrels=qrels, missing="drop")
-    for text in MEASURES:
-        got = ours[ours["measure"] == expected_name(text)].set_index(["system", "query"])["value"]
-        want = reference.xs(str(parse_measure(text)), level="measure")
-        np.testing.assert_allclose(got.sort_index().to_numpy(), want.sort_index().to_numpy(), rtol=0, atol=1e-12, err_msg=text)
 
 
 def test_a_hand_example():

@@ -20,10 +20,10 @@ from tests.helpers import (
     tied_runs,
 )
 
+#: cut-offs and parameter values the registry-driven test (test_ties.py) does not generate
 MEASURES = [
-    "Accuracy", "Accuracy@1", "Accuracy@2", "Accuracy@3", "Accuracy@4", "Accuracy@5", "Accuracy@8",
-    "Accuracy(rel=2)", "Accuracy(rel=2)@3", "Accuracy(rel=0.5)@6",
-    "Compat", "Compat(p=0.5)", "Compat(p=0.8,normalize=false)", "Compat(p=0.99)",
+    "Accuracy@2", "Accuracy@4", "Accuracy@8", "Accuracy(rel=2)", "Accuracy(rel=0.5)@6",
+    "Compat(p=0.5)", "Compat(p=0.8,normalize=false)", "Compat(p=0.99)",
 ]
 
 

@@ -1,5 +1,6 @@
-"""ties="expected" on every measure of the registry: equal to the mean over every ordering of
-every tie group (brute force, itertools.permutations), and to the default without ties."""
+"""The enumeration of tie orderings (pdireval.measures.ties.orderings): large groups sampled
+reproducibly, group shapes and counts, user measures, bounds= and Dask with ties="expected".
+Every registered measure against the mean over every ordering: tests/measures/test_ties.py."""
 
 from __future__ import annotations
 
@@ -8,138 +9,21 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
 
 import pdireval
 from pdireval.measures.registry import parse_measure
-from pdireval.measures.ties import Groupwise
 from pdireval.measures.ties import method_kind as method_of
 from pdireval.measures.ties import orderings as tie_orderings
 from tests.helpers import (
     assert_every_ordering,
-    evaluate_every_tie_ordering,
     expected_name,
+    small_tied_case,
     tie_aware_values,
-    tied_runs,
 )
-
-#: every measure of the registry but the diversity ones (which need subtopics), with
-#: parameters and cut-offs that cut tie groups
-MEASURES = [
-    "11pt_avg", "Accuracy", "Accuracy@3", "AP", "AP@3", "binG", "BPM(T=1)@3", "BPM(T=2,max_rel=3)@4",
-    "Bpref", "Bpref@3", "Bpref(variant=10R)", "Compat", "Compat(p=0.5,normalize=false)", "DCG@3",
-    "ERR", "ERR@2", "F", "F(beta=2)@3", "G", "G(gains={1:1,2:5,3:7})", "GAP", "gm_bpref", "gm_map",
-    "infAP", "INSQ", "INST(T=2)", "IPrec@0", "IPrec@0.3", "IPrec@1", "Judged@3", "nDCG",
-    "nDCG(gains={1:1,2:3,3:4})", "nDCG(judged_only=true)@3", "ndcg_rel", "nERR", "nERR@3",
-    "NERR10", "NERR11(T=2)", "NERR8@3", "NERR9@4", "NumNonRelJudgedRet", "NumQ", "NumRel",
-    "NumRelRet@2", "NumRet", "NumRet@2", "P@2", "Q", "Q(beta=0.5)", "Q@3", "R@3", "RBP", "RBPResidual@4",
-    "relative_P@3", "RIC", "Rndcg", "Rprec", "Rprec_mult@0.5", "Rprec_mult@2", "RR", "SDCG@3",
-    "SetAP", "SetF", "SetP", "SetR", "SetRelP", "SP@3", "Success@2", "utility",
-    "utility(a=2,b=-1,c=1,d=-2,num_docs=20)", "AP(rel=2)", "ERR(negatives=keep)",
-    "infAP(negatives=nonrel)", "Q(judged_only=true)", "Rndcg(judged_only=true)", "F(judged_only=true)@3",
-    "INSQ(T=2)", "GAP@3", "ndcg_rel(gains={1:2,2:5})", "ndcg_rel(gains={0:-1,1:2,2:5})", "ndcg_rel(judged_only=true)", "ndcg_p", "ndcg_p(gains={1:2,2:5})", "ERR(judged_only=true)@3", "relative_P(judged_only=true)@2",
-]
-DIVERSITY = ["alpha_DCG@3", "alpha_nDCG@4", "ERR_IA@3", "nERR_IA@5", "NRBP", "nNRBP", "P_IA@3", "AP_IA", "StRecall@2", "alpha_nDCG(judged_only=true)@3"]
 
 
 def check(run, qrels, measures, atol=1e-9):
     assert_every_ordering(run, qrels, measures, atol)
-
-
-def fixed_case(seed: int):
-    """Two systems, three queries, lists of 7 documents in 2-3 tie groups (with
-    2-4 judged documents of mixed grades each), negative labels, unjudged documents."""
-    gen = np.random.default_rng(seed)
-    runs, qrels = [], []
-    for q in ("1", "2", "3"):
-        docs = [f"d{i}" for i in range(10)]
-        labels = gen.choice([-1, 0, 0, 1, 2, 3], size=8)
-        qrels += [(q, d, float(lab)) for d, lab in zip(docs[:8], labels)]
-        for s in ("a", "b"):
-            picked = gen.choice(docs, size=7, replace=False)
-            scores = np.sort(gen.choice([1.0, 2.0, 3.0], size=7))[::-1]
-            runs += [(s, q, d, sc) for d, sc in zip(picked, scores)]
-    return pd.DataFrame(runs, columns=["system", "query", "doc", "score"]), pd.DataFrame(qrels, columns=["query", "doc", "label"])
-
-
-@pytest.mark.parametrize("seed, designs", [(0, True), (1, False)])
-def test_every_measure_equals_the_mean_over_every_ordering(seed, designs):
-    # designs=False: every group alone on truncated copies; True: whole-list cyclic designs
-    run, qrels = fixed_case(seed)
-    # the case must have what the test is about: several groups with hits in one list
-    assert run.groupby(["system", "query"])["score"].nunique().max() >= 2
-    if designs:
-        check(run, qrels, MEASURES)
-    else:
-        assert_every_ordering(run, qrels, MEASURES, 1e-9, designs=False)
-
-
-@pytest.mark.slow
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(tied_runs())
-def test_every_measure_on_generated_lists(data):
-    run, qrels = data
-    check(run, qrels, MEASURES)
-
-
-def diversity_case(seed: int):
-    gen = np.random.default_rng(seed)
-    runs, qrels = [], []
-    for q in ("1", "2"):
-        docs = [f"d{i}" for i in range(9)]
-        for sub in ("1", "2", "3"):
-            judged = gen.choice(docs[:7], size=4, replace=False)
-            qrels += [(q, sub, d, float(gen.choice([0, 1, 1, 2]))) for d in judged]
-        picked = gen.choice(docs, size=6, replace=False)
-        scores = np.sort(gen.choice([1.0, 2.0], size=6))[::-1]
-        runs += [("s", q, d, sc) for d, sc in zip(picked, scores)]
-    return pd.DataFrame(runs, columns=["system", "query", "doc", "score"]), pd.DataFrame(qrels, columns=["query", "subtopic", "doc", "label"])
-
-
-@pytest.mark.parametrize("seed", [0, 3])
-def test_diversity_measures_equal_the_mean_over_every_ordering(seed):
-    run, qrels = diversity_case(seed)
-    check(run, qrels, DIVERSITY)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("seed", range(10, 22))
-def test_diversity_measures_on_more_collections(seed):
-    run, qrels = diversity_case(seed)
-    check(run, qrels, DIVERSITY)
-
-
-def test_without_ties_every_measure_equals_the_default():
-    run, qrels = fixed_case(4)
-    run = run.assign(score=np.arange(len(run), 0, -1, dtype=float))
-    names = MEASURES
-    default = pdireval.evaluate(run, names, qrels=qrels)
-    tie_aware = pdireval.evaluate(run, [expected_name(n) for n in names], qrels=qrels)
-    np.testing.assert_allclose(tie_aware["value"].to_numpy(), default["value"].to_numpy(), rtol=0, atol=1e-12)
-
-
-def test_order_free_measures_equal_the_default_with_ties():
-    run, qrels = fixed_case(5)
-    names = [m for m in MEASURES if method_of(parse_measure(expected_name(m))) == "invariant"]
-    assert {"SetP", "NumRet", "utility", "F"} <= {parse_measure(n).name for n in names}
-    default = pdireval.evaluate(run, names, qrels=qrels)
-    tie_aware = pdireval.evaluate(run, [expected_name(n) for n in names], qrels=qrels)
-    np.testing.assert_array_equal(tie_aware["value"].to_numpy(), default["value"].to_numpy())
-    # the proof that they are order-free: every ordering of every tie group gives the default
-    every = evaluate_every_tie_ordering(run, qrels, names)
-    spread = every.groupby(["system", "query", "measure"])["value"].agg(["min", "max"])
-    assert (spread["min"] == spread["max"]).all()
-    assert len(every) > 20 * len(default)  # many orderings were tried
-
-
-def test_every_measure_has_a_method():
-    methods = {}
-    for text in MEASURES + DIVERSITY:
-        m = parse_measure(expected_name(text))
-        methods[m.name] = method_of(m)
-    assert set(methods.values()) == {"closed", "invariant", "groupwise", "joint"}
-    for d in DIVERSITY:  # a diversity measure reads subtopics: every document is its own type
-        assert parse_measure(d).definition.ties.otherwise == Groupwise(by="doc"), d
 
 
 def big_group_case():
@@ -173,7 +57,7 @@ def test_large_groups_are_sampled_reproducibly_and_close_to_exact():
 
 
 def test_bounds_accept_ties_expected():
-    run, qrels = fixed_case(2)
+    run, qrels = small_tied_case(2)
     frame = pdireval.bounds(run, ["nDCG(ties=expected)@5", "AP(ties=expected)"], qrels=qrels)
     values = pdireval.evaluate(run, ["nDCG(ties=expected)@5", "AP(ties=expected)"], qrels=qrels)
     np.testing.assert_allclose(frame["value"].to_numpy(), values["value"].to_numpy(), atol=1e-12)
@@ -194,7 +78,7 @@ def test_user_defined_measures_take_ties_expected():
     try:
         assert parse_measure("UFirstRel(ties=expected)").get("ties") == "expected"
         assert method_of(parse_measure("UFirstRel(ties=expected)")) == "joint"
-        run, qrels = fixed_case(6)
+        run, qrels = small_tied_case(6)
         check(run, qrels, ["UFirstRel"])
         with pytest.raises(pdireval.MeasureError, match="reserved"):
             pdireval.register_measure("UTies", discounted_first_relevant, params={"ties": 1.0})
@@ -252,22 +136,3 @@ def test_group_shapes_and_counts_match_their_direct_computation():
         np.testing.assert_array_equal(inverse, want_inverse.reshape(-1))
     k = gen.integers(0, 5000, size=300)
     np.testing.assert_array_equal(tie_orderings._log_factorial(k), gammaln(k + 1.0))
-
-
-def test_every_measure_with_one_judged_document_per_tie_group():
-    # sparse judgments (the MS MARCO shape): every tie group holds at most one judged document
-    gen = np.random.default_rng(7)
-    runs, qrels = [], []
-    for q in ("1", "2", "3"):
-        docs = [f"d{i}" for i in range(8)]
-        scores = [3.0, 3.0, 3.0, 2.0, 2.0, 1.0, 1.0, 1.0]
-        runs += [("s", q, d, sc) for d, sc in zip(docs, scores)]
-        for group in (docs[:3], docs[3:5], docs[5:]):
-            qrels.append((q, str(gen.choice(group)), float(gen.choice([0, 1, 2]))))
-    run = pd.DataFrame(runs, columns=["system", "query", "doc", "score"])
-    qrels = pd.DataFrame(qrels, columns=["query", "doc", "label"])
-    from pdireval.evaluation import prepare
-
-    units = tie_orderings.tie_units(prepare(run, qrels=qrels).segments)
-    assert (units.n_hits == 1).all() and len(units.n_hits) == 9
-    check(run, qrels, MEASURES)
