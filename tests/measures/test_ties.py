@@ -197,7 +197,7 @@ def test_measures_reading_subtopics_declare_every_document_apart():
 @given(tied_runs())
 def test_every_registered_measure_on_generated_lists(data):
     run, qrels = data
-    assert_every_ordering(run, qrels, PLAIN, 1e-9)
+    assert_every_ordering(run, qrels, DEFAULTS, 1e-9)
 
 
 @pytest.mark.slow
