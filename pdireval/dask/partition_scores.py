@@ -47,7 +47,8 @@ from pdireval.evaluation import (
     scores_frame,
     unjudged_message,
 )
-from pdireval.measures import compute, parse_measures
+from pdireval.measures import compute
+from pdireval.measures.registry import labelled_measures
 
 __all__ = ["evaluate"]
 
@@ -123,7 +124,7 @@ def _partition_scores(
     extra row per run query without judgments (measure <NA>), for the final task's warning."""
     if len(part) == 0:
         return empty_frame(SCORE_DTYPES)
-    parsed = parse_measures(names)
+    labels, parsed = zip(*labelled_measures(names))
     position = None
     if ROW in part.columns:  # shuffled: each row's place in the run before the shuffle
         position = part[ROW].to_numpy()
@@ -133,7 +134,11 @@ def _partition_scores(
     run, keys, dropped = judged_rows(run, keys, judgments)
     if len(run):
         segments = build_segments(run, judgments, order=order, keys=keys)
-        frame = scores_frame(segments, parsed, [compute(segments, m) for m in parsed])
+        cache: dict = {}  # two names of one measure ("map", "AP"): computed once
+        values = [
+            cache[m] if m in cache else cache.setdefault(m, compute(segments, m)) for m in parsed
+        ]
+        frame = scores_frame(segments, parsed, values, labels)
         if markers:
             frame = pd.concat(
                 [frame, _evidence_rows(doc_id_evidence(segments, keys, judgments))],
@@ -231,7 +236,7 @@ def _split_error(scores: pd.DataFrame, dup: np.ndarray) -> SchemaError:
 
 def _finalize(frame: pd.DataFrame, judgments: Judgments, names, missing: str) -> pd.DataFrame:
     """The final small task: split check, zero grid, warning, pandas' row order."""
-    parsed = parse_measures(names)
+    labels, parsed = zip(*labelled_measures(names))
     docid = frame["measure"].str.startswith(_DOCID).fillna(False).to_numpy(dtype=bool)
     evidence = _evidence_from_rows(frame.loc[docid]) if docid.any() else None
     frame = frame.loc[~docid]
@@ -257,7 +262,7 @@ def _finalize(frame: pd.DataFrame, judgments: Judgments, names, missing: str) ->
     sys_names = sys_names[np.argsort(sys_names, kind="stable")]
     s = pd.Index(sys_names).get_indexer(scores["system"].to_numpy(dtype=object))
     q = judgments.queries.get_indexer(scores["query"].to_numpy(dtype=object))
-    m = pd.Index([str(x) for x in parsed]).get_indexer(scores["measure"].to_numpy(dtype=object))
+    m = pd.Index(labels).get_indexer(scores["measure"].to_numpy(dtype=object))
     value = scores["value"].to_numpy(dtype=np.float64)
     n_s, n_q, n_m = len(sys_names), judgments.n_queries, len(parsed)
     first = np.flatnonzero(m == 0)
@@ -277,7 +282,7 @@ def _finalize(frame: pd.DataFrame, judgments: Judgments, names, missing: str) ->
         value = np.concatenate([value, empty[mq].reshape(-1)])
     order = np.lexsort((m, q, s))
     s, q, m = s[order], q[order], m[order]
-    measure_names = np.array([str(x) for x in parsed], dtype=object)
+    measure_names = np.array(labels, dtype=object)
     return pd.DataFrame(
         {
             "system": pd.array(sys_names[s], dtype=ID_DTYPE),
@@ -384,9 +389,9 @@ def evaluate(
     check_option("order", order, ORDERS)
     check_option("partitioned_by", partitioned_by, PARTITIONED_BY)
     finalize = check_bool("finalize", finalize)
-    parsed = parse_measures(measures)
+    names, parsed = zip(*labelled_measures(measures))  # names as given
     _check_partition_invariant(parsed)
-    names = [str(m) for m in parsed]
+    names = list(names)
     order = resolve_order(run, columns, order)
     judgments, _ = _judgments(run, qrels, columns, qrels_columns)
     run = layout(run, partitioned_by, columns, "query", keep_order=finalize)

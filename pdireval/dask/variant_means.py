@@ -21,7 +21,7 @@ from pdireval.dask.partitions import (
 )
 from pdireval.errors import OptionError, SchemaError, check_option, show_rows
 from pdireval.evaluation import MISSING, ORDERS
-from pdireval.measures import parse_measures
+from pdireval.measures.registry import labelled_measures
 from pdireval.runs.variants import canonical_variants
 from pdireval.runs.variants import evaluate_variants as _pandas_variants
 
@@ -155,7 +155,7 @@ def evaluate_variants(
             "partitioned_by='query' cannot give per-system means: pass partitioned_by=None to "
             "shuffle the run by system, or 'system' when partitions hold whole systems."
         )
-    names = [str(m) for m in parse_measures(measures)]
+    names = [label for label, _ in labelled_measures(measures)]  # names as given
     order = resolve_order(run, columns, order)
     _, key_cols = canonical_variants(qrels_variants, qrels_columns)
     out_dtypes = {

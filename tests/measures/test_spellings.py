@@ -165,3 +165,16 @@ def test_measure_names_come_back_as_given_with_several_judges_seeds_and_variants
     assert list(pd.unique(pdireval.evaluate(seeded, given, qrels=qrels)["measure"])) == names
     variants = pdireval.evaluate_variants(run, given, judged.rename(columns={"judge": "variant"}))
     assert list(pd.unique(variants["measure"])) == names
+
+
+def test_measure_names_come_back_as_given_on_the_dask_path():
+    dd = pytest.importorskip("dask.dataframe")
+    import pdireval.dask  # noqa: F401
+
+    run, qrels = pdireval.datasets.simulate(n_systems=2, n_queries=3, depth=20, rng=1)
+    given = ["map", "AP", "P.5,10"]
+    lazy = pdireval.dask.evaluate(dd.from_pandas(run, npartitions=2), given, qrels=qrels)
+    pd.testing.assert_frame_equal(lazy.compute(), pdireval.evaluate(run, given, qrels=qrels))
+    judged = pd.concat([qrels.assign(variant="a"), qrels.assign(variant="b")], ignore_index=True)
+    means = pdireval.dask.evaluate_variants(dd.from_pandas(run, npartitions=2), given, judged)
+    assert list(pd.unique(means.compute()["measure"])) == ["map", "AP", "P@5", "P@10"]
