@@ -23,6 +23,7 @@ from operator import ne
 
 import numpy as np
 
+from pdireval.trec import trec_columns
 from pdireval.trec import trec_kernels as K
 from pdireval.trec.trec_files import (
     TrecEvalExit,
@@ -79,6 +80,7 @@ def evaluate_files(epi: Epi, qrels_path: str, results_path: str) -> Output:
         )
     jg_mode = epi.rel_info_format == "qrels_jg"
     prefs_mode = epi.rel_info_format in ("prefs", "qrels_prefs")
+    qrels_table = None
     if prefs_mode:
         what = "prefs" if epi.rel_info_format == "prefs" else "qrels"
         prefs = parse_prefs(
@@ -90,7 +92,12 @@ def evaluate_files(epi: Epi, qrels_path: str, results_path: str) -> Output:
         qq, qg, qd, qr = prefs[0], prefs[1], prefs[3], []
     else:
         qrels_data = read_bytes(qrels_path, "qrels")
-        qq, qg, qd, qr = parse_qrels(qrels_data, qrels_path, version)
+        # the common case is read as numpy columns (trec_columns); the lists below are read
+        # when it does not apply (before the results file when the qrels are malformed)
+        if not jg_mode and (version != "10" or b"#" not in qrels_data):
+            qrels_table = trec_columns.table(qrels_data, 4)
+        if qrels_table is None:
+            qq, qg, qd, qr = parse_qrels(qrels_data, qrels_path, version)
     if jg_mode and len(set(zip(qq, qg, qd))) != len(qq):
         raise TrecEvalExit(
             f"qrels file '{qrels_path}': a document is listed twice for the same "
@@ -105,7 +112,16 @@ def evaluate_files(epi: Epi, qrels_path: str, results_path: str) -> Output:
             f"'{epi.results_format}').",
             2,
         )
-    rq, rd, rs, runid = parse_results(read_bytes(results_path, "results"), results_path, version)
+    results_data = read_bytes(results_path, "results")
+    files = None
+    if qrels_table is not None:
+        files = trec_columns.inputs(qrels_table, results_data, version)
+    if files is None:
+        if qrels_table is not None:
+            qq, qg, qd, qr = parse_qrels(qrels_data, qrels_path, version)
+        rq, rd, rs, runid = parse_results(results_data, results_path, version)
+    else:
+        qq, qr, runid = files.qrels_queries, files.labels, files.runid
     zscores = None
     if epi.zscore_file is not None:
         zscores = parse_zscores(read_bytes(epi.zscore_file, "z-scores"), epi.zscore_file)
@@ -135,7 +151,7 @@ def evaluate_files(epi: Epi, qrels_path: str, results_path: str) -> Output:
 
     # ----- which queries
     qrels_queries = sorted(set(qq))
-    result_queries = set(rq)
+    result_queries = set(rq) if files is None else files.result_queries
     missing = None
     if version == "10":
         evaluated = []
@@ -168,7 +184,26 @@ def evaluate_files(epi: Epi, qrels_path: str, results_path: str) -> Output:
     if jg_mode:  # one virtual query per (query, judgment group), averaged per query
         rr, dup, jg_rows = _res_rels_jg(epi, evaluated, bogus, qq, qg, qd, qr, rq, rd, rs)
     else:
-        rr, dup = _res_rels(epi, evaluated, bogus, qq, qd, qr, rq, rd, rs)
+        fast = None if files is None or bogus else files.join(evaluated)
+        if fast is not None:
+            q_of, rel_of, codes, sims, rel_file, words = fast
+            rr = _ranked(
+                epi,
+                len(evaluated),
+                q_of,
+                rel_of,
+                codes,
+                sims,
+                rel_file,
+                trec_columns.word_rank,
+                words,
+            )
+            dup = None
+        else:
+            if files is not None:  # a duplicate document: read the lists for its message
+                qq, qg, qd, qr = parse_qrels(qrels_data, qrels_path, version)
+                rq, rd, rs, runid = parse_results(results_data, results_path, version)
+            rr, dup = _res_rels(epi, evaluated, bogus, qq, qd, qr, rq, rd, rs)
     # the evaluation and its printing; the early stops print the queries before the stop
     printed = partial(
         _print, epi, chosen, columns, params, rr, evaluated, bogus, runid, zscores, qq, qr, jg_rows
@@ -301,18 +336,6 @@ def _res_rels(epi, evaluated, bogus, qq, qd, qr, rq, rd, rs):
     keep = line_codes >= 0
     q_of = line_codes[keep]
     rel_of = np.fromiter(qr, dtype=np.int64, count=len(qr))[keep]
-    judged = rel_of >= 0
-    width_levels = int(rel_of[judged].max(initial=-1)) + 1
-    levels = np.zeros((n, max(width_levels, 1)), dtype=np.int64)
-    np.add.at(levels, (q_of[judged], rel_of[judged]), 1)
-    present = levels > 0
-    num_rel_levels = np.where(
-        present.any(axis=1), levels.shape[1] - np.argmax(present[:, ::-1], axis=1), 0
-    )
-    lvl = epi.relevance_level
-    cols = np.arange(levels.shape[1])[None, :]
-    num_rel = (levels * (cols >= lvl)).sum(axis=1)
-
     # results of the evaluated queries (+ the bogus document of 10.0's -c)
     absent = -(1 << 62)
     docs: list = []
@@ -345,11 +368,42 @@ def _res_rels(epi, evaluated, bogus, qq, qd, qr, rq, rd, rs):
     codes = np.concatenate(code_parts) if code_parts else np.zeros(0, np.int64)
     sims = np.concatenate(sim_parts) if sim_parts else np.zeros(0)
     rel_file = np.concatenate(rel_parts) if rel_parts else np.zeros(0, np.int64)
+    return _ranked(epi, n, q_of, rel_of, codes, sims, rel_file, _list_rank, docs), dup
+
+
+def _list_rank(docs: list, rows: np.ndarray) -> np.ndarray:
+    """The ``strcmp`` order of the documents ``docs[rows]`` (equal documents: equal codes)."""
+    return np.unique(np.array([docs[i] for i in rows.tolist()]), return_inverse=True)[1].reshape(-1)
+
+
+def _ranked(epi, n, q_of, rel_of, codes, sims, rel_file, doc_rank, docs) -> K.ResRels:
+    """te_form_res_rels() from the rows of the evaluated queries: the qrels' (query index
+    ``q_of``, label ``rel_of``) and the results' (query index, score, qrels label or
+    ``absent``); ``doc_rank(docs, rows)`` orders the documents of tied rows."""
+    judged = rel_of >= 0
+    width_levels = int(rel_of[judged].max(initial=-1)) + 1
+    width_levels = max(width_levels, 1)
+    levels = np.bincount(
+        q_of[judged] * width_levels + rel_of[judged], minlength=n * width_levels
+    ).reshape(n, width_levels)
+    present = levels > 0
+    num_rel_levels = np.where(
+        present.any(axis=1), levels.shape[1] - np.argmax(present[:, ::-1], axis=1), 0
+    )
+    lvl = epi.relevance_level
+    cols = np.arange(levels.shape[1])[None, :]
+    num_rel = (levels * (cols >= lvl)).sum(axis=1)
+
     if epi.version != "10":
         sims = sims.astype(np.float32).astype(np.float64)  # 9.0.8 stores scores as C floats
     sims = sims + 0.0
-    # trec_eval's order: query, score descending, document id descending (strcmp)
-    order = np.lexsort((-sims, codes))
+    # trec_eval's order: query, score descending, document id descending (strcmp); a run
+    # file is usually in that order already (then the stable sort would keep it)
+    step_code, step_sim = codes[1:] - codes[:-1], sims[1:] - sims[:-1]
+    if ((step_code > 0) | ((step_code == 0) & (step_sim <= 0))).all():
+        order = np.arange(len(codes))
+    else:
+        order = np.lexsort((-sims, codes))
     sc, ss = codes[order], sims[order]
     tied = np.zeros(len(order), dtype=bool)
     same = (sc[1:] == sc[:-1]) & (ss[1:] == ss[:-1])
@@ -358,8 +412,7 @@ def _res_rels(epi, evaluated, bogus, qq, qd, qr, rq, rd, rs):
     if tied.any():
         at = np.flatnonzero(tied)
         sub = order[at]
-        doc_sub = np.array([docs[i] for i in sub.tolist()])
-        doc_code = np.unique(doc_sub, return_inverse=True)[1].reshape(-1)
+        doc_code = doc_rank(docs, sub)
         inner = np.lexsort((-doc_code, -ss[at], sc[at]))
         order[at] = sub[inner]
     codes = codes[order]
@@ -402,7 +455,7 @@ def _res_rels(epi, evaluated, bogus, qq, qd, qr, rq, rd, rs):
         epi.version,
         epi.num_docs_in_coll,
     )
-    return rr, dup
+    return rr
 
 
 def _res_rels_jg(epi, evaluated, bogus, qq, qg, qd, qr, rq, rd, rs):
@@ -544,7 +597,7 @@ def _print(
             if kind == "num_q":
                 value = float(num_queries)
             elif meas.name == "num_rel" and epi.average_complete_flag:
-                value = float(sum(1 for r in qr if r > 0))
+                value = float(np.count_nonzero(np.asarray(qr) > 0))
             elif kind == "gm":
                 total = value
                 if epi.average_complete_flag:
