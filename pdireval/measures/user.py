@@ -29,9 +29,9 @@ Two ways to compute it:
   ``within_segment_cumsum``.
 
 Command line: ``pdireval`` imports the modules (or ``.py`` files) listed in the environment
-variable ``PDIREVAL_MEASURES`` (separated by ``os.pathsep``) and every entry point of the group
-``pdireval.measures`` before it parses its arguments, so measures they register work with
-``pdireval evaluate -m``.
+variable ``PDIREVAL_MEASURES`` (separated by ``os.pathsep``) before it parses its arguments, and
+every entry point of the group ``pdireval.measures`` when a measure named with ``-m`` is not
+known without them, so measures they register work with ``pdireval evaluate -m``.
 """
 
 from __future__ import annotations

@@ -230,6 +230,9 @@ def table(data: bytes, fields: int) -> Table | None:
     if not data:
         return None
     b = np.frombuffer(data, dtype=np.uint8)
+    space = np.flatnonzero(b <= 32)
+    if len(space) and b[0] > 32 and (len(space) == 1 or (np.diff(space) > 1).all()):
+        return _single_separators(data, b, space, fields)
     if (b < 9).any() or ((b - np.uint8(14)) < 18).any():  # a control byte other than 9-13
         return None
     space = b <= 32
@@ -249,6 +252,29 @@ def table(data: bytes, fields: int) -> Table | None:
     before = starts[fields::fields]
     if not (newlines >= after).all() or not (newlines[: len(before)] < before).all():
         return None
+    return Table(data, fields, starts, ends)
+
+
+def _single_separators(data: bytes, b: np.ndarray, space: np.ndarray, fields: int):
+    """:func:`table` for the usual layout, fields separated by one whitespace byte and lines
+    ended by one newline (``space``: the offsets of the bytes <= 32, no two adjacent, the
+    first byte not among them): every separator is one of them, so only they are read."""
+    sep = b[space]
+    if space[-1] == len(b) - 1:  # the file ends with a separator (its last newline)
+        ends, starts = space, np.concatenate(([0], space[:-1] + 1))
+    else:
+        ends = np.concatenate((space, [len(b)]))
+        starts = np.concatenate(([0], space + 1))
+        sep = np.concatenate((sep, [10]))  # the end of the file ends the last line
+    if len(sep) % fields:
+        return None
+    sep = sep.reshape(-1, fields)
+    within = sep[:, :-1]
+    if (
+        not (sep[:, -1] == 10).all()
+        or not ((within == 32) | ((within >= 9) & (within <= 13) & (within != 10))).all()
+    ):
+        return None  # a line of another length, or a control byte (not C whitespace)
     return Table(data, fields, starts, ends)
 
 
