@@ -1,20 +1,27 @@
 """``pdireval trec_eval`` against the trec_eval 9.0.8 and 10.0 binaries, one process per run.
 
-As scripts call it: a fresh process per run file, timed from outside (wall clock, start-up
-included), side by side with the C binary built from ../shared/oracles, A B A B. For each
-version (9.0.8, and 10.0 with ``--v10``) and for the default measures and ``-q -m all_trec``:
+As scripts call it: a fresh process per run file, timed from outside (wall clock and the
+child's CPU time, start-up included), side by side with the C binary built from
+../shared/oracles, in turn (A B A B ...), so that a drift in the machine's load hits both
+alike; each pair gives a ratio and the medians are quoted. For each version (9.0.8, and
+10.0 with ``--v10``) and for the default measures and ``-q -m all_trec``:
 
-* one Robust 2003 run, ``--repeat`` interleaved calls: the median wall time of each and the
-  median of the per-pair ratios;
-* the 17 Robust 2003 runs once each: total wall time, ratio, and whether every output is
-  identical to the binary's (byte for byte).
+* one Robust 2003 run (input.InexpC2, 100,000 lines; its scores have 16-17 digits),
+  ``--repeat`` pairs: min and median of each side and of the per-pair ratios;
+* the 17 Robust 2003 runs once each: total time, ratio, and whether every output (stdout
+  and exit status) is the binary's, byte for byte.
 
-pdireval runs through the installed ``pdireval`` script with this checkout first on the path
-and Python's bytecode cache allowed (as in any installed package; one warm-up call writes it).
-Needs ../shared (data and the oracle build script). About a minute of CPU.
-Writes results/trec_eval_command.md.
+Two floors are timed the same way against the binary: ``python -c pass`` (the interpreter
+with this environment's site-packages start-up) and ``python -c "import numpy"`` (what any
+Python command using numpy pays before reading a byte).
 
-    python benchmarks/trec_eval_command.py [--repeat 5]
+pdireval runs through the ``pdireval`` console script installed next to this interpreter
+(not a version manager's shim, which would add a shell and a second process to every call),
+with this checkout first on the path and Python's bytecode cache allowed (as in any installed
+package; one warm-up call writes it). Needs ../shared (data and the oracle build script).
+About 90 s of CPU with the default ``--repeat 11``. Writes results/trec_eval_command.md.
+
+    python benchmarks/trec_eval_command.py [--repeat 11]
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ import argparse
 import gzip
 import os
 import platform
+import resource
 import shutil
 import statistics
 import subprocess
@@ -36,21 +44,55 @@ ROOT = HERE.parent
 SHARED = ROOT.parent / "shared"
 
 
-def _timed(argv, env=None):
+def timed(argv, env=None):
+    """(wall seconds, CPU seconds of the child: user + system, stdout, exit status)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(argv, capture_output=True, env=env)
-    return time.perf_counter() - start, done.stdout, done.returncode
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, done.stdout, done.returncode
+
+
+def script_path() -> str:
+    beside = Path(sys.executable).parent / "pdireval"
+    if beside.exists():
+        return str(beside)
+    found = shutil.which("pdireval")
+    if found is None:
+        sys.exit("the pdireval script is not installed (pip install -e .)")
+    return found
+
+
+def pairs(a_argv, b_argv, repeat, env):
+    """``repeat`` interleaved (A, B) runs: lists of (wall, cpu) for each side."""
+    a, b = [], []
+    for _ in range(repeat):
+        a.append(timed(a_argv, env)[:2])
+        b.append(timed(b_argv)[:2])
+    return a, b
+
+
+def summary(a, b) -> dict:
+    med = statistics.median
+    return {
+        "a_wall": (min(x[0] for x in a), med(x[0] for x in a)),
+        "b_wall": (min(x[0] for x in b), med(x[0] for x in b)),
+        "a_cpu": (min(x[1] for x in a), med(x[1] for x in a)),
+        "b_cpu": (min(x[1] for x in b), med(x[1] for x in b)),
+        "r_wall": med(x[0] / y[0] for x, y in zip(a, b)),
+        "r_cpu": med(x[1] / y[1] for x, y in zip(a, b)),
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--repeat", type=int, default=11)
     parser.add_argument("--out", default=str(HERE / "results" / "trec_eval_command.md"))
     args = parser.parse_args()
 
-    script = shutil.which("pdireval")
-    if script is None:
-        sys.exit("the pdireval script is not installed (pip install -e .)")
+    script = script_path()
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPATH"] = str(ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
 
@@ -69,73 +111,78 @@ def main() -> None:
             shutil.copyfileobj(src, dst)
         runs.append(str(target))
     one = next(r for r in runs if r.endswith("input.InexpC2"))
-    _timed([script, "trec_eval", qrels, one], env)  # warm-up: writes the bytecode cache
+    for flag in ([], ["--v10"]):  # warm-up: writes the bytecode cache, loads the page cache
+        timed([script, "trec_eval", *flag, qrels, one], env)
+    timed([binaries["9.0.8"], qrels, one])
+    load_before = os.getloadavg()
 
-    floor, floor_bin = [], []
-    for _ in range(args.repeat):  # what any Python command using numpy pays before any work
-        floor.append(_timed([sys.executable, "-c", "import numpy"], env)[0])
-        floor_bin.append(_timed([binaries["9.0.8"], qrels, one])[0])
+    binary9 = [binaries["9.0.8"], qrels, one]
+    floors = {
+        "`python -c pass`": summary(*pairs([sys.executable, "-c", "pass"], binary9, args.repeat, env)),
+        "`python -c 'import numpy'`": summary(
+            *pairs([sys.executable, "-c", "import numpy"], binary9, args.repeat, env)),
+    }
     rows = []
     for version, flag in (("9.0.8", []), ("10.0", ["--v10"])):
         for label, extra in (("default (official)", []), ("-q -m all_trec", ["-q", "-m", "all_trec"])):
-            ours_t, theirs_t, ratios = [], [], []
-            for _ in range(args.repeat):
-                a = _timed([script, "trec_eval", *flag, *extra, qrels, one], env)[0]
-                b = _timed([binaries[version], *extra, qrels, one])[0]
-                ours_t.append(a)
-                theirs_t.append(b)
-                ratios.append(a / b)
+            ours = [script, "trec_eval", *flag, *extra, qrels, one]
+            theirs = [binaries[version], *extra, qrels, one]
+            one_run = summary(*pairs(ours, theirs, args.repeat, env))
             total_a = total_b = 0.0
             identical = 0
             for run in runs:
-                a, out_a, st_a = _timed([script, "trec_eval", *flag, *extra, qrels, run], env)
-                b, out_b, st_b = _timed([binaries[version], *extra, qrels, run])
-                total_a += a
-                total_b += b
+                wall_a, _cpu, out_a, st_a = timed([script, "trec_eval", *flag, *extra, qrels, run], env)
+                wall_b, _cpu, out_b, st_b = timed([binaries[version], *extra, qrels, run])
+                total_a += wall_a
+                total_b += wall_b
                 identical += (out_a, st_a) == (out_b, st_b)
-            rows.append((version, label, statistics.median(theirs_t), statistics.median(ours_t),
-                         statistics.median(ratios), total_b, total_a, identical))
-
-    with open("/proc/loadavg") as fh:
-        load = " ".join(fh.read().split()[:3])
+            rows.append((version, label, one_run, total_b, total_a, identical))
+    load_after = os.getloadavg()
     import numpy
+
+    def cell(pair):
+        return f"{pair[1]:.3f} s ({pair[0]:.3f})"
 
     out = [
         "# `pdireval trec_eval` vs the trec_eval binaries, one process per run",
         "",
-        f"Robust 2003 (qrels: 128,796 lines; runs of up to 100,000 lines). Machine: "
-        f"{platform.machine()}, Python {platform.python_version()}, numpy {numpy.__version__}; "
-        f"load average {load} (2 cores shared by several developers: absolute times are noisy, "
-        "the ratios less so). Wall time of whole processes, start-up included; pdireval through "
-        "the installed `pdireval` script, bytecode cache allowed.",
+        f"`python benchmarks/trec_eval_command.py --repeat {args.repeat}`. Robust 2003 (qrels: "
+        "128,796 lines; runs of up to 100,000 lines). Machine: "
+        f"{platform.machine()}, {os.cpu_count()} cores shared with other work, Python "
+        f"{platform.python_version()}, numpy {numpy.__version__}; load average "
+        f"{load_before[0]:.1f} before, {load_after[0]:.1f} after (absolute times stretch with the "
+        "load; the pairs run in turn, so the ratios less so). Whole processes, start-up included; "
+        "pdireval through the `pdireval` script installed beside the interpreter, bytecode cache "
+        "allowed.",
         "",
-        f"One run (input.InexpC2, 100,000 lines), median of {args.repeat} interleaved calls:",
+        f"One run (input.InexpC2, 100,000 lines), {args.repeat} pairs run in turn; median (min):",
         "",
-        "| trec_eval | measures | binary | pdireval trec_eval | ratio (median of pairs) |",
-        "|---|---|---|---|---|",
+        "| trec_eval | measures | binary wall | pdireval wall | wall ratio | binary CPU | "
+        "pdireval CPU | CPU ratio |",
+        "|---|---|---|---|---|---|---|---|",
     ]
-    for version, label, tb, ta, ratio, *_ in rows:
-        out.append(f"| {version} | {label} | {tb:.3f} s | {ta:.3f} s | {ratio:.2f}x |")
-    out.append(f"| 9.0.8 | (`python -c 'import numpy'`, nothing read) | {statistics.median(floor_bin):.3f} s | "
-               f"{statistics.median(floor):.3f} s | "
-               f"{statistics.median(a / b for a, b in zip(floor, floor_bin)):.2f}x |")
+    for version, label, s, *_ in rows:
+        out.append(f"| {version} | {label} | {cell(s['b_wall'])} | {cell(s['a_wall'])} | "
+                   f"**{s['r_wall']:.2f}x** | {cell(s['b_cpu'])} | {cell(s['a_cpu'])} | "
+                   f"{s['r_cpu']:.2f}x |")
+    for name, s in floors.items():
+        out.append(f"| 9.0.8 | floor: {name}, nothing read | {cell(s['b_wall'])} | "
+                   f"{cell(s['a_wall'])} | {s['r_wall']:.2f}x | {cell(s['b_cpu'])} | "
+                   f"{cell(s['a_cpu'])} | {s['r_cpu']:.2f}x |")
     out += [
         "",
-        "The 17 runs, one process each:",
+        "The 17 runs, one process each (wall time):",
         "",
-        "| trec_eval | measures | binary, 17 processes | pdireval trec_eval, 17 processes | ratio | output identical |",
+        "| trec_eval | measures | binary, 17 processes | pdireval trec_eval, 17 processes | ratio | "
+        "output identical |",
         "|---|---|---|---|---|---|",
     ]
-    for version, label, _tb, _ta, _r, total_b, total_a, identical in rows:
-        out.append(f"| {version} | {label} | {total_b:.2f} s | {total_a:.2f} s | {total_a / total_b:.2f}x | "
-                   f"{identical}/17 |")
+    for version, label, _s, total_b, total_a, identical in rows:
+        out.append(f"| {version} | {label} | {total_b:.2f} s | {total_a:.2f} s | "
+                   f"{total_a / total_b:.2f}x | {identical}/17 |")
     out += [
         "",
-        "What limits the speed: a Python process and `import numpy` alone take about as long",
-        "as the whole C program on one run (the command imports nothing else: no pandas, no",
-        "pyarrow); the rest is reading both files into Python objects (about half of",
-        "pdireval's remaining time) and the vectorised measures. Before this command was",
-        "transcribed (pandas, the measure registry) the ratio was 11.4x on `-q -m all_trec`.",
+        "Ratios are pdireval / binary (pdireval's time is that many times the binary's).",
         "",
     ]
     Path(args.out).write_text("\n".join(out))

@@ -230,9 +230,9 @@ def table(data: bytes, fields: int) -> Table | None:
     if not data:
         return None
     b = np.frombuffer(data, dtype=np.uint8)
-    space = np.flatnonzero(b <= 32)
-    if len(space) and b[0] > 32 and (len(space) == 1 or (np.diff(space) > 1).all()):
-        return _single_separators(data, b, space, fields)
+    separators = np.flatnonzero(b <= 32)
+    if len(separators) and b[0] > 32 and (np.diff(separators) > 1).all():
+        return _single_separators(data, b, separators, fields)
     if (b < 9).any() or ((b - np.uint8(14)) < 18).any():  # a control byte other than 9-13
         return None
     space = b <= 32
