@@ -9,7 +9,9 @@ alike; each pair gives a ratio and the medians are quoted. For each version (9.0
 * one Robust 2003 run (input.InexpC2, 100,000 lines; its scores have 16-17 digits),
   ``--repeat`` pairs: min and median of each side and of the per-pair ratios;
 * the 17 Robust 2003 runs once each: total time, ratio, and whether every output (stdout
-  and exit status) is the binary's, byte for byte.
+  and exit status) is the binary's, byte for byte; and each run with 3 pairs (9.0.8,
+  default measures), smallest first: a small run costs the binary little, so start-up
+  weighs more in pdireval's ratio.
 
 Two floors are timed the same way against the binary: ``python -c pass`` (the interpreter
 with this environment's site-packages start-up) and ``python -c "import numpy"`` (what any
@@ -19,7 +21,7 @@ pdireval runs through the ``pdireval`` console script installed next to this int
 (not a version manager's shim, which would add a shell and a second process to every call),
 with this checkout first on the path and Python's bytecode cache allowed (as in any installed
 package; one warm-up call writes it). Needs ../shared (data and the oracle build script).
-About 90 s of CPU with the default ``--repeat 11``. Writes results/trec_eval_command.md.
+About 2 minutes of CPU with the default ``--repeat 11``. Writes results/trec_eval_command.md.
 
     python benchmarks/trec_eval_command.py [--repeat 11]
 """
@@ -53,6 +55,50 @@ def timed(argv, env=None):
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return wall, cpu, done.stdout, done.returncode
+
+
+#: where one call's time goes, in one fresh interpreter (CPU seconds, time.process_time):
+#: the imports, then each phase of pdireval.trec as the command runs it, on the first call
+PHASES = r"""
+import sys, time, io
+clock = time.process_time
+sys.argv = ["pdireval", "trec_eval"]
+t0 = clock()
+import numpy as np
+t1 = clock()
+import pdireval.cli
+from pdireval.treceval import command
+from pdireval.trec import trec_columns, trec_engine
+from pdireval.trec.trec_measures import Epi
+t2 = clock()
+qrels_path, run_path, version = sys.argv[1:4] if len(sys.argv) > 3 else (None, None, None)
+"""
+
+
+def phase_probe(qrels: str, run: str, version: str) -> str:
+    """Python source printing the CPU seconds of each phase of one call (see PHASES)."""
+    return PHASES + f"""
+q_data = open({qrels!r}, "rb").read(); r_data = open({run!r}, "rb").read()
+t3 = clock()
+q_table = trec_columns.table(q_data, 4)
+r_table = trec_columns.table(r_data, 6)
+t4 = clock()
+labels = q_table.ints(3)
+scores = r_table.floats(4, single={version!r} != "10")
+t5 = clock()
+files = trec_columns.Inputs(q_table, r_table, labels, scores)
+evaluated = sorted(files.result_queries & set(files.qrels_queries))
+fast = files.join(evaluated)
+t6 = clock()
+epi = Epi(version={version!r})
+rr = trec_engine._ranked(epi, len(evaluated), *fast[:5], trec_columns.word_rank, fast[5])
+t7 = clock()
+out = io.StringIO()
+t8 = clock()
+command(([] if {version!r} != "10" else ["--v10"]) + [{qrels!r}, {run!r}], out)
+t9 = clock()
+print(t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, t6 - t5, t7 - t6, t9 - t8)
+"""
 
 
 def script_path() -> str:
@@ -137,6 +183,16 @@ def main() -> None:
                 total_b += wall_b
                 identical += (out_a, st_a) == (out_b, st_b)
             rows.append((version, label, one_run, total_b, total_a, identical))
+    per_run = []  # 9.0.8, default measures: each run, 3 pairs in turn
+    for run in runs:
+        a, b = pairs([script, "trec_eval", qrels, run], [binaries["9.0.8"], qrels, run], 3, env)
+        lines = sum(1 for _ in open(run, "rb"))
+        per_run.append((Path(run).name, lines, summary(a, b)))
+    phases = []
+    for _ in range(5):
+        done = subprocess.run([sys.executable, "-c", phase_probe(qrels, one, "9")],
+                              capture_output=True, text=True, check=True, env=env)
+        phases.append([float(x) for x in done.stdout.split()])
     load_after = os.getloadavg()
     import numpy
 
@@ -180,6 +236,34 @@ def main() -> None:
     for version, label, _s, total_b, total_a, identical in rows:
         out.append(f"| {version} | {label} | {total_b:.2f} s | {total_a:.2f} s | "
                    f"{total_a / total_b:.2f}x | {identical}/17 |")
+    out += [
+        "",
+        "Each run, 9.0.8 default measures, 3 pairs in turn (median wall; ratio: median of the "
+        "pairs):",
+        "",
+        "| run | lines | binary | pdireval trec_eval | ratio |",
+        "|---|---|---|---|---|",
+    ]
+    for name, lines, s in sorted(per_run, key=lambda r: r[1]):
+        out.append(f"| {name} | {lines:,} | {s['b_wall'][1]:.3f} s | {s['a_wall'][1]:.3f} s | "
+                   f"{s['r_wall']:.2f}x |")
+    names = ["`import numpy`", "import pdireval's command modules (cli, treceval, trec)",
+             "read both files (bytes)", "find the fields (qrels and run)",
+             "labels and scores as numbers", "query blocks, join run to qrels (hashed)",
+             "rank each query's documents (trec_eval's order, ties by docno)",
+             "the whole command once more, warm: read, evaluate, measures, print"]
+    out += [
+        "",
+        "Where one call's time goes (9.0.8, default measures, input.InexpC2): CPU seconds "
+        "inside one fresh interpreter (`time.process_time`), median of 5 processes; the "
+        "phases are pdireval.trec's own functions, called as the command calls them:",
+        "",
+        "| phase | median CPU (s) | min CPU (s) |",
+        "|---|---|---|",
+    ]
+    for j, name in enumerate(names):
+        values = sorted(p[j] for p in phases)
+        out.append(f"| {name} | {values[len(values) // 2]:.4f} | {values[0]:.4f} |")
     out += [
         "",
         "Ratios are pdireval / binary (pdireval's time is that many times the binary's).",

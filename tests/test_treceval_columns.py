@@ -218,12 +218,34 @@ def halfway_decimals(seed: int, n: int) -> list[str]:
     return out
 
 
+def float32_halfway_decimals(seed: int, n: int) -> list[str]:
+    """Decimals within a digit of the midpoint between two neighbouring float32s, where a
+    double a few ulps off would round to the other float32."""
+    getcontext().prec = 60
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        x = np.float32(rng.uniform(1e-3, 1e4))
+        middle = (Decimal(float(x)) + Decimal(float(np.nextafter(x, np.float32(np.inf))))) / 2
+        middle += Decimal(rng.choice([-1, 0, 0, 1])) * Decimal(10) ** (middle.adjusted() - 18)
+        out.append(format(middle, "f")[: rng.randint(17, 21)])
+    return out
+
+
 def test_floats_are_correctly_rounded():
     texts = halfway_decimals(5, 20000)
     data = "".join(f"1 Q0 d{i} {i} {t} r\n" for i, t in enumerate(texts)).encode()
     got = trec_columns.table(data, 6).floats(4)
     expected = np.array([float(t) for t in texts])
     assert np.array_equal(got.view(np.int64), expected.view(np.int64))
+
+
+def test_single_precision_scores_round_as_the_exact_double_does():
+    texts = halfway_decimals(6, 5000) + float32_halfway_decimals(7, 20000)
+    data = "".join(f"1 Q0 d{i} {i} {t} r\n" for i, t in enumerate(texts)).encode()
+    got = trec_columns.table(data, 6).floats(4, single=True).astype(np.float32)
+    expected = np.array([float(t) for t in texts]).astype(np.float32)
+    assert np.array_equal(got.view(np.int32), expected.view(np.int32))
 
 
 def test_ints_and_words():

@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 
 from pdireval.core.hashing import arrow_strings, duplicated_rows, hash_strings, take, to_numpy_bool
 
-__all__ = ["RunKeys", "run_keys"]
+__all__ = ["RunKeys", "run_keys", "in_key_order"]
 
 
 @dataclass
@@ -156,3 +156,36 @@ def _first_appearance_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     grows[0] = True
     np.greater(running[1:], running[:-1], out=grows[1:])
     return codes, np.flatnonzero(grows)
+
+
+def in_key_order(frame: pd.DataFrame, key: list[str], merge) -> pd.DataFrame:
+    """``merge(frame)`` sorted by ``key`` (stable, fresh RangeIndex), or ``frame`` itself
+    when its rows are already strictly in ``key`` order, as qrels read by
+    :func:`pdireval.read_qrels` are: then no key repeats (nothing to merge) and the sort would
+    keep every row where it is. ``frame`` has a RangeIndex and string key columns.
+
+    The order is checked by comparing neighbouring rows with pyarrow (UTF-8 bytes, the order
+    ``sort_values`` sorts pyarrow strings in), without hashing or sorting; a key column that
+    is not pyarrow-backed takes the merge and the sort.
+    """
+    if not _strictly_increasing(frame, key):
+        frame = merge(frame).sort_values(key, kind="stable", ignore_index=True)
+    return frame
+
+
+def _strictly_increasing(frame: pd.DataFrame, key: list[str]) -> bool:
+    if len(frame) < 2:
+        return True
+    later = None  # row i + 1 > row i on the key columns seen so far (from the last one)
+    for name in reversed(key):
+        column = frame[name]
+        if not (isinstance(column.dtype, pd.StringDtype) and column.dtype.storage == "pyarrow"):
+            return False
+        values = arrow_strings(column)
+        after, before = values[1:], values[:-1]
+        greater = pc.fill_null(pc.greater(after, before), False)
+        if later is not None:
+            equal = pc.fill_null(pc.equal(after, before), False)
+            greater = pc.or_(greater, pc.and_(equal, later))
+        later = greater
+    return bool(pc.all(later).as_py())

@@ -25,7 +25,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from pdireval.core.keys import RunKeys, run_keys
+from pdireval.core.keys import RunKeys, in_key_order, run_keys
 from pdireval.core.recognize import DEFAULT_SYSTEM, SPELLINGS, recognize
 from pdireval.errors import PdirevalWarning, SchemaError, show_rows
 
@@ -588,40 +588,7 @@ def canonical_qrels(qrels: pd.DataFrame, columns: Mapping[str, str] | None = Non
     out = pd.DataFrame(data)
     out.index = pd.RangeIndex(len(out))
     _check_finite_labels(out["label"], "qrels", frame)
-    if _strictly_increasing(out, key):  # e.g. read_qrels' output: nothing to merge or sort
-        return out
-    out = _merge_duplicate_judgments(out, "qrels", key)
-    return out.sort_values(key, kind="stable", ignore_index=True)
-
-
-def _strictly_increasing(frame: pd.DataFrame, key: list[str]) -> bool:
-    """True when each row's ``key`` (pyarrow-backed string columns) is greater than the
-    previous row's, in the order ``sort_values`` sorts them (UTF-8 bytes, column by column):
-    then no key repeats and a stable sort keeps the rows where they are. Adjacent rows are
-    compared with pyarrow (no hashing, no sort); False for other dtypes."""
-    if len(frame) < 2:
-        return True
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    later = None  # row i + 1 > row i on the columns seen so far (from the last one)
-    for name in reversed(key):
-        array = frame[name].array
-        if not (
-            isinstance(frame[name].dtype, pd.StringDtype) and hasattr(array, "__arrow_array__")
-        ):
-            return False
-        values = array.__arrow_array__()
-        if not isinstance(values, pa.ChunkedArray):
-            values = pa.chunked_array([values])
-        after, before = values[1:], values[:-1]
-        greater = pc.fill_null(pc.greater(after, before), False)
-        if later is None:
-            later = greater
-        else:
-            equal = pc.fill_null(pc.equal(after, before), False)
-            later = pc.or_(greater, pc.and_(equal, later))
-    return bool(pc.all(later).as_py())
+    return in_key_order(out, key, lambda frame: _merge_duplicate_judgments(frame, "qrels", key))
 
 
 def one_judge(qrels: pd.DataFrame, what: str = "this function") -> pd.DataFrame:

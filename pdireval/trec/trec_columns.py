@@ -33,7 +33,6 @@ from pdireval.trec.trec_files import atof
 
 __all__ = ["Table", "table"]
 
-_PAD = 32  # zero bytes around the data, so that 8-byte reads near its ends stay inside
 _ALL = 2**64 - 1
 # masks keeping the first r bytes of a big-endian word, the last r of a little-endian one
 _MASKS = np.array([0] + [(_ALL << (8 * (8 - r))) & _ALL for r in range(1, 9)], np.uint64)
@@ -50,20 +49,33 @@ _MINUS, _PLUS, _DOT = ord("-"), ord("+"), ord(".")
 
 
 class Table:
-    """A file whose every line holds exactly ``fields`` whitespace-separated fields:
+    """A file whose every line holds the same number of whitespace-separated fields:
     ``starts[f]`` / ``ends[f]``: byte offsets of field ``f`` on every line (file order)."""
 
-    def __init__(self, data: bytes, fields: int, starts: np.ndarray, ends: np.ndarray):
+    def __init__(self, data: bytes, starts: list[np.ndarray], ends: list[np.ndarray]):
         self.data = data
-        self.n = len(starts) // fields
-        self.starts = [starts[f::fields] for f in range(fields)]
-        self.ends = [ends[f::fields] for f in range(fields)]
-        # _PAD zero bytes on either side: 8-byte reads before a field's start or past its
-        # end stay inside the buffer (offsets into it are data offsets + _PAD)
-        self._buffer = bytes(_PAD) + data + bytes(_PAD)
-        count = len(self._buffer) - 7
-        self._be = np.ndarray((count,), dtype=">u8", buffer=self._buffer, strides=(1,))
-        self._le = np.ndarray((count,), dtype="<u8", buffer=self._buffer, strides=(1,))
+        self.n = len(starts[0])
+        self.starts, self.ends = starts, ends
+        self._bytes = np.frombuffer(data, dtype=np.uint8)
+        # the 8 bytes at every offset, as big- and little-endian words (no copy)
+        count = max(len(data) - 7, 0)
+        self._be = np.ndarray((count,), dtype=">u8", buffer=data, strides=(1,))
+        self._le = np.ndarray((count,), dtype="<u8", buffer=data, strides=(1,))
+
+    def _at(self, offsets: np.ndarray, big: bool) -> np.ndarray:
+        """The 8 bytes at each data offset as a uint64 (big- or little-endian); bytes before
+        the data or past its end read as 0 (only fields near either end reach there)."""
+        view = self._be if big else self._le
+        inside = (offsets >= 0) & (offsets <= len(self.data) - 8)
+        if inside.all():
+            return view[offsets].astype(np.uint64, copy=False)
+        out = np.zeros(len(offsets), dtype=np.uint64)
+        out[inside] = view[offsets[inside]]
+        for row in np.flatnonzero(~inside).tolist():
+            at = int(offsets[row])
+            chunk = bytes(max(-at, 0)) + self.data[max(at, 0) : max(at + 8, 0)]
+            out[row] = int.from_bytes(chunk.ljust(8, b"\0"), "big" if big else "little")
+        return out
 
     def token(self, field: int, line: int) -> bytes:
         """The bytes of one field."""
@@ -76,33 +88,46 @@ class Table:
         start, end = self.starts[field], self.ends[field]
         if rows is not None:
             start, end = start[rows], end[rows]
-        start, length = start + _PAD, end - start
+        length = end - start
         width = max(int(length.max(initial=1)) + 7, 8) // 8
         return [
-            self._be[start + 8 * j] & _MASKS[np.clip(length - 8 * j, 0, 8)] for j in range(width)
+            self._at(start + 8 * j, True) & _MASKS[np.clip(length - 8 * j, 0, 8)]
+            for j in range(width)
         ]
 
     def _number(self, end: np.ndarray, length: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The decimal digits ``data[end - length : end]`` (``length`` <= 19) as uint64, and
-        whether they are all digits (8 at a time: Lemire's SWAR conversion)."""
+        whether they are all digits (8 at a time: Lemire's SWAR conversion; the second and
+        third 8 only on the rows that have them, when those are few)."""
         value = np.zeros(len(end), dtype=np.uint64)
         ok = np.ones(len(end), dtype=bool)
         for j in range(-(-int(length.max(initial=0)) // 8)):
-            keep = np.clip(length - 8 * j, 0, 8)
-            word = self._le[end + (_PAD - 8 - 8 * j)]  # its last byte is the chunk's last
+            rows = None
+            if j:
+                longer = length > 8 * j
+                if np.count_nonzero(longer) < len(length) // 2:
+                    rows = np.flatnonzero(longer)
+            part_end, part_length = (end, length) if rows is None else (end[rows], length[rows])
+            keep = np.clip(part_length - 8 * j, 0, 8)
+            word = self._at(part_end - 8 - 8 * j, False)  # its last byte is the chunk's last
             mask = _KEEP_HIGH[keep]
             word = (word & mask) | (_ZEROS & ~mask)  # '0' before the chunk's digits
-            ok &= ((word & _HIGH_NIBBLES) | (((word + _SIXES) & _HIGH_NIBBLES) >> _U4)) == _THREES
+            good = ((word & _HIGH_NIBBLES) | (((word + _SIXES) & _HIGH_NIBBLES) >> _U4)) == _THREES
             word = ((word & _LOW_NIBBLES) * _M1) >> _U8
             word = ((word & _BYTE_PAIRS) * _M2) >> _U16
             word = ((word & _SHORT_PAIRS) * _M3) >> _U32
-            value += word * _POW10_INT[8 * j]
+            if rows is None:
+                ok &= good
+                value += word * _POW10_INT[8 * j]
+            else:
+                ok[rows] &= good
+                value[rows] += word * _POW10_INT[8 * j]
         return value, ok
 
     def ints(self, field: int) -> np.ndarray | None:
         """``atol`` of every field when each is ``[+-]digits`` (at most 18 digits), else None."""
         start, end = self.starts[field], self.ends[field]
-        first = np.frombuffer(self._buffer, dtype=np.uint8)[start + _PAD]
+        first = self._bytes[start]
         sign = (first == _MINUS) | (first == _PLUS)
         length = end - start - sign
         if self.n == 0 or int(length.max()) > 18 or int(length.min()) < 1:
@@ -113,14 +138,16 @@ class Table:
         value = value.astype(np.int64)
         return np.where(first == _MINUS, -value, value)
 
-    def floats(self, field: int) -> np.ndarray:
-        """``atof`` of every field (a double, as glibc's ``strtod`` rounds it)."""
+    def floats(self, field: int, single: bool = False) -> np.ndarray:
+        """``atof`` of every field (a double, as glibc's ``strtod`` rounds it); with ``single``
+        (trec_eval 9.0.8 keeps scores as C floats) a double that rounds to the same float32
+        as that one (see :func:`_quotient`)."""
         start, end = self.starts[field], self.ends[field]
-        raw = np.frombuffer(self._buffer, dtype=np.uint8)
-        first = raw[start + _PAD]
+        raw = self._bytes
+        first = raw[start]
         negative = first == _MINUS
         digits_start = start + (negative | (first == _PLUS))
-        dots = np.flatnonzero(raw == _DOT) - _PAD
+        dots = np.flatnonzero(raw == _DOT)
         at = np.searchsorted(dots, digits_start)
         dots = np.concatenate((dots, [-1, -1]))
         dot = np.where((dots[at] >= 0) & (dots[at] < end), dots[at], end)
@@ -132,7 +159,7 @@ class Table:
         fraction, ok_frac = self._number(end, n_frac)
         slow |= ~(ok_int & ok_frac)
         mantissa = whole * _POW10_INT[n_frac] + fraction
-        approx, exact = _quotient(mantissa, n_frac)
+        approx, exact = _quotient(mantissa, n_frac, single)
         slow |= ~exact
         out = np.where(negative, -approx, approx)
         if slow.any():
@@ -142,20 +169,39 @@ class Table:
         return out
 
 
-def _quotient(mantissa: np.ndarray, n_frac: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _quotient(
+    mantissa: np.ndarray, n_frac: np.ndarray, single: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
     """``mantissa / 10**n_frac`` correctly rounded to a double (as ``strtod`` reads the
     decimal), and where that was decided: exactly when ``mantissa <= 2**53`` (one rounding
     of exact operands, Clinger 1990); else the candidate ``c`` is checked with the residual
     ``mantissa - c * 10**n_frac``, computed exactly with Dekker's product (Dekker, 1971):
     ``c`` is right when the residual lies within half the gap to either neighbour, with a
     margin for the residual's own last rounding; one neighbour is tried, the rest is left
-    undecided."""
+    undecided. With ``single`` only the float32 rounding of the result matters: a quotient
+    (within 2 ulps of the exact double) with no float32 rounding midpoint within 8 ulps of
+    it rounds to the float32 the exact double rounds to, and is kept as it is."""
     value = mantissa.astype(np.float64) / _POW10[n_frac]
     decided = mantissa <= np.uint64(2**53)
+    if single:
+        decided |= _float32_safe(value)
     rows = np.flatnonzero(~decided)
     if len(rows):
         value[rows], decided[rows] = _checked(mantissa[rows], _POW10[n_frac[rows]], value[rows])
     return value, decided
+
+
+def _float32_safe(value: np.ndarray) -> np.ndarray:
+    """True where every double within 8 ulps of ``value`` rounds to the same float32 (no
+    float32 rounding midpoint that near; normal float32 range only)."""
+    with np.errstate(all="ignore"):
+        f = value.astype(np.float32)
+        wide = f.astype(np.float64)
+        up = (wide + np.nextafter(f, np.float32(np.inf)).astype(np.float64)) / 2
+        down = (wide + np.nextafter(f, np.float32(-np.inf)).astype(np.float64)) / 2
+        tol = 8 * np.spacing(np.abs(value))
+        ok = (np.abs(value - up) > tol) & (np.abs(value - down) > tol)
+        return ok & (np.abs(value) > 1e-30) & (np.abs(value) < 1e30)
 
 
 def _checked(mantissa, power, value) -> tuple[np.ndarray, np.ndarray]:
@@ -210,20 +256,6 @@ def _atof_all(tokens: list, data: bytes) -> list:
     return [atof(t) for t in tokens]
 
 
-def _float32_safe(value: np.ndarray) -> np.ndarray:
-    """True where every double within 8 ulps of ``value`` rounds to the same float32 (no
-    float32 rounding midpoint nearby; normal float32 range only)."""
-    with np.errstate(all="ignore"):
-        f = value.astype(np.float32)
-        up = np.nextafter(f, np.float32(np.inf)).astype(np.float64)
-        down = np.nextafter(f, np.float32(-np.inf)).astype(np.float64)
-        mid_up = (f.astype(np.float64) + up) / 2
-        mid_down = (f.astype(np.float64) + down) / 2
-        tol = 8 * np.spacing(np.abs(value))
-        ok = (np.abs(value - mid_up) > tol) & (np.abs(value - mid_down) > tol)
-        return ok & (np.abs(value) > 1e-30) & (np.abs(value) < 1e30)
-
-
 def table(data: bytes, fields: int) -> Table | None:
     """The file as a :class:`Table` when every line holds exactly ``fields`` fields and no
     byte is a control character other than C's whitespace (9-13); else None."""
@@ -231,8 +263,10 @@ def table(data: bytes, fields: int) -> Table | None:
         return None
     b = np.frombuffer(data, dtype=np.uint8)
     separators = np.flatnonzero(b <= 32)
-    if len(separators) and b[0] > 32 and (np.diff(separators) > 1).all():
-        return _single_separators(data, b, separators, fields)
+    if len(separators) and b[0] > 32:
+        found = _single_separators(data, b, separators, fields)
+        if found is not None:
+            return found
     if (b < 9).any() or ((b - np.uint8(14)) < 18).any():  # a control byte other than 9-13
         return None
     space = b <= 32
@@ -252,30 +286,40 @@ def table(data: bytes, fields: int) -> Table | None:
     before = starts[fields::fields]
     if not (newlines >= after).all() or not (newlines[: len(before)] < before).all():
         return None
-    return Table(data, fields, starts, ends)
+    return Table(
+        data, [starts[f::fields] for f in range(fields)], [ends[f::fields] for f in range(fields)]
+    )
 
 
 def _single_separators(data: bytes, b: np.ndarray, space: np.ndarray, fields: int):
     """:func:`table` for the usual layout, fields separated by one whitespace byte and lines
-    ended by one newline (``space``: the offsets of the bytes <= 32, no two adjacent, the
-    first byte not among them): every separator is one of them, so only they are read."""
-    sep = b[space]
-    if space[-1] == len(b) - 1:  # the file ends with a separator (its last newline)
-        ends, starts = space, np.concatenate(([0], space[:-1] + 1))
-    else:
+    ended by one newline (``space``: the offsets of the bytes <= 32, the first byte not
+    among them): every separator is one of them, so only they are read. None when the file
+    is not so laid out (:func:`table` then reads it byte by byte)."""
+    kinds = _SEPARATOR_KIND[b[space]]  # 1: between fields, 2: a newline, 0: a control byte
+    ends = space
+    if space[-1] != len(b) - 1:  # the end of the file ends the last line
         ends = np.concatenate((space, [len(b)]))
-        starts = np.concatenate(([0], space + 1))
-        sep = np.concatenate((sep, [10]))  # the end of the file ends the last line
-    if len(sep) % fields:
+        kinds = np.concatenate((kinds, [2]))
+    line = np.array([1] * (fields - 1) + [2], dtype=np.uint8)
+    if len(kinds) % fields or not (kinds.reshape(-1, fields) == line).all():
         return None
-    sep = sep.reshape(-1, fields)
-    within = sep[:, :-1]
-    if (
-        not (sep[:, -1] == 10).all()
-        or not ((within == 32) | ((within >= 9) & (within <= 13) & (within != 10))).all()
-    ):
-        return None  # a line of another length, or a control byte (not C whitespace)
-    return Table(data, fields, starts, ends)
+    starts, field_ends = _fields_from_ends(ends, fields)
+    if not all((e > s).all() for s, e in zip(starts, field_ends)):
+        return None  # two whitespace bytes in a row: not this layout
+    return Table(data, starts, field_ends)
+
+
+def _fields_from_ends(ends: np.ndarray, fields: int) -> tuple[list, list]:
+    """Per-field (starts, ends) when every field ends one byte before the next begins."""
+    field_ends = [ends[f::fields] for f in range(fields)]
+    line_starts = np.concatenate(([0], field_ends[-1][:-1] + 1))
+    return [line_starts] + [e + 1 for e in field_ends[:-1]], field_ends
+
+
+_SEPARATOR_KIND = np.zeros(256, dtype=np.uint8)
+_SEPARATOR_KIND[[9, 11, 12, 13, 32]] = 1
+_SEPARATOR_KIND[10] = 2
 
 
 class Inputs:
@@ -339,7 +383,7 @@ def inputs(qrels: Table, results_data: bytes, version: str) -> Inputs | None:
     labels = qrels.ints(3)
     if labels is None:
         return None
-    return Inputs(qrels, results, labels, results.floats(4))
+    return Inputs(qrels, results, labels, results.floats(4, single=version != "10"))
 
 
 def _blocks(tab: Table) -> tuple[np.ndarray, list]:

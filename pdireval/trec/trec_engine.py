@@ -400,27 +400,31 @@ def _ranked(epi, n, q_of, rel_of, codes, sims, rel_file, doc_rank, docs) -> K.Re
     # trec_eval's order: query, score descending, document id descending (strcmp); a run
     # file is usually in that order already (then the stable sort would keep it)
     step_code, step_sim = codes[1:] - codes[:-1], sims[1:] - sims[:-1]
-    if ((step_code > 0) | ((step_code == 0) & (step_sim <= 0))).all():
-        order = np.arange(len(codes))
+    same_code = step_code == 0
+    order = None  # None: the rows are in that order
+    if ((step_code > 0) | (same_code & (step_sim <= 0))).all():
+        sc, ss = codes, sims
+        same = same_code & (step_sim == 0)
     else:
         order = np.lexsort((-sims, codes))
-    sc, ss = codes[order], sims[order]
-    tied = np.zeros(len(order), dtype=bool)
-    same = (sc[1:] == sc[:-1]) & (ss[1:] == ss[:-1])
-    tied[1:] |= same
-    tied[:-1] |= same
-    if tied.any():
+        sc, ss = codes[order], sims[order]
+        same = (sc[1:] == sc[:-1]) & (ss[1:] == ss[:-1])
+    if same.any():
+        tied = np.zeros(len(sc), dtype=bool)
+        tied[1:] |= same
+        tied[:-1] |= same
+        order = np.arange(len(codes)) if order is None else order
         at = np.flatnonzero(tied)
         sub = order[at]
         doc_code = doc_rank(docs, sub)
         inner = np.lexsort((-doc_code, -ss[at], sc[at]))
         order[at] = sub[inner]
-    codes = codes[order]
+    codes = codes if order is None else codes[order]
     counts = np.bincount(codes, minlength=n)
     starts = np.cumsum(counts) - counts
     pos = np.arange(len(codes)) - starts[codes]
     absent = -(1 << 62)
-    rel = rel_file[order]
+    rel = rel_file if order is None else rel_file[order]
     rel = np.where(rel == absent, K.NONPOOL, np.where(rel < 0, K.UNJUDGED, rel))
     maximum = epi.max_num_docs_per_topic
     if maximum is not None:

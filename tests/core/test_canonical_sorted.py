@@ -7,14 +7,14 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from pdireval.core import schema
+from pdireval.core import keys, schema
 from pdireval.core.schema import canonical_qrels
 
 
 def both(frame: pd.DataFrame, monkeypatch) -> tuple[pd.DataFrame, pd.DataFrame]:
     fast = canonical_qrels(frame)
     with monkeypatch.context() as m:
-        m.setattr(schema, "_strictly_increasing", lambda frame, key: False)
+        m.setattr(keys, "_strictly_increasing", lambda frame, key: False)
         slow = canonical_qrels(frame)
     return fast, slow
 
@@ -50,10 +50,10 @@ def test_shortcut_taken_only_in_strict_key_order():
     ids = schema.ID_DTYPE
     frame = pd.DataFrame({"query": pd.Series(["1", "1", "2"], dtype=ids),
                           "doc": pd.Series(["a", "b", "a"], dtype=ids)})
-    assert schema._strictly_increasing(frame, ["query", "doc"])
-    assert not schema._strictly_increasing(frame.iloc[[0, 0, 1]], ["query", "doc"])  # repeat
-    assert not schema._strictly_increasing(frame.iloc[[1, 0, 2]], ["query", "doc"])
-    assert not schema._strictly_increasing(frame.astype(object), ["query", "doc"])
+    assert keys._strictly_increasing(frame, ["query", "doc"])
+    assert not keys._strictly_increasing(frame.iloc[[0, 0, 1]], ["query", "doc"])  # repeat
+    assert not keys._strictly_increasing(frame.iloc[[1, 0, 2]], ["query", "doc"])
+    assert not keys._strictly_increasing(frame.astype(object), ["query", "doc"])
 
 
 def test_conflicting_labels_still_raise():
