@@ -267,3 +267,13 @@ def test_error_statuses_match(te9, te10, tmp_path):
         assert_same(te9, "-q", *ALL, "-R", "prefs", p, r)
         assert_same(te10, "-q", *ALL, "-R", "prefs", p, r, v10=True)
         assert theirs(te9, "-q", *ALL, "-R", "prefs", p, r)[1] == 4
+    # measures of the other input: exit 4 at the first query, exit 7 when there is none
+    p, r = _write(tmp_path, good, "q1 Q0 d1 1 1 r\n")
+    q, elsewhere = tmp_path / "q", tmp_path / "elsewhere"
+    q.write_text("q1 0 d1 1\n")
+    elsewhere.write_text("q9 Q0 d1 1 1 r\n")
+    for argv in (("-R", "prefs", p, r), ("-R", "prefs", p, elsewhere), ("-m", "prefs_simp", q, r),
+                 ("-m", "prefs_simp", q, elsewhere), ("-R", "qrels_jg", "-m", "map", q, elsewhere)):
+        assert_same(te9, *argv)
+        assert_same(te10, *argv, v10=True)
+    assert ours("-R", "prefs", p, elsewhere)[1] == 7

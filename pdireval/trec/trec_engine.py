@@ -128,13 +128,7 @@ def evaluate_files(epi: Epi, qrels_path: str, results_path: str) -> Output:
     if not epi.marked:
         epi.marked.update(NICKNAMES[version]["official"])
     chosen = [m for m in MEASURES if version in m.versions and m.name in epi.marked]
-    for meas in chosen:
-        if not meas.reads(epi.rel_info_format):
-            raise TrecEvalExit(
-                f"-m {meas.name}: needs -R {meas.needs} input (trec_eval: Can't "
-                f"calculate measure '{meas.name}').",
-                4,
-            )
+    unreadable = next((m for m in chosen if not m.reads(epi.rel_info_format)), None)
     columns: list[Column] = []
     params = {}
     for meas in chosen:
@@ -175,6 +169,16 @@ def evaluate_files(epi: Epi, qrels_path: str, results_path: str) -> Output:
             if q in judged and (epi.debug_query is None or q == epi.debug_query)
         ]
         bogus = set()
+    if unreadable is not None:
+        if not evaluated and missing is None:
+            raise TrecEvalExit(NO_QUERIES, 7)
+        # trec_eval fails at the first query it evaluates, before printing anything
+        needs = "prefs or -R qrels_prefs" if unreadable.needs == "prefs" else unreadable.needs
+        raise TrecEvalExit(
+            f"-m {unreadable.name}: needs -R {needs} input, not -R {epi.rel_info_format} "
+            f"(trec_eval: Can't calculate measure '{unreadable.name}').",
+            4,
+        )
     jg_rows = None
     if prefs_mode:
         return _print_prefs(
@@ -245,16 +249,15 @@ def evaluate_files(epi: Epi, qrels_path: str, results_path: str) -> Output:
             return Output("", 4, stop[0])
         return printed(upto=len(evaluated), stop=stop)
     if not evaluated:
-        raise TrecEvalExit(
-            "no queries with both results and relevance information: the run's "
-            "query ids and the qrels' share none (trec_eval: No queries with both "
-            "results and relevance info).",
-            7,
-        )
+        raise TrecEvalExit(NO_QUERIES, 7)
     return printed()
 
 
 BOGUS_DOCNO = b"ceci_nest_pas_un_docno"
+NO_QUERIES = (
+    "no queries with both results and relevance information: the run's query ids and the "
+    "qrels' share none (trec_eval: No queries with both results and relevance info)."
+)
 
 
 def _print_prefs(epi, chosen, columns, params, evaluated, bogus, missing, runid, zscores, qq,

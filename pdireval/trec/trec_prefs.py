@@ -69,7 +69,7 @@ PREFS_MEASURES = (
 )
 
 #: preference pairs enumerated at once (bounds the memory of one chunk of queries)
-CHUNK_PAIRS = 1 << 22
+CHUNK_PAIRS = 1 << 18
 #: boolean cells of one batch of preference arrays in the transitive closure
 CHUNK_CELLS = 1 << 24
 BOGUS_DOCNO = b"ceci_nest_pas_un_docno"
@@ -179,12 +179,12 @@ def prefs_result(epi, evaluated, bogus, pq, pg, ps, pd, pr, rq, rd, rs) -> Prefs
     errors: dict[int, str] = {}  # query code -> message (duplicates in the run)
     jg_errors: dict[int, str] = {}  # judgment group -> message
     if dup_rows.any():
-        for code in np.unique(r_code[dup_rows]).tolist():
-            doc = vocab[int(r_doc[dup_rows & (r_code == code)].min())]
-            errors[code] = (
-                f"document {doc.decode(errors='replace')} is ranked twice in the run "
-                "(trec_eval.form_prefs_counts: duplicate docs)"
-            )
+        stop = int(r_code[dup_rows].min())  # the first such query: trec_eval stops there
+        name = vocab[int(r_doc[dup_rows & (r_code == stop)].min())]
+        errors[stop] = (
+            f"document {name.decode(errors='replace')} is ranked twice in the run; keep "
+            "one line per document (trec_eval.form_prefs_counts: duplicate docs)"
+        )
         keep = ~dup_rows
         r_code, r_doc, pos, r_key = r_code[keep], r_doc[keep], pos[keep], r_key[keep]
 
@@ -261,8 +261,10 @@ def prefs_result(epi, evaluated, bogus, pq, pg, ps, pd, pr, rq, rd, rs) -> Prefs
             jg_errors.setdefault(
                 g,
                 f"document {vocab[int(doc[first])].decode(errors='replace')} has both a 0 "
-                "and a non-0 rel_level in one judgment group "
-                "(trec_eval.form_prefs_counts: doc has both 0 and non-0 rel_level assigned)",
+                "and a non-0 rel_level in one judgment group; a document judged nonrelevant "
+                "in one sub-group cannot be relevant in another: put those judgments in "
+                "separate judgment groups (trec_eval.form_prefs_counts: doc has both 0 and "
+                "non-0 rel_level assigned)",
             )
         last = np.append(~same[1:], True)
         pa_doc_g, pa_doc_rank, pa_doc_level = gs[last], rs_[last], ls[last]
@@ -285,7 +287,7 @@ def prefs_result(epi, evaluated, bogus, pq, pg, ps, pd, pr, rq, rd, rs) -> Prefs
     # ----- counts per JG and per query pair sums, chunk by chunk of whole queries
     cnt = {k: np.zeros(n_g, dtype=np.int64) for k in ("fr", "pr", "fi", "pi", "no")}
     rec = {k: np.zeros(n_g, dtype=np.int64) for k in ("f", "p", "fret", "pret")}
-    same_doc = np.zeros(n_g, dtype=np.int64)
+    same_doc: dict[int, int] = {}  # judgment group -> a line of a document at two levels
     pair_sum = {k: np.zeros(n) for k in ("ret", "imp")}
     pair_num = {k: np.zeros(n, dtype=np.int64) for k in ("ret", "imp", "all")}
     one_jg = np.bincount(g_code, minlength=n) == 1
@@ -313,7 +315,8 @@ def prefs_result(epi, evaluated, bogus, pq, pg, ps, pd, pr, rq, rd, rs) -> Prefs
         # preference-array pairs of these queries
         k0, k1 = np.searchsorted(pa_code, [lo, hi])
         pg_, pa_, pb_ = pa_g[k0:k1], pa_a[k0:k1], pa_b[k0:k1]
-        _add(same_doc, g[a == b])
+        for where in np.flatnonzero(a == b)[:1].tolist():  # the first only: an error stops
+            same_doc.setdefault(int(g[where]), int(x[where]))
         ga = np.concatenate([g, pg_])
         aa = np.concatenate([a, pa_])
         bb = np.concatenate([b, pb_])
@@ -372,10 +375,11 @@ def prefs_result(epi, evaluated, bogus, pq, pg, ps, pd, pr, rq, rd, rs) -> Prefs
         hard = ~simple[g_code[ga]]
         _pairs(ga[hard], aa[hard], bb[hard], g_code, njr, num_judged, pair_sum, pair_num)
 
-    for g in np.flatnonzero(same_doc).tolist():
+    for g, line in same_doc.items():
         jg_errors.setdefault(
             g,
-            "a document has two rel_levels in one judgment sub-group (trec_eval."
+            f"document {vocab[int(doc[line])].decode(errors='replace')} has two rel_levels "
+            "in one judgment sub-group; give it one level there (trec_eval."
             "form_prefs_counts: Internal docid occurs with different rel_level in same jsg)",
         )
 
@@ -463,9 +467,10 @@ def _closure(jg_errors, doc_g, doc_rank, local_of_line, g_of, e_end_of, s_end_of
             for b in np.flatnonzero(cycle).tolist():
                 jg_errors.setdefault(
                     int(gs[b]),
-                    "the preferences of one judgment group contradict each other (a cycle); "
-                    "trec_eval aborts here (trec_eval.form_prefs_counts: Pref inconsistency "
-                    "found)",
+                    "the preferences of one judgment group contradict each other (a cycle "
+                    "through its sub-groups); put the contradicting sub-groups in separate "
+                    "judgment groups. trec_eval aborts here (trec_eval.form_prefs_counts: "
+                    "Pref inconsistency found)",
                 )
             bi, ai, ci = np.nonzero(reach)
             base = first[batch][bi]
