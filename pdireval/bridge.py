@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ir_measures.measures.base import Measure as IrMeasure
+
+    from pdireval.types import MeasureLike
+
 __all__ = ["as_ir_measure"]
 
 
-def as_ir_measure(measure):
+def as_ir_measure(measure: MeasureLike) -> IrMeasure:
     """An ir_measures measure that computes a pdireval measure.
 
     Built with ir_measures' own ``define`` mechanism (MacAvaney, Macdonald & Ounis 2022),

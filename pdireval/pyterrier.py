@@ -19,6 +19,12 @@ PyTerrier's own ``correction=`` then adjusts the p-values over the systems.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from pdireval.types import Alternative, RngLike, TestMethod
 
 __all__ = ["test", "TESTS"]
 
@@ -27,12 +33,12 @@ TESTS = ("t", "wilcoxon", "sign", "randomization", "bootstrap")
 
 
 def test(
-    method: str = "bootstrap",
+    method: TestMethod = "bootstrap",
     *,
-    alternative: str = "two-sided",
+    alternative: Alternative = "two-sided",
     n_resamples: int | None = None,
-    rng=None,
-) -> Callable:
+    rng: RngLike = None,
+) -> Callable[[ArrayLike, ArrayLike], tuple[float, float]]:
     """A ``(a, b) -> (statistic, p_value)`` callable for ``pt.Experiment(test=...)``.
 
     Parameters

@@ -9,11 +9,14 @@ Modules import these names under ``typing.TYPE_CHECKING`` only, so they cost not
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from os import PathLike
-from typing import IO, Literal
+from typing import IO, TYPE_CHECKING, Literal, TypeAlias
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from pdireval.measures.registry import Measure
 
 __all__ = [
     "RngLike",
@@ -39,6 +42,12 @@ __all__ = [
     "Negatives",
     "KappaWeights",
     "AlphaLevel",
+    "FusionMethod",
+    "WeightedFusionMethod",
+    "FusionNorm",
+    "SetSizeMethod",
+    "MeasureLike",
+    "Measures",
 ]
 
 #: None (fresh entropy), a non-negative int seed, a SeedSequence or a Generator.
@@ -138,6 +147,73 @@ TestMethod = Literal[
 ]
 #: ``negatives=`` of the RIC functions: how negative labels are read (``runs.joint_ric``).
 Negatives = Literal["unjudged", "nonrel", "keep"]
+#: ``fuse(method=)`` (``runs.fusion_lists.FUSION_METHODS``), then ranx's names of the same
+#: methods (``runs.fusion_lists.ALIASES``, read case-insensitively).
+FusionMethod = Literal[
+    "rrf",
+    "isr",
+    "log_isr",
+    "borda",
+    "rbc",
+    "combsum",
+    "combmnz",
+    "combanz",
+    "combmax",
+    "combmin",
+    "combmed",
+    "condorcet",
+    "naive",
+    "pareto",
+    "majoritarian",
+    "sum",
+    "wsum",
+    "mnz",
+    "wmnz",
+    "anz",
+    "max",
+    "min",
+    "med",
+    "bordafuse",
+    "w_bordafuse",
+    "logisr",
+]
+#: ``tune_fusion(method=)``: the methods that take weights (``runs.fusion_lists.WEIGHTED_METHODS``)
+#: and ranx's names of them.
+WeightedFusionMethod = Literal[
+    "rrf",
+    "borda",
+    "rbc",
+    "combsum",
+    "combmnz",
+    "sum",
+    "wsum",
+    "mnz",
+    "wmnz",
+    "bordafuse",
+    "w_bordafuse",
+]
+#: ``norm=`` of the score-based fusion methods besides None (``runs.fusion_lists.NORMS``), then
+#: other spellings of them.
+FusionNorm = Literal[
+    "min-max",
+    "zmuv",
+    "sum",
+    "max",
+    "rank",
+    "borda",
+    "min_max",
+    "minmax",
+    "z-score",
+    "zscore",
+    "none",
+]
+#: ``query_set_size(method=)`` (``meta.set_size.SET_SIZE_METHODS``): Sakai's designs.
+SetSizeMethod = Literal["ttest", "anova", "rm_anova", "ci"]
+#: One measure: a measure string (``"nDCG@10"``, ``"P(rel=2)@5"``) or a parsed ``Measure``. (At run
+#: time anything whose ``str()`` is a measure string works too, e.g. ir_measures' objects.)
+MeasureLike: TypeAlias = "str | Measure"
+#: The ``measures=`` of evaluate and friends: one measure or several.
+Measures: TypeAlias = "str | Measure | Iterable[str | Measure]"
 #: ``cohen_kappa(weights=)`` besides None (``stats.interrater.KAPPA_WEIGHTS``).
 KappaWeights = Literal["linear", "quadratic"]
 #: ``krippendorff_alpha(level=)``: the level of measurement (``stats.interrater.ALPHA_LEVELS``).

@@ -28,44 +28,6 @@ NOT_YET: dict[str, tuple[str, ...]] = {
     "pdireval.write_qrels": ("path", "columns"),
     "pdireval.evaluate": ("measures",),
     "pdireval.bounds": ("measures", "rng"),
-    "pdireval.subsample_qrels": ("levels", "rng"),
-    "pdireval.evaluate_variants": ("measures",),
-    "pdireval.fuse": ("weights", "systems", "columns"),
-    "pdireval.tune_fusion": ("queries", "systems", "columns"),
-    "pdireval.joint_ric": ("systems",),
-    "pdireval.information_difference": ("systems",),
-    "pdireval.optimize": ("run", "k", "gain", "discount", "n_queries"),
-    "pdireval.agreement": ("rng",),
-    "pdireval.report": ("measures", "out", "rng", "columns"),
-    "pdireval.as_ir_measure": ("measure", "return"),
-    "pdireval.plot.require_matplotlib": ("return",),
-    "pdireval.plot.expected_histogram": ("bins", "ax", "hist_kwargs", "return"),
-    "pdireval.plot.d_study_curve": ("ax", "return"),
-    "pdireval.plot.optimal_discounts": ("result", "ax", "return"),
-    "pdireval.plot.optimal_gains": ("result", "ax", "return"),
-    "pdireval.plot.stability_curves": ("result", "n_queries", "ax", "return"),
-    "pdireval.plot.phi_contours": ("levels", "ax", "return"),
-    "pdireval.plot.asl_curves": ("ax", "return"),
-    "pdireval.plot.discriminative_power_bars": ("ax", "return"),
-    "pdireval.plot.error_rate_curves": ("ax", "return"),
-    "pdireval.plot.swap_rate_curves": ("ax", "return"),
-    "pdireval.plot.measure_scatter": ("ax", "return"),
-    "pdireval.plot.completeness_curves": ("ax", "return"),
-    "pdireval.plot.training_curves": ("train_measures", "ax", "return"),
-    "pdireval.plot.information_tau_per_query": ("ax", "return"),
-    "pdireval.plot.ric_scatter": ("ax", "return"),
-    "pdireval.plot.fusion_scatter": ("ax", "return"),
-    "pdireval.plot.forest_plot": ("ax", "return"),
-    "pdireval.plot.rank_interval_plot": ("ax", "return"),
-    "pdireval.plot.critical_difference_diagram": ("ax", "return"),
-    "pdireval.datasets.simulate": ("rng",),
-    "pdireval.datasets.simulate_diversity": ("rng",),
-    "pdireval.datasets.read_cranfield": ("path",),
-    "pdireval.dask.evaluate": ("measures", "qrels"),
-    "pdireval.dask.evaluate_variants": ("measures",),
-    "pdireval.dask.read_run": ("path",),
-    "pdireval.dask.read_qrels": ("path",),
-    "pdireval.pyterrier.test": ("rng",),
     "pdireval.measures.parse_measures": ("measures",),
     "pdireval.measures.compute": ("segments", "return"),
 }
@@ -102,37 +64,14 @@ FREE_TEXT = {
 NOT_YET_LITERAL: set[str] = {
     "pdireval.bounds(missing)",
     "pdireval.bounds(order)",
-    "pdireval.dask.evaluate(missing)",
-    "pdireval.dask.evaluate(order)",
-    "pdireval.dask.evaluate_variants(missing)",
-    "pdireval.dask.evaluate_variants(order)",
-    "pdireval.dask.read_run(system)",
     "pdireval.evaluate(judges)",
     "pdireval.evaluate(missing)",
     "pdireval.evaluate(order)",
     "pdireval.evaluate(score_precision)",
-    "pdireval.evaluate_variants(missing)",
-    "pdireval.evaluate_variants(order)",
-    "pdireval.evaluate_variants(score_precision)",
-    "pdireval.fill_holes(prefer)",
-    "pdireval.fuse(method)",
-    "pdireval.fuse(norm)",
-    "pdireval.information_difference(negatives)",
-    "pdireval.joint_ric(negatives)",
-    "pdireval.optimize(what)",
-    "pdireval.plot.d_study_curve(coefficient)",
-    "pdireval.plot.phi_contours(coefficient)",
-    "pdireval.pyterrier.test(alternative)",
-    "pdireval.pyterrier.test(method)",
-    "pdireval.query_set_size(method)",
     "pdireval.read_run(system)",
     "pdireval.read_scores(all_rows)",
     "pdireval.register_measure(cutoff)",
     "pdireval.register_measure(summary)",
-    "pdireval.report(score_precision)",
-    "pdireval.subsample_qrels(mode)",
-    "pdireval.tune_fusion(method)",
-    "pdireval.tune_fusion(norm)",
     "pdireval.write_scores(format)",
 }
 
@@ -248,6 +187,8 @@ ALIASES = [
     ("TiedPairs", "pdireval.stats.information_theory", ("TIES",)),
     ("KappaWeights", "pdireval.stats.interrater", ("KAPPA_WEIGHTS",)),
     ("AlphaLevel", "pdireval.stats.interrater", ("ALPHA_LEVELS",)),
+    ("SetSizeMethod", "pdireval.meta.set_size", ("SET_SIZE_METHODS",)),
+    ("FusionMethod", "pdireval.runs.fusion_lists", ("FUSION_METHODS", "ALIASES")),
 ]
 
 
@@ -258,3 +199,15 @@ def test_literal_aliases_are_what_the_functions_accept(alias, module, constants)
         accepted |= set(getattr(importlib.import_module(module), constant))
     accepted.discard(None)  # None is spelled out in the signatures (``Correction | None``)
     assert set(typing.get_args(getattr(types, alias))) == accepted, (alias, module)
+
+
+def test_fusion_literals_hold_every_name_the_resolvers_accept():
+    from pdireval.runs.fusion_lists import NORMS, WEIGHTED_METHODS
+    from pdireval.runs.fusion_options import resolve_method, resolve_norm
+
+    weighted = set(typing.get_args(types.WeightedFusionMethod))
+    assert set(WEIGHTED_METHODS) <= weighted <= set(typing.get_args(types.FusionMethod))
+    assert {resolve_method(m) for m in weighted} == set(WEIGHTED_METHODS)
+    norms = set(typing.get_args(types.FusionNorm))
+    assert set(NORMS) - {None} <= norms
+    assert {resolve_norm(n) for n in norms} == set(NORMS)  # "none" is None

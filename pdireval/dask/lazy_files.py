@@ -6,6 +6,7 @@ from __future__ import annotations
 import glob
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import dask.dataframe as dd
 import numpy as np
@@ -18,6 +19,11 @@ from pdireval.io import read_qrels as read_qrels_file
 from pdireval.io.files import file_system_names
 from pdireval.io.parquet import read_parquet
 from pdireval.io.readers import check_run_duplicates, read_run_file
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from pdireval.types import PathArg, SystemFrom
 
 __all__ = ["read_run", "read_qrels"]
 
@@ -93,7 +99,7 @@ def _meta_from(kind: str, schema) -> pd.DataFrame:
     return empty_frame(dtypes)
 
 
-def read_run(path, *, system: str = "tag") -> dd.DataFrame:
+def read_run(path: PathArg | Sequence[PathArg], *, system: SystemFrom = "tag") -> dd.DataFrame:
     """Read many (or large) run files lazily: one partition per file, or per Parquet row group.
 
     Parameters
@@ -132,7 +138,7 @@ def read_run(path, *, system: str = "tag") -> dd.DataFrame:
     )
 
 
-def read_qrels(path) -> dd.DataFrame:
+def read_qrels(path: PathArg | Sequence[PathArg]) -> dd.DataFrame:
     """Read huge qrels lazily (as :func:`read_run`): one partition per file or row group.
 
     Returns

@@ -5,6 +5,7 @@ final small task checks for split lists, fills the zero grid, warns and restores
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import dask
 import dask.dataframe as dd
@@ -49,6 +50,9 @@ from pdireval.evaluation import (
 )
 from pdireval.measures import compute
 from pdireval.measures.registry import labelled_measures
+
+if TYPE_CHECKING:
+    from pdireval.types import Measures, Missing, Order, PartitionedBy
 
 __all__ = ["evaluate"]
 
@@ -315,14 +319,14 @@ def _check_partition_invariant(parsed) -> None:
 
 def evaluate(
     run: dd.DataFrame,
-    measures,
+    measures: Measures,
     *,
-    qrels=None,
-    missing: str = "zero",
+    qrels: pd.DataFrame | dd.DataFrame | None = None,
+    missing: Missing = "zero",
     columns: Mapping[str, str] | None = None,
     qrels_columns: Mapping[str, str] | None = None,
-    order: str = "score",
-    partitioned_by: str | None = None,
+    order: Order = "score",
+    partitioned_by: PartitionedBy | None = None,
     finalize: bool = True,
 ) -> dd.DataFrame:
     """Evaluate a Dask run frame lazily: :func:`pdireval.evaluate` past one machine's memory.

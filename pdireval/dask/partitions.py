@@ -8,6 +8,7 @@ import sys
 import uuid
 import warnings
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import dask
 import dask.dataframe as dd
@@ -16,6 +17,9 @@ import pandas as pd
 
 from pdireval.core.schema import ID_DTYPE, RUN_COLUMNS, rename_columns, require_columns
 from pdireval.errors import PdirevalWarning, SchemaError, check_option
+
+if TYPE_CHECKING:
+    from pdireval.types import Order
 
 PARTITIONED_BY = (None, "query", "system")
 
@@ -62,7 +66,7 @@ def check_dask_frame(frame, name: str) -> None:
         )
 
 
-def resolve_order(run: dd.DataFrame, columns, order: str) -> str:
+def resolve_order(run: dd.DataFrame, columns, order: Order) -> Order:
     """The order in which partitions are read, checked against the columns (no data read)."""
     names = rename_columns(run._meta, columns, "run", RUN_COLUMNS + ("score", "rank", "label"))
     require_columns(names, RUN_COLUMNS, "run", columns)

@@ -4,6 +4,7 @@ measure inside the partition that holds it."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import dask.dataframe as dd
 import numpy as np
@@ -24,6 +25,9 @@ from pdireval.evaluation import MISSING, ORDERS
 from pdireval.measures.registry import labelled_measures
 from pdireval.runs.variants import canonical_variants
 from pdireval.runs.variants import evaluate_variants as _pandas_variants
+
+if TYPE_CHECKING:
+    from pdireval.types import Measures, Missing, Order, PartitionedBy
 
 __all__ = ["evaluate_variants"]
 
@@ -110,14 +114,14 @@ def _variant_finalize(frame: pd.DataFrame, names, key_cols):
 
 def evaluate_variants(
     run: dd.DataFrame,
-    measures,
+    measures: Measures,
     qrels_variants: pd.DataFrame,
     *,
-    missing: str = "zero",
+    missing: Missing = "zero",
     columns: Mapping[str, str] | None = None,
     qrels_columns: Mapping[str, str] | None = None,
-    order: str = "score",
-    partitioned_by: str | None = None,
+    order: Order = "score",
+    partitioned_by: PartitionedBy | None = None,
 ) -> dd.DataFrame:
     """Mean score per (variant, system, measure) of a Dask run over many qrels variants.
 

@@ -4,12 +4,16 @@ quirks."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from pdireval.core.schema import ID_DTYPE
 from pdireval.errors import SchemaError
+
+if TYPE_CHECKING:
+    from pdireval.types import PathArg
 
 __all__ = ["read_cranfield"]
 
@@ -40,7 +44,9 @@ def _records(path: Path) -> list[dict]:
     return records
 
 
-def read_cranfield(path=None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+def read_cranfield(
+    path: PathArg | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Read the Cranfield 1400 collection (documents, queries, graded judgments).
 
     Quirks handled (``../shared/README.md``):

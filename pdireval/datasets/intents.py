@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
 from pdireval.core.schema import ID_DTYPE
 from pdireval.datasets.simulation import pooled_candidates, ranked_run
 from pdireval.errors import check_int, check_rng, group_generator
+
+if TYPE_CHECKING:
+    from pdireval.types import RngLike
 
 __all__ = ["simulate_diversity"]
 
@@ -21,7 +26,7 @@ def simulate_diversity(
     max_subtopics: int = 6,
     max_label: int = 2,
     pool_depth: int | None = 20,
-    rng=None,
+    rng: RngLike = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Simulate a diversity (intent-aware) collection: runs and per-subtopic qrels.
 

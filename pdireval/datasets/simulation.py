@@ -3,11 +3,16 @@ helpers the diversity simulator shares."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
 from pdireval.core.schema import ID_DTYPE
 from pdireval.errors import check_int, check_real, check_rng, group_generator
+
+if TYPE_CHECKING:
+    from pdireval.types import RngLike
 
 __all__ = ["simulate", "EXAMPLE"]
 
@@ -62,7 +67,7 @@ def simulate(
     quality_spread: float = 0.8,
     interaction: float = 0.3,
     query_spread: float = 0.8,
-    rng=None,
+    rng: RngLike = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Simulate a TREC-like collection: runs of several systems and their qrels.
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -23,6 +24,11 @@ from pdireval.errors import OptionError, check_int, check_option, check_real
 from pdireval.stats import _adapters as adapters
 from pdireval.stats.gtheory import anova_table
 from pdireval.types import Columns
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from pdireval.types import SetSizeMethod
 
 __all__ = ["query_set_size", "SET_SIZE_METHODS", "VARIANCE_ESTIMATES"]
 
@@ -113,11 +119,11 @@ def _smallest_n_ci(sd_diff: float, width: float, alpha: float) -> int | float:
 def query_set_size(
     scores: pd.DataFrame,
     *,
-    method: str | Sequence[str] = "ttest",
+    method: SetSizeMethod | Sequence[SetSizeMethod] = "ttest",
     min_difference: float | Sequence[float] = 0.05,
     alpha: float = 0.05,
     power: float = 0.8,
-    variance: float | str = "one-way",
+    variance: float | Literal["one-way", "two-way"] = "one-way",
     n_systems: int | None = None,
     columns: Columns = None,
 ) -> pd.DataFrame:

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 
-def require_matplotlib():
+if TYPE_CHECKING:
+    from types import ModuleType
+
+
+def require_matplotlib() -> ModuleType:
     """Import matplotlib.pyplot, or raise an ImportError that says how to install it."""
     try:
         import matplotlib.pyplot as plt

@@ -3,18 +3,32 @@ values)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
 from pdireval.errors import SchemaError
 from pdireval.plot._base import new_axes
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any, Literal
+
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
 __all__ = ["expected_histogram"]
 
 
 def expected_histogram(
-    frame: pd.DataFrame, *, column: str = "random", bins=20, ax=None, **hist_kwargs
-):
+    frame: pd.DataFrame,
+    *,
+    column: Literal["random", "ideal", "worst", "value"] = "random",
+    bins: int | Sequence[float] | str = 20,
+    ax: Axes | None = None,
+    **hist_kwargs: Any,
+) -> Figure | Axes:
     """Histogram of per-query expected values, one panel-line per measure (Karmaker & Feng 2022,
     Figure 2, 3).
 

@@ -12,10 +12,20 @@ Each takes our tidy frames and returns a matplotlib Figure (or the ``ax`` given)
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pandas as pd
 
 from pdireval.errors import SchemaError
 from pdireval.plot._base import new_axes
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+    from pdireval.types import CorrelationMethod
 
 __all__ = ["completeness_curves", "training_curves"]
 
@@ -42,8 +52,13 @@ def _need(frame, columns, producer):
 
 
 def completeness_curves(
-    corr: pd.DataFrame, *, method: str | None = None, band: bool = True, log_x: bool = True, ax=None
-):
+    corr: pd.DataFrame,
+    *,
+    method: CorrelationMethod | None = None,
+    band: bool = True,
+    log_x: bool = True,
+    ax: Axes | None = None,
+) -> Figure | Axes:
     """Correlation with the full-judgment system ranking against completeness, per measure.
 
     Parameters
@@ -101,8 +116,13 @@ def completeness_curves(
 
 
 def training_curves(
-    results: pd.DataFrame, *, eval_measure: str, train_measures=None, level: str = "level", ax=None
-):
+    results: pd.DataFrame,
+    *,
+    eval_measure: str,
+    train_measures: Sequence[str] | None = None,
+    level: str = "level",
+    ax: Axes | None = None,
+) -> Figure | Axes:
     """He et al. (2008, Figure 2): X(Y) on the test queries against the completeness of the training
     judgments, one line per training measure Y (mean over repeats and folds).
 

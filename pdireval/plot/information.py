@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
 from pdireval.errors import SchemaError
 from pdireval.plot._base import new_axes
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 __all__ = ["information_tau_per_query", "ric_scatter", "fusion_scatter"]
 
@@ -20,7 +26,7 @@ def _require(frame: pd.DataFrame, columns, what: str) -> None:
         )
 
 
-def information_tau_per_query(table: pd.DataFrame, *, ax=None):
+def information_tau_per_query(table: pd.DataFrame, *, ax: Axes | None = None) -> Figure | Axes:
     """Per-query information τ, one strip of points per conditioning set (Golbus & Aslam 2013,
     Figure 1).
 
@@ -57,7 +63,9 @@ def information_tau_per_query(table: pd.DataFrame, *, ax=None):
     return ax if ax is not None else fig
 
 
-def ric_scatter(scores: pd.DataFrame, measure: str = "AP", *, ric: str = "RIC", ax=None):
+def ric_scatter(
+    scores: pd.DataFrame, measure: str = "AP", *, ric: str = "RIC", ax: Axes | None = None
+) -> Figure | Axes:
     """Mean RIC of each system against its mean under another measure (Golbus & Aslam 2013, Figure
     2), with Kendall's τ_b in the title.
 
@@ -80,8 +88,13 @@ def ric_scatter(scores: pd.DataFrame, measure: str = "AP", *, ric: str = "RIC", 
 
 
 def fusion_scatter(
-    points: pd.DataFrame, *, x: str = "joint_ric", y: str = "fused_ric", by: str = "method", ax=None
-):
+    points: pd.DataFrame,
+    *,
+    x: str = "joint_ric",
+    y: str = "fused_ric",
+    by: str = "method",
+    ax: Axes | None = None,
+) -> Figure | Axes:
     """RIC of fused runs against the joint RIC of their inputs (Golbus & Aslam 2013, Figure 3): one
     colour per fusion method, with the diagonal y = x.
 

@@ -15,11 +15,22 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
 from pdireval.errors import OptionError
 from pdireval.plot._base import new_axes
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+    from typing import Literal
+
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+    from pdireval.runs.optimize import OptimizeResult
 
 __all__ = [
     "d_study_curve",
@@ -47,11 +58,11 @@ def _finish(fig, ax, given):
 def d_study_curve(
     curve: pd.DataFrame,
     *,
-    coefficient: str = "phi",
+    coefficient: Literal["phi", "e_rho2"] = "phi",
     band: bool = True,
     target: float | None = None,
-    ax=None,
-):
+    ax: Axes | None = None,
+) -> Figure | Axes:
     """Plot Φ(n′) (or Eρ²(n′)) against the query-set size n′ for each measure.
 
     Parameters
@@ -99,7 +110,9 @@ def d_study_curve(
     return _finish(fig, axes, ax)
 
 
-def optimal_discounts(result, *, ax=None, title: str | None = None):
+def optimal_discounts(
+    result: OptimizeResult, *, ax: Axes | None = None, title: str | None = None
+) -> Figure | Axes:
     """The optimal discount factors of :func:`pdireval.optimize` beside the log2
     (1/log2(r+1)), zipf (1/r) and linear ((K+1−r)/K) discounts, all normalised to sum 1
     over ranks 1..K (Kanoulas & Aslam 2009, Figures 2–3; markers as in the paper).
@@ -125,7 +138,9 @@ def optimal_discounts(result, *, ax=None, title: str | None = None):
     return _finish(fig, axes, ax)
 
 
-def optimal_gains(result, *, ax=None, title: str | None = None):
+def optimal_gains(
+    result: OptimizeResult, *, ax: Axes | None = None, title: str | None = None
+) -> Figure | Axes:
     """Gains per relevance grade (normalised to sum 1): optimal, linear and exp, as bars,
     with the optimal ratio gain(highest)/gain(lowest relevant) in the legend.
 
@@ -150,8 +165,13 @@ def optimal_gains(result, *, ax=None, title: str | None = None):
 
 
 def stability_curves(
-    result, n_queries=None, *, objective: int = 0, target: float | None = 0.95, ax=None
-):
+    result: OptimizeResult,
+    n_queries: Iterable[float] | None = None,
+    *,
+    objective: int = 0,
+    target: float | None = 0.95,
+    ax: Axes | None = None,
+) -> Figure | Axes:
     """Φ(n′) of nDCG under the optimal and the standard gain/discount functions against the
     number of queries (Kanoulas & Aslam 2009, Figure 4), from ``result.comparison``'s variance
     components.
@@ -205,11 +225,11 @@ def stability_curves(
 def phi_contours(
     grid: pd.DataFrame,
     *,
-    coefficient: str = "phi",
-    levels=(0.5, 0.7, 0.8, 0.9, 0.95),
-    ax=None,
+    coefficient: Literal["phi", "e_rho2"] = "phi",
+    levels: Sequence[float] = (0.5, 0.7, 0.8, 0.9, 0.95),
+    ax: Axes | None = None,
     title: str | None = None,
-):
+) -> Figure | Axes:
     """Contours of Φ (or Eρ²) over the number of queries × the number of judges (or seeds).
 
     Parameters

@@ -14,11 +14,17 @@ Each takes our tidy frames and returns a matplotlib Figure (or the ``ax`` given)
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
 from pdireval.errors import SchemaError, renamed_options
 from pdireval.plot._base import new_axes
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 __all__ = [
     "asl_curves",
@@ -63,7 +69,9 @@ def _finish(fig, ax, given, legend=True):
     return given if given is not None else fig
 
 
-def asl_curves(curve: pd.DataFrame, *, alpha: float | None = 0.05, ax=None):
+def asl_curves(
+    curve: pd.DataFrame, *, alpha: float | None = 0.05, ax: Axes | None = None
+) -> Figure | Axes:
     """Sakai's ASL curves: each pair's ASL against its rank, one line per measure.
 
     Parameters
@@ -93,7 +101,7 @@ def asl_curves(curve: pd.DataFrame, *, alpha: float | None = 0.05, ax=None):
     return _finish(fig, axes, ax)
 
 
-def discriminative_power_bars(power: pd.DataFrame, *, ax=None):
+def discriminative_power_bars(power: pd.DataFrame, *, ax: Axes | None = None) -> Figure | Axes:
     """Bar chart of the share of significant system pairs per measure.
 
     Parameters
@@ -123,7 +131,9 @@ def discriminative_power_bars(power: pd.DataFrame, *, ax=None):
 
 
 @renamed_options(ties="tie_rate")
-def error_rate_curves(errors: pd.DataFrame, *, tie_rate: bool = False, ax=None):
+def error_rate_curves(
+    errors: pd.DataFrame, *, tie_rate: bool = False, ax: Axes | None = None
+) -> Figure | Axes:
     """Error rate (and optionally tie rate) against the query-set size, one line per measure.
 
     Parameters
@@ -166,7 +176,9 @@ def error_rate_curves(errors: pd.DataFrame, *, tie_rate: bool = False, ax=None):
     return _finish(fig, axes, ax)
 
 
-def swap_rate_curves(swaps: pd.DataFrame, *, n_queries: int | None = None, ax=None):
+def swap_rate_curves(
+    swaps: pd.DataFrame, *, n_queries: int | None = None, ax: Axes | None = None
+) -> Figure | Axes:
     """Swap rate against the difference of means (bin lower edge), one line per measure.
 
     Parameters
@@ -207,7 +219,9 @@ def swap_rate_curves(swaps: pd.DataFrame, *, n_queries: int | None = None, ax=No
     return _finish(fig, axes, ax)
 
 
-def measure_scatter(scores: pd.DataFrame, measure_a: str, measure_b: str, *, ax=None):
+def measure_scatter(
+    scores: pd.DataFrame, measure_a: str, measure_b: str, *, ax: Axes | None = None
+) -> Figure | Axes:
     """System means under two measures, one point per system, with Kendall's τ_b in the title.
 
     Parameters

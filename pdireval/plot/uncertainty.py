@@ -13,11 +13,17 @@ Each returns a matplotlib Figure (or the ``ax`` given, for one measure).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
 from pdireval.errors import OptionError, SchemaError
 from pdireval.plot._base import new_axes, require_matplotlib
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 __all__ = ["forest_plot", "rank_interval_plot", "critical_difference_diagram", "not_different_runs"]
 
@@ -54,7 +60,9 @@ def _panels(n, ax, height):
     return fig, list(axes[:, 0])
 
 
-def forest_plot(intervals: pd.DataFrame, *, measure: str | None = None, ax=None):
+def forest_plot(
+    intervals: pd.DataFrame, *, measure: str | None = None, ax: Axes | None = None
+) -> Figure | Axes:
     """Forest plot: each system's mean with its confidence interval, best at the top.
 
     Parameters
@@ -99,7 +107,9 @@ def forest_plot(intervals: pd.DataFrame, *, measure: str | None = None, ax=None)
     return ax if ax is not None else fig
 
 
-def rank_interval_plot(ranks: pd.DataFrame, *, measure: str | None = None, ax=None):
+def rank_interval_plot(
+    ranks: pd.DataFrame, *, measure: str | None = None, ax: Axes | None = None
+) -> Figure | Axes:
     """Rank intervals: each system's observed rank (dot), bootstrap rank interval (bar) and
     expected rank (cross); systems in the top group in a darker colour.
 
@@ -166,8 +176,8 @@ def not_different_runs(means, significant) -> list[tuple[int, int]]:
 
 
 def critical_difference_diagram(
-    pairs: pd.DataFrame, *, measure: str | None = None, alpha: float = 0.05, ax=None
-):
+    pairs: pd.DataFrame, *, measure: str | None = None, alpha: float = 0.05, ax: Axes | None = None
+) -> Figure | Axes:
     """Critical-difference-style diagram of one measure from :func:`pdireval.compare`.
 
     Systems sit on a horizontal axis at their mean (best on the left); a thick bar joins every

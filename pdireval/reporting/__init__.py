@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -24,6 +25,9 @@ from pdireval.reporting.excel import write_workbook
 from pdireval.reporting.html import Section, write_html
 from pdireval.reporting.progress import Progress
 from pdireval.reporting.sections import SECTIONS, Context
+
+if TYPE_CHECKING:
+    from pdireval.types import Columns, Measures, PathArg, RngLike, ScorePrecision
 
 __all__ = ["report", "Report", "DEFAULT_MEASURES"]
 
@@ -64,16 +68,16 @@ def report(
     run: pd.DataFrame | None = None,
     *,
     qrels: pd.DataFrame | None = None,
-    measures=DEFAULT_MEASURES,
-    out="pdireval-report",
+    measures: Measures = DEFAULT_MEASURES,
+    out: PathArg = "pdireval-report",
     title: str | None = None,
     n_resamples: int = 1000,
-    rng=None,
+    rng: RngLike = None,
     progress: bool | None = None,
     svg: bool = False,
-    columns=None,
+    columns: Columns = None,
     other_qrels: pd.DataFrame | None = None,
-    score_precision: str = "float32",
+    score_precision: ScorePrecision = "float32",
 ) -> Report:
     """Evaluate a collection and write the full report (workbook, figures, HTML page).
 

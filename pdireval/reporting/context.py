@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -13,6 +14,9 @@ import pandas as pd
 from pdireval.evaluation import Prepared, prepare, scores_frame
 from pdireval.reporting.html import Section
 from pdireval.reporting.progress import Progress, Steps
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 __all__ = [
     "ALPHA",
@@ -38,7 +42,7 @@ class Context:
     figures_dir: Path
     n_resamples: int
     rng: np.random.Generator
-    columns: dict | None = None
+    columns: Mapping[str, str] | None = None
     measure_names: list[str] = field(default_factory=list)
     systems: list[str] = field(default_factory=list)  # in the Systems table's order
     score_precision: str = "float32"  # how run scores are compared (see pdireval.evaluate)

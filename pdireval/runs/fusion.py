@@ -74,6 +74,8 @@ vectorised over all rows at once (per-segment reductions and ``np.bincount`` per
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
@@ -103,21 +105,26 @@ from pdireval.runs.fusion_options import (
     select_systems,
 )
 
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from pdireval.types import Columns, FusionMethod, FusionNorm
+
 __all__ = ["fuse", "FUSION_METHODS", "NORMS", "fusion_contributions", "MAX_FUSION_SCORE"]
 
 
 def fuse(
     runs: pd.DataFrame,
-    method: str = "rrf",
+    method: FusionMethod = "rrf",
     *,
     k: float = 60,
     phi: float = 0.8,
-    norm: str | None = "min-max",
-    weights=None,
+    norm: FusionNorm | None = "min-max",
+    weights: Mapping[str, float] | Sequence[float] | None = None,
     qrels: pd.DataFrame | None = None,
-    systems=None,
+    systems: Sequence[str] | None = None,
     name: str | None = None,
-    columns=None,
+    columns: Columns = None,
 ) -> pd.DataFrame:
     """Fuse the systems of a run frame into one ranked list per query (metasearch).
 
@@ -204,34 +211,28 @@ def fuse(
     presence of query variations. SIGIR.
     Bassani, E., Romelli, L. (2022). ranx.fuse: a Python library for metasearch. CIKM.
     """
-    method = resolve_method(method)
+    how = resolve_method(method)
     norm = resolve_norm(norm)
     k = check_k(k)
     phi = check_phi(phi)
     canonical, keys = select_systems(*canonical_run_keys(as_frame(runs, "run"), columns), systems)
-    label = (
-        name or RANK_METHODS.get(method) or SCORE_METHODS.get(method) or COMPARATOR_METHODS[method]
-    )
-    if method in COMPARATOR_METHODS:
+    label = name or RANK_METHODS.get(how) or SCORE_METHODS.get(how) or COMPARATOR_METHODS[how]
+    if how in COMPARATOR_METHODS:
         if weights is not None:
-            check_weights(weights, [], method)
-        return fuse_comparator(canonical, keys, method, qrels, label)
-    if (
-        method in SCORE_METHODS
-        and norm not in ("rank", "borda")
-        and "score" not in canonical.columns
-    ):
+            check_weights(weights, [], how)
+        return fuse_comparator(canonical, keys, how, qrels, label)
+    if how in SCORE_METHODS and norm not in ("rank", "borda") and "score" not in canonical.columns:
         raise SchemaError(
-            f"{SCORE_METHODS[method]} fuses scores, but the run has only a 'rank' column. Add "
+            f"{SCORE_METHODS[how]} fuses scores, but the run has only a 'rank' column. Add "
             "a 'score' column, use norm='rank' or norm='borda', or a rank-based method "
             "(method='rrf')."
         )
     lists = FusionLists(canonical, keys)
-    w = check_weights(weights, lists.systems, method)
-    values, dense = fusion_contributions(lists, method, norm=norm, k=k, phi=phi)
-    fused = aggregate(lists, method, values, dense, w)
+    w = check_weights(weights, lists.systems, how)
+    values, dense = fusion_contributions(lists, how, norm=norm, k=k, phi=phi)
+    fused = aggregate(lists, how, values, dense, w)
     tiebreak = None
-    if method == "rbc" and len(fused) and fused.min() < np.finfo(np.float64).tiny:
+    if how == "rbc" and len(fused) and fused.min() < np.finfo(np.float64).tiny:
         # the doubles underflow: rank the documents whose score did by ln RBC
         tiebreak = np.where(fused < np.finfo(np.float64).tiny, rbc_log_score(lists, phi, w), 0.0)
     return run_frame(lists, fused, label, tiebreak)

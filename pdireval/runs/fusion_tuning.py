@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from itertools import combinations
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -30,6 +31,11 @@ from pdireval.runs.fusion_options import (
     resolve_norm,
     select_systems,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+    from pdireval.types import Columns, FusionNorm, WeightedFusionMethod
 
 __all__ = ["tune_fusion"]
 
@@ -78,16 +84,16 @@ def tune_fusion(
     runs: pd.DataFrame,
     qrels: pd.DataFrame,
     *,
-    method: str = "combsum",
+    method: WeightedFusionMethod = "combsum",
     measure: str = "nDCG@10",
     step: float = 0.1,
-    queries=None,
-    norm: str | None = "min-max",
+    queries: Iterable[str] | None = None,
+    norm: FusionNorm | None = "min-max",
     k: float = 60,
     phi: float = 0.8,
-    systems=None,
+    systems: Sequence[str] | None = None,
     progress: bool | None = None,
-    columns=None,
+    columns: Columns = None,
 ) -> pd.DataFrame:
     r"""Tune the per-system weights of a fusion method by grid search on training queries.
 
@@ -146,10 +152,10 @@ def tune_fusion(
     ----------
     Bassani, E., Romelli, L. (2022). ranx.fuse: a Python library for metasearch. CIKM.
     """
-    method = resolve_method(method)
-    if method not in WEIGHTED_METHODS:
+    how = resolve_method(method)
+    if how not in WEIGHTED_METHODS:
         raise OptionError(
-            f"tune_fusion tunes weights, and method={method!r} takes none; use one of "
+            f"tune_fusion tunes weights, and method={how!r} takes none; use one of "
             f"{', '.join(WEIGHTED_METHODS)}."
         )
     norm = resolve_norm(norm)
@@ -161,13 +167,9 @@ def tune_fusion(
         )
     judged = canonical_qrels(as_frame(qrels, "qrels"))
     canonical, keys = select_systems(*canonical_run_keys(as_frame(runs, "run"), columns), systems)
-    if (
-        method in SCORE_METHODS
-        and norm not in ("rank", "borda")
-        and "score" not in canonical.columns
-    ):
+    if how in SCORE_METHODS and norm not in ("rank", "borda") and "score" not in canonical.columns:
         raise SchemaError(
-            f"{SCORE_METHODS[method]} fuses scores, but the run has only a 'rank' column. Add a "
+            f"{SCORE_METHODS[how]} fuses scores, but the run has only a 'rank' column. Add a "
             "'score' column, or use norm='rank' / norm='borda', or method='rrf'."
         )
     run_queries = set(canonical["query"].astype(str))
@@ -204,7 +206,7 @@ def tune_fusion(
     lists = FusionLists(canonical, keys)
     n_sys = len(lists.systems)
     grid = weight_grid(n_sys, step)
-    values, dense = fusion_contributions(lists, method, norm=norm, k=k, phi=phi)
+    values, dense = fusion_contributions(lists, how, norm=norm, k=k, phi=phi)
     query_ids = pd.array(np.asarray(lists.queries, dtype=object)[lists.u_query], dtype="string")
     doc_ids = pd.array(np.asarray(lists.docs, dtype=object)[lists.u_doc], dtype="string")
     per_chunk = max(1, _ROWS_PER_CHUNK // max(lists.n_u, 1))
@@ -213,7 +215,7 @@ def tune_fusion(
     for part in progress_bar(parts, desc="weight grid", progress=progress):
         w = grid[part]  # trials x systems
         # the scores fuse(runs, weights=w[t]) gives, bit for bit (same sums, same rounding)
-        fused = round_fused(combine(lists, method, values, dense, w))  # U x trials
+        fused = round_fused(combine(lists, how, values, dense, w))  # U x trials
         t = w.shape[0]
         run = pd.DataFrame(
             {

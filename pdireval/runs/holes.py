@@ -9,6 +9,7 @@ measure can take over the holes of a run is ``evaluate(..., unjudged="bounds")``
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -16,6 +17,9 @@ import pandas as pd
 from pdireval.core.schema import ID_DTYPE, canonical_qrels, one_judge
 from pdireval.errors import SchemaError, check_option
 from pdireval.io import as_frame
+
+if TYPE_CHECKING:
+    from typing import Literal
 
 __all__ = ["fill_holes", "PREFER"]
 
@@ -26,7 +30,7 @@ def fill_holes(
     qrels: pd.DataFrame,
     other: pd.DataFrame,
     *,
-    prefer: str = "qrels",
+    prefer: Literal["qrels", "other"] = "qrels",
     columns: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     """Combine two judgment sets: one's labels where it judged, the other's elsewhere.

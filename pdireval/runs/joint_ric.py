@@ -36,6 +36,7 @@ qrels row), so a report that evaluated the run joins the run and the qrels once.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -47,6 +48,11 @@ from pdireval.errors import PdirevalError, SchemaError, check_bool, check_option
 from pdireval.evaluation import prepare
 from pdireval.measures.ric import binary_entropy, truncated_condensed
 from pdireval.measures.view import NEGATIVES, read_negatives, within_segment_rank
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from pdireval.types import Negatives
 
 __all__ = [
     "joint_ric",
@@ -477,9 +483,9 @@ def joint_ric(
     run: pd.DataFrame,
     *,
     qrels: pd.DataFrame | None = None,
-    systems=None,
+    systems: Sequence[str] | Sequence[Sequence[str]] | None = None,
     rel: float = 1.0,
-    negatives: str = "unjudged",
+    negatives: Negatives = "unjudged",
 ) -> pd.DataFrame:
     """Joint relevance information correlation of a set of systems, per query and mean.
 
@@ -606,10 +612,10 @@ def information_difference(
     run: pd.DataFrame,
     *,
     qrels: pd.DataFrame | None = None,
-    systems=None,
+    systems: Sequence[str] | None = None,
     rank: bool = False,
     rel: float = 1.0,
-    negatives: str = "unjudged",
+    negatives: Negatives = "unjudged",
 ) -> pd.DataFrame:
     """Information difference of every pair of systems, per query and mean.
 

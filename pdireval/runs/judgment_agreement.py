@@ -13,6 +13,7 @@ re-weighted by how often each query was drawn — one matrix product for all rep
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -28,6 +29,9 @@ from pdireval.errors import (
     group_generator,
 )
 from pdireval.stats import interrater
+
+if TYPE_CHECKING:
+    from pdireval.types import RngLike
 
 __all__ = ["agreement", "judgment_confusion", "AGREEMENT_STATISTICS"]
 
@@ -227,7 +231,7 @@ def agreement(
     per_query: bool = False,
     n_resamples: int = 1000,
     confidence_level: float = 0.95,
-    rng=None,
+    rng: RngLike = None,
     columns: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     r"""Agreement between two sets of relevance judgments on the pairs both judged.

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -39,6 +40,12 @@ from pdireval.runs.optimize_weights import (
 )
 from pdireval.stats.gtheory import anova_table, e_rho2, phi, queries_needed, variance_components
 from pdireval.types import NegativeComponents
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import Literal
+
+    from numpy.typing import ArrayLike
 
 __all__ = ["optimize", "OptimizeResult", "standard_discount", "standard_gain"]
 
@@ -385,16 +392,16 @@ def _no_by(by, frame):
 
 
 def optimize(
-    run,
+    run: pd.DataFrame | Prepared,
     *,
     qrels: pd.DataFrame | None = None,
-    k=20,
-    what: str = "discount",
-    gain="linear",
-    discount="log2",
+    k: int | Sequence[int] = 20,
+    what: Literal["discount", "gain", "both"] = "discount",
+    gain: Literal["linear", "exp"] | Mapping[float, float] = "linear",
+    discount: Literal["log2", "zipf", "linear"] | ArrayLike = "log2",
     monotone: bool = True,
     by: str | None = None,
-    n_queries=None,
+    n_queries: float | None = None,
     target: float = 0.95,
     maxiter: int = 200,
     ftol: float = 1e-10,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numbers
 import warnings
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -22,6 +23,12 @@ from pdireval.errors import (
     check_rng,
 )
 from pdireval.io import as_frame
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Literal
+
+    from pdireval.types import RngLike
 
 __all__ = ["subsample_qrels", "DEFAULT_LEVELS", "MODES"]
 
@@ -79,11 +86,11 @@ def _keep_count(x: float, m: np.ndarray) -> np.ndarray:
 def subsample_qrels(
     qrels: pd.DataFrame,
     *,
-    levels=DEFAULT_LEVELS,
+    levels: Iterable[float] = DEFAULT_LEVELS,
     n_resamples: int = 10,
-    rng=None,
+    rng: RngLike = None,
     nested: bool = False,
-    mode: str = "drop",
+    mode: Literal["drop", "unjudged"] = "drop",
     min_relevant: int = 1,
     rel: float = 1.0,
     columns: Mapping[str, str] | None = None,

@@ -18,6 +18,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -35,6 +36,9 @@ from pdireval.errors import PdirevalWarning, SchemaError, show_rows
 from pdireval.io import as_frame
 from pdireval.measures.compute import compute
 from pdireval.measures.registry import labelled_measures
+
+if TYPE_CHECKING:
+    from pdireval.types import Measures, Missing, Order, ScorePrecision
 
 __all__ = ["evaluate_variants"]
 
@@ -270,14 +274,14 @@ def _variant_of(
 
 def evaluate_variants(
     run: pd.DataFrame,
-    measures,
+    measures: Measures,
     qrels_variants: pd.DataFrame,
     *,
-    missing: str = "zero",
+    missing: Missing = "zero",
     columns: Mapping[str, str] | None = None,
     qrels_columns: Mapping[str, str] | None = None,
-    order: str = "score",
-    score_precision: str = "float32",
+    order: Order = "score",
+    score_precision: ScorePrecision = "float32",
 ) -> pd.DataFrame:
     r"""Evaluate a run against many qrels variants in one call (e.g. subsampled qrels).
 
