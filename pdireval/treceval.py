@@ -111,7 +111,8 @@ class Usage(Exception):
 def getopt(argv: list[str]):
     """GNU ``getopt_long`` with trec_eval's options, permuting: ``(options, operands)`` where
     options are ``(letter or long name, argument or None)`` in command-line order."""
-    opts, operands = [], []
+    opts: list[tuple[str, str | None]] = []
+    operands: list[str] = []
     i = 0
     while i < len(argv):
         arg = argv[i]
@@ -355,10 +356,10 @@ def _with_pdireval_measures(text, epi, qrels_path, run_path, specs) -> str:
             else m
             for m in measures
         ]
-    kw = {"score_precision": "float64"} if epi.version == "10" else {}
+    precision = "float64" if epi.version == "10" else "float32"  # trec_eval 10 reads doubles
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PdirevalWarning)
-        scores = evaluate(run, measures, qrels=qrels, missing="zero", **kw)
+        scores = evaluate(run, measures, qrels=qrels, missing="zero", score_precision=precision)
     table = scores.pivot(index="query", columns="measure", values="value")
     names = [trec_eval_name(m) or str(m) for m in measures]
     lines = text.splitlines()

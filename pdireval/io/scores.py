@@ -286,10 +286,10 @@ def _from_ranx(text: str, name: str) -> pd.DataFrame:
             for metric in data["metrics"]
         ]
         return pd.DataFrame(rows, columns=["system", "query", "measure", "value"])
-    rows = [
+    per_query_rows = [
         (measure, str(q), v) for measure, per_query in data.items() for q, v in per_query.items()
     ]
-    table = pd.DataFrame(rows, columns=["measure", "query", "value"])
+    table = pd.DataFrame(per_query_rows, columns=["measure", "query", "value"])
     table["system"] = _stem(name)
     return table
 

@@ -480,13 +480,15 @@ def measure_bounds(segments: Segments, m: Measure, *, worst: bool = True) -> Bou
     if form == "dcg" and m.get("pool") == "retrieved":
         value = dcg_values(v, base)
         ideal = retrieved_pool_dcg(v, base, m.get("pool_depth"))[v.seg_query]
-        worst = retrieved_pool_dcg(v, base, m.get("pool_depth"), descending=False)[v.seg_query]
+        worst_value = retrieved_pool_dcg(v, base, m.get("pool_depth"), descending=False)[
+            v.seg_query
+        ]
         scale = _div(1.0, ideal) if normalised else np.ones(n)
         random = np.full(n, np.nan)  # minmax only: no random bound
     elif form == "dcg":
         value = dcg_values(v, base)
         ideal = ordered_pool_dcg(v, base)[v.seg_query]
-        worst = (
+        worst_value = (
             ordered_pool_dcg(v, base, descending=False)[v.seg_query]
             if want_worst
             else np.full(n, np.nan)
@@ -503,7 +505,7 @@ def measure_bounds(segments: Segments, m: Measure, *, worst: bool = True) -> Bou
         value = base.definition.kernel(segments, base)
         N, Np = _pool_counts(v, m, "qrels")
         ideal = Np if k is None else np.minimum(Np, float(k))
-        worst = worst_sp(N, Np, k) if want_worst else np.full(n, np.nan)
+        worst_value = worst_sp(N, Np, k) if want_worst else np.full(n, np.nan)
         scale = _div(1.0, v.num_rel(rel)[v.seg_query]) if normalised else np.ones(n)
         if lb == "mc":
             random, se = monte_carlo(
@@ -518,7 +520,9 @@ def measure_bounds(segments: Segments, m: Measure, *, worst: bool = True) -> Bou
         plain = _plain(m)
         value = REGISTRY[name.lower()].kernel(segments, plain)
         ideal = _ordered_value(v, plain, descending=True)
-        worst = _ordered_value(v, plain, descending=False) if want_worst else np.full(n, np.nan)
+        worst_value = (
+            _ordered_value(v, plain, descending=False) if want_worst else np.full(n, np.nan)
+        )
         scale = np.ones(n)
         if lb == "mc":
             random, se = monte_carlo(
@@ -530,7 +534,7 @@ def measure_bounds(segments: Segments, m: Measure, *, worst: bool = True) -> Bou
             N, Np = _pool_counts(v, m, pool)
             expected = _expected_precision if form == "precision" else _expected_recall
             random = expected(N, Np, m.cutoff)
-    out = Bounds(value, ideal, random, se, worst, scale)
+    out = Bounds(value, ideal, random, se, worst_value, scale)
     segments.cache[key] = (out, want_worst)
     return out
 

@@ -25,7 +25,9 @@ SYNTAX = re.compile(
 
 
 def split_top_level(text: str) -> list[str]:
-    parts, depth, current = [], 0, []
+    parts: list[str] = []
+    current: list[str] = []
+    depth = 0
     for ch in text:
         if ch in "([{":
             depth += 1

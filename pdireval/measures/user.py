@@ -39,6 +39,7 @@ from __future__ import annotations
 import inspect
 import re
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -49,6 +50,9 @@ from pdireval.measures.registry import REGISTRY, SUMMARIES, MeasureDef, register
 from pdireval.measures.trec_eval.names import expand, lookup
 from pdireval.measures.view import view_of
 from pdireval.plugins import load_plugins  # noqa: F401  (documented here too)
+
+if TYPE_CHECKING:
+    from typing import Literal
 
 __all__ = ["register_measure", "unregister_measure", "load_plugins"]
 
@@ -196,11 +200,11 @@ def register_measure(
     *,
     kernel: Callable | None = None,
     params: Mapping | None = None,
-    cutoff: str = "optional",
+    cutoff: Literal["optional", "required", "none"] = "optional",
     empty: float = 0.0,
     description: str = "",
     citation: str = "",
-    summary: str = "mean",
+    summary: Literal["mean", "sum", "gm"] = "mean",
     aliases: tuple[str, ...] = (),
     replace: bool = False,
 ) -> str:
@@ -323,7 +327,7 @@ def register_measure(
                 "**params)."
             )
         compute = _slow_kernel(function, names)
-    else:
+    elif kernel is not None:  # exactly one of function and kernel is given (checked above)
         compute = _fast_kernel(kernel, name)
 
     def with_empty(segments, m, _compute=compute):

@@ -8,11 +8,15 @@ Kernels take a view and a measure and return one float per segment.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from pdireval.core.segments import Segments
 from pdireval.errors import MeasureError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 __all__ = [
     "View",
@@ -277,7 +281,7 @@ def padded_accumulate(
         return out
     out = np.empty(n, dtype=np.float64)
     if len(lengths) * width <= 4 * n + 4096:
-        groups = [None]
+        groups: Sequence[np.ndarray | None] = [None]
     else:
         cls = np.ceil(np.log2(lengths)).astype(np.int16)
         order = np.argsort(cls, kind="stable")  # over segments, not elements
@@ -300,7 +304,7 @@ def padded_accumulate(
         elif rows >= _COLUMN_LOOP_ROWS:  # (width, rows): position c of every segment is row c
             col = np.arange(total) - np.repeat(offsets, g_len)
             flat = col * rows + np.repeat(np.arange(rows), g_len)
-            mat = np.full(rows * width, pad, dtype=np.float64)
+            mat: np.ndarray = np.full(rows * width, pad, dtype=np.float64)
             mat[flat] = vals
             mat = mat.reshape(width, rows)
             for c in range(1, width):

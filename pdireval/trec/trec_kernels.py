@@ -463,10 +463,10 @@ class Gains:
         # qsort by (int) (gain1 - gain2): stable order for gains that truncate to ties
         import functools
 
-        order = sorted(
-            range(len(entries)),
-            key=functools.cmp_to_key(lambda a, b: int(entries[a][1] - entries[b][1])),
-        )
+        def by_gain(a: int, b: int) -> int:
+            return int(entries[a][1] - entries[b][1])
+
+        order = sorted(range(len(entries)), key=functools.cmp_to_key(by_gain))
         self.entries = [entries[i] for i in order]
         # get_gain: the first entry (sorted order) with that level, else 0
         self.lookup: dict[int, float] = {}
@@ -474,7 +474,7 @@ class Gains:
             self.lookup.setdefault(lvl, gain)
         # per-query number of documents at each entry: the first entry (original order) of a
         # level in 0..num_rel_levels-1 gets rel_levels[level]
-        first_of_level = {}
+        first_of_level: dict[int, int] = {}
         for idx, (lvl, _gain) in enumerate(entries):
             first_of_level.setdefault(lvl, idx)
         counts = np.zeros((rr.n, len(entries)), dtype=np.int64)

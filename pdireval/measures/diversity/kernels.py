@@ -53,6 +53,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pdireval.errors import MeasureError
 from pdireval.measures.view import View, seg_sum, view_of, within_segment_rank
 
 __all__ = ["SubtopicJudgments", "subtopic_judgments", "greedy_ideal"]
@@ -129,6 +130,8 @@ def subtopic_pairs(
     """The pairs of the hits within the cut-off (or of ``hits``, a prefix of each list)."""
     if hits is None:
         hits = np.arange(len(v.hit_seg)) if cutoff is None else np.flatnonzero(v.hit_pos < cutoff)
+    if v.hit_qrow is None:  # every view of segments built from judgments has it
+        raise MeasureError("diversity measures need the judgments row of each hit (hit_qrow)")
     qrow = v.hit_qrow[hits]
     start = st.row_start[qrow]
     count = st.row_start[qrow + 1] - start

@@ -363,8 +363,9 @@ def _symmetric_polynomials(k: np.ndarray, x_rows: np.ndarray) -> np.ndarray:
     return out
 
 
-def expected_err(v, m, *, max_stoppers: int = MAX_STOPPERS) -> np.ndarray:
-    """E[ERR@k] per segment (see the module docstring)."""
+def expected_err(v, m, *, max_stoppers: int = MAX_STOPPERS) -> np.ndarray | None:
+    """E[ERR@k] per segment (see the module docstring); None when a group holds more than
+    ``max_stoppers`` documents that can stop the user (the enumeration takes over)."""
     groups, kept = groups_above(v, m.cutoff)
     lab = v.hit_label if kept is None else v.hit_label[kept]
     hits = np.flatnonzero(lab > 0)  # only a positive label can stop the user (NaN: False)

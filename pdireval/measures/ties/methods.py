@@ -145,6 +145,15 @@ def method_for(declared: TieMethod | None, m) -> TieMethod:
     return method
 
 
+def _enumeration(method: TieMethod) -> Enumeration:
+    """``method`` once closed forms, invariants and cut-offs are resolved: an enumeration."""
+    if not isinstance(method, Enumeration):
+        raise TypeError(
+            f"a tie method is Invariant, ClosedForm, Groupwise, Joint or ByCutoff; got {method!r}"
+        )
+    return method
+
+
 def method_kind(m) -> str:
     """How ``ties="expected"`` computes the measure ``m`` (as declared, for its cut-off):
     ``"closed"``, ``"invariant"``, ``"groupwise"`` or ``"joint"``."""
@@ -153,7 +162,7 @@ def method_kind(m) -> str:
         return "closed"
     if isinstance(method, Invariant):
         return "invariant"
-    return "joint" if method.joint else "groupwise"
+    return "joint" if _enumeration(method).joint else "groupwise"
 
 
 def _reading(by, segments, m):
@@ -187,6 +196,7 @@ def expected(
         method = method.otherwise
     if isinstance(method, Invariant):
         return kernel(segments, m)
+    method = _enumeration(method)
     from pdireval.measures.ties.orderings import expected_by_orderings
 
     judged_only = m.get("judged_only", False)

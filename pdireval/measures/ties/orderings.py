@@ -115,16 +115,16 @@ class TieUnits:
     shape: np.ndarray
     canon: np.ndarray
     tables: list
-    flat_slots: np.ndarray | None = None  # every table's slots, row after row, table after table
-    flat_hits: np.ndarray | None = None  # the matching hit choices
-    table_offset: np.ndarray | None = None  # per shape: where its table starts in the flat arrays
+    flat_slots: np.ndarray  # every table's slots, row after row, table after table
+    flat_hits: np.ndarray  # the matching hit choices
+    table_offset: np.ndarray  # per shape: where its table starts in the flat arrays
 
 
 def _arrangements(n: int, counts: tuple[int, ...]) -> np.ndarray:
     """Every distinct arrangement of a group of ``n`` slots holding ``counts[i]`` hits of type
     i (the rest outside the qrels): an (A, Σ counts) array of slot offsets, the hits listed by
     type."""
-    rows = [((), tuple(range(n)))]
+    rows: list[tuple[tuple[int, ...], tuple[int, ...]]] = [((), tuple(range(n)))]
     for c in counts:
         grown = []
         for taken, free in rows:
@@ -200,17 +200,18 @@ def tie_units(
     key = ("tie_units", by if isinstance(by, str) else by[0], depth, exact_limit)
     if key in segments.cache:
         return segments.cache[key]
-    if segments.hit_tie_start is None:
+    tie_start, tie_size = segments.hit_tie_start, segments.hit_tie_size
+    if tie_start is None or tie_size is None:
         sub = np.zeros(0, dtype=np.int64)  # no ties
     else:
-        keep = segments.hit_tie_size > 1  # untied documents have one arrangement
+        keep = tie_size > 1  # untied documents have one arrangement
         if depth is not None:
-            keep &= segments.hit_tie_start < depth
+            keep &= tie_start < depth
         sub = np.flatnonzero(keep)
     hit_seg = segments.hit_seg[sub]
     n = len(sub)
-    if n:
-        start, size = segments.hit_tie_start[sub], segments.hit_tie_size[sub]
+    if n and tie_start is not None and tie_size is not None:  # (n > 0 only with ties)
+        start, size = tie_start[sub], tie_size[sub]
     else:
         start, size = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     new = np.ones(n, dtype=bool)
@@ -225,6 +226,7 @@ def tie_units(
         log_count = np.maximum(_log_factorial(g_size) - _log_factorial(g_size - 1), 0.0)
     else:
         gid = np.cumsum(new) - 1
+        code: np.ndarray
         if by == "doc":
             code = np.arange(n)
         else:  # a hit's type: its value (unjudged last), types ordered by value
