@@ -5,6 +5,7 @@ prepared segments, :func:`bounds_of_segments`."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -16,6 +17,11 @@ from pdireval.measures import compute
 from pdireval.measures.bounds import bounded_names, measure_bounds, normalise
 from pdireval.measures.params import LB, MAX_MC_SAMPLES, RLB_POOLS
 from pdireval.measures.registry import labelled_measures
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from pdireval.types import Measures, Missing, Order, RngLike
 
 __all__ = ["bounds", "bounds_of_segments"]
 
@@ -41,17 +47,17 @@ def _override(m, lb, rlb_pool, n_resamples, seed):
 
 def bounds(
     run: pd.DataFrame,
-    measures,
+    measures: Measures,
     *,
     qrels: pd.DataFrame | None = None,
-    lb: str | None = None,
-    rlb_pool: str | None = None,
+    lb: Literal["exact", "paper", "mc"] | None = None,
+    rlb_pool: Literal["qrels", "run"] | None = None,
     n_resamples: int | None = None,
-    rng=None,
-    missing: str = "zero",
+    rng: RngLike = None,
+    missing: Missing = "zero",
     columns: Mapping[str, str] | None = None,
     qrels_columns: Mapping[str, str] | None = None,
-    order: str = "score",
+    order: Order = "score",
 ) -> pd.DataFrame:
     """Per (system, query, measure): the value and its ideal, random and worst values.
 

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import pandas as pd
 
+    from pdireval.types import SystemFrom
+
 __all__ = ["check_each_file_once", "load_collection", "load_runs", "note"]
 
 
@@ -42,7 +44,7 @@ def check_each_file_once(paths: Sequence[str]) -> None:
             given[key] = arg
 
 
-def load_runs(paths: Sequence[str], system: str = "tag") -> pd.DataFrame:
+def load_runs(paths: Sequence[str], system: SystemFrom = "tag") -> pd.DataFrame:
     """The run files or folders ``paths`` as one run frame; a file named twice, or two files
     holding the same run tag, are errors (they could not be told apart)."""
     import pandas as pd

@@ -46,6 +46,8 @@ __all__ = [
     "WeightedFusionMethod",
     "FusionNorm",
     "SetSizeMethod",
+    "ScoresFormat",
+    "WriteFormat",
     "MeasureLike",
     "Measures",
 ]
@@ -209,6 +211,12 @@ FusionNorm = Literal[
 ]
 #: ``query_set_size(method=)`` (``meta.set_size.SET_SIZE_METHODS``): Sakai's designs.
 SetSizeMethod = Literal["ttest", "anova", "rm_anova", "ci"]
+#: ``read_scores(format=)`` besides None (``io.scores.SCORES_FORMATS``).
+ScoresFormat = Literal[
+    "trec_eval", "ir_measures", "ir_measures_jsonl", "pyterrier", "ranx", "mteb", "pdireval"
+]
+#: ``write_scores(format=)`` (``io.scores.WRITE_FORMATS``).
+WriteFormat = Literal["trec_eval", "ir_measures", "ir_measures_jsonl", "csv"]
 #: One measure: a measure string (``"nDCG@10"``, ``"P(rel=2)@5"``) or a parsed ``Measure``. (At run
 #: time anything whose ``str()`` is a measure string works too, e.g. ir_measures' objects.)
 MeasureLike: TypeAlias = "str | Measure"

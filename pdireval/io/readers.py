@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -16,10 +17,15 @@ from pdireval.io.files import as_path, file_system_name, file_system_names, run_
 from pdireval.io.parquet import is_parquet, read_parquet
 from pdireval.io.trec import QRELS_FORMAT, RUN_FORMAT, line_number, read_table
 
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from pdireval.types import PathArg, SystemFrom
+
 __all__ = ["read_run", "read_qrels"]
 
 
-def read_run(path, *, system: str = "tag") -> pd.DataFrame:
+def read_run(path: PathArg, *, system: SystemFrom = "tag") -> pd.DataFrame:
     """Read a TREC run file, or every run file in a folder, into one run frame.
 
     The TREC run format has six whitespace-separated fields per line:
@@ -199,7 +205,12 @@ def check_run_duplicates(
     )
 
 
-def read_qrels(path, *, subtopics: bool = False, judges: bool = False) -> pd.DataFrame:
+def read_qrels(
+    path: PathArg | Sequence[PathArg] | Mapping[str, PathArg],
+    *,
+    subtopics: bool = False,
+    judges: bool = False,
+) -> pd.DataFrame:
     """Read a TREC qrels file (``query iteration doc label``; plain or ``.gz``).
 
     Lines starting with ``#`` are comments (trec_eval 10.0); a tab-separated file is split

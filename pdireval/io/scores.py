@@ -12,12 +12,18 @@ import io
 import json
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from pdireval.core.schema import ID_DTYPE, canonical_scores
 from pdireval.errors import OptionError, SchemaError, check_option
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from pdireval.types import Columns, PathArg, PathOrBuffer, ScoresFormat, WriteFormat
 
 __all__ = ["read_scores", "write_scores", "SCORES_FORMATS", "WRITE_FORMATS"]
 
@@ -358,7 +364,11 @@ def _read_one(source, format, system) -> pd.DataFrame:
 
 
 def read_scores(
-    path_or_buffer, format: str | None = None, *, system: str | None = None, all_rows: str = "drop"
+    path_or_buffer: PathOrBuffer,
+    format: ScoresFormat | None = None,
+    *,
+    system: str | None = None,
+    all_rows: Literal["drop", "keep"] = "drop",
 ) -> pd.DataFrame:
     """Read per-query scores written by another tool (or by pdireval) as a scores frame.
 
@@ -475,7 +485,12 @@ def _as_text(frame: pd.DataFrame, fmt: str) -> pd.DataFrame:
 
 
 def write_scores(
-    scores: pd.DataFrame, path, *, format: str = "trec_eval", digits: int | None = 4, columns=None
+    scores: pd.DataFrame,
+    path: PathArg,
+    *,
+    format: WriteFormat = "trec_eval",
+    digits: int | None = 4,
+    columns: Columns = None,
 ) -> None:
     """Write a scores frame as ``trec_eval -q`` output (or ir_measures TSV / JSONL, or CSV).
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -12,6 +13,9 @@ import pyarrow.compute as pa_compute
 from pdireval.core.schema import ID_DTYPE
 from pdireval.errors import SchemaError
 from pdireval.io.files import as_path, check_text, folder_error, require_file
+
+if TYPE_CHECKING:
+    from pdireval.types import PathArg
 
 __all__ = ["read_svmlight"]
 
@@ -74,7 +78,7 @@ def _group_sizes(qfile: Path) -> np.ndarray:
     return values.astype(np.int64)
 
 
-def read_svmlight(path, *, query_file=None) -> pd.DataFrame:
+def read_svmlight(path: PathArg, *, query_file: PathArg | None = None) -> pd.DataFrame:
     """Read an SVMlight / LETOR file (``label qid:Q f:v f:v ... # comment``).
 
     Parameters

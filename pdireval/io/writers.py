@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -14,6 +15,9 @@ from pdireval.errors import OptionError, SchemaError
 from pdireval.io.files import as_path
 from pdireval.io.objects import as_frame
 from pdireval.io.parquet import is_parquet
+
+if TYPE_CHECKING:
+    from pdireval.types import Columns, PathArg
 
 __all__ = ["write_run", "write_qrels"]
 
@@ -65,7 +69,7 @@ def _check_writable_ids(frame: pd.DataFrame, names, kind: str) -> None:
             )
 
 
-def write_run(run: pd.DataFrame, path, *, columns=None) -> None:
+def write_run(run: pd.DataFrame, path: PathArg, *, columns: Columns = None) -> None:
     """Write a run frame as a TREC run file (``query Q0 doc rank score tag``).
 
     Parameters
@@ -126,7 +130,7 @@ def write_run(run: pd.DataFrame, path, *, columns=None) -> None:
     out.to_csv(target, sep=" ", header=False, index=False, quoting=csv.QUOTE_NONE)
 
 
-def write_qrels(qrels: pd.DataFrame, path, *, columns=None) -> None:
+def write_qrels(qrels: pd.DataFrame, path: PathArg, *, columns: Columns = None) -> None:
     """Write a qrels frame as a TREC qrels file (``query 0 doc label``).
 
     Parameters

@@ -3,11 +3,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from pdireval.errors import MeasureError
 from pdireval.measures.registry import Measure
 from pdireval.measures.ties.methods import expected
+
+if TYPE_CHECKING:
+    from pdireval.core.segments import Segments
 
 __all__ = ["compute", "values_of", "USER_ERROR_FLAG"]
 
@@ -39,7 +44,7 @@ def values_of(segments, measure: Measure) -> np.ndarray:
     return definition.kernel(segments, measure)
 
 
-def compute(segments, measure: Measure):
+def compute(segments: Segments, measure: Measure) -> np.ndarray:
     """Per-segment values of ``measure`` (float64 array, one per segment).
 
     The only caller of the kernels: it applies the measure's declared tie method

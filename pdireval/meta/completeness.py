@@ -13,7 +13,7 @@ from pdireval.core.schema import canonical_scores
 from pdireval.docstrings import shared_docs
 from pdireval.errors import OptionError, SchemaError
 from pdireval.stats.rank_correlation import CORRELATION_METHODS, rank_correlation
-from pdireval.types import Columns
+from pdireval.types import Columns, CorrelationMethod
 
 __all__ = ["completeness_correlation"]
 
@@ -29,7 +29,7 @@ def completeness_correlation(
     scores: pd.DataFrame,
     reference: pd.DataFrame,
     *,
-    method: str | Sequence[str] = ("kendall_b", "spearman"),
+    method: CorrelationMethod | Sequence[CorrelationMethod] = ("kendall_b", "spearman"),
     columns: Columns = None,
 ) -> pd.DataFrame:
     r"""Correlation of system rankings under reduced judgments with the full-judgment ranking.
