@@ -9,8 +9,74 @@ from __future__ import annotations
 
 import importlib
 import sys
+from typing import TYPE_CHECKING
 
 from pdireval.public import DEPRECATED_NAMES, EXPORTS, SUBMODULES
+
+if TYPE_CHECKING:  # what static tools (mypy, pyright, IDEs) see of the names loaded lazily
+    from pdireval import datasets as datasets
+    from pdireval import measures as measures
+    from pdireval import plot as plot
+    from pdireval import pyterrier as pyterrier
+    from pdireval import stats as stats
+    from pdireval.bounds_frame import bounds as bounds
+    from pdireval.bridge import as_ir_measure as as_ir_measure
+    from pdireval.errors import MeasureError as MeasureError
+    from pdireval.errors import OptionError as OptionError
+    from pdireval.errors import PdirevalDeprecationWarning as PdirevalDeprecationWarning
+    from pdireval.errors import PdirevalError as PdirevalError
+    from pdireval.errors import PdirevalWarning as PdirevalWarning
+    from pdireval.errors import SchemaError as SchemaError
+    from pdireval.evaluation import evaluate as evaluate
+    from pdireval.io import read_qrels as read_qrels
+    from pdireval.io import read_run as read_run
+    from pdireval.io import read_scores as read_scores
+    from pdireval.io import read_svmlight as read_svmlight
+    from pdireval.io import write_qrels as write_qrels
+    from pdireval.io import write_run as write_run
+    from pdireval.io import write_scores as write_scores
+    from pdireval.measures.registry import Measure as Measure
+    from pdireval.measures.registry import parse_measure as parse_measure
+    from pdireval.measures.user import register_measure as register_measure
+    from pdireval.measures.user import unregister_measure as unregister_measure
+    from pdireval.meta.aggregate import aggregate as aggregate
+    from pdireval.meta.completeness import completeness_correlation as completeness_correlation
+    from pdireval.meta.correlation import correlate as correlate
+    from pdireval.meta.information_tau import information_tau as information_tau
+    from pdireval.meta.leaderboard import leaderboard_agreement as leaderboard_agreement
+    from pdireval.meta.power import asl_curve as asl_curve
+    from pdireval.meta.power import decision_conflicts as decision_conflicts
+    from pdireval.meta.power import discriminative_power as discriminative_power
+    from pdireval.meta.querysets import (
+        percentage_absolute_difference as percentage_absolute_difference,
+    )
+    from pdireval.meta.querysets import query_sets as query_sets
+    from pdireval.meta.rank_intervals import rank_uncertainty as rank_uncertainty
+    from pdireval.meta.reliability import d_study as d_study
+    from pdireval.meta.reliability import reliability as reliability
+    from pdireval.meta.set_size import query_set_size as query_set_size
+    from pdireval.meta.significance import compare as compare
+    from pdireval.meta.stability import error_rate as error_rate
+    from pdireval.meta.stability import swap_difference as swap_difference
+    from pdireval.meta.stability import swap_rate as swap_rate
+    from pdireval.meta.training import stability_sign_test as stability_sign_test
+    from pdireval.meta.training import train_by_measure as train_by_measure
+    from pdireval.meta.training import training_stability as training_stability
+    from pdireval.reporting import report as report
+    from pdireval.reporting.paper import paper_table as paper_table
+    from pdireval.runs.fusion import fuse as fuse
+    from pdireval.runs.fusion_tuning import tune_fusion as tune_fusion
+    from pdireval.runs.holes import fill_holes as fill_holes
+    from pdireval.runs.joint_ric import information_difference as information_difference
+    from pdireval.runs.joint_ric import joint_ric as joint_ric
+    from pdireval.runs.judgment_agreement import agreement as agreement
+    from pdireval.runs.judgment_agreement import judgment_confusion as judgment_confusion
+    from pdireval.runs.optimize import optimize as optimize
+    from pdireval.runs.reproduction import reproducibility as reproducibility
+    from pdireval.runs.subsampling import subsample_qrels as subsample_qrels
+    from pdireval.runs.variants import evaluate_variants as evaluate_variants
+    from pdireval.stats.information_theory import information_from_tau as information_from_tau
+    from pdireval.stats.information_theory import tau_from_information as tau_from_information
 
 
 def _trec_eval_command() -> bool:

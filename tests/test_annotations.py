@@ -197,3 +197,40 @@ def test_fusion_literals_hold_every_name_the_resolvers_accept():
     norms = set(typing.get_args(types.FusionNorm))
     assert set(NORMS) - {None} <= norms
     assert {resolve_norm(n) for n in norms} == set(NORMS)  # "none" is None
+
+
+def type_checking_imports(path) -> dict[str, str]:
+    """``{name: module}`` of the ``if TYPE_CHECKING:`` block of the module at ``path``; each
+    name must be re-exported as itself (``from m import f as f``)."""
+    import ast
+    from pathlib import Path
+
+    tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+    block = next(
+        node
+        for node in tree.body
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING"
+    )
+    seen = {}
+    for node in block.body:
+        assert isinstance(node, ast.ImportFrom), ast.unparse(node)
+        for alias in node.names:
+            assert alias.asname == alias.name, f"re-export as itself: {ast.unparse(node)}"
+            seen[alias.name] = node.module
+    return seen
+
+
+def test_static_tools_see_every_lazy_public_name_where_it_is_defined():
+    """``pdireval`` and ``pdireval.stats`` load their public names lazily (``__getattr__``);
+    their ``if TYPE_CHECKING:`` blocks import each name from its module, so mypy, pyright and
+    IDEs see the real, annotated functions instead of ``Any``."""
+    from pdireval import stats
+    from pdireval.public import SUBMODULES
+
+    want = dict(EXPORTS) | {name: "pdireval" for name in SUBMODULES}
+    assert type_checking_imports(pdireval.__file__) == want
+    seen = type_checking_imports(stats.__file__)
+    assert set(seen) == set(stats.__all__)
+    for name, module in seen.items():
+        defined_in = getattr(getattr(stats, name), "__module__", module)  # a tuple has none
+        assert defined_in == module, name

@@ -10,6 +10,43 @@ helpers (scipy's convention): ``_adapters`` is the one door to scipy.stats and p
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # what static tools (mypy, pyright, IDEs) see of the names loaded lazily
+    from pdireval.stats.corrections import CORRECTIONS as CORRECTIONS
+    from pdireval.stats.corrections import adjust_pvalues as adjust_pvalues
+    from pdireval.stats.gtheory import anova_table as anova_table
+    from pdireval.stats.gtheory import coefficient_intervals as coefficient_intervals
+    from pdireval.stats.gtheory import e_rho2 as e_rho2
+    from pdireval.stats.gtheory import phi as phi
+    from pdireval.stats.gtheory import queries_needed as queries_needed
+    from pdireval.stats.gtheory import variance_components as variance_components
+    from pdireval.stats.information_theory import information_from_tau as information_from_tau
+    from pdireval.stats.information_theory import pair_information as pair_information
+    from pdireval.stats.information_theory import (
+        plugin_conditional_mutual_information as plugin_conditional_mutual_information,
+    )
+    from pdireval.stats.information_theory import (
+        plugin_mutual_information as plugin_mutual_information,
+    )
+    from pdireval.stats.information_theory import tau_from_information as tau_from_information
+    from pdireval.stats.interrater import cohen_kappa as cohen_kappa
+    from pdireval.stats.interrater import krippendorff_alpha as krippendorff_alpha
+    from pdireval.stats.interrater import observed_agreement as observed_agreement
+    from pdireval.stats.paired_tests import SignTestResult as SignTestResult
+    from pdireval.stats.paired_tests import TestResult as TestResult
+    from pdireval.stats.paired_tests import bootstrap_test as bootstrap_test
+    from pdireval.stats.paired_tests import paired_t as paired_t
+    from pdireval.stats.paired_tests import randomization_test as randomization_test
+    from pdireval.stats.paired_tests import sign_test as sign_test
+    from pdireval.stats.paired_tests import tukey_hsd as tukey_hsd
+    from pdireval.stats.paired_tests import wilcoxon as wilcoxon
+    from pdireval.stats.rank_correlation import kendall_tau as kendall_tau
+    from pdireval.stats.rank_correlation import rank_correlation as rank_correlation
+    from pdireval.stats.rank_correlation import tau_ap as tau_ap
+    from pdireval.stats.rank_overlap import rbo_ext as rbo_ext
+    from pdireval.stats.rank_overlap import rbo_truncated as rbo_truncated
+    from pdireval.stats.rank_overlap import top_k_overlap as top_k_overlap
 
 #: public name -> the module of pdireval.stats that defines it
 _PUBLIC: dict[str, str] = {
