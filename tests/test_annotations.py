@@ -234,3 +234,38 @@ def test_static_tools_see_every_lazy_public_name_where_it_is_defined():
     for name, module in seen.items():
         defined_in = getattr(getattr(stats, name), "__module__", module)  # a tuple has none
         assert defined_in == module, name
+
+
+@pytest.mark.slow
+def test_a_type_checker_sees_the_public_api(tmp_path):
+    """What a user's mypy sees: the real signatures of the lazily loaded names, and a
+    misspelt option string (a ``Literal``) is an error before anything runs."""
+    from mypy import api
+
+    from tests.helpers import ROOT
+
+    script = tmp_path / "user.py"
+    script.write_text(
+        "import pandas as pd\n"
+        "import pdireval\n"
+        "scores = pd.DataFrame()\n"
+        "pdireval.compare(scores, method='t', correction='holm', alternative='less')\n"
+        "pdireval.stats.paired_t([1.0, 2.0], [0.5, 1.0], alternative='greater')\n"
+        "pdireval.compare(scores, method='ttst')\n"
+        "pdireval.reliability(scores, negative_components='drop')\n"
+        "pdireval.stats.paired_t([1.0], [2.0], alternative='two_sided')\n",
+        encoding="utf-8",
+    )
+    out, err, status = api.run(
+        [
+            str(script),
+            "--config-file",
+            str(ROOT / "pyproject.toml"),
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            "--no-error-summary",
+        ]
+    )
+    errors = [line for line in out.splitlines() if ": error:" in line]
+    assert [line.split(":")[1] for line in errors] == ["6", "7", "8"], out + err
+    assert all("Literal[" in line for line in errors), out
