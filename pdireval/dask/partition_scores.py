@@ -393,9 +393,9 @@ def evaluate(
     check_option("order", order, ORDERS)
     check_option("partitioned_by", partitioned_by, PARTITIONED_BY)
     finalize = check_bool("finalize", finalize)
-    names, parsed = zip(*labelled_measures(measures))  # names as given
+    given, parsed = zip(*labelled_measures(measures))  # names as given
     _check_partition_invariant(parsed)
-    names = list(names)
+    names = list(given)
     order = resolve_order(run, columns, order)
     judgments, _ = _judgments(run, qrels, columns, qrels_columns)
     run = layout(run, partitioned_by, columns, "query", keep_order=finalize)

@@ -10,6 +10,7 @@ or a one-point curve.
 from __future__ import annotations
 
 from functools import partial
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -30,6 +31,9 @@ from pdireval.reporting.meta_sections import (
     reliability_section,
     stability_section,
 )
+
+if TYPE_CHECKING:
+    from typing import Literal
 
 __all__ = ["Context", "SECTIONS"]
 
@@ -101,7 +105,11 @@ def systems_section(ctx: Context) -> Section:
             "The table for a paper (tidy form; paper_table.tex / .md beside the report)"
         )
         extra_html = table(format="html")
-        for fmt, suffix in (("latex", "tex"), ("markdown", "md")):
+        text_formats: tuple[tuple[Literal["latex", "markdown"], str], ...] = (
+            ("latex", "tex"),
+            ("markdown", "md"),
+        )
+        for fmt, suffix in text_formats:
             (ctx.figures_dir.parent / f"paper_table.{suffix}").write_text(
                 table(format=fmt), encoding="utf-8"
             )
