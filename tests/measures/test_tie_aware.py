@@ -13,6 +13,7 @@ import pdireval
 from pdireval.measures.registry import REGISTRY, parse_measure
 from pdireval.measures.ties import method_kind
 
+
 def _closed(name: str) -> bool:
     cut = "" if REGISTRY[name.lower()].cutoff == "none" else "@10"
     return method_kind(parse_measure(f"{name}(ties=expected){cut}")) == "closed"
