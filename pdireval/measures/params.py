@@ -17,6 +17,7 @@ from pdireval.measures.view import GAINS as GAIN_NAMES
 
 __all__ = [
     "Param",
+    "persistence_check",
     "REL",
     "GAIN",
     "DISCOUNT",
@@ -98,7 +99,8 @@ BINARY = (REL, JUDGED_ONLY, NEG)
 GRADED = (GAIN, DISCOUNT, JUDGED_ONLY, NEG)
 
 
-def _p_check(p):
+def persistence_check(p):
+    """The check of a persistence parameter (RBP's p, C/W/L's and RBO's): 0 < p < 1."""
     return None if 0 < p < 1 else "a persistence 0 < p < 1"
 
 
@@ -107,7 +109,7 @@ P_PARAM = Param(
     "float",
     0.8,
     "Persistence: probability of moving on to the next rank.",
-    check=_p_check,
+    check=persistence_check,
 )
 MAX_GRADE = Param(
     "max_grade",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pdireval.measures.cwl import ties as forms
 from pdireval.measures.cwl.kernels import bpm, insq, inst, nerr8, nerr9, nerr10, nerr11, sdcg
-from pdireval.measures.params import Param
+from pdireval.measures.params import Param, persistence_check
 from pdireval.measures.registry import MeasureDef, register
 from pdireval.measures.ties import ClosedForm, Groupwise, Joint
 
@@ -25,10 +25,6 @@ PLACEMENT_TEXT = (
 
 def _positive(value):
     return None if value > 0 else "a positive number"
-
-
-def _p_check(p):
-    return None if 0 < p < 1 else "a persistence 0 < p < 1"
 
 
 T_GOAL = Param(
@@ -157,7 +153,7 @@ register(
                 "float",
                 0.9,
                 "Persistence: probability of moving on when the document gave no gain.",
-                check=_p_check,
+                check=persistence_check,
             ),
         )
         + GAINS,

@@ -6,17 +6,13 @@ from __future__ import annotations
 from pdireval.measures.pairs import ties as forms
 from pdireval.measures.pairs.accuracy import accuracy
 from pdireval.measures.pairs.compat import compat
-from pdireval.measures.params import Param
+from pdireval.measures.params import Param, persistence_check
 from pdireval.measures.registry import MeasureDef, register
 from pdireval.measures.ties import ClosedForm
 
 
 def _positive(value):
     return None if value > 0 else "a label > 0 (documents outside the qrels count as label 0)"
-
-
-def _p_check(p):
-    return None if 0 < p < 1 else "a persistence 0 < p < 1"
 
 
 register(
@@ -42,7 +38,7 @@ register(
             "divides by the ideal's own RBO."
         ),
         params=(
-            Param("p", "float", 0.95, "RBO persistence.", check=_p_check),
+            Param("p", "float", 0.95, "RBO persistence.", check=persistence_check),
             Param(
                 "normalize",
                 "bool",
