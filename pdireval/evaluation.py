@@ -35,7 +35,7 @@ from pdireval.errors import (
     show_rows,
 )
 from pdireval.io import as_frame
-from pdireval.measures import build_measure, compute, parse_measures
+from pdireval.measures import build_measure, compute
 from pdireval.measures.registry import labelled_measures
 
 __all__ = ["evaluate", "prepare", "Prepared", "scores_frame", "unjudged_bounds"]
@@ -129,10 +129,13 @@ def prepare(
     order: str = "score",
     canonical: bool = False,
     score_precision: str = "float32",
+    qrels_canonical: bool = False,
 ) -> Prepared:
     """Validate ``run`` and ``qrels`` and reduce them to segments (see :func:`evaluate`).
 
-    ``canonical=True`` skips validation of a run that is already canonical (internal use).
+    ``canonical=True`` skips validation of a run that is already canonical, and
+    ``qrels_canonical=True`` of qrels that are (:func:`~pdireval.core.schema.canonical_qrels`'s
+    output; internal use).
     """
     check_option("missing", missing, MISSING)
     check_option("order", order, ORDERS)
@@ -144,7 +147,10 @@ def prepare(
         order = "rank"  # only a rank column: order by it
     if order == "rank" and "rank" not in run.columns:
         raise SchemaError("order='rank' needs a 'rank' column in the run; it has only 'score'.")
-    judgments_frame = _resolve_judgments(run, qrels, qrels_columns)
+    if qrels_canonical and qrels is not None:
+        judgments_frame = qrels
+    else:
+        judgments_frame = _resolve_judgments(run, qrels, qrels_columns)
     judgments = build_judgments(judgments_frame)
 
     if keys is None:
@@ -449,8 +455,9 @@ def evaluate(
             judges=judges,
             unjudged=unjudged,
         )
-    parsed = parse_measures(measures)
-    if qrels is not None:
+    labelled = labelled_measures(measures)  # names as given
+    parsed = list(dict.fromkeys(m for _, m in labelled))
+    if qrels is not None:  # canonical once: the judge column read here, prepare takes them as is
         qrels = canonical_qrels(as_frame(qrels, "qrels"), qrels_columns)
         qrels_columns = None
         if "judge" in qrels.columns and qrels["judge"].nunique() > 1:
@@ -479,8 +486,9 @@ def evaluate(
         qrels_columns=qrels_columns,
         order=order,
         score_precision=score_precision,
+        qrels_canonical=qrels is not None,
     )
-    labels, named = zip(*labelled_measures(measures))  # names as given
+    labels, named = zip(*labelled)
     shown = {}
     for label, m in zip(labels, named):
         shown.setdefault(str(m), label)
