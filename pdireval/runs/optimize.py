@@ -45,7 +45,6 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from typing import Literal
 
-    from numpy.typing import ArrayLike
 
 __all__ = ["optimize", "OptimizeResult", "standard_discount", "standard_gain"]
 
@@ -398,7 +397,7 @@ def optimize(
     k: int | Sequence[int] = 20,
     what: Literal["discount", "gain", "both"] = "discount",
     gain: Literal["linear", "exp"] | Mapping[float, float] = "linear",
-    discount: Literal["log2", "zipf", "linear"] | ArrayLike = "log2",
+    discount: Literal["log2", "zipf", "linear"] | Sequence[float] | np.ndarray = "log2",
     monotone: bool = True,
     by: str | None = None,
     n_queries: float | None = None,
