@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import html as _html
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, overload
 
 import numpy as np
 import pandas as pd
@@ -57,6 +57,50 @@ def _letter(i: int) -> str:
     return out
 
 
+@overload
+def paper_table(
+    scores: pd.DataFrame,
+    *,
+    measures: str | Sequence[str] | None = None,
+    systems: str | Sequence[str] | None = None,
+    baseline: str | None = None,
+    tests: pd.DataFrame | None = None,
+    method: TestMethod = "t",
+    correction: Correction | None = "holm",
+    alpha: float = 0.05,
+    n_resamples: int | None = None,
+    rng: RngLike = None,
+    decimals: int = 3,
+    interval: Literal["pm", "range"] | None = None,
+    interval_method: IntervalMethod = "t",
+    confidence_level: float = 0.95,
+    format: Literal["frame"] = "frame",
+    caption: str | None = None,
+    label: str | None = None,
+    columns: Columns = None,
+) -> pd.DataFrame: ...
+@overload
+def paper_table(
+    scores: pd.DataFrame,
+    *,
+    measures: str | Sequence[str] | None = None,
+    systems: str | Sequence[str] | None = None,
+    baseline: str | None = None,
+    tests: pd.DataFrame | None = None,
+    method: TestMethod = "t",
+    correction: Correction | None = "holm",
+    alpha: float = 0.05,
+    n_resamples: int | None = None,
+    rng: RngLike = None,
+    decimals: int = 3,
+    interval: Literal["pm", "range"] | None = None,
+    interval_method: IntervalMethod = "t",
+    confidence_level: float = 0.95,
+    format: Literal["latex", "markdown", "html"],
+    caption: str | None = None,
+    label: str | None = None,
+    columns: Columns = None,
+) -> str: ...
 def paper_table(
     scores: pd.DataFrame,
     *,
