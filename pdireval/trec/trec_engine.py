@@ -81,6 +81,8 @@ def evaluate_files(epi: Epi, qrels_path: str, results_path: str) -> Output:
     jg_mode = epi.rel_info_format == "qrels_jg"
     prefs_mode = epi.rel_info_format in ("prefs", "qrels_prefs")
     qrels_table = None
+    qq: list | np.ndarray  # lists parsed from the files, or trec_columns' arrays
+    qr: list | np.ndarray
     if prefs_mode:
         what = "prefs" if epi.rel_info_format == "prefs" else "qrels"
         prefs = parse_prefs(
@@ -228,13 +230,13 @@ def evaluate_files(epi: Epi, qrels_path: str, results_path: str) -> Output:
         evaluated_before = evaluated[:q_index]
         first = next((m.name for m in chosen if m.needs), chosen[0].name)
         missing = None
-        stop = (
+        twice = (
             f"query {evaluated[q_index].decode(errors='replace')}: document "
             f"{docno.decode(errors='replace')} is listed twice in the {where} "
             "(trec_eval.form_res_rels: duplicate docs; trec_eval: Can't calculate measure "
             f"'{first}')"
         )
-        return printed(upto=len(evaluated_before), stop=(stop, 4))
+        return printed(upto=len(evaluated_before), stop=(twice, 4))
     if missing is not None:
         stop = (
             f"query {missing.decode(errors='replace')} is judged in the qrels but absent from "
@@ -268,12 +270,14 @@ def _print_prefs(epi, chosen, columns, params, evaluated, bogus, missing, runid,
 
     pq, pg, ps, pd, pr = prefs
     rr = prefs_result(epi, evaluated, bogus, pq, pg, ps, pd, pr, *results)
-    args = (epi, chosen, columns, params, rr, evaluated, bogus, runid, zscores, qq, [])
+    printed = partial(
+        _print, epi, chosen, columns, params, rr, evaluated, bogus, runid, zscores, qq, []
+    )
     if rr.error is not None:
         upto, message, status = rr.error
         first = next(m.name for m in chosen if m.needs == "prefs")
         stop = f"{message}; trec_eval: Can't calculate measure '{first}'"
-        return _print(*args, upto=upto, stop=(stop, status))
+        return printed(upto=upto, stop=(stop, status))
     if missing is not None:
         name = missing.decode(errors="replace")
         stop = (
@@ -283,7 +287,7 @@ def _print_prefs(epi, chosen, columns, params, evaluated, bogus, missing, runid,
         )
         if not evaluated:
             return Output("", 4, stop)
-        return _print(*args, upto=len(evaluated), stop=(stop, 4))
+        return printed(upto=len(evaluated), stop=(stop, 4))
     if not evaluated:
         raise TrecEvalExit(
             "no queries with both results and preferences: the run's query ids and the "
@@ -291,7 +295,7 @@ def _print_prefs(epi, chosen, columns, params, evaluated, bogus, missing, runid,
             "relevance info).",
             7,
         )
-    return _print(*args)
+    return printed()
 
 
 def _first_duplicate(items):

@@ -211,7 +211,7 @@ def parse_prefs(data: bytes, path: str, version: str, qrels_prefs: bool = False)
     else:
         lines = _lines(data)
         comment = _comments(lines, version)
-        rows = []
+        rows: list[list[bytes]] = []
         for i, line in enumerate(lines):
             if comment is not None and comment[i]:
                 continue
@@ -270,7 +270,7 @@ def parse_results(data: bytes, path: str, version: str):
 
 def parse_zscores(data: bytes, path: str) -> dict:
     """``{(qid, measure name): (mean, stddev)}`` from a ``-Z`` file (four fields a line)."""
-    out = {}
+    out: dict[tuple[bytes, bytes], tuple[float, float]] = {}
     for i, line in enumerate(_lines(data)):
         fields = line.split()
         if len(fields) != 4:
