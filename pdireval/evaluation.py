@@ -37,6 +37,7 @@ from pdireval.errors import (
 from pdireval.io import as_frame
 from pdireval.measures import build_measure, compute
 from pdireval.measures.registry import labelled_measures
+from pdireval.measures.trec_eval.versions import judges_for, measures_for, trec_eval_version
 
 __all__ = ["evaluate", "prepare", "Prepared", "scores_frame", "unjudged_bounds"]
 
@@ -316,9 +317,10 @@ def evaluate(
     columns: Mapping[str, str] | None = None,
     qrels_columns: Mapping[str, str] | None = None,
     order: str = "score",
-    score_precision: str = "float32",
+    score_precision: str | None = None,
     judges: str = "each",
     unjudged: str | None = None,
+    trec_eval: str | None = None,
 ) -> pd.DataFrame:
     """Evaluate a run frame: one value per (system, query, measure).
 
@@ -358,7 +360,8 @@ def evaluate(
         ``"rank"``: the rank column ascending, ties by doc id ascending. A run with only a
         ``rank`` column is ordered by rank.
     score_precision
-        ``"float32"`` (default): scores equal as C floats are ties, as in trec_eval 9.0.8 and
+        ``"float32"`` (default; ``"float64"`` with ``trec_eval="10"``): scores equal as C
+        floats are ties, as in trec_eval 9.0.8 and
         pytrec_eval (trec_eval stores scores as floats). When that ties distinct doubles
         (``0.1000000001`` and ``0.1000000002``; ``1e40`` and ``2e40``, both inf) and so
         changes a returned value (the lists concerned are evaluated again with the doubles
@@ -393,6 +396,13 @@ def evaluate(
         also counts the ranks past the end of the ranking). ``value`` is unchanged, so for
         measures that skip unjudged documents (Bpref, infAP, ``judged_only=True``) it may
         lie outside the bounds. Not with several judges.
+    trec_eval
+        None (default): pdireval's measures, trec_eval 9.0.8's formulas where they differ.
+        ``"10"``: trec_eval 10.0's numbers: scores compared as doubles, IPrec / 11pt_avg
+        (``iprec_at_recall_x``) at lround(x·R) relevant documents, and ``all_trec`` with
+        ``rbp``, ``rbp_resid``, ``unj_5/10/20``. ``"9.0.8"``: as None, refusing the
+        measures only 10.0 has. ``map_avgjg``, ``P_avgjg_k``, ``Rprec_mult_avgjg_x``
+        average over the qrels' judges (a ``judge`` column) whatever the release.
 
     Returns
     -------
@@ -439,6 +449,9 @@ def evaluate(
     check_option("judges", judges, JUDGES)
     if unjudged is not None:
         check_option("unjudged", unjudged, UNJUDGED)
+    version = trec_eval_version(trec_eval)
+    if score_precision is None:
+        score_precision = "float64" if version == 10 else "float32"
     run = as_frame(run, "run")
     seed = _seed_column(run, columns)
     if seed is not None:
@@ -454,8 +467,9 @@ def evaluate(
             score_precision=score_precision,
             judges=judges,
             unjudged=unjudged,
+            trec_eval=trec_eval,
         )
-    labelled = labelled_measures(measures)  # names as given
+    labelled = measures_for(measures, version)  # names as given
     parsed = list(dict.fromkeys(m for _, m in labelled))
     if qrels is not None:  # canonical once: the judge column read here, prepare takes them as is
         qrels = canonical_qrels(as_frame(qrels, "qrels"), qrels_columns)
@@ -472,7 +486,7 @@ def evaluate(
                 run,
                 measures,
                 qrels,
-                judges,
+                judges_for(parsed, judges),
                 missing=missing,
                 columns=columns,
                 order=order,

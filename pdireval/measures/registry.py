@@ -34,6 +34,7 @@ __all__ = [
     "Bounded",
     "REGISTRY",
     "register",
+    "register_exact_alias",
     "unregister",
     "parse_measure",
     "parse_measures",
@@ -360,18 +361,23 @@ def _did_you_mean(name: str) -> str:
     return f" Known measures: {', '.join(names)}."
 
 
-#: exact spellings that would silently mean another measure than the user's tool computes
+#: spellings that name something other than a number per query
 _REFUSED = {
-    "rbp": (
-        "'rbp' is trec_eval 10.0's rank-biased precision (p = 0.9, graded gains rescaled to "
-        "[0, 1]), which pdireval does not compute. pdireval's RBP is Moffat & Zobel's binary "
-        "form: write 'RBP' (p = 0.8) or 'RBP(p=0.9)' for trec_eval's persistence."
-    ),
-    "rbp_resid": (
-        "'rbp_resid' is trec_eval 10.0's residual of its graded rbp, which pdireval does not "
-        "compute; pdireval's binary residual is 'RBPResidual(p=0.9)'."
+    "relstring": (
+        "'relstring' is trec_eval's string of the labels of the top 10 documents of each "
+        "query (e.g. '1-0.2'), not a number, so evaluate() (which returns numbers) does not "
+        "compute it. The command prints it: pdireval trec_eval -q -m relstring QRELS RUN."
     ),
 }
+#: exact, case-sensitive spellings of another tool that the case-insensitive lookup would read
+#: as another measure (trec_eval 10.0's ``rbp`` is not pdireval's ``RBP``)
+_EXACT_ALIASES: dict[str, str] = {}
+
+
+def register_exact_alias(alias: str, name: str) -> None:
+    """An alias matched exactly, before the case-insensitive lookup (``rbp`` -> TrecRBP,
+    while ``RBP`` stays Moffat & Zobel's binary RBP)."""
+    _EXACT_ALIASES[alias] = name
 
 
 def parse_measure(text: str | Measure) -> Measure:
@@ -399,6 +405,8 @@ def parse_measure(text: str | Measure) -> Measure:
     text = as_text(text)
     if text.strip() in _REFUSED:
         raise MeasureError(_REFUSED[text.strip()])
+    if text.strip() in _EXACT_ALIASES:
+        return build_measure(_EXACT_ALIASES[text.strip()], {}, None, text=text)
     found = _foreign(text)
     if found is not None:
         if len(found) != 1:

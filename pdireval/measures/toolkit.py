@@ -13,7 +13,7 @@ import numpy as np
 
 from pdireval.measures.view import View, view_of
 
-__all__ = ["view_for", "in_cutoff", "relevant", "safe_div", "num_rel"]
+__all__ = ["view_for", "in_cutoff", "relevant", "safe_div", "num_rel", "recall_cut"]
 
 
 def view_for(segments, m) -> View:
@@ -43,3 +43,14 @@ def safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 def num_rel(v: View, rel: float) -> np.ndarray:
     """R per segment: the judged documents of its query with a label >= rel."""
     return v.num_rel(rel)[v.seg_query]
+
+
+def recall_cut(fraction, R: np.ndarray, version: int = 9) -> np.ndarray:
+    """trec_eval's conversion of a fraction of R to a number of documents: 9.0.8's
+    (long)(x·R + 0.9); 10.0's lround(x·R) (half away from zero; x·R >= 0 here), computed
+    exactly as ⌊y⌋ + [y − ⌊y⌋ >= 0.5] for y = x·R (``version=10``)."""
+    if version == 10:
+        y = np.multiply(fraction, R)
+        whole = np.floor(y)
+        return whole + (y - whole >= 0.5)
+    return np.floor(fraction * R + 0.9)

@@ -68,10 +68,13 @@ def test_ir_measures_objects_are_measures():
     pd.testing.assert_frame_equal(by_object, by_text)
 
 
-def test_trec_eval_rbp_is_refused_not_silently_changed():
-    with pytest.raises(MeasureError, match="trec_eval 10.0's rank-biased precision"):
-        parse_measure("rbp")
+def test_trec_eval_rbp_is_trec_eval_s_not_silently_changed():
+    # trec_eval 10.0's graded rbp is its own measure; pdireval's RBP stays Moffat & Zobel's
+    assert str(parse_measure("rbp")) == "TrecRBP"
+    assert str(parse_measure("rbp_resid")) == "TrecRBPResidual"
     assert str(parse_measure("RBP(p=0.9)")) == "RBP(p=0.9)"
+    with pytest.raises(MeasureError, match="relstring.*not a number"):
+        parse_measure("relstring")
 
 
 def test_ranx_level_suffix_needs_rel():

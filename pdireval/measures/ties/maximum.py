@@ -60,7 +60,7 @@ from pdireval.measures.ties.orderings import (
     random_slots_bounded,
     segment_keys,
 )
-from pdireval.measures.toolkit import view_for
+from pdireval.measures.toolkit import recall_cut, view_for
 from pdireval.measures.view import within_segment_cumsum, within_segment_suffix_max
 
 __all__ = ["iprec_sum", "iprec", "eleven_point"]
@@ -193,14 +193,15 @@ def _suffix_max_at(lo: np.ndarray, list_end: np.ndarray, points: np.ndarray):
     return best
 
 
-def _wanted(fractions: np.ndarray, R: np.ndarray):
-    """w = max(⌊x·R + 0.9⌋, 1) (trec_eval's rounding) per (list, level) as a table and each
-    list's row in it: one row per value of R when they are few, else one per list."""
+def _wanted(fractions: np.ndarray, R: np.ndarray, version: int = 9):
+    """w = max(⌊x·R + 0.9⌋, 1) (trec_eval's rounding; 10.0: max(lround(x·R), 1)) per (list,
+    level) as a table and each list's row in it: one row per value of R when they are few,
+    else one per list."""
     top = int(R.max()) if len(R) else 0
     if top <= 4 * len(R) + 1024:
-        table = np.maximum(np.floor(fractions[None, :] * np.arange(top + 1.0)[:, None] + 0.9), 1.0)
-        return table, R.astype(np.int64)
-    return np.maximum(np.floor(fractions[None, :] * R[:, None] + 0.9), 1.0), np.arange(len(R))
+        cut = recall_cut(fractions[None, :], np.arange(top + 1.0)[:, None], version)
+        return np.maximum(cut, 1.0), R.astype(np.int64)
+    return np.maximum(recall_cut(fractions[None, :], R[:, None], version), 1.0), np.arange(len(R))
 
 
 def _sparse_lists(H, s, n, a, two, table, row) -> np.ndarray:
@@ -259,7 +260,7 @@ def iprec_sum(
     first = np.flatnonzero(np.r_[True, seg[1:] != seg[:-1]])
     lengths = np.diff(np.r_[first, len(seg)])
     table, row = _wanted(
-        x, v.num_rel(rel)[v.seg_query[seg[first]]]
+        x, v.num_rel(rel)[v.seg_query[seg[first]]], m.get("trec_eval", 9)
     )  # w of list i at level l: table[row[i], l]
     H = _harmonic(int((s + n).max()))
     # sparse lists (sparse judgments): one or two groups, each holding one relevant document

@@ -3,8 +3,15 @@
 
 from __future__ import annotations
 
-from pdireval.measures.params import BINARY, TREC_GRADED, Param
-from pdireval.measures.registry import MeasureDef, register, register_alias_pattern
+from pdireval.measures.params import BINARY, GAINS, JUDGED_ONLY, NEG, TREC_GRADED, Param
+from pdireval.measures.registry import (
+    MeasureDef,
+    register,
+    register_alias_pattern,
+    register_exact_alias,
+)
+from pdireval.measures.standard import ties as standard_forms
+from pdireval.measures.standard.kernels import average_precision, precision
 from pdireval.measures.ties import ClosedForm, Groupwise, Invariant, Joint, maximum
 from pdireval.measures.trec_eval import ties as forms
 from pdireval.measures.trec_eval.kernels import (
@@ -26,6 +33,9 @@ from pdireval.measures.trec_eval.kernels import (
     set_precision,
     set_recall,
     set_relative_precision,
+    trec_rbp,
+    trec_rbp_residual,
+    unjudged_at,
     utility,
 )
 
@@ -61,6 +71,21 @@ BETA = Param(
     "Weight of precision in (β+1)PR/(βP+R) (trec_eval set_F's parameter).",
     check=_beta_check,
 )
+
+
+def _version_check(value):
+    return None if value in (9, 10) else "9 (trec_eval 9.0.8) or 10 (trec_eval 10.0)"
+
+
+#: the trec_eval version whose rounding of x·R IPrec and 11pt_avg use
+TREC_VERSION = Param(
+    "trec_eval",
+    "int",
+    9,
+    "trec_eval version whose conversion of a recall level x to c relevant documents is used: "
+    "9 (9.0.8: ⌊x·R + 0.9⌋) or 10 (10.0: lround(x·R)); evaluate(trec_eval='10') sets 10.",
+    check=_version_check,
+)
 RELATIVE = Param(
     "relative",
     "bool",
@@ -77,7 +102,7 @@ register(
             "Interpolated precision at recall level x (the cut-off, 0 <= x <= 1): max Prec(i) over "
             "ranks i at or below the ⌊x·R+0.9⌋-th relevant document."
         ),
-        params=BINARY,
+        params=BINARY + (TREC_VERSION,),
         cutoff="real",
         citation=_TREC,
         trec_eval="iprec_at_recall_x",
@@ -90,7 +115,7 @@ register(
         "11pt_avg",
         kernel=eleven_point_average,
         description="Mean interpolated precision over recall levels: (1/|levels|)·Σ_x IPrec@x.",
-        params=(LEVELS,) + BINARY,
+        params=(LEVELS,) + BINARY + (TREC_VERSION,),
         cutoff="none",
         citation="Salton & McGill 1983; " + _TREC,
         trec_eval="11pt_avg",
@@ -215,6 +240,7 @@ register(
         cutoff="none",
         citation="Lewis 1995; " + _TREC,
         trec_eval="utility",
+        extra={"trec_eval_positional": ("a", "b", "c", "d")},
         ties=Invariant(),
     )
 )
@@ -356,3 +382,123 @@ register(
 register_alias_pattern(r"iprec_at_recall_([0-9]*\.?[0-9]+)", "IPrec")
 register_alias_pattern(r"Rprec_mult_([0-9]*\.?[0-9]+)", "Rprec_mult")
 register_alias_pattern(r"relative_P_(\d+)", "relative_P")
+
+
+# --------------------------------------------------------------------------- trec_eval 10.0
+
+_TREC10 = "trec_eval 10.0 (Buckley, Soboroff, NIST)"
+#: the measures trec_eval 9.0.8 does not have (evaluate(trec_eval="9.0.8") refuses them)
+SINCE_10 = {"trec_eval_since": "10.0"}
+#: the measures trec_eval averages over the judgment groups of a query (qrels_jg)
+AVERAGE_JUDGES = {"judges": "mean"}
+
+
+def _persistence(p):
+    return None if 0 < p < 1 else "a persistence 0 < p < 1"
+
+
+P_TREC = Param(
+    "p",
+    "float",
+    0.9,
+    "Persistence: probability of moving on to the next rank (trec_eval's default 0.9).",
+    check=_persistence,
+)
+
+register(
+    MeasureDef(
+        "TrecRBP",
+        kernel=trec_rbp,
+        description=(
+            "trec_eval 10.0's graded rbp: (1 − p)·Σ_i g_i·p^(i−1), gains rescaled per query to "
+            "[0, 1] when one lies outside."
+        ),
+        params=(P_TREC, GAINS, JUDGED_ONLY, NEG),
+        cutoff="none",
+        citation="Moffat & Zobel 2008; " + _TREC10,
+        trec_eval="rbp",
+        extra=SINCE_10,
+        ties=ClosedForm(forms.trec_rbp),
+    )
+)
+register(
+    MeasureDef(
+        "TrecRBPResidual",
+        kernel=trec_rbp_residual,
+        description=(
+            "trec_eval 10.0's rbp_resid: 1 − (1 − p)·Σ_{judged i} p^(i−1) when the list holds "
+            "an unjudged document, else 0."
+        ),
+        params=(P_TREC, NEG),
+        cutoff="none",
+        citation="Moffat & Zobel 2008; " + _TREC10,
+        trec_eval="rbp_resid",
+        extra=SINCE_10,
+        ties=ClosedForm(forms.trec_rbp_residual),
+    )
+)
+register(
+    MeasureDef(
+        "Unjudged",
+        kernel=unjudged_at,
+        description="Unjudged documents in the top k / k (a short list padded with judged ones).",
+        params=(NEG,),
+        cutoff="required",
+        citation=_TREC10,
+        trec_eval="unj_k",
+        aliases=("unj",),
+        extra={**SINCE_10, "trec_eval_defaults": (5, 10, 20)},
+        ties=ClosedForm(forms.unjudged_at),
+    )
+)
+register(
+    MeasureDef(
+        "AP_avgjg",
+        kernel=average_precision,
+        description=(
+            "AP averaged over the judges (judgment groups) of the query: (1/|J_q|)·Σ_j AP_j "
+            "(qrels with a judge column)."
+        ),
+        params=BINARY,
+        cutoff="none",
+        citation=_TREC,
+        trec_eval="map_avgjg",
+        aliases=("map_avgjg",),
+        extra=AVERAGE_JUDGES,
+        ties=ClosedForm(standard_forms.ap),
+    )
+)
+register(
+    MeasureDef(
+        "P_avgjg",
+        kernel=precision,
+        description="P@k averaged over the judges (judgment groups): (1/|J_q|)·Σ_j P_j@k.",
+        params=BINARY,
+        cutoff="required",
+        citation=_TREC,
+        trec_eval="P_avgjg_k",
+        extra=AVERAGE_JUDGES,
+        ties=ClosedForm(standard_forms.p),
+    )
+)
+register(
+    MeasureDef(
+        "Rprec_mult_avgjg",
+        kernel=rprec_mult,
+        description=(
+            "Rprec_mult@x averaged over the judges (judgment groups) of the query: "
+            "(1/|J_q|)·Σ_j Rprec_mult_j@x."
+        ),
+        params=BINARY,
+        cutoff="real",
+        citation=_TREC,
+        trec_eval="Rprec_mult_avgjg_x",
+        extra=AVERAGE_JUDGES,
+        ties=ClosedForm(forms.rprec_mult, otherwise=Groupwise(by="binary")),
+    )
+)
+register_exact_alias("rbp", "TrecRBP")
+register_exact_alias("rbp_resid", "TrecRBPResidual")
+register_alias_pattern(r"unj_(\d+)", "Unjudged")
+register_alias_pattern(r"P_avgjg_(\d+)", "P_avgjg")
+register_alias_pattern(r"Rprec_mult_avgjg_([0-9]*\.?[0-9]+)", "Rprec_mult_avgjg")

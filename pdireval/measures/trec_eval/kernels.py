@@ -36,7 +36,14 @@ from pdireval.measures.gain_levels import (
 )
 from pdireval.measures.registry import freeze
 from pdireval.measures.standard.kernels import average_precision, bpref
-from pdireval.measures.toolkit import num_rel, relevant, safe_div, view_for
+from pdireval.measures.toolkit import (
+    in_cutoff,
+    num_rel,
+    recall_cut,
+    relevant,
+    safe_div,
+    view_for,
+)
 from pdireval.measures.view import (
     View,
     seg_sum,
@@ -66,6 +73,11 @@ __all__ = [
     "ndcg_rel",
     "r_ndcg",
     "g_measure",
+    "trec_rbp",
+    "trec_rbp_gains",
+    "has_unjudged",
+    "trec_rbp_residual",
+    "unjudged_at",
 ]
 
 #: trec_eval's floor for the geometric-mean measures (``MIN_GEO_MEAN`` in trec_eval.h)
@@ -93,11 +105,6 @@ def _rel_ret_before(v: View, rel: float, depth: np.ndarray) -> np.ndarray:
     seg = v.hit_seg[hits]
     inside = v.hit_pos[hits] < depth[seg]
     return seg_sum(seg[inside], 1.0, v.n_seg)
-
-
-def recall_cut(fraction: float, R: np.ndarray) -> np.ndarray:
-    """trec_eval's conversion of a fraction of R to a number of documents: (long)(x·R + 0.9)."""
-    return np.floor(fraction * R + 0.9)
 
 
 # --------------------------------------------------------------------------- interpolated precision
@@ -130,12 +137,15 @@ def _precisions(v: View, rel: float):
 SHORT_RELEVANT = 8
 
 
-def _iprec(v: View, rel: float, fractions, short_relevant: int = SHORT_RELEVANT) -> list:
+def _iprec(
+    v: View, rel: float, fractions, short_relevant: int = SHORT_RELEVANT, version: int = 9
+) -> list:
     """Interpolated precision at each recall level of ``fractions``: one array (per segment)
     per level.
 
     IPrec@x of a segment is the largest precision at or below its c-th relevant retrieved
-    document, c = max(⌊x·R + 0.9⌋, 1) (0 when fewer are retrieved). c depends only on R and
+    document, c = max(⌊x·R + 0.9⌋, 1) (10.0: max(lround(x·R), 1); 0 when fewer are
+    retrieved). c depends only on R and
     the level, so it is read from a small (R, level) table; levels that give the same c for
     every R that occurs share one array. Short lists of relevant documents: the maximum of
     the precisions from each document down is computed once per document and each level
@@ -153,7 +163,8 @@ def _iprec(v: View, rel: float, fractions, short_relevant: int = SHORT_RELEVANT)
     order = np.argsort(levels, kind="stable")
     # c for every R that occurs (rows) and level in increasing order (columns)
     r_values = np.arange(int(R.max(initial=0)) + 1, dtype=np.float64)
-    table = np.maximum(recall_cut(levels[order][None, :], r_values[:, None]), 1.0).astype(np.int64)
+    table = np.maximum(recall_cut(levels[order][None, :], r_values[:, None], version), 1.0)
+    table = table.astype(np.int64)
     occurs = np.zeros(len(r_values), dtype=bool)
     occurs[R] = True
     new_column = np.ones(len(levels), dtype=bool)
@@ -199,10 +210,12 @@ def iprec_at_recall(segments, m, *, short_relevant: int = SHORT_RELEVANT):
     i at or below the c-th relevant retrieved document of Prec(i) = (relevant in the top i)/i;
     c = 0 reads at the first relevant document; 0 if fewer than c relevant documents are
     retrieved (or R = 0), and 0 for an empty list (trec_eval divides 0 by 0 when ``-J``
-    leaves a list empty).
+    leaves a list empty). ``trec_eval=10``: c = lround(x·R), trec_eval 10.0's rounding
+    (e.g. x = 0.2, R = 6: c = ⌊2.1⌋ = 2 in 9.0.8, lround(1.2) = 1 in 10.0).
     """
     v = view_for(segments, m)
-    return _iprec(v, m.get("rel"), [float(m.cutoff)], short_relevant)[0]
+    version = m.get("trec_eval", 9)
+    return _iprec(v, m.get("rel"), [float(m.cutoff)], short_relevant, version)[0]
 
 
 def eleven_point_average(segments, m, *, short_relevant: int = SHORT_RELEVANT):
@@ -212,7 +225,8 @@ def eleven_point_average(segments, m, *, short_relevant: int = SHORT_RELEVANT):
     levels = m.get("levels")
     total = np.zeros(v.n_seg)
     fractions = [float(x) for x in levels]
-    for level in _iprec(v, m.get("rel"), fractions, short_relevant):  # in order, as trec_eval sums
+    version = m.get("trec_eval", 9)
+    for level in _iprec(v, m.get("rel"), fractions, short_relevant, version):  # in order
         total += level
     return total / len(levels)
 
@@ -519,3 +533,85 @@ def g_measure(segments, m):
     ideal_sum = ideal.at(gain_cum, v.seg_query, np.full(v.n_seg, np.iinfo(np.int64).max))
     total = seg_sum(seg, g / np.log2(2.0 + cost - sum_results), v.n_seg)
     return safe_div(total, ideal_sum)
+
+
+# --------------------------------------------------------------------------- trec_eval 10.0
+
+
+def _table_gains(v: View, pairs: dict):
+    """trec_eval 10.0's gain table of m_rbp.c, per hit and per query.
+
+    The table of a query holds the ``gains`` pairs (level -> gain) and its labels 0 .. the
+    largest label of its qrels that no pair sets (gain = the label). Returns the gain of
+    every hit (0 for a label outside the table: unjudged, negative), whether the hit's
+    label is in the table, and per query the table's minimum and maximum with 0 (m_rbp.c's
+    min and max start uninitialised; the 10.0 binary behaves as if they started at 0).
+    """
+    ok = ~np.isnan(v.q_label)
+    top = np.full(v.n_queries, -np.inf)
+    np.maximum.at(top, v.q_row_query[ok], np.floor(v.q_label[ok]))
+    levels = np.array(sorted(pairs), dtype=np.float64)
+    free = top  # the largest level of the table that no pair sets
+    for _ in range(len(levels)):
+        free = np.where(np.isin(free, levels), free - 1.0, free)
+    values = list(pairs.values())
+    lo = np.full(v.n_queries, min([0.0, *values]))
+    hi = np.maximum(max([0.0, *values]), np.where(free >= 0, free, 0.0))
+    label = v.hit_label
+    paired = np.isin(label, levels)
+    top_of_hit = top[v.seg_query[v.hit_seg]]
+    own = ~paired & (label >= 0) & (label <= top_of_hit) & (label == np.floor(label))
+    gain = np.where(own, label, 0.0)
+    for level, value in pairs.items():  # a handful of levels
+        gain[label == level] = value
+    return gain, paired | own, lo, hi
+
+
+def trec_rbp(segments, m):
+    """trec_eval 10.0's graded ``rbp`` (Moffat & Zobel 2008; m_rbp.c, Soboroff):
+    (1 − p)·Σ_i g_i·p^(i−1) over the retrieved documents, g_i the trec_eval gain of the
+    document's label (``gains=`` pairs, else the label; unjudged 0), rescaled per query to
+    (g − lo)/(hi − lo) when a gain of the query's table lies outside [0, 1], lo and hi the
+    table's minimum and maximum with 0. With binary labels it is ``RBP(p=0.9)``; with labels
+    0..2 a document labelled 1 gains 1/2. No cut-off (the whole list)."""
+    v, p = view_for(segments, m), m.get("p")
+    gain = trec_rbp_gains(v, m)
+    keep = gain != 0
+    return (1.0 - p) * seg_sum(v.hit_seg[keep], gain[keep] * np.power(p, v.hit_pos[keep]), v.n_seg)
+
+
+def trec_rbp_gains(v: View, m) -> np.ndarray:
+    """The gain of every hit in trec_eval 10.0's ``rbp`` (rescaled as :func:`trec_rbp` says)."""
+    gain, in_table, lo, hi = _table_gains(v, dict(m.get("gains") or {}))
+    q = v.seg_query[v.hit_seg]
+    rescale = ((lo < 0) | (hi > 1))[q] & in_table
+    return np.where(rescale, safe_div(gain - lo[q], (hi - lo)[q]), gain)
+
+
+def has_unjudged(v: View) -> np.ndarray:
+    """Per segment: whether the list holds an unjudged document (absent from the qrels, or
+    NaN under the view's reading of negative labels)."""
+    judged = seg_sum(v.hit_seg[~np.isnan(v.hit_label)], 1.0, v.n_seg)
+    return v.seg_len - judged > 0
+
+
+def trec_rbp_residual(segments, m):
+    """trec_eval 10.0's ``rbp_resid`` (m_rbp_resid.c): when the list holds an unjudged
+    document (absent from the qrels or with a negative label), p^L + (1 − p)·Σ_{unjudged i}
+    p^(i−1) = 1 − (1 − p)·Σ_{judged i} p^(i−1), Moffat & Zobel's (2008) residual
+    (RBPResidual); 0 for a list without unjudged documents (trec_eval leaves the value
+    unset there, although p^L of the weight lies past the list's end)."""
+    v, p = view_for(segments, m), m.get("p")
+    judged = ~np.isnan(v.hit_label)
+    weight = seg_sum(v.hit_seg[judged], (1.0 - p) * np.power(p, v.hit_pos[judged]), v.n_seg)
+    return np.where(has_unjudged(v), 1.0 - weight, 0.0)
+
+
+def unjudged_at(segments, m):
+    """Unjudged@k, trec_eval 10.0's ``unj_k`` (m_unjudged.c, Soboroff 2023): the retrieved
+    documents in the top k that are unjudged (absent from the qrels or with a negative
+    label), divided by k; a list shorter than k is padded with judged documents."""
+    v, k = view_for(segments, m), m.cutoff
+    judged = ~np.isnan(v.hit_label) & in_cutoff(v, k)
+    count = np.minimum(v.seg_len, k) - seg_sum(v.hit_seg[judged], 1.0, v.n_seg)
+    return count / float(k)

@@ -173,31 +173,71 @@ def _parse_values(fam: _Family, text: str, spelled: str) -> list:
     return sorted(dict.fromkeys(values))
 
 
-#: trec_eval's gain parameters: ``rel_level=gain`` pairs (``ndcg_p.1=3.5,2=9``)
-_PAIRS = re.compile(
-    r"^-?\d+=[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
-    r"(?:,-?\d+=[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)*$"
-)
+_NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+#: trec_eval's ``name=value`` parameters: gain levels ``rel_level=gain`` (``ndcg_p.1=3.5,2=9``)
+#: and named ones (``rbp.p=0.8``, ``rbp.p=0.8,2=1``)
+_PAIRS = re.compile(rf"^(?:-?\d+|[A-Za-z_]\w*)={_NUMBER}(?:,(?:-?\d+|[A-Za-z_]\w*)={_NUMBER})*$")
+#: trec_eval's positional parameters (``utility.1,-1,0,0``)
+_POSITIONAL = re.compile(rf"^{_NUMBER}(?:,{_NUMBER})*$")
 
 
 @dataclass(frozen=True)
 class _GainPairs:
-    """Gain levels spelled as trec_eval's parameters, e.g. ``1=3.5,2=9`` (kept as typed:
-    trec_eval prints them so, ``ndcg_p_1=3.5,2=9``)."""
+    """Parameters spelled as trec_eval's ``name=value`` pairs, e.g. ``1=3.5,2=9`` (gain
+    levels) or ``p=0.8`` (kept as typed: trec_eval prints them so, ``ndcg_p_1=3.5,2=9``,
+    ``rbp_p=0.8``)."""
 
     text: str
 
     @property
     def mapping(self) -> dict:
+        """The gain levels {level: gain}."""
         out = {}
         for pair in self.text.split(","):
             level, gain = pair.split("=")
-            out[int(level)] = float(gain)
+            if re.fullmatch(r"-?\d+", level):
+                out[int(level)] = float(gain)
+        return out
+
+    @property
+    def named(self) -> dict:
+        """The named parameters {name: value}."""
+        out = {}
+        for pair in self.text.split(","):
+            name, value = pair.split("=")
+            if not re.fullmatch(r"-?\d+", name):
+                out[name] = float(value)
         return out
 
 
-def _takes_gains(fam: _Family) -> bool:
-    return fam.slot is None and any(p.name == "gains" for p in fam.definition.params)
+@dataclass(frozen=True)
+class _Positional:
+    """Parameters given in trec_eval's order, e.g. ``utility.1,-1,0,0`` (kept as typed)."""
+
+    text: str
+    names: tuple
+
+    @property
+    def params(self) -> dict:
+        return dict(zip(self.names, (float(v) for v in self.text.split(","))))
+
+
+def _takes_pairs(fam: _Family, text: str) -> bool:
+    """Whether ``text`` is ``name=value`` pairs this family declares: gain levels (a family
+    with ``gains``) or its own named parameters."""
+    if fam.slot is not None or not _PAIRS.match(text):
+        return False
+    declared = {p.name for p in fam.definition.params}
+    for pair in text.split(","):
+        name = pair.split("=")[0]
+        if not (re.fullmatch(r"-?\d+", name) and "gains" in declared) and name not in declared:
+            return False
+    return True
+
+
+def _positional(fam: _Family) -> tuple:
+    extra = getattr(fam.definition, "extra", None) or {}
+    return tuple(extra.get("trec_eval_positional", ()))
 
 
 def _one(fam: _Family, value, extra_params=None) -> TrecMeasure:
@@ -245,8 +285,19 @@ def expand(
 
 
 def _family_measures(fam: _Family, values, spelled: str, extra_params) -> list[TrecMeasure]:
+    if isinstance(values, _Positional):
+        params = {**_declared(fam, extra_params), **values.params}
+        return [
+            TrecMeasure(
+                f"{fam.family}_{values.text}",
+                fam.family,
+                build_measure(fam.definition.name, params),
+            )
+        ]
     if isinstance(values, _GainPairs):
-        params = {**_declared(fam, extra_params), "gains": values.mapping}
+        params = {**_declared(fam, extra_params), **values.named}
+        if values.mapping:
+            params["gains"] = values.mapping
         return [
             TrecMeasure(
                 f"{fam.family}_{values.text}",
@@ -284,16 +335,25 @@ def _split(spec: str, fams: dict[str, _Family]):
     lowered = {name.lower(): fam for name, fam in fams.items()}
     if spec.lower() in lowered and lowered[spec.lower()].slot is not None:
         return lowered[spec.lower()], None
-    # gain levels as pairs (ndcg_p.1=3,2=7; printed ndcg_p_1=3,2=7)
+    # gain levels and named parameters as pairs (ndcg_p.1=3,2=7 printed ndcg_p_1=3,2=7;
+    # rbp.p=0.8), positional parameters (utility.1,-1,0,0 printed utility_1,-1,0,0)
     for name in sorted(fams, key=len, reverse=True):
         fam = fams[name]
         for sep in ".", "_":
-            if (
-                spec.startswith(name + sep)
-                and _takes_gains(fam)
-                and _PAIRS.match(spec[len(name) + 1 :])
-            ):
-                return fam, _GainPairs(spec[len(name) + 1 :])
+            if not spec.startswith(name + sep):
+                continue
+            rest = spec[len(name) + 1 :]
+            if _takes_pairs(fam, rest):
+                return fam, _GainPairs(rest)
+            names = _positional(fam)
+            if names and fam.slot is None and _POSITIONAL.match(rest):
+                if len(rest.split(",")) != len(names):
+                    raise MeasureError(
+                        f"trec_eval measure {spec!r}: {name} takes {len(names)} numbers "
+                        f"({', '.join(names)}) after the dot, e.g. '{name}.1,-1,0,0'; got "
+                        f"{len(rest.split(','))}."
+                    )
+                return fam, _Positional(rest, names)
     # family.params (the -m form): the family is the longest known prefix before a dot
     for name in sorted(fams, key=len, reverse=True):
         fam = fams[name]

@@ -44,18 +44,27 @@ from pdireval.measures.gain_levels import (
     r_levels,
     trec_gain,
 )
+from pdireval.measures.standard.ties import rbp_residual
 from pdireval.measures.ties.groups import (
     earlier_sum,
     exclusive_in_segment,
     expected_count,
     group_sum,
+    linear_expectation,
     mean_over_run,
+    ones_until,
     per_query_prefix,
     relevant_per_group,
     tie_groups,
 )
-from pdireval.measures.toolkit import num_rel, safe_div, view_for
-from pdireval.measures.trec_eval.kernels import MAX_LEVEL_PASSES, ideal_dcg_p, recall_cut, rel_ret
+from pdireval.measures.toolkit import num_rel, recall_cut, safe_div, view_for
+from pdireval.measures.trec_eval.kernels import (
+    MAX_LEVEL_PASSES,
+    has_unjudged,
+    ideal_dcg_p,
+    rel_ret,
+    trec_rbp_gains,
+)
 from pdireval.measures.view import seg_sum
 
 
@@ -234,3 +243,28 @@ def ndcg_rel(segments, m):
     npos_seg = npos[v.seg_query].astype(np.float64)
     total = A_seg + (npos_seg - n_ret) * safe_div(dcg, idcg[v.seg_query])
     return np.where(total > 0, safe_div(total, npos_seg), 0.0)
+
+
+def trec_rbp(segments, m):
+    """E[rbp] (trec_eval 10.0): (1 − p)·Σ_d g_d·E[p^(pos_d)], a document of a tie group at
+    0-based start s of size n having E[p^pos] = p^s·(1 − p^n)/(n·(1 − p))."""
+    v, p = view_for(segments, m), m.get("p")
+
+    def weight(pos):
+        return (1.0 - p) * np.power(p, pos)
+
+    return linear_expectation(v, tie_groups(v), trec_rbp_gains(v, m), None, weight)
+
+
+def trec_rbp_residual(segments, m):
+    """E[rbp_resid] (trec_eval 10.0): whether a list holds an unjudged document does not
+    depend on the order, so it is RBPResidual's expectation there and 0 elsewhere."""
+    return np.where(has_unjudged(view_for(segments, m)), rbp_residual(segments, m), 0.0)
+
+
+def unjudged_at(segments, m):
+    """E[Unjudged@k] = (min(k, L) − E[judged documents in the top k])/k (L is order-free)."""
+    v, k = view_for(segments, m), m.cutoff
+    judged = (~np.isnan(v.hit_label)).astype(np.float64)
+    inside = linear_expectation(v, tie_groups(v), judged, k, ones_until(k))
+    return (np.minimum(v.seg_len, k) - inside) / float(k)
