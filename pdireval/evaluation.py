@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from pdireval.core.docids import doc_id_evidence, doc_id_messages
+from pdireval.core.iteration import subtopic_columns
 from pdireval.core.keys import run_keys
 from pdireval.core.schema import (
     ID_DTYPE,
@@ -354,7 +355,8 @@ def evaluate(
         measure's empty value (0 for most; NumRel is R). ``"drop"``: such rows are left out
         (trec_eval's default).
     columns, qrels_columns
-        ``{canonical name: your column name}`` mappings for the run and the qrels.
+        ``{canonical name: your column name}`` mappings for the run and the qrels (a qrels
+        ``iteration`` column varying within queries is the subtopic of diversity measures).
     order
         ``"score"`` (default): score descending, ties by doc id descending (trec_eval).
         ``"rank"``: the rank column ascending, ties by doc id ascending. A run with only a
@@ -472,7 +474,8 @@ def evaluate(
     labelled = measures_for(measures, version)  # names as given
     parsed = list(dict.fromkeys(m for _, m in labelled))
     if qrels is not None:  # canonical once: the judge column read here, prepare takes them as is
-        qrels = canonical_qrels(as_frame(qrels, "qrels"), qrels_columns)
+        qrels = as_frame(qrels, "qrels")
+        qrels = canonical_qrels(qrels, subtopic_columns(qrels, qrels_columns, parsed))
         qrels_columns = None
         if "judge" in qrels.columns and qrels["judge"].nunique() > 1:
             if unjudged is not None:

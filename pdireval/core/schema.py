@@ -548,8 +548,8 @@ def canonical_qrels(qrels: pd.DataFrame, columns: Mapping[str, str] | None = Non
         measure with ``negatives=``). Qrels of several judges add a ``judge`` column
         (the same (query, doc) may then carry one label per judge). Diversity qrels add a
         ``subtopic`` column (one row
-        per (query, subtopic, doc); ir_datasets calls it ``iteration``: pass
-        ``columns={'subtopic': 'iteration'}``), which the intent-aware measures read; the
+        per (query, subtopic, doc); ir_datasets' ``iteration``: ``columns={'subtopic':
+        'iteration'}``, which evaluate() adds itself), which the intent-aware measures read; the
         other measures see one label per (query, doc), the largest over its subtopics.
     columns
         Optional mapping ``{canonical name: your column name}``.

@@ -14,6 +14,7 @@ from pdireval.core.keys import run_keys
 from pdireval.core.schema import ID_DTYPE, canonical_qrels, canonical_run
 from pdireval.errors import OptionError, PdirevalWarning, SchemaError, check_bool, check_option
 from pdireval.io.files import as_path, file_system_name, file_system_names, run_files
+from pdireval.io.metadata import ATTRS_KEY, assign_blocks, read_ir_metadata
 from pdireval.io.parquet import is_parquet, read_parquet
 from pdireval.io.trec import QRELS_FORMAT, RUN_FORMAT, line_number, read_table
 
@@ -66,6 +67,11 @@ def read_run(path: PathArg, *, system: SystemFrom = "tag") -> pd.DataFrame:
           ranks start at 1. trec_eval ignores this field and orders by score; so does
           :func:`pdireval.evaluate` unless ``order="rank"``.
 
+        A file opening with an ``# ir_metadata`` header (the run's metadata as YAML between
+        ``# ir_metadata.start`` and ``# ir_metadata.end``, Breuer et al. 2022) gives
+        ``frame.attrs["ir_metadata"]``: ``{system: the YAML text}``, written back by
+        :func:`write_run`.
+
     Raises
     ------
     SchemaError
@@ -105,7 +111,15 @@ def read_run(path: PathArg, *, system: SystemFrom = "tag") -> pd.DataFrame:
     check_run_duplicates(run, frames, files, keys)
     if system == "tag" and len(files) > 1:
         _warn_lists_across_files(run, keys, frames, files)
-    return canonical_run(run, check_duplicates=False)
+    run = canonical_run(run, check_duplicates=False)
+    metadata = {}
+    for file, frame in zip(files, frames):
+        if not is_parquet(file):
+            systems = list(pd.unique(frame["system"].to_numpy(dtype=object)))
+            metadata.update(assign_blocks(read_ir_metadata(file), systems))
+    if metadata:
+        run.attrs[ATTRS_KEY] = metadata
+    return run
 
 
 def read_run_file(file: Path, system: str, name: str | None = None) -> pd.DataFrame:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import gzip
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -13,6 +14,7 @@ import pandas as pd
 from pdireval.core.schema import canonical_qrels, canonical_run
 from pdireval.errors import OptionError, SchemaError
 from pdireval.io.files import as_path
+from pdireval.io.metadata import ATTRS_KEY, metadata_lines
 from pdireval.io.objects import as_frame
 from pdireval.io.parquet import is_parquet
 
@@ -90,6 +92,8 @@ def write_run(run: pd.DataFrame, path: PathArg, *, columns: Columns = None) -> N
     A run with only ``rank`` is written in rank order with score ``n - rank + 1`` ... 1
     (positive, decreasing), so trec_eval reads the same ranking. Scores are written with
     full precision, so :func:`read_run` gives them back exactly.
+    ``run.attrs["ir_metadata"]`` (``{system: YAML text}``, as :func:`read_run` keeps a run
+    file's ``# ir_metadata`` header) is written as that header.
 
     Raises
     ------
@@ -127,7 +131,32 @@ def write_run(run: pd.DataFrame, path: PathArg, *, columns: Columns = None) -> N
             "system": ordered["system"].to_numpy(),
         }
     )
-    out.to_csv(target, sep=" ", header=False, index=False, quoting=csv.QUOTE_NONE)
+    header = _metadata_header(run, list(pd.unique(out["system"].to_numpy(dtype=object))))
+    if not header:
+        out.to_csv(target, sep=" ", header=False, index=False, quoting=csv.QUOTE_NONE)
+        return
+    opener = gzip.open if target.name.endswith(".gz") else open
+    with opener(target, "wt", encoding="utf-8", newline="") as fh:
+        fh.write("\n".join(header) + "\n")
+        out.to_csv(
+            fh, sep=" ", header=False, index=False, quoting=csv.QUOTE_NONE, lineterminator="\n"
+        )
+
+
+def _metadata_header(run, systems: list) -> list[str]:
+    """The ``# ir_metadata`` lines of ``run.attrs["ir_metadata"]`` ({system: YAML text}):
+    one block per system of the file, in the order its lines are written (an empty block
+    for a system without metadata when others have some), so :func:`read_run` gives each
+    system its own back."""
+    metadata = getattr(run, "attrs", {}).get(ATTRS_KEY) if hasattr(run, "attrs") else None
+    if not isinstance(metadata, dict):
+        return []
+    texts = [str(metadata.get(s, "")) for s in systems]
+    if not any(t.strip() for t in texts):
+        return []
+    if len(set(texts)) == 1:
+        texts = texts[:1]  # one block for every system of the file
+    return [line for text in texts for line in metadata_lines(text)]
 
 
 def write_qrels(qrels: pd.DataFrame, path: PathArg, *, columns: Columns = None) -> None:

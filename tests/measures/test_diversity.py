@@ -199,3 +199,54 @@ def test_ir_datasets_iteration_column_maps_to_subtopic():
     mapping = {"query": "query_id", "subtopic": "iteration", "doc": "doc_id", "label": "relevance"}
     a = pdireval.evaluate(run, ["alpha_nDCG@10", "AP_IA"], qrels=theirs, qrels_columns=mapping)
     pd.testing.assert_frame_equal(a, pdireval.evaluate(run, ["alpha_nDCG@10", "AP_IA"], qrels=qrels))
+
+
+def ir_datasets_frame(qrels: pd.DataFrame) -> pd.DataFrame:
+    """Diversity qrels as ir_datasets / ir_measures hold them: the subtopic in ``iteration``."""
+    return qrels.rename(columns={"query": "query_id", "subtopic": "iteration", "doc": "doc_id", "label": "relevance"})
+
+
+def test_iteration_column_is_the_subtopic_without_a_mapping(recwarn):
+    run, qrels, _ = collection(12)
+    theirs = ir_datasets_frame(qrels)
+    assert theirs.groupby("query_id")["iteration"].nunique().min() > 1
+    measures = ["alpha_nDCG@10", "ERR_IA@20", "AP_IA", "nDCG@10"]
+    ours = pdireval.evaluate(run, measures, qrels=theirs)
+    pd.testing.assert_frame_equal(ours, pdireval.evaluate(run, measures, qrels=qrels))
+    # unambiguous (documents are judged under several subtopics): no word about the column
+    assert not [w for w in recwarn.list if "iteration" in str(w.message)]
+    # per query against ndeval (pyndeval) on the same judgments
+    nd = ndeval_measures(cutoffs=(10,))
+    assert_same_values(answered(pdireval.evaluate(run, list(nd), qrels=theirs), run), pyndeval_values(run, qrels, nd))
+
+
+def test_iteration_column_against_ir_measures_on_their_frame():
+    pytest.importorskip("ir_measures")
+    run, qrels, _ = collection(13, drop=0.0)
+    theirs = ir_datasets_frame(qrels)
+    ours = pdireval.evaluate(run, ["alpha_nDCG@10", "ERR_IA@20"], qrels=theirs)
+    expected = pd.concat([ir_measures_values(run, qrels, {m: m}) for m in ("alpha_nDCG@10", "ERR_IA@20")])
+    assert_same_values(ours, expected)
+
+
+def test_iteration_column_left_alone_when_constant_or_not_needed():
+    run, qrels, _ = collection(14)
+    adhoc = qrels.drop(columns="subtopic").drop_duplicates(["query", "doc"]).assign(iteration="0")
+    a = pdireval.evaluate(run, "alpha_nDCG@10", qrels=adhoc)
+    b = pdireval.evaluate(run, "alpha_nDCG@10", qrels=adhoc.drop(columns="iteration"))
+    pd.testing.assert_frame_equal(a, b)  # one value per query: ad hoc qrels, one subtopic
+    # a measure that does not read subtopics never looks at the column
+    with pytest.raises(SchemaError, match="more than one label"):
+        pdireval.evaluate(run, "nDCG@10", qrels=ir_datasets_frame(qrels))
+
+
+def test_ambiguous_iteration_column_warns_once():
+    # several values per query but no document judged under two of them: judging rounds?
+    qrels = pd.DataFrame({"query_id": ["1"] * 4, "iteration": ["1", "1", "2", "2"],
+                          "doc_id": ["a", "b", "c", "d"], "relevance": [1, 0, 1, 0]})
+    run = pd.DataFrame({"query": "1", "doc": ["a", "c", "b"], "score": [3.0, 2.0, 1.0]})
+    with pytest.warns(pdireval.PdirevalWarning, match="'iteration' column is read as the subtopic") as caught:
+        ours = pdireval.evaluate(run, "alpha_nDCG@3", qrels=qrels)
+    assert len(caught) == 1 and len(str(caught[0].message).splitlines()) == 1
+    confirmed = pdireval.evaluate(run, "alpha_nDCG@3", qrels=qrels, qrels_columns={"subtopic": "iteration"})
+    pd.testing.assert_frame_equal(ours, confirmed)

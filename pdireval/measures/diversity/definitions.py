@@ -22,6 +22,9 @@ from pdireval.measures.ties import ClosedForm, Groupwise
 #: a diversity measure reads a document's subtopics, not only its label: every judged document
 #: is its own type when arrangements are enumerated
 BY_DOC = Groupwise(by="doc")
+#: what evaluate() reads from a measure's declaration: it needs the qrels' subtopics (an
+#: ir_datasets ``iteration`` column is then the subtopic, pdireval.core.iteration)
+READS_SUBTOPICS = {"reads": "subtopics"}
 
 
 def _unit(value):
@@ -73,6 +76,7 @@ register(
         citation="Clarke, Kolla, Cormack, Vechtomova, Ashkan, Büttcher & MacKinnon 2008; "
         + _NDEVAL,
         ties=ClosedForm(forms.alpha_dcg, otherwise=BY_DOC),
+        extra=READS_SUBTOPICS,
     )
 )
 register(
@@ -87,6 +91,7 @@ register(
         cutoff="required",
         citation="Clarke et al. 2008; " + _NDEVAL,
         ties=ClosedForm(forms.alpha_ndcg, otherwise=BY_DOC),
+        extra=READS_SUBTOPICS,
     )
 )
 register(
@@ -104,6 +109,7 @@ register(
         )
         + _NDEVAL,
         ties=ClosedForm(forms.err_ia, otherwise=BY_DOC),
+        extra=READS_SUBTOPICS,
     )
 )
 register(
@@ -117,6 +123,7 @@ register(
         cutoff="required",
         citation="Chapelle et al. 2009; " + _NDEVAL,
         ties=ClosedForm(forms.nerr_ia, otherwise=BY_DOC),
+        extra=READS_SUBTOPICS,
     )
 )
 register(
@@ -128,6 +135,7 @@ register(
         cutoff="none",
         citation="Clarke, Kolla & Vechtomova 2009; " + _NDEVAL,
         ties=ClosedForm(forms.nrbp, otherwise=BY_DOC),
+        extra=READS_SUBTOPICS,
     )
 )
 register(
@@ -139,6 +147,7 @@ register(
         cutoff="none",
         citation="Clarke, Kolla & Vechtomova 2009; " + _NDEVAL,
         ties=ClosedForm(forms.nnrbp, otherwise=BY_DOC),
+        extra=READS_SUBTOPICS,
     )
 )
 register(
@@ -150,6 +159,7 @@ register(
         cutoff="required",
         citation="Agrawal, Gollapudi, Halverson & Ieong 2009; " + _NDEVAL,
         ties=ClosedForm(forms.p_ia, otherwise=BY_DOC),
+        extra=READS_SUBTOPICS,
     )
 )
 register(
@@ -162,6 +172,7 @@ register(
         citation="Agrawal et al. 2009; " + _NDEVAL,
         aliases=("MAP_IA", "MAP-IA"),
         ties=ClosedForm(forms.ap_ia, otherwise=BY_DOC),
+        extra=READS_SUBTOPICS,
     )
 )
 register(
@@ -176,6 +187,7 @@ register(
         citation="Zhai, Cohen & Lafferty 2003; " + _NDEVAL,
         aliases=("strec",),
         ties=ClosedForm(forms.st_recall, otherwise=BY_DOC),
+        extra=READS_SUBTOPICS,
     )
 )
 register_alias("alpha-nDCG", "alpha_nDCG")
