@@ -162,22 +162,52 @@ def test_ranx_per_query_and_report_json(small, tmp_path):
     assert list(means["system"]) == ["sys01", "sys02"] and set(means["query"]) == {"all"}
 
 
-def test_pyterrier_perquery_and_aggregated_csv(tmp_path):
-    frame = pd.DataFrame({"name": ["BM25"] * 4 + ["DPH"] * 4, "qid": ["1", "1", "2", "2"] * 2,
-                          "measure": ["map", "ndcg_cut_10"] * 4,
-                          "value": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]})
-    frame.to_csv(tmp_path / "perquery.csv", index=False)
-    got = read_scores(tmp_path / "perquery.csv")
-    assert list(got.columns) == ["system", "query", "measure", "value"]
-    assert got["value"].tolist() == frame["value"].tolist()
+@pytest.mark.slow  # imports PyTerrier and runs pt.Experiment (a few seconds)
+def test_pyterrier_save_dir_written_by_pt_experiment(tmp_path):
+    """perquery.csv and aggregated.csv as pt.Experiment(save_dir=...) writes them, for two
+    in-memory transformers (the runs of a simulated collection), equal evaluate's values."""
+    pt = pytest.importorskip("pyterrier", reason="PyTerrier is a test dependency")
+    run, qrels = pdireval.datasets.simulate(n_systems=2, n_queries=6, depth=30, rng=7)
+    topics = pd.DataFrame({"qid": sorted(run["query"].unique()), "query": "text"})
+    pt_qrels = qrels.rename(columns={"query": "qid", "doc": "docno"}).astype({"label": int})
+    systems, names = [], []
+    for name, part in run.groupby("system"):
+        res = part.rename(columns={"query": "qid", "doc": "docno"})[["qid", "docno", "score", "rank"]]
+        systems.append(pt.Transformer.from_df(res, uniform=True))
+        names.append(name)
+    metrics = ["map", "ndcg_cut_10", "P_10"]
+    pt.Experiment(systems, topics, pt_qrels, eval_metrics=metrics, names=names, perquery=True,
+                  save_dir=str(tmp_path))
+    assert {"perquery.csv", "aggregated.csv"} <= {p.name for p in tmp_path.iterdir()}
+    want = pdireval.evaluate(run, metrics, qrels=qrels)
+    for path in (tmp_path / "perquery.csv", tmp_path):  # the file, and the save_dir folder
+        got = read_scores(path)
+        assert list(got.columns) == ["system", "query", "measure", "value"]
+        both = _aligned(got, want)
+        assert len(both) == 2 * 6 * 3 and (both["value_got"] > 0).any()
+        np.testing.assert_allclose(both["value_got"], both["value_want"], rtol=0, atol=1e-12)
+    means = read_scores(tmp_path / "aggregated.csv", all_rows="keep")
+    expected = want.groupby(["system", "measure"], as_index=False)["value"].mean().assign(query="all")
+    both = _aligned(means, expected)
+    np.testing.assert_allclose(both["value_got"], both["value_want"], rtol=0, atol=1e-12)
+    # the folder with all_rows="keep": the per-query rows and the means, each once
+    assert len(read_scores(tmp_path, all_rows="keep")) == 2 * 6 * 3 + 2 * 3
+
+
+def test_pyterrier_aggregated_significance_columns_are_dropped(tmp_path):
+    # pt.Experiment(baseline=0)'s aggregated table (name, measure, measure +, measure -,
+    # measure p-value): written by hand here, as the slow test above runs PyTerrier itself
     agg = pd.DataFrame({"name": ["BM25", "DPH"], "map": [0.2, 0.6], "map +": [None, 1],
-                        "map p-value": [None, 0.01]})
+                        "map -": [None, 0], "map p-value": [None, 0.01]})
     agg.to_csv(tmp_path / "aggregated.csv")
     means = read_scores(tmp_path / "aggregated.csv", all_rows="keep")
     assert means["measure"].tolist() == ["map", "map"] and means["value"].tolist() == [0.2, 0.6]
 
 
 def test_mteb_and_beir_json_are_means(tmp_path):
+    # mteb and beir install from pip but pull torch, transformers and sentence-transformers
+    # (gigabytes, for a result file): these files follow their documented schemas instead,
+    # MTEB's TaskResult JSON and BEIR's EvaluateRetrieval.evaluate() dicts
     mteb = {"dataset_revision": "x", "task_name": "NFCorpus", "mteb_version": "1.12",
             "model_name": "e5-small",
             "scores": {"test": [{"ndcg_at_10": 0.31, "map_at_10": 0.12, "main_score": 0.31,

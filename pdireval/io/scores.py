@@ -363,6 +363,10 @@ def _read_one(source, format, system) -> pd.DataFrame:
     return _numeric(table, name)
 
 
+#: the scores files of PyTerrier's ``pt.Experiment(save_dir=...)`` folder
+PYTERRIER_FILES = ("aggregated.csv", "perquery.csv")
+
+
 def read_scores(
     path_or_buffer: PathOrBuffer,
     format: ScoresFormat | None = None,
@@ -384,7 +388,9 @@ def read_scores(
       ``-o jsonl`` records ``{"query_id", "measure", "value"}``.
     * ``"pyterrier"`` — ``pt.Experiment(perquery=True)`` saved as CSV (``name, qid,
       measure, value``), or the aggregated table (``name`` and one column per measure;
-      its significance columns are dropped).
+      its significance columns are dropped); ``pt.Experiment(save_dir=folder)`` writes both
+      as ``perquery.csv`` and ``aggregated.csv``, and a folder holding them is read as
+      those two files (its ``*.res.gz`` files are runs: :func:`pdireval.read_run`).
     * ``"ranx"`` — a per-query JSON ``{measure: {query: value}}`` (ranx's ``run.scores``
       after ``evaluate(..., return_mean=False)``), or ``Report.save()``'s JSON (means).
     * ``"mteb"`` — an MTEB result JSON (``task_name``, ``scores: {split: [{metric: value,
@@ -434,6 +440,8 @@ def read_scores(
         files = sorted(
             p for p in Path(path_or_buffer).iterdir() if p.is_file() and not p.name.startswith(".")
         )
+        if any(p.name in PYTERRIER_FILES for p in files):  # pt.Experiment(save_dir=...)
+            files = [p for p in files if p.name in PYTERRIER_FILES]  # not its *.res.gz runs
         if not files:
             raise SchemaError(f"folder {str(path_or_buffer)!r} holds no scores file.")
         table = pd.concat([_read_one(p, format, system) for p in files], ignore_index=True)
