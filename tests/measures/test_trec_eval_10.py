@@ -276,9 +276,7 @@ def _against_binary(binary, qrels_path, run_path, groups, jg=False, **options):
                 qrels_path, run_path]
         ref = parse_q(subprocess.run(argv, capture_output=True, text=True, check=True).stdout)
         names = sorted({n for n, _ in ref})
-        canonical = {str(parse_measure(n)): n for n in names}
-        rename = canonical.get if jg else None  # several judges: canonical names
-        assert_matches(ref, printed(ours_evaluate(run, qrels, names, **options), rename))
+        assert_matches(ref, printed(ours_evaluate(run, qrels, names, **options)))
         compared += len(ref)
     return compared
 
