@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import warnings
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -39,6 +40,9 @@ from pdireval.io import as_frame
 from pdireval.measures import build_measure, compute
 from pdireval.measures.registry import labelled_measures
 from pdireval.measures.trec_eval.versions import judges_for, measures_for, trec_eval_version
+
+if TYPE_CHECKING:
+    from pdireval.types import ScorePrecision
 
 __all__ = ["evaluate", "prepare", "Prepared", "scores_frame", "unjudged_bounds"]
 
@@ -318,7 +322,7 @@ def evaluate(
     columns: Mapping[str, str] | None = None,
     qrels_columns: Mapping[str, str] | None = None,
     order: str = "score",
-    score_precision: str | None = None,
+    score_precision: ScorePrecision | None = None,
     judges: str = "each",
     unjudged: str | None = None,
     trec_eval: str | None = None,
@@ -399,12 +403,10 @@ def evaluate(
         measures that skip unjudged documents (Bpref, infAP, ``judged_only=True``) it may
         lie outside the bounds. Not with several judges.
     trec_eval
-        None (default): pdireval's measures, trec_eval 9.0.8's formulas where they differ.
-        ``"10"``: trec_eval 10.0's numbers: scores compared as doubles, IPrec / 11pt_avg
-        (``iprec_at_recall_x``) at lround(x·R) relevant documents, and ``all_trec`` with
-        ``rbp``, ``rbp_resid``, ``unj_5/10/20``. ``"9.0.8"``: as None, refusing the
-        measures only 10.0 has. ``map_avgjg``, ``P_avgjg_k``, ``Rprec_mult_avgjg_x``
-        average over the qrels' judges (a ``judge`` column) whatever the release.
+        None (default): trec_eval 9.0.8's formulas where they differ; ``"9.0.8"``: the same,
+        refusing measures only 10.0 has; ``"10"``: trec_eval 10.0's numbers (scores as
+        doubles, ``iprec_at_recall_x`` / 11pt_avg at lround(x·R) relevant documents,
+        ``all_trec`` with rbp, rbp_resid, unj_5/10/20). See docs/coming-from.md.
 
     Returns
     -------

@@ -56,7 +56,6 @@ NOT_YET_LITERAL: set[str] = {
     "pdireval.evaluate(judges)",
     "pdireval.evaluate(missing)",
     "pdireval.evaluate(order)",
-    "pdireval.evaluate(score_precision)",
 }
 
 
