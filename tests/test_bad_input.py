@@ -1381,3 +1381,21 @@ def test_ties_expected_on_rounded_scores_runs_in_bounded_memory():
     finally:
         tracemalloc.stop()
     assert np.isfinite(got["value"]).all() and peak < 2**30, peak / 2**20
+
+
+def test_run_file_ir_metadata_header_is_kept_not_read_as_lines(tmp_path):
+    path = tmp_path / "r.txt"
+    path.write_text("# ir_metadata.start\n# tag: r\n# ir_metadata.end\n1 Q0 a 1 2.0 r\n1 Q0 b 2 1.0 r\n")
+    run = pdireval.read_run(path)
+    assert len(run) == 2 and run.attrs["ir_metadata"] == {"r": "tag: r"}
+    pdireval.write_run(run, tmp_path / "out.txt")
+    assert (tmp_path / "out.txt").read_text() == path.read_text()
+
+
+def test_ir_datasets_diversity_qrels_iteration_is_the_subtopic():
+    qrels = pd.DataFrame({"query_id": "1", "iteration": ["1", "2", "2"], "doc_id": ["a", "a", "b"],
+                          "relevance": [1, 0, 1]})
+    run = pd.DataFrame({"query": "1", "doc": ["a", "b"], "score": [2.0, 1.0]})
+    named = qrels.rename(columns={"iteration": "subtopic"})
+    got = pdireval.evaluate(run, "alpha_nDCG@2", qrels=qrels)
+    pd.testing.assert_frame_equal(got, pdireval.evaluate(run, "alpha_nDCG@2", qrels=named))
