@@ -357,10 +357,15 @@ def _with_pdireval_measures(text, epi, qrels_path, run_path, specs) -> str:
             else m
             for m in measures
         ]
-    precision = "float64" if epi.version == "10" else "float32"  # trec_eval 10 reads doubles
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PdirevalWarning)
-        scores = evaluate(run, measures, qrels=qrels, missing="zero", score_precision=precision)
+        scores = evaluate(
+            run,
+            measures,
+            qrels=qrels,
+            missing="zero",
+            score_precision="float64" if epi.version == "10" else "float32",  # 10 reads doubles
+        )
     table = scores.pivot(index="query", columns="measure", values="value")
     names = [trec_eval_name(m) or str(m) for m in measures]
     lines = text.splitlines()
