@@ -3,7 +3,15 @@
 
 from __future__ import annotations
 
-from pdireval.measures.params import BINARY, GAINS, JUDGED_ONLY, NEG, TREC_GRADED, Param
+from pdireval.measures.params import (
+    BINARY,
+    GAINS,
+    JUDGED_ONLY,
+    NEG,
+    TREC_GRADED,
+    Param,
+    persistence_check,
+)
 from pdireval.measures.registry import (
     MeasureDef,
     register,
@@ -393,16 +401,12 @@ SINCE_10 = {"trec_eval_since": "10.0"}
 AVERAGE_JUDGES = {"judges": "mean"}
 
 
-def _persistence(p):
-    return None if 0 < p < 1 else "a persistence 0 < p < 1"
-
-
 P_TREC = Param(
     "p",
     "float",
     0.9,
     "Persistence: probability of moving on to the next rank (trec_eval's default 0.9).",
-    check=_persistence,
+    check=persistence_check,
 )
 
 register(
