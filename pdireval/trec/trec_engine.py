@@ -624,7 +624,8 @@ def _print(
 
 
 def _join(lines) -> str:
-    return "".join(line + "\n" for line in lines)
+    lines = list(lines)
+    return "\n".join(lines) + "\n" if lines else ""
 
 
 MISSING_ZSCORE_VALUE = -1000000.0
