@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -48,6 +50,9 @@ def test_anova_interval_equals_statsmodels():
     np.testing.assert_allclose(se, np.sqrt(v_e / n), rtol=1e-10)
 
 
+SCIPY_RNG = "rng" if "rng" in inspect.signature(stats.bootstrap).parameters else "random_state"
+
+
 @pytest.mark.parametrize("interval", ["percentile", "bca"])
 def test_bootstrap_agrees_with_scipy(interval):
     rng = np.random.default_rng(3)
@@ -56,8 +61,9 @@ def test_bootstrap_agrees_with_scipy(interval):
     counts = bootstrap_counts(np.random.default_rng(4), 40, b)
     se, low, high = bootstrap_interval(x, counts, 0.95, interval)
     for j in range(3):
-        res = stats.bootstrap((x[:, j],), np.mean, n_resamples=b, method=interval,
-                              rng=np.random.default_rng(5 + j))
+        # scipy >= 1.15 spells the generator rng=, the oldest scipy we support random_state=
+        seed = {SCIPY_RNG: np.random.default_rng(5 + j)}
+        res = stats.bootstrap((x[:, j],), np.mean, n_resamples=b, method=interval, **seed)
         sem = stats.sem(x[:, j])
         # Monte-Carlo sd of a 2.5% quantile with B = 20000 is about 0.02 se per estimate
         assert abs(low[j] - res.confidence_interval.low) < 0.15 * sem
