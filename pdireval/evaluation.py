@@ -43,7 +43,18 @@ from pdireval.measures.registry import labelled_measures
 from pdireval.measures.trec_eval.versions import judges_for, measures_for, trec_eval_version
 
 if TYPE_CHECKING:
-    from pdireval.types import ScorePrecision
+    from collections.abc import Sequence
+
+    from pdireval.measures.registry import Measure
+    from pdireval.types import (
+        Judges,
+        Measures,
+        Missing,
+        Order,
+        ScorePrecision,
+        TrecEvalVersion,
+        Unjudged,
+    )
 
 __all__ = ["evaluate", "prepare", "Prepared", "scores_frame", "unjudged_bounds"]
 
@@ -316,17 +327,17 @@ def scores_frame(
 
 def evaluate(
     run: pd.DataFrame,
-    measures,
+    measures: Measures,
     *,
     qrels: pd.DataFrame | None = None,
-    missing: str = "zero",
+    missing: Missing = "zero",
     columns: Mapping[str, str] | None = None,
     qrels_columns: Mapping[str, str] | None = None,
-    order: str = "score",
+    order: Order = "score",
     score_precision: ScorePrecision | None = None,
-    judges: str = "each",
-    unjudged: str | None = None,
-    trec_eval: str | None = None,
+    judges: Judges = "each",
+    unjudged: Unjudged | None = None,
+    trec_eval: TrecEvalVersion | None = None,
 ) -> pd.DataFrame:
     """Evaluate a run frame: one value per (system, query, measure).
 
@@ -508,9 +519,11 @@ def evaluate(
         score_precision=score_precision,
         qrels_canonical=qrels is not None,
     )
-    labels, named = zip(*labelled)
-    shown = {}
-    for label, m in zip(labels, named):
+    given, measures_given = zip(*labelled)  # names as given
+    labels: Sequence[str] | None = given
+    named: Sequence[Measure] = measures_given
+    shown: dict[str, str] = {}
+    for label, m in zip(given, named):
         shown.setdefault(str(m), label)
     if unjudged == "bounds":  # the bounds are matched by canonical name, renamed after
         labels, named = None, parsed

@@ -46,6 +46,7 @@ __all__ = [
     "WeightedFusionMethod",
     "FusionNorm",
     "SetSizeMethod",
+    "TrecEvalVersion",
     "ScoresFormat",
     "WriteFormat",
     "MeasureLike",
@@ -211,6 +212,9 @@ FusionNorm = Literal[
 ]
 #: ``query_set_size(method=)`` (``meta.set_size.SET_SIZE_METHODS``): Sakai's designs.
 SetSizeMethod = Literal["ttest", "anova", "rm_anova", "ci"]
+#: ``evaluate(trec_eval=)`` besides None: the trec_eval release whose numbers to reproduce
+#: (``measures.trec_eval.versions.TREC_EVAL_VERSIONS``).
+TrecEvalVersion = Literal["9", "9.0.8", "10", "10.0"]
 #: ``read_scores(format=)`` besides None (``io.scores.SCORES_FORMATS``).
 ScoresFormat = Literal[
     "trec_eval", "ir_measures", "ir_measures_jsonl", "pyterrier", "ranx", "mteb", "pdireval"

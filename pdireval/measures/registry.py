@@ -16,7 +16,7 @@ from __future__ import annotations
 import difflib
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -95,7 +95,7 @@ class Measure:
 
     name: str
     params: tuple = ()
-    cutoff: int | None = None
+    cutoff: int | float | None = None  # a float for the real cut-offs (IPrec@0.1)
 
     def __str__(self) -> str:
         text = self.name
@@ -449,7 +449,7 @@ def parse_measure(text: str | Measure) -> Measure:
                     f"once, e.g. '{name}({key}={value.strip()})'."
                 )
             params[key] = parse_value(value, text)
-    cutoff = None
+    cutoff: int | float | None = None
     if match.group("cutoff") is not None:
         raw = match.group("cutoff").strip()
         if re.fullmatch(r"\d+", raw):
@@ -472,14 +472,12 @@ def parse_measure(text: str | Measure) -> Measure:
             cutoff = alias_cutoff if cutoff is None else cutoff
         else:
             for pattern, canonical, alias_params in _ALIAS_PATTERNS:
-                found = pattern.match(name)
-                if found:
+                spelled = pattern.match(name)
+                if spelled:
                     if cutoff is not None:
                         raise MeasureError(f"measure {text!r} gives the cut-off twice.")
-                    name, cutoff = (
-                        canonical,
-                        float(found.group(1)) if "." in found.group(1) else int(found.group(1)),
-                    )
+                    digits = spelled.group(1)
+                    name, cutoff = canonical, float(digits) if "." in digits else int(digits)
                     params = {**alias_params, **params}
                     break
             else:
@@ -490,7 +488,7 @@ def parse_measure(text: str | Measure) -> Measure:
 def build_measure(
     name: str,
     params: Mapping[str, Any] | None = None,
-    cutoff: int | None = None,
+    cutoff: int | float | None = None,
     *,
     text: str | None = None,
 ) -> Measure:
@@ -676,7 +674,7 @@ def _render_given(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def parse_measures(measures) -> list[Measure]:
+def parse_measures(measures: str | Measure | Iterable[str | Measure]) -> list[Measure]:
     """Parse one measure or a list of them, keeping order and dropping repeats.
 
     A trec_eval spelling that names several measures expands in place: ``"P.5,10"`` (P@5,
@@ -686,7 +684,9 @@ def parse_measures(measures) -> list[Measure]:
     return list(dict.fromkeys(m for _, m in labelled_measures(measures)))
 
 
-def labelled_measures(measures) -> list[tuple[str, Measure]]:
+def labelled_measures(
+    measures: str | Measure | Iterable[str | Measure],
+) -> list[tuple[str, Measure]]:
     """Parse measures as :func:`parse_measures` does, each with the name to show for it.
 
     The name is the user's spelling: the string given (``"map"`` stays ``"map"``), or the
@@ -696,12 +696,16 @@ def labelled_measures(measures) -> list[tuple[str, Measure]]:
     (``"map"`` and ``"AP"``) are both kept. ``str(parse_measure(name))`` gives the
     canonical spelling of any name.
     """
+    items: list
     if isinstance(measures, (str, Measure)) or not hasattr(measures, "__iter__"):
-        measures = [measures]
-    try:
-        items = list(measures)
-    except TypeError:
-        raise TypeError("measures must be a string such as 'nDCG@10' or a list of them") from None
+        items = [measures]
+    else:
+        try:
+            items = list(measures)
+        except TypeError:
+            raise TypeError(
+                "measures must be a string such as 'nDCG@10' or a list of them"
+            ) from None
     if not items:
         raise MeasureError("no measure given: pass e.g. ['nDCG@10', 'AP'].")
     out: dict[str, Measure] = {}

@@ -456,7 +456,7 @@ def gain_values(labels: np.ndarray, gain) -> np.ndarray:
     return out
 
 
-def discount_weights(positions: np.ndarray, discount, cutoff: int | None) -> np.ndarray:
+def discount_weights(positions: np.ndarray, discount, cutoff: float | None) -> np.ndarray:
     """Weight of 0-based ``positions`` (rank i = position + 1).
 
     ``log2``: 1/log2(i+1); ``zipf``: 1/i; ``jk``: 1/max(1, log2 i); ``linear``: (k+1-i)/k

@@ -176,13 +176,13 @@ def _iprec(
         best = suffix_max_within(precision, first, lengths) if lengths is not None else precision
         padded = np.append(best, 0.0)  # entry len(best): 0 for "fewer than c relevant retrieved"
         base = start - 1
-        values = []
+        per_level = []
         for cut in table[:, new_column].T:
             want = cut[R_seg]
             index = want + base
             index[want > count] = len(best)
-            values.append(padded[index])
-        return [values[j] for j in column]
+            per_level.append(padded[index])
+        return [per_level[j] for j in column]
     c = np.stack([cut[R_seg] for cut in table[:, new_column].T])  # (columns, segments)
     k = len(c)
     found = c <= count

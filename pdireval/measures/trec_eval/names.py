@@ -27,11 +27,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pdireval.errors import MeasureError
 from pdireval.measures.registry import REGISTRY, build_measure, register_spelling_reader
 from pdireval.trec.trec_measures import MEASURES as TREC_MEASURES
 from pdireval.trec.trec_measures import NICKNAMES
+
+if TYPE_CHECKING:
+    from pdireval.measures.registry import MeasureDef
 
 __all__ = [
     "FAMILY_ORDER",
@@ -64,7 +68,7 @@ PSEUDO_FAMILIES = ("runid", "num_q")
 @dataclass(frozen=True)
 class _Family:
     family: str
-    definition: object  # MeasureDef
+    definition: MeasureDef
     slot: str | None  # None | "cutoff" | "cutoff_float" | parameter name
     position: int  # registration order (families trec_eval does not list sort last)
 
@@ -151,7 +155,7 @@ def _measure(fam: _Family, value, extra_params: dict | None = None):
 
 
 def _parse_values(fam: _Family, text: str, spelled: str) -> list:
-    values = []
+    values: list[float] = []
     for raw in text.split(","):
         raw = raw.strip()
         try:
