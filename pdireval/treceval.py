@@ -5,8 +5,9 @@ does (short options clustered or not, ``-M100``, ``-mP.5``; every long option an
 unambiguous prefix of it, ``--measure=map``; options after the files) and prints what
 trec_eval 9.0.8 prints, or with ``--v10`` what trec_eval 10.0 prints. The evaluation is
 :mod:`pdireval.trec`, a transcription of trec_eval's C code that imports numpy only, not
-pandas (a call on one 100,000-line Robust run takes about 2x (1.7-2.1x) the C binary's wall
-time, half of it Python's and numpy's start-up: benchmarks/results/trec_eval_command.md).
+pandas (a call on one 100,000-line Robust run takes 1.4-1.7x the C binary's wall time on a
+quiet machine, about half of it Python's and numpy's start-up:
+benchmarks/results/trec_eval_command.md).
 Measures that are not trec_eval's (pdireval measure strings such as ``nDCG@10``) are computed
 with :func:`pdireval.evaluate` and printed after trec_eval's own.
 
