@@ -9,11 +9,26 @@ CI's second step (``python -m pytest -m slow``), not in the default run.
 
 from __future__ import annotations
 
+import os
 import warnings
 
 import pytest
 
 from tests.helpers import build_trec_eval, shared_path
+
+try:
+    from hypothesis import settings
+except ImportError:  # the property tests skip themselves without hypothesis
+    settings = None
+if settings is not None:
+    # Property tests draw their examples from a seed derived from each test (derandomize):
+    # every run, CI's included, tries the same examples, so a failure reproduces anywhere.
+    # PDIREVAL_HYPOTHESIS=explore draws fresh random ones (with --hypothesis-seed=N to replay a
+    # seed, PDIREVAL_FUZZ_EXAMPLES=N for more fuzz examples): run it after changing a tested
+    # surface, and keep each example it finds as an @example or a plain test.
+    settings.register_profile("pdireval", derandomize=True)
+    settings.register_profile("explore", derandomize=False)
+    settings.load_profile(os.environ.get("PDIREVAL_HYPOTHESIS", "pdireval"))
 
 #: Session fixtures whose tests are slow by nature: real data, an oracle binary built from C,
 #: ranx's numba JIT.

@@ -129,6 +129,13 @@ def test_infinite_label():
     expect(SchemaError, lambda: ev(qrels=QRELS.assign(label=[np.inf, 1, 0])), "'label' has 1 infinite", rows=1)
 
 
+def test_label_beyond_1e100_is_refused_where_its_square_would_overflow():
+    huge = QRELS.assign(label=[1.4e154, 1, 0])  # agreement's interval alpha squares labels
+    expect(SchemaError, lambda: ev(qrels=huge), "beyond ±1e+100", rows=1)
+    expect(SchemaError, lambda: pdireval.agreement(QRELS, huge), "beyond ±1e+100", rows=1)
+    assert np.isfinite(ev(qrels=QRELS.assign(label=[1e100, 1, 0]))["value"]).all()
+
+
 @pytest.mark.parametrize("column", ["system", "query", "doc"])
 def test_missing_ids(column):
     values = RUN[column].tolist()

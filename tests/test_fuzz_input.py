@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 hypothesis = pytest.importorskip("hypothesis")
-from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import HealthCheck, example, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 import pdireval  # noqa: E402
@@ -232,8 +232,15 @@ def test_trec_eval_command_contract(tmp_path_factory, qrels, run, flags):
     assert all(len(line.split("\t")) == 3 for line in out.splitlines()), out
 
 
+# found by this test: a document listed twice beyond -M is not a duplicate to trec_eval (it
+# truncates first); scores of 1e400 (infinite) tie; a duplicate that -M keeps stops trec_eval
 @SETTINGS
 @given(qrels=trec_eval_input(QRELS_LINE), run=trec_eval_input(RUN_LINE), flags=TREC_EVAL_FLAGS)
+@example(qrels="1 0 d1 0", run="1 Q0 d1 0 1 r\n1 Q0 d1 0 1 r", flags=("-l", "2", "-M", "1"))
+@example(qrels="1 0 d1 0", run="1 Q0 d2 0 2 r\n1 Q0 d1 0 1 r\n1 Q0 d1 0 1 r", flags=("-l", "2", "-M", "1"))
+@example(qrels="1 0 d1 0", run="1 Q0 d1 0 2 r\n1 Q0 d1 0 2 r\n1 Q0 d2 0 1 r", flags=("-l", "2", "-M", "1"))
+@example(qrels="1 0 d1 1\n1 0 d2 0", run="1 Q0 d1 0 1e400 r\n1 Q0 d2 0 1e400 r", flags=("-q",))
+@example(qrels="1 0 d1 0\n1 0 d1 0", run="1 Q0 d1 0 1e400 r\n1 Q0 d1 0 1e400 r", flags=())
 def test_trec_eval_command_against_binary(tmp_path_factory, te9, qrels, run, flags):
     """Where trec_eval 9.0.8 finishes (no crash), ``pdireval trec_eval`` prints the same and
     exits with the same status."""

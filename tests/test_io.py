@@ -381,6 +381,8 @@ _ID = st.text(
 )
 _SCORE = st.floats(allow_nan=False, allow_infinity=False, width=64)
 _QID = _ID.filter(lambda text: not text.startswith("#"))  # '#' lines are comments
+# labels: any float a qrels frame accepts (magnitudes up to pdireval.core.schema.MAX_ABS_VALUE)
+_LABEL = st.floats(-1e100, 1e100, allow_nan=False, width=64)
 
 
 @settings(max_examples=30, deadline=None)
@@ -398,7 +400,7 @@ def test_write_then_read_run_round_trips(tmp_path_factory, rows):
 
 
 @settings(max_examples=30, deadline=None)
-@given(rows=st.lists(st.tuples(_QID, _ID, st.integers(-5, 5) | _SCORE), min_size=1, max_size=25))
+@given(rows=st.lists(st.tuples(_QID, _ID, st.integers(-5, 5) | _LABEL), min_size=1, max_size=25))
 def test_write_then_read_qrels_round_trips(tmp_path_factory, rows):
     qrels = pd.DataFrame(rows, columns=["query", "doc", "label"]).drop_duplicates(["query", "doc"])
     path = tmp_path_factory.mktemp("rt") / "qrels.txt"

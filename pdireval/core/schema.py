@@ -522,14 +522,15 @@ def _canonical_rank(
 
 
 def _check_finite_labels(label: pd.Series, kind: str, frame: pd.DataFrame) -> None:
-    """Labels are finite numbers or NaN (= pooled but unjudged); +-inf is an error."""
-    bad = np.isinf(label.to_numpy())
+    """Labels are finite numbers or NaN (= pooled but unjudged); +-inf and magnitudes beyond
+    :data:`MAX_ABS_VALUE` (their squares overflow, e.g. in interval alpha) are errors."""
+    bad = np.abs(label.to_numpy()) > MAX_ABS_VALUE  # NaN compares False, without a warning
     if bad.any():
         rows = frame[bad]
         raise SchemaError(
-            f"the {kind} column 'label' has {int(bad.sum())} infinite value(s):"
-            f"{show_rows(rows)}\nLabels are finite relevance grades (NaN = pooled but "
-            "unjudged): fix those rows.",
+            f"the {kind} column 'label' has {int(bad.sum())} infinite value(s) or value(s) "
+            f"beyond ±{MAX_ABS_VALUE:g}:{show_rows(rows)}\nLabels are finite relevance grades "
+            "(NaN = pooled but unjudged): fix those rows.",
             failure_cases=rows,
         )
 

@@ -199,7 +199,9 @@ def _dense_borda(lists: FusionLists, n_sys: int, *, points: bool):
     n_q = len(lists.queries)
     length = np.zeros((n_sys, n_q))
     length[lists.seg_system, lists.seg_query] = lists.seg_len
-    size = lists.n_u_query.astype(np.float64)  # |U| per query
+    # |U| per query; a query none of the fused systems retrieves (|U| = 0) has no row of U,
+    # so its fill column is never read: 1 there only keeps the division finite
+    size = np.maximum(lists.n_u_query, 1).astype(np.float64)
     if points:
         fill = (size[None, :] - length + 1.0) / 2.0
     else:

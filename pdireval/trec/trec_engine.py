@@ -298,13 +298,25 @@ def _print_prefs(epi, chosen, columns, params, evaluated, bogus, missing, runid,
     return printed()
 
 
-def _first_duplicate(items):
-    seen = set()
-    for item in items:
-        if item in seen:
-            return item
-        seen.add(item)
-    return b"?"
+def _first_duplicate(items) -> bytes | None:
+    """The first document listed twice in ``strcmp`` order (trec_eval sorts the documents, then
+    compares neighbours); None when every document is listed once."""
+    ordered = sorted(items)
+    return next((a for a, b in zip(ordered, ordered[1:]) if a == b), None)
+
+
+def _ranked_twice(chunk: list, sims: np.ndarray, epi) -> bytes | None:
+    """The document a query's results list twice among the ones trec_eval keeps: under ``-M``
+    only the first ``max_num_docs_per_topic`` by score descending, then document id descending
+    (form_res_rels.c truncates before it checks for duplicates); None when there is none."""
+    maximum = epi.max_num_docs_per_topic
+    if maximum is not None and maximum < len(chunk):
+        if epi.version != "10":
+            sims = sims.astype(np.float32)  # 9.0.8 stores scores as C floats
+        by_doc = sorted(range(len(chunk)), key=chunk.__getitem__, reverse=True)
+        ranked = sorted(by_doc, key=lambda i: -sims[i])  # stable: ties keep docno descending
+        chunk = [chunk[i] for i in ranked[:maximum]]
+    return _first_duplicate(chunk)
 
 
 def _blocks(ids: list):
@@ -335,7 +347,7 @@ def _res_rels(epi, evaluated, bogus, qq, qd, qr, rq, rd, rs):
     for code in np.flatnonzero(listed != np.array([len(lookups.get(c, ())) for c in range(n)])):
         dup = dup or (
             int(code),
-            _first_duplicate([d for q, d in zip(qq, qd) if index.get(q) == code]),
+            _first_duplicate([d for q, d in zip(qq, qd) if index.get(q) == code]) or b"?",
             "qrels",
         )
         break
@@ -365,13 +377,16 @@ def _res_rels(epi, evaluated, bogus, qq, qd, qr, rq, rd, rs):
         code_parts.append(np.full(len(chunk), code, dtype=np.int64))
         sim_parts.append(sim)
         if len(set(chunk)) != len(chunk) and (dup is None or code < dup[0]):
-            dup = (code, _first_duplicate(chunk), "run")
+            twice = _ranked_twice(chunk, sim, epi)
+            dup = dup if twice is None else (code, twice, "run")
         docs += chunk
     for code, times in seen_codes.items():  # a query in several blocks of the run file
         if times > 1:
-            chunk = [d for c, d in zip(np.concatenate(code_parts).tolist(), docs) if c == code]
+            mine = np.concatenate(code_parts) == code
+            chunk = [d for d, m in zip(docs, mine.tolist()) if m]
             if len(set(chunk)) != len(chunk) and (dup is None or code < dup[0]):
-                dup = (code, _first_duplicate(chunk), "run")
+                twice = _ranked_twice(chunk, np.concatenate(sim_parts)[mine], epi)
+                dup = dup if twice is None else (code, twice, "run")
     codes = np.concatenate(code_parts) if code_parts else np.zeros(0, np.int64)
     sims = np.concatenate(sim_parts) if sim_parts else np.zeros(0)
     rel_file = np.concatenate(rel_parts) if rel_parts else np.zeros(0, np.int64)
@@ -406,12 +421,13 @@ def _ranked(epi, n, q_of, rel_of, codes, sims, rel_file, doc_rank, docs) -> K.Re
     sims = sims + 0.0
     # trec_eval's order: query, score descending, document id descending (strcmp); a run
     # file is usually in that order already (then the stable sort would keep it)
-    step_code, step_sim = codes[1:] - codes[:-1], sims[1:] - sims[:-1]
+    # (scores compared, never subtracted: two infinite scores are equal, their difference NaN)
+    step_code = codes[1:] - codes[:-1]
     same_code = step_code == 0
     order = None  # None: the rows are in that order
-    if ((step_code > 0) | (same_code & (step_sim <= 0))).all():
+    if ((step_code > 0) | (same_code & (sims[1:] <= sims[:-1]))).all():
         sc, ss = codes, sims
-        same = same_code & (step_sim == 0)
+        same = same_code & (sims[1:] == sims[:-1])
     else:
         order = np.lexsort((-sims, codes))
         sc, ss = codes[order], sims[order]

@@ -269,3 +269,14 @@ def test_fused_robust_runs_rank_by_their_scores(robust03, method, options):
     got = fused.set_index(["query", "doc"])["score"]
     keys = list(expected.index)
     np.testing.assert_allclose(got.loc[keys].to_numpy(), expected.to_numpy(), rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("method, norm", [("combsum", "borda"), ("borda", None)])
+def test_a_query_only_the_left_out_systems_retrieve_is_absent_and_warns_nothing(method, norm):
+    """With ``systems=``, a query no fused system retrieves has |U| = 0: no row of the fused
+    run, and no division by that 0 (found by tests/test_fuzz_input.py)."""
+    run = pd.DataFrame({"system": ["a", "b", "a"], "query": ["q1", "q2", "q3"], "doc": ["d0", "d1", "d2"],
+                        "score": [0.0, 0.0, 1.0]})
+    fused = pdireval.fuse(run, method, norm=norm, systems=["a"])  # a RuntimeWarning is an error here
+    assert fused["query"].tolist() == ["q1", "q3"]
+    assert fused["score"].tolist() == [1.0, 1.0]
