@@ -21,7 +21,14 @@ from typing import TYPE_CHECKING
 
 from pdireval import __version__
 from pdireval.cli_analyses import add_agreement, add_compare, add_fuse
-from pdireval.cli_inputs import load_collection, note
+from pdireval.cli_inputs import (
+    add_measures,
+    add_qrels,
+    add_runs,
+    add_system_naming,
+    load_collection,
+    note,
+)
 from pdireval.treceval import add_trec_eval
 
 if TYPE_CHECKING:  # pandas, the datasets and the errors load inside the functions, so that
@@ -69,22 +76,9 @@ def add_evaluate(subparsers) -> None:
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument(
-        "runs",
-        nargs="*",
-        metavar="RUN_OR_DIR",
-        help="TREC run file(s) or folder(s) of run files (plain or .gz)",
-    )
-    p.add_argument("--qrels", metavar="QRELS", help="TREC qrels file (plain or .gz)")
-    p.add_argument(
-        "-m",
-        "--measure",
-        action="append",
-        dest="measures",
-        metavar="MEASURE",
-        help="a measure such as nDCG@10, AP, 'RBP(p=0.8)'; repeat for more (default: "
-        f"{' '.join(DEFAULT_MEASURES)})",
-    )
+    add_runs(p)
+    add_qrels(p)
+    add_measures(p, " ".join(DEFAULT_MEASURES), "a measure such as nDCG@10, AP, 'RBP(p=0.8)'")
     p.add_argument(
         "--subtopics",
         action="store_true",
@@ -106,12 +100,7 @@ def add_evaluate(subparsers) -> None:
         help="a judged query a run did not answer: scores 0 (zero, default) or is skipped (drop, "
         "trec_eval's default)",
     )
-    p.add_argument(
-        "--system",
-        choices=("tag", "filename"),
-        default="tag",
-        help="name systems by the run tag in the file (default) or by the file name",
-    )
+    add_system_naming(p)
     p.add_argument(
         "--ci",
         choices=("t", "bootstrap", "anova"),
@@ -267,27 +256,15 @@ def add_report(subparsers) -> None:
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument(
-        "runs",
-        nargs="*",
-        metavar="RUN_OR_DIR",
-        help="TREC run file(s) or folder(s) of run files (plain or .gz)",
-    )
-    p.add_argument("--qrels", metavar="QRELS", help="TREC qrels file (plain or .gz)")
+    add_runs(p)
+    add_qrels(p)
     p.add_argument(
         "--other-qrels",
         metavar="QRELS",
         help="a second qrels file of the same collection (e.g. LLM judgments): adds the "
         "judgments-agreement section",
     )
-    p.add_argument(
-        "-m",
-        "--measure",
-        action="append",
-        dest="measures",
-        metavar="MEASURE",
-        help="a measure; repeat for more (default: nDCG@10 AP P@10 RR Bpref)",
-    )
+    add_measures(p, "nDCG@10 AP P@10 RR Bpref")  # pdireval.reporting.DEFAULT_MEASURES
     p.add_argument(
         "--out",
         default="pdireval-report",
@@ -308,12 +285,7 @@ def add_report(subparsers) -> None:
         help="random seed; the same seed gives the same report (default 0)",
     )
     p.add_argument("--title", help="title of the HTML page")
-    p.add_argument(
-        "--system",
-        choices=("tag", "filename"),
-        default="tag",
-        help="name systems by the run tag in the file (default) or by the file name",
-    )
+    add_system_naming(p)
     p.add_argument(
         "--no-progress",
         action="store_true",

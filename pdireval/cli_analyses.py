@@ -12,7 +12,15 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from pdireval.cli_inputs import load_collection, load_runs, note
+from pdireval.cli_inputs import (
+    add_measures,
+    add_qrels,
+    add_runs,
+    add_system_naming,
+    load_collection,
+    load_runs,
+    note,
+)
 
 if TYPE_CHECKING:  # pandas loads inside the functions: the command line starts light
     import pandas as pd
@@ -66,28 +74,8 @@ def _scores(args) -> pd.DataFrame:
     return evaluate(run, measures, qrels=qrels)
 
 
-def _inputs(p, *, measures_default: str) -> None:
-    p.add_argument(
-        "runs",
-        nargs="*",
-        metavar="RUN_OR_DIR",
-        help="TREC run file(s) or folder(s) of run files (plain or .gz)",
-    )
-    p.add_argument("--qrels", metavar="QRELS", help="TREC qrels file (plain or .gz)")
-    p.add_argument(
-        "-m",
-        "--measure",
-        action="append",
-        dest="measures",
-        metavar="MEASURE",
-        help=f"a measure; repeat for more (default: {measures_default})",
-    )
-    p.add_argument(
-        "--system",
-        choices=("tag", "filename"),
-        default="tag",
-        help="name systems by the run tag in the file (default) or by the file name",
-    )
+def _add_format(p) -> None:
+    """``--format table|csv|json`` into ``args.format`` (:func:`print_frame`)."""
     p.add_argument(
         "--format",
         choices=FORMATS,
@@ -119,7 +107,11 @@ def add_compare(subparsers) -> None:
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    _inputs(p, measures_default="AP nDCG@10")
+    add_runs(p)
+    add_qrels(p)
+    add_measures(p, "AP nDCG@10")
+    add_system_naming(p)
+    _add_format(p)
     p.add_argument(
         "--scores",
         action="append",
@@ -214,20 +206,10 @@ def add_agreement(subparsers) -> None:
     )
     p.add_argument("qrels", metavar="QRELS", help="the reference judgments (TREC qrels)")
     p.add_argument("other", metavar="OTHER_QRELS", help="the judgments under test (TREC qrels)")
-    p.add_argument(
-        "--runs",
-        nargs="+",
-        metavar="RUN_OR_DIR",
-        help="runs to rank under both qrels (adds the leaderboard agreement)",
+    add_runs(
+        p, name="--runs", text="runs to rank under both qrels (adds the leaderboard agreement)"
     )
-    p.add_argument(
-        "-m",
-        "--measure",
-        action="append",
-        dest="measures",
-        metavar="MEASURE",
-        help="a measure for the leaderboards; repeat for more (default: nDCG@10 AP)",
-    )
+    add_measures(p, "nDCG@10 AP", "a measure for the leaderboards")
     p.add_argument(
         "--what",
         choices=("labels", "leaderboard", "both"),
@@ -246,18 +228,8 @@ def add_agreement(subparsers) -> None:
         help="bootstrap resamples of the intervals (default 1000)",
     )
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument(
-        "--system",
-        choices=("tag", "filename"),
-        default="tag",
-        help="name systems by the run tag in the file (default) or by the file name",
-    )
-    p.add_argument(
-        "--format",
-        choices=FORMATS,
-        default="table",
-        help="table (4 decimals, default), csv or json (full precision)",
-    )
+    add_system_naming(p)
+    _add_format(p)
     p.set_defaults(func=run_agreement)
 
 
@@ -330,12 +302,7 @@ def add_fuse(subparsers) -> None:
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument(
-        "runs",
-        nargs="+",
-        metavar="RUN_OR_DIR",
-        help="TREC run file(s) or folder(s) of run files (plain or .gz)",
-    )
+    add_runs(p, required=True)
     p.add_argument(
         "--method",
         default="rrf",
@@ -360,12 +327,7 @@ def add_fuse(subparsers) -> None:
         "--systems", nargs="+", metavar="SYSTEM", help="fuse only these systems of the runs"
     )
     p.add_argument("--name", help="the fused run's tag (default: the method's name)")
-    p.add_argument(
-        "--system",
-        choices=("tag", "filename"),
-        default="tag",
-        help="name systems by the run tag in the file (default) or by the file name",
-    )
+    add_system_naming(p)
     p.add_argument(
         "--out",
         metavar="FILE",

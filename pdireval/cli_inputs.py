@@ -1,6 +1,6 @@
-"""What the ``pdireval`` subcommands share: reading the runs and qrels named on the command
-line, and notes on stderr. Imports nothing heavy at module level (``pdireval trec_eval``
-starts without pandas)."""
+"""What the ``pdireval`` subcommands share: the arguments that name runs, qrels, measures and
+how systems are named, reading the files they name, and notes on stderr. Imports nothing
+heavy at module level (``pdireval trec_eval`` starts without pandas)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,56 @@ if TYPE_CHECKING:
 
     from pdireval.types import SystemFrom
 
-__all__ = ["check_each_file_once", "load_collection", "load_runs", "note"]
+__all__ = [
+    "add_measures",
+    "add_qrels",
+    "add_runs",
+    "add_system_naming",
+    "check_each_file_once",
+    "load_collection",
+    "load_runs",
+    "note",
+]
+
+
+def add_runs(p, *, required: bool = False, name: str = "runs", text: str | None = None) -> None:
+    """The ``RUN_OR_DIR`` arguments into ``args.runs``: run files or folders of run files (at
+    least one when ``required``); ``name="--runs"`` makes them an option, ``text`` its help."""
+    p.add_argument(
+        name,
+        nargs="+" if required or name.startswith("-") else "*",
+        metavar="RUN_OR_DIR",
+        help=text or "TREC run file(s) or folder(s) of run files (plain or .gz)",
+    )
+
+
+def add_qrels(p) -> None:
+    """``--qrels QRELS`` into ``args.qrels``."""
+    p.add_argument("--qrels", metavar="QRELS", help="TREC qrels file (plain or .gz)")
+
+
+def add_measures(p, default: str, what: str = "a measure") -> None:
+    """``-m/--measure``, repeatable, into ``args.measures``; ``default`` names the measures
+    used when none is given."""
+    p.add_argument(
+        "-m",
+        "--measure",
+        action="append",
+        dest="measures",
+        metavar="MEASURE",
+        help=f"{what}; repeat for more (default: {default})",
+    )
+
+
+def add_system_naming(p) -> None:
+    """``--system tag|filename`` into ``args.system``: how systems read from run files are
+    named (pdireval.read_run's ``system=``)."""
+    p.add_argument(
+        "--system",
+        choices=("tag", "filename"),
+        default="tag",
+        help="name systems by the run tag in the file (default) or by the file name",
+    )
 
 
 def note(message: str) -> None:

@@ -6,6 +6,7 @@ name[.params]`` (``trec_eval.c``'s mark_measure and the te_init_meas_* parameter
 from __future__ import annotations
 
 from pdireval.trec import trec_kernels as K
+from pdireval.trec.trec_prefs import PREFS_MEASURES
 
 __all__ = [
     "MEASURES",
@@ -222,24 +223,7 @@ _SET = (
     "set_map",
     "set_F",
 )
-_ALL_PREFS = (
-    "runid",
-    "num_q",
-    "prefs_num_prefs_poss",
-    "prefs_num_prefs_ful",
-    "prefs_num_prefs_ful_ret",
-    "prefs_simp",
-    "prefs_pair",
-    "prefs_avgjg",
-    "prefs_avgjg_Rnonrel",
-    "prefs_simp_ret",
-    "prefs_pair_ret",
-    "prefs_avgjg_ret",
-    "prefs_avgjg_Rnonrel_ret",
-    "prefs_simp_imp",
-    "prefs_pair_imp",
-    "prefs_avgjg_imp",
-)
+_ALL_PREFS = ("runid", "num_q", *PREFS_MEASURES)  # -m all_prefs
 _PREFS = (
     "runid",
     "num_q",
