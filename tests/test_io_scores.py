@@ -1,5 +1,6 @@
 """read_scores / write_scores against what the real tools write (trec_eval, ir_measures, ranx,
-PyTerrier), and round trips."""
+PyTerrier; MTEB and BEIR through the files tests/data/tools/make_mteb_beir.py wrote with them),
+and round trips."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import pytest
 import pdireval
 from pdireval.errors import OptionError, SchemaError
 from pdireval.io import read_scores, write_scores
-from tests.helpers import DATA
+from tests.helpers import DATA, ROOT
 from tests.test_treceval import theirs
 
 ROBUST = DATA / "robust03"
@@ -204,23 +205,109 @@ def test_pyterrier_aggregated_significance_columns_are_dropped(tmp_path):
     assert means["measure"].tolist() == ["map", "map"] and means["value"].tolist() == [0.2, 0.6]
 
 
-def test_mteb_and_beir_json_are_means(tmp_path):
-    # mteb and beir install from pip but pull torch, transformers and sentence-transformers
-    # (gigabytes, for a result file): these files follow their documented schemas instead,
-    # MTEB's TaskResult JSON and BEIR's EvaluateRetrieval.evaluate() dicts
-    mteb = {"dataset_revision": "x", "task_name": "NFCorpus", "mteb_version": "1.12",
-            "model_name": "e5-small",
-            "scores": {"test": [{"ndcg_at_10": 0.31, "map_at_10": 0.12, "main_score": 0.31,
-                                 "hf_subset": "default", "languages": ["eng-Latn"]}]}}
-    (tmp_path / "NFCorpus.json").write_text(json.dumps(mteb))
+# Written by mteb 2.26.24 and beir 2.2.0 themselves: tests/data/tools/make_mteb_beir.py (run
+# in a throwaway virtual environment, as both pull torch) evaluates a tiny qrels / run pair
+# with each library's own code and saves the results with its own serialisation
+BEIR = ROOT / "tests" / "data" / "beir"
+MTEB_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+MTEB = (ROOT / "tests" / "data" / "mteb" / "results" / MTEB_MODEL.replace("/", "__")
+        / "8b3219a92973c328a8e22fadcfa821b5dc75636a")
+# the same measures under each tool's names (trec_eval's via pytrec_eval, the oracle)
+CUTS = (1, 3, 5, 10)
+TREC = {"ndcg_cut_{k}": ("NDCG@{k}", "ndcg_at_{k}"), "map_cut_{k}": ("MAP@{k}", "map_at_{k}"),
+        "recall_{k}": ("Recall@{k}", "recall_at_{k}"), "P_{k}": ("P@{k}", "precision_at_{k}")}
+
+
+def _pytrec_means(run_name):
+    """trec_eval's measures at CUTS, averaged over the queries, by pytrec_eval on the TREC qrels
+    and run (BEIR's save_runfile) the script wrote beside BEIR's results."""
+    import pytrec_eval
+
+    with open(BEIR / "qrels.txt") as q, open(BEIR / f"run-{run_name}.txt") as r:
+        qrels, run = pytrec_eval.parse_qrel(q), pytrec_eval.parse_run(r)
+    cuts = ",".join(map(str, CUTS))
+    names = {f"{m}.{cuts}" for m in ("ndcg_cut", "map_cut", "recall", "P")} | {"recip_rank"}
+    per_query = pytrec_eval.RelevanceEvaluator(qrels, names).evaluate(run)
+    measures = [m.format(k=k) for m in TREC for k in CUTS] + ["recip_rank"]
+    return {m: np.mean([v[m] for v in per_query.values()]) for m in measures}
+
+
+def _json_numbers(path):
+    """Every number of an MTEB result file's scores, keyed as read_scores names them."""
+    data = json.loads(path.read_text())  # MTEB writes NaN, which Python's json reads
+    out = {}
+    for split, entries in data["scores"].items():
+        for entry in entries:
+            subset = "" if entry["hf_subset"] == "default" else entry["hf_subset"] + "/"
+            for metric, value in entry.items():
+                if isinstance(value, (int, float)):
+                    out[f"{data['task_name']}/{split}/{subset}{metric}"] = value
+    return out
+
+
+def test_mteb_result_files_as_mteb_writes_them():
+    for task, prefixes in [("NFCorpus", {"NFCorpus/test/": "a"}),
+                           ("MIRACLRetrieval", {"MIRACLRetrieval/dev/de/": "a",
+                                                "MIRACLRetrieval/dev/fr/": "b"})]:
+        path = MTEB / f"{task}.json"
+        got = read_scores(path, all_rows="keep")
+        # the model named by model_meta.json beside the file (the result file does not name it)
+        assert set(got["system"]) == {MTEB_MODEL} and set(got["query"]) == {"all"}
+        values = dict(zip(got["measure"].astype(str), got["value"], strict=True))
+        want = _json_numbers(path)
+        assert list(values) == list(want)  # all of them, in file order; no evaluation_time
+        np.testing.assert_array_equal(list(values.values()), list(want.values()))  # NaN too
+        assert np.isnan(list(values.values())).any()  # MTEB's NaN nAUCs are kept as NaN
+        for prefix, run_name in prefixes.items():
+            assert values[prefix + "main_score"] == values[prefix + "ndcg_at_10"]
+            oracle = _pytrec_means(run_name)
+            for trec, (_, mteb_name) in TREC.items():
+                for k in CUTS:  # MTEB rounds its means to 5 decimals
+                    assert values[prefix + mteb_name.format(k=k)] == pytest.approx(
+                        oracle[trec.format(k=k)], abs=5e-6), (prefix, mteb_name, k)
+            assert values[prefix + "mrr_at_10"] == pytest.approx(oracle["recip_rank"], abs=5e-6)
+    # the cache folder results/<model>/<revision>/: its task files, not model_meta.json or
+    # run_settings.jsonl
+    both = read_scores(MTEB, all_rows="keep")
+    assert set(both["system"]) == {MTEB_MODEL}
+    assert len(both) == len(_json_numbers(MTEB / "NFCorpus.json")) + len(
+        _json_numbers(MTEB / "MIRACLRetrieval.json"))
+    for fmt in (None, "mteb"):
+        with pytest.raises(SchemaError, match="model_meta.json"):
+            read_scores(MTEB / "model_meta.json", format=fmt, all_rows="keep")
+
+
+def test_mteb_result_file_without_its_cache_folder(tmp_path):
+    # copied out of MTEB's cache (no model_meta.json beside it), or read from a buffer: the
+    # system is the file name, or system=
+    (tmp_path / "NFCorpus.json").write_text((MTEB / "NFCorpus.json").read_text())
     got = read_scores(tmp_path / "NFCorpus.json", all_rows="keep")
-    assert set(got["measure"]) == {"NFCorpus/test/ndcg_at_10", "NFCorpus/test/map_at_10",
-                                   "NFCorpus/test/main_score"}
-    assert set(got["system"]) == {"e5-small"}
-    beir = [{"NDCG@10": 0.4}, {"MAP@10": 0.2}, {"Recall@10": 0.5}, {"P@10": 0.1}]
-    (tmp_path / "bm25.json").write_text(json.dumps(beir))
-    got = read_scores(tmp_path / "bm25.json", all_rows="keep")
-    assert got["measure"].tolist() == ["NDCG@10", "MAP@10", "Recall@10", "P@10"]
+    assert set(got["system"]) == {"NFCorpus"}
+    got = read_scores(io.StringIO((MTEB / "NFCorpus.json").read_text()), all_rows="keep",
+                      system="MiniLM")
+    assert set(got["system"]) == {"MiniLM"} and "NFCorpus/test/ndcg_at_10" in set(got["measure"])
+    with pytest.raises(SchemaError, match="only summary values"):
+        read_scores(MTEB / "NFCorpus.json")
+
+
+def test_beir_results_as_beir_writes_them():
+    oracle = _pytrec_means("a")
+    want = {beir.format(k=k): oracle[trec.format(k=k)] for trec, (beir, _) in TREC.items()
+            for k in CUTS}
+    # EvaluateRetrieval.evaluate()'s four dicts, json.dump'ed (BEIR has no writer for them)
+    got = read_scores(BEIR / "bm25-evaluate.json", all_rows="keep")
+    assert set(got["system"]) == {"bm25-evaluate"} and set(got["query"]) == {"all"}
+    assert got["measure"].astype(str).tolist() == list(want)
+    np.testing.assert_allclose(got["value"], list(want.values()), rtol=0, atol=5e-6)
+    # beir.util.save_results' {"ndcg": {"NDCG@1": ...}, ...}, with evaluate_custom's MRR: a
+    # dict of dicts, which is not ranx's per-query {measure: {query: value}}
+    saved = read_scores(BEIR / "bm25.json", all_rows="keep")
+    assert set(saved["system"]) == {"bm25"} and set(saved["query"]) == {"all"}
+    values = dict(zip(saved["measure"].astype(str), saved["value"], strict=True))
+    assert list(values) == list(want) + [f"MRR@{k}" for k in CUTS]
+    assert [values[m] for m in want] == got["value"].tolist()  # the same numbers as evaluate()
+    assert values["MRR@10"] == pytest.approx(oracle["recip_rank"], abs=5e-6)
+    assert read_scores(BEIR / "bm25.json", format="mteb", all_rows="keep").equals(saved)
 
 
 def test_folders_buffers_and_the_pdireval_cli_output(small, tmp_path):

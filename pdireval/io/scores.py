@@ -104,6 +104,32 @@ def _stem(name: str) -> str:
     return base or "system"
 
 
+#: the groups of ``beir.util.save_results``' JSON (``{"ndcg": {"NDCG@10": value}, ...}``)
+BEIR_GROUPS = ("ndcg", "map", "recall", "precision", "mrr", "recall_cap", "hole")
+
+#: the files of MTEB's results cache (``results/<model>/<revision>/``) that hold no result
+MTEB_OTHER_FILES = ("model_meta.json", "run_settings.jsonl")
+
+
+def _is_beir_results(data) -> bool:
+    """Whether parsed JSON is ``beir.util.save_results``' dict of metric groups (ranx's
+    per-query JSON is also a dict of dicts, keyed by query ids rather than ``NAME@k``)."""
+    return (
+        isinstance(data, dict)
+        and bool(data)
+        and set(data) <= set(BEIR_GROUPS)
+        and all(
+            isinstance(group, dict) and group and all("@" in str(k) for k in group)
+            for group in data.values()
+        )
+    )
+
+
+def _is_mteb_model_meta(data) -> bool:
+    """Whether parsed JSON is the ``model_meta.json`` of MTEB's results cache."""
+    return isinstance(data, dict) and {"name", "revision", "n_parameters"} <= set(data)
+
+
 def _sniff(text: str) -> str:
     """The format of ``text`` (one of SCORES_FORMATS), or a SchemaError naming the formats."""
     head = text.lstrip()[:65536]
@@ -129,6 +155,10 @@ def _sniff(text: str) -> str:
         if isinstance(data, dict) and "model_names" in data and "metrics" in data:
             return "ranx"
         if isinstance(data, dict) and ("mteb_version" in data or "task_name" in data):
+            return "mteb"
+        if _is_beir_results(data):  # beir.util.save_results: {"ndcg": {"NDCG@10": ...}}
+            return "mteb"
+        if _is_mteb_model_meta(data):  # refused by the mteb reader
             return "mteb"
         if isinstance(data, dict) and data and all(isinstance(v, dict) for v in data.values()):
             return "ranx"
@@ -163,7 +193,12 @@ def _sniff(text: str) -> str:
 def _numeric(frame: pd.DataFrame, name: str) -> pd.DataFrame:
     """Rows whose value is a number (trec_eval's ``relstring`` and ``runid`` are not)."""
     value = pd.to_numeric(frame["value"], errors="coerce")
-    keep = value.notna() | frame["value"].astype(str).str.lower().isin(["nan", "-nan"])
+    keep = value.notna().to_numpy().copy()
+    if not keep.all():  # NaN as text (trec_eval's -nan) or as a JSON number (MTEB's NaN)
+        raw = frame["value"].to_numpy()[~keep]
+        keep[~keep] = [
+            isinstance(v, float) or str(v).strip().lower() in ("nan", "-nan") for v in raw
+        ]
     out = frame[keep].copy()
     # numpy's str -> float64 is correctly rounded (pandas' fast parser may be 1 ulp off)
     out["value"] = out["value"].astype(str).str.strip().to_numpy().astype(np.float64)
@@ -300,11 +335,29 @@ def _from_ranx(text: str, name: str) -> pd.DataFrame:
     return table
 
 
+def _mteb_model(name: str) -> str | None:
+    """The model name of MTEB's ``model_meta.json`` beside the result file ``name``, if any
+    (MTEB's result files do not name the model; its cache keeps the name there)."""
+    if not name:
+        return None
+    try:
+        meta = json.loads((Path(name).parent / "model_meta.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    model = meta.get("name") if isinstance(meta, dict) else None
+    return str(model) if model else None
+
+
 def _from_mteb(text: str, name: str) -> pd.DataFrame:
     data = json.loads(text)
+    if _is_mteb_model_meta(data):
+        raise SchemaError(
+            f"{name or 'the scores input'} is MTEB's model_meta.json (the model's metadata, no "
+            "score); read the task result files beside it (or their folder)."
+        )
     rows: list[tuple[str, str, object]] = []
     if isinstance(data, dict) and isinstance(data.get("scores"), dict):  # MTEB result file
-        system = str(data.get("model_name") or _stem(name))
+        system = str(data.get("model_name") or _mteb_model(name) or _stem(name))
         task = str(data.get("task_name", ""))
         for split, entries in data["scores"].items():
             for entry in entries if isinstance(entries, list) else [entries]:
@@ -313,8 +366,10 @@ def _from_mteb(text: str, name: str) -> pd.DataFrame:
                 for metric, value in entry.items():
                     if isinstance(value, (int, float)) and not isinstance(value, bool):
                         rows.append((system, f"{prefix}/{metric}" if prefix else metric, value))
-    else:  # BEIR: {"NDCG@10": ...} or the list of its four dicts
+    else:  # BEIR: evaluate()'s four dicts ({"NDCG@10": ...}) or save_results' dict of them
         parts = data if isinstance(data, list) else [data]
+        if _is_beir_results(data):
+            parts = list(data.values())
         for part in parts:
             if isinstance(part, dict):
                 for metric, value in part.items():
@@ -393,9 +448,16 @@ def read_scores(
       those two files (its ``*.res.gz`` files are runs: :func:`pdireval.read_run`).
     * ``"ranx"`` — a per-query JSON ``{measure: {query: value}}`` (ranx's ``run.scores``
       after ``evaluate(..., return_mean=False)``), or ``Report.save()``'s JSON (means).
-    * ``"mteb"`` — an MTEB result JSON (``task_name``, ``scores: {split: [{metric: value,
-      hf_subset, ...}]}``; measures named ``task/split/metric``) or BEIR's result dicts
-      (``{"NDCG@10": ...}``) — means only.
+    * ``"mteb"`` — an MTEB result JSON as ``TaskResult.to_disk`` writes it in MTEB's results
+      cache (``results/<model>/<revision>/<task>.json``: ``task_name``, ``scores: {split:
+      [{metric: value, ..., main_score, hf_subset, languages}]}``; measures named
+      ``task/split/metric``, or ``task/split/hf_subset/metric`` for a subset other than
+      ``default``; NaN scores, which MTEB writes as ``NaN``, are kept; ``evaluation_time``
+      and the other fields outside ``scores`` are not scores), or BEIR's results: the four
+      dicts ``EvaluateRetrieval.evaluate`` returns (``{"NDCG@10": ...}``, e.g. dumped as a
+      JSON list) or ``beir.util.save_results``' JSON (``{"ndcg": {"NDCG@10": ...}, ...}``;
+      measures named ``NDCG@10``) — means only. A folder of MTEB's cache (it holds
+      ``model_meta.json``) is read as its task result files.
     * ``"pdireval"`` — the CSV / JSON records of ``pdireval evaluate --per-query``.
 
     Measure names are kept as the tool wrote them (``map``, ``P_10``, ``nDCG@10``).
@@ -409,8 +471,8 @@ def read_scores(
         One of ``SCORES_FORMATS``, or None to sniff it.
     system
         The system name for every row; by default the name the file gives (trec_eval's
-        ``runid``, PyTerrier's ``name``, MTEB's ``model_name``) or else the file name
-        without folders and suffixes.
+        ``runid``, PyTerrier's ``name``, the ``name`` of MTEB's ``model_meta.json`` beside
+        its result file) or else the file name without folders and suffixes.
     all_rows
         ``"drop"`` (default): summary rows (query ``all``: trec_eval's and ir_measures'
         means, and the means-only formats) are left out; ``"keep"``: kept with query
@@ -442,6 +504,8 @@ def read_scores(
         )
         if any(p.name in PYTERRIER_FILES for p in files):  # pt.Experiment(save_dir=...)
             files = [p for p in files if p.name in PYTERRIER_FILES]  # not its *.res.gz runs
+        if any(p.name in MTEB_OTHER_FILES for p in files):  # MTEB's results/<model>/<rev>/
+            files = [p for p in files if p.suffix == ".json" and p.name not in MTEB_OTHER_FILES]
         if not files:
             raise SchemaError(f"folder {str(path_or_buffer)!r} holds no scores file.")
         table = pd.concat([_read_one(p, format, system) for p in files], ignore_index=True)
