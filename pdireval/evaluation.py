@@ -39,8 +39,12 @@ from pdireval.errors import (
 )
 from pdireval.io import as_frame
 from pdireval.measures import build_measure, compute
-from pdireval.measures.registry import labelled_measures
-from pdireval.measures.trec_eval.versions import judges_for, measures_for, trec_eval_version
+from pdireval.measures.trec_eval.versions import (
+    judges_for,
+    measures_for,
+    score_precision_for,
+    trec_eval_version,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -73,7 +77,7 @@ class Prepared:
         self,
         segments: Segments,
         run: pd.DataFrame,
-        qrels: pd.DataFrame,
+        qrels: pd.DataFrame | None,
         missing: str,
         recheck=None,
     ):
@@ -182,10 +186,7 @@ def prepare(
     segments = build_segments(
         run, judgments, order=order, keys=keys, score_precision=score_precision
     )
-    recheck = None
-    if segments.float32_merged is not None:
-        rows = np.flatnonzero(np.isin(keys.seg, segments.float32_merged))
-        recheck = (rows, keys.take(rows), order)
+    recheck = recheck_of(segments, keys, order)
     for message in doc_id_messages(doc_id_evidence(segments, keys, judgments), judgments):
         warnings.warn(message, PdirevalWarning, stacklevel=3)
     if missing == "zero":
@@ -196,6 +197,16 @@ def prepare(
             total = len(segments.systems) * judgments.n_queries
             warnings.warn(filled_message(filled, total), PdirevalWarning, stacklevel=3)
     return Prepared(segments, run, judgments_frame, missing, recheck)
+
+
+def recheck_of(segments: Segments, keys, order: str):
+    """:attr:`Prepared.recheck` of segments built from a run with ``keys``: the rows, keys and
+    order of the lists whose float32 ties merged distinct doubles around a judged document,
+    or None (also used by pdireval.dask)."""
+    if segments.float32_merged is None:
+        return None
+    rows = np.flatnonzero(np.isin(keys.seg, segments.float32_merged))
+    return rows, keys.take(rows), order
 
 
 def float32_changes(
@@ -466,8 +477,7 @@ def evaluate(
     if unjudged is not None:
         check_option("unjudged", unjudged, UNJUDGED)
     version = trec_eval_version(trec_eval)
-    if score_precision is None:
-        score_precision = "float64" if version == 10 else "float32"
+    score_precision = score_precision_for(score_precision, version)
     run = as_frame(run, "run")
     seed = _seed_column(run, columns)
     if seed is not None:
@@ -553,13 +563,17 @@ def evaluate(
     return scores
 
 
-def evaluate_with_changes(run, measures, **options) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+def evaluate_with_changes(
+    run, measures, *, trec_eval=None, score_precision=None, **options
+) -> tuple[pd.DataFrame, pd.DataFrame | None]:
     """:func:`evaluate` (one judge, no seeds, no bounds) without its float32 warning: the
     scores frame and the values that float32 ties change (:func:`float32_changes`; None when
     no tie merged distinct doubles around a judged document), for entry points that word the
-    warning themselves."""
-    labels, parsed = zip(*labelled_measures(measures))
-    prepared = prepare(run, **options)
+    warning themselves. ``trec_eval`` and ``score_precision`` as in :func:`evaluate`."""
+    version = trec_eval_version(trec_eval)
+    labels, parsed = zip(*measures_for(measures, version))
+    precision = score_precision_for(score_precision, version)
+    prepared = prepare(run, score_precision=precision, **options)
     cache: dict = {}
     values = [cache[m] if m in cache else cache.setdefault(m, prepared.values(m)) for m in parsed]
     frame = scores_frame(prepared.segments, parsed, values, labels)

@@ -348,3 +348,90 @@ def test_local_cluster_two_workers():
             warnings.simplefilter("ignore")
             client.close()
             cluster.close()
+
+
+def _tied_run():
+    """Scores that tie at float32 precision but not as doubles (1.2 and 1.2 + 1e-9), so that
+    score_precision changes values."""
+    run, qrels = pdireval.datasets.simulate(n_systems=4, n_queries=8, depth=30, rng=3, score_decimals=1)
+    run["score"] = run["score"] + np.random.default_rng(0).integers(0, 3, len(run)) * 1e-9
+    return run, qrels
+
+
+TIED_RUN, TIED_QRELS = _tied_run()
+#: 10.0's interpolated precision (differs from 9.0.8's) and the measures only 10.0 has
+MEASURES_10 = ["AP", "nDCG@10", "iprec_at_recall_0.10", "11pt_avg", "P@5", "rbp", "rbp_resid", "unj_5"]
+
+
+def _messages(call):
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always", PdirevalWarning)
+        result = call()
+    return result, [str(w.message) for w in seen if issubclass(w.category, PdirevalWarning)]
+
+
+@pytest.mark.parametrize("trec_eval", [None, "9.0.8", "10"])
+@pytest.mark.parametrize("score_precision", [None, "float32", "float64"])
+def test_trec_eval_and_score_precision_equal_pandas(trec_eval, score_precision):
+    measures = MEASURES_10[:5] if trec_eval == "9.0.8" else MEASURES_10
+    options = {"qrels": TIED_QRELS, "trec_eval": trec_eval, "score_precision": score_precision}
+    expected, expected_warnings = _messages(lambda: pdireval.evaluate(TIED_RUN, measures, **options))
+    float32 = (score_precision or ("float64" if trec_eval == "10" else "float32")) == "float32"
+    # the ties matter: at float32 a warning counts the changed values, as doubles none
+    assert [m.split(" of ")[1][:3] for m in expected_warnings] == (["256" if len(measures) == 8 else "160"] if float32 else [])
+    for ddf, by in [(dd.from_pandas(TIED_RUN, npartitions=3, sort=False), None), (_by(TIED_RUN, "system", 2), "system")]:
+        got, got_warnings = _messages(
+            lambda: pdask.evaluate(ddf, measures, partitioned_by=by, **options).compute(scheduler="synchronous")
+        )
+        pd.testing.assert_frame_equal(got, expected, check_exact=True)
+        assert got_warnings == expected_warnings  # the same float32 warning: count and example
+    accessor = _compute(_by(TIED_RUN, "system", 2).ireval.evaluate(measures, partitioned_by="system", **options))
+    pd.testing.assert_frame_equal(accessor, expected, check_exact=True)
+
+
+def test_trec_eval_10_reaches_the_partitions():
+    """10.0's interpolated precision and doubles differ from the default's numbers."""
+    ddf = dd.from_pandas(TIED_RUN, npartitions=3, sort=False)
+    nine = _compute(pdask.evaluate(ddf, ["11pt_avg", "AP"], qrels=TIED_QRELS))
+    ten = _compute(pdask.evaluate(ddf, ["11pt_avg", "AP"], qrels=TIED_QRELS, trec_eval="10"))
+    for measure in ("11pt_avg", "AP"):
+        a = nine.loc[nine["measure"] == measure, "value"].to_numpy()
+        b = ten.loc[ten["measure"] == measure, "value"].to_numpy()
+        assert (a != b).any()
+    ten32 = _compute(pdask.evaluate(ddf, ["AP"], qrels=TIED_QRELS, trec_eval="10", score_precision="float32"))
+    pd.testing.assert_frame_equal(ten32, nine[nine["measure"] == "AP"].reset_index(drop=True))
+
+
+def test_trec_eval_options_fail_at_once_with_pandas_messages():
+    ddf = dd.from_pandas(TIED_RUN, npartitions=2)
+    for options, error, match in [
+        ({"trec_eval": "9.0.8"}, MeasureError, "'rbp' .* trec_eval 9.0.8 does not have"),
+        ({"trec_eval": "11"}, OptionError, "trec_eval='11'"),
+        ({"score_precision": "float16"}, OptionError, "score_precision"),
+        ({"trec_eval": "10", "score_precision": "double"}, OptionError, "score_precision"),
+    ]:
+        with pytest.raises(error, match=match) as expected:
+            pdireval.evaluate(TIED_RUN, ["AP", "rbp"], qrels=TIED_QRELS, **options)
+        with pytest.raises(error) as got:
+            pdask.evaluate(ddf, ["AP", "rbp"], qrels=TIED_QRELS, **options)  # before any compute
+        assert str(got.value) == str(expected.value)
+        with pytest.raises(error):
+            ddf.ireval.evaluate(["AP", "rbp"], qrels=TIED_QRELS, **options)
+
+
+@pytest.mark.parametrize("score_precision", ["float32", "float64"])
+def test_evaluate_variants_score_precision_equals_the_pandas_path(score_precision):
+    sub = pdireval.subsample_qrels(TIED_QRELS, levels=(50,), n_resamples=2, rng=0)
+    full = pdireval.evaluate_variants(TIED_RUN, ["AP", "nDCG@10"], sub, score_precision=score_precision)
+    keys = ["level", "repeat", "system", "measure"]
+    g = full.groupby(keys, sort=False)["value"]
+    expected = g.mean().reset_index()
+    expected["n_queries"] = g.size().to_numpy()
+    expected = expected.sort_values(keys[:3], kind="stable", ignore_index=True)
+    ddf = dd.from_pandas(TIED_RUN, npartitions=3, sort=False)
+    got = _compute(pdask.evaluate_variants(ddf, ["AP", "nDCG@10"], sub, score_precision=score_precision))
+    pd.testing.assert_frame_equal(got.reset_index(drop=True), expected, check_exact=True, check_dtype=False)
+    via = _compute(ddf.ireval.evaluate_variants(["AP", "nDCG@10"], sub, score_precision=score_precision))
+    pd.testing.assert_frame_equal(via, got, check_exact=True)
+    with pytest.raises(OptionError, match="score_precision"):
+        pdask.evaluate_variants(ddf, "AP", sub, score_precision="float16")

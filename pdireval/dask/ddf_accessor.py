@@ -26,6 +26,8 @@ class DaskAccessor:
         columns=None,
         qrels_columns=None,
         order="score",
+        score_precision=None,
+        trec_eval=None,
         partitioned_by=None,
         finalize=True,
     ):
@@ -38,6 +40,8 @@ class DaskAccessor:
             columns=columns,
             qrels_columns=qrels_columns,
             order=order,
+            score_precision=score_precision,
+            trec_eval=trec_eval,
             partitioned_by=partitioned_by,
             finalize=finalize,
         )
@@ -51,6 +55,7 @@ class DaskAccessor:
         columns=None,
         qrels_columns=None,
         order="score",
+        score_precision="float32",
         partitioned_by=None,
     ):
         """See :func:`pdireval.dask.evaluate_variants`."""
@@ -62,5 +67,6 @@ class DaskAccessor:
             columns=columns,
             qrels_columns=qrels_columns,
             order=order,
+            score_precision=score_precision,
             partitioned_by=partitioned_by,
         )

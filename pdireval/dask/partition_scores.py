@@ -42,17 +42,32 @@ from pdireval.errors import OptionError, SchemaError, check_bool, check_option, 
 from pdireval.evaluation import (
     MISSING,
     ORDERS,
+    Prepared,
     filled_message,
+    float32_changes,
+    float32_message,
     judged_rows,
     no_overlap_error,
+    recheck_of,
     scores_frame,
     unjudged_message,
 )
 from pdireval.measures import compute
-from pdireval.measures.registry import labelled_measures
+from pdireval.measures.trec_eval.versions import (
+    measures_for,
+    score_precision_for,
+    trec_eval_version,
+)
 
 if TYPE_CHECKING:
-    from pdireval.types import Measures, Missing, Order, PartitionedBy
+    from pdireval.types import (
+        Measures,
+        Missing,
+        Order,
+        PartitionedBy,
+        ScorePrecision,
+        TrecEvalVersion,
+    )
 
 __all__ = ["evaluate"]
 
@@ -122,13 +137,21 @@ def _judgments(run: dd.DataFrame, qrels, columns, qrels_columns):
 
 
 def _partition_scores(
-    part: pd.DataFrame, judgments: Judgments, names, order, columns, markers
+    part: pd.DataFrame,
+    judgments: Judgments,
+    names,
+    order,
+    columns,
+    markers,
+    version=None,
+    score_precision="float32",
 ) -> pd.DataFrame:
     """Scores of one partition with ``missing="drop"`` semantics. With ``markers``, one
-    extra row per run query without judgments (measure <NA>), for the final task's warning."""
+    extra row per run query without judgments (measure <NA>), and the doc-id evidence and
+    the values float32 ties change as marker rows, for the final task's warnings."""
     if len(part) == 0:
         return empty_frame(SCORE_DTYPES)
-    labels, parsed = zip(*labelled_measures(names))
+    labels, parsed = zip(*measures_for(names, version))
     position = None
     if ROW in part.columns:  # shuffled: each row's place in the run before the shuffle
         position = part[ROW].to_numpy()
@@ -137,17 +160,22 @@ def _partition_scores(
     all_queries = run["query"]
     run, keys, dropped = judged_rows(run, keys, judgments)
     if len(run):
-        segments = build_segments(run, judgments, order=order, keys=keys)
+        segments = build_segments(
+            run, judgments, order=order, keys=keys, score_precision=score_precision
+        )
         cache: dict = {}  # two names of one measure ("map", "AP"): computed once
         values = [
             cache[m] if m in cache else cache.setdefault(m, compute(segments, m)) for m in parsed
         ]
         frame = scores_frame(segments, parsed, values, labels)
         if markers:
-            frame = pd.concat(
-                [frame, _evidence_rows(doc_id_evidence(segments, keys, judgments))],
-                ignore_index=True,
-            )
+            recheck = recheck_of(segments, keys, order)
+            changed = None
+            if recheck is not None:
+                prepared = Prepared(segments, run, None, "drop", recheck)
+                changed = _float32_rows(float32_changes(prepared, parsed, values, labels))
+            evidence = _evidence_rows(doc_id_evidence(segments, keys, judgments))
+            frame = pd.concat([frame, evidence, changed], ignore_index=True)
     else:
         frame = empty_frame(SCORE_DTYPES)
     if markers and dropped is not None and len(dropped):
@@ -209,6 +237,46 @@ def _evidence_from_rows(rows: pd.DataFrame) -> DocIdEvidence:
     return merge_evidence([DocIdEvidence(matched, sample, lists)])
 
 
+#: measure prefix of the marker rows carrying a value that float32 ties change: the prefix,
+#: the value with the doubles compared (float.hex, exact), ":", the measure's label
+_FLOAT32 = "\x00float32:"
+
+
+def _float32_rows(changes: pd.DataFrame) -> pd.DataFrame:
+    """A partition's :func:`~pdireval.evaluation.float32_changes` as marker rows."""
+    exact = [float(v).hex() for v in changes["value_float64"]]
+    return pd.DataFrame(
+        {
+            "system": pd.array(changes["system"].to_numpy(dtype=object), dtype=ID_DTYPE),
+            "query": pd.array(changes["query"].to_numpy(dtype=object), dtype=ID_DTYPE),
+            "measure": pd.array(
+                [f"{_FLOAT32}{x}:{m}" for x, m in zip(exact, changes["measure"])], dtype=ID_DTYPE
+            ),
+            "value": changes["value"].to_numpy(dtype=np.float64),
+        }
+    )
+
+
+def _float32_warning(rows: pd.DataFrame, judgments: Judgments, labels, n_values: int) -> None:
+    """The float32 warning of :func:`pdireval.evaluate` from the partitions' marker rows: the
+    changed values in evaluate's row order (system, query, measure as given)."""
+    text = [m[len(_FLOAT32) :].split(":", 1) for m in rows["measure"].to_numpy(dtype=object)]
+    changes = pd.DataFrame(
+        {
+            "system": rows["system"].to_numpy(dtype=object),
+            "query": rows["query"].to_numpy(dtype=object),
+            "measure": np.array([m for _, m in text], dtype=object),
+            "value": rows["value"].to_numpy(dtype=np.float64),
+            "value_float64": np.array([float.fromhex(x) for x, _ in text], dtype=np.float64),
+        }
+    )
+    q = judgments.queries.get_indexer(changes["query"])
+    m = pd.Index(labels).get_indexer(changes["measure"])
+    changes = changes.iloc[np.lexsort((m, q, changes["system"].to_numpy(dtype=str)))]
+    message = float32_message(changes.reset_index(drop=True), n_values, "score_precision='float64'")
+    warn_client(message)
+
+
 def _empty_values(judgments: Judgments, parsed) -> np.ndarray:
     """Each measure's value for a query a system did not answer: (n_queries, n_measures)."""
     n_q = judgments.n_queries
@@ -238,12 +306,16 @@ def _split_error(scores: pd.DataFrame, dup: np.ndarray) -> SchemaError:
     )
 
 
-def _finalize(frame: pd.DataFrame, judgments: Judgments, names, missing: str) -> pd.DataFrame:
-    """The final small task: split check, zero grid, warning, pandas' row order."""
-    labels, parsed = zip(*labelled_measures(names))
+def _finalize(
+    frame: pd.DataFrame, judgments: Judgments, names, missing: str, version=None
+) -> pd.DataFrame:
+    """The final small task: split check, zero grid, warnings, pandas' row order."""
+    labels, parsed = zip(*measures_for(names, version))
     docid = frame["measure"].str.startswith(_DOCID).fillna(False).to_numpy(dtype=bool)
     evidence = _evidence_from_rows(frame.loc[docid]) if docid.any() else None
-    frame = frame.loc[~docid]
+    tied = frame["measure"].str.startswith(_FLOAT32).fillna(False).to_numpy(dtype=bool)
+    float32_rows = frame.loc[tied]
+    frame = frame.loc[~docid & ~tied]
     marker = frame["measure"].isna().to_numpy()
     marks = frame.loc[marker, ["query", "value"]]
     if len(marks) and marks["value"].notna().all():  # after a shuffle: by first place in the run
@@ -284,6 +356,8 @@ def _finalize(frame: pd.DataFrame, judgments: Judgments, names, missing: str) ->
         q = np.concatenate([q, np.repeat(mq, n_m)])
         m = np.concatenate([m, np.tile(np.arange(n_m), len(miss))])
         value = np.concatenate([value, empty[mq].reshape(-1)])
+    if len(float32_rows):
+        _float32_warning(float32_rows, judgments, labels, len(value))
     order = np.lexsort((m, q, s))
     s, q, m = s[order], q[order], m[order]
     measure_names = np.array(labels, dtype=object)
@@ -326,6 +400,8 @@ def evaluate(
     columns: Mapping[str, str] | None = None,
     qrels_columns: Mapping[str, str] | None = None,
     order: Order = "score",
+    score_precision: ScorePrecision | None = None,
+    trec_eval: TrecEvalVersion | None = None,
     partitioned_by: PartitionedBy | None = None,
     finalize: bool = True,
 ) -> dd.DataFrame:
@@ -336,8 +412,12 @@ def evaluate(
     run
         Dask DataFrame with the run columns (``system, query, doc`` and ``score`` and/or
         ``rank``), e.g. from :func:`pdireval.dask.read_run` or ``dd.read_parquet``.
-    measures, missing, columns, qrels_columns, order
-        As in :func:`pdireval.evaluate`.
+    measures, missing, columns, qrels_columns, order, score_precision, trec_eval
+        As in :func:`pdireval.evaluate`: ``trec_eval="10"`` gives trec_eval 10.0's numbers
+        (scores compared as doubles unless ``score_precision`` says otherwise, 10.0's
+        interpolated precision, ``all_trec`` with 10.0's additions), ``trec_eval="9.0.8"``
+        refuses the measures only 10.0 has (``rbp``, ``rbp_resid``, ``unj_k``) with
+        :class:`~pdireval.MeasureError` at once.
     qrels
         A pandas frame (validated and grouped once, here, and shared by every partition), a
         Dask frame (read and grouped by one task), or None to take the judgments from the
@@ -370,10 +450,14 @@ def evaluate(
     Warns
     -----
     PdirevalWarning
-        Once, when run queries have no judgments, and once when doc ids do not match the
+        Once, when run queries have no judgments, once when doc ids do not match the
         qrels (as :func:`pdireval.evaluate`: the whole run, or ranked lists with near-miss
-        spellings; the same message whatever the partitioning), from the final task; on a
-        distributed cluster through ``distributed.warn``, which shows it on the client.
+        spellings; the same message whatever the partitioning), once when (system, query)
+        pairs were filled (``missing="zero"``) and once when comparing scores at float32
+        precision changes returned values (each partition evaluates its tied lists again
+        with the doubles compared; the same count and first example as pandas), from the
+        final task; on a distributed cluster through ``distributed.warn``, which shows it on
+        the client. ``finalize=False`` gives none of them.
 
     Notes
     -----
@@ -393,7 +477,9 @@ def evaluate(
     check_option("order", order, ORDERS)
     check_option("partitioned_by", partitioned_by, PARTITIONED_BY)
     finalize = check_bool("finalize", finalize)
-    given, parsed = zip(*labelled_measures(measures))  # names as given
+    version = trec_eval_version(trec_eval)
+    score_precision = score_precision_for(score_precision, version)
+    given, parsed = zip(*measures_for(measures, version))  # names as given
     _check_partition_invariant(parsed)
     names = list(given)
     order = resolve_order(run, columns, order)
@@ -407,11 +493,13 @@ def evaluate(
         order,
         columns,
         finalize,
+        version,
+        score_precision,
         meta=meta,
         enforce_metadata=False,
     )
     if not finalize:
         return parts
     return parts.repartition(npartitions=1).map_partitions(
-        _finalize, judgments, names, missing, meta=meta, enforce_metadata=False
+        _finalize, judgments, names, missing, version, meta=meta, enforce_metadata=False
     )

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from pdireval.core.schema import ID_DTYPE, canonical_run
+from pdireval.core.segments import SCORE_PRECISIONS
 from pdireval.dask.partitions import (
     PARTITIONED_BY,
     broadcast,
@@ -27,7 +28,7 @@ from pdireval.runs.variants import canonical_variants
 from pdireval.runs.variants import evaluate_variants as _pandas_variants
 
 if TYPE_CHECKING:
-    from pdireval.types import Measures, Missing, Order, PartitionedBy
+    from pdireval.types import Measures, Missing, Order, PartitionedBy, ScorePrecision
 
 __all__ = ["evaluate_variants"]
 
@@ -41,6 +42,7 @@ def _variant_partition(
     columns,
     qrels_columns,
     key_cols,
+    score_precision="float32",
 ):
     out_dtypes = {
         **{k: variants[k].dtype for k in key_cols},
@@ -60,7 +62,13 @@ def _variant_partition(
     run = run.loc[keep].reset_index(drop=True)
     if len(run):
         scores = _pandas_variants(
-            run, names, variants, missing=missing, qrels_columns=qrels_columns, order=order
+            run,
+            names,
+            variants,
+            missing=missing,
+            qrels_columns=qrels_columns,
+            order=order,
+            score_precision=score_precision,
         )
         g = scores.groupby([*key_cols, "system", "measure"], sort=False, observed=True)["value"]
         frame = g.mean().reset_index()
@@ -121,6 +129,7 @@ def evaluate_variants(
     columns: Mapping[str, str] | None = None,
     qrels_columns: Mapping[str, str] | None = None,
     order: Order = "score",
+    score_precision: ScorePrecision = "float32",
     partitioned_by: PartitionedBy | None = None,
 ) -> dd.DataFrame:
     """Mean score per (variant, system, measure) of a Dask run over many qrels variants.
@@ -134,7 +143,7 @@ def evaluate_variants(
     ----------
     run
         Dask run frame.
-    measures, qrels_variants, missing, columns, qrels_columns, order
+    measures, qrels_variants, missing, columns, qrels_columns, order, score_precision
         As in :func:`pdireval.evaluate_variants` (``qrels_variants`` a pandas frame).
     partitioned_by
         ``None`` (default): the run is shuffled by system. ``"system"``: partitions already
@@ -153,6 +162,7 @@ def evaluate_variants(
     check_dask_frame(run, "pdireval.dask.evaluate_variants")
     check_option("missing", missing, MISSING)
     check_option("order", order, ORDERS)
+    check_option("score_precision", score_precision, SCORE_PRECISIONS)
     check_option("partitioned_by", partitioned_by, PARTITIONED_BY)
     if partitioned_by == "query":
         raise OptionError(
@@ -181,6 +191,7 @@ def evaluate_variants(
         columns,
         qrels_columns,
         key_cols,
+        score_precision,
         meta=meta,
         enforce_metadata=False,
     )

@@ -11,11 +11,23 @@ option.
 
 from __future__ import annotations
 
-from pdireval.errors import MeasureError, OptionError
+from typing import TYPE_CHECKING
+
+from pdireval.core.segments import SCORE_PRECISIONS
+from pdireval.errors import MeasureError, OptionError, check_option
 from pdireval.measures.registry import Measure, labelled_measures, parse_measures
 from pdireval.measures.trec_eval.names import expand
 
-__all__ = ["TREC_EVAL_VERSIONS", "trec_eval_version", "measures_for", "judges_for"]
+if TYPE_CHECKING:
+    from pdireval.types import ScorePrecision
+
+__all__ = [
+    "TREC_EVAL_VERSIONS",
+    "trec_eval_version",
+    "score_precision_for",
+    "measures_for",
+    "judges_for",
+]
 
 #: the values of ``trec_eval=`` and the release each names
 TREC_EVAL_VERSIONS = {"9": 9, "9.0.8": 9, "10": 10, "10.0": 10}
@@ -35,6 +47,18 @@ def trec_eval_version(value) -> int | None:
             "9.0.8's formulas, pdireval's measures)."
         )
     return TREC_EVAL_VERSIONS[key]
+
+
+def score_precision_for(
+    score_precision: ScorePrecision | None, version: int | None
+) -> ScorePrecision:
+    """The ``score_precision=`` option checked, or its default for trec_eval ``version``
+    (:func:`trec_eval_version`'s value): ``"float64"`` for 10 (trec_eval 10.0 compares scores
+    as doubles), else ``"float32"`` (9.0.8 stores them as C floats)."""
+    if score_precision is None:
+        return "float64" if version == 10 else "float32"
+    check_option("score_precision", score_precision, SCORE_PRECISIONS)
+    return score_precision
 
 
 def _since(m: Measure) -> str:
