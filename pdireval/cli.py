@@ -72,6 +72,8 @@ def add_evaluate(subparsers) -> None:
             "--format csv > scores.csv\n"
             "  pdireval evaluate runs/ --qrels diversity-qrels.txt --subtopics -m alpha_nDCG@20 -m "
             "ERR_IA@20\n"
+            "  pdireval evaluate runs/ --qrels qrels.txt --trec-eval 10 -m 11pt_avg -m rbp "
+            "--per-query\n"
             "measures: see pdireval.measures(); trec_eval names (map, ndcg_cut_10, P_10) work too."
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -115,19 +117,30 @@ def add_evaluate(subparsers) -> None:
         metavar="LEVEL",
         help="confidence level of --ci (default 0.95)",
     )
-    add_score_precision(p)
+    add_score_precision(p, trec_eval=True)
+    p.add_argument(
+        "--trec-eval",
+        choices=("9.0.8", "10"),
+        default=None,
+        help="the trec_eval release whose numbers to give (pdireval.evaluate's trec_eval=): 10 "
+        "for trec_eval 10.0 (scores compared as doubles, its interpolated precision, all_trec "
+        "with rbp, rbp_resid, unj_5/10/20), 9.0.8 to refuse the measures only 10.0 has; "
+        "default: 9.0.8's formulas, every measure",
+    )
     p.set_defaults(func=run_evaluate)
 
 
-def add_score_precision(p) -> None:
-    """The ``--score-precision`` option of ``evaluate`` and ``report``."""
+def add_score_precision(p, trec_eval: bool = False) -> None:
+    """The ``--score-precision`` option of ``evaluate`` and ``report``; with ``trec_eval``,
+    its default follows ``--trec-eval`` (None: float64 for 10, else float32)."""
+    default = "default; float64 with --trec-eval 10" if trec_eval else "default"
     p.add_argument(
         "--score-precision",
         choices=("float32", "float64"),
-        default="float32",
+        default=None if trec_eval else "float32",
         help="compare run scores as C floats, as trec_eval 9 and pytrec_eval do (float32, "
-        "default), or as doubles, as trec_eval 10.0 does (float64); a warning says when the "
-        "choice changes a printed value",
+        f"{default}), or as doubles, as trec_eval 10.0 does (float64); a warning says when "
+        "the choice changes a printed value",
     )
 
 
@@ -162,11 +175,11 @@ def _is_count(measure: str) -> bool:
 
 def run_evaluate(args) -> int:
     from pdireval.evaluation import evaluate_with_changes
-    from pdireval.measures import parse_measures
+    from pdireval.measures.trec_eval.versions import measures_for, trec_eval_version
     from pdireval.meta.aggregate import aggregate
 
     measures = args.measures or DEFAULT_MEASURES
-    parse_measures(measures)  # bad measures fail first; printed as given
+    measures_for(measures, trec_eval_version(args.trec_eval))  # bad measures fail first
     run, qrels = load_collection(args)
     scores, changes = evaluate_with_changes(
         run,
@@ -174,6 +187,7 @@ def run_evaluate(args) -> int:
         qrels=qrels,
         missing=args.missing,
         score_precision=args.score_precision,
+        trec_eval=args.trec_eval,
     )
     options = {}
     if args.ci is not None:

@@ -279,3 +279,51 @@ def test_score_precision_option_orders_near_ties_by_score(tmp_path, capsys):
     status, out, err = call(capsys, *base, "--score-precision", "float64")
     assert status == 0 and err == "" and parse_table(out)["s"][("RR", "all")] == 1.0
     assert build_parser().parse_args(["report", "--score-precision", "float64"]).score_precision == "float64"
+
+
+def test_trec_eval_10_gives_evaluates_numbers(files, capsys):
+    """--trec-eval 10 is evaluate(trec_eval="10"): 10.0's interpolated precision and the
+    measures only 10.0 has, the same per-query values as the Python API; --trec-eval 9.0.8
+    refuses those with the Python API's message and exit status 1."""
+    only_10 = ["rbp", "unj_5"]
+    common = ["11pt_avg", "iprec_at_recall_0.10", "map"]
+
+    def evaluate(measures, *version):
+        argv = ["evaluate", files["file"], "--qrels", files["qrels_file"], "--per-query", "--format", "csv"]
+        return call(capsys, *argv, *[a for m in measures for a in ("-m", m)], *version)
+
+    for version, measures in [("10", common + only_10), (None, common + only_10), ("9.0.8", common)]:
+        status, out, err = evaluate(measures, *([] if version is None else ["--trec-eval", version]))
+        assert status == 0 and err == ""
+        got = pd.read_csv(io.StringIO(out), dtype={"query": str})
+        expected = pdireval.evaluate(files["run"], measures, qrels=files["qrels"], trec_eval=version)
+        assert got["measure"].tolist() == expected["measure"].tolist()
+        assert got["query"].tolist() == expected["query"].astype(str).tolist()
+        np.testing.assert_array_equal(got["value"].to_numpy(), expected["value"].to_numpy())
+    ten = pdireval.evaluate(files["run"], ["11pt_avg"], qrels=files["qrels"], trec_eval="10")["value"]
+    nine = pdireval.evaluate(files["run"], ["11pt_avg"], qrels=files["qrels"])["value"]
+    assert (ten.to_numpy() != nine.to_numpy()).any()  # the option changes numbers
+    status, out, err = evaluate(common + only_10, "--trec-eval", "9.0.8")
+    with pytest.raises(pdireval.MeasureError) as expected_error:
+        pdireval.evaluate(files["run"], common + only_10, qrels=files["qrels"], trec_eval="9.0.8")
+    assert status == 1 and out == ""
+    assert err == f"pdireval: error: {expected_error.value}\n"
+    assert "'rbp'" in err and "trec_eval 9.0.8 does not have" in err
+
+
+def test_trec_eval_10_compares_doubles_unless_score_precision_says_otherwise(tmp_path, capsys):
+    pd.DataFrame({"query": ["1"], "it": "0", "doc": ["a"], "label": [1]}).to_csv(
+        tmp_path / "qrels.txt", sep=" ", header=False, index=False)
+    (tmp_path / "run.txt").write_text("1 Q0 a 1 1.00000001 s\n1 Q0 b 2 1.0 s\n")
+    base = ["evaluate", tmp_path / "run.txt", "--qrels", tmp_path / "qrels.txt", "-m", "RR"]
+    status, out, err = call(capsys, *base, "--trec-eval", "10")
+    assert status == 0 and err == "" and parse_table(out)["s"][("RR", "all")] == 1.0
+    status, out, err = call(capsys, *base, "--trec-eval", "10", "--score-precision", "float32")
+    assert status == 0 and parse_table(out)["s"][("RR", "all")] == 0.5
+    assert err.startswith("pdireval: warning: 1 of 1 printed means (RR: 1) change")
+    status, out, err = call(capsys, *base, "--trec-eval", "9.0.8")
+    assert status == 0 and parse_table(out)["s"][("RR", "all")] == 0.5 and "--score-precision float64" in err
+    with pytest.raises(SystemExit) as info:  # a release pdireval does not reproduce: usage error
+        main([str(a) for a in [*base, "--trec-eval", "11"]])
+    assert info.value.code == 2
+    capsys.readouterr()
