@@ -380,9 +380,8 @@ def test_trec_eval_and_score_precision_equal_pandas(trec_eval, score_precision):
     # the ties matter: at float32 a warning counts the changed values, as doubles none
     assert [m.split(" of ")[1][:3] for m in expected_warnings] == (["256" if len(measures) == 8 else "160"] if float32 else [])
     for ddf, by in [(dd.from_pandas(TIED_RUN, npartitions=3, sort=False), None), (_by(TIED_RUN, "system", 2), "system")]:
-        got, got_warnings = _messages(
-            lambda: pdask.evaluate(ddf, measures, partitioned_by=by, **options).compute(scheduler="synchronous")
-        )
+        lazy = pdask.evaluate(ddf, measures, partitioned_by=by, **options)
+        got, got_warnings = _messages(lambda lazy=lazy: lazy.compute(scheduler="synchronous"))
         pd.testing.assert_frame_equal(got, expected, check_exact=True)
         assert got_warnings == expected_warnings  # the same float32 warning: count and example
     accessor = _compute(_by(TIED_RUN, "system", 2).ireval.evaluate(measures, partitioned_by="system", **options))
@@ -435,3 +434,18 @@ def test_evaluate_variants_score_precision_equals_the_pandas_path(score_precisio
     pd.testing.assert_frame_equal(via, got, check_exact=True)
     with pytest.raises(OptionError, match="score_precision"):
         pdask.evaluate_variants(ddf, "AP", sub, score_precision="float16")
+
+
+@pytest.mark.parametrize("layout", ["shuffle", "system", "query"])
+def test_the_same_warnings_as_pandas_with_float32_ties(layout):
+    """Unjudged run queries, filled pairs and values changed by float32 ties: pandas' three
+    warnings, in its order, with the same counts and first example, for every layout."""
+    run = RUN.assign(score=RUN["score"] + np.random.default_rng(1).integers(0, 3, len(RUN)) * 1e-9)
+    measures = [*MEASURES, "rbp", "11pt_avg"]
+    expected, expected_warnings = _messages(lambda: pdireval.evaluate(run, measures, qrels=QRELS, score_precision="float32"))
+    assert len(expected_warnings) == 3 and " change if run scores are compared as doubles" in expected_warnings[2]
+    ddf = dd.from_pandas(run, npartitions=4, sort=False) if layout == "shuffle" else _by(run, layout, 3)
+    lazy = pdask.evaluate(ddf, measures, qrels=QRELS, partitioned_by=None if layout == "shuffle" else layout)
+    got, got_warnings = _messages(lambda: lazy.compute(scheduler="threads"))
+    pd.testing.assert_frame_equal(got, expected, check_exact=True)
+    assert got_warnings == expected_warnings

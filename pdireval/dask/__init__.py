@@ -23,9 +23,11 @@ and handed to every partition, which validates its own rows and evaluates them w
   partitions (it would be scored twice, on parts of the list: never a silent wrong number),
 * adds the (system, judged query) cells a system did not answer with each measure's empty
   value when ``missing="zero"`` (NumRel is R, computed from the qrels),
-* warns once about run queries without judgments, and about doc ids that do not match the
+* warns once about run queries without judgments, about doc ids that do not match the
   qrels (the whole run, or lists with near-miss spellings, as :mod:`pdireval.core.docids`
-  describes: each partition sends its evidence in a few marker rows), through
+  describes: each partition sends its evidence in a few marker rows) and about values that
+  float32 score ties change (each partition evaluates its tied lists again as doubles, as
+  :func:`pdireval.evaluate` does, and sends the changed values as marker rows), through
   ``distributed.warn`` on a cluster so the warnings reach the client, and
 * restores :func:`pdireval.evaluate`'s row order.
 
