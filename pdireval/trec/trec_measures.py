@@ -159,9 +159,9 @@ _OFFICIAL = (
     "iprec_at_recall",
     "P",
 )
-_ALL_TREC_9 = _OFFICIAL + (
-    "relstring",
-    "recall",
+#: the measures of all_trec after the official ones, in both releases (10.0 adds unj, rbp and
+#: rbp_resid after recall)
+_ALL_TREC_REST = (
     "infAP",
     "gm_bpref",
     "utility",
@@ -183,33 +183,8 @@ _ALL_TREC_9 = _OFFICIAL + (
     "set_F",
     "num_nonrel_judged_ret",
 )
-_ALL_TREC_10 = _OFFICIAL + (
-    "relstring",
-    "recall",
-    "unj",
-    "rbp",
-    "rbp_resid",
-    "infAP",
-    "gm_bpref",
-    "utility",
-    "11pt_avg",
-    "ndcg",
-    "relative_P",
-    "Rprec_mult",
-    "success",
-    "map_cut",
-    "ndcg_cut",
-    "ndcg_rel",
-    "Rndcg",
-    "binG",
-    "G",
-    "set_P",
-    "set_recall",
-    "set_relative_P",
-    "set_map",
-    "set_F",
-    "num_nonrel_judged_ret",
-)
+_ALL_TREC_9 = _OFFICIAL + ("relstring", "recall") + _ALL_TREC_REST
+_ALL_TREC_10 = _OFFICIAL + ("relstring", "recall", "unj", "rbp", "rbp_resid") + _ALL_TREC_REST
 _SET = (
     "runid",
     "num_q",
