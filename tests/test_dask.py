@@ -235,6 +235,7 @@ def test_accessor_matches_the_function():
     pd.testing.assert_frame_equal(got, _pandas(), check_exact=True)
 
 
+@pytest.mark.slow  # over 3 s; CI's second step runs it
 def test_import_pdireval_does_not_import_dask_but_registers_when_dask_is_loaded():
     code = (
         "import sys, pdireval; assert 'dask' not in sys.modules, 'pdireval imported dask'; "

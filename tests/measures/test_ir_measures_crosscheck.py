@@ -72,6 +72,7 @@ def compare(run, qrels, measures: dict, atol: float):
     assert (diff <= atol).all(), merged[diff > atol]
 
 
+@pytest.mark.slow  # over 3 s; CI's second step runs it
 @SETTINGS
 @given(collections(labels=st.integers(0, 4), require_judged=True))
 def test_err_and_exp_ndcg_match_gdeval(data):

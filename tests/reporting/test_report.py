@@ -61,6 +61,7 @@ def test_report_is_reproducible(tmp_path):
         pd.testing.assert_frame_equal(a.tables[name], b.tables[name])
 
 
+@pytest.mark.slow  # over 3 s; CI's second step runs it
 def test_report_does_not_modify_inputs(tmp_path):
     run, qrels = pdireval.datasets.simulate(n_systems=3, n_queries=6, depth=20, rng=2)
     run0, qrels0 = run.copy(deep=True), qrels.copy(deep=True)
