@@ -85,6 +85,7 @@ def test_err_and_exp_ndcg_match_gdeval(data):
     compare(run, qrels, measures, atol=5.1e-6)  # gdeval prints %.5f
 
 
+@pytest.mark.slow  # 2-3 s of hypothesis examples; CI's second step runs it
 @SETTINGS
 @given(collections(labels=st.integers(-2, 3), require_judged=True))
 def test_judged_matches_ir_measures(data):
@@ -97,6 +98,7 @@ def test_judged_matches_ir_measures(data):
         compare(run, qrels, {"Judged@5": "Judged@5"}, atol=1e-12)
 
 
+@pytest.mark.slow  # 2-3 s of hypothesis examples; CI's second step runs it
 @SETTINGS
 @given(collections(labels=st.integers(-1, 3), require_judged=True))
 def test_rr_at_k_matches_msmarco(data):
@@ -104,6 +106,7 @@ def test_rr_at_k_matches_msmarco(data):
     compare(run, qrels, {"RR@1": "RR@1", "RR@3": "RR@3", "RR@10": "RR@10", "RR(rel=2)@10": "RR(rel=2)@10"}, atol=1e-12)
 
 
+@pytest.mark.slow  # 2-3 s of hypothesis examples; CI's second step runs it
 @SETTINGS
 @given(collections(labels=st.integers(0, 3), require_judged=True), st.sampled_from([(0, 1, 3, 7), (0, 2, 2, 9), (0, 0, 1, 1)]))
 def test_ndcg_gain_mapping_matches_ir_measures(data, gains):

@@ -54,12 +54,14 @@ def _check(data):
         assert np.array_equal(fast[name], general[name]), name
 
 
+@pytest.mark.slow  # 2-3 s of hypothesis examples; CI's second step runs it
 @SETTINGS
 @given(collections(labels=st.sampled_from([-1, 0, 1, 1])))
 def test_binary_qrels_shortcuts_are_exact(data):
     _check(data)
 
 
+@pytest.mark.slow  # 2-3 s of hypothesis examples; CI's second step runs it
 @SETTINGS
 @given(collections())
 def test_graded_qrels_shortcuts_are_exact(data):

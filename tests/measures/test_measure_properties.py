@@ -38,6 +38,7 @@ def wide(scores: pd.DataFrame) -> pd.DataFrame:
     )
 
 
+@pytest.mark.slow  # 2-3 s of hypothesis examples; CI's second step runs it
 @SETTINGS
 @given(collections())
 def test_values_within_documented_bounds(data):
@@ -139,6 +140,7 @@ GAINS = {"linear": lambda lab: lab, "exp": lambda lab: 2.0**lab - 1, "{0:0,1:1,2
 DISCOUNTS = ["log2", "zipf", "jk", "linear", "[1,0.6,0.6,0.3,0.1]"]
 
 
+@pytest.mark.slow  # 2-3 s of hypothesis examples; CI's second step runs it
 @settings(max_examples=60, deadline=None)
 @given(
     collections(labels=st.integers(-2, 3)),
@@ -176,6 +178,7 @@ def test_ndcg_of_the_ideal_ordering_is_one(data, gain, discount, negatives, k):
     assert np.all((got[~positive] == 0.0) | np.isclose(got[~positive], 1.0))
 
 
+@pytest.mark.slow  # 2-3 s of hypothesis examples; CI's second step runs it
 @SETTINGS
 @given(collections(with_rank=True), st.booleans())
 def test_callers_frames_are_unchanged(data, foreign):

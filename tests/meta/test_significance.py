@@ -409,6 +409,7 @@ def test_compare_errors_are_clear():
         pdireval.compare(scores, rng="seed")
 
 
+@pytest.mark.slow  # 2-3 s of hypothesis examples; CI's second step runs it
 @settings(max_examples=25, deadline=None)
 @given(
     hs.integers(2, 12),
