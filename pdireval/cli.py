@@ -14,6 +14,7 @@ exits with status 1 and a one-line message on stderr; usage errors exit with sta
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import warnings
 from collections.abc import Callable, Sequence
@@ -137,10 +138,10 @@ def add_score_precision(p, trec_eval: bool = False) -> None:
     p.add_argument(
         "--score-precision",
         choices=("float32", "float64"),
-        default=None if trec_eval else "float32",
+        default=None,
         help="compare run scores as C floats, as trec_eval 9 and pytrec_eval do (float32, "
-        f"{default}), or as doubles, as trec_eval 10.0 does (float64); a warning says when "
-        "the choice changes a printed value",
+        f"{default}), or as doubles, as trec_eval 10.0 does (float64); without it, a warning "
+        "says when the choice changes a printed value",
     )
 
 
@@ -193,7 +194,7 @@ def run_evaluate(args) -> int:
     if args.ci is not None:
         options = {"method": args.ci, "confidence_level": args.confidence_level}
     summary = aggregate(scores, **options).sort_values("system", kind="stable", ignore_index=True)
-    if changes is not None and len(changes):
+    if changes is not None and len(changes) and args.score_precision is None:
         _warn_printed_changes(scores, summary, changes, args)
     if args.format == "table":  # scores come by system, query (natural order), measure
         sys.stdout.write(_table(scores, summary, args.per_query))
@@ -238,9 +239,7 @@ def _warn_printed_changes(scores, summary, changes, args) -> None:
     for frame, total, what in shown:
         if len(frame):
             warnings.warn(
-                float32_message(
-                    frame.reset_index(drop=True), total, "--score-precision float64", what
-                ),
+                float32_message(frame.reset_index(drop=True), total, "--score-precision {}", what),
                 PdirevalWarning,
                 stacklevel=2,
             )
@@ -410,7 +409,7 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 
     name = "warning" if issubclass(category, PdirevalWarning) else category.__name__
     # advice worded for the Python API becomes the command's option
-    text = one_line(message).replace("score_precision='float64'", "--score-precision float64")
+    text = re.sub(r"score_precision='(\w+)'", r"--score-precision \1", one_line(message))
     print(f"pdireval: {name}: {text}", file=sys.stderr)
 
 

@@ -12,6 +12,8 @@ rows, when there are any, are attached as ``failure_cases`` (a DataFrame).
 from __future__ import annotations
 
 import functools
+import os
+import sys
 import warnings
 import zlib
 from collections.abc import Callable
@@ -88,6 +90,71 @@ class PdirevalDeprecationWarning(FutureWarning):
     A ``FutureWarning`` (as pandas' deprecations), so Python shows it to users of scripts and
     notebooks, not only to test runners.
     """
+
+
+#: The call sites (file, line, kind) that :func:`warn_caller` with ``once=`` has warned at
+#: under Python's ``"default"`` action: shown once per line of the caller's code, whatever
+#: counts its text holds (Python's own registry keys on the text).
+SHOWN_ONCE: set[tuple[str, int, str]] = set()
+
+#: Packages whose frames stand between a user's line and pdireval's (accessors, Dask tasks).
+_CALLING_PACKAGES = ("pdireval", "pandas", "dask", "distributed")
+
+
+def _library_file(filename: str) -> bool:
+    """Whether ``filename`` belongs to pdireval or to a package that calls it for the user."""
+    for name in _CALLING_PACKAGES:
+        module = sys.modules.get(name)
+        path = getattr(module, "__file__", None)
+        if path and filename.startswith(os.path.dirname(path) + os.sep):
+            return True
+    return False
+
+
+def warn_caller(
+    message: str, category: type[Warning] = PdirevalWarning, *, once: str | None = None
+) -> None:
+    """Warn at the user's line: the first frame outside pdireval (and outside pandas or Dask,
+    which call pdireval's accessors and partitions), so that the warning names the line to
+    change, whichever entry point (function, ``.ireval`` method, Dask) was called.
+
+    ``once``: a kind of warning shown once per call site (:data:`SHOWN_ONCE`) where Python's
+    filters would show it once per place (their ``"default"`` action, the usual one in scripts
+    and notebooks), so a loop that calls an entry point from one line shows it once, whatever
+    counts its text holds; filters that show every warning (``"always"``, ``"error"``, as test
+    runners set them) see every one.
+    """
+    frame = sys._getframe(1)
+    level = 2  # warnings.warn's stacklevel of ``frame``
+    while frame.f_back is not None and _library_file(frame.f_code.co_filename):
+        frame = frame.f_back
+        level += 1
+    module = str(frame.f_globals.get("__name__", ""))
+    if once is not None and _action(message, category, module, frame.f_lineno) in _PER_SITE:
+        site = (frame.f_code.co_filename, frame.f_lineno, once)
+        if site in SHOWN_ONCE:
+            return
+        SHOWN_ONCE.add(site)
+    warnings.warn(message, category, stacklevel=level)
+
+
+#: Python's warning actions that show a warning once per place (the others: every time, or
+#: never, and then pdireval leaves it to Python).
+_PER_SITE = ("default", "module", "once")
+
+
+def _action(message: str, category: type[Warning], module: str, lineno: int) -> str:
+    """The action of the first of ``warnings.filters`` that matches, as ``warnings.warn``
+    finds it ("default" when none does)."""
+    for action, text, kind, where, line in warnings.filters:
+        if (
+            (text is None or text.match(message))
+            and issubclass(category, kind)
+            and (where is None or where.match(module))
+            and line in (0, lineno)
+        ):
+            return str(action)
+    return "default"
 
 
 #: The release that removes the deprecated spellings.

@@ -36,6 +36,7 @@ from pdireval.errors import (
     SchemaError,
     check_option,
     show_rows,
+    warn_caller,
 )
 from pdireval.io import as_frame
 from pdireval.measures import build_measure, compute
@@ -268,11 +269,14 @@ def float32_changes(
     return frame[changed].reset_index(drop=True)
 
 
+PRECISION_ADVICE = "score_precision='{}'"  #: the Python API's words for the choice
+
+
 def float32_message(changes: pd.DataFrame, n_values: int, advice: str, what: str = "values") -> str:
-    """The one warning about values that depend on float32 ties (see :func:`float32_changes`):
-    how many of ``n_values`` ``what``, one example, and ``advice`` (the option of the entry
-    point that was called). ``changes`` has ``system, measure, value, value_float64`` and
-    optionally ``query``."""
+    """The one warning about values that depend on float32 ties (:func:`float32_changes`, with
+    ``system, measure, value, value_float64`` and optionally ``query``): what it means, how
+    many of ``n_values`` ``what``, one example, and the choice (``advice``: the option as a
+    template, :data:`PRECISION_ADVICE`)."""
     first = changes.iloc[0]
     per = changes.groupby("measure", sort=False).size()
     counts = ", ".join(f"{m}: {n}" for m, n in per.items())
@@ -282,11 +286,13 @@ def float32_message(changes: pd.DataFrame, n_values: int, advice: str, what: str
     a, b = float(first["value"]), float(first["value_float64"])
     digits = next((d for d in range(6, 18) if f"{a:.{d}g}" != f"{b:.{d}g}"), 17)  # enough to differ
     return (
-        f"{len(changes)} of {n_values} {what} ({counts}) change if run scores are compared as "
-        "doubles: pdireval compares them at float32 precision as trec_eval 9 does, and some "
-        f"distinct scores tie there (then ordered by doc id). E.g. {where}: {first['measure']} "
-        f"{a:.{digits}g} ({b:.{digits}g} as doubles). Pass {advice} to "
-        "compare doubles (trec_eval 10.0)."
+        f"{len(changes)} of {n_values} {what} ({counts}) differ between trec_eval 9.0.8 and "
+        "10.0 because some run scores are distinct as doubles but equal at float32 precision: "
+        "9.0.8 (pdireval's default) compares scores as float32 and orders such ties by doc id, "
+        f"10.0 compares doubles. E.g. {where}: {first['measure']} {a:.{digits}g} "
+        f"({b:.{digits}g} as doubles). Choose one to silence this warning: "
+        f"{advice.format('float32')} keeps 9.0.8's numbers, {advice.format('float64')} gives "
+        "10.0's."
     )
 
 
@@ -477,6 +483,7 @@ def evaluate(
     if unjudged is not None:
         check_option("unjudged", unjudged, UNJUDGED)
     version = trec_eval_version(trec_eval)
+    chosen = score_precision is not None  # a chosen precision needs no warning about it
     score_precision = score_precision_for(score_precision, version)
     run = as_frame(run, "run")
     seed = _seed_column(run, columns)
@@ -490,7 +497,7 @@ def evaluate(
             columns=columns,
             qrels_columns=qrels_columns,
             order=order,
-            score_precision=score_precision,
+            score_precision=score_precision if chosen else None,
             judges=judges,
             unjudged=unjudged,
             trec_eval=trec_eval,
@@ -540,14 +547,11 @@ def evaluate(
     cache: dict = {}
     values = [cache[m] if m in cache else cache.setdefault(m, prepared.values(m)) for m in named]
     scores = scores_frame(prepared.segments, named, values, labels)
-    if prepared.recheck is not None:
+    if prepared.recheck is not None and not chosen:
         changes = float32_changes(prepared, named, values, labels)
         if len(changes):
-            warnings.warn(
-                float32_message(changes, len(scores), "score_precision='float64'"),
-                PdirevalWarning,
-                stacklevel=2,
-            )
+            message = float32_message(changes, len(scores), PRECISION_ADVICE)
+            warn_caller(message, once="float32")
     if unjudged == "bounds":
         scores = unjudged_bounds(
             prepared.run,

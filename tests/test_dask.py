@@ -377,8 +377,9 @@ def test_trec_eval_and_score_precision_equal_pandas(trec_eval, score_precision):
     measures = MEASURES_10[:5] if trec_eval == "9.0.8" else MEASURES_10
     options = {"qrels": TIED_QRELS, "trec_eval": trec_eval, "score_precision": score_precision}
     expected, expected_warnings = _messages(lambda: pdireval.evaluate(TIED_RUN, measures, **options))
-    float32 = (score_precision or ("float64" if trec_eval == "10" else "float32")) == "float32"
-    # the ties matter: at float32 a warning counts the changed values, as doubles none
+    float32 = score_precision is None and trec_eval != "10"
+    # the ties matter: at float32 a warning counts the changed values, as doubles none, and a
+    # precision chosen needs none
     assert [m.split(" of ")[1][:3] for m in expected_warnings] == (["256" if len(measures) == 8 else "160"] if float32 else [])
     for ddf, by in [(dd.from_pandas(TIED_RUN, npartitions=3, sort=False), None), (_by(TIED_RUN, "system", 2), "system")]:
         lazy = pdask.evaluate(ddf, measures, partitioned_by=by, **options)
@@ -443,8 +444,8 @@ def test_the_same_warnings_as_pandas_with_float32_ties(layout):
     warnings, in its order, with the same counts and first example, for every layout."""
     run = RUN.assign(score=RUN["score"] + np.random.default_rng(1).integers(0, 3, len(RUN)) * 1e-9)
     measures = [*MEASURES, "rbp", "11pt_avg"]
-    expected, expected_warnings = _messages(lambda: pdireval.evaluate(run, measures, qrels=QRELS, score_precision="float32"))
-    assert len(expected_warnings) == 3 and " change if run scores are compared as doubles" in expected_warnings[2]
+    expected, expected_warnings = _messages(lambda: pdireval.evaluate(run, measures, qrels=QRELS))
+    assert len(expected_warnings) == 3 and " equal at float32 precision" in expected_warnings[2]
     ddf = dd.from_pandas(run, npartitions=4, sort=False) if layout == "shuffle" else _by(run, layout, 3)
     lazy = pdask.evaluate(ddf, measures, qrels=QRELS, partitioned_by=None if layout == "shuffle" else layout)
     got, got_warnings = _messages(lambda: lazy.compute(scheduler="threads"))

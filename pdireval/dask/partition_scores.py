@@ -42,6 +42,7 @@ from pdireval.errors import OptionError, SchemaError, check_bool, check_option, 
 from pdireval.evaluation import (
     MISSING,
     ORDERS,
+    PRECISION_ADVICE,
     Prepared,
     filled_message,
     float32_changes,
@@ -273,8 +274,8 @@ def _float32_warning(rows: pd.DataFrame, judgments: Judgments, labels, n_values:
     q = judgments.queries.get_indexer(changes["query"])
     m = pd.Index(labels).get_indexer(changes["measure"])
     changes = changes.iloc[np.lexsort((m, q, changes["system"].to_numpy(dtype=str)))]
-    message = float32_message(changes.reset_index(drop=True), n_values, "score_precision='float64'")
-    warn_client(message)
+    message = float32_message(changes.reset_index(drop=True), n_values, PRECISION_ADVICE)
+    warn_client(message, once="float32")
 
 
 def _empty_values(judgments: Judgments, parsed) -> np.ndarray:
@@ -307,7 +308,12 @@ def _split_error(scores: pd.DataFrame, dup: np.ndarray) -> SchemaError:
 
 
 def _finalize(
-    frame: pd.DataFrame, judgments: Judgments, names, missing: str, version=None
+    frame: pd.DataFrame,
+    judgments: Judgments,
+    names,
+    missing: str,
+    version=None,
+    warn_float32: bool = True,
 ) -> pd.DataFrame:
     """The final small task: split check, zero grid, warnings, pandas' row order."""
     labels, parsed = zip(*measures_for(names, version))
@@ -356,7 +362,7 @@ def _finalize(
         q = np.concatenate([q, np.repeat(mq, n_m)])
         m = np.concatenate([m, np.tile(np.arange(n_m), len(miss))])
         value = np.concatenate([value, empty[mq].reshape(-1)])
-    if len(float32_rows):
+    if len(float32_rows) and warn_float32:
         _float32_warning(float32_rows, judgments, labels, len(value))
     order = np.lexsort((m, q, s))
     s, q, m = s[order], q[order], m[order]
@@ -478,6 +484,7 @@ def evaluate(
     check_option("partitioned_by", partitioned_by, PARTITIONED_BY)
     finalize = check_bool("finalize", finalize)
     version = trec_eval_version(trec_eval)
+    chosen = score_precision is not None  # a chosen precision needs no warning about it
     score_precision = score_precision_for(score_precision, version)
     given, parsed = zip(*measures_for(measures, version))  # names as given
     _check_partition_invariant(parsed)
@@ -501,5 +508,12 @@ def evaluate(
     if not finalize:
         return parts
     return parts.repartition(npartitions=1).map_partitions(
-        _finalize, judgments, names, missing, version, meta=meta, enforce_metadata=False
+        _finalize,
+        judgments,
+        names,
+        missing,
+        version,
+        not chosen,
+        meta=meta,
+        enforce_metadata=False,
     )

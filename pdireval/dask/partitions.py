@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import sys
 import uuid
-import warnings
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
@@ -16,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from pdireval.core.schema import ID_DTYPE, RUN_COLUMNS, rename_columns, require_columns
-from pdireval.errors import PdirevalWarning, SchemaError, check_option
+from pdireval.errors import PdirevalWarning, SchemaError, check_option, warn_caller
 
 if TYPE_CHECKING:
     from pdireval.types import Order
@@ -34,9 +33,10 @@ def empty_frame(dtypes: Mapping) -> pd.DataFrame:
 # --------------------------------------------------------------------------- warnings
 
 
-def warn_client(message: str) -> None:
+def warn_client(message: str, once: str | None = None) -> None:
     """Warn once, on the client: through ``distributed.warn`` inside a distributed worker
-    (its warnings otherwise stay in the worker's log), else ``warnings.warn``."""
+    (its warnings otherwise stay in the worker's log), else at the user's line
+    (:func:`pdireval.errors.warn_caller`, with its ``once``)."""
     if "distributed" in sys.modules:
         from distributed import get_worker
         from distributed import warn as dwarn
@@ -48,7 +48,7 @@ def warn_client(message: str) -> None:
         else:
             dwarn(message, PdirevalWarning)
             return
-    warnings.warn(message, PdirevalWarning, stacklevel=2)
+    warn_caller(message, once=once)
 
 
 # --------------------------------------------------------------------------- checks on the client

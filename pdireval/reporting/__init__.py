@@ -77,7 +77,7 @@ def report(
     svg: bool = False,
     columns: Columns = None,
     other_qrels: pd.DataFrame | None = None,
-    score_precision: ScorePrecision = "float32",
+    score_precision: ScorePrecision | None = None,
 ) -> Report:
     """Evaluate a collection and write the full report (workbook, figures, HTML page).
 
@@ -120,9 +120,9 @@ def report(
         A second set of judgments of the same collection (e.g. LLM labels): adds the
         judgments section (:func:`pdireval.agreement`, :func:`pdireval.leaderboard_agreement`).
     score_precision
-        ``"float32"`` (default, trec_eval 9) or ``"float64"`` (trec_eval 10.0): how run
-        scores are compared (see :func:`pdireval.evaluate`; one warning when float32 ties
-        change a value of the report).
+        ``"float32"`` (trec_eval 9) or ``"float64"`` (trec_eval 10.0): how run scores are
+        compared (see :func:`pdireval.evaluate`). None (default): float32, with one warning
+        when float32 ties change a value of the report (naming either choice silences it).
 
     Returns
     -------
@@ -156,7 +156,8 @@ def report(
     if progress is not None:
         progress = check_bool("progress", progress)
     svg = check_bool("svg", svg)
-    check_option("score_precision", score_precision, ("float32", "float64"))
+    if score_precision is not None:
+        check_option("score_precision", score_precision, ("float32", "float64"))
     if other_qrels is not None:
         canonical_qrels(as_frame(other_qrels, "qrels"))
     ctx = Context(
@@ -169,7 +170,8 @@ def report(
         columns=columns,
         other_qrels=other_qrels,
         svg=svg,
-        score_precision=score_precision,
+        score_precision=score_precision or "float32",
+        warn_precision=score_precision is None,
     )
     show = progress if progress is not None else _stderr_is_tty()
     bar = ctx.progress = Progress(show, len(SECTIONS) + 2)  # evaluation, the sections, writing

@@ -46,6 +46,7 @@ class Context:
     measure_names: list[str] = field(default_factory=list)
     systems: list[str] = field(default_factory=list)  # in the Systems table's order
     score_precision: str = "float32"  # how run scores are compared (see pdireval.evaluate)
+    warn_precision: bool = True  # warn when float32 ties change a value (no precision chosen)
     other_qrels: pd.DataFrame | None = None  # a second set of judgments (judgments section)
     svg: bool = False
     progress: Progress | None = None  # the report's progress bars (None: none shown)
@@ -87,7 +88,7 @@ class Context:
         )
         step("measures")
         self._scores = self.evaluate(self.measures)
-        if self.prepared.recheck is not None:
+        if self.prepared.recheck is not None and self.warn_precision:
             self.warn_float32()
         self.measure_names = list(pd.unique(self.scores["measure"]))
         first = self.scores[self.scores["measure"] == self.measure_names[0]]
@@ -97,18 +98,16 @@ class Context:
 
     def warn_float32(self) -> None:
         """One warning when float32 ties change a value of the report's measures."""
-        import warnings
-
-        from pdireval.errors import PdirevalWarning
-        from pdireval.evaluation import float32_changes, float32_message
+        from pdireval.errors import warn_caller
+        from pdireval.evaluation import PRECISION_ADVICE, float32_changes, float32_message
         from pdireval.measures.registry import labelled_measures
 
         labels, parsed = zip(*labelled_measures(self.measures))
         values = [self.prepared.values(m) for m in parsed]
         changes = float32_changes(self.prepared, parsed, values, labels)
         if len(changes):
-            message = float32_message(changes, len(self.scores), "score_precision='float64'")
-            warnings.warn(message, PdirevalWarning, stacklevel=4)
+            message = float32_message(changes, len(self.scores), PRECISION_ADVICE)
+            warn_caller(message, once="float32")
 
     def evaluate(self, measures) -> pd.DataFrame:
         """Scores of ``measures`` on the prepared run (validated and joined once), each
