@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from pdireval.core.segments import Segments
-from pdireval.errors import MeasureError, check_int, check_option, check_rng
+from pdireval.errors import MeasureError, check_int, check_option, check_rng, options_by_name
 from pdireval.evaluation import prepare, scores_frame
 from pdireval.measures import compute
 from pdireval.measures.bounds import bounded_names, measure_bounds, normalise
@@ -45,6 +45,7 @@ def _override(m, lb, rlb_pool, n_resamples, seed):
     return m.replace(**changes) if changes else m
 
 
+@options_by_name
 def bounds(
     run: pd.DataFrame,
     measures: Measures,

@@ -37,7 +37,7 @@ if TYPE_CHECKING:  # pandas, the datasets and the errors load inside the functio
 
 __all__ = ["main", "build_parser", "SUBCOMMANDS"]
 
-DEFAULT_MEASURES = ["AP", "nDCG@10", "P@10", "RR"]
+DEFAULT_MEASURES = ["AP", "nDCG@10", "P@10", "RR"]  # = evaluation.DEFAULT_MEASURES, no pandas
 
 
 def __getattr__(name: str):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from pdireval.cli_inputs import (
@@ -63,15 +64,47 @@ def _scores(args) -> pd.DataFrame:
     from pdireval.measures import parse_measures
 
     if args.scores:
-        if args.runs or args.qrels is not None or args.measures:
+        if args.runs or args.qrels is not None:
             raise PdirevalError(
-                "--scores was given together with RUN, --qrels or -m: compare either scores "
+                "--scores was given together with RUN or --qrels: compare either scores "
                 "files (--scores) or runs evaluated against qrels, not both."
             )
-        return read_scores_files(args.scores)
+        scores = read_scores_files(args.scores)
+        return select_measures(scores, args.measures) if args.measures else scores
     measures = parse_measures(args.measures or ["AP", "nDCG@10"])
     run, qrels = load_collection(args)
     return evaluate(run, measures, qrels=qrels)
+
+
+def select_measures(scores: pd.DataFrame, names: Sequence[str]) -> pd.DataFrame:
+    """The rows of ``scores`` whose measure is one of ``names`` (``-m`` with ``--scores``):
+    as written, or the same measure in another spelling (``map`` selects ``AP``)."""
+    import pandas as pd
+
+    from pdireval.errors import MeasureError, PdirevalError
+    from pdireval.measures.registry import parse_measure
+
+    def canonical(name: str) -> str | None:
+        try:
+            return str(parse_measure(name))
+        except MeasureError:
+            return None
+
+    held = list(pd.unique(scores["measure"].astype(str)))
+    spelled = {name: canonical(name) for name in held}
+    wanted = {name: canonical(name) for name in names}
+
+    def matches(name: str) -> list[str]:
+        return [h for h in held if h == name or (wanted[name] and spelled[h] == wanted[name])]
+
+    missing = [name for name in names if not matches(name)]
+    if missing:
+        raise PdirevalError(
+            f"-m {' '.join(missing)}: no such measure in the --scores files, which hold "
+            f"{', '.join(held[:30])}{' ...' if len(held) > 30 else ''}. Name one of them."
+        )
+    chosen = {h for name in names for h in matches(name)}
+    return scores[scores["measure"].astype(str).isin(chosen)].reset_index(drop=True)
 
 
 def _add_format(p) -> None:
@@ -116,7 +149,8 @@ def add_compare(subparsers) -> None:
         "--scores",
         action="append",
         metavar="FILE",
-        help="a per-query scores file instead of runs; repeat for more",
+        help="a per-query scores file instead of runs; repeat for more (-m then picks "
+        "measures of the files, in any spelling: -m map picks AP)",
     )
     p.add_argument(
         "--method",

@@ -206,6 +206,31 @@ def renamed_options(**renames: str) -> Callable[[Callable[_P, _R]], Callable[_P,
     return decorate
 
 
+def options_by_name(function: Callable[_P, _R]) -> Callable[_P, _R]:
+    """Decorator: Python's bare ``TypeError`` for a keyword-only option passed by position
+    becomes one that names the options and shows the call, e.g. ``evaluate(run, measures,
+    qrels)`` in pytrec_eval's and ir_measures' habit (they take qrels by position)."""
+    code = function.__code__
+    positional = code.co_varnames[: code.co_argcount]
+    options = code.co_varnames[code.co_argcount : code.co_argcount + code.co_kwonlyargcount]
+
+    @functools.wraps(function)
+    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        if len(args) > len(positional):
+            extra = len(args) - len(positional)
+            taken = [o for o in options if o not in kwargs][:extra]
+            call = ", ".join([*positional, *(f"{o}={o}" for o in taken)])
+            raise TypeError(
+                f"{function.__name__}() takes {len(positional)} arguments by position "
+                f"({', '.join(positional)}) and its options by name; got {len(args)} by "
+                f"position. Name the others, e.g. {function.__name__}({call}) (options: "
+                f"{', '.join(o + '=' for o in options)})."
+            )
+        return function(*args, **kwargs)
+
+    return wrapper
+
+
 def show_rows(rows: pd.DataFrame, limit: int = 5) -> str:
     """Render the first ``limit`` offending rows for an error message."""
     n = len(rows)

@@ -35,6 +35,7 @@ from pdireval.errors import (
     PdirevalWarning,
     SchemaError,
     check_option,
+    options_by_name,
     show_rows,
     warn_caller,
 )
@@ -270,6 +271,8 @@ def float32_changes(
 
 
 PRECISION_ADVICE = "score_precision='{}'"  #: the Python API's words for the choice
+#: evaluate's measures when none are named (the command line's too: pdireval.cli)
+DEFAULT_MEASURES = ("AP", "nDCG@10", "P@10", "RR")
 
 
 def float32_message(changes: pd.DataFrame, n_values: int, advice: str, what: str = "values") -> str:
@@ -342,9 +345,10 @@ def scores_frame(
     return frame
 
 
+@options_by_name
 def evaluate(
     run: pd.DataFrame,
-    measures: Measures,
+    measures: Measures = DEFAULT_MEASURES,
     *,
     qrels: pd.DataFrame | None = None,
     missing: Missing = "zero",
@@ -374,7 +378,8 @@ def evaluate(
         A measure string (``"nDCG@10"``), or anything whose ``str()`` is one (ir_measures
         measure objects), or a list of them; trec_eval spellings (``P.10``, ``P.5,10``,
         ``P_10``, ``official``) and ranx names (``ndcg_burges@10``, ``hits@5-l2``) work
-        too. See :func:`pdireval.measures` and docs/coming-from.md.
+        too. See :func:`pdireval.measures` and docs/coming-from.md. Default: ``AP``,
+        ``nDCG@10``, ``P@10``, ``RR`` (those of ``pdireval evaluate``).
     qrels
         Judgments: ``query, doc, label`` (other tools' names recognised, e.g. ir_datasets'
         ``query_id, doc_id, relevance``); also a path, a pytrec_eval dict of dicts

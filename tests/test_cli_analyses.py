@@ -65,7 +65,8 @@ def test_compare_reads_scores_files(files, capsys, tmp_path):
     assert code == 0
     got = pd.read_csv(io.StringIO(out))
     np.testing.assert_allclose(got["p_value"], want["p_value"], rtol=1e-12)
-    code, _, err = _call(["compare", "--scores", str(tmp_path / "all.txt"), "-m", "AP"], capsys)
+    code, _, err = _call(["compare", "--scores", str(tmp_path / "all.txt"), "--qrels",
+                          str(tmp_path / "all.txt")], capsys)
     assert code == 1 and "not both" in err
 
 
@@ -120,3 +121,23 @@ def test_fuse_writes_the_fused_run(files, capsys, tmp_path):
     np.testing.assert_allclose(got["score"], want["score"], rtol=1e-15)
     code, _, err = _call(["fuse", *files["runs"], "--weight", "sys01"], capsys)
     assert code == 1 and "SYSTEM=NUMBER" in err
+
+
+def test_compare_scores_takes_m_to_pick_measures(tmp_path, capsys):
+    """-m with --scores picks the files' measures, as written or in another spelling (an
+    all_trec file holds dozens); a name the files lack is an error that lists what they hold."""
+    from pdireval.cli import main
+
+    for system, shift in (("a", 0.0), ("b", 0.05)):
+        lines = [f"runid\tall\t{system}"]
+        for m in ("map", "P_10", "num_rel"):
+            lines += [f"{m}\t{q}\t{0.1 * q + shift * (q % 2):.4f}" for q in (1, 2, 3)]
+            lines.append(f"{m}\tall\t0.2000")
+        (tmp_path / f"{system}.txt").write_text("\n".join(lines) + "\n")
+    files = ["--scores", str(tmp_path / "a.txt"), "--scores", str(tmp_path / "b.txt")]
+    assert main(["compare", *files, "--method", "t", "-m", "AP", "--format", "csv"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 2 and out[1].startswith("map,")  # one pair of one measure: map as AP
+    assert main(["compare", *files, "--method", "t", "-m", "ERR@20"]) != 0
+    err = capsys.readouterr().err
+    assert "-m ERR@20: no such measure in the --scores files, which hold map, P_10, num_rel" in err

@@ -17,7 +17,14 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from pdireval.core.schema import canonical_qrels
-from pdireval.errors import OptionError, check_bool, check_int, check_option, check_rng
+from pdireval.errors import (
+    OptionError,
+    check_bool,
+    check_int,
+    check_option,
+    check_rng,
+    options_by_name,
+)
 from pdireval.io import as_frame
 from pdireval.measures.registry import labelled_measures
 from pdireval.meta.significance import MAX_RESAMPLES
@@ -64,6 +71,7 @@ class Report:
     seconds: float = 0.0
 
 
+@options_by_name
 def report(
     run: pd.DataFrame | None = None,
     *,

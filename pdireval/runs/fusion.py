@@ -80,7 +80,7 @@ import numpy as np
 import pandas as pd
 
 from pdireval.core.schema import canonical_run_keys
-from pdireval.errors import SchemaError
+from pdireval.errors import SchemaError, options_by_name
 from pdireval.io import as_frame
 from pdireval.runs.fusion_comparators import fuse_comparator
 from pdireval.runs.fusion_lists import (
@@ -113,6 +113,7 @@ if TYPE_CHECKING:
 __all__ = ["fuse", "FUSION_METHODS", "NORMS", "fusion_contributions", "MAX_FUSION_SCORE"]
 
 
+@options_by_name
 def fuse(
     runs: pd.DataFrame,
     method: FusionMethod = "rrf",

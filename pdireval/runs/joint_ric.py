@@ -44,7 +44,14 @@ import pandas as pd
 from pdireval.core.chunking import CHUNK_CELLS
 from pdireval.core.schema import ID_DTYPE
 from pdireval.core.segments import natural_order
-from pdireval.errors import PdirevalError, SchemaError, check_bool, check_option, check_real
+from pdireval.errors import (
+    PdirevalError,
+    SchemaError,
+    check_bool,
+    check_option,
+    check_real,
+    options_by_name,
+)
 from pdireval.evaluation import prepare
 from pdireval.measures.ric import binary_entropy, truncated_condensed
 from pdireval.measures.view import NEGATIVES, read_negatives, within_segment_rank
@@ -479,6 +486,7 @@ def _with_mean_rows(
     return out
 
 
+@options_by_name
 def joint_ric(
     run: pd.DataFrame,
     *,
@@ -608,6 +616,7 @@ def _rows_by_query(q, values, n_q):
     return out
 
 
+@options_by_name
 def information_difference(
     run: pd.DataFrame,
     *,

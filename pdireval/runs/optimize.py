@@ -29,6 +29,7 @@ from pdireval.errors import (
     check_int,
     check_option,
     check_real,
+    options_by_name,
 )
 from pdireval.evaluation import Prepared, prepare
 from pdireval.measures.view import view_of
@@ -390,6 +391,7 @@ def _no_by(by, frame):
     )
 
 
+@options_by_name
 def optimize(
     run: pd.DataFrame | Prepared,
     *,

@@ -22,6 +22,7 @@ from pdireval.errors import (
     check_int,
     check_option,
     check_real,
+    options_by_name,
 )
 from pdireval.evaluation import evaluate
 from pdireval.io import as_frame
@@ -170,6 +171,7 @@ def _ratio(num, den):
     return float(num / den) if den != 0 and np.isfinite(den) else np.nan
 
 
+@options_by_name
 def reproducibility(
     original: pd.DataFrame,
     reproduced: pd.DataFrame,

@@ -66,7 +66,27 @@ def read_bytes(path: str, what: str) -> bytes:
             f"(trec_eval: Quit in file '{path}').",
             2,
         )
+    refuse_compressed(data, path, what)
     return data
+
+
+#: the first bytes of the compressed files trec_eval 10.0's ``trec_eval_compressed`` script
+#: decompresses before calling trec_eval (neither binary reads them itself)
+_COMPRESSED = {b"\x1f\x8b": ("gzip", "gunzip -k"), b"BZh": ("bzip2", "bunzip2 -k")}
+
+
+def refuse_compressed(data: bytes, path: str, what: str) -> None:
+    """A compressed file is trec_eval's malformed line 1 (status 2), said as what it is."""
+    for magic, (kind, command) in _COMPRESSED.items():
+        if data.startswith(magic):
+            raise TrecEvalExit(
+                f"the {what} file '{path}' is {kind}-compressed; trec_eval reads plain text "
+                "(9.0.8 and 10.0 alike: 10.0 ships a separate trec_eval_compressed script "
+                f"that decompresses first). Decompress it ({command} '{path}')"
+                + (", or use `pdireval evaluate`, which reads .gz files" if kind == "gzip" else "")
+                + " (trec_eval: Malformed line 1).",
+                2,
+            )
 
 
 _ATOL = rb"^[ \t\n\v\f\r]*([+-]?[0-9]+)"
