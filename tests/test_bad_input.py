@@ -234,7 +234,7 @@ def test_non_dataframe_inputs(bad):
 
 
 def test_unknown_measure_and_wrong_measure_types():
-    err = expect(MeasureError, lambda: ev(measures="nDGC@10"), "unknown measure 'nDGC'", "Did you mean 'nDCG'")
+    err = expect(MeasureError, lambda: ev(measures="nDGC@10"), "unknown measure 'nDGC'", "Did you mean 'nDCG@10'")
     assert isinstance(err, ValueError)
     expect(MeasureError, lambda: ev(measures=[]), "no measure given")
     expect(TypeError, lambda: ev(measures=5), "measure")

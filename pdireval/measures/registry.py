@@ -350,15 +350,51 @@ def register_alias_pattern(pattern: str, name: str, params: dict | None = None):
 # --------------------------------------------------------------------------- parsing
 
 
-def _did_you_mean(name: str) -> str:
+#: a name typed with its cut-off glued on or after a separator: ``P10``, ``ndcg_cut10``,
+#: ``recall-100``
+_NUMBERED = re.compile(r"^(?P<stem>.*?[A-Za-z])[ _.\-@]?(?P<k>\d+(?:\.\d+)?)$")
+#: set while suggestions are tried, so that trying one suggests nothing itself
+_SUGGESTING: list[bool] = []
+
+
+def _did_you_mean(name: str, cutoff: str | None = None) -> str:
+    """At most four suggestions for an unknown ``name``, read by its structure: a known
+    name (or one close to it) with the cut-off it ends in (``P10`` -> ``P@10``,
+    ``nDCG10`` -> ``nDCG@10``) or was given (``ndgc@10`` -> ``nDCG@10``), then names close
+    to the whole spelling."""
+    if _SUGGESTING:
+        return ""
     names = sorted({d.name for d in REGISTRY.values()})
     pool = {n.lower(): n for n in names}
     pool.update({a: _ALIASES[a][0] for a in _ALIASES})
-    close = difflib.get_close_matches(name.lower(), list(pool), n=3, cutoff=0.6)
-    if close:
-        suggestion = " or ".join(repr(pool[c]) for c in dict.fromkeys(close))
+    found: list[str] = []
+    _SUGGESTING.append(True)
+    try:
+        numbered = _NUMBERED.match(name) if cutoff is None else None
+        if numbered or cutoff is not None:
+            stem, k = (name, cutoff.strip()) if numbered is None else numbered.group("stem", "k")
+            stem = stem.rstrip("_.-@ ")
+            stems = [stem, *difflib.get_close_matches(stem.lower(), list(pool), n=3, cutoff=0.6)]
+            for spelled in dict.fromkeys(stems):
+                for text in (f"{spelled}@{k}", f"{spelled}_{k}", f"{spelled}.{k}"):
+                    found += _parsed(text)
+        close = difflib.get_close_matches(name.lower(), list(pool), n=3, cutoff=0.6)
+        found += [pool[c] for c in close]
+    finally:
+        _SUGGESTING.pop()
+    found = list(dict.fromkeys(found))[:4]
+    if found:
+        suggestion = " or ".join(repr(f) for f in found)
         return f" Did you mean {suggestion}? pdireval.measures() lists every measure."
-    return f" Known measures: {', '.join(names)}."
+    return " pdireval.measures() lists every measure (with its aliases and parameters)."
+
+
+def _parsed(text: str) -> list[str]:
+    """``[canonical spelling]`` of ``text`` if it is a measure, else ``[]``."""
+    try:
+        return [str(parse_measure(text))]
+    except (MeasureError, ValueError, TypeError):
+        return []
 
 
 #: spellings that name something other than a number per query
@@ -481,7 +517,8 @@ def parse_measure(text: str | Measure) -> Measure:
                     params = {**alias_params, **params}
                     break
             else:
-                raise MeasureError(f"unknown measure {name!r} in {text!r}.{_did_you_mean(name)}")
+                hint = _did_you_mean(name, match.group("cutoff"))
+                raise MeasureError(f"unknown measure {name!r} in {text!r}.{hint}")
     return build_measure(name, params, cutoff, text=text)
 
 

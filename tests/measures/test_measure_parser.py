@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -182,12 +184,26 @@ def test_unknown_name_suggests_the_closest():
     with pytest.raises(MeasureError) as info:
         parse_measure("nDGC@10")
     text = str(info.value)
-    assert "nDGC" in text and "Did you mean 'nDCG'" in text
+    assert "nDGC" in text and "Did you mean 'nDCG@10' or 'nDCG'" in text  # the cut-off kept
     assert "pdireval.measures() lists every measure" in text
-    with pytest.raises(MeasureError, match="Known measures: .*Bpref"):
-        parse_measure("qqqqqq")
+    with pytest.raises(MeasureError, match=r"'qqqqqq'\. pdireval.measures\(\) lists every measure"):
+        parse_measure("qqqqqq")  # nothing close: no list of 70 names
     with pytest.raises(MeasureError, match="Did you mean 'Bpref'"):
         parse_measure("bperf")
+
+
+@pytest.mark.parametrize(
+    "typed, first",
+    [("P10", "P@10"), ("nDCG10", "nDCG@10"), ("ndcg_cut10", "nDCG@10"), ("NDGC_cut_10", "nDCG@10"),
+     ("recall100", "R@100"), ("recip_rank10", "RR@10"), ("ERR20", "ERR@20"), ("Precison@5", "P@5")],
+)
+def test_typos_are_read_by_name_and_cutoff(typed, first):
+    """A name with its cut-off glued on (or a misspelt name with one) suggests the measure at
+    that cut-off first, and at most four names in all."""
+    with pytest.raises(MeasureError) as info:
+        parse_measure(typed)
+    suggested = re.findall(r"'([^']+)'", str(info.value).split("Did you mean", 1)[1])
+    assert suggested[0] == first and len(suggested) <= 4
 
 
 @pytest.mark.parametrize(
