@@ -129,6 +129,8 @@ REFERENCE_PAGES: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
             "register_measure",
             "unregister_measure",
             "as_ir_measure",
+            "measure_spellings",
+            "canonical_measures",
         ),
     ),
     (

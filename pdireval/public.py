@@ -23,6 +23,8 @@ EXPORTS: dict[str, str] = {
     "parse_measure": "pdireval.measures.registry",
     "register_measure": "pdireval.measures.user",
     "unregister_measure": "pdireval.measures.user",
+    "measure_spellings": "pdireval.measures.spellings",
+    "canonical_measures": "pdireval.measures.spellings",
     # files
     "read_run": "pdireval.io",
     "read_qrels": "pdireval.io",
@@ -123,6 +125,8 @@ FRAME_FUNCTIONS: tuple[str, ...] = (
     "write_run",
     "write_qrels",
     "write_scores",
+    "measure_spellings",
+    "canonical_measures",
 )
 
 #: Public names renamed in 0.2: old name -> new name. The old names still work, at the top level

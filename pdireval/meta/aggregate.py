@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 
 from pdireval.core.groups import group_columns
-from pdireval.core.schema import canonical_scores
 from pdireval.errors import check_bool
+from pdireval.meta.inputs import meta_scores
 
 if TYPE_CHECKING:
     from pdireval.types import BootstrapInterval, Columns, IntervalMethod, RngLike, Seeds
@@ -146,7 +146,7 @@ def aggregate(
             confidence_level, method, bootstrap_interval, n_resamples, wide
         )
         confidence_level, method = interval
-    frame = canonical_scores(scores, columns)
+    frame = meta_scores(scores, columns, function="aggregate")
     if seeds is not None:
         return _aggregate_seeds(
             frame,

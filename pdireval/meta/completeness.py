@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 
 from pdireval.core.groups import group_columns
-from pdireval.core.schema import canonical_scores
 from pdireval.docstrings import shared_docs
 from pdireval.errors import OptionError, SchemaError
+from pdireval.meta.inputs import meta_scores
 from pdireval.stats.rank_correlation import CORRELATION_METHODS, rank_correlation
 from pdireval.types import Columns, CorrelationMethod
 
@@ -85,8 +85,8 @@ def completeness_correlation(
     for m in methods:
         if m not in CORRELATION_METHODS:
             raise OptionError(f"method= must be among {CORRELATION_METHODS}, got {m!r}")
-    frame = canonical_scores(scores, columns)
-    ref = canonical_scores(reference, columns)
+    frame = meta_scores(scores, columns, function="completeness_correlation")
+    ref = meta_scores(reference, columns, function="completeness_correlation")
     keys = group_columns(frame)
     ref_keys = group_columns(ref)
     extra_ref = [k for k in ref_keys if k != "measure"]

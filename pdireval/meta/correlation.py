@@ -19,9 +19,9 @@ from pdireval.core.groups import (
     group_columns,
     require_complete,
 )
-from pdireval.core.schema import canonical_scores
 from pdireval.docstrings import shared_docs
 from pdireval.errors import OptionError, SchemaError, check_option, check_real, show_rows
+from pdireval.meta.inputs import meta_scores
 from pdireval.stats.means import exact_group_means
 from pdireval.stats.rank_correlation import CORRELATION_METHODS, rank_correlation
 
@@ -157,14 +157,14 @@ def correlate(
         raise OptionError("method= is an empty list; pass at least one correlation method")
     for m in methods:
         check_option("method", m, CORRELATION_METHODS)
-    frame = canonical_scores(scores, columns)
+    frame = meta_scores(scores, columns, function="correlate")
     require_complete(frame, "scores")
     extra = [c for c in group_columns(frame) if c != "measure"]
     left = _system_means(frame, extra, "scores")
     if other is None:
         right = None
     else:
-        frame_b = canonical_scores(other, columns)
+        frame_b = meta_scores(other, columns, function="correlate")
         require_complete(frame_b, "other scores")
         extra_b = [c for c in group_columns(frame_b) if c != "measure"]
         check_same_grouping(extra, extra_b)

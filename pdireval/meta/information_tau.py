@@ -23,9 +23,9 @@ import numpy as np
 import pandas as pd
 
 from pdireval.core.groups import group_matrices, scores_groups
-from pdireval.core.schema import canonical_scores
 from pdireval.docstrings import shared_docs
 from pdireval.errors import OptionError, SchemaError, check_bool, renamed_options
+from pdireval.meta.inputs import meta_scores
 from pdireval.stats.information_theory import (
     TIES,
     pair_signs,
@@ -193,7 +193,7 @@ def information_tau(
     if tied_pairs not in TIES:
         raise OptionError(f"tied_pairs= must be one of {TIES}, got {tied_pairs!r}")
     per_query = check_bool("per_query", per_query)
-    frame = canonical_scores(scores, columns)
+    frame = meta_scores(scores, columns, function="information_tau")
     a_list = _as_list(a, "a")
     b_list = _as_list(b, "b")
     sets = _given_sets(given)

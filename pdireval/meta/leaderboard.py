@@ -17,8 +17,8 @@ import pandas as pd
 
 from pdireval.core.chunking import CHUNK_CELLS, chunks
 from pdireval.core.groups import check_same_grouping, group_columns, group_matrices
-from pdireval.core.schema import canonical_scores
 from pdireval.errors import OptionError, SchemaError, check_bool, check_int, check_real
+from pdireval.meta.inputs import meta_scores
 from pdireval.stats import _adapters as adapters
 from pdireval.stats.means import exact_means, mid_ranks
 from pdireval.stats.rank_correlation import kendall_tau, tau_ap, tau_ap_b
@@ -332,7 +332,7 @@ def leaderboard_agreement(
     k = check_int("k", k, minimum=1)
     alpha = check_real("alpha", alpha, low=0.0, high=1.0, inclusive=False)
     per_system = check_bool("per_system", per_system)
-    frame_a = canonical_scores(scores, columns)
+    frame_a = meta_scores(scores, columns, function="leaderboard_agreement")
     extra = [c for c in group_columns(frame_a) if c != "measure"]
     if other is None and "judge" in extra and frame_a["judge"].nunique() > 1:
         return _judge_pairs(
@@ -348,7 +348,7 @@ def leaderboard_agreement(
     if other is None:
         frame_b = frame_a
     else:
-        frame_b = canonical_scores(other, columns)
+        frame_b = meta_scores(other, columns, function="leaderboard_agreement")
         extra_b = [c for c in group_columns(frame_b) if c != "measure"]
         check_same_grouping(extra, extra_b)
     keys = ["measure", *extra]

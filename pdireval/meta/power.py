@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 
 from pdireval.core.groups import group_columns
-from pdireval.core.schema import canonical_scores
 from pdireval.docstrings import shared_docs
 from pdireval.errors import OptionError, check_real
+from pdireval.meta.inputs import meta_scores
 from pdireval.meta.significance import check_common, compare, iter_tests
 from pdireval.types import Columns, RngLike, TestMethod
 
@@ -116,7 +116,7 @@ def discriminative_power(
         )
     method = method or "bootstrap"
     n_resamples = 1000 if n_resamples is None else n_resamples
-    frame = canonical_scores(scores, columns)
+    frame = meta_scores(scores, columns, function="discriminative_power")
     method = check_common(method, 0.95)
     keys_cols = group_columns(frame)
     rows = []

@@ -16,10 +16,11 @@ import numpy as np
 import pandas as pd
 
 from pdireval.core.groups import group_columns, group_matrices, pair_indices
-from pdireval.core.schema import ID_DTYPE, canonical_scores
+from pdireval.core.schema import ID_DTYPE
 from pdireval.core.segments import natural_order
 from pdireval.docstrings import shared_docs
 from pdireval.errors import PdirevalWarning, SchemaError, check_bool, check_option, show_rows
+from pdireval.meta.inputs import meta_scores
 from pdireval.types import Columns
 
 __all__ = ["query_sets", "percentage_absolute_difference"]
@@ -118,7 +119,7 @@ def query_sets(
     Karmaker, S. K., Feng, D. (2022). Joint Upper & Lower Bound Normalization for IR
     Evaluation. Preprint, Section 4.4.
     """
-    frame = canonical_scores(scores, columns)
+    frame = meta_scores(scores, columns, function="query_sets")
     real = frame.groupby("query", sort=False)["value"].mean()
     exp = _expected_per_query(expected)
     absent = real.index[~real.index.isin(exp.index)]
@@ -240,7 +241,7 @@ def percentage_absolute_difference(
     check_option("denominator", denominator, DENOMINATORS)
     check_option("cutoffs", cutoffs, CUTOFFS)
     pairs = check_bool("pairs", pairs)
-    frame = canonical_scores(scores, columns)
+    frame = meta_scores(scores, columns, function="percentage_absolute_difference")
     measure = frame["measure"].astype(str)
     cut = measure.str.extract(_CUTOFF.pattern, expand=False)
     if cutoffs == "average":

@@ -9,7 +9,6 @@ import numpy as np
 import pandas as pd
 
 from pdireval.core.groups import describe_group, group_columns, group_matrices
-from pdireval.core.schema import canonical_scores
 from pdireval.errors import (
     OptionError,
     PdirevalWarning,
@@ -18,6 +17,7 @@ from pdireval.errors import (
     check_rng,
     group_generator,
 )
+from pdireval.meta.inputs import meta_scores
 
 if TYPE_CHECKING:
     from pdireval.types import Columns, Correction, RngLike, TestMethod
@@ -115,7 +115,7 @@ def rank_uncertainty(
             "'sign' or 'randomization'."
         )
     correction = canonical_correction(correction)
-    frame = canonical_scores(scores, columns)
+    frame = meta_scores(scores, columns, function="rank_uncertainty")
     seed = check_rng(rng)
     keys = group_columns(frame)
     blocks, degenerate = [], []

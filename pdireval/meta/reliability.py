@@ -14,7 +14,6 @@ import numpy as np
 import pandas as pd
 
 from pdireval.core.groups import describe_group, group_columns, group_matrices, scores_groups
-from pdireval.core.schema import canonical_scores
 from pdireval.docstrings import shared_docs
 from pdireval.errors import (
     OptionError,
@@ -24,6 +23,7 @@ from pdireval.errors import (
     renamed_options,
     show_rows,
 )
+from pdireval.meta.inputs import meta_scores
 from pdireval.stats.gtheory import (
     EFFECTS3,
     NEGATIVE,
@@ -551,7 +551,7 @@ def reliability(
     check_option("negative_components", negative_components, NEGATIVE)
     facet = _check_facets(facets)
     n_levels = _facet_size(facet, n_judges, n_seeds)
-    frame = canonical_scores(scores, columns)
+    frame = meta_scores(scores, columns, function="reliability")
     if facet is not None:
         return _reliability3(
             frame,
@@ -676,7 +676,7 @@ def d_study(
     size = _check_sizes(n_queries, "n_queries")
     facet = _check_facets(facets)
     n_levels = _facet_size(facet, n_judges, n_seeds)
-    frame = canonical_scores(scores, columns)
+    frame = meta_scores(scores, columns, function="d_study")
     if facet is not None:
         levels = None if n_levels is None else _check_sizes(n_levels, f"n_{facet}s")
         return _d_study3(frame, facet, size, levels, negative_components)

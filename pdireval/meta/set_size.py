@@ -19,8 +19,8 @@ import numpy as np
 import pandas as pd
 
 from pdireval.core.groups import group_matrices
-from pdireval.core.schema import canonical_scores
 from pdireval.errors import OptionError, check_int, check_option, check_real
+from pdireval.meta.inputs import meta_scores
 from pdireval.stats import _adapters as adapters
 from pdireval.stats.gtheory import anova_table
 from pdireval.types import Columns
@@ -224,7 +224,7 @@ def query_set_size(
         variance = check_real("variance", variance, low=0.0)
     if n_systems is not None:
         n_systems = check_int("n_systems", n_systems, minimum=2)
-    frame = canonical_scores(scores, columns)
+    frame = meta_scores(scores, columns, function="query_set_size")
     rows = []
     for keys, matrix in group_matrices(frame):
         n_sys_group = matrix.shape[1]

@@ -29,7 +29,6 @@ from pdireval.core.groups import (
     group_matrices,
     pair_indices,
 )
-from pdireval.core.schema import canonical_scores
 from pdireval.docstrings import shared_docs
 from pdireval.errors import (
     OptionError,
@@ -41,6 +40,7 @@ from pdireval.errors import (
     group_generator,
     renamed_options,
 )
+from pdireval.meta.inputs import meta_scores
 from pdireval.stats import _adapters
 from pdireval.stats.corrections import adjust_pvalues, canonical_correction
 from pdireval.stats.paired_tests import (
@@ -583,7 +583,7 @@ def compare(
     approach for assessing the equivalence of average bioavailability. Journal of
     Pharmacokinetics and Biopharmaceutics 15(6).
     """
-    frame = canonical_scores(scores, columns)
+    frame = meta_scores(scores, columns, function="compare")
     method = check_common(method, confidence_level, alternative)
     correction = canonical_correction(correction)
     margin = _check_margin(method, margin)

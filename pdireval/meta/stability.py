@@ -20,7 +20,6 @@ from pdireval.core.groups import (
     require_complete,
     system_means,
 )
-from pdireval.core.schema import canonical_scores
 from pdireval.docstrings import shared_docs
 from pdireval.errors import (
     OptionError,
@@ -32,6 +31,7 @@ from pdireval.errors import (
     group_generator,
     renamed_options,
 )
+from pdireval.meta.inputs import meta_scores
 from pdireval.stats.rank_correlation import concordance_counts
 from pdireval.types import Columns, RngLike, TiedPairs
 
@@ -60,8 +60,8 @@ def _check_sizes(n_queries, n_total, limit, what):
 
 
 def _swaps_between(scores, other, tied_pairs):
-    frame_a = canonical_scores(scores)
-    frame_b = canonical_scores(other)
+    frame_a = meta_scores(scores, function="swap_rate")
+    frame_b = meta_scores(other, function="swap_rate")
     require_complete(frame_a, "scores")
     require_complete(frame_b, "other scores")
     keys_a, keys_b = group_columns(frame_a), group_columns(frame_b)
@@ -173,7 +173,7 @@ def swap_rate(
     n_resamples = check_int("n_resamples", n_resamples, minimum=1)
     n_bins = check_int("n_bins", n_bins, minimum=1)
     check_real("bin_width", bin_width, low=0, inclusive=False)
-    frame = canonical_scores(scores, columns)
+    frame = meta_scores(scores, columns, function="swap_rate")
     keys_cols = group_columns(frame)
     seed = check_rng(rng)
     parts = []
@@ -372,7 +372,7 @@ def error_rate(
     check_option("unit", unit, ("query_set", "query"))
     n_resamples = check_int("n_resamples", n_resamples, minimum=1)
     fuzziness = check_real("fuzziness", fuzziness, low=0)
-    frame = canonical_scores(scores, columns)
+    frame = meta_scores(scores, columns, function="error_rate")
     keys_cols = group_columns(frame)
     seed = check_rng(rng)
     rows = []

@@ -17,9 +17,9 @@ import numpy as np
 import pandas as pd
 
 from pdireval.core.groups import group_columns, group_matrices
-from pdireval.core.schema import canonical_scores
 from pdireval.docstrings import shared_docs
 from pdireval.errors import OptionError, SchemaError, show_rows
+from pdireval.meta.inputs import meta_scores
 from pdireval.stats.paired_tests import sign_test, wilcoxon
 from pdireval.types import Columns
 
@@ -176,8 +176,8 @@ def train_by_measure(
     He, Macdonald & Ounis, "Retrieval Sensitivity Under Training Using Different Measures",
     SIGIR 2008, Sections 4.1 and 5.1; Wilcoxon (1945).
     """
-    full = canonical_scores(scores, columns)
-    tr = full if train_scores is None else canonical_scores(train_scores, columns)
+    full = meta_scores(scores, columns, function=(name := "train_by_measure"))
+    tr = full if train_scores is None else meta_scores(train_scores, columns, function=name)
     exp_keys = [k for k in group_columns(full) if k != "measure"]
     lacking = [k for k in exp_keys if k not in tr.columns]
     if lacking:

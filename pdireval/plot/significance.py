@@ -237,10 +237,10 @@ def measure_scatter(
     -------
     Figure, or ``ax`` when given.
     """
-    from pdireval.core.schema import canonical_scores
+    from pdireval.meta.inputs import meta_scores
     from pdireval.stats.rank_correlation import kendall_tau
 
-    frame = canonical_scores(scores)
+    frame = meta_scores(scores, function="measure_scatter")
     means = frame.groupby(["measure", "system"], sort=True)["value"].mean().unstack("measure")
     for m in (measure_a, measure_b):
         if m not in means.columns:

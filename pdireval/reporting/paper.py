@@ -220,7 +220,7 @@ def paper_table(
     ['letter', 'system', 'measure', 'mean', 'n_queries', 'best', 'better_than', 'text']
     """
     from pdireval.core.groups import group_columns
-    from pdireval.core.schema import canonical_scores
+    from pdireval.meta.inputs import meta_scores
     from pdireval.meta.significance import compare
 
     check_option("format", format, FORMATS)
@@ -235,7 +235,7 @@ def paper_table(
             )
     alpha = check_real("alpha", alpha, low=0, high=1, inclusive=False)
     decimals = check_int("decimals", decimals, minimum=0, maximum=12)
-    frame = canonical_scores(scores, columns)
+    frame = meta_scores(scores, columns, function="paper_table")
     extra = [c for c in group_columns(frame) if c != "measure"]
     if extra:
         raise SchemaError(
