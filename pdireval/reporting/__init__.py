@@ -41,7 +41,7 @@ __all__ = ["report", "Report", "DEFAULT_MEASURES"]
 DEFAULT_MEASURES = ("nDCG@10", "AP", "P@10", "RR", "Bpref")
 
 
-@dataclass
+@dataclass(repr=False)
 class Report:
     """What :func:`report` produced.
 
@@ -69,6 +69,29 @@ class Report:
     figures: dict[str, Path] = field(default_factory=dict)
     notes: dict[str, str] = field(default_factory=dict)
     seconds: float = 0.0
+
+    def _summary(self) -> list[str]:
+        """What the report holds, in a few lines (the printed and the notebook form)."""
+        titles = ", ".join(section.title for section in self.sections)
+        return [
+            f"{len(self.sections)} sections: {titles}",
+            f"{len(self.tables)} tables (.tables): {', '.join(self.tables)}",
+            f"{len(self.figures)} figures (.figures), made in {self.seconds:.1f} s",
+            f"written to {self.directory}: {self.workbook.name}, {self.html.name}",
+        ]
+
+    def __repr__(self) -> str:
+        return "\n".join(["<pdireval Report>", *("  " + line for line in self._summary())])
+
+    def _repr_html_(self) -> str:
+        import html
+
+        items = "".join(f"<li>{html.escape(line)}</li>" for line in self._summary())
+        link = html.escape(self.html.as_uri() if self.html.is_absolute() else str(self.html))
+        return (
+            f"<div><b>pdireval Report</b> (<a href=\"{link}\" target=\"_blank\">open the "
+            f"page</a>)<ul>{items}</ul></div>"
+        )
 
 
 @options_by_name

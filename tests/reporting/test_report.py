@@ -251,3 +251,16 @@ def test_reliability_table_shows_phi_e_rho2_and_queries_needed_first(simulated_r
     head = re.search(r'<table id="tab-reliability">.*?<thead><tr>(.*?)</tr>', page, re.S).group(1)
     shown = [html_module.unescape(t) for t in re.findall(r"<th>(.*?)</th>", head)]
     assert shown[:4] == ["Measure", "Φ (dependability)", "Eρ² (generalizability)", "Queries needed (Φ)"]
+
+
+def test_the_report_object_prints_short(simulated_report):
+    """Printed (and shown in a notebook), a report says what it holds and where it was
+    written, in a few lines, not every table it holds."""
+    result = simulated_report
+    text = repr(result)
+    assert text.startswith("<pdireval Report>") and len(text.splitlines()) == 5 and len(text) < 1500
+    assert f"written to {result.directory}: report.xlsx, report.html" in text
+    assert all(name in text for name in result.tables)
+    page = result._repr_html_()
+    assert page.startswith("<div><b>pdireval Report</b>") and result.html.as_uri() in page
+    assert "<script" not in page and len(page) < 2500
