@@ -10,8 +10,9 @@ import re
 from tests.helpers import ROOT
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
-MAIN_COMMAND = 'python -m pip install -e ".[all]" && pdireval'
-TEST_COMMAND = "python -m pip install -U pip && python -m pip install -e . --group test && python -m pytest -q"
+VENV = "python3 -m venv .venv && . .venv/bin/activate && "  # a fresh machine has python3, not python
+MAIN_COMMAND = VENV + 'python -m pip install -U pip && python -m pip install -e ".[all]" && pdireval'
+TEST_COMMAND = VENV + "python -m pip install -U pip && python -m pip install -e . --group test && python -m pytest -q"
 
 
 def _setup_section() -> str:
