@@ -18,6 +18,7 @@ from pdireval.errors import (
     group_generator,
 )
 from pdireval.meta.inputs import meta_scores
+from pdireval.meta.significance import decision_p
 
 if TYPE_CHECKING:
     from pdireval.types import Columns, Correction, RngLike, TestMethod
@@ -152,7 +153,7 @@ def rank_uncertainty(
                 progress=False,
             )
             where = {s: i for i, s in enumerate(systems)}
-            p_top[[where[s] for s in res["system_a"]]] = res["p_adjusted"].to_numpy()
+            p_top[[where[s] for s in res["system_a"]]] = decision_p(res).to_numpy()
         in_top = ~(p_top < 1.0 - level)
         block = pd.DataFrame(
             {

@@ -69,6 +69,7 @@ if TYPE_CHECKING:
 __all__ = [
     "adjust_pvalues",
     "compare",
+    "decision_p",
     "METHODS",
     "DEFAULT_RESAMPLES",
     "ALTERNATIVES",
@@ -486,7 +487,10 @@ def compare(
         (Benjamini & Hochberg 1995) or ``"by"`` (Benjamini & Yekutieli 2001) — false
         discovery rate. statsmodels' ``multipletests`` names, which PyTerrier uses too
         (``"fdr_bh"``, ``"fdr_by"``, ``"hs"``, ``"simes-hochberg"``, ...), give the same
-        adjustment; the ``correction`` column holds the name above.
+        adjustment; the ``correction`` column holds the name above. None (the default, as
+        in scipy, ranx and PyTerrier): no adjustment and no ``p_adjusted`` column — right for
+        one comparison planned in advance; for all pairs, or many systems against a
+        baseline, pass one (``pdireval report`` and :func:`pdireval.paper_table` use Holm).
     baseline
         A system name, or a list of them: compare every other system with each baseline
         instead of all pairs (a pair of two baselines appears once, against the earlier one).
@@ -542,8 +546,11 @@ def compare(
         - ``statistic``: t for ``"t"`` and ``"bootstrap"``, scipy's Wilcoxon statistic
           (min(W+, W−) two-sided, W+ one-sided), #wins of a for ``"sign"``, z̄ for
           ``"randomization"``, |z̄| for ``"tukey"``;
-        - ``p_value`` (unadjusted; the ASL for the bootstrap); ``p_adjusted`` (after
-          ``correction``; equal to ``p_value`` without);
+        - ``p_value`` (unadjusted; the ASL for the bootstrap); with a ``correction`` only,
+          ``p_adjusted`` (after it) and ``family_size`` (int64: how many p-values were adjusted
+          together, the pairs of the group or, with ``family="all"``, every row). Without a
+          correction there is no ``p_adjusted``, so an uncorrected p-value is never read as a
+          corrected one;
         - ``required_diff``: with ``required_diff_alpha=``, Sakai's (2006) estimated
           difference required for significance at that level, from the same resamples as
           ``p_value``: the replicates sorted by |t*_b| descending, the one at 1-based
@@ -621,9 +628,9 @@ def compare(
                 alternative=alternative,
             )
             by = [c for c in group_columns(out) if c in group_columns(frame) and c != "seed"]
-            if family == "all":
+            if correction is not None and family == "all":
                 out["p_adjusted"] = adjust_pvalues(out["p_value"].to_numpy(), correction)
-            else:
+            elif correction is not None:
                 out["p_adjusted"] = (
                     out.groupby(by, sort=False, observed=True, dropna=False)["p_value"].transform(
                         lambda p: adjust_pvalues(p.to_numpy(), correction)
@@ -700,4 +707,25 @@ def compare(
         out["p_adjusted"] = adjust_pvalues(out["p_value"].to_numpy(), correction)
     for col in ("system_a", "system_b", "method", "alternative", "correction"):
         out[col] = out[col].astype(str)
+    return _family_columns(out, correction, family, keys_cols)
+
+
+def _family_columns(out: pd.DataFrame, correction, family: str, keys: list) -> pd.DataFrame:
+    """Without a correction, no ``p_adjusted`` (a copy of ``p_value`` read as corrected);
+    with one, ``family_size``: the number of p-values adjusted together."""
+    if correction is None:
+        return out.drop(columns="p_adjusted")
+    if family == "all" or not keys:
+        size = np.full(len(out), len(out), dtype=np.int64)
+    else:
+        grouped = out.groupby(keys, sort=False, observed=True, dropna=False)["p_value"]
+        size = grouped.transform("size").to_numpy(dtype=np.int64)
+    out.insert(out.columns.get_loc("p_adjusted") + 1, "family_size", size)
     return out
+
+
+def decision_p(tests: pd.DataFrame) -> pd.Series:
+    """The p-values a decision reads in a :func:`compare` result: ``p_adjusted`` where a
+    correction was applied, else ``p_value`` (a result without a correction has no
+    ``p_adjusted``)."""
+    return tests["p_adjusted"] if "p_adjusted" in tests.columns else tests["p_value"]

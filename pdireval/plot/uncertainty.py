@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from pdireval.errors import OptionError, SchemaError
+from pdireval.meta.significance import decision_p
 from pdireval.plot._base import new_axes, require_matplotlib
 
 if TYPE_CHECKING:
@@ -206,7 +207,7 @@ def critical_difference_diagram(
     """
     _require(
         pairs,
-        {"measure", "system_a", "system_b", "mean_a", "mean_b", "p_adjusted"},
+        {"measure", "system_a", "system_b", "mean_a", "mean_b", "p_value"},
         "pdireval.compare",
     )
     have = list(pd.unique(pairs["measure"]))
@@ -232,7 +233,7 @@ def critical_difference_diagram(
     sig = np.zeros((m, m), dtype=bool)
     ia = np.array([where[s] for s in part["system_a"]])
     ib = np.array([where[s] for s in part["system_b"]])
-    flag = part["p_adjusted"].to_numpy(np.float64) < alpha
+    flag = decision_p(part).to_numpy(np.float64) < alpha
     sig[ia, ib] = flag
     sig[ib, ia] = flag
     order = np.argsort(-means, kind="stable")

@@ -89,7 +89,7 @@ class Report:
         items = "".join(f"<li>{html.escape(line)}</li>" for line in self._summary())
         link = html.escape(self.html.as_uri() if self.html.is_absolute() else str(self.html))
         return (
-            f"<div><b>pdireval Report</b> (<a href=\"{link}\" target=\"_blank\">open the "
+            f'<div><b>pdireval Report</b> (<a href="{link}" target="_blank">open the '
             f"page</a>)<ul>{items}</ul></div>"
         )
 

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from pdireval.errors import OptionError, SchemaError, check_int, check_option, check_real
+from pdireval.meta.significance import decision_p
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -358,7 +359,7 @@ def _check_names(kind, wanted, available):
 
 
 def _check_tests(tests, measures, systems):
-    need = {"measure", "system_a", "system_b", "mean_diff", "p_adjusted", "method", "correction"}
+    need = {"measure", "system_a", "system_b", "mean_diff", "p_value", "method", "correction"}
     if not isinstance(tests, pd.DataFrame) or need - set(tests.columns):
         missing = sorted(need - set(getattr(tests, "columns", [])))
         raise SchemaError(
@@ -382,7 +383,7 @@ def _check_tests(tests, measures, systems):
 
 def _markers(out, tests, letters, alpha):
     """Per row of ``out``, the letters of the systems it is significantly better than."""
-    sig = tests[(tests["p_adjusted"] < alpha) & (tests["mean_diff"] != 0)]
+    sig = tests[(decision_p(tests) < alpha) & (tests["mean_diff"] != 0)]
     a_wins = sig["mean_diff"].to_numpy() > 0
     winner = np.where(
         a_wins, sig["system_a"].to_numpy(dtype=object), sig["system_b"].to_numpy(dtype=object)

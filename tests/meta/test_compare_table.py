@@ -225,9 +225,13 @@ def test_columns_and_errors():
     res = pdireval.compare(scores, method="t")
     assert list(res.columns) == [
         "measure", "system_a", "system_b", "mean_a", "mean_b", "mean_diff", "ci_low", "ci_high",
-        "effect_size", "hedges_g", "bf10", "statistic", "p_value", "p_adjusted", "required_diff", "n_wins",
+        "effect_size", "hedges_g", "bf10", "statistic", "p_value", "required_diff", "n_wins",
         "n_ties", "n_losses", "method", "alternative", "correction", "required_alpha", "n_queries",
-    ]
+    ]  # no correction: no p_adjusted (it would read as corrected)
+    corrected = pdireval.compare(scores, method="t", correction="holm")
+    at = list(corrected.columns).index("p_value")
+    assert list(corrected.columns[at:at + 3]) == ["p_value", "p_adjusted", "family_size"]
+    assert (corrected["family_size"] == 3).all() and (corrected["correction"] == "holm").all()
     with pytest.raises(OptionError, match="two-sided only"):
         pdireval.compare(scores, method="tukey", alternative="greater")
     with pytest.raises(OptionError, match="alternative= must be one of"):

@@ -336,8 +336,9 @@ def test_compare_frame_shape_and_groups():
     res = pdireval.compare(scores, method="t")
     assert list(res.columns[:4]) == ["measure", "k", "system_a", "system_b"]
     for col in ["mean_a", "mean_b", "mean_diff", "statistic", "p_value", "method", "n_queries",
-                "ci_low", "ci_high", "p_adjusted", "effect_size"]:
+                "ci_low", "ci_high", "effect_size"]:
         assert col in res.columns
+    assert "p_adjusted" not in res.columns and "family_size" not in res.columns  # no correction
     assert list(res.measure.unique()) == ["P@10", "AP"]  # order of first appearance
     assert len(res) == 12 and (res.n_queries == 10).all()
     assert isinstance(res.index, pd.RangeIndex)
@@ -443,3 +444,22 @@ def test_compare_edge_cases_and_progress(capsys):
     shown = pdireval.compare(scores, method="tukey", n_resamples=50, rng=2, progress=True)
     assert "Tukey HSD" in capsys.readouterr().err
     pd.testing.assert_frame_equal(shown, pdireval.compare(scores, method="tukey", n_resamples=50, rng=2))
+
+
+def test_family_size_counts_what_was_adjusted_together():
+    """With a correction, family_size says over how many p-values it was computed: the pairs
+    of one group, or every row with family="all"; p_adjusted equals statsmodels' over them."""
+    from statsmodels.stats.multitest import multipletests
+
+    a = scores_from_matrix(random_matrix(n=12, m=5, seed=3), "AP")
+    b = scores_from_matrix(random_matrix(n=12, m=5, seed=4), "P@10")
+    scores = pd.concat([a, b], ignore_index=True)
+    group = pdireval.compare(scores, method="t", correction="holm")
+    assert (group["family_size"] == 10).all()
+    for _, part in group.groupby("measure"):
+        np.testing.assert_allclose(part["p_adjusted"], multipletests(part["p_value"], method="holm")[1])
+    every = pdireval.compare(scores, method="t", correction="bonferroni", family="all")
+    assert (every["family_size"] == 20).all()
+    np.testing.assert_allclose(every["p_adjusted"], np.minimum(1, every["p_value"] * 20))
+    against = pdireval.compare(scores, method="t", correction="holm", baseline="s0" if "s0" in set(a["system"]) else sorted(set(a["system"]))[0])
+    assert (against["family_size"] == 4).all()

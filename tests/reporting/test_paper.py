@@ -31,7 +31,7 @@ def _decisions_from_table(table):
 
 
 def _decisions_from_compare(tests, alpha):
-    sig = tests[tests["p_adjusted"] < alpha]
+    sig = tests[tests["p_adjusted" if "p_adjusted" in tests else "p_value"] < alpha]
     out = set()
     for r in sig.itertuples(index=False):
         winner, loser = (r.system_a, r.system_b) if r.mean_diff > 0 else (r.system_b, r.system_a)
@@ -145,6 +145,6 @@ def test_bad_input(scores):
     with pytest.raises(OptionError, match="tests="):
         paper_table(scores, tests=tests, method="wilcoxon")
     with pytest.raises(SchemaError, match="compare"):
-        paper_table(scores, tests=tests.drop(columns="p_adjusted"))
+        paper_table(scores, tests=tests.drop(columns="p_value"))
     with pytest.raises(OptionError, match="alpha"):
         paper_table(scores, alpha=1.5)
