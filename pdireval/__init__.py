@@ -37,6 +37,8 @@ if TYPE_CHECKING:  # what static tools (mypy, pyright, IDEs) see of the names lo
     from pdireval.io import write_scores as write_scores
     from pdireval.measures.registry import Measure as Measure
     from pdireval.measures.registry import parse_measure as parse_measure
+    from pdireval.measures.spellings import canonical_measures as canonical_measures
+    from pdireval.measures.spellings import measure_spellings as measure_spellings
     from pdireval.measures.user import register_measure as register_measure
     from pdireval.measures.user import unregister_measure as unregister_measure
     from pdireval.meta.aggregate import aggregate as aggregate
