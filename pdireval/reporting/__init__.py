@@ -28,7 +28,7 @@ from pdireval.errors import (
 from pdireval.io import as_frame
 from pdireval.measures.registry import labelled_measures
 from pdireval.meta.significance import MAX_RESAMPLES
-from pdireval.reporting.excel import write_workbook
+from pdireval.reporting.excel import check_cell_texts, write_workbook
 from pdireval.reporting.html import Section, write_html
 from pdireval.reporting.progress import Progress
 from pdireval.reporting.sections import SECTIONS, Context
@@ -209,6 +209,8 @@ def report(
     try:
         bar.section("evaluation")
         ctx.prepare()  # validates the run and the qrels and evaluates the measures
+        # names an Excel cell cannot hold are refused before anything is written
+        check_cell_texts(ctx.scores[["system", "query", "measure"]], "the run")
         try:
             (out / "figures").mkdir(parents=True, exist_ok=True)
         except (FileExistsError, NotADirectoryError):

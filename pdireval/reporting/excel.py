@@ -6,6 +6,14 @@ back and compares); each sheet's header row holds the frame's own column names, 
 each column (:data:`TITLES`, the HTML page's header) is the header cell's comment.
 Readability comes from cell formats, frozen header rows, one header style on every sheet
 (``_header_row``) and fitted column widths. Needs openpyxl (``pip install pdireval[excel]``).
+
+Every text cell is a string cell, never a formula or an error value, whatever it holds: run
+tags, query ids and measure names come from other people's files, and openpyxl would store a
+text starting with ``=`` as a live formula (``=HYPERLINK(...)``, ``=WEBSERVICE(...)``: the
+"CSV / formula injection" of OWASP) and ``#N/A`` as an error. The workbook holds no formula.
+Texts starting with a character a spreadsheet reads as the start of a formula (``= + - @``,
+tab, carriage return, line feed) also get the cell style "quote prefix", Excel's and
+LibreOffice's leading apostrophe: shown and edited as text, the value unchanged.
 """
 
 from __future__ import annotations
@@ -16,7 +24,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-__all__ = ["write_workbook", "column_title", "require_openpyxl"]
+__all__ = ["write_workbook", "column_title", "require_openpyxl", "check_cell_texts"]
+
+#: The first characters that make a spreadsheet read a typed or imported text as a formula
+#: (OWASP's list for CSV injection, plus the line feed).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\n")
+#: The longest text an Excel cell holds.
+MAX_CELL_CHARS = 32767
+#: Characters XML 1.0 cannot hold (openpyxl refuses them): written as Excel's ``_xHHHH_``.
+CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 
 TITLES = {
     "system": "System",
@@ -185,22 +201,37 @@ def write_workbook(
     widths. Infinite values are written as the text "inf" (Excel has no infinity).
     ``notes`` (sheet name -> text) are written in a final "Notes" sheet.
 
+    Every text (values, column names, notes) is a string cell, never a formula or an error
+    value, and reads back as it was written (``openpyxl``, ``pd.read_excel``); a text
+    starting with ``= + - @``, tab, CR or LF also has the "quote prefix" style, so a
+    spreadsheet shows it, and keeps it when edited, as text. The characters XML cannot hold
+    (U+0000 to U+001F but tab, LF and CR) are written as Excel writes them, ``_xHHHH_``
+    (Excel shows the character; openpyxl and pandas read the six characters).
+
     Returns
     -------
     dict
         Frame name -> sheet name actually used (Excel limits names to 31 characters).
+
+    Raises
+    ------
+    SchemaError
+        A text longer than an Excel cell holds (:data:`MAX_CELL_CHARS` characters).
     """
     require_openpyxl()
     from openpyxl import Workbook
     from openpyxl.cell import WriteOnlyCell
     from openpyxl.utils import get_column_letter
 
+    for name, frame in tables.items():
+        check_cell_texts(frame, f"the {name!r} table")
     # write-only (streaming) workbook: column widths and frozen panes are set before the rows;
     # a number format is one styled cell per column, reused row after row (each row is
     # written out when appended)
     wb = Workbook(write_only=True)
     used: set[str] = set()
     names: dict[str, str] = {}
+    plain: dict[str, bool] = {}  # text -> whether openpyxl stores it as it is, as a string
     for name, frame in tables.items():
         sheet = wb.create_sheet(_sheet_name(name, used))
         names[name] = sheet.title
@@ -224,17 +255,73 @@ def write_workbook(
                 if cell is not None and isinstance(values[j], (int, float)):
                     cell.value = values[j]
                     values[j] = cell
-            sheet.append(values)
+            sheet.append(_text_cells(sheet, values, plain))
     if notes:
+        check_cell_texts(pd.DataFrame({"note": list(notes.values())}), "the notes")
         sheet = wb.create_sheet(_sheet_name("Notes", used))
         sheet.column_dimensions["A"].width = 28
         sheet.column_dimensions["B"].width = 110
         sheet.freeze_panes = "A2"
         sheet.append(_header_row(sheet, ["Sheet", "Note"]))
         for key, text in notes.items():
-            sheet.append([names.get(key, key), text])
+            sheet.append(_text_cells(sheet, [names.get(key, key), text], plain))
     wb.save(Path(path))
     return names
+
+
+def check_cell_texts(frame: pd.DataFrame, what: str) -> None:
+    """Raise :class:`~pdireval.errors.SchemaError` when a text of ``frame`` (a value or a
+    column name) is longer than an Excel cell holds (:data:`MAX_CELL_CHARS`): openpyxl
+    would cut it silently, and the workbook would no longer hold what was evaluated."""
+    from pdireval.errors import SchemaError
+
+    long = [str(c) for c in frame.columns if len(str(c)) > MAX_CELL_CHARS]
+    for col in frame.columns:
+        values = frame[col]
+        if values.dtype != object and not isinstance(values.dtype, pd.StringDtype):
+            continue
+        try:
+            lengths = values.str.len()  # NaN for what is not a text
+        except AttributeError:  # no text in the column (bools, lists, ...)
+            continue
+        long += values[lengths > MAX_CELL_CHARS].tolist()[:1]
+    if long:
+        raise SchemaError(
+            f"{what} holds a text of {len(long[0]):,} characters (starting {long[0][:40]!r}); "
+            f"an Excel cell holds at most {MAX_CELL_CHARS:,}. Shorten such names (e.g. map "
+            "them to short ids) before making the workbook."
+        )
+
+
+def _text_cells(sheet, values: list, plain: dict[str, bool]) -> list:
+    """``values`` with each text that openpyxl would not store as a plain string cell (a
+    formula or error start, a control character) replaced by a forced string cell."""
+    for j, value in enumerate(values):
+        if isinstance(value, str):
+            ok = plain.get(value)
+            if ok is None:
+                ok = plain[value] = not (
+                    value.startswith(FORMULA_STARTS)
+                    or value.startswith("#")  # "#N/A", "#REF!": error values
+                    or CONTROL_RE.search(value)
+                )
+            if not ok:
+                values[j] = _text_cell(sheet, value)
+    return values
+
+
+def _text_cell(sheet, text: str):
+    """A string cell holding ``text`` (never a formula or an error value), with the quote
+    prefix style when ``text`` starts as a formula would."""
+    from openpyxl.cell import WriteOnlyCell
+
+    cell = WriteOnlyCell(sheet)
+    # openpyxl infers the type from the value: "=..." would be a formula, "#N/A" an error
+    cell.value = CONTROL_RE.sub(lambda m: f"_x{ord(m.group()):04X}_", text)
+    cell.data_type = "s"
+    if text.startswith(FORMULA_STARTS):
+        cell.quotePrefix = True
+    return cell
 
 
 #: The one header style of every sheet (the HTML page's <th>: bold on light grey, wrapped,
@@ -243,9 +330,9 @@ HEADER_FILL = "F4F4F4"
 
 
 def _header_row(sheet, titles, comments=None) -> list:
-    """The header row of ``sheet``: ``titles`` as cells in the workbook's one header style,
-    each with its entry of ``comments`` as a cell comment when that differs from the title."""
-    from openpyxl.cell import WriteOnlyCell
+    """The header row of ``sheet``: ``titles`` as string cells in the workbook's one header
+    style, each with its entry of ``comments`` as a cell comment when that differs from the
+    title."""
     from openpyxl.comments import Comment
     from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
 
@@ -255,7 +342,7 @@ def _header_row(sheet, titles, comments=None) -> list:
     border = Border(bottom=Side(style="thin", color="999999"))
     row = []
     for j, title in enumerate(titles):
-        cell = WriteOnlyCell(sheet, value=title)
+        cell = _text_cell(sheet, title)
         cell.font, cell.fill, cell.alignment, cell.border = font, fill, align, border
         if comments is not None and comments[j] != title:
             cell.comment = Comment(comments[j], "pdireval")

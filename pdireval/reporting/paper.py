@@ -454,9 +454,15 @@ _LATEX_SPECIAL = {
 _LATEX_RE = re.compile("|".join(re.escape(k) for k in _LATEX_SPECIAL))
 
 
+_LINE_BREAK_RE = re.compile(r"\r\n|[\r\n\v\f\x85\u2028\u2029]")
+
+
 def _tex(text: str) -> str:
+    """``text`` as LaTeX text: its special characters escaped, line breaks as spaces (a
+    blank line would end the paragraph inside a table cell)."""
+    text = _LINE_BREAK_RE.sub(" ", str(text))
     return (
-        _LATEX_RE.sub(lambda m: _LATEX_SPECIAL[m.group()], str(text))
+        _LATEX_RE.sub(lambda m: _LATEX_SPECIAL[m.group()], text)
         .replace("α", r"$\alpha$")
         .replace("–", "--")
         .replace("±", r"$\pm$")
@@ -494,8 +500,23 @@ def _latex(out, systems, measures, letters, label):
     return "\n".join(lines) + "\n"
 
 
+#: Markdown's inline syntax (emphasis, code, links, strike-through, math, the table's pipe)
+_MD_PUNCT_RE = re.compile(r"([\\`*_\[\]|~$])")
+_MD_EDGE_SPACE_RE = re.compile(r"^\s+|\s+$")
+
+
 def _md(text: str) -> str:
-    return str(text).replace("|", r"\|").replace("*", r"\*")
+    """``text`` as the literal text of a Markdown table cell (CommonMark / GitHub).
+
+    Markdown's punctuation is backslash-escaped (``\\ ` * _ [ ] | ~ $``), ``& < >`` become
+    entities (no HTML tag), and line breaks and the spaces at either end become numeric
+    character references (``&#10;``, ``&#32;``): the row stays one line, no cell is trimmed,
+    and the cell renders exactly ``text``.
+    """
+    text = _html.escape(str(text), quote=False)
+    text = _MD_PUNCT_RE.sub(r"\\\1", text)
+    text = _LINE_BREAK_RE.sub(lambda m: "".join(f"&#{ord(c)};" for c in m.group()), text)
+    return _MD_EDGE_SPACE_RE.sub(lambda m: "".join(f"&#{ord(c)};" for c in m.group()), text)
 
 
 def _markdown(out, systems, measures, letters, label):
@@ -513,7 +534,7 @@ def _markdown(out, systems, measures, letters, label):
                 text += f"<sup>{c.better_than}</sup>"
             row.append(text)
         lines.append("| " + " | ".join(row) + " |")
-    lines += ["", f"Table: {out.attrs['caption']}"]
+    lines += ["", f"Table: {_md(out.attrs['caption'])}"]
     return "\n".join(lines) + "\n"
 
 
