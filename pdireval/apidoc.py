@@ -145,6 +145,7 @@ REFERENCE_PAGES: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
             "write_qrels",
             "read_scores",
             "write_scores",
+            "excel_safe",
         ),
     ),
     (

@@ -21,7 +21,14 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from pdireval import __version__
-from pdireval.cli_analyses import add_agreement, add_compare, add_fuse
+from pdireval.cli_analyses import (
+    add_agreement,
+    add_compare,
+    add_excel_safe,
+    add_fuse,
+    check_excel_safe,
+    print_frame,
+)
 from pdireval.cli_inputs import (
     add_measures,
     add_qrels,
@@ -96,6 +103,7 @@ def add_evaluate(subparsers) -> None:
         help="table: trec_eval-like lines, 4 decimals (default); csv / json: tidy rows, full "
         "precision",
     )
+    add_excel_safe(p)
     p.add_argument(
         "--missing",
         choices=("zero", "drop"),
@@ -179,6 +187,7 @@ def run_evaluate(args) -> int:
     from pdireval.measures.trec_eval.versions import measures_for, trec_eval_version
     from pdireval.meta.aggregate import aggregate
 
+    check_excel_safe(args)
     measures = args.measures or DEFAULT_MEASURES
     measures_for(measures, trec_eval_version(args.trec_eval))  # bad measures fail first
     run, qrels = load_collection(args)
@@ -199,11 +208,7 @@ def run_evaluate(args) -> int:
     if args.format == "table":  # scores come by system, query (natural order), measure
         sys.stdout.write(_table(scores, summary, args.per_query))
         return 0
-    frame = scores if args.per_query else summary
-    if args.format == "csv":
-        sys.stdout.write(frame.to_csv(index=False))
-    else:
-        sys.stdout.write(frame.to_json(orient="records", double_precision=15) + "\n")
+    print_frame(scores if args.per_query else summary, args.format, args.excel_safe)
     return 0
 
 

@@ -26,16 +26,31 @@ from pdireval.cli_inputs import (
 if TYPE_CHECKING:  # pandas loads inside the functions: the command line starts light
     import pandas as pd
 
-__all__ = ["add_compare", "add_agreement", "add_fuse", "print_frame", "read_scores_files"]
+__all__ = [
+    "add_compare",
+    "add_agreement",
+    "add_fuse",
+    "print_frame",
+    "read_scores_files",
+    "add_excel_safe",
+    "check_excel_safe",
+]
 
 FORMATS = ("table", "csv", "json")
 
 
-def print_frame(frame: pd.DataFrame, fmt: str) -> None:
-    """Write ``frame`` to stdout as an aligned table (4 decimals), CSV or JSON records."""
+def print_frame(frame: pd.DataFrame, fmt: str, excel_safe: bool = False) -> None:
+    """Write ``frame`` to stdout as an aligned table (4 decimals), CSV or JSON records; with
+    ``excel_safe``, the CSV of :func:`pdireval.excel_safe` (every text quoted)."""
+    import csv
+
     import pandas as pd
 
-    if fmt == "csv":
+    if fmt == "csv" and excel_safe:
+        from pdireval.io.spreadsheets import excel_safe as safe
+
+        sys.stdout.write(safe(frame).to_csv(index=False, quoting=csv.QUOTE_NONNUMERIC))
+    elif fmt == "csv":
         sys.stdout.write(frame.to_csv(index=False))
     elif fmt == "json":
         sys.stdout.write(frame.to_json(orient="records", double_precision=15) + "\n")
@@ -108,13 +123,38 @@ def select_measures(scores: pd.DataFrame, names: Sequence[str]) -> pd.DataFrame:
 
 
 def _add_format(p) -> None:
-    """``--format table|csv|json`` into ``args.format`` (:func:`print_frame`)."""
+    """``--format table|csv|json`` into ``args.format`` (:func:`print_frame`), and
+    ``--excel-safe``."""
     p.add_argument(
         "--format",
         choices=FORMATS,
         default="table",
         help="table (4 decimals, default), csv or json (full precision)",
     )
+    add_excel_safe(p)
+
+
+def add_excel_safe(p) -> None:
+    """``--excel-safe`` into ``args.excel_safe`` (with ``--format csv`` only)."""
+    p.add_argument(
+        "--excel-safe",
+        action="store_true",
+        help="with --format csv, for a file to open in a spreadsheet: a name starting with "
+        "= + - @ (or a tab, CR, LF) gets a ' before it and every text is quoted, so no cell "
+        "runs as a formula (OWASP's advice against CSV injection; pdireval.excel_safe). Such "
+        "names then read back with the ', so leave it out for files programs read",
+    )
+
+
+def check_excel_safe(args) -> None:
+    """An :class:`~pdireval.errors.OptionError` for ``--excel-safe`` without ``--format csv``."""
+    from pdireval.errors import OptionError
+
+    if getattr(args, "excel_safe", False) and args.format != "csv":
+        raise OptionError(
+            f"--excel-safe applies to --format csv (the file a spreadsheet opens), not "
+            f"--format {args.format}: add --format csv, or drop --excel-safe."
+        )
 
 
 # --------------------------------------------------------------------------- compare
@@ -197,6 +237,7 @@ def add_compare(subparsers) -> None:
 def run_compare(args) -> int:
     from pdireval.meta.significance import compare
 
+    check_excel_safe(args)
     scores = _scores(args)
     correction = None if str(args.correction).lower() == "none" else args.correction
     baseline = args.baseline[0] if args.baseline and len(args.baseline) == 1 else args.baseline
@@ -210,7 +251,7 @@ def run_compare(args) -> int:
         rng=args.seed,
         confidence_level=args.confidence_level,
     )
-    print_frame(result, args.format)
+    print_frame(result, args.format, args.excel_safe)
     return 0
 
 
@@ -271,6 +312,7 @@ def run_agreement(args) -> int:
     from pdireval.errors import OptionError
     from pdireval.io import read_qrels
 
+    check_excel_safe(args)
     what = args.what or ("both" if args.runs else "labels")
     if what != "labels" and not args.runs:
         raise OptionError(f"--what {what} needs --runs: the leaderboards rank runs.")
@@ -311,7 +353,7 @@ def run_agreement(args) -> int:
     for i, (name, frame) in enumerate(frames.items()):
         if args.format == "table" and len(frames) > 1:
             sys.stdout.write(("\n" if i else "") + f"# {name} agreement\n")
-        print_frame(frame, args.format)
+        print_frame(frame, args.format, args.excel_safe)
     return 0
 
 
@@ -373,6 +415,7 @@ def add_fuse(subparsers) -> None:
         default="trec",
         help="trec (a TREC run, default), csv or json (the fused run frame)",
     )
+    add_excel_safe(p)
     p.set_defaults(func=run_fuse)
 
 
@@ -401,6 +444,7 @@ def run_fuse(args) -> int:
     from pdireval.io import write_run
     from pdireval.runs.fusion import fuse
 
+    check_excel_safe(args)
     if args.out and args.format != "trec":
         raise OptionError("--out writes a TREC run (or Parquet): drop --format, or drop --out.")
     run = load_runs(args.runs, system=args.system)
@@ -416,7 +460,7 @@ def run_fuse(args) -> int:
         name=args.name,
     )
     if args.format != "trec":
-        print_frame(fused, args.format)
+        print_frame(fused, args.format, args.excel_safe)
         return 0
     if args.out:
         write_run(fused, args.out)

@@ -33,6 +33,7 @@ EXPORTS: dict[str, str] = {
     "write_scores": "pdireval.io",
     "write_run": "pdireval.io",
     "write_qrels": "pdireval.io",
+    "excel_safe": "pdireval.io.spreadsheets",
     # run (+ qrels) -> scores
     "evaluate": "pdireval.evaluation",
     "bounds": "pdireval.bounds_frame",
@@ -127,6 +128,7 @@ FRAME_FUNCTIONS: tuple[str, ...] = (
     "write_scores",
     "measure_spellings",
     "canonical_measures",
+    "excel_safe",
 )
 
 #: Public names renamed in 0.2: old name -> new name. The old names still work, at the top level

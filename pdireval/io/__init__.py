@@ -13,6 +13,7 @@ module             holds
 ``svmlight``       :func:`read_svmlight`
 ``objects``        :func:`as_frame`: paths, pytrec_eval dicts and records become frames
 ``scores``         :func:`read_scores`, :func:`write_scores`: other tools' per-query numbers
+``spreadsheets``   :func:`excel_safe`: OWASP's advice against CSV (formula) injection
 =================  =====================================================================
 
 Readers parse with pyarrow's CSV reader or pandas' C parser (no Python loop per line on a

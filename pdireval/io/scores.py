@@ -7,6 +7,7 @@ computed: trec_eval, ir_measures, PyTerrier, ranx, BEIR / MTEB, or pdireval itse
 
 from __future__ import annotations
 
+import csv
 import gzip
 import io
 import json
@@ -18,7 +19,9 @@ import numpy as np
 import pandas as pd
 
 from pdireval.core.schema import ID_DTYPE, canonical_scores
-from pdireval.errors import OptionError, SchemaError, check_option
+from pdireval.errors import OptionError, SchemaError, check_bool, check_option
+from pdireval.io.spreadsheets import FORMULA_STARTS, excel_safe_texts
+from pdireval.io.spreadsheets import excel_safe as excel_safe_frame
 
 if TYPE_CHECKING:
     from typing import Literal
@@ -384,10 +387,25 @@ def _from_mteb(text: str, name: str) -> pd.DataFrame:
     return table
 
 
+#: The texts pandas' read_csv reads as missing by default (its ``na_values``): missing in a
+#: pdireval CSV file's other columns, but ids as they are (a query ``NA``, a system ``#N/A``).
+NA_TEXTS = (
+    *("", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND"),
+    *("1.#QNAN", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null"),
+)
+ID_COLUMNS = ("system", "query", "measure")
+
+
 def _from_pdireval(text: str, name: str) -> pd.DataFrame:
     if text.lstrip().startswith("["):
         return pd.DataFrame.from_records(json.loads(text)).astype({"query": str})
-    return pd.read_csv(io.StringIO(text), dtype={"system": str, "query": str, "measure": str})
+    header = pd.read_csv(io.StringIO(text), nrows=0).columns
+    return pd.read_csv(
+        io.StringIO(text),
+        dtype={c: str for c in ID_COLUMNS},
+        keep_default_na=False,
+        na_values={c: list(NA_TEXTS) for c in header if c not in ID_COLUMNS},
+    )
 
 
 _READERS = {
@@ -556,12 +574,30 @@ def _as_text(frame: pd.DataFrame, fmt: str) -> pd.DataFrame:
     return frame.assign(value=text)
 
 
+def _check_field_names(frame: pd.DataFrame, names: list[str], format: str) -> None:
+    """A :class:`SchemaError` for a name the whitespace-separated ``format`` cannot hold
+    (empty, or holding whitespace): the file would not read back."""
+    for name in names:
+        text = frame[name].astype(str)
+        bad = (text.str.contains(r"\s", regex=True) | (text.str.len() == 0)).to_numpy(dtype=bool)
+        if bad.any():
+            raise SchemaError(
+                f"cannot write format={format!r}: {int(bad.sum())} row(s) have a '{name}' that "
+                f"is empty or holds whitespace (first: {text[bad].iloc[0]!r}), and its fields "
+                "are separated by whitespace, so the file would not read back. Replace the "
+                "whitespace (e.g. with '_'), or write format='csv' or 'ir_measures_jsonl', "
+                "which hold any name.",
+                failure_cases=frame[bad],
+            )
+
+
 def write_scores(
     scores: pd.DataFrame,
     path: PathArg,
     *,
     format: WriteFormat = "trec_eval",
     digits: int | None = 4,
+    excel_safe: bool = False,
     columns: Columns = None,
 ) -> None:
     """Write a scores frame as ``trec_eval -q`` output (or ir_measures TSV / JSONL, or CSV).
@@ -575,6 +611,7 @@ def write_scores(
     :func:`read_scores`) read it. ``"ir_measures"`` writes ``query measure value`` lines
     and ``all`` means; ``"ir_measures_jsonl"`` its JSON records (both hold one run, as
     ir_measures writes them: one system per file); ``"csv"`` the frame itself.
+    :func:`read_scores` reads every format back to the same frame (at ``digits``).
 
     Parameters
     ----------
@@ -586,17 +623,33 @@ def write_scores(
         One of ``WRITE_FORMATS``.
     digits
         Decimals of the values (trec_eval's 4 by default); None writes full precision.
+    excel_safe
+        For a file people open in a spreadsheet: OWASP's advice against CSV (formula)
+        injection, as :func:`pdireval.excel_safe` applies it. Every name (system, query,
+        measure) starting with ``= + - @``, a tab, CR or LF is written with a ``'`` before it,
+        and the CSV format quotes every text; numbers are unchanged. Such names then read
+        back with their ``'``, so the default (False) writes every name as it is, for
+        programs (pdireval, pandas, trec_eval readers). Not for ``"ir_measures_jsonl"``.
     columns
         ``{canonical name: your column name}``.
 
     Raises
     ------
     SchemaError
-        An invalid scores frame, or one with grouping columns.
+        An invalid scores frame, or one with grouping columns; for the ``"trec_eval"`` and
+        ``"ir_measures"`` formats (fields separated by whitespace), a name that is empty or
+        holds whitespace.
     OptionError
-        An unknown format or a bad ``digits``.
+        An unknown format, a bad ``digits``, or ``excel_safe=True`` with JSON lines.
     """
     check_option("format", format, WRITE_FORMATS)
+    excel_safe = check_bool("excel_safe", excel_safe)
+    if excel_safe and format == "ir_measures_jsonl":
+        raise OptionError(
+            "excel_safe=True applies to the files a spreadsheet opens as cells (format="
+            "'csv', 'ir_measures' or 'trec_eval'); JSON lines keep every name as it is: drop "
+            "excel_safe=, or pick one of those formats."
+        )
     if digits is not None and (
         isinstance(digits, bool) or not isinstance(digits, int) or not 0 <= digits <= 17
     ):
@@ -616,9 +669,18 @@ def write_scores(
             "for name, part in scores.groupby('system'): write_scores(part, f'{name}.tsv', "
             f"format={format!r}); or use format='trec_eval', which names each run."
         )
+    if format in ("trec_eval", "ir_measures"):
+        _check_field_names(
+            frame,
+            ["system", "query", "measure"] if format == "trec_eval" else ["query", "measure"],
+            format,
+        )
     fmt = f"%.{digits}f" if digits is not None else "%.17g"  # %.17g round-trips a float64
     if format == "csv":
-        text = frame.to_csv(index=False)
+        if excel_safe:
+            text = excel_safe_frame(frame).to_csv(index=False, quoting=csv.QUOTE_NONNUMERIC)
+        else:
+            text = frame.to_csv(index=False)
     elif format == "ir_measures_jsonl":
         means = _means(frame)
         both = pd.concat([frame, means], ignore_index=True).rename(columns={"query": "query_id"})
@@ -638,13 +700,21 @@ def write_scores(
                         "system": system,
                         "query": SUMMARY,
                         "measure": ["runid", "num_q"],
-                        "value": [system, str(block["query"].nunique())],
+                        "value": [
+                            "'" + system
+                            if excel_safe and system.startswith(FORMULA_STARTS)
+                            else system,
+                            str(block["query"].nunique()),
+                        ],
                     }
                 )
                 parts += [_as_text(block, fmt), head, _as_text(means, fmt)]
             else:
                 parts += [_as_text(block, fmt), _as_text(means, fmt)]
         lines = pd.concat(parts, ignore_index=True)
+        if excel_safe:
+            lines["query"] = excel_safe_texts(lines["query"])
+            lines["measure"] = excel_safe_texts(lines["measure"])
         if format == "trec_eval":
             lines["measure"] = lines["measure"].str.ljust(22)
             order = ["measure", "query", "value"]

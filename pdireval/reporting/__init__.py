@@ -28,6 +28,7 @@ from pdireval.errors import (
 from pdireval.io import as_frame
 from pdireval.measures.registry import labelled_measures
 from pdireval.meta.significance import MAX_RESAMPLES
+from pdireval.reporting.context import names_as_text
 from pdireval.reporting.excel import check_cell_texts, write_workbook
 from pdireval.reporting.html import Section, write_html
 from pdireval.reporting.progress import Progress
@@ -219,12 +220,13 @@ def report(
             ) from None
         bar.section_done()
         sections: list[Section] = []
-        for build in SECTIONS:
-            bar.section(build.__name__.removesuffix("_section").replace("_", " "))
-            section = build(ctx)
-            bar.section_done()
-            if section is not None:
-                sections.append(section)
+        with names_as_text():  # "$...$" in a name is text in the figures, not mathtext
+            for build in SECTIONS:
+                bar.section(build.__name__.removesuffix("_section").replace("_", " "))
+                section = build(ctx)
+                bar.section_done()
+                if section is not None:
+                    sections.append(section)
         bar.section("writing the workbook and the page")
         result = _write(ctx, sections, out, title, n_resamples, seed, started)
     except BaseException:

@@ -240,6 +240,15 @@ class Context:
         return png
 
 
+def names_as_text():
+    """A context in which matplotlib draws every text as it is, never as mathtext: the
+    figures show system and query names from other people's files, and a name such as
+    ``$\\input{x}$`` would otherwise stop the report ("Unknown symbol")."""
+    import matplotlib
+
+    return matplotlib.rc_context({"text.parse_math": False})
+
+
 def plot_module():
     from pdireval import plot
 

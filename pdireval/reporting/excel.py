@@ -24,11 +24,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from pdireval.io.spreadsheets import FORMULA_STARTS
+
 __all__ = ["write_workbook", "column_title", "require_openpyxl", "check_cell_texts"]
 
-#: The first characters that make a spreadsheet read a typed or imported text as a formula
-#: (OWASP's list for CSV injection, plus the line feed).
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\n")
 #: The longest text an Excel cell holds.
 MAX_CELL_CHARS = 32767
 #: Characters XML 1.0 cannot hold (openpyxl refuses them): written as Excel's ``_xHHHH_``.
