@@ -157,6 +157,14 @@ def test_workbook_edge_texts(tmp_path):
     assert [c.value for c in ws["B"][1:]] == [1.0, "inf", "-inf", None, 0.5]
     note = wb["Notes"]["B2"]
     assert (note.value, note.data_type) == ("=HYPERLINK(1)", "s")
+    # missing texts (pd.NA in a "string" column) are empty cells, not an error
+    with_na = pd.DataFrame({"name": pd.array(["a", None], dtype="string"), "v": [1.0, 2.0]})
+    write_workbook({"t": with_na}, tmp_path / "na.xlsx")
+    assert [c.value for c in openpyxl.load_workbook(tmp_path / "na.xlsx")["t"]["A"]] == [
+        "name",
+        "a",
+        None,
+    ]
     too_long = frame.assign(**{"=name": "x" * (MAX_CELL_CHARS + 1)})
     with pytest.raises(SchemaError, match="32,767"):
         write_workbook({"t": too_long}, tmp_path / "long.xlsx")

@@ -283,7 +283,8 @@ def check_cell_texts(frame: pd.DataFrame, what: str) -> None:
             lengths = values.str.len()  # NaN for what is not a text
         except AttributeError:  # no text in the column (bools, lists, ...)
             continue
-        long += values[lengths > MAX_CELL_CHARS].tolist()[:1]
+        over = (lengths > MAX_CELL_CHARS).fillna(False).to_numpy(dtype=bool)
+        long += values[over].tolist()[:1]
     if long:
         raise SchemaError(
             f"{what} holds a text of {len(long[0]):,} characters (starting {long[0][:40]!r}); "
