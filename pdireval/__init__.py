@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # what static tools (mypy, pyright, IDEs) see of the names lo
     from pdireval.errors import PdirevalWarning as PdirevalWarning
     from pdireval.errors import SchemaError as SchemaError
     from pdireval.evaluation import evaluate as evaluate
+    from pdireval.io import excel_safe as excel_safe
     from pdireval.io import read_qrels as read_qrels
     from pdireval.io import read_run as read_run
     from pdireval.io import read_scores as read_scores
