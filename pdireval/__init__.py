@@ -28,7 +28,6 @@ if TYPE_CHECKING:  # what static tools (mypy, pyright, IDEs) see of the names lo
     from pdireval.errors import PdirevalWarning as PdirevalWarning
     from pdireval.errors import SchemaError as SchemaError
     from pdireval.evaluation import evaluate as evaluate
-    from pdireval.io import excel_safe as excel_safe
     from pdireval.io import read_qrels as read_qrels
     from pdireval.io import read_run as read_run
     from pdireval.io import read_scores as read_scores
@@ -36,6 +35,7 @@ if TYPE_CHECKING:  # what static tools (mypy, pyright, IDEs) see of the names lo
     from pdireval.io import write_qrels as write_qrels
     from pdireval.io import write_run as write_run
     from pdireval.io import write_scores as write_scores
+    from pdireval.io.spreadsheets import excel_safe as excel_safe
     from pdireval.measures.registry import Measure as Measure
     from pdireval.measures.registry import parse_measure as parse_measure
     from pdireval.measures.spellings import canonical_measures as canonical_measures
