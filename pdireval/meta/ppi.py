@@ -162,7 +162,7 @@ def _arrays(keys, llm_m: pd.DataFrame, human_m: pd.DataFrame, query_strata, note
     unlabelled = np.ones(len(values), dtype=bool)
     unlabelled[pos] = False
     y, yhat, u = human_m.to_numpy(), values[pos], values[unlabelled]
-    if len(pos) < MIN_LABELLED:
+    if 1 < len(pos) < MIN_LABELLED:
         notes.few.append(f"{where}: n = {len(pos)}")
     if not unlabelled.any():
         notes.all_labelled.append(where)
