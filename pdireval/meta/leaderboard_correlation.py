@@ -128,7 +128,9 @@ def leaderboard_correlation(
         A system in one leaderboard only: ``"error"`` (default, a SchemaError naming them),
         ``"skip"`` (correlate the systems both hold) or ``"zero"`` (every truth system, scored
         0 in other where other lacks it; systems only in other are dropped). ``@k`` methods
-        always use the systems both hold.
+        always use the systems both hold. Each method is computed alone: autojudge-evaluate
+        restricts *every* method to the shared systems as soon as one ``@k`` method is asked
+        for, pdireval only the ``@k`` ones.
     queries
         ``"shared"`` (default): recompute both leaderboards' means over the queries both frames
         judged (per group); ``"all"``: each frame's mean over its own queries.
