@@ -47,9 +47,14 @@ if TYPE_CHECKING:  # what static tools (mypy, pyright, IDEs) see of the names lo
     from pdireval.meta.correlation import correlate as correlate
     from pdireval.meta.information_tau import information_tau as information_tau
     from pdireval.meta.leaderboard import leaderboard_agreement as leaderboard_agreement
+    from pdireval.meta.leaderboard_correlation import (
+        leaderboard_correlation as leaderboard_correlation,
+    )
     from pdireval.meta.power import asl_curve as asl_curve
     from pdireval.meta.power import decision_conflicts as decision_conflicts
     from pdireval.meta.power import discriminative_power as discriminative_power
+    from pdireval.meta.ppi import ppi_differences as ppi_differences
+    from pdireval.meta.ppi import ppi_means as ppi_means
     from pdireval.meta.querysets import (
         percentage_absolute_difference as percentage_absolute_difference,
     )
@@ -57,6 +62,7 @@ if TYPE_CHECKING:  # what static tools (mypy, pyright, IDEs) see of the names lo
     from pdireval.meta.rank_intervals import rank_uncertainty as rank_uncertainty
     from pdireval.meta.reliability import d_study as d_study
     from pdireval.meta.reliability import reliability as reliability
+    from pdireval.meta.self_preference import self_preference as self_preference
     from pdireval.meta.set_size import query_set_size as query_set_size
     from pdireval.meta.significance import compare as compare
     from pdireval.meta.stability import error_rate as error_rate
@@ -75,6 +81,8 @@ if TYPE_CHECKING:  # what static tools (mypy, pyright, IDEs) see of the names lo
     from pdireval.runs.judgment_agreement import agreement as agreement
     from pdireval.runs.judgment_agreement import judgment_confusion as judgment_confusion
     from pdireval.runs.optimize import optimize as optimize
+    from pdireval.runs.prevalence import corrected_relevant_rate as corrected_relevant_rate
+    from pdireval.runs.qrels_overlap import qrels_overlap as qrels_overlap
     from pdireval.runs.reproduction import reproducibility as reproducibility
     from pdireval.runs.subsampling import subsample_qrels as subsample_qrels
     from pdireval.runs.variants import evaluate_variants as evaluate_variants

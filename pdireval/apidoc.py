@@ -191,6 +191,12 @@ REFERENCE_PAGES: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
             "optimize",
             "agreement",
             "judgment_confusion",
+            "qrels_overlap",
+            "corrected_relevant_rate",
+            "leaderboard_correlation",
+            "ppi_means",
+            "ppi_differences",
+            "self_preference",
         ),
     ),
     (

@@ -42,6 +42,8 @@ __all__ = [
     "Negatives",
     "KappaWeights",
     "AlphaLevel",
+    "MissingPolicy",
+    "QueryPolicy",
     "FusionMethod",
     "WeightedFusionMethod",
     "FusionNorm",
@@ -230,3 +232,8 @@ Measures: TypeAlias = "str | Measure | Iterable[str | Measure]"
 KappaWeights = Literal["linear", "quadratic"]
 #: ``krippendorff_alpha(level=)``: the level of measurement (``stats.interrater.ALPHA_LEVELS``).
 AlphaLevel = Literal["nominal", "ordinal", "interval"]
+#: ``missing=`` of leaderboard_correlation and qrels_overlap: a system or query one side lacks
+#: (``meta.leaderboard_correlation.CORRELATION_MISSING``, ``runs.qrels_overlap.QRELS_MISSING``).
+MissingPolicy = Literal["error", "skip", "zero"]
+#: ``leaderboard_correlation(queries=)`` (``meta.leaderboard_correlation.QUERY_POLICIES``).
+QueryPolicy = Literal["shared", "all"]

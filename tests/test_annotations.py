@@ -168,6 +168,10 @@ ALIASES = [
     ("TrecEvalVersion", "pdireval.measures.trec_eval.versions", ("TREC_EVAL_VERSIONS",)),
     ("WriteFormat", "pdireval.io.scores", ("WRITE_FORMATS",)),
     ("FusionMethod", "pdireval.runs.fusion_lists", ("FUSION_METHODS", "ALIASES")),
+    ("MissingPolicy", "pdireval.meta.leaderboard_correlation", ("CORRELATION_MISSING",)),
+    ("MissingPolicy", "pdireval.runs.qrels_overlap", ("QRELS_MISSING",)),
+    ("QueryPolicy", "pdireval.meta.leaderboard_correlation", ("QUERY_POLICIES",)),
+    ("Alternative", "pdireval.meta.self_preference", ("ALTERNATIVES",)),
 ]
 
 

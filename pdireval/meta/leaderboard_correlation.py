@@ -19,7 +19,7 @@ from pdireval.errors import OptionError, PdirevalWarning, SchemaError, check_opt
 from pdireval.stats import _adapters
 
 if TYPE_CHECKING:
-    from pdireval.types import Columns
+    from pdireval.types import Columns, MissingPolicy, QueryPolicy
 
 __all__ = ["leaderboard_correlation", "CORRELATION_MISSING", "CORRELATION_BASES"]
 
@@ -99,8 +99,8 @@ def leaderboard_correlation(
     other: pd.DataFrame,
     *,
     methods: str | Sequence[str] = ("kendall", "kendall@10"),
-    missing: str = "error",
-    queries: str = "shared",
+    missing: MissingPolicy = "error",
+    queries: QueryPolicy = "shared",
     columns: Columns = None,
 ) -> pd.DataFrame:
     r"""Correlation of a judge's leaderboard with the truth's, over all or the top-k systems.

@@ -3,13 +3,12 @@ stratified PPI) of every system's mean and of every pair's mean difference.
 
 Two scores frames: ``llm`` holds every system's scores under LLM labels on all queries, ``human``
 the same systems' scores under human labels on the queries people judged. The array-level
-statistics are in :mod:`pdireval.stats.ppi`.
+statistics are in :mod:`pdireval.stats.prediction_powered`.
 """
 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -26,7 +25,7 @@ from pdireval.core.schema import canonical_scores
 from pdireval.docstrings import shared_docs
 from pdireval.errors import PdirevalWarning, SchemaError, check_real, show_rows
 from pdireval.stats import _adapters
-from pdireval.stats.ppi import ppi_mean, ppi_mean_differences, ppi_mean_stratified
+from pdireval.stats.prediction_powered import ppi_mean, ppi_mean_differences, ppi_mean_stratified
 
 if TYPE_CHECKING:
     from pdireval.types import Columns
@@ -111,7 +110,9 @@ class _Notes:
     def emit(self):
         def say(cases, text):
             if cases:
-                shown = "; ".join(cases[:5]) + (f"; ... {len(cases) - 5} more" if len(cases) > 5 else "")
+                shown = "; ".join(cases[:5]) + (
+                    f"; ... {len(cases) - 5} more" if len(cases) > 5 else ""
+                )
                 warnings.warn(f"{text}: {shown}", PdirevalWarning, stacklevel=4)
 
         say(
@@ -171,7 +172,9 @@ def _arrays(keys, llm_m: pd.DataFrame, human_m: pd.DataFrame, query_strata, note
         s_l = query_strata.reindex(human_m.index).to_numpy()
         s_u = query_strata.reindex(llm_m.index[unlabelled]).to_numpy()
         labelled_per = pd.Series(s_l).value_counts()
-        empty = sorted(set(pd.unique(np.concatenate([s_l, s_u]))) - set(labelled_per.index), key=str)
+        empty = sorted(
+            set(pd.unique(np.concatenate([s_l, s_u]))) - set(labelled_per.index), key=str
+        )
         if empty:
             raise SchemaError(
                 f"{len(empty)} strata of the {where} have no human-labelled query (e.g. "
@@ -332,7 +335,8 @@ def ppi_differences(
     same treatment of the labelled queries, the same warnings); with ``lam=None`` each pair
     gets its own power-tuned λ̂ (PPI++, Angelopoulos, Duchi & Zrnic 2023). The moments of the
     differences come from the systems' covariance matrices
-    (:func:`pdireval.stats.ppi.ppi_mean_differences`), so all pairs cost two matrix products.
+    (:func:`pdireval.stats.prediction_powered.ppi_mean_differences`), so all pairs cost a few
+    matrix products.
     ``p_value`` is the two-sided normal test of a zero difference, 2·Φ(−|θ̂|/se).
 
     Parameters

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 __all__ = ["self_preference"]
 
-ALTERNATIVES = ("two-sided", "greater", "less")
+ALTERNATIVES = ("two-sided", "greater", "less")  #: ``alternative=`` values
 
 
 def _family_table(families) -> pd.Series:
@@ -100,7 +100,7 @@ def _p_value(observed: float, null: np.ndarray, exact: bool, alternative: str) -
 def self_preference(
     llm: pd.DataFrame,
     human: pd.DataFrame,
-    families,
+    families: Mapping[str, str] | pd.Series | pd.DataFrame,
     judge_family: str,
     *,
     alternative: Alternative = "two-sided",
@@ -195,9 +195,7 @@ def self_preference(
             )
         shared = llm_m.index.intersection(human_m.index)
         if len(shared) == 0:
-            raise SchemaError(
-                f"llm and human share no query in the {where}; check the query ids."
-            )
+            raise SchemaError(f"llm and human share no query in the {where}; check the query ids.")
         systems = llm_m.columns
         fam = table.reindex(systems.astype(str))
         if fam.isna().any():
@@ -245,4 +243,3 @@ def self_preference(
             }
         )
     return pd.DataFrame(rows)
-

@@ -1,6 +1,6 @@
 """The share of relevant documents in a pool judged by an LLM, corrected for the judge's errors
 measured on a human-judged sample (Rogan & Gladen 1978); the statistics are in
-:mod:`pdireval.stats.ppi`."""
+:mod:`pdireval.stats.prediction_powered`."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pandas as pd
 
 from pdireval.core.schema import canonical_qrels, one_judge
 from pdireval.errors import PdirevalWarning, SchemaError, check_real
-from pdireval.stats.ppi import rogan_gladen
+from pdireval.stats.prediction_powered import rogan_gladen
 
 if TYPE_CHECKING:
     from pdireval.types import Columns
@@ -36,7 +36,7 @@ def corrected_relevant_rate(
     ``label >= other_rel``; on the pairs both judged, its sensitivity Se (share called
     relevant among the n₊ human-relevant pairs, ``label >= rel``) and specificity Sp (share
     called non-relevant among the n₋ others). The Rogan–Gladen (1978) estimate of the true
-    rate and its delta-method interval (:func:`pdireval.stats.ppi.rogan_gladen`) are
+    rate and its delta-method interval (:func:`pdireval.stats.prediction_powered.rogan_gladen`) are
 
     .. math:: \hat\pi = \frac{p + Sp - 1}{Se + Sp - 1}, \qquad
         \mathrm{Var}(\hat\pi) \approx \frac{p(1-p)/N + \hat\pi^2 Se(1-Se)/n_+

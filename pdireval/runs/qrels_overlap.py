@@ -16,7 +16,7 @@ from pdireval.core.segments import natural_order
 from pdireval.errors import SchemaError, check_option, check_real
 
 if TYPE_CHECKING:
-    from pdireval.types import Columns
+    from pdireval.types import Columns, MissingPolicy
 
 __all__ = ["qrels_overlap", "adjusted_rand_binary", "QRELS_MISSING"]
 
@@ -54,7 +54,7 @@ def qrels_overlap(
     *,
     rel: float = 1,
     other_rel: float | None = None,
-    missing: str = "zero",
+    missing: MissingPolicy = "zero",
     columns: Columns = None,
 ) -> pd.DataFrame:
     r"""Per-query set agreement of two qrels: precision, recall, F1, Jaccard, adjusted Rand.
@@ -126,7 +126,7 @@ def qrels_overlap(
     merged = a[["query", "doc", "label"]].merge(
         b[["query", "doc", "label"]], on=["query", "doc"], how="outer", suffixes=("_a", "_b")
     )
-    ra = (merged["label_a"].to_numpy(dtype=np.float64) >= rel)  # NaN (unjudged) compares False
+    ra = merged["label_a"].to_numpy(dtype=np.float64) >= rel  # NaN (unjudged) compares False
     rb = merged["label_b"].to_numpy(dtype=np.float64) >= other_rel
     ids = pd.unique(merged["query"].to_numpy(dtype=object))
     queries = pd.Index(ids[natural_order(ids)], dtype=object)

@@ -41,6 +41,12 @@ if TYPE_CHECKING:  # what static tools (mypy, pyright, IDEs) see of the names lo
     from pdireval.stats.paired_tests import sign_test as sign_test
     from pdireval.stats.paired_tests import tukey_hsd as tukey_hsd
     from pdireval.stats.paired_tests import wilcoxon as wilcoxon
+    from pdireval.stats.prediction_powered import PPIResult as PPIResult
+    from pdireval.stats.prediction_powered import RoganGladenResult as RoganGladenResult
+    from pdireval.stats.prediction_powered import ppi_mean as ppi_mean
+    from pdireval.stats.prediction_powered import ppi_mean_differences as ppi_mean_differences
+    from pdireval.stats.prediction_powered import ppi_mean_stratified as ppi_mean_stratified
+    from pdireval.stats.prediction_powered import rogan_gladen as rogan_gladen
     from pdireval.stats.rank_correlation import kendall_tau as kendall_tau
     from pdireval.stats.rank_correlation import rank_correlation as rank_correlation
     from pdireval.stats.rank_correlation import tau_ap as tau_ap
@@ -79,6 +85,13 @@ _PUBLIC: dict[str, str] = {
     "cohen_kappa": "interrater",
     "krippendorff_alpha": "interrater",
     "observed_agreement": "interrater",
+    # prediction-powered inference, misclassification correction
+    "ppi_mean": "prediction_powered",
+    "ppi_mean_differences": "prediction_powered",
+    "ppi_mean_stratified": "prediction_powered",
+    "rogan_gladen": "prediction_powered",
+    "PPIResult": "prediction_powered",
+    "RoganGladenResult": "prediction_powered",
     # rank correlation and overlap
     "kendall_tau": "rank_correlation",
     "tau_ap": "rank_correlation",

@@ -9,7 +9,7 @@ import pytest
 
 from pdireval.errors import PdirevalWarning, SchemaError
 from pdireval.meta.ppi import ppi_differences, ppi_means
-from pdireval.stats.ppi import ppi_mean, ppi_mean_stratified
+from pdireval.stats.prediction_powered import ppi_mean, ppi_mean_stratified
 
 S, Q = 4, 60
 

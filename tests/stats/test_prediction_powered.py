@@ -1,4 +1,4 @@
-"""Prediction-powered inference and the Rogan–Gladen correction (pdireval.stats.ppi): equal to
+"""Prediction-powered inference and the Rogan–Gladen correction (pdireval.stats.prediction_powered): equal to
 ppi-python, the paired form equal to PPI on the differences, stratified PPI equal to its
 definition on ppi-python's per-stratum numbers, the delta-method variance against Monte Carlo,
 and the intervals' coverage with a known truth."""
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from pdireval.errors import OptionError
-from pdireval.stats.ppi import (
+from pdireval.stats.prediction_powered import (
     ppi_mean,
     ppi_mean_differences,
     ppi_mean_stratified,

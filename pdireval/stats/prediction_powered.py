@@ -34,12 +34,15 @@ columns comes from the columns' covariance matrices without materialising the di
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from pdireval.errors import OptionError, check_real
 from pdireval.stats import _adapters
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "PPIResult",
@@ -211,7 +214,12 @@ def _level(confidence_level) -> float:
 
 
 def ppi_mean(
-    y, yhat, yhat_unlabelled, *, lam: float | None = None, confidence_level: float = 0.95
+    y: ArrayLike,
+    yhat: ArrayLike,
+    yhat_unlabelled: ArrayLike,
+    *,
+    lam: float | None = None,
+    confidence_level: float = 0.95,
 ) -> PPIResult:
     r"""Prediction-powered estimate and normal interval of the mean of each column.
 
@@ -255,11 +263,11 @@ def ppi_mean(
 
 
 def ppi_mean_differences(
-    y,
-    yhat,
-    yhat_unlabelled,
-    i,
-    j,
+    y: ArrayLike,
+    yhat: ArrayLike,
+    yhat_unlabelled: ArrayLike,
+    i: ArrayLike,
+    j: ArrayLike,
     *,
     lam: float | None = None,
     confidence_level: float = 0.95,
@@ -302,11 +310,11 @@ def ppi_mean_differences(
 
 
 def ppi_mean_stratified(
-    y,
-    yhat,
-    yhat_unlabelled,
-    strata,
-    strata_unlabelled,
+    y: ArrayLike,
+    yhat: ArrayLike,
+    yhat_unlabelled: ArrayLike,
+    strata: ArrayLike,
+    strata_unlabelled: ArrayLike,
     *,
     pairs: tuple | None = None,
     lam: float | None = None,
@@ -378,12 +386,12 @@ def ppi_mean_stratified(
 
 
 def rogan_gladen(
-    apparent,
-    n_items,
-    sensitivity,
-    n_positive,
-    specificity,
-    n_negative,
+    apparent: ArrayLike,
+    n_items: ArrayLike,
+    sensitivity: ArrayLike,
+    n_positive: ArrayLike,
+    specificity: ArrayLike,
+    n_negative: ArrayLike,
     *,
     confidence_level: float = 0.95,
 ) -> RoganGladenResult:
@@ -433,7 +441,10 @@ def rogan_gladen(
     p = np.asarray(apparent, dtype=np.float64)
     se_, sp = np.asarray(sensitivity, dtype=np.float64), np.asarray(specificity, dtype=np.float64)
     n_items = np.asarray(n_items, dtype=np.float64)
-    n_pos, n_neg = np.asarray(n_positive, dtype=np.float64), np.asarray(n_negative, dtype=np.float64)
+    n_pos, n_neg = (
+        np.asarray(n_positive, dtype=np.float64),
+        np.asarray(n_negative, dtype=np.float64),
+    )
     youden = se_ + sp - 1.0
     with np.errstate(divide="ignore", invalid="ignore"):
         estimate = np.where(youden > 0, (p + sp - 1.0) / youden, np.nan)
