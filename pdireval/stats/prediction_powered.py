@@ -209,6 +209,11 @@ def _interval(estimate, variance, confidence_level: float):
     return se, estimate - z * se, estimate + z * se
 
 
+def _result(estimate, variance, level: float, lam) -> PPIResult:
+    se, low, high = _interval(estimate, variance, level)
+    return PPIResult(estimate, se, low, high, lam)
+
+
 def _level(confidence_level) -> float:
     return check_real("confidence_level", confidence_level, low=0.0, high=1.0, inclusive=False)
 
@@ -255,11 +260,11 @@ def ppi_mean(
     inference. arXiv:2311.01453.
     """
     level = _level(confidence_level)
-    y, yhat, u = _check_shapes(y, yhat, yhat_unlabelled)
-    m = _moments(y, yhat, u)
+    ya, ha, ua = _check_shapes(y, yhat, yhat_unlabelled)
+    m = _moments(ya, ha, ua)
     weights = _lambda(m, lam)
     estimate, variance = _combine(m, weights)
-    return PPIResult(estimate, *_interval(estimate, variance, level), weights)
+    return _result(estimate, variance, level, weights)
 
 
 def ppi_mean_differences(
@@ -301,12 +306,12 @@ def ppi_mean_differences(
     inference. arXiv:2311.01453.
     """
     level = _level(confidence_level)
-    y, yhat, u = _check_shapes(y, yhat, yhat_unlabelled)
-    i, j = np.asarray(i, dtype=np.int64), np.asarray(j, dtype=np.int64)
-    m = _pair_moments(y, yhat, u, i, j)
+    ya, ha, ua = _check_shapes(y, yhat, yhat_unlabelled)
+    ia, ja = np.asarray(i, dtype=np.int64), np.asarray(j, dtype=np.int64)
+    m = _pair_moments(ya, ha, ua, ia, ja)
     weights = _lambda(m, lam)
     estimate, variance = _combine(m, weights)
-    return PPIResult(estimate, *_interval(estimate, variance, level), weights)
+    return _result(estimate, variance, level, weights)
 
 
 def ppi_mean_stratified(
@@ -351,25 +356,25 @@ def ppi_mean_stratified(
     models. NeurIPS 2024.
     """
     level = _level(confidence_level)
-    y, yhat, u = _check_shapes(y, yhat, yhat_unlabelled)
-    strata, strata_u = np.asarray(strata), np.asarray(strata_unlabelled)
-    if len(strata) != len(y) or len(strata_u) != len(u):
+    y_, h_, u = _check_shapes(y, yhat, yhat_unlabelled)
+    s_l, strata_u = np.asarray(strata), np.asarray(strata_unlabelled)
+    if len(s_l) != len(y_) or len(strata_u) != len(u):
         raise OptionError(
             "strata and strata_unlabelled must hold one label per labelled and per unlabelled "
-            f"observation ({len(y)} and {len(u)}); got {len(strata)} and {len(strata_u)}."
+            f"observation ({len(y_)} and {len(u)}); got {len(s_l)} and {len(strata_u)}."
         )
-    total = len(y) + len(u)
-    size = y.shape[1] if pairs is None else len(pairs[0])
+    total = len(y_) + len(u)
+    size = y_.shape[1] if pairs is None else len(pairs[0])
     estimate, variance = np.zeros(size), np.zeros(size)
     lams = []
-    for stratum in np.unique(np.concatenate([strata, strata_u])):  # strata are few
-        in_l, in_u = strata == stratum, strata_u == stratum
+    for stratum in np.unique(np.concatenate([s_l, strata_u])):  # strata are few
+        in_l, in_u = s_l == stratum, strata_u == stratum
         weight = (in_l.sum() + in_u.sum()) / total
         if not in_l.any():
             estimate[:] = np.nan
             variance[:] = np.nan
             continue
-        yk, hk, uk = y[in_l], yhat[in_l], u[in_u]
+        yk, hk, uk = y_[in_l], h_[in_l], u[in_u]
         if pairs is None:
             m = _moments(yk, hk, uk)
         else:
@@ -382,7 +387,7 @@ def ppi_mean_stratified(
     stacked = np.array(lams) if lams else np.full((1, size), np.nan)
     same = (stacked == stacked[0]).all(axis=0)
     lam_out = np.where(same, stacked[0], np.nan)
-    return PPIResult(estimate, *_interval(estimate, variance, level), lam_out)
+    return _result(estimate, variance, level, lam_out)
 
 
 def rogan_gladen(
