@@ -139,6 +139,16 @@ TITLES = {
     "p_best": "P(best)",
     "in_top_group": "In top group",
     "p_vs_top": "p vs top",
+    "issue": "Issue",
+    "tp": "Relevant in both",
+    "fp": "Relevant in other only",
+    "fn": "Relevant in qrels only",
+    "precision": "Precision",
+    "recall": "Recall",
+    "f1": "F1",
+    "jaccard": "Jaccard",
+    "ari": "Adjusted Rand index",
+    "n_docs": "Documents",
 }
 
 # number formats by column name (first match wins); everything else by dtype

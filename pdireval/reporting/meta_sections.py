@@ -3,11 +3,13 @@ stability, the information-theoretic analysis and the judgments (see :mod:`.sect
 
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
+from pdireval.errors import PdirevalWarning
 from pdireval.reporting.context import (
     Context,
     as_figure,
@@ -354,9 +356,14 @@ def judgments_section(ctx: Context) -> Section | None:
         return None
     from pdireval.evaluation import evaluate
     from pdireval.meta.leaderboard import leaderboard_agreement
+    from pdireval.meta.leaderboard_correlation import leaderboard_correlation
     from pdireval.runs.judgment_agreement import agreement, judgment_confusion
+    from pdireval.runs.qrels_overlap import qrels_overlap
 
-    step = ctx.steps("judgments", ["label agreement", "confusion table", "leaderboards"])
+    step = ctx.steps(
+        "judgments",
+        ["label agreement", "confusion table", "qrels overlap", "leaderboards"],
+    )
     step("label agreement")
     agree = agreement(
         ctx.qrels, ctx.other_qrels, n_resamples=min(ctx.n_resamples, 1000), rng=ctx.seed()
@@ -373,8 +380,15 @@ def judgments_section(ctx: Context) -> Section | None:
     confusion = confusion.loc[list(pd.unique(long["label"])), list(pd.unique(long["other"]))]
     confusion = confusion.fillna(0).astype(np.int64).reset_index()
     confusion.columns.name = None
+    step("qrels overlap")
+    overlap = qrels_overlap(ctx.qrels, ctx.other_qrels)
     step("leaderboards")
     other_scores = evaluate(ctx.run, ctx.measures, qrels=ctx.other_qrels, columns=ctx.columns)
+    with warnings.catch_warnings():  # an undefined correlation is named in the issue column
+        warnings.simplefilter("ignore", PdirevalWarning)
+        correlation = leaderboard_correlation(
+            ctx.scores, other_scores, methods=["kendall", "kendall@10", "spearman"], missing="skip"
+        )
     long_board = leaderboard_agreement(ctx.scores, other_scores)
     board = long_board.pivot(index="statistic", columns="measure_a", values="value")
     board = board.loc[
@@ -398,6 +412,8 @@ def judgments_section(ctx: Context) -> Section | None:
             "judgment_confusion": confusion,
             "leaderboard_agreement": board,
             "leaderboard_changes": ctx.in_order(changes),
+            "leaderboard_correlation": correlation,
+            "qrels_overlap": overlap,
         },
         captions={
             "judgment_agreement": "Agreement statistics of the other qrels against the qrels "
@@ -410,5 +426,9 @@ def judgments_section(ctx: Context) -> Section | None:
             "decisions)",
             "leaderboard_changes": "System means and ranks under both qrels (rank_change > 0: "
             "higher under the other qrels)",
+            "leaderboard_correlation": "Kendall's τ_b over all systems and over the qrels' top "
+            "10 (kendall@10), Spearman's ρ, as the TREC AutoJudge organisers report them",
+            "qrels_overlap": "Per query: precision, recall and F1 of the other qrels' relevant "
+            "set against the qrels', Jaccard, adjusted Rand index (Hubert & Arabie 1985)",
         },
     )

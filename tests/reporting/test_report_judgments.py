@@ -43,6 +43,10 @@ def test_section_appears_with_other_qrels_only(collection, tmp_path):
     assert confusion.loc["1", "other 2"] == crosstab.loc[1.0, 2.0]
     assert confusion.loc["not judged"].sum() == 0
     assert "Agreement of the two sets of judgments" in with_other.html.read_text(encoding="utf-8")
+    corr = with_other.tables["leaderboard_correlation"]
+    direct = pdireval.leaderboard_correlation(a, b, methods=["kendall", "kendall@10", "spearman"])
+    np.testing.assert_allclose(corr["value"], direct["value"])
+    pd.testing.assert_frame_equal(with_other.tables["qrels_overlap"], pdireval.qrels_overlap(qrels, other))
     assert_report_headers(with_other)  # the judgments tables too: one header style, human titles
     without = report(run, qrels=qrels, measures=["AP"], out=tmp_path / "b", n_resamples=20, rng=1, progress=False)
     assert "judgment_agreement" not in without.tables
