@@ -83,7 +83,7 @@ def _check_groups(llm_keys, human_keys) -> None:
         return
 
     def show(keys):
-        return "; ".join(describe_group(dict(k), "").strip() or "(all)" for k in keys[:5])
+        return "; ".join(", ".join(f"{n}={v!r}" for n, v in k) or "(all)" for k in keys[:5])
 
     parts = []
     if only_human:
@@ -156,8 +156,9 @@ def _arrays(keys, llm_m: pd.DataFrame, human_m: pd.DataFrame, query_strata, note
         human_m, pos = human_m[pos >= 0], pos[pos >= 0]
     if len(pos) == 0:
         raise SchemaError(
-            f"no human-labelled query of the {where} is in the llm frame (n = 0): PPI needs "
-            "human scores on some of the llm frame's queries. Check the query ids of both frames."
+            f"no human-labelled query of the {where} is in the llm frame (n = 0; human queries "
+            f"e.g. {list(extra[:3])}): PPI needs human scores on some of the llm frame's "
+            "queries. Check the query ids of both frames."
         )
     values = llm_m.to_numpy()
     unlabelled = np.ones(len(values), dtype=bool)
