@@ -159,8 +159,8 @@ def group_matrices(
     framed = scores.set_axis(positions)
     for keys, group in scores_groups(framed, by):
         idx = group.index.to_numpy()
-        s_used, s_i = np.unique(sys_codes[idx], return_inverse=True)
-        q_used, q_i = np.unique(q_codes[idx], return_inverse=True)
+        s_used, s_i = _dense_codes(sys_codes[idx], len(sys_labels))
+        q_used, q_i = _dense_codes(q_codes[idx], len(q_labels))
         v = values[idx]
         cells = np.bincount(s_i * len(q_used) + q_i, minlength=len(s_used) * len(q_used))
         if (cells > 1).any():
@@ -183,6 +183,17 @@ def group_matrices(
             columns=pd.Index(sys_labels[s_used], name="system"),
         )
         yield keys, matrix
+
+
+def _dense_codes(codes: np.ndarray, n_labels: int):
+    """``np.unique(codes, return_inverse=True)`` for codes in [0, n_labels), in O(n) (a
+    presence table instead of a sort): the codes present, ascending, and each code's index
+    among them."""
+    present = np.zeros(n_labels, dtype=bool)
+    present[codes] = True
+    used = np.flatnonzero(present)
+    position = np.cumsum(present) - 1
+    return used, position[codes]
 
 
 def _sorted_codes(column: pd.Series):

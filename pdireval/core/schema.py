@@ -328,8 +328,27 @@ def as_float(series: pd.Series, name: str, kind: str, frame: pd.DataFrame) -> pd
     return converted.astype(np.float64)
 
 
+def _duplicated(frame: pd.DataFrame, key: list[str]) -> np.ndarray:
+    """``frame.duplicated(key, keep=False)`` as a bool array: every row whose key occurs more
+    than once (NaN keys equal). The columns' codes are combined into one integer per row and
+    counted (``np.bincount`` when the code space is small, else a sort), which costs a fraction
+    of pandas' hash-table pass on frames of millions of rows."""
+    combined = np.zeros(len(frame), dtype=np.int64)
+    size = 1
+    for name in key:
+        codes, uniques = pd.factorize(frame[name], use_na_sentinel=False)
+        size *= max(len(uniques), 1)
+        if size >= 2**62:  # the combined code would overflow: pandas' own pass
+            return frame.duplicated(key, keep=False).to_numpy()
+        combined = combined * max(len(uniques), 1) + codes
+    if size <= 4 * len(frame) + 1024:
+        return np.bincount(combined, minlength=size)[combined] > 1
+    _, inverse, counts = np.unique(combined, return_inverse=True, return_counts=True)
+    return counts[inverse] > 1
+
+
 def _check_duplicate_keys(frame: pd.DataFrame, key: list[str], kind: str, original) -> None:
-    dup = frame.duplicated(key, keep=False).to_numpy()
+    dup = _duplicated(frame, key)
     if dup.any():
         rows = original[dup] if original is not None else frame[dup]
         raise SchemaError(
