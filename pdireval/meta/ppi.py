@@ -193,11 +193,15 @@ def _arrays(keys, llm_m: pd.DataFrame, human_m: pd.DataFrame, query_strata, note
 def _groups(llm, human, strata, columns):
     a, b, query_strata = _prepare(llm, human, strata, columns)
     human_ms = {_key(k): m for k, m in group_matrices(b, what="human scores")}
-    names = group_columns(a)
-    distinct = a[names].drop_duplicates().to_dict("records") if names else [{}]
-    _check_groups([_key(k) for k in distinct], list(human_ms))
+    seen = []
     for keys, llm_m in group_matrices(a, what="llm scores"):
-        yield keys, llm_m, human_ms[_key(keys)], query_strata
+        seen.append(_key(keys))
+        if seen[-1] not in human_ms:  # name every group one frame lacks
+            names = group_columns(a)
+            distinct = a[names].drop_duplicates().to_dict("records") if names else [{}]
+            _check_groups([_key(k) for k in distinct], list(human_ms))
+        yield keys, llm_m, human_ms[seen[-1]], query_strata
+    _check_groups(seen, list(human_ms))
 
 
 def _method(lam, strata) -> str:
