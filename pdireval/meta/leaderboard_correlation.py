@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 
 from pdireval.core.groups import check_same_grouping, describe_group, group_columns, scores_groups
-from pdireval.core.schema import canonical_scores
 from pdireval.errors import OptionError, PdirevalWarning, SchemaError, check_option
+from pdireval.meta.inputs import meta_scores
 from pdireval.stats import _adapters
 
 if TYPE_CHECKING:
@@ -161,7 +161,8 @@ def leaderboard_correlation(
     check_option("missing", missing, CORRELATION_MISSING)
     check_option("queries", queries, QUERY_POLICIES)
     parsed = _parse_methods(methods)
-    a, b = canonical_scores(truth, columns), canonical_scores(other, columns)
+    a = meta_scores(truth, columns, function="leaderboard_correlation")
+    b = meta_scores(other, columns, function="leaderboard_correlation")
     check_same_grouping(group_columns(a), group_columns(b))
     other_groups = {tuple(k.items()): g for k, g in scores_groups(b)}
     rows, issues = [], []

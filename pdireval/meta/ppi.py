@@ -21,9 +21,9 @@ from pdireval.core.groups import (
     group_matrices,
     pair_indices,
 )
-from pdireval.core.schema import canonical_scores
 from pdireval.docstrings import shared_docs
 from pdireval.errors import PdirevalWarning, SchemaError, check_real, show_rows
+from pdireval.meta.inputs import meta_scores
 from pdireval.stats import _adapters
 from pdireval.stats.prediction_powered import ppi_mean, ppi_mean_differences, ppi_mean_stratified
 
@@ -60,8 +60,8 @@ def _strata_of(frame: pd.DataFrame, strata: str) -> pd.Series:
 
 
 def _prepare(llm, human, strata, columns):
-    a = canonical_scores(llm, columns)
-    b = canonical_scores(human, columns)
+    a = meta_scores(llm, columns, function="ppi")
+    b = meta_scores(human, columns, function="ppi")
     query_strata = None
     if strata is not None:
         query_strata = _strata_of(a, strata)

@@ -13,7 +13,6 @@ import numpy as np
 import pandas as pd
 
 from pdireval.core.groups import check_same_grouping, describe_group, group_columns, group_matrices
-from pdireval.core.schema import canonical_scores
 from pdireval.docstrings import shared_docs
 from pdireval.errors import (
     SchemaError,
@@ -24,6 +23,7 @@ from pdireval.errors import (
     group_generator,
     show_rows,
 )
+from pdireval.meta.inputs import meta_scores
 from pdireval.stats.intervals import t_interval
 
 if TYPE_CHECKING:
@@ -176,7 +176,8 @@ def self_preference(
     seed = check_rng(rng)
     table = _family_table(families)
     judge_family = str(judge_family)
-    a, b = canonical_scores(llm, columns), canonical_scores(human, columns)
+    a = meta_scores(llm, columns, function="self_preference")
+    b = meta_scores(human, columns, function="self_preference")
     check_same_grouping(group_columns(a), group_columns(b))
     human_ms = {tuple(k.items()): m for k, m in group_matrices(b, what="human scores")}
     rows = []
