@@ -52,7 +52,7 @@ def resolve_names(
         return list(table)
     if isinstance(measures, str):
         measures = [measures]
-    lookup = {}
+    lookup: dict[str, str] = {}
     for canonical, aliases in table.items():
         for name in (canonical, *aliases):
             lookup[name.lower()] = canonical
@@ -60,8 +60,8 @@ def resolve_names(
     for m in measures:
         if not isinstance(m, str):
             raise TypeError(f"a {what} measure is a name (a string), got {type(m).__name__}")
-        canonical = lookup.get(m.strip().lower())
-        if canonical is None:
+        found = lookup.get(m.strip().lower())
+        if found is None:
             close = difflib.get_close_matches(m.strip().lower(), list(lookup), n=3)
             hint = f" Did you mean {', '.join(repr(lookup[c]) for c in close)}?" if close else ""
             raise MeasureError(
@@ -69,8 +69,8 @@ def resolve_names(
                 + "; ".join(f"{c} ({', '.join(a)})" for c, a in table.items())
                 + "."
             )
-        if canonical not in out:
-            out.append(canonical)
+        if found not in out:
+            out.append(found)
     if not out:
         raise MeasureError(f"no {what} measure given: pass one or more of {list(table)}.")
     return out

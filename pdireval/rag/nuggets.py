@@ -171,7 +171,7 @@ def evaluate_nuggets(
     q_units = np.bincount(units.query, minlength=grid.n_query)
     q_vital = np.bincount(units.query, weights=units.vital, minlength=grid.n_query)
     q_weight = np.bincount(units.query, weights=weight, minlength=grid.n_query)
-    sums = {}
+    sums: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]] = {}
     for name in names:
         kind, is_strict = name[0], name.endswith("_strict")
         s = strict if is_strict else value
@@ -211,7 +211,7 @@ def _weights(units: Units, weights: Mapping[str, float] | None) -> np.ndarray:
 
 def _assignment_rows(coded: Coded, rows: np.ndarray) -> pd.DataFrame:
     """The given assignment rows as a readable frame (for error messages)."""
-    data = {}
+    data: dict[str, np.ndarray] = {}
     for name in ("judge", "system", "query", "nugget"):
         if name in coded.codes:
             data[name] = coded.ids[name].take(coded.codes[name][rows]).to_numpy(dtype=object)
@@ -324,6 +324,7 @@ def _units_from_nuggets(coded: Coded, nug: pd.DataFrame) -> Units:
 
 def _check_complete(coded: Coded, grid: Grid, units: Units) -> None:
     """Every answer has a label for every nugget of its query (nuggets= given)."""
+    assert units.per_query is not None  # nuggets= given
     have = np.bincount(grid.seg, minlength=grid.n_seg)
     expect = units.per_query[grid.seg_query]
     short = grid.present & (have != expect)

@@ -9,6 +9,8 @@ out) by one rule shared by the nugget and support scores.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 import pandas as pd
 
@@ -103,7 +105,7 @@ class Grid:
 
 def ratios(
     grid: Grid,
-    sums: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]],
+    sums: Mapping[str, tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]],
     *,
     empty: str,
     missing: str,
@@ -126,9 +128,10 @@ def ratios(
     for name, (seg, num, den, per_query) in sums.items():
         top = np.bincount(seg, weights=num, minlength=grid.n_seg)[present]
         if den is None:
-            bottom = np.bincount(seg, minlength=grid.n_seg)[present].astype(np.float64)
+            counts = np.bincount(seg, minlength=grid.n_seg)[present]
         else:
-            bottom = np.bincount(seg, weights=den, minlength=grid.n_seg)[present]
+            counts = np.bincount(seg, weights=den, minlength=grid.n_seg)[present]
+        bottom = counts.astype(np.float64)
         fill_bottom = (
             per_query[fill_query].astype(np.float64)
             if per_query is not None

@@ -99,7 +99,7 @@ def evaluate_support(
     sentences, row_sentence = np.unique(key, return_inverse=True)
     best = np.zeros(len(sentences))
     np.maximum.at(best, row_sentence, np.nan_to_num(coded.label, nan=0.0))
-    sums = {
+    sums: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]] = {
         "support_precision": (grid.seg[cited], coded.label[cited], None, None),
         "support_recall": (sentences // n_sent, best, None, None),
     }
