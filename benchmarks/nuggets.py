@@ -199,7 +199,6 @@ def main(argv=None):
     _, best_sup, median_sup = timed(lambda: pdireval.evaluate_support(support), args.repeat)
     load_after = os.getloadavg()
 
-    import nuggetizer  # noqa: F401  (version below)
     from importlib.metadata import version
 
     lines = [

@@ -29,6 +29,7 @@ from pdireval.cli_inputs import (
     load_collection,
     note,
 )
+from pdireval.cli_rag import add_nuggets, add_support
 from pdireval.treceval import add_trec_eval
 
 if TYPE_CHECKING:  # pandas, the datasets and the errors load inside the functions, so that
@@ -378,6 +379,8 @@ SUBCOMMANDS: list[Callable] = [
     add_compare,
     add_agreement,
     add_fuse,
+    add_nuggets,
+    add_support,
 ]
 
 
