@@ -46,7 +46,7 @@ def test_nuggets_table(files):
     lines = [line.split("\t") for line in out.splitlines()]
     # a: V_strict = (1 + 0) / 2 per query -> mean .5; A = (1.5/2 + 1/2) / 2 = .625
     # b: V_strict = (1 + 0) / 2 -> .5; A = (2/2 + .5/2) / 2 = .625
-    assert [(l[0].strip(), l[2]) for l in lines] == [
+    assert [(f[0].strip(), f[2]) for f in lines] == [
         ("runid", "a"), ("num_q", "2"), ("V_strict", "0.5000"), ("A", "0.6250"),
         ("runid", "b"), ("num_q", "2"), ("V_strict", "0.5000"), ("A", "0.6250")]
 
