@@ -70,3 +70,24 @@ def test_support_table_and_errors(files):
     (files / "x.xls").write_text("")
     status, _, err = run(["support", str(files / "x.xls")])
     assert status == 1 and "extension" in err
+
+
+@pytest.mark.slow
+def test_report_takes_nugget_scores(files, tmp_path):
+    import pdireval
+
+    ranked, qrels = pdireval.datasets.simulate(n_systems=2, n_queries=2, depth=10, rng=3)
+    mapping = dict(zip(sorted(ranked["system"].unique()), ["a", "b"]))
+    ranked = ranked.assign(system=ranked["system"].map(mapping))
+    pdireval.write_run(ranked, tmp_path / "runs.txt")
+    pdireval.write_qrels(qrels, tmp_path / "qrels.txt")
+    status, out, _ = run(["nuggets", str(files / "a.tsv"), "--nuggets",
+                              str(files / "n.jsonl"), "--per-query", "--format", "csv"])
+    (tmp_path / "scores.csv").write_text(out)
+    status, _, err = run(["report", str(tmp_path / "runs.txt"), "--qrels",
+                              str(tmp_path / "qrels.txt"), "-m", "AP", "--resamples", "20",
+                              "--nugget-scores", str(tmp_path / "scores.csv"), "--out",
+                              str(tmp_path / "rep"), "--no-progress"])
+    assert status == 0, err
+    assert "RAG answers" in (tmp_path / "rep" / "report.html").read_text(encoding="utf-8")
+
