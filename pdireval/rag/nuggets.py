@@ -229,7 +229,7 @@ def _weights(units: Units, weights: Mapping[str, float] | None) -> np.ndarray:
                 "importances are already numbers (their own weights): drop weights=."
             )
         return units.importance
-    table = dict(DEFAULT_WEIGHTS if weights is None else weights)
+    table = dict(weights) if isinstance(weights, Mapping) else DEFAULT_WEIGHTS
     if not isinstance(weights, (Mapping, type(None))) or set(table) != set(DEFAULT_WEIGHTS):
         raise OptionError(
             f"weights= must be a mapping with the keys 'vital' and 'okay', got {weights!r}."
