@@ -97,12 +97,14 @@ def support_collection(n_systems: int, n_queries: int, rng: int = 1):
 
 
 def timed(fn, repeat: int):
-    times, out = [], None
+    """(result, best wall time, median wall time, best CPU time of this process)."""
+    times, cpu, out = [], [], None
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         out = fn()
         times.append(time.perf_counter() - t0)
-    return out, min(times), statistics.median(times)
+        cpu.append(time.process_time() - c0)
+    return out, min(times), statistics.median(times), min(cpu)
 
 
 def pandas_scores(frame: pd.DataFrame) -> pd.DataFrame:
@@ -165,14 +167,16 @@ def main(argv=None):
     rows = len(assignments)
     pdireval.evaluate_nuggets(assignments.head(30), nuggets=nuggets.head(30))  # warm imports
 
-    scores, best, median = timed(
+    scores, best, median, cpu = timed(
         lambda: pdireval.evaluate_nuggets(assignments, nuggets=nuggets), args.repeat
     )
-    scores2, best2, median2 = timed(lambda: pdireval.evaluate_nuggets(with_importance), args.repeat)
+    scores2, best2, median2, cpu2 = timed(
+        lambda: pdireval.evaluate_nuggets(with_importance), args.repeat
+    )
     assert scores.equals(scores2)
     mine = scores.pivot(index=["system", "query"], columns="measure", values="value")
 
-    theirs, best_pd, median_pd = timed(lambda: pandas_scores(with_importance), 3)
+    theirs, best_pd, median_pd, cpu_pd = timed(lambda: pandas_scores(with_importance), 3)
     diff_pd = max(float(np.max(np.abs(theirs[c].to_numpy() - mine[c].to_numpy()))) for c in theirs)
 
     # nuggetizer per answer, on 10 of the systems (its own input built first)
@@ -184,7 +188,7 @@ def main(argv=None):
     def run_nuggetizer():
         return [calculate_nugget_scores(r["qid"], r["nuggets"]) for r in records]
 
-    metrics, best_ng, median_ng = timed(run_nuggetizer, 3)
+    metrics, best_ng, median_ng, cpu_ng = timed(run_nuggetizer, 3)
     fields = {"strict_vital_score": "V_strict", "strict_all_score": "A_strict",
               "vital_score": "V", "all_score": "A"}  # fmt: skip
     same = all(
@@ -196,7 +200,9 @@ def main(argv=None):
     scale = n_systems / 10
 
     support = support_collection(n_systems, n_queries)
-    _, best_sup, median_sup = timed(lambda: pdireval.evaluate_support(support), args.repeat)
+    _, best_sup, median_sup, cpu_sup = timed(
+        lambda: pdireval.evaluate_support(support), args.repeat
+    )
     load_after = os.getloadavg()
 
     from importlib.metadata import version
@@ -215,21 +221,26 @@ def main(argv=None):
         f"## `evaluate_nuggets`: {n_systems} systems x {n_queries:,} queries x {n_nuggets} "
         f"nuggets ({rows:,} assignment rows, string ids and labels)",
         "",
-        "| implementation | time | ratio vs pdireval |",
-        "|---|---|---|",
+        "| implementation | wall time | CPU time | ratio vs pdireval (CPU) |",
+        "|---|---|---|---|",
         f"| pdireval.evaluate_nuggets(assignments, nuggets=nuggets), 6 scores, validation "
-        f"included | {best:.2f} s ({median:.2f} s) | 1.0x |",
+        f"included | {best:.2f} s ({median:.2f} s) | {cpu:.2f} s | 1.0x |",
         f"| pdireval.evaluate_nuggets(assignments with an importance column), 6 scores | "
-        f"{best2:.2f} s ({median2:.2f} s) | {best2 / best:.2f}x |",
+        f"{best2:.2f} s ({median2:.2f} s) | {cpu2:.2f} s | {cpu2 / cpu:.2f}x |",
         f"| pandas: indicator columns + one groupby sum + ratios (5 scores, no validation) | "
-        f"{best_pd:.2f} s ({median_pd:.2f} s) | {best_pd / best:.1f}x |",
+        f"{best_pd:.2f} s ({median_pd:.2f} s) | {cpu_pd:.2f} s | {cpu_pd / cpu:.1f}x |",
         f"| nuggetizer `calculate_nugget_scores` per answer, on its records (built before "
         f"timing), 10 systems timed x{scale:.0f} | ~{best_ng * scale:.1f} s "
-        f"({best_ng:.2f} s for {len(records):,} answers) | {best_ng * scale / best:.1f}x |",
+        f"({best_ng:.2f} s for {len(records):,} answers) | ~{cpu_ng * scale:.1f} s | "
+        f"{cpu_ng * scale / cpu:.1f}x |",
+        "",
+        "Wall time is what the issue's target (under 2 s) is about; on this shared machine it is "
+        "inflated by the other jobs' load; the CPU time of this process (all its threads) is "
+        "steadier, and close to the wall time on a quiet core.",
         "",
         f"Every one of nuggetizer's four scores equals pdireval's exactly on the {len(records):,} "
         f"answers timed; the pandas scores agree to {diff_pd:.1e}. Output: {len(scores):,} score "
-        "rows. Where pdireval's time goes: about 40% is reading the four string columns into "
+        "rows. Where pdireval's time goes: about half is reading the four string columns into "
         "integer codes (pyarrow's dictionary encoding), the rest the duplicate-key check, the "
         "segment numbering and one `np.bincount` of (answer, importance, label) from which every "
         "score is a ratio.",
@@ -238,7 +249,7 @@ def main(argv=None):
         f"x 3 citations ({len(support):,} rows)",
         "",
         f"pdireval.evaluate_support (precision, recall, F1; validation included): {best_sup:.2f} s "
-        f"({median_sup:.2f} s).",
+        f"({median_sup:.2f} s) wall, {cpu_sup:.2f} s CPU.",
         "",
     ]
     out.write_text("\n".join(lines), encoding="utf-8")
