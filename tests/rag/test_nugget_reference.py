@@ -87,7 +87,7 @@ def reference(nuggets, rows, weights, empty, missing):
     return out
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(collections(), st.sampled_from(("zero", "nan")), st.sampled_from(("zero", "drop")))
 def test_equals_the_definitions(collection, empty, missing):
     nuggets, rows, weights = collection
