@@ -43,6 +43,11 @@ def evaluate_support(
       (recall per sentence: a sentence counts once however many documents it cites);
     - ``support_f1`` = 2 P R / (P + R).
 
+    When every sentence cites at most one document (as in the TREC 2024 RAG support files),
+    these are the numbers of open-rag-eval's citation metric (weighted precision, weighted
+    recall, F1), which scores a sentence by its first citation only; with several citations
+    per sentence, recall here takes the best one.
+
     Parameters
     ----------
     support
