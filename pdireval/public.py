@@ -37,6 +37,12 @@ EXPORTS: dict[str, str] = {
     # run (+ qrels) -> scores
     "evaluate": "pdireval.evaluation",
     "bounds": "pdireval.bounds_frame",
+    # RAG answers: nuggets, assignments, citation support -> scores
+    "validate_nuggets": "pdireval.rag.frames",
+    "validate_assignments": "pdireval.rag.frames",
+    "validate_support": "pdireval.rag.frames",
+    "evaluate_nuggets": "pdireval.rag.nuggets",
+    "evaluate_support": "pdireval.rag.support",
     # scores -> meta-evaluation
     "aggregate": "pdireval.meta.aggregate",
     "compare": "pdireval.meta.significance",
@@ -95,6 +101,11 @@ SUBMODULES: tuple[str, ...] = ("datasets", "measures", "plot", "pyterrier", "sta
 FRAME_FUNCTIONS: tuple[str, ...] = (
     "evaluate",
     "bounds",
+    "validate_nuggets",
+    "validate_assignments",
+    "validate_support",
+    "evaluate_nuggets",
+    "evaluate_support",
     "aggregate",
     "compare",
     "discriminative_power",

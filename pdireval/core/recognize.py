@@ -23,11 +23,16 @@ docs/data-model.md):
    measure    ``metric``
    =========  =============================================================
 
+   The RAG frames of :mod:`pdireval.rag` add ``topic_id`` (TREC RAG) for the query,
+   ``nugget_id``, ``assignment`` (nuggetizer's label), ``sentence_id`` / ``sentence_index``,
+   ``reference`` (a TREC RAG citation's document), ``support`` (a citation's label),
+   ``judge_id`` / ``assessor`` and ``group_id`` / ``group_rule`` (:data:`SPELLINGS`).
+
    Two spellings of the same column without a tie-break (``qid`` and ``query_id``, or
    ``name`` and ``run``) are ambiguous: a SchemaError lists them and the ``columns=`` to
    pass.
-4. A run or scores frame without any system column holds one system, named
-   :data:`DEFAULT_SYSTEM` (``"run"``).
+4. A run, scores, assignments or support frame without any system column holds one
+   system, named :data:`DEFAULT_SYSTEM` (``"run"``).
 
 Columns pdireval does not use (``Q0``, ``iter``, ``iteration``, PyTerrier's ``query``
 text, ...) are ignored in runs and qrels; in a scores frame, other columns are grouping
@@ -73,7 +78,35 @@ SPELLINGS: dict[str, dict[str, tuple[str, ...]]] = {
         "measure": ("metric",),
         "value": (),
     },
+    # RAG frames (pdireval.rag): nuggetizer, TREC RAG 2024/25 and AutoJudge spellings
+    "nuggets": {
+        "query": _QUERY_IDS + ("topic_id",),
+        "nugget": ("nugget_id",),
+        "importance": ("nugget_importance",),
+        "text": ("nugget_text",),
+        "group": ("group_id",),
+        "rule": ("group_rule",),
+    },
+    "assignments": {
+        "system": ("name", "run", "runid", "run_id", "tag"),
+        "query": _QUERY_IDS + ("topic_id",),
+        "nugget": ("nugget_id",),
+        "label": ("assignment",),
+        "judge": ("judge_id", "assessor"),
+        "importance": ("nugget_importance",),
+    },
+    "support": {
+        "system": ("name", "run", "runid", "run_id", "tag"),
+        "query": _QUERY_IDS + ("topic_id",),
+        "sentence": ("sentence_id", "sentence_index"),
+        "doc": ("docno", "doc_id", "docid", "reference"),
+        "label": ("support",),
+        "judge": ("judge_id", "assessor"),
+    },
 }
+
+#: frame kinds whose rows belong to systems: without a system column, one system
+_SYSTEM_KINDS = ("run", "scores", "assignments", "support")
 
 #: columns only a run has: a qrels frame with one of these is not read as ranx's qrels
 _RUN_ONLY = ("rank", "system", "name", "run", "runid", "run_id", "tag")
@@ -155,7 +188,7 @@ def recognize(
             raise _ambiguous(kind, canonical, found)
         mapping[canonical] = found[0]
         taken.add(found[0])
-    add_system = kind in ("run", "scores") and "system" not in mapping and "system" not in present
+    add_system = kind in _SYSTEM_KINDS and "system" not in mapping and "system" not in present
     # a column that is not mapped but carries a canonical name another column now takes
     for canonical, user in mapping.items():
         if (
