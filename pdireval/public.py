@@ -31,6 +31,14 @@ EXPORTS: dict[str, str] = {
     "write_scores": "pdireval.io",
     "write_run": "pdireval.io",
     "write_qrels": "pdireval.io",
+    "read_nuggets": "pdireval.rag.files",
+    "read_assignments": "pdireval.rag.files",
+    "read_support": "pdireval.rag.files",
+    "read_rag_scores": "pdireval.rag.files",
+    "write_nuggets": "pdireval.rag.files",
+    "write_assignments": "pdireval.rag.files",
+    "write_support": "pdireval.rag.files",
+    "write_rag_scores": "pdireval.rag.files",
     # run (+ qrels) -> scores
     "evaluate": "pdireval.evaluation",
     "bounds": "pdireval.bounds_frame",
@@ -130,6 +138,10 @@ FRAME_FUNCTIONS: tuple[str, ...] = (
     "write_run",
     "write_qrels",
     "write_scores",
+    "write_nuggets",
+    "write_assignments",
+    "write_support",
+    "write_rag_scores",
 )
 
 #: Public names renamed in 0.2: old name -> new name. The old names still work, at the top level
