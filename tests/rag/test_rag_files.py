@@ -17,7 +17,7 @@ import pytest
 
 import pdireval
 from pdireval.errors import OptionError, SchemaError
-from pdireval.rag import files
+from pdireval.rag import file_scores, file_text
 from tests.helpers import ROOT, shared_path
 
 DATA = ROOT / "tests" / "data" / "rag"
@@ -81,7 +81,7 @@ def test_nuggetizer_metrics_are_the_files_per_query_numbers():
     path = DATA / "nuggetizer_metrics.demo-run.jsonl"
     got = pdireval.read_rag_scores(path, system="demo-run")
     records = [r for r in jsonl(path) if r["qid"] != "all"]
-    expected = {(r["qid"], m): r[m] for r in records for m in files.NUGGETIZER_METRICS}
+    expected = {(r["qid"], m): r[m] for r in records for m in file_scores.NUGGETIZER_METRICS}
     assert {(q, m): v for q, m, v in got[["query", "measure", "value"]].values} == expected
     assert set(got["system"]) == {"demo-run"}
     kept = pdireval.read_rag_scores(path, all_rows="keep")
@@ -255,7 +255,7 @@ def test_nist_support_grades_in_a_table_read_as_grades(tmp_path):
     ],
 )
 def test_autojudge_leaderboards_are_sniffed_by_their_all_rows_and_read(name, fmt):
-    columns = files.LEADERBOARD_COLUMNS[fmt]
+    columns = file_scores.LEADERBOARD_COLUMNS[fmt]
     expected = {}
     for line in (DATA / name).read_text().splitlines():
         row = dict(zip(columns, line.split()))
@@ -396,7 +396,7 @@ def test_support_round_trips_through_nists_format_and_a_table(tmp_path):
     pd.testing.assert_frame_equal(pdireval.read_support(tmp_path / "s.tsv"), support)
 
 
-@pytest.mark.parametrize("fmt", files.RAG_SCORES_WRITE_FORMATS[1:])
+@pytest.mark.parametrize("fmt", file_scores.RAG_SCORES_WRITE_FORMATS[1:])
 def test_leaderboards_round_trip(tmp_path, fmt):
     scores = pdireval.read_rag_scores(DATA / "autojudge_readme.tot.txt")
     pdireval.write_rag_scores(scores, tmp_path / "lb.txt", format=fmt)
@@ -490,11 +490,11 @@ def test_unknown_formats_and_unsniffable_files(tmp_path):
 
 def test_format_literals_match_the_tuples():
     pairs = [
-        (files.NuggetsFormat, files.NUGGETS_FORMATS),
-        (files.AssignmentsFormat, files.ASSIGNMENTS_FORMATS),
-        (files.SupportFormat, files.SUPPORT_FORMATS),
-        (files.RagScoresFormat, files.RAG_SCORES_FORMATS),
-        (files.RagScoresWriteFormat, files.RAG_SCORES_WRITE_FORMATS),
+        (file_text.NuggetsFormat, file_text.NUGGETS_FORMATS),
+        (file_text.AssignmentsFormat, file_text.ASSIGNMENTS_FORMATS),
+        (file_text.SupportFormat, file_text.SUPPORT_FORMATS),
+        (file_scores.RagScoresFormat, file_scores.RAG_SCORES_FORMATS),
+        (file_scores.RagScoresWriteFormat, file_scores.RAG_SCORES_WRITE_FORMATS),
     ]
     for alias, values in pairs:
         assert set(typing.get_args(alias)) == set(values)
