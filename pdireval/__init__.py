@@ -73,6 +73,8 @@ if TYPE_CHECKING:  # what static tools (mypy, pyright, IDEs) see of the names lo
     from pdireval.rag.frames import validate_assignments as validate_assignments
     from pdireval.rag.frames import validate_nuggets as validate_nuggets
     from pdireval.rag.frames import validate_support as validate_support
+    from pdireval.rag.nuggets import evaluate_nuggets as evaluate_nuggets
+    from pdireval.rag.support import evaluate_support as evaluate_support
     from pdireval.reporting import report as report
     from pdireval.reporting.paper import paper_table as paper_table
     from pdireval.runs.fusion import fuse as fuse

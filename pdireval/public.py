@@ -46,6 +46,8 @@ EXPORTS: dict[str, str] = {
     "validate_nuggets": "pdireval.rag.frames",
     "validate_assignments": "pdireval.rag.frames",
     "validate_support": "pdireval.rag.frames",
+    "evaluate_nuggets": "pdireval.rag.nuggets",
+    "evaluate_support": "pdireval.rag.support",
     # scores -> meta-evaluation
     "aggregate": "pdireval.meta.aggregate",
     "compare": "pdireval.meta.significance",
@@ -101,6 +103,8 @@ FRAME_FUNCTIONS: tuple[str, ...] = (
     "validate_nuggets",
     "validate_assignments",
     "validate_support",
+    "evaluate_nuggets",
+    "evaluate_support",
     "aggregate",
     "compare",
     "discriminative_power",

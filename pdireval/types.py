@@ -27,6 +27,7 @@ __all__ = [
     "TiedPairs",
     "NegativeComponents",
     "Missing",
+    "Empty",
     "Order",
     "ScorePrecision",
     "Judges",
@@ -70,6 +71,9 @@ TiedPairs = Literal["keep", "drop"]
 NegativeComponents = Literal["clip", "keep"]
 #: ``evaluate(missing=)``: a (system, query) pair the run lacks (``evaluation.MISSING``).
 Missing = Literal["zero", "drop"]
+#: ``evaluate_nuggets(empty=)`` / ``evaluate_support(empty=)``: a score whose denominator is 0
+#: (``rag.nuggets.EMPTY``).
+Empty = Literal["zero", "nan"]
 #: ``evaluate(order=)``: how a run's documents are ordered (``evaluation.ORDERS``).
 Order = Literal["score", "rank"]
 #: ``evaluate(score_precision=)`` (``evaluation.SCORE_PRECISIONS``).

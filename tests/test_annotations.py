@@ -133,6 +133,8 @@ ALIASES = [
     ("NegativeComponents", "pdireval.stats.gtheory", ("NEGATIVE",)),
     ("Missing", "pdireval.evaluation", ("MISSING",)),
     ("Missing", "pdireval.dask.partition_scores", ("MISSING",)),
+    ("Missing", "pdireval.rag.nuggets", ("MISSING",)),
+    ("Empty", "pdireval.rag.nuggets", ("EMPTY",)),
     ("Order", "pdireval.evaluation", ("ORDERS",)),
     ("ScorePrecision", "pdireval.evaluation", ("SCORE_PRECISIONS",)),
     ("Judges", "pdireval.evaluation", ("JUDGES",)),

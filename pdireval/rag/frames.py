@@ -137,8 +137,9 @@ def code_labels(
     if unknown.any():
         bad = unknown[codes] & (codes >= 0)
         rows = frame[bad]
-        words = sorted({k for k in vocabulary if "_" in k} or vocabulary, key=vocabulary.get)
-        names = ", ".join(repr(w) for w in reversed(words))
+        names = ", ".join(repr(w) for w in vocabulary if len(w) > 2)
+        if "fs" in vocabulary:
+            names += " (or 'FS', 'PS', 'NS')"
         found = ", ".join(repr(u) for u in list(uniques[unknown])[:5])
         hint = ""
         if any(_is_two(u) for u in uniques[unknown]):
@@ -252,13 +253,15 @@ def code_importance(series: pd.Series, kind: str, frame: pd.DataFrame) -> tuple[
             "number (its weight). Fill those rows (or drop the nuggets).",
             failure_cases=rows,
         )
-    levels, numbers = [], []
+    levels: list[float | None] = []
+    numbers: list[float | None] = []
     for u in uniques:
         if isinstance(u, str) and u.strip().lower() in IMPORTANCE:
             levels.append(1.0 if u.strip().lower() == "vital" else 0.0)
             numbers.append(None)
             continue
         levels.append(None)
+        number: float | None
         try:
             number = float(u)
         except (TypeError, ValueError):
