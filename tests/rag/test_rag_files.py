@@ -526,3 +526,27 @@ def test_the_trec_2024_rag_files_read_with_the_counts_of_their_provenance():
     assert not set(postedit["query"]) & set(scratch["query"])  # the two conditions
     pairs = pdireval.read_support(folder / "citation_support.human_vs_llm.tsv")
     assert set(pairs["judge"]) == {"human", "llm"} and pairs["query"].nunique() == 22
+
+
+def test_evaluate_nuggets_on_the_read_files_equals_nuggetizers_metrics_files():
+    """The files read back feed evaluate_nuggets, whose numbers are nuggetizer's own (its
+    metrics files, computed by nuggetizer 0.0.5 from the same assignments file)."""
+    assignments = pdireval.read_assignments(DATA / "nuggetizer_assignments.jsonl")
+    nuggets = pdireval.read_nuggets(DATA / "nuggetizer_assignments.jsonl")
+    names = list(file_scores.NUGGETIZER_METRICS)
+    ours = pdireval.evaluate_nuggets(assignments, names, nuggets=nuggets)
+    theirs = pd.concat(
+        [
+            pdireval.read_rag_scores(DATA / f"nuggetizer_metrics.{run}.jsonl", system=run)
+            for run in ("run-123", "demo-run")
+        ]
+    )
+    assert set(ours["measure"]) == {"A", "A_strict", "V", "V_strict"}
+    canonical = dict(zip(names, ("V_strict", "A_strict", "V", "A")))
+    theirs = theirs.assign(measure=theirs["measure"].map(canonical))
+    key = ["system", "query", "measure"]
+    joined = ours.astype({k: str for k in key}).merge(
+        theirs.astype({k: str for k in key}), on=key, suffixes=("", "_nuggetizer")
+    )
+    assert len(joined) == len(ours) == 16
+    assert (joined["value"] == joined["value_nuggetizer"]).all()
