@@ -31,9 +31,9 @@ from __future__ import annotations
 import hashlib
 from typing import TYPE_CHECKING
 
+import numpy as np
 import pandas as pd
 
-from pdireval.core.schema import ID_DTYPE
 from pdireval.errors import SchemaError, check_option
 from pdireval.rag.file_text import (
     ASSIGNMENTS_FORMATS,
@@ -128,19 +128,8 @@ def _nuggets_from_table(text: str, name: str) -> pd.DataFrame:
     if "importance" not in out.columns:
         out["importance"] = None
     else:
-        out["importance"] = _number_or_text(out["importance"])
-    out["query"] = as_id_series(out["query"])
-    out["nugget"] = as_id_series(out["nugget"])
+        out["importance"] = out["importance"].mask(out["importance"] == "")
     return out
-
-
-def _number_or_text(series: pd.Series) -> pd.Series:
-    """Importance as the file gives it: a number where it is one, else the word (``vital``);
-    an empty cell is missing."""
-    as_text = series.astype(object).where(series.notna(), None)
-    numbers = pd.to_numeric(series, errors="coerce")
-    out = as_text.where(numbers.isna(), numbers.astype(object))
-    return out.map(lambda v: None if isinstance(v, str) and not v.strip() else v)
 
 
 def _nuggets_from_nuggetbank(text: str, name: str) -> pd.DataFrame:
@@ -279,9 +268,10 @@ def read_nuggets(
     Returns
     -------
     DataFrame
-        The canonical nuggets frame of ``pdireval.validate_nuggets``: ``query``, ``nugget``
-        (ids), ``importance`` (``vital`` / ``okay`` or a number), ``text``, and ``group`` /
-        ``rule`` when the file has groups; in file order.
+        The canonical nuggets frame of :func:`pdireval.validate_nuggets`: ``query``,
+        ``nugget`` (strings), ``importance`` (``'vital'`` / ``'okay'``, or float64 weights),
+        ``text``, and ``group`` / ``rule`` when the file has groups; in its order (query, then
+        nugget, natural order).
 
     Raises
     ------
@@ -397,11 +387,9 @@ def _assignments_from_table(text: str, name: str, system: str | None) -> pd.Data
     require_table_columns(frame, ("system", "query", "nugget", "label"), name, "assignments")
     refuse_blank(frame, ("system", "query", "nugget", "label"), name, "assignments")
     out = frame[["_line", "system", "query", "nugget", "label"]].copy()
-    out["label"] = _number_or_text(out["label"])
-    for column in ("system", "query", "nugget"):
-        out[column] = as_id_series(out[column])
+    out["label"] = out["label"].mask(out["label"] == "")  # read by the frame's validation
     if "judge" in frame.columns:
-        out["judge"] = as_id_series(frame["judge"])
+        out["judge"] = frame["judge"]
     return out
 
 
@@ -427,8 +415,8 @@ def read_assignments(
       ``llm_label``) and no ``label`` column is read in long form, with ``judge`` = the
       column's prefix.
 
-    Labels are kept as written (``support`` / ``partial_support`` / ``not_support`` or 1 /
-    0.5 / 0); the frame's validation refuses any other.
+    Labels (``support`` / ``partial_support`` / ``not_support``, or 1 / 0.5 / 0) are read
+    into the numbers 1 / 0.5 / 0 by the frame's validation, which refuses any other.
 
     Parameters
     ----------
@@ -446,8 +434,9 @@ def read_assignments(
     Returns
     -------
     DataFrame
-        The canonical assignments frame of ``pdireval.validate_assignments``: ``system``,
-        ``query``, ``nugget``, ``label`` (and ``judge``), in file order.
+        The canonical assignments frame of :func:`pdireval.validate_assignments`:
+        ``system``, ``query``, ``nugget`` (strings), ``label`` (float64: 1, 0.5, 0) and
+        ``judge`` when given; in its order.
 
     Raises
     ------
@@ -468,7 +457,7 @@ def read_assignments(
     reader = _assignments_from_nuggetizer if fmt == "nuggetizer" else _assignments_from_table
     frame = reader(text, name, system)
     if judge is not None:
-        frame["judge"] = as_id_series([str(judge)] * len(frame))
+        frame["judge"] = str(judge)
     columns = ["system", "query", "nugget", "label"] + (["judge"] if "judge" in frame else [])
     return _validated("assignments", frame[columns].reset_index(drop=True), name)
 
@@ -545,18 +534,20 @@ def _support_from_table(text: str, name: str, system: str | None) -> pd.DataFram
     require_table_columns(frame, ("system", "query", "sentence", "doc", "label"), name, "support")
     refuse_blank(frame, ("system", "query", "sentence"), name, "support")
     out = frame[["_line", "system", "query", "sentence", "doc", "label"]].copy()
-    lines = out["_line"].to_numpy()
-    values = out["label"].to_numpy(dtype=object)
+    # each distinct label is read once (the first line holding it names a bad one)
+    codes, uniques = pd.factorize(out["label"].astype(object), use_na_sentinel=True)
+    first = pd.Series(out["_line"].to_numpy()).groupby(codes).first()
     if grades:
-        out["label"] = [
-            None if is_blank(v) else _support_label(v, name, int(n)) for v, n in zip(values, lines)
+        words = [
+            None if is_blank(v) else _support_label(v, name, int(first[i]))
+            for i, v in enumerate(uniques)
         ]
     else:
-        out["label"] = [
-            None if is_blank(v) else SUPPORT_LETTERS.get(str(v).strip().upper(), v) for v in values
+        words = [
+            None if is_blank(v) else SUPPORT_LETTERS.get(str(v).strip().upper(), v) for v in uniques
         ]
-        out["label"] = _number_or_text(out["label"])
-    out["doc"] = out["doc"].map(lambda v: None if is_blank(v) else v)
+    table = np.array(words + [None], dtype=object)
+    out["label"] = table[np.where(codes < 0, len(words), codes)]
     if "judge" in frame.columns:
         out["judge"] = frame["judge"]
     return out
@@ -600,10 +591,10 @@ def read_support(
     Returns
     -------
     DataFrame
-        The canonical support frame of ``pdireval.validate_support``: ``system``, ``query``,
-        ``sentence``, ``doc`` (missing for an uncited sentence), ``label``
-        (``full_support`` / ``partial_support`` / ``no_support``, or the numbers a table
-        holds) and ``judge`` when given; in file order.
+        The canonical support frame of :func:`pdireval.validate_support`: ``system``,
+        ``query``, ``sentence``, ``doc`` (strings; missing for an uncited sentence),
+        ``label`` (float64: 1 full, 0.5 partial, 0 no support; NaN for an uncited sentence)
+        and ``judge`` when given; in its order.
 
     Raises
     ------
@@ -630,15 +621,10 @@ def read_support(
     )
     reader = _support_from_trec_rag if fmt == "trec_rag" else _support_from_table
     frame = reader(text, name, system)
-    for column in ("system", "query", "sentence"):
-        frame[column] = as_id_series(frame[column])
-    frame["doc"] = pd.Series(
-        [None if is_blank(v) else str(v) for v in frame["doc"]], dtype=ID_DTYPE, index=frame.index
-    )
+    frame["doc"] = frame["doc"].mask(frame["doc"].isna() | (frame["doc"].astype(str) == ""))
     if judge is not None:
         frame["judge"] = str(judge)
     columns = ["system", "query", "sentence", "doc", "label"]
     if "judge" in frame.columns:
-        frame["judge"] = as_id_series(frame["judge"])
         columns.append("judge")
     return _validated("support", frame[columns].reset_index(drop=True), name)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 import pandas as pd
 
+from pdireval.core.schema import canonical_scores
 from pdireval.errors import SchemaError, check_option
 from pdireval.rag.file_text import (
     as_id_series,
@@ -348,8 +349,9 @@ def read_rag_scores(
     Returns
     -------
     DataFrame
-        A scores frame: ``system``, ``query``, ``measure`` (ids), ``value`` (float64), and
-        ``repeat`` for open-rag-eval files of several answers per query; in file order.
+        A canonical scores frame (as :func:`pdireval.read_scores` gives): ``system``,
+        ``query``, ``measure`` (strings), ``value`` (float64), and ``repeat`` (int) for
+        open-rag-eval files of several answers per query; in file order.
 
     Raises
     ------
@@ -385,7 +387,10 @@ def read_rag_scores(
     out = frame[columns + extra].reset_index(drop=True)
     for column in ("system", "query", "measure"):
         out[column] = as_id_series(out[column])
-    return out
+    try:
+        return canonical_scores(out)
+    except SchemaError as exc:  # e.g. a (system, query, measure) twice
+        raise SchemaError(f"{name}: {exc}", getattr(exc, "failure_cases", None)) from None
 
 
 def write_rag_scores(
@@ -424,8 +429,6 @@ def write_rag_scores(
     OptionError
         An unknown format or a folder as path.
     """
-    from pdireval.core.schema import canonical_scores
-
     check_option("format", format, RAG_SCORES_WRITE_FORMATS)
     check_option("all_rows", all_rows, ("add", "none"))
     frame = canonical_scores(scores)

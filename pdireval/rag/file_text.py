@@ -179,7 +179,6 @@ def read_table(text: str, name: str) -> pd.DataFrame:
         frame.insert(0, "_line", [n for n, _ in records])
     else:
         sep = "\t" if "\t" in first else ","
-        lines = _field_counts(text, sep, name)
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("error", pd.errors.ParserWarning)
@@ -193,33 +192,40 @@ def read_table(text: str, name: str) -> pd.DataFrame:
                     index_col=False,
                 )
         except (pd.errors.ParserError, pd.errors.EmptyDataError, pd.errors.ParserWarning) as exc:
+            _field_counts(text, sep, name, -1)  # names the line when a count is wrong
             raise SchemaError(
                 f"{name}: malformed table ({exc}); every line holds the header's fields."
             ) from None
         # the physical line of each row (1-based), for error messages
+        lines = _field_counts(text, sep, name, len(frame))
         frame.insert(0, "_line", lines if lines is not None else np.arange(2, len(frame) + 2))
     return _rename(frame, name)
 
 
-def _field_counts(text: str, sep: str, name: str) -> np.ndarray | None:
-    """Check that every line of a table without quoting has the header's number of fields
-    (pandas pads short lines silently) and return the line numbers of its rows; None for a
-    quoted CSV, which pandas' parser checks."""
+def _field_counts(text: str, sep: str, name: str, n_rows: int) -> np.ndarray | None:
+    """The line number of each of the ``n_rows`` rows pandas parsed, after checking that every
+    line has the header's number of fields (pandas pads a short line silently); None for a
+    quoted CSV, which pandas' parser checks. One count of the separators settles the usual,
+    well-formed case; only a file failing it (or holding blank lines) is scanned line by
+    line."""
     if sep == "," and '"' in text:
         return None
-    lines = np.array(text.split("\n"), dtype=object)
-    numbers = np.arange(1, len(lines) + 1)
-    filled = np.char.str_len(np.char.strip(lines.astype(str))) > 0
-    lines, numbers = lines[filled], numbers[filled]
-    counts = np.char.count(lines.astype(str), sep)
-    wrong = np.flatnonzero(counts != counts[0])
-    if len(wrong):
-        at = wrong[0]
-        raise SchemaError(
-            f"{name}, line {numbers[at]}: {counts[at] + 1} fields where the header has "
-            f"{counts[0] + 1}: {str(lines[at])[:120]!r}."
-        )
-    return numbers[1:]
+    per_line = text[: text.find("\n") if "\n" in text else len(text)].count(sep)
+    blank = "\n\n" in text or "\n\r\n" in text or "\n \n" in text or "\n\t\n" in text
+    if text.count(sep) == per_line * (n_rows + 1) and not blank:
+        return np.arange(2, n_rows + 2)
+    numbers, rows = [], 0
+    for number, line in enumerate(text.split("\n"), start=1):  # the slow path: a defect
+        if not line.strip():
+            continue
+        if line.count(sep) != per_line:
+            raise SchemaError(
+                f"{name}, line {number}: {line.count(sep) + 1} fields where the header has "
+                f"{per_line + 1}: {line[:120]!r}."
+            )
+        rows += 1
+        numbers.append(number)
+    return np.asarray(numbers[1:], dtype=np.int64)
 
 
 def _rename(frame: pd.DataFrame, name: str) -> pd.DataFrame:
@@ -267,10 +273,12 @@ def refuse_blank(frame: pd.DataFrame, columns, name: str, kind: str) -> None:
 
 
 def as_id_series(values) -> pd.Series:
-    """Ids as pdireval's id dtype (integers written without a decimal point)."""
-    series = pd.Series(values, dtype=object)
-    text = series.map(lambda v: str(int(v)) if isinstance(v, float) and v.is_integer() else v)
-    return text.astype(str).astype(ID_DTYPE)
+    """Ids as pdireval's id dtype (integers written without a decimal point: a JSON ``3.0`` is
+    the id ``"3"``); each distinct value is converted once."""
+    codes, uniques = pd.factorize(pd.Series(values, dtype=object), use_na_sentinel=True)
+    text = [str(int(v)) if isinstance(v, float) and v.is_integer() else str(v) for v in uniques]
+    table = pd.array(text + [pd.NA], dtype=ID_DTYPE)
+    return pd.Series(table.take(np.where(codes < 0, len(text), codes)), dtype=ID_DTYPE)
 
 
 def sniff_format(text: str, name: str, candidates: dict, kind: str, formats) -> str:

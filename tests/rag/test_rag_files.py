@@ -550,3 +550,28 @@ def test_evaluate_nuggets_on_the_read_files_equals_nuggetizers_metrics_files():
     )
     assert len(joined) == len(ours) == 16
     assert (joined["value"] == joined["value_nuggetizer"]).all()
+
+
+def test_a_leaderboard_giving_one_cell_twice_is_refused_naming_the_file(tmp_path):
+    path = write(tmp_path / "lb.txt", "runA\tGRADE\tt1\t0.9\nrunA\tGRADE\tt1\t0.4\n")
+    with pytest.raises(SchemaError, match=r"lb.txt: .*2 rows sharing a \(system, query, measure\) key"):
+        pdireval.read_rag_scores(path, format="autojudge_tot")
+
+
+def test_nuggetizers_format_needs_position_ids(tmp_path):
+    nuggets = pd.DataFrame(
+        {"query": ["q1", "q1"], "nugget": ["a", "b"], "importance": ["vital", "okay"]}
+    )
+    with pytest.raises(SchemaError, match=r"nugget 'a' of query 'q1' is not at position"):
+        pdireval.write_nuggets(nuggets, tmp_path / "n.jsonl")
+
+
+def test_support_judge_option_and_no_reference(tmp_path):
+    got = pdireval.read_support(DATA / "trec_rag_support.jsonl", judge="nist")
+    assert set(got["judge"]) == {"nist"}
+    lines = (DATA / "trec_rag_support.jsonl").read_text().splitlines()
+    path = write(tmp_path / "c.jsonl", lines[0].replace('"reference": "doc_1#0_1", ', "", 1) + "\n")
+    with pytest.raises(
+        SchemaError, match=r"c.jsonl, line 1: a citation of sentence 0 has no 'reference'"
+    ):
+        pdireval.read_support(path)
