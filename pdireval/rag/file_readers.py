@@ -4,8 +4,8 @@
 reader                 formats (``format=``; None sniffs it when only one fits)
 =====================  ==================================================================
 :func:`read_nuggets`   ``"nuggetizer"``: castorini/nuggetizer's JSONL (``create`` output, or
-                       the nuggets embedded in its ``assign`` output and in the TREC RAG
-                       2024 / 2025 NIST assignment files); ``"nuggetbank"``: TREC AutoJudge
+                       the nuggets embedded in its ``assign`` output and in the TREC 2024
+                       RAG NIST assignment files); ``"nuggetbank"``: TREC AutoJudge
                        NuggetBank v3 JSON / JSONL (question and claim nuggets, AND / OR
                        sub-nuggets); ``"table"``: one nugget a row (TSV, CSV or JSONL)
 :func:`read_assignments`  ``"nuggetizer"``: nuggetizer's ``assign`` output = the TREC RAG
@@ -240,8 +240,10 @@ def read_nuggets(
 
     * ``"nuggetizer"`` — castorini/nuggetizer's JSONL: one record per query (``nuggetizer
       create`` output: ``qid``, ``query``, ``nuggets: [{text, importance}]``) or per answer
-      (its ``assign`` output, which is also the format of the TREC 2024 / 2025 RAG NIST nugget
-      assignment files: ``qid``, ``run_id``, ``nuggets: [{text, importance, assignment}]``).
+      (its ``assign`` output, which is also the format of the TREC 2024 RAG NIST nugget
+      assignment files: ``qid``, ``run_id``, ``nuggets: [{text, importance, assignment}]``;
+      the 2025 track judged with the same AutoNuggetizer framework; no 2025 file was at hand
+      to check).
       A nugget's id is its position in the list (``"0"``, ``"1"``, ...), as in those files;
       the lists of one query's records must agree.
     * ``"nuggetbank"`` — TREC AutoJudge's NuggetBank v3 (JSON, JSONL or ``.gz``; one bank per
@@ -405,7 +407,7 @@ def read_assignments(
     Formats (``format=``; None sniffs it when only one format fits):
 
     * ``"nuggetizer"`` — castorini/nuggetizer's ``assign`` output, which is also the format of
-      the TREC 2024 / 2025 RAG NIST nugget assignment files (``nugget_assignment.*.jsonl``):
+      the TREC 2024 RAG NIST nugget assignment files (``nugget_assignment.*.jsonl``):
       one record per answer with ``qid``, ``run_id`` and ``nuggets: [{text, importance,
       assignment}]``. The nugget ids are the positions in the list (read the nuggets of the
       same file with :func:`read_nuggets`).
