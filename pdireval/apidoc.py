@@ -199,6 +199,18 @@ REFERENCE_PAGES: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
         ),
     ),
     (
+        "rag",
+        "RAG answers",
+        "Generated answers judged by nuggets and citation support: the frames and their scores.",
+        (
+            "evaluate_nuggets",
+            "evaluate_support",
+            "validate_nuggets",
+            "validate_assignments",
+            "validate_support",
+        ),
+    ),
+    (
         "fusion",
         "Fuse runs",
         "Rank and score fusion, and tuning its weights.",

@@ -29,6 +29,7 @@ from pdireval.cli_inputs import (
     load_collection,
     note,
 )
+from pdireval.cli_rag import add_nuggets, add_support
 from pdireval.treceval import add_trec_eval
 
 if TYPE_CHECKING:  # pandas, the datasets and the errors load inside the functions, so that
@@ -278,6 +279,12 @@ def add_report(subparsers) -> None:
         help="a second qrels file of the same collection (e.g. LLM judgments): adds the "
         "judgments-agreement section",
     )
+    p.add_argument(
+        "--nugget-scores",
+        metavar="SCORES",
+        help="a scores file of the systems' generated answers (e.g. `pdireval nuggets ... "
+        "--per-query --format csv`): adds the RAG section",
+    )
     add_measures(p, "nDCG@10 AP P@10 RR Bpref")  # pdireval.reporting.DEFAULT_MEASURES
     p.add_argument(
         "--out",
@@ -334,6 +341,11 @@ def run_report(args) -> int:
         from pdireval.io import read_qrels
 
         other_qrels = read_qrels(args.other_qrels)
+    nugget_scores = None
+    if args.nugget_scores is not None:
+        from pdireval.io import read_scores
+
+        nugget_scores = read_scores(args.nugget_scores)
     result = report(
         run,
         qrels=qrels,
@@ -346,6 +358,7 @@ def run_report(args) -> int:
         svg=args.svg,
         other_qrels=other_qrels,
         score_precision=args.score_precision,
+        nugget_scores=nugget_scores,
     )
     print(
         f"wrote {result.workbook}, {result.html} and {len(result.figures)} figures in "
@@ -378,6 +391,8 @@ SUBCOMMANDS: list[Callable] = [
     add_compare,
     add_agreement,
     add_fuse,
+    add_nuggets,
+    add_support,
 ]
 
 

@@ -43,6 +43,7 @@ __all__ = [
     "RULES",
     "Coded",
     "code_ids",
+    "compact",
     "code_assignments",
     "code_support",
     "validate_nuggets",
@@ -97,9 +98,10 @@ def code_ids(
         )
     text = as_ids(pd.Series(uniques, dtype=object), name, kind)
     merged, final = pd.factorize(text)
-    merged = np.asarray(merged, dtype=np.int64)
-    out = np.where(missing, -1, merged[np.maximum(codes, 0)]) if len(codes) else codes
-    return out.astype(np.int64, copy=False), pd.Index(final, dtype=ID_DTYPE)
+    if len(final) < len(uniques):  # ids read alike ("1" and 1) share a code
+        merged = np.asarray(merged, dtype=np.int64)
+        codes = np.where(missing, -1, merged[np.maximum(codes, 0)]) if len(codes) else codes
+    return codes, pd.Index(final, dtype=ID_DTYPE)
 
 
 def _label_value(value, vocabulary: Mapping[str, float]) -> float | None:
@@ -181,6 +183,16 @@ def _key(codes: list[np.ndarray], sizes: list[int]) -> np.ndarray:
     return key
 
 
+def compact(key: np.ndarray, space: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(distinct keys ascending, per row the index of its key)``, as ``np.unique`` with
+    ``return_inverse``, without sorting when the key space is small (a bincount)."""
+    if space <= 4 * len(key) + 1_000_000:
+        seen = np.bincount(key, minlength=space) > 0
+        return np.flatnonzero(seen), (np.cumsum(seen) - 1)[key]
+    uniq, inverse = np.unique(key, return_inverse=True)
+    return uniq, inverse.reshape(-1)
+
+
 def _key_space(sizes: list[int]) -> int:
     total = 1
     for n in sizes:
@@ -197,9 +209,13 @@ def _duplicates(codes: list[np.ndarray], sizes: list[int]) -> np.ndarray:
     if space < 2**62:
         key = _key(codes, sizes)
         if space <= 4 * n + 1_000_000:
-            return np.bincount(key, minlength=space)[key] > 1
-        _, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
-        return counts[inverse] > 1
+            counts = np.bincount(key, minlength=space)
+            if counts.max() <= 1:
+                return np.zeros(n, dtype=bool)
+            return counts[key] > 1
+        if pd.Index(key).is_unique:  # a hash table: no sort
+            return np.zeros(n, dtype=bool)
+        return pd.Series(key).duplicated(keep=False).to_numpy()
     frame = pd.DataFrame({i: c for i, c in enumerate(codes)})
     return frame.duplicated(keep=False).to_numpy()
 
@@ -662,6 +678,7 @@ def code_support(support: pd.DataFrame, columns: Columns = None) -> Coded:
     )
     if uncited.any():
         _, s_codes = np.unique(sentence, return_inverse=True)
+        s_codes = s_codes.reshape(-1)
         cited_any = np.bincount(s_codes, weights=~uncited, minlength=s_codes.max() + 1) > 0
         both = uncited & cited_any[s_codes]
         if both.any():

@@ -52,6 +52,10 @@ def resolve_names(
         return list(table)
     if isinstance(measures, str):
         measures = [measures]
+    if not isinstance(measures, Iterable):
+        raise TypeError(
+            f"measures= is a score name or a list of them, got {type(measures).__name__}"
+        )
     lookup: dict[str, str] = {}
     for canonical, aliases in table.items():
         for name in (canonical, *aliases):

@@ -17,7 +17,13 @@ import pandas as pd
 
 from pdireval.errors import MeasureError, OptionError, PdirevalWarning, SchemaError, check_option
 from pdireval.errors import show_rows as _show
-from pdireval.rag.frames import Coded, code_assignments, code_importance, validate_nuggets
+from pdireval.rag.frames import (
+    Coded,
+    code_assignments,
+    code_importance,
+    compact,
+    validate_nuggets,
+)
 from pdireval.rag.names import NUGGET_MEASURES, resolve_names
 from pdireval.rag.scoring import Grid, ratios, to_scores
 
@@ -165,24 +171,53 @@ def evaluate_nuggets(
     if units.per_query is not None:
         _check_complete(coded, grid, units)
     seg, unit, value = _unit_labels(grid.seg, units.row_unit, coded.label, units.rule)
-    strict = (value == 1.0).astype(np.float64)
-    vital = units.vital[unit]
-    w = weight[unit]
     q_units = np.bincount(units.query, minlength=grid.n_query)
     q_vital = np.bincount(units.query, weights=units.vital, minlength=grid.n_query)
     q_weight = np.bincount(units.query, weights=weight, minlength=grid.n_query)
-    sums: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]] = {}
-    for name in names:
-        kind, is_strict = name[0], name.endswith("_strict")
-        s = strict if is_strict else value
-        if kind == "A":
-            sums[name] = (seg, s, None, q_units)
-        elif kind == "V":
-            sums[name] = (seg, s * vital, vital, q_vital)
-        else:
-            sums[name] = (seg, s * w, w, q_weight)
-    keys, values = ratios(grid, sums, empty=empty, missing=missing)
+    if units.graded:
+        sums = _graded_sums(grid.n_seg, seg, units.vital[unit], value, weight, units.vital)
+    else:
+        sums = _weighted_sums(grid.n_seg, seg, value, weight[unit])
+    per_query = {"A": q_units, "V": q_vital, "W": q_weight}
+    table = {name: (*sums[name], per_query[name[0]]) for name in names}
+    keys, values = ratios(grid, table, empty=empty, missing=missing)
     return to_scores(grid, keys, values)
+
+
+def _graded_sums(n_seg, seg, vital, value, weight, unit_vital):
+    """Numerator and denominator per segment of every score, vital / okay nuggets: one
+    count per (segment, level, label) gives them all (labels are 0, 0.5 or 1)."""
+    level = vital.astype(np.int64)  # 1 vital, 0 okay
+    grade = (value * 2.0).astype(np.int64)  # 0 not, 1 partial, 2 support
+    counts = np.bincount((seg * 2 + level) * 3 + grade, minlength=n_seg * 6)
+    counts = counts.reshape(n_seg, 2, 3).astype(np.float64)
+    strict = counts[:, :, 2]  # per level: support counts 1, partial 0
+    full = strict + 0.5 * counts[:, :, 1]  # support 1, partial 0.5
+    total = counts.sum(axis=2)
+    w_okay = float(weight[unit_vital == 0.0][0]) if (unit_vital == 0.0).any() else 0.0
+    w_vital = float(weight[unit_vital == 1.0][0]) if (unit_vital == 1.0).any() else 0.0
+    w = np.array([w_okay, w_vital])
+    return {
+        "A": (full.sum(axis=1), total.sum(axis=1)),
+        "A_strict": (strict.sum(axis=1), total.sum(axis=1)),
+        "V": (full[:, 1], total[:, 1]),
+        "V_strict": (strict[:, 1], total[:, 1]),
+        "W": (full @ w, total @ w),
+        "W_strict": (strict @ w, total @ w),
+    }
+
+
+def _weighted_sums(n_seg, seg, value, w):
+    """Numerator and denominator per segment of every score, numeric importances."""
+    strict = (value == 1.0).astype(np.float64)
+    count = np.bincount(seg, minlength=n_seg).astype(np.float64)
+    weight = np.bincount(seg, weights=w, minlength=n_seg)
+    return {
+        "A": (np.bincount(seg, weights=value, minlength=n_seg), count),
+        "A_strict": (np.bincount(seg, weights=strict, minlength=n_seg), count),
+        "W": (np.bincount(seg, weights=value * w, minlength=n_seg), weight),
+        "W_strict": (np.bincount(seg, weights=strict * w, minlength=n_seg), weight),
+    }
 
 
 def _weights(units: Units, weights: Mapping[str, float] | None) -> np.ndarray:
@@ -194,7 +229,7 @@ def _weights(units: Units, weights: Mapping[str, float] | None) -> np.ndarray:
                 "importances are already numbers (their own weights): drop weights=."
             )
         return units.importance
-    table = dict(DEFAULT_WEIGHTS if weights is None else weights)
+    table = dict(weights) if isinstance(weights, Mapping) else DEFAULT_WEIGHTS
     if not isinstance(weights, (Mapping, type(None))) or set(table) != set(DEFAULT_WEIGHTS):
         raise OptionError(
             f"weights= must be a mapping with the keys 'vital' and 'okay', got {weights!r}."
@@ -228,19 +263,19 @@ def _units_from_assignments(coded: Coded) -> Units:
             "and the assignments have no 'importance' column. Pass nuggets= (a frame with "
             "query, nugget, importance), or add the importance to each assignment row."
         )
-    n_nug = len(coded.ids["nugget"])
+    n_nug = max(len(coded.ids["nugget"]), 1)
     key = coded.codes["query"] * n_nug + coded.codes["nugget"]
-    uniq, row_unit = np.unique(key, return_inverse=True)
+    space = len(coded.ids["query"]) * n_nug
+    uniq, row_unit = compact(key, space)
     imp = coded.importance
-    low = np.full(len(uniq), np.inf)
-    high = np.full(len(uniq), -np.inf)
-    np.minimum.at(low, row_unit, imp)
-    np.maximum.at(high, row_unit, imp)
-    bad = (low != high)[row_unit]
+    low = np.empty(len(uniq))
+    low[row_unit] = imp  # one row's importance per nugget: every row must agree with it
+    bad = imp != low[row_unit]
     if bad.any():
-        rows = _assignment_rows(coded, np.flatnonzero(bad)).assign(importance=imp[bad])
+        same_unit = np.isin(row_unit, row_unit[bad])
+        rows = _assignment_rows(coded, np.flatnonzero(same_unit)).assign(importance=imp[same_unit])
         raise SchemaError(
-            f"the assignments give {int(bad.sum())} rows of the same (query, nugget) "
+            f"the assignments give the rows of {len(np.unique(row_unit[bad]))} (query, nugget) "
             f"different importances:{_show(rows)}\nA nugget has one importance: fix those "
             "rows, or pass nuggets= with one row per nugget.",
             failure_cases=rows,

@@ -105,18 +105,18 @@ class Grid:
 
 def ratios(
     grid: Grid,
-    sums: Mapping[str, tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]],
+    sums: Mapping[str, tuple[np.ndarray, np.ndarray, np.ndarray | None]],
     *,
     empty: str,
     missing: str,
 ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    """Per answer, Σ numerator / Σ denominator of each score.
+    """Per answer, numerator / denominator of each score.
 
-    ``sums[name] = (seg, numerator, denominator, per_query)``: per entry its segment, its
-    numerator weight and its denominator weight (None: each entry counts 1); ``per_query``
-    (indexed by query code) gives the denominator of an answer missing from the frame (None:
-    0). Returns the grid positions of the answers scored (ascending) and each score's values;
-    a zero denominator gives 0.0 (``empty="zero"``) or NaN.
+    ``sums[name] = (numerator, denominator, per_query)``: the numerator and denominator of
+    each segment (float64, ``grid.n_seg`` long); ``per_query`` (indexed by query code) gives
+    the denominator of an answer missing from the frame (None: 0), whose numerator is 0.
+    Returns the grid positions of the answers scored (ascending) and each score's values; a
+    zero denominator gives 0.0 (``empty="zero"``) or NaN.
     """
     fill = grid.fill_keys() if missing == "zero" else np.zeros(0, dtype=np.int64)
     present = np.flatnonzero(grid.present)
@@ -125,20 +125,14 @@ def ratios(
     fill_query = grid.query_of_rank[fill % grid.n_query]
     nothing = 0.0 if empty == "zero" else np.nan
     values = {}
-    for name, (seg, num, den, per_query) in sums.items():
-        top = np.bincount(seg, weights=num, minlength=grid.n_seg)[present]
-        if den is None:
-            counts = np.bincount(seg, minlength=grid.n_seg)[present]
-        else:
-            counts = np.bincount(seg, weights=den, minlength=grid.n_seg)[present]
-        bottom = counts.astype(np.float64)
+    for name, (num, den, per_query) in sums.items():
         fill_bottom = (
             per_query[fill_query].astype(np.float64)
             if per_query is not None
             else np.zeros(len(fill))
         )
-        top = np.concatenate([top, np.zeros(len(fill))])[order]
-        bottom = np.concatenate([bottom, fill_bottom])[order]
+        top = np.concatenate([num[present], np.zeros(len(fill))])[order]
+        bottom = np.concatenate([den[present], fill_bottom])[order]
         out = np.full(len(keys), nothing)
         np.divide(top, bottom, out=out, where=bottom > 0)
         values[name] = out
@@ -153,7 +147,8 @@ def to_scores(grid: Grid, keys: np.ndarray, values: dict[str, np.ndarray]) -> pd
         n: pd.Series(grid.ids_by_rank[n].take(np.repeat(rank, len(names))), dtype=ID_DTYPE)
         for n, rank in grid.parts(keys).items()
     }
-    frame["measure"] = pd.Series(np.tile(np.array(names, dtype=object), len(keys)), dtype=ID_DTYPE)
+    measure = pd.Index(names, dtype=ID_DTYPE).take(np.tile(np.arange(len(names)), len(keys)))
+    frame["measure"] = pd.Series(measure, dtype=ID_DTYPE)
     frame["value"] = (
         np.column_stack([values[n] for n in names]).ravel()
         if len(keys)

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from pdireval.errors import check_option
-from pdireval.rag.frames import code_support
+from pdireval.rag.frames import code_support, compact
 from pdireval.rag.names import SUPPORT_MEASURES, resolve_names
 from pdireval.rag.nuggets import EMPTY, MISSING
 from pdireval.rag.scoring import Grid, ratios, to_scores
@@ -96,12 +96,24 @@ def evaluate_support(
     cited = coded.codes["doc"] >= 0
     n_sent = max(len(coded.ids["sentence"]), 1)
     key = grid.seg * n_sent + coded.codes["sentence"]
-    sentences, row_sentence = np.unique(key, return_inverse=True)
-    best = np.zeros(len(sentences))
-    np.maximum.at(best, row_sentence, np.nan_to_num(coded.label, nan=0.0))
-    sums: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]] = {
-        "support_precision": (grid.seg[cited], coded.label[cited], None, None),
-        "support_recall": (sentences // n_sent, best, None, None),
+    sentences, row_sentence = compact(key, grid.n_seg * n_sent)
+    # the best label of each sentence (0 when it cites nothing): labels are 0, 0.5 or 1
+    full = np.bincount(row_sentence, weights=coded.label == 1.0, minlength=len(sentences))
+    partial = np.bincount(row_sentence, weights=coded.label == 0.5, minlength=len(sentences))
+    best = np.where(full > 0, 1.0, np.where(partial > 0, 0.5, 0.0))
+    n = grid.n_seg
+    per_sentence = sentences // n_sent
+    sums: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray | None]] = {
+        "support_precision": (
+            np.bincount(grid.seg[cited], weights=coded.label[cited], minlength=n),
+            np.bincount(grid.seg[cited], minlength=n).astype(np.float64),
+            None,
+        ),
+        "support_recall": (
+            np.bincount(per_sentence, weights=best, minlength=n),
+            np.bincount(per_sentence, minlength=n).astype(np.float64),
+            None,
+        ),
     }
     keys, values = ratios(grid, sums, empty=empty, missing=missing)
     p, r = values["support_precision"], values["support_recall"]

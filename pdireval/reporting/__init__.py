@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from pdireval.core.schema import canonical_qrels
+from pdireval.core.schema import canonical_qrels, canonical_scores
 from pdireval.errors import OptionError, check_bool, check_int, check_option, check_rng
 from pdireval.io import as_frame
 from pdireval.measures.registry import labelled_measures
@@ -78,6 +78,7 @@ def report(
     columns: Columns = None,
     other_qrels: pd.DataFrame | None = None,
     score_precision: ScorePrecision = "float32",
+    nugget_scores: pd.DataFrame | None = None,
 ) -> Report:
     """Evaluate a collection and write the full report (workbook, figures, HTML page).
 
@@ -123,6 +124,11 @@ def report(
         ``"float32"`` (default, trec_eval 9) or ``"float64"`` (trec_eval 10.0): how run
         scores are compared (see :func:`pdireval.evaluate`; one warning when float32 ties
         change a value of the report).
+    nugget_scores
+        Scores of the generated answers of the same systems, from
+        :func:`pdireval.evaluate_nuggets` or :func:`pdireval.evaluate_support` (any scores
+        frame; a ``judge`` column for several judges): adds the RAG section (means with t
+        intervals, Holm-corrected paired t-tests, and the judges' leaderboard agreement).
 
     Returns
     -------
@@ -159,6 +165,8 @@ def report(
     check_option("score_precision", score_precision, ("float32", "float64"))
     if other_qrels is not None:
         canonical_qrels(as_frame(other_qrels, "qrels"))
+    if nugget_scores is not None:
+        nugget_scores = canonical_scores(nugget_scores)
     ctx = Context(
         run=run,
         qrels=qrels,
@@ -168,6 +176,7 @@ def report(
         rng=np.random.default_rng(seed),
         columns=columns,
         other_qrels=other_qrels,
+        nugget_scores=nugget_scores,
         svg=svg,
         score_precision=score_precision,
     )

@@ -47,6 +47,7 @@ class Context:
     systems: list[str] = field(default_factory=list)  # in the Systems table's order
     score_precision: str = "float32"  # how run scores are compared (see pdireval.evaluate)
     other_qrels: pd.DataFrame | None = None  # a second set of judgments (judgments section)
+    nugget_scores: pd.DataFrame | None = None  # scores of RAG answers (RAG section)
     svg: bool = False
     progress: Progress | None = None  # the report's progress bars (None: none shown)
     _prepared: Prepared | None = field(default=None, init=False, repr=False)

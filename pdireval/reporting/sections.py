@@ -31,6 +31,7 @@ from pdireval.reporting.meta_sections import (
     reliability_section,
     stability_section,
 )
+from pdireval.reporting.rag_sections import nuggets_section
 
 if TYPE_CHECKING:
     from typing import Literal
@@ -437,4 +438,5 @@ SECTIONS = [
     stability_section,
     information_section,
     judgments_section,
+    nuggets_section,
 ]

@@ -288,3 +288,13 @@ def test_accessor_method():
         a.ireval.evaluate_nuggets("A", nuggets=hand_nuggets()),
         pdireval.evaluate_nuggets(a, "A", nuggets=hand_nuggets()),
     )
+
+
+def test_bad_arguments_are_named():
+    a, n = hand_assignments(), hand_nuggets()
+    with pytest.raises(TypeError, match="score name or a list"):
+        pdireval.evaluate_nuggets(a, 5, nuggets=n)
+    with pytest.raises(OptionError, match="keys 'vital' and 'okay'"):
+        pdireval.evaluate_nuggets(a, nuggets=n, weights=[1])
+    with pytest.raises(MeasureError, match="no nugget measure"):
+        pdireval.evaluate_nuggets(a, [], nuggets=n)

@@ -76,3 +76,43 @@ def test_trec_2024_support_file():
     assert len(got) == len(mean)
     for name in ("support_precision", "support_recall", "support_f1"):
         np.testing.assert_allclose(got[name].to_numpy(), mean.to_numpy(), rtol=1e-12)
+
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@st.composite
+def answers(draw):
+    """(system, query, sentence, doc or None, label or None) rows: 1-2 systems x 1-3 queries,
+    1-4 sentences, each citing 0-3 of 4 documents."""
+    rows = []
+    for s in range(draw(st.integers(1, 2))):
+        for q in range(draw(st.integers(1, 3))):
+            for i in range(draw(st.integers(1, 4))):
+                docs = draw(st.lists(st.sampled_from("wxyz"), max_size=3, unique=True))
+                for d in docs:
+                    rows.append((f"s{s}", f"q{q}", i, d, draw(st.sampled_from((0, 0.5, 1)))))
+                if not docs:
+                    rows.append((f"s{s}", f"q{q}", i, None, None))
+    return rows
+
+
+@settings(max_examples=25, deadline=None)
+@given(answers(), st.sampled_from(("zero", "nan")))
+def test_equals_the_definitions(rows, empty):
+    frame = pd.DataFrame(rows, columns=["system", "query", "sentence", "doc", "label"])
+    scores = pdireval.evaluate_support(frame, empty=empty, missing="drop")
+    got = scores.set_index(["system", "query", "measure"])["value"]
+    nothing = 0.0 if empty == "zero" else np.nan
+    for (s, q), answer in frame.groupby(["system", "query"]):
+        cited = answer["label"].dropna().tolist()
+        best = [g["label"].max() if g["label"].notna().any() else 0.0
+                for _, g in answer.groupby("sentence")]
+        p = sum(cited) / len(cited) if cited else nothing
+        r = sum(best) / len(best)
+        f1 = 2 * p * r / (p + r) if p + r > 0 else (np.nan if np.isnan(p) else nothing)
+        for name, value in (("support_precision", p), ("support_recall", r), ("support_f1", f1)):
+            assert got[(s, q, name)] == pytest.approx(value, abs=1e-12, nan_ok=True)
+    assert len(got) == 3 * frame.groupby(["system", "query"]).ngroups
