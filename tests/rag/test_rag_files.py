@@ -504,6 +504,27 @@ def test_format_literals_match_the_tuples():
 
 
 @pytest.mark.slow
+def test_the_trec_2024_rag_judgments_round_trip_through_nists_record_formats(tmp_path):
+    """The staged NIST judgments written back as NIST's one-record-per-answer JSONL (nugget
+    assignments; citation judgments) read back unchanged."""
+    folder = shared_path("rag", "trec-rag24")
+    nuggets = pdireval.read_nuggets(folder / "nuggets.jsonl")
+    assignments = pdireval.read_assignments(folder / "assignments.tsv")
+    pdireval.write_assignments(assignments, tmp_path / "nugget_assignment.jsonl", nuggets=nuggets)
+    first = jsonl(tmp_path / "nugget_assignment.jsonl")[0]
+    assert set(first) == {"qid", "run_id", "nuggets"}
+    assert set(first["nuggets"][0]) == {"text", "importance", "assignment"}
+    back = pdireval.read_assignments(tmp_path / "nugget_assignment.jsonl")
+    pd.testing.assert_frame_equal(back, assignments)
+    pd.testing.assert_frame_equal(
+        pdireval.read_nuggets(tmp_path / "nugget_assignment.jsonl"), nuggets
+    )
+    support = pdireval.read_support(folder / "citation_support.postedit.tsv")
+    pdireval.write_support(support, tmp_path / "citations.jsonl")
+    pd.testing.assert_frame_equal(pdireval.read_support(tmp_path / "citations.jsonl"), support)
+
+
+@pytest.mark.slow
 def test_the_trec_2024_rag_files_read_with_the_counts_of_their_provenance():
     folder = shared_path("rag", "trec-rag24")
     nuggets = pdireval.read_nuggets(folder / "nuggets.jsonl")
@@ -554,7 +575,9 @@ def test_evaluate_nuggets_on_the_read_files_equals_nuggetizers_metrics_files():
 
 def test_a_leaderboard_giving_one_cell_twice_is_refused_naming_the_file(tmp_path):
     path = write(tmp_path / "lb.txt", "runA\tGRADE\tt1\t0.9\nrunA\tGRADE\tt1\t0.4\n")
-    with pytest.raises(SchemaError, match=r"lb.txt: .*2 rows sharing a \(system, query, measure\) key"):
+    with pytest.raises(
+        SchemaError, match=r"lb.txt: .*2 rows sharing a \(system, query, measure\) key"
+    ):
         pdireval.read_rag_scores(path, format="autojudge_tot")
 
 
