@@ -35,6 +35,7 @@ import numpy as np
 import pandas as pd
 
 from pdireval.errors import SchemaError, check_option
+from pdireval.io.files import as_path
 from pdireval.rag.file_text import (
     ASSIGNMENTS_FORMATS,
     NUGGETS_FORMATS,
@@ -259,7 +260,9 @@ def read_nuggets(
     Parameters
     ----------
     path
-        The file (plain or ``.gz``).
+        The file (plain or ``.gz``), or a folder of such files (AutoJudge's layout of one
+        NuggetBank per query, ``<query>.json.gz``): its ``.json``, ``.jsonl`` and ``.gz``
+        files, in name order, each sniffed on its own unless ``format`` is given.
     format
         One of ``NUGGETS_FORMATS``, or None to sniff it.
     importance
@@ -290,6 +293,37 @@ def read_nuggets(
     """
     if format is not None:
         check_option("format", format, NUGGETS_FORMATS)
+    folder = as_path(path, "nuggets")
+    if folder.is_dir():  # AutoJudge's "directory" layout: one bank file per query
+        files = sorted(
+            p
+            for p in folder.iterdir()
+            if p.is_file() and p.name.endswith(BANK_SUFFIXES) and not p.name.startswith(".")
+        )
+        if not files:
+            raise SchemaError(
+                f"{folder}: the folder holds no nuggets file ({', '.join(BANK_SUFFIXES)})."
+            )
+        frame = pd.concat([_nugget_rows(p, format) for p in files], ignore_index=True)
+        name = str(folder)
+    else:
+        frame = _nugget_rows(path, format)
+        name = str(folder)
+    if importance is not None:
+        frame["importance"] = frame["importance"].where(frame["importance"].notna(), importance)
+    columns = ["query", "nugget", "importance", "text"]
+    if "group" in frame.columns and frame["group"].notna().any():
+        columns += ["group", "rule"]
+    out = frame[[c for c in columns if c in frame.columns]].reset_index(drop=True)
+    return _validated("nuggets", out, name)
+
+
+#: the files of a folder of nugget banks (AutoJudge writes ``<query>.json.gz``)
+BANK_SUFFIXES = (".json", ".json.gz", ".jsonl", ".jsonl.gz")
+
+
+def _nugget_rows(path, format) -> pd.DataFrame:
+    """The nugget rows of one file (its format given or sniffed), not yet validated."""
     text, name = read_text(path, "nuggets")
     fmt = format or sniff_format(
         text,
@@ -303,14 +337,7 @@ def read_nuggets(
         "nuggetbank": _nuggets_from_nuggetbank,
         "table": _nuggets_from_table,
     }[fmt]
-    frame = reader(text, name)
-    if importance is not None:
-        frame["importance"] = frame["importance"].where(frame["importance"].notna(), importance)
-    columns = ["query", "nugget", "importance", "text"]
-    if "group" in frame.columns and frame["group"].notna().any():
-        columns += ["group", "rule"]
-    out = frame[[c for c in columns if c in frame.columns]].reset_index(drop=True)
-    return _validated("nuggets", out, name)
+    return reader(text, name)
 
 
 def _validated(kind: str, frame: pd.DataFrame, name: str) -> pd.DataFrame:

@@ -598,3 +598,67 @@ def test_support_judge_option_and_no_reference(tmp_path):
         SchemaError, match=r"c.jsonl, line 1: a citation of sentence 0 has no 'reference'"
     ):
         pdireval.read_support(path)
+
+
+def test_a_folder_of_nugget_banks_is_read_as_one_frame(tmp_path):
+    """AutoJudge's directory layout: one ``<query>.json.gz`` bank per query."""
+    folder = tmp_path / "banks"
+    folder.mkdir()
+    for i, line in enumerate((DATA / "nuggetbank.jsonl").read_text().splitlines()):
+        with gzip.open(folder / f"bank{i}.json.gz", "wt") as handle:
+            handle.write(json.dumps(json.loads(line), indent=2))
+    write(folder / "README.txt", "not a bank")
+    got = pdireval.read_nuggets(folder, importance="okay")
+    pd.testing.assert_frame_equal(
+        got, pdireval.read_nuggets(DATA / "nuggetbank.jsonl", importance="okay")
+    )
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(SchemaError, match="holds no nuggets file"):
+        pdireval.read_nuggets(empty)
+
+
+def test_open_rag_eval_columns_without_run_prefix(tmp_path):
+    """Older open-rag-eval releases wrote the score columns without ``run_1_`` (its plotting
+    code reads both)."""
+    text = (DATA / "open_rag_eval_results.csv").read_text().replace("run_1_", "")
+    path = write(tmp_path / "old.csv", text)
+    pd.testing.assert_frame_equal(
+        pdireval.read_rag_scores(path, system="x"),
+        pdireval.read_rag_scores(DATA / "open_rag_eval_results.csv", system="x"),
+    )
+
+
+def _frames():
+    from hypothesis import strategies as st
+
+    label = st.sampled_from(["support", "partial_support", "not_support", 1, 0.5, 0])
+    row = st.tuples(st.sampled_from(["s1", "s 2", "s-3"]), st.sampled_from(["q1", "7", "q.3"]))
+    return st.lists(st.tuples(row, label), min_size=1, max_size=12)
+
+
+@pytest.mark.slow
+def test_assignment_and_support_tables_round_trip_any_frame(tmp_path):
+    from hypothesis import given, settings
+
+    @settings(max_examples=25, deadline=None)
+    @given(_frames())
+    def check(rows):
+        assignments = pd.DataFrame(
+            [(s, q, str(i), lab) for i, ((s, q), lab) in enumerate(rows)],
+            columns=["system", "query", "nugget", "label"],
+        )
+        canonical = pdireval.validate_assignments(assignments)
+        pdireval.write_assignments(canonical, tmp_path / "a.tsv", format="table")
+        pd.testing.assert_frame_equal(pdireval.read_assignments(tmp_path / "a.tsv"), canonical)
+        grade = {"support": 1.0, "partial_support": 0.5, "not_support": 0.0}
+        support = pd.DataFrame(
+            [(s, q, str(i), f"d{i}", grade.get(lab, lab)) for i, ((s, q), lab) in enumerate(rows)],
+            columns=["system", "query", "sentence", "doc", "label"],
+        )
+        canonical = pdireval.validate_support(support)
+        for fmt, name in (("table", "s.tsv"), ("trec_rag", "s.jsonl")):
+            pdireval.write_support(canonical, tmp_path / name, format=fmt)
+            pd.testing.assert_frame_equal(pdireval.read_support(tmp_path / name), canonical)
+
+    check()
