@@ -71,6 +71,14 @@ if TYPE_CHECKING:  # what static tools (mypy, pyright, IDEs) see of the names lo
     from pdireval.meta.training import stability_sign_test as stability_sign_test
     from pdireval.meta.training import train_by_measure as train_by_measure
     from pdireval.meta.training import training_stability as training_stability
+    from pdireval.rag.file_readers import read_assignments as read_assignments
+    from pdireval.rag.file_readers import read_nuggets as read_nuggets
+    from pdireval.rag.file_readers import read_support as read_support
+    from pdireval.rag.file_scores import read_rag_scores as read_rag_scores
+    from pdireval.rag.file_scores import write_rag_scores as write_rag_scores
+    from pdireval.rag.file_writers import write_assignments as write_assignments
+    from pdireval.rag.file_writers import write_nuggets as write_nuggets
+    from pdireval.rag.file_writers import write_support as write_support
     from pdireval.rag.frames import validate_assignments as validate_assignments
     from pdireval.rag.frames import validate_nuggets as validate_nuggets
     from pdireval.rag.frames import validate_support as validate_support

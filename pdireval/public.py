@@ -34,6 +34,14 @@ EXPORTS: dict[str, str] = {
     "write_run": "pdireval.io",
     "write_qrels": "pdireval.io",
     "excel_safe": "pdireval.io.spreadsheets",
+    "read_nuggets": "pdireval.rag.file_readers",
+    "read_assignments": "pdireval.rag.file_readers",
+    "read_support": "pdireval.rag.file_readers",
+    "read_rag_scores": "pdireval.rag.file_scores",
+    "write_nuggets": "pdireval.rag.file_writers",
+    "write_assignments": "pdireval.rag.file_writers",
+    "write_support": "pdireval.rag.file_writers",
+    "write_rag_scores": "pdireval.rag.file_scores",
     # run (+ qrels) -> scores
     "evaluate": "pdireval.evaluation",
     "bounds": "pdireval.bounds_frame",
@@ -152,6 +160,10 @@ FRAME_FUNCTIONS: tuple[str, ...] = (
     "measure_spellings",
     "canonical_measures",
     "excel_safe",
+    "write_nuggets",
+    "write_assignments",
+    "write_support",
+    "write_rag_scores",
 )
 
 #: Public names renamed in 0.2: old name -> new name. The old names still work, at the top level
