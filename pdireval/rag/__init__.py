@@ -13,6 +13,7 @@ Three tidy frames, validated like runs and qrels:
 
 ``pdireval.rag.frames`` validates them, ``pdireval.rag.nuggets`` and ``pdireval.rag.support``
 score them into a scores frame ``system, query, measure, value`` (plus ``judge``) that every
-meta-evaluation of pdireval accepts; ``pdireval.rag.files`` reads and writes the producing
-tools' files (nuggetizer, TREC RAG 2024/25, AutoJudge NuggetBank, open-rag-eval).
+meta-evaluation of pdireval accepts; ``pdireval.rag.file_readers``, ``file_scores`` and
+``file_writers`` read and write the producing tools' files (nuggetizer, TREC RAG 2024/25,
+AutoJudge NuggetBank, open-rag-eval).
 """

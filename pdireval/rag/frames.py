@@ -148,7 +148,7 @@ def code_labels(
             hint = (
                 " The TREC 2024 RAG support files write 2 / 1 / 0 for full / partial / no "
                 "support: map them first, e.g. df['support'].map({2: 1.0, 1: 0.5, 0: 0.0}) "
-                "(or read the file with pdireval.rag.files)."
+                "(or read the file with pdireval.read_support, which does)."
             )
         raise SchemaError(
             f"the {kind} column 'label' has {int(bad.sum())} label(s) outside the vocabulary "
