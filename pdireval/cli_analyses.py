@@ -37,6 +37,17 @@ __all__ = [
 ]
 
 FORMATS = ("table", "csv", "json")
+#: read_scores' formats (pdireval.io.scores.SCORES_FORMATS, spelled here so that the command
+#: line starts without pandas): the choices of --scores-format
+SCORES_FORMATS = (
+    "trec_eval",
+    "ir_measures",
+    "ir_measures_jsonl",
+    "pyterrier",
+    "ranx",
+    "mteb",
+    "pdireval",
+)
 
 
 def print_frame(frame: pd.DataFrame, fmt: str, excel_safe: bool = False) -> None:
@@ -62,13 +73,23 @@ def print_frame(frame: pd.DataFrame, fmt: str, excel_safe: bool = False) -> None
         sys.stdout.write(text + "\n")
 
 
-def read_scores_files(paths) -> pd.DataFrame:
-    """Scores files (any format :func:`pdireval.read_scores` reads) as one scores frame."""
+def read_scores_files(paths, format: str | None = None) -> pd.DataFrame:
+    """Scores files (any format :func:`pdireval.read_scores` reads; ``format`` None sniffs
+    each) as one scores frame."""
     import pandas as pd
 
+    from pdireval.errors import SchemaError
     from pdireval.io import read_scores
 
-    parts = [read_scores(path) for path in paths]
+    try:
+        parts = [read_scores(path, format) for path in paths]
+    except SchemaError as exc:
+        if format is None and "format=" in str(exc):
+            raise SchemaError(
+                f"{exc} On the command line: --scores-format NAME (one of "
+                f"{', '.join(SCORES_FORMATS)})."
+            ) from None
+        raise
     return pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
 
 
@@ -84,7 +105,7 @@ def _scores(args) -> pd.DataFrame:
                 "--scores was given together with RUN or --qrels: compare either scores "
                 "files (--scores) or runs evaluated against qrels, not both."
             )
-        scores = read_scores_files(args.scores)
+        scores = read_scores_files(args.scores, args.scores_format)
         return select_measures(scores, args.measures) if args.measures else scores
     measures = parse_measures(args.measures or ["AP", "nDCG@10"])
     run, qrels = load_collection(args)
@@ -191,6 +212,14 @@ def add_compare(subparsers) -> None:
         metavar="FILE",
         help="a per-query scores file instead of runs; repeat for more (-m then picks "
         "measures of the files, in any spelling: -m map picks AP)",
+    )
+    p.add_argument(
+        "--scores-format",
+        choices=SCORES_FORMATS,
+        default=None,
+        metavar="NAME",
+        help="the format of the --scores files, as pdireval.read_scores(format=) takes it: "
+        f"{', '.join(SCORES_FORMATS)} (default: sniffed from each file's content)",
     )
     p.add_argument(
         "--method",

@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 import pdireval
-from pdireval.errors import OptionError, SchemaError
+from pdireval.errors import OptionError, PdirevalWarning, SchemaError
 from pdireval.io import read_scores, write_scores
 from tests.helpers import DATA, ROOT
 from tests.test_treceval import theirs
@@ -250,7 +250,8 @@ def test_mteb_result_files_as_mteb_writes_them():
                            ("MIRACLRetrieval", {"MIRACLRetrieval/dev/de/": "a",
                                                 "MIRACLRetrieval/dev/fr/": "b"})]:
         path = MTEB / f"{task}.json"
-        got = read_scores(path, all_rows="keep")
+        with pytest.warns(PdirevalWarning, match=r"undefined value\(s\) written as NaN kept as NaN"):
+            got = read_scores(path, all_rows="keep")
         # the model named by model_meta.json beside the file (the result file does not name it)
         assert set(got["system"]) == {MTEB_MODEL} and set(got["query"]) == {"all"}
         values = dict(zip(got["measure"].astype(str), got["value"], strict=True))
@@ -258,6 +259,9 @@ def test_mteb_result_files_as_mteb_writes_them():
         assert list(values) == list(want)  # all of them, in file order; no evaluation_time
         np.testing.assert_array_equal(list(values.values()), list(want.values()))  # NaN too
         assert np.isnan(list(values.values())).any()  # MTEB's NaN nAUCs are kept as NaN
+        n_nan = int(np.isnan(list(values.values())).sum())  # and counted in the warning
+        with pytest.warns(PdirevalWarning, match=f": {n_nan} undefined value"):
+            read_scores(path, all_rows="keep")
         for prefix, run_name in prefixes.items():
             assert values[prefix + "main_score"] == values[prefix + "ndcg_at_10"]
             oracle = _pytrec_means(run_name)
@@ -268,7 +272,8 @@ def test_mteb_result_files_as_mteb_writes_them():
             assert values[prefix + "mrr_at_10"] == pytest.approx(oracle["recip_rank"], abs=5e-6)
     # the cache folder results/<model>/<revision>/: its task files, not model_meta.json or
     # run_settings.jsonl
-    both = read_scores(MTEB, all_rows="keep")
+    with pytest.warns(PdirevalWarning, match="MIRACLRetrieval.json: [0-9]+ undefined.*NFCorpus.json: [0-9]+ undefined"):
+        both = read_scores(MTEB, all_rows="keep")
     assert set(both["system"]) == {MTEB_MODEL}
     assert len(both) == len(_json_numbers(MTEB / "NFCorpus.json")) + len(
         _json_numbers(MTEB / "MIRACLRetrieval.json"))
@@ -281,10 +286,12 @@ def test_mteb_result_file_without_its_cache_folder(tmp_path):
     # copied out of MTEB's cache (no model_meta.json beside it), or read from a buffer: the
     # system is the file name, or system=
     (tmp_path / "NFCorpus.json").write_text((MTEB / "NFCorpus.json").read_text())
-    got = read_scores(tmp_path / "NFCorpus.json", all_rows="keep")
+    with pytest.warns(PdirevalWarning, match="NaN"):
+        got = read_scores(tmp_path / "NFCorpus.json", all_rows="keep")
     assert set(got["system"]) == {"NFCorpus"}
-    got = read_scores(io.StringIO((MTEB / "NFCorpus.json").read_text()), all_rows="keep",
-                      system="MiniLM")
+    with pytest.warns(PdirevalWarning, match="the scores input: .* NaN"):
+        got = read_scores(io.StringIO((MTEB / "NFCorpus.json").read_text()), all_rows="keep",
+                          system="MiniLM")
     assert set(got["system"]) == {"MiniLM"} and "NFCorpus/test/ndcg_at_10" in set(got["measure"])
     with pytest.raises(SchemaError, match="only summary values"):
         read_scores(MTEB / "NFCorpus.json")

@@ -12,18 +12,20 @@ import gzip
 import io
 import json
 import os
+import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 import pandas as pd
 
 from pdireval.core.schema import ID_DTYPE, canonical_scores
-from pdireval.errors import OptionError, SchemaError, check_bool, check_option
+from pdireval.errors import OptionError, PdirevalWarning, SchemaError, check_bool, check_option
 from pdireval.io.spreadsheets import FORMULA_STARTS, excel_safe_texts
 from pdireval.io.spreadsheets import excel_safe as excel_safe_frame
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Literal
 
     from pdireval.types import Columns, PathArg, PathOrBuffer, ScoresFormat, WriteFormat
@@ -133,88 +135,283 @@ def _is_mteb_model_meta(data) -> bool:
     return isinstance(data, dict) and {"name", "revision", "n_parameters"} <= set(data)
 
 
-def _sniff(text: str) -> str:
-    """The format of ``text`` (one of SCORES_FORMATS), or a SchemaError naming the formats."""
-    head = text.lstrip()[:65536]
-    if not head:
-        raise SchemaError(f"the scores input is empty; {_WHAT} is expected.")
-    if head[0] in "[{":
-        first = head.splitlines()[0].strip()
-        if first.startswith("{") and first.endswith("}") and '"measure"' in first:
-            return "ir_measures_jsonl"
-        try:
-            data = json.loads(text)
-        except ValueError:
-            raise SchemaError(
-                f"the scores input starts like JSON but is not valid JSON; {_WHAT} is expected."
-            ) from None
-        if (
-            isinstance(data, list)
-            and data
-            and isinstance(data[0], dict)
-            and {"system", "query", "measure", "value"} <= set(data[0])
-        ):
-            return "pdireval"
-        if isinstance(data, dict) and "model_names" in data and "metrics" in data:
-            return "ranx"
-        if isinstance(data, dict) and ("mteb_version" in data or "task_name" in data):
-            return "mteb"
-        if _is_beir_results(data):  # beir.util.save_results: {"ndcg": {"NDCG@10": ...}}
-            return "mteb"
-        if _is_mteb_model_meta(data):  # refused by the mteb reader
-            return "mteb"
-        if isinstance(data, dict) and data and all(isinstance(v, dict) for v in data.values()):
-            return "ranx"
-        if isinstance(data, (dict, list)):
-            return "mteb"
-    first = head.splitlines()[0]
+#: How the tools write an undefined value as text (trec_eval's C ``printf``: ``-nan`` or
+#: ``nan``; Python: ``nan``), compared in lower case without surrounding blanks. pandas writes
+#: NaN in CSV as an empty field, which the CSV formats read as NaN too.
+NAN_TEXT = frozenset({"nan", "-nan", "+nan"})
+
+#: trec_eval's measures whose value is text by design (a string of R and N): left out
+TEXT_MEASURES = ("relstring",)
+
+#: The fields of an MTEB ``scores`` entry that describe the entry rather than score it
+MTEB_ENTRY_FIELDS = ("hf_subset", "languages", "mteb_version")
+
+#: How much of a text :func:`_sniff` reads at its start and at its end (in characters)
+SNIFF_CHARS = 65536
+
+#: The two whitespace-separated layouts of three fields, as the messages name them
+_LAYOUTS = {
+    "trec_eval": "trec_eval -q output (measure query value)",
+    "ir_measures": "ir_measures TSV (query measure value)",
+}
+
+
+def _label(name: str) -> str:
+    return name or "the scores input"
+
+
+def _complete_lines(text: str, tail: bool = False) -> list[str]:
+    """The whole lines of the first (or last) :data:`SNIFF_CHARS` characters of ``text``: a
+    line the cut splits is left out (the first line always counts, however long)."""
+    if len(text) <= SNIFF_CHARS:
+        return text.splitlines()
+    if tail:
+        part = text[-SNIFF_CHARS:]
+        return part.split("\n", 1)[1].splitlines() if "\n" in part else []
+    part = text[:SNIFF_CHARS]
+    cut = part.rfind("\n")
+    return part[:cut].splitlines() if cut >= 0 else [text.split("\n", 1)[0]]
+
+
+def _looks_like_measure(token: str) -> bool:
+    """Whether ``token`` names a measure: trec_eval's output names (``num_ret``, ``P_10``,
+    ``runid``), ir_measures' and pdireval's (``nDCG@10``, ``AP(rel=2)``); a number never."""
+    if token in ("runid", "num_q", *TEXT_MEASURES):
+        return True
+    if token[:1].isdigit() or token[:1] in "+-.":  # query ids such as 301 or 1.2
+        return False
+    from pdireval.errors import PdirevalError
+    from pdireval.measures import parse_measure
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a deprecated spelling still names a measure
+            parse_measure(token)
+    except (PdirevalError, ValueError, TypeError):
+        return False
+    return True
+
+
+def _all_measures(tokens: set[str]) -> bool:
+    return all(_looks_like_measure(t) for t in sorted(tokens))  # stops at the first other
+
+
+def _sniff_columns(rows: list[list[str]]) -> str | None:
+    """trec_eval (``measure query value``) or ir_measures (``query measure value``) for rows
+    of three fields, when the content says which; None when it does not."""
+    second_all = any(r[1] == SUMMARY and r[0] != SUMMARY for r in rows)  # trec_eval's means
+    first_all = any(r[0] == SUMMARY and r[1] != SUMMARY for r in rows)  # ir_measures' means
+    if second_all != first_all:
+        return "trec_eval" if second_all else "ir_measures"
+    if second_all:
+        return None
+    # no summary line: the column of measure names tells (query ids are not measure names)
+    first = _all_measures({r[0] for r in rows})
+    second = _all_measures({r[1] for r in rows})
+    if first != second:
+        return "trec_eval" if first else "ir_measures"
+    return None
+
+
+def _ambiguous(name: str, candidates: list[str], why: str) -> SchemaError:
+    listed = "; ".join(f"format={c!r}: {_LAYOUTS.get(c, c)}" for c in candidates)
+    return SchemaError(
+        f"cannot tell the format of {_label(name)}: {why}. It could be {listed}. Pass format= "
+        "to say which."
+    )
+
+
+def _sniff_json(text: str, head: list[str], name: str) -> str:
+    first = head[0].strip() if head else ""
+    if first.startswith("{") and first.endswith("}") and '"measure"' in first:
+        return "ir_measures_jsonl"
+    try:
+        data = json.loads(text)
+    except ValueError:
+        raise SchemaError(
+            f"{_label(name)} starts like JSON but is not valid JSON; {_WHAT} is expected."
+        ) from None
+    if (
+        isinstance(data, list)
+        and data
+        and isinstance(data[0], dict)
+        and {"system", "query", "measure"} <= set(data[0])
+    ):
+        return "pdireval"
+    if isinstance(data, dict) and "model_names" in data and "metrics" in data:
+        return "ranx"
+    if isinstance(data, dict) and ("mteb_version" in data or "task_name" in data):
+        return "mteb"
+    if _is_beir_results(data):  # beir.util.save_results: {"ndcg": {"NDCG@10": ...}}
+        return "mteb"
+    if _is_mteb_model_meta(data):  # refused by the mteb reader
+        return "mteb"
+    if isinstance(data, dict) and data and all(isinstance(v, dict) for v in data.values()):
+        return "ranx"
+    parts = data if isinstance(data, list) else [data]
+    if parts and all(isinstance(p, dict) and p and all("@" in str(k) for k in p) for p in parts):
+        return "mteb"  # EvaluateRetrieval.evaluate()'s dicts: {"NDCG@10": ...}
+    shape = (
+        f"an object with keys {sorted(map(str, data))[:5]}"
+        if isinstance(data, dict)
+        else f"a JSON {type(data).__name__}"
+    )
+    raise SchemaError(
+        f"cannot tell the format of {_label(name)}: it is {shape}, none of the JSON layouts "
+        "read_scores knows (ir_measures JSONL records, pdireval's records, ranx's per-query "
+        "or Report JSON, MTEB result JSON, BEIR's results). Pass format= one of "
+        f"{', '.join(SCORES_FORMATS)}."
+    )
+
+
+def _sniff(text: str, name: str = "") -> str:
+    """The format of ``text`` (one of SCORES_FORMATS) when its content says which, or a
+    SchemaError that names the candidate formats and ``format=``. Only whole lines of the first
+    and the last :data:`SNIFF_CHARS` characters are read (the JSON formats: the whole text)."""
+    stripped = text.lstrip()
+    if not stripped:
+        raise SchemaError(f"{_label(name)} is empty; {_WHAT} is expected.")
+    head = _complete_lines(stripped)
+    if stripped[0] in "[{":
+        return _sniff_json(stripped, head, name)
+    first = head[0]
     if "," in first:
         header = {c.strip().strip('"') for c in first.split(",")}
         if {"qid", "measure", "value"} <= header or ("name" in header and "qid" not in header):
             return "pyterrier"
         if {"system", "query", "measure", "value"} <= header:
             return "pdireval"
-    rows = [line.split() for line in head.splitlines()[:2000] if line.strip()]
+    rows = [line.split() for line in head[:2000] if line.strip()]
+    rows += [line.split() for line in _complete_lines(stripped, tail=True)[-2000:] if line.strip()]
     widths = {len(r) for r in rows}
     if widths == {2}:
         return "ir_measures"
-    if widths and widths <= {3}:
-        second = {r[1] for r in rows}
-        first_col = {r[0] for r in rows}
-        if SUMMARY in second or "runid" in first_col or "num_q" in first_col:
-            return "trec_eval"
-        if SUMMARY in first_col:
-            return "ir_measures"
-        # without summaries: the measure column repeats few names; query ids vary more
-        return "trec_eval" if len(first_col) < len(second) else "ir_measures"
+    if widths == {3}:
+        found = _sniff_columns(rows)
+        if found is None:
+            raise _ambiguous(
+                name,
+                ["trec_eval", "ir_measures"],
+                "lines of three fields, and neither their summary lines (query 'all') nor "
+                "their measure names tell which column holds the measures",
+            )
+        return found
     raise SchemaError(
-        f"cannot tell the format of the scores input (first line: {first[:80]!r}); {_WHAT} "
+        f"cannot tell the format of {_label(name)} (first line: {first[:80]!r}); {_WHAT} "
         f"is expected. Pass format= one of {', '.join(SCORES_FORMATS)}."
     )
 
 
-def _numeric(frame: pd.DataFrame, name: str) -> pd.DataFrame:
-    """Rows whose value is a number (trec_eval's ``relstring`` and ``runid`` are not)."""
-    value = pd.to_numeric(frame["value"], errors="coerce")
-    keep = value.notna().to_numpy().copy()
-    if not keep.all():  # NaN as text (trec_eval's -nan) or as a JSON number (MTEB's NaN)
-        raw = frame["value"].to_numpy()[~keep]
-        keep[~keep] = [
-            isinstance(v, float) or str(v).strip().lower() in ("nan", "-nan") for v in raw
-        ]
-    out = frame[keep].copy()
+# ------------------------------------------------------------------- values and places
+
+
+def _line_locator(text: str, skip: int = 0) -> Callable[[int], str]:
+    """``locate(pos)``: "line N" of the ``pos``-th non-blank line after ``skip`` non-blank
+    lines (a header), counted only when a message needs it."""
+
+    def locate(pos: int) -> str:
+        seen = -skip - 1
+        for number, line in enumerate(text.splitlines(), start=1):
+            if line.strip():
+                seen += 1
+                if seen == pos:
+                    return f"line {number}"
+        return f"data line {pos + 1}"
+
+    return locate
+
+
+def _not_a_number(name: str, where: str, value, count: int) -> SchemaError:
+    shown = value if isinstance(value, str) else json.dumps(value, default=str)
+    others = f" ({count - 1} more value(s) like it)" if count > 1 else ""
+    return SchemaError(
+        f"{_label(name)}, {where}: the value {shown[:80]!r} is not a finite number{others}. "
+        "A scores file holds a number per line (an undefined value written as nan or -nan, as "
+        "trec_eval and Python write it); fix or drop those lines, or pass the right format= "
+        f"(one of {', '.join(SCORES_FORMATS)})."
+    )
+
+
+def _text_values(
+    raw, pos: np.ndarray, locate: Callable[[int], str], name: str, *, empty_is_nan: bool = False
+) -> np.ndarray:
+    """float64 values of text fields: numbers, or NaN where the tool wrote ``nan`` / ``-nan``
+    (and an empty CSV field with ``empty_is_nan``); any other text (``n/a``, ``True``,
+    ``inf``, ``1,5``) is a SchemaError that names the line and the value."""
+    raw = np.asarray(raw, dtype=object)
+    parsed = pd.to_numeric(pd.Series(raw, dtype=object), errors="coerce")
+    suspect = ~np.isfinite(parsed.to_numpy(dtype=np.float64))
+    values = np.full(len(raw), np.nan)
     # numpy's str -> float64 is correctly rounded (pandas' fast parser may be 1 ulp off)
-    out["value"] = out["value"].astype(str).str.strip().to_numpy().astype(np.float64)
-    if out.empty:
-        raise SchemaError(
-            f"{name or 'the scores input'} holds no numeric value; {_WHAT} is expected."
-        )
+    values[~suspect] = raw[~suspect].astype(np.float64)
+    if suspect.any():
+        odd = np.flatnonzero(suspect)
+        text = [str(v).strip().lower() for v in raw[odd]]
+        undefined = np.array([t in NAN_TEXT or (empty_is_nan and not t) for t in text])
+        bad = odd[~undefined]
+        if len(bad):
+            raise _not_a_number(name, locate(int(pos[bad[0]])), raw[bad[0]], len(bad))
+    return values
+
+
+def _json_values(values: list, where: list[str], name: str) -> np.ndarray:
+    """float64 values of parsed JSON: numbers, or NaN for ``NaN`` and ``null`` (how Python
+    and pandas write an undefined value); text, booleans, objects, lists and infinities are a
+    SchemaError that names the place (``where``) and the value."""
+    out = np.full(len(values), np.nan)
+    bad = []
+    for i, v in enumerate(values):
+        if v is None:
+            continue
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            try:
+                out[i] = float(v)
+            except OverflowError:  # an integer beyond float64
+                out[i] = np.inf
+            if np.isinf(out[i]):
+                bad.append(i)
+        else:
+            bad.append(i)
+    if bad:
+        raise _not_a_number(name, where[bad[0]], values[bad[0]], len(bad))
     return out
 
 
+class _Table(NamedTuple):
+    """What a reader returns: ``frame`` (system, query, measure, value as float64, summary:
+    whether a row is a summary row, pos: the row's place for ``locate``), ``locate`` (pos ->
+    "line 12" or "key scores.test[0].ndcg_at_10") and ``left_out`` (notes on the values the
+    tool itself wrote that are not read, for the warning)."""
+
+    frame: pd.DataFrame
+    locate: Callable[[int], str]
+    left_out: list[str]
+
+
+def _table(system, query, measure, value, summary, pos=None, locate=None, left_out=None) -> _Table:
+    n = len(value)
+    frame = pd.DataFrame(
+        {
+            "system": np.asarray(system, dtype=object) if not isinstance(system, str) else system,
+            "query": np.asarray(query, dtype=object) if not isinstance(query, str) else query,
+            "measure": np.asarray(measure, dtype=object),
+            "value": np.asarray(value, dtype=np.float64),
+            "summary": np.asarray(summary, dtype=bool)
+            if not isinstance(summary, bool)
+            else summary,
+            "pos": np.arange(n) if pos is None else np.asarray(pos, dtype=np.int64),
+        },
+        index=pd.RangeIndex(n),
+    )
+    return _Table(frame, locate or (lambda p: f"record {p + 1}"), left_out or [])
+
+
+# --------------------------------------------------------------------------- the readers
+
+
 def _whitespace_table(text: str, n: int, name: str) -> pd.DataFrame:
-    """Lines of ``n`` whitespace-separated fields, parsed by pandas' C parser; a malformed
-    line is then found and named."""
+    """Lines of ``n`` whitespace-separated fields (as text), parsed by pandas' C parser; a
+    malformed line is then found and named."""
     try:
         table = pd.read_csv(
             io.StringIO(text),
@@ -232,78 +429,118 @@ def _whitespace_table(text: str, n: int, name: str) -> pd.DataFrame:
         short = (table.isna() | (table == "")).any(axis=1).to_numpy()
         if not short.any():
             return table
-    lines = [line for line in text.splitlines() if line.strip()]
-    for i, line in enumerate(lines):
-        if len(line.split()) != n:
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.strip() and len(line.split()) != n:
             raise SchemaError(
-                f"{name or 'scores input'}: line {i + 1} has {len(line.split())} fields, "
+                f"{_label(name)}: line {number} has {len(line.split())} fields, "
                 f"expected {n}: {line[:100]!r}."
             )
-    raise SchemaError(f"{name or 'scores input'}: expected lines of {n} fields.")
+    raise SchemaError(f"{_label(name)}: expected lines of {n} fields.")
 
 
-def _from_trec_eval(text: str, name: str) -> pd.DataFrame:
+def _from_trec_eval(text: str, name: str) -> _Table:
     """``trec_eval -q`` output: ``measure query value`` lines, each run's per-query lines
     followed by its summary (``runid all TAG``, ``num_q all N``, ``measure all mean``)."""
     table = _whitespace_table(text, 3, name)
-    table.columns = ["measure", "query", "value"]
-    is_all = (table["query"] == SUMMARY).to_numpy()
+    measure = table[0].to_numpy(dtype=object)
+    query = table[1].to_numpy(dtype=object)
+    raw = table[2].to_numpy(dtype=object)
+    is_all = query == SUMMARY
     # a new run's block starts where a per-query line follows a summary line
     starts = np.r_[False, is_all[:-1] & ~is_all[1:]]
     block = np.cumsum(starts)
-    runid = table["measure"].to_numpy() == "runid"
-    tags = pd.Series(table["value"].to_numpy()[runid], index=block[runid])
+    runid = measure == "runid"
+    tags = pd.Series(raw[runid], index=block[runid])
     tags = tags[~tags.index.duplicated()]
     n_blocks = int(block.max()) + 1 if len(block) else 0
     default = _stem(name)
     names = [
         tags.get(b, default if n_blocks == 1 else f"{default}-{b + 1}") for b in range(n_blocks)
     ]
-    table["system"] = np.asarray(names, dtype=object)[block]
-    table = table[~runid]
-    return table
+    system = np.asarray(names, dtype=object)[block]
+    keep = np.flatnonzero(~runid & ~np.isin(measure, TEXT_MEASURES))  # not numbers by design
+    locate = _line_locator(text)
+    value = _text_values(raw[keep], keep, locate, name)
+    return _table(system[keep], query[keep], measure[keep], value, is_all[keep], keep, locate)
 
 
-def _from_ir_measures(text: str, name: str) -> pd.DataFrame:
+def _from_ir_measures(text: str, name: str) -> _Table:
     first = next(line for line in text.splitlines() if line.strip())
+    locate = _line_locator(text)
     if len(first.split()) == 2:
         table = _whitespace_table(text, 2, name)
-        table.columns = ["measure", "value"]
-        table.insert(0, "query", SUMMARY)
-    else:
-        table = _whitespace_table(text, 3, name)
-        table.columns = ["query", "measure", "value"]
-    table["system"] = _stem(name)
-    return table
+        raw, pos = table[1].to_numpy(dtype=object), np.arange(len(table))
+        value = _text_values(raw, pos, locate, name)
+        return _table(
+            _stem(name), SUMMARY, table[0].to_numpy(dtype=object), value, True, locate=locate
+        )
+    table = _whitespace_table(text, 3, name)
+    query = table[0].to_numpy(dtype=object)
+    raw, pos = table[2].to_numpy(dtype=object), np.arange(len(table))
+    value = _text_values(raw, pos, locate, name)
+    return _table(
+        _stem(name), query, table[1].to_numpy(dtype=object), value, query == SUMMARY, locate=locate
+    )
 
 
-def _from_jsonl(text: str, name: str) -> pd.DataFrame:
-    records = []
-    for i, line in enumerate(text.splitlines()):
-        if line.strip():
-            try:
-                records.append(json.loads(line))
-            except ValueError:
-                raise SchemaError(
-                    f"{name or 'scores input'}: line {i + 1} is not JSON: {line[:100]!r}"
-                ) from None
-    table = pd.DataFrame.from_records(records)
-    if "query_id" not in table.columns:
-        table["query_id"] = SUMMARY
-    table = table.rename(columns={"query_id": "query"})
-    if "system" not in table.columns:
-        table["system"] = _stem(name)
-    return table[["system", "query", "measure", "value"]]
+def _from_jsonl(text: str, name: str) -> _Table:
+    systems, queries, measures, values, summary, lines = [], [], [], [], [], []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            raise SchemaError(
+                f"{_label(name)}: line {number} is not JSON: {line[:100]!r}"
+            ) from None
+        if not isinstance(record, dict) or "measure" not in record or "value" not in record:
+            raise SchemaError(
+                f"{_label(name)}, line {number}: expected a record with 'measure' and 'value' "
+                f"(and 'query_id'), as ir_measures -o jsonl writes; got {line[:100]!r}."
+            )
+        query = record.get("query_id", SUMMARY)  # ir_measures without -q writes no query_id
+        systems.append(str(record.get("system", "")) or _stem(name))
+        queries.append(str(query))
+        measures.append(str(record["measure"]))
+        values.append(record["value"])
+        summary.append("query_id" not in record or query == SUMMARY)
+        lines.append(f"line {number}")
+    return _table(
+        systems,
+        queries,
+        measures,
+        _json_values(values, lines, name),
+        summary,
+        locate=lambda p: lines[p],
+    )
 
 
-def _from_pyterrier(text: str, name: str) -> pd.DataFrame:
-    frame = pd.read_csv(io.StringIO(text), dtype={"qid": str, "name": str})
-    frame = frame.drop(columns=[c for c in frame.columns if str(c).startswith("Unnamed")])
+def _csv_table(text: str, name: str) -> pd.DataFrame:
+    """A CSV file's cells as text (no NaN guessing: ``n/a`` stays ``n/a``), without the saved
+    index column of ``to_csv()``."""
+    frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, na_filter=False)
+    return frame.drop(columns=[c for c in frame.columns if str(c).startswith("Unnamed")])
+
+
+def _from_pyterrier(text: str, name: str) -> _Table:
+    frame = _csv_table(text, name)
+    locate = _line_locator(text, skip=1)
     if {"qid", "measure", "value"} <= set(frame.columns):  # pt.Experiment(perquery=True)
-        frame = frame.rename(columns={"name": "system", "qid": "query"})
-        if "system" not in frame.columns:
-            frame["system"] = _stem(name)
-        return frame[["system", "query", "measure", "value"]]
+        pos = np.arange(len(frame))
+        value = _text_values(
+            frame["value"].to_numpy(dtype=object), pos, locate, name, empty_is_nan=True
+        )
+        system = frame["name"].to_numpy(dtype=object) if "name" in frame else _stem(name)
+        query = frame["qid"].to_numpy(dtype=object)
+        return _table(
+            system,
+            query,
+            frame["measure"].to_numpy(dtype=object),
+            value,
+            query == SUMMARY,
+            locate=locate,
+        )
     # aggregated: one row per system, one column per measure (means)
     extra = [
         c
@@ -315,27 +552,64 @@ def _from_pyterrier(text: str, name: str) -> pd.DataFrame:
         )
     ]
     frame = frame.drop(columns=extra)
-    long = frame.melt(id_vars=["name"], var_name="measure", value_name="value")
-    long = long.rename(columns={"name": "system"})
-    long.insert(1, "query", SUMMARY)
-    return long
+    measures = [c for c in frame.columns if c != "name"]
+    if not measures:
+        raise SchemaError(f"{_label(name)}: PyTerrier's aggregated table has no measure column.")
+    cells = frame[measures].to_numpy(dtype=object)  # row by row, as the lines read
+
+    def cell(i: int) -> str:
+        return f"{locate(i // len(measures))}, column {measures[i % len(measures)]!r}"
+
+    value = _text_values(cells.ravel(), np.arange(cells.size), cell, name, empty_is_nan=True)
+    system = np.repeat(frame["name"].to_numpy(dtype=object), len(measures))
+    return _table(system, SUMMARY, measures * len(frame), value, True, locate=cell)
 
 
-def _from_ranx(text: str, name: str) -> pd.DataFrame:
+def _from_ranx(text: str, name: str) -> _Table:
     data = json.loads(text)
-    if "model_names" in data:  # Report.save(): means per model and metric
-        rows = [
-            (model, SUMMARY, metric, data[model]["scores"][metric])
-            for model in data["model_names"]
-            for metric in data["metrics"]
-        ]
-        return pd.DataFrame(rows, columns=["system", "query", "measure", "value"])
-    per_query_rows = [
-        (measure, str(q), v) for measure, per_query in data.items() for q, v in per_query.items()
-    ]
-    table = pd.DataFrame(per_query_rows, columns=["measure", "query", "value"])
-    table["system"] = _stem(name)
-    return table
+    if isinstance(data, dict) and "model_names" in data:  # Report.save(): means per model
+        rows = []
+        for model in data["model_names"]:
+            scores = (
+                data.get(model, {}).get("scores") if isinstance(data.get(model), dict) else None
+            )
+            if not isinstance(scores, dict):
+                raise SchemaError(
+                    f"{_label(name)}: ranx's Report JSON has no 'scores' for model {model!r}."
+                )
+            for metric in data["metrics"]:
+                if metric not in scores:
+                    raise SchemaError(
+                        f"{_label(name)}: ranx's Report JSON has no value of {metric!r} for "
+                        f"model {model!r} (key {model}.scores.{metric})."
+                    )
+                rows.append((str(model), str(metric), scores[metric]))
+        where = [f"key {m}.scores.{k}" for m, k, _ in rows]
+        value = _json_values([v for *_, v in rows], where, name)
+        return _table(
+            [r[0] for r in rows],
+            SUMMARY,
+            [r[1] for r in rows],
+            value,
+            True,
+            locate=lambda p: where[p],
+        )
+    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
+        raise SchemaError(
+            f"{_label(name)} is not ranx's per-query JSON ({{measure: {{query: value}}}})."
+        )
+    rows = [(str(m), str(q), v) for m, per_query in data.items() for q, v in per_query.items()]
+    where = [f"key {m}.{q}" for m, q, _ in rows]
+    value = _json_values([v for *_, v in rows], where, name)
+    # ranx never writes a summary: a query named 'all' is a query
+    return _table(
+        _stem(name),
+        [r[1] for r in rows],
+        [r[0] for r in rows],
+        value,
+        False,
+        locate=lambda p: where[p],
+    )
 
 
 def _mteb_model(name: str) -> str | None:
@@ -351,60 +625,124 @@ def _mteb_model(name: str) -> str | None:
     return str(model) if model else None
 
 
-def _from_mteb(text: str, name: str) -> pd.DataFrame:
+def _from_mteb(text: str, name: str) -> _Table:
     data = json.loads(text)
     if _is_mteb_model_meta(data):
         raise SchemaError(
-            f"{name or 'the scores input'} is MTEB's model_meta.json (the model's metadata, no "
-            "score); read the task result files beside it (or their folder)."
+            f"{_label(name)} is MTEB's model_meta.json (the model's metadata, no score); read "
+            "the task result files beside it (or their folder)."
         )
-    rows: list[tuple[str, str, object]] = []
+    rows: list[tuple[str, str, object, str]] = []
+    nested: list[str] = []
+    if isinstance(data, dict) and ("task_name" in data or "mteb_version" in data):
+        if not isinstance(data.get("scores"), dict):
+            raise SchemaError(
+                f"{_label(name)} is an MTEB result file without its 'scores' "
+                "({split: [{metric: value, ...}]}); its other fields (evaluation_time, "
+                "kg_co2_emissions, ...) are not scores. Read a complete result file."
+            )
     if isinstance(data, dict) and isinstance(data.get("scores"), dict):  # MTEB result file
         system = str(data.get("model_name") or _mteb_model(name) or _stem(name))
         task = str(data.get("task_name", ""))
         for split, entries in data["scores"].items():
-            for entry in entries if isinstance(entries, list) else [entries]:
+            listed = entries if isinstance(entries, list) else [entries]
+            for i, entry in enumerate(listed):
+                if not isinstance(entry, dict):
+                    raise SchemaError(
+                        f"{_label(name)}, key scores.{split}[{i}]: expected an object of "
+                        f"metrics, got {json.dumps(entry, default=str)[:80]}."
+                    )
                 subset = entry.get("hf_subset", "default")
                 prefix = "/".join(p for p in (task, split, subset) if p and p != "default")
                 for metric, value in entry.items():
-                    if isinstance(value, (int, float)) and not isinstance(value, bool):
-                        rows.append((system, f"{prefix}/{metric}" if prefix else metric, value))
+                    where = f"key scores.{split}[{i}].{metric}"
+                    if metric in MTEB_ENTRY_FIELDS:
+                        continue
+                    if isinstance(value, (dict, list)):  # MTEB's per-experiment scores, ...
+                        nested.append(where)
+                        continue
+                    measure = f"{prefix}/{metric}" if prefix else metric
+                    rows.append((system, measure, value, where))
     else:  # BEIR: evaluate()'s four dicts ({"NDCG@10": ...}) or save_results' dict of them
         parts = data if isinstance(data, list) else [data]
         if _is_beir_results(data):
             parts = list(data.values())
-        for part in parts:
-            if isinstance(part, dict):
-                for metric, value in part.items():
-                    if isinstance(value, (int, float)) and not isinstance(value, bool):
-                        rows.append((_stem(name), metric, value))
+        for i, part in enumerate(parts):
+            if not isinstance(part, dict):
+                raise SchemaError(
+                    f"{_label(name)}: expected BEIR's results (objects {{'NDCG@10': value}}), "
+                    f"got {json.dumps(part, default=str)[:80]}."
+                )
+            for metric, value in part.items():
+                where = f"key [{i}].{metric}" if isinstance(data, list) else f"key {metric}"
+                if "@" not in str(metric):
+                    raise SchemaError(
+                        f"{_label(name)}, {where}: {metric!r} is not one of BEIR's measures "
+                        "(NAME@k); the file is not an MTEB result file (no task_name and "
+                        "scores) nor BEIR's results. Pass the right format=."
+                    )
+                rows.append((_stem(name), str(metric), value, where))
     if not rows:
-        raise SchemaError(
-            f"{name or 'scores input'}: no numeric result found; {_WHAT} is expected."
+        raise SchemaError(f"{_label(name)}: no result found; {_WHAT} is expected.")
+    where = [r[3] for r in rows]
+    value = _json_values([r[2] for r in rows], where, name)
+    left_out = []
+    if nested:
+        left_out.append(
+            f"{len(nested)} nested value(s) of MTEB's scores (objects or lists, not one "
+            f"number; e.g. {nested[0]})"
         )
-    table = pd.DataFrame(rows, columns=["system", "measure", "value"])
-    table.insert(1, "query", SUMMARY)
-    return table
+    return _table(
+        [r[0] for r in rows],
+        SUMMARY,
+        [r[1] for r in rows],
+        value,
+        True,
+        locate=lambda p: where[p],
+        left_out=left_out,
+    )
 
 
-#: The texts pandas' read_csv reads as missing by default (its ``na_values``): missing in a
-#: pdireval CSV file's other columns, but ids as they are (a query ``NA``, a system ``#N/A``).
-NA_TEXTS = (
-    *("", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND"),
-    *("1.#QNAN", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null"),
-)
-ID_COLUMNS = ("system", "query", "measure")
-
-
-def _from_pdireval(text: str, name: str) -> pd.DataFrame:
+def _from_pdireval(text: str, name: str) -> _Table:
     if text.lstrip().startswith("["):
-        return pd.DataFrame.from_records(json.loads(text)).astype({"query": str})
-    header = pd.read_csv(io.StringIO(text), nrows=0).columns
-    return pd.read_csv(
-        io.StringIO(text),
-        dtype={c: str for c in ID_COLUMNS},
-        keep_default_na=False,
-        na_values={c: list(NA_TEXTS) for c in header if c not in ID_COLUMNS},
+        records = json.loads(text)
+        if not isinstance(records, list):
+            raise SchemaError(f"{_label(name)}: expected a JSON list of records.")
+        keys = ("system", "query", "measure", "value")
+        for i, record in enumerate(records):
+            if not isinstance(record, dict) or not set(keys) <= set(record):
+                raise SchemaError(
+                    f"{_label(name)}, record {i + 1}: expected the keys {list(keys)} (the "
+                    f"records of pdireval evaluate --per-query --format json); got "
+                    f"{json.dumps(record, default=str)[:100]}."
+                )
+        where = [f"record {i + 1}" for i in range(len(records))]
+        value = _json_values([r["value"] for r in records], where, name)
+        return _table(
+            [str(r["system"]) for r in records],
+            [str(r["query"]) for r in records],
+            [str(r["measure"]) for r in records],
+            value,
+            False,
+            locate=lambda p: where[p],
+        )
+    frame = _csv_table(text, name)
+    locate = _line_locator(text, skip=1)
+    value = _text_values(
+        frame["value"].to_numpy(dtype=object),
+        np.arange(len(frame)),
+        locate,
+        name,
+        empty_is_nan=True,
+    )
+    # pdireval writes no summary rows: a query named 'all' is a query
+    return _table(
+        frame["system"].to_numpy(dtype=object),
+        frame["query"].to_numpy(dtype=object),
+        frame["measure"].to_numpy(dtype=object),
+        value,
+        False,
+        locate=locate,
     )
 
 
@@ -419,21 +757,36 @@ _READERS = {
 }
 
 
-def _read_one(source, format, system) -> pd.DataFrame:
+def _read_one(source, format, system) -> tuple[pd.DataFrame, str, _Table]:
+    """(frame, name, table) of one file: the frame as the reader made it (``summary`` and
+    ``pos`` columns included), its name for messages."""
     text, name = _read_text(source)
-    fmt = _sniff(text) if format is None else format
+    fmt = _sniff(text, name) if format is None else format
     try:
         table = _READERS[fmt](text, name)
-    except (ValueError, KeyError, TypeError) as exc:
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
         if isinstance(exc, SchemaError):
             raise
         raise SchemaError(
-            f"{name or 'the scores input'} is not {fmt} output as expected ({exc}); pass the "
-            f"right format= (one of {', '.join(SCORES_FORMATS)})."
+            f"{_label(name)} is not {fmt} output as expected ({exc!r}); pass the right format= "
+            f"(one of {', '.join(SCORES_FORMATS)})."
         ) from None
+    frame = table.frame
     if system is not None:
-        table["system"] = str(system)
-    return _numeric(table, name)
+        frame["system"] = str(system)
+    return frame, name, table
+
+
+def _notes(frame: pd.DataFrame, name: str, table: _Table) -> list[str]:
+    """What the warning says of one file: its NaN values kept, its values left out."""
+    notes = [f"{note} left out" for note in table.left_out]
+    undefined = np.flatnonzero(np.isnan(frame["value"].to_numpy()))
+    if len(undefined):
+        notes.append(
+            f"{len(undefined)} undefined value(s) written as NaN kept as NaN (e.g. "
+            f"{table.locate(int(frame['pos'].to_numpy()[undefined[0]]))})"
+        )
+    return [f"{_label(name)}: {note}" for note in notes]
 
 
 #: the scores files of PyTerrier's ``pt.Experiment(save_dir=...)`` folder
@@ -526,22 +879,30 @@ def read_scores(
             files = [p for p in files if p.suffix == ".json" and p.name not in MTEB_OTHER_FILES]
         if not files:
             raise SchemaError(f"folder {str(path_or_buffer)!r} holds no scores file.")
-        table = pd.concat([_read_one(p, format, system) for p in files], ignore_index=True)
+        parts = [_read_one(p, format, system) for p in files]
     else:
-        table = _read_one(path_or_buffer, format, system)
-    summary = (table["query"].astype(str) == SUMMARY).to_numpy()
+        parts = [_read_one(path_or_buffer, format, system)]
     if all_rows == "drop":
-        if summary.all():
+        if all(frame["summary"].all() for frame, _, _ in parts):
             raise SchemaError(
                 "the scores input holds only summary values (query 'all': one mean per system "
                 "and measure, no per-query value). Pass all_rows='keep' to read them; the "
                 "meta-evaluation functions need per-query values (e.g. trec_eval -q, "
                 "ir_measures -q, pt.Experiment(perquery=True))."
             )
-        table = table[~summary]
-    table = table[["system", "query", "measure", "value"]].reset_index(drop=True)
-    table = table.astype({c: str for c in ("system", "query", "measure")})
-    return canonical_scores(table.astype({c: ID_DTYPE for c in ("system", "query", "measure")}))
+        parts = [(frame[~frame["summary"].to_numpy()], name, t) for frame, name, t in parts]
+    notes = [note for frame, name, t in parts for note in _notes(frame, name, t)]
+    frames = [frame[["system", "query", "measure", "value"]] for frame, _, _ in parts]
+    table = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    table = table.reset_index(drop=True).astype({c: str for c in ("system", "query", "measure")})
+    out = canonical_scores(table.astype({c: ID_DTYPE for c in ("system", "query", "measure")}))
+    if notes:
+        warnings.warn(
+            "read_scores: " + "; ".join(notes) + ".",
+            PdirevalWarning,
+            stacklevel=2,
+        )
+    return out
 
 
 # --------------------------------------------------------------------------- writing
@@ -574,20 +935,31 @@ def _as_text(frame: pd.DataFrame, fmt: str) -> pd.DataFrame:
     return frame.assign(value=text)
 
 
-def _check_field_names(frame: pd.DataFrame, names: list[str], format: str) -> None:
-    """A :class:`SchemaError` for a name the whitespace-separated ``format`` cannot hold
-    (empty, or holding whitespace): the file would not read back."""
-    for name in names:
-        text = frame[name].astype(str)
-        bad = (text.str.contains(r"\s", regex=True) | (text.str.len() == 0)).to_numpy(dtype=bool)
-        if bad.any():
+def _check_written_ids(frame: pd.DataFrame, format: str) -> None:
+    """Refuse what the file could not give back: a query named ``all`` (the summary lines'
+    query) and, in the whitespace-separated formats, ids with blanks."""
+    named_all = (frame["query"].astype(str) == SUMMARY).to_numpy()
+    if named_all.any():
+        raise SchemaError(
+            f"the scores frame has a query named {SUMMARY!r} ({int(named_all.sum())} row(s)): "
+            f"in {format} output that is the query of the summary lines, so read_scores would "
+            "read those rows as means. Rename the query (e.g. scores.assign(query=scores["
+            "'query'].astype(str).replace('all', 'q-all'))) or write format='csv', which "
+            "keeps it."
+        )
+    if format == "ir_measures_jsonl":
+        return
+    columns = ("system", "query", "measure") if format == "trec_eval" else ("query", "measure")
+    for column in columns:
+        ids = frame[column].astype(str)
+        blank = ids.str.contains(r"\s", regex=True).to_numpy() | (ids == "").to_numpy()
+        if blank.any():
             raise SchemaError(
-                f"cannot write format={format!r}: {int(bad.sum())} row(s) have a '{name}' that "
-                f"is empty or holds whitespace (first: {text[bad].iloc[0]!r}), and its fields "
-                "are separated by whitespace, so the file would not read back. Replace the "
-                "whitespace (e.g. with '_'), or write format='csv' or 'ir_measures_jsonl', "
-                "which hold any name.",
-                failure_cases=frame[bad],
+                f"the scores frame's {column} {ids[blank].iloc[0]!r} is empty or holds a blank "
+                f"({int(blank.sum())} row(s)): {format} output separates its fields by blanks, "
+                f"so the file could not be read back. Replace the blanks (e.g. scores.assign("
+                f"{column}=scores[{column!r}].astype(str).str.replace(r'\\s+', '_', "
+                "regex=True))) or write format='csv' or 'ir_measures_jsonl'."
             )
 
 
@@ -662,18 +1034,14 @@ def write_scores(
             "value per (system, query, measure). Write one group at a time."
         )
 
+    if format != "csv":
+        _check_written_ids(frame, format)
     if format.startswith("ir_measures") and frame["system"].nunique() > 1:
         raise SchemaError(
             f"{format} output holds one run, and the scores frame has "
             f"{frame['system'].nunique()} systems: write one file per system, e.g. "
             "for name, part in scores.groupby('system'): write_scores(part, f'{name}.tsv', "
             f"format={format!r}); or use format='trec_eval', which names each run."
-        )
-    if format in ("trec_eval", "ir_measures"):
-        _check_field_names(
-            frame,
-            ["system", "query", "measure"] if format == "trec_eval" else ["query", "measure"],
-            format,
         )
     fmt = f"%.{digits}f" if digits is not None else "%.17g"  # %.17g round-trips a float64
     if format == "csv":
