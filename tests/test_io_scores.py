@@ -365,3 +365,148 @@ def test_bad_scores_inputs_are_clear_errors(tmp_path):
         write_scores(scores, tmp_path / "x.tsv", format="ir_measures")
     with pytest.raises(OptionError, match="digits"):
         write_scores(scores, tmp_path / "x.txt", digits=-1)
+
+
+# ------------------------------------------------- sniffing real trec_eval output (issue 33)
+
+
+def _per_query_lines(text):
+    """(system, query, measure, value) of every numeric per-query line of trec_eval -q output,
+    parsed line by line (independently of read_scores), each block named by its runid."""
+    rows, block, tag = [], [], None
+    for line in text.splitlines():
+        measure, query, value = line.split()
+        if query != "all":
+            if tag is not None:  # a new run's block after the previous one's summary
+                rows, tag = rows + [(None, *r) for r in block], None
+                block = []
+            block.append((query, measure, value))
+        elif measure == "runid":
+            tag = value
+            rows += [(value, *r) for r in block]
+            block = []
+    return [r for r in rows if r[2] != "relstring"]
+
+
+@pytest.mark.slow  # builds both trec_eval binaries and runs them on the 17 Robust 2003 runs
+def test_real_trec_eval_q_outputs_of_every_robust_run_are_sniffed(te9, te10, tmp_path):
+    runs, qrels_path = _robust_run_paths(17)
+    assert len(runs) == 17
+    for binary, version in ((te9, "9.0.8"), (te10, "10.0")):
+        for i, path in enumerate(runs):
+            plain = tmp_path / path.stem
+            plain.write_bytes(gzip.decompress(path.read_bytes()))  # 9.0.8 reads plain text
+            extra = ["-m", "all_trec"] if i == 0 else []  # ~100 measures per query, relstring
+            out, code = theirs(binary, "-q", *extra, str(qrels_path), str(plain))
+            assert code == 0 and out.startswith("num_ret"), (version, path.name)
+            assert len(out) > 65536  # past the sniffer's window
+            (tmp_path / "eval.txt").write_text(out)
+            got = read_scores(tmp_path / "eval.txt")  # no format=
+            want = _per_query_lines(out)
+            tag = path.name.removeprefix("input.").removesuffix(".gz")
+            assert set(got["system"]) == {tag}, (version, tag)
+            assert list(zip(got["query"].astype(str), got["measure"].astype(str))) == [
+                (q, m) for _, q, m, _ in want], (version, tag)
+            np.testing.assert_array_equal(got["value"].to_numpy(),
+                                          np.array([v for *_, v in want], dtype=np.float64))
+            pd.testing.assert_frame_equal(got, read_scores(tmp_path / "eval.txt",
+                                                           format="trec_eval"))
+        plain.unlink()
+
+
+def _synthetic_trec_eval(queries, measures, summary=True, runid="myrun", shift=0):
+    """trec_eval -q output laid out as trec_eval lays it out (num_ret first), values i/1000."""
+    lines, k = [], shift
+    for q in queries:
+        for m in measures:
+            k += 1
+            lines.append(f"{m:<22}\t{q}\t{k % 997 / 1000:.4f}")
+    if summary:
+        lines += [f"{'runid':<22}\tall\t{runid}", f"{'num_q':<22}\tall\t{len(queries)}"]
+        lines += [f"{m:<22}\tall\t0.5000" for m in measures]
+    return "\n".join(lines) + "\n"
+
+
+MANY_MEASURES = (["num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+                  "recip_rank"]
+                 + [f"iprec_at_recall_{x / 10:.2f}" for x in range(11)]
+                 + [f"{m}_{k}" for m in ("P", "recall", "ndcg_cut", "map_cut", "success")
+                    for k in (1, 5, 10, 15, 20, 30, 100, 200, 500, 1000)])
+
+
+def test_trec_eval_output_over_64_kib_is_sniffed_whatever_line_the_window_cuts(tmp_path):
+    queries = [str(301 + i) for i in range(100)]  # fewer queries than measures in the window
+    text = _synthetic_trec_eval(queries, MANY_MEASURES)
+    assert len(text) > 3 * 65536
+    cuts = {}  # fields of the line the 64 KiB window cuts -> blanks that put the cut there
+    for pad in range(40):  # blanks after the first line's first field shift every line
+        shifted = text.replace("num_ret", "num_ret" + " " * pad, 1)
+        head = shifted[:65536]
+        cuts.setdefault(0 if head.endswith("\n") else len(head.rsplit("\n", 1)[1].split()), pad)
+    assert {1, 2, 3} <= set(cuts)  # the window cuts the first, the second, the third field
+    for pad in cuts.values():
+        (tmp_path / "eval.txt").write_text(text.replace("num_ret", "num_ret" + " " * pad, 1))
+        got = read_scores(tmp_path / "eval.txt")
+        assert len(got) == len(queries) * len(MANY_MEASURES) and set(got["system"]) == {"myrun"}
+        assert got["measure"].iloc[0] == "num_ret" and got["query"].iloc[0] == "301"
+        np.testing.assert_array_equal(got["value"].to_numpy()[:3], [0.001, 0.002, 0.003])
+    # a file of more measures than queries in the window, cut on a line end, without its
+    # summary lines: the measure column is told by its names, not by counting distinct values
+    lines = text.splitlines(keepends=True)
+    bare = "".join(line for line in lines if "\tall\t" not in line)
+    (tmp_path / "bare.txt").write_text(bare)
+    got = read_scores(tmp_path / "bare.txt")
+    assert got["measure"].iloc[0] == "num_ret" and got["query"].iloc[0] == "301"
+
+
+def test_trec_eval_output_with_num_ret_first_and_no_summary_is_not_taken_for_ir_measures(
+        tmp_path):
+    # one query, three measures, no summary lines: before, the columns were swapped
+    (tmp_path / "one.txt").write_text("num_ret\t301\t1000\nmap\t301\t0.2500\nP_10\t301\t0.3000\n")
+    got = read_scores(tmp_path / "one.txt")
+    assert got["measure"].astype(str).tolist() == ["num_ret", "map", "P_10"]
+    assert got["query"].astype(str).tolist() == ["301"] * 3
+    assert got["value"].tolist() == [1000.0, 0.25, 0.3]
+    # ir_measures' layout, also without summaries: query ids first
+    (tmp_path / "irm.tsv").write_text("q1\tnDCG@10\t0.5\nq2\tnDCG@10\t0.25\nq1\tAP\t0.1\n")
+    got = read_scores(tmp_path / "irm.tsv")
+    assert got["measure"].astype(str).tolist() == ["nDCG@10", "nDCG@10", "AP"]
+    assert got["query"].astype(str).tolist() == ["q1", "q2", "q1"]
+    # neither column holds measure names: the error lists both layouts and format=
+    (tmp_path / "odd.txt").write_text("foo\tbar\t0.5\nbaz\tbar\t0.25\n")
+    with pytest.raises(SchemaError, match=r"format='trec_eval'.*format='ir_measures'.*format="):
+        read_scores(tmp_path / "odd.txt")
+    got = read_scores(tmp_path / "odd.txt", format="ir_measures")
+    assert got["measure"].astype(str).tolist() == ["bar", "bar"]
+    # summary lines in both columns' places contradict each other
+    (tmp_path / "both.txt").write_text("map\tall\t0.5\nall\tmap\t0.5\nmap\t1\t0.5\n")
+    with pytest.raises(SchemaError, match="cannot tell the format.*format="):
+        read_scores(tmp_path / "both.txt")
+
+
+def test_compare_reads_big_trec_eval_output_and_takes_a_scores_format(tmp_path, capsys):
+    from pdireval import cli_analyses
+    from pdireval.cli import main
+    from pdireval.io.scores import SCORES_FORMATS
+
+    assert cli_analyses.SCORES_FORMATS == SCORES_FORMATS  # the command line's own copy
+    queries, measures = [str(i) for i in range(1, 801)], ["num_ret", "map", "P_10"]
+    for system in ("a", "b"):
+        text = _synthetic_trec_eval(queries, measures, runid=system,
+                                    shift=0 if system == "a" else 7)
+        assert len(text) > 65536
+        (tmp_path / f"{system}.txt").write_text(text)
+    argv = ["compare", "--scores", str(tmp_path / "a.txt"), "--scores", str(tmp_path / "b.txt"),
+            "--method", "t", "--format", "csv"]
+    assert main(argv) == 0
+    got = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    assert set(got["measure"]) == set(measures) and len(got) == len(measures)
+    (tmp_path / "odd.txt").write_text("foo\t1\t0.5\nfoo\t2\t0.25\nbar\t1\t0.1\nbar\t2\t0.3\n")
+    (tmp_path / "odd2.txt").write_text("foo\t1\t0.4\nfoo\t2\t0.15\nbar\t1\t0.2\nbar\t2\t0.5\n")
+    odd = ["compare", "--scores", str(tmp_path / "odd.txt"), "--scores",
+           str(tmp_path / "odd2.txt"), "--method", "t", "--format", "csv"]
+    assert main(odd) == 1
+    assert "--scores-format" in capsys.readouterr().err
+    assert main([*odd, "--scores-format", "trec_eval"]) == 0
+    got = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    assert set(got["measure"]) == {"foo", "bar"} and set(got["system_a"]) == {"odd"}
