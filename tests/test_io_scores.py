@@ -510,3 +510,178 @@ def test_compare_reads_big_trec_eval_output_and_takes_a_scores_format(tmp_path, 
     assert main([*odd, "--scores-format", "trec_eval"]) == 0
     got = pd.read_csv(io.StringIO(capsys.readouterr().out))
     assert set(got["measure"]) == {"foo", "bar"} and set(got["system_a"]) == {"odd"}
+
+
+# ------------------------------------- values that are not numbers, in every format (issue 33)
+
+# Each format's file with one value replaced by V (text formats: the token as written; CSV
+# cells quoted, so that "1,5" stays one cell), where the error must point, and read_scores'
+# all_rows= (means-only formats need "keep").
+TEXT_FILES = {
+    "trec_eval": ("eval.txt", "map\t301\t0.5\nP_10\t301\t{V}\nrunid\tall\tr\nmap\tall\t0.5\n",
+                  "line 2", "drop"),
+    "ir_measures": ("irm.tsv", "301\tAP\t0.5\n301\tP@10\t{V}\nall\tAP\t0.5\n", "line 2", "drop"),
+    "ir_measures means": ("means.tsv", "AP\t0.5\nP@10\t{V}\n", "line 2", "keep"),
+    "pyterrier": ("perquery.csv", 'name,qid,measure,value\nbm25,301,map,0.5\n\nbm25,301,P_10,"{V}"\n',
+                  "line 4", "drop"),
+    "pyterrier aggregated": ("aggregated.csv", 'name,map,P_10\nbm25,0.5,"{V}"\n',
+                             "line 2, column 'P_10'", "keep"),
+    "pdireval": ("scores.csv", 'system,query,measure,value\na,301,map,0.5\na,301,P_10,"{V}"\n',
+                 "line 3", "drop"),
+}
+JSON_FILES = {
+    "ir_measures_jsonl": ("irm.jsonl", lambda v: json.dumps(
+        {"query_id": "301", "measure": "AP", "value": 0.5}) + "\n\n" + json.dumps(
+        {"query_id": "301", "measure": "P@10", "value": v}) + "\n", "line 3", "drop"),
+    "ranx": ("ranx.json", lambda v: json.dumps({"map": {"301": 0.5, "302": v}}),
+             "key map.302", "drop"),
+    "ranx report": ("report.json", lambda v: json.dumps(
+        {"model_names": ["bm25"], "metrics": ["map"], "bm25": {"scores": {"map": v}}}),
+        "key bm25.scores.map", "keep"),
+    "mteb": ("NFCorpus.json", lambda v: json.dumps(
+        {"task_name": "NFCorpus", "mteb_version": "2.26.24", "scores": {"test": [
+            {"ndcg_at_10": 0.5, "map_at_10": v, "hf_subset": "default",
+             "languages": ["eng-Latn"], "main_score": 0.5}]}, "evaluation_time": 1.2}),
+        "key scores.test[0].map_at_10", "keep"),
+    "beir": ("bm25.json", lambda v: json.dumps([{"NDCG@10": 0.5}, {"MAP@10": v}]),
+             "key [1].MAP@10", "keep"),
+    "pdireval json": ("scores.json", lambda v: json.dumps(
+        [{"system": "a", "query": "301", "measure": "map", "value": 0.5},
+         {"system": "a", "query": "301", "measure": "P_10", "value": v}]), "record 2", "drop"),
+}
+HOSTILE_TEXT = ["n/a", "N/A-error", "NA", "null", "True", "false", "inf", "-Infinity", "1e400",
+                "1,5", "0x10", "1_000", "0.5abc", "１"]
+HOSTILE_JSON = ["n/a", "N/A-error", "", "0.5", True, False, {"value": 0.5}, [0.5], [],
+                float("inf"), 10**400]
+
+
+def _check_not_a_number(path, where, shown, **kwargs):
+    with pytest.raises(SchemaError) as caught:
+        read_scores(path, **kwargs)
+    message = str(caught.value)
+    assert path.name in message and f", {where}: the value {shown!r}" in message, message
+    assert "not a finite number" in message and "format=" in message
+
+
+@pytest.mark.parametrize("kind", list(TEXT_FILES))
+def test_text_values_that_are_not_numbers_name_the_file_line_and_value(kind, tmp_path):
+    file_name, template, where, all_rows = TEXT_FILES[kind]
+    path = tmp_path / file_name
+    for token in HOSTILE_TEXT:
+        path.write_text(template.replace("{V}", token))
+        _check_not_a_number(path, where, token, all_rows=all_rows)
+        fmt = kind.split()[0]
+        _check_not_a_number(path, where, token, all_rows=all_rows, format=fmt)
+    path.write_text(template.replace("{V}", " 0.25"))  # a number, blanks around it or not
+    got = read_scores(path, all_rows=all_rows)
+    assert got["value"].tolist()[:2] == [0.5, 0.25]
+
+
+@pytest.mark.parametrize("kind", list(JSON_FILES))
+def test_json_values_that_are_not_numbers_name_the_file_place_and_value(kind, tmp_path):
+    file_name, build, where, all_rows = JSON_FILES[kind]
+    path = tmp_path / file_name
+    for value in HOSTILE_JSON:
+        if kind == "mteb" and isinstance(value, (dict, list)):
+            continue  # MTEB writes nested values itself: left out with a warning (below)
+        path.write_text(build(value))
+        shown = (value if isinstance(value, str) else json.dumps(value))[:80]
+        _check_not_a_number(path, where, shown, all_rows=all_rows)
+    path.write_text(build(0.25))
+    got = read_scores(path, all_rows=all_rows)
+    assert 0.25 in got["value"].tolist() and got["value"].notna().all()
+
+
+@pytest.mark.parametrize("kind", [*TEXT_FILES, *JSON_FILES])
+def test_nan_the_tool_wrote_is_kept_with_a_warning_that_counts_it(kind, tmp_path):
+    """trec_eval prints -nan, Python nan / NaN, pandas an empty CSV cell or JSON null: the
+    value is undefined, kept as NaN, and the warning counts it and says where one is."""
+    if kind in TEXT_FILES:
+        file_name, template, where, all_rows = TEXT_FILES[kind]
+        spellings = ["nan", "-nan", "NaN", "-NaN"] + ([""] if file_name.endswith(".csv") else [])
+        texts = [template.replace("{V}", s) for s in spellings]
+    else:
+        file_name, build, where, all_rows = JSON_FILES[kind]
+        texts = [build(float("nan")), build(None)]
+    path = tmp_path / file_name
+    for text in texts:
+        path.write_text(text)
+        with pytest.warns(PdirevalWarning) as caught:
+            got = read_scores(path, all_rows=all_rows)
+        assert len(caught) == 1
+        message = str(caught[0].message)
+        assert f"{path.name}: 1 undefined value(s) written as NaN kept as NaN (e.g. {where})" in (
+            message), message
+        assert int(got["value"].isna().sum()) == 1
+
+
+def test_records_without_a_value_are_errors_not_nan(tmp_path):
+    path = tmp_path / "irm.jsonl"
+    path.write_text('{"query_id": "1", "measure": "AP", "value": 0.5}\n'
+                    '{"query_id": "2", "measure": "AP"}\n')
+    with pytest.raises(SchemaError, match=r"irm\.jsonl, line 2: expected a record with 'measure' "
+                                          r"and 'value'"):
+        read_scores(path)
+    path = tmp_path / "scores.json"
+    path.write_text('[{"system": "a", "query": "1", "measure": "AP", "value": 0.5}, '
+                    '{"system": "a", "query": "2", "measure": "AP"}]')
+    with pytest.raises(SchemaError, match=r"scores\.json, record 2: expected the keys"):
+        read_scores(path)
+    path = tmp_path / "report.json"
+    path.write_text('{"model_names": ["a"], "metrics": ["map", "P@10"], '
+                    '"a": {"scores": {"map": 0.5}}}')
+    with pytest.raises(SchemaError, match=r"report\.json: ranx's Report JSON has no value of "
+                                          r"'P@10' for model 'a'"):
+        read_scores(path, all_rows="keep")
+    path = tmp_path / "eval.txt"  # a trec_eval line without its value
+    path.write_text("map\t1\t0.5\nP_10\t1\nrunid\tall\tx\n")
+    with pytest.raises(SchemaError, match=r"eval\.txt: line 2 has 2 fields"):
+        read_scores(path, format="trec_eval")
+
+
+def test_mteb_nested_values_are_left_out_with_a_warning_and_files_without_scores_refused(
+        tmp_path):
+    entry = {"ndcg_at_10": 0.5, "scores_per_experiment": [{"accuracy": 0.4}],
+             "cv": {"mean": 0.3}, "hf_subset": "default", "languages": ["eng-Latn"]}
+    path = tmp_path / "Task.json"
+    path.write_text(json.dumps({"task_name": "Task", "mteb_version": "2", "scores": {
+        "test": [entry]}}))
+    with pytest.warns(PdirevalWarning, match=r"Task\.json: 2 nested value\(s\) of MTEB's scores "
+                                             r".*e\.g\. key scores\.test\[0\]\.scores_per_exp"):
+        got = read_scores(path, all_rows="keep")
+    assert got["measure"].astype(str).tolist() == ["Task/test/ndcg_at_10"]
+    # an MTEB file without its scores: before, evaluation_time came back as a measure
+    path.write_text(json.dumps({"task_name": "Task", "mteb_version": "2",
+                                "evaluation_time": 1.25, "kg_co2_emissions": None}))
+    for fmt in (None, "mteb"):
+        with pytest.raises(SchemaError, match="MTEB result file without its 'scores'"):
+            read_scores(path, format=fmt, all_rows="keep")
+    # JSON of none of the known layouts: the candidates and format=, no guess
+    path = tmp_path / "other.json"
+    path.write_text(json.dumps({"evaluation_time": 1.25, "ndcg": 0.5}))
+    with pytest.raises(SchemaError, match=r"cannot tell the format.*\['evaluation_time', 'ndcg'\]"
+                                          r".*Pass format="):
+        read_scores(path, all_rows="keep")
+    with pytest.raises(SchemaError, match="'evaluation_time' is not one of BEIR's measures"):
+        read_scores(path, format="mteb", all_rows="keep")
+
+
+def test_a_query_named_all_survives_a_round_trip_or_is_refused(tmp_path):
+    scores = pd.DataFrame({"system": "a", "query": ["all", "q2"], "measure": "AP",
+                           "value": [0.25, 0.5]})
+    write_scores(scores, tmp_path / "s.csv", format="csv")
+    back = read_scores(tmp_path / "s.csv")
+    assert back["query"].astype(str).tolist() == ["all", "q2"]  # before: the row was dropped
+    assert back["value"].tolist() == [0.25, 0.5]
+    for fmt in ("trec_eval", "ir_measures", "ir_measures_jsonl"):
+        with pytest.raises(SchemaError, match=r"query named 'all' \(1 row\(s\)\).*format='csv'"):
+            write_scores(scores, tmp_path / "s.out", format=fmt)
+    # ranx writes no summary: its query 'all' is a query
+    (tmp_path / "r.json").write_text(json.dumps({"map": {"all": 0.25, "q2": 0.5}}))
+    assert read_scores(tmp_path / "r.json")["query"].astype(str).tolist() == ["all", "q2"]
+    # ids with blanks would come back as lines of too many fields
+    spaced = scores.assign(query=["q 1", "q2"])
+    with pytest.raises(SchemaError, match="query 'q 1' is empty or holds a blank"):
+        write_scores(spaced, tmp_path / "s.txt")
+    write_scores(spaced, tmp_path / "s.jsonl", format="ir_measures_jsonl", digits=None)
+    assert read_scores(tmp_path / "s.jsonl")["query"].astype(str).tolist() == ["q 1", "q2"]
