@@ -14,6 +14,8 @@ module             holds
 ``objects``        :func:`as_frame`: paths, pytrec_eval dicts and records become frames
 ``scores``         :func:`read_scores`, :func:`write_scores`: other tools' per-query numbers
 ``spreadsheets``   :func:`excel_safe`: OWASP's advice against CSV (formula) injection
+``score_formats``  the format readers of :func:`read_scores` and the value readers they share
+``score_sniff``    which format a scores file is in, told from its content
 =================  =====================================================================
 
 Readers parse with pyarrow's CSV reader or pandas' C parser (no Python loop per line on a

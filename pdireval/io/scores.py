@@ -9,54 +9,40 @@ from __future__ import annotations
 
 import csv
 import gzip
-import io
-import json
 import os
 import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from pdireval.core.schema import ID_DTYPE, canonical_scores
 from pdireval.errors import OptionError, PdirevalWarning, SchemaError, check_bool, check_option
+from pdireval.io.score_formats import (
+    READERS,
+    SCORES_FORMATS,
+    SCORES_WHAT,
+    SUMMARY,
+    ScoresTable,
+    scores_label,
+)
+from pdireval.io.score_sniff import sniff_format
 from pdireval.io.spreadsheets import FORMULA_STARTS, excel_safe_texts
 from pdireval.io.spreadsheets import excel_safe as excel_safe_frame
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
     from typing import Literal
 
     from pdireval.types import Columns, PathArg, PathOrBuffer, ScoresFormat, WriteFormat
 
 __all__ = ["read_scores", "write_scores", "SCORES_FORMATS", "WRITE_FORMATS"]
 
-#: What :func:`read_scores` reads (``format=``); None sniffs it from the content.
-SCORES_FORMATS = (
-    "trec_eval",
-    "ir_measures",
-    "ir_measures_jsonl",
-    "pyterrier",
-    "ranx",
-    "mteb",
-    "pdireval",
-)
 #: What :func:`write_scores` writes.
 WRITE_FORMATS = ("trec_eval", "ir_measures", "ir_measures_jsonl", "csv")
 
 #: Ceiling on the (decompressed) size of one scores file, in bytes.
 MAX_SCORES_BYTES = 2 * 2**30
-
-#: The query id of summary rows (trec_eval's and ir_measures' ``all``).
-SUMMARY = "all"
-
-_WHAT = (
-    "a scores file: trec_eval -q output (measure query value), ir_measures TSV (query "
-    "measure value) or JSONL, PyTerrier's perquery / aggregated CSV, ranx's per-query JSON "
-    "({measure: {query: value}}) or report JSON, BEIR / MTEB result JSON, or pdireval's own "
-    "CSV / JSON (system, query, measure, value)"
-)
 
 
 # --------------------------------------------------------------------------- reading
@@ -94,682 +80,29 @@ def _read_text(source) -> tuple[str, str]:
             data = data.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
             raise SchemaError(
-                f"{name or 'the scores input'} is not UTF-8 text (byte {exc.start}): {_WHAT} "
+                f"{name or 'the scores input'} is not UTF-8 text (byte {exc.start}): {SCORES_WHAT} "
                 "is expected."
             ) from None
     return data, name
 
 
-def _stem(name: str) -> str:
-    """A system name from a file name: without folders and the usual suffixes."""
-    base = Path(name).name if name else ""
-    for suffix in (".gz", ".txt", ".tsv", ".csv", ".json", ".jsonl", ".eval", ".res", ".q"):
-        if base.lower().endswith(suffix):
-            base = base[: -len(suffix)]
-    return base or "system"
-
-
-#: the groups of ``beir.util.save_results``' JSON (``{"ndcg": {"NDCG@10": value}, ...}``)
-BEIR_GROUPS = ("ndcg", "map", "recall", "precision", "mrr", "recall_cap", "hole")
-
 #: the files of MTEB's results cache (``results/<model>/<revision>/``) that hold no result
 MTEB_OTHER_FILES = ("model_meta.json", "run_settings.jsonl")
 
 
-def _is_beir_results(data) -> bool:
-    """Whether parsed JSON is ``beir.util.save_results``' dict of metric groups (ranx's
-    per-query JSON is also a dict of dicts, keyed by query ids rather than ``NAME@k``)."""
-    return (
-        isinstance(data, dict)
-        and bool(data)
-        and set(data) <= set(BEIR_GROUPS)
-        and all(
-            isinstance(group, dict) and group and all("@" in str(k) for k in group)
-            for group in data.values()
-        )
-    )
-
-
-def _is_mteb_model_meta(data) -> bool:
-    """Whether parsed JSON is the ``model_meta.json`` of MTEB's results cache."""
-    return isinstance(data, dict) and {"name", "revision", "n_parameters"} <= set(data)
-
-
-#: How the tools write an undefined value as text (trec_eval's C ``printf``: ``-nan`` or
-#: ``nan``; Python: ``nan``), compared in lower case without surrounding blanks. pandas writes
-#: NaN in CSV as an empty field, which the CSV formats read as NaN too.
-NAN_TEXT = frozenset({"nan", "-nan", "+nan"})
-
-#: trec_eval's measures whose value is text by design (a string of R and N): left out
-TEXT_MEASURES = ("relstring",)
-
-#: The fields of an MTEB ``scores`` entry that describe the entry rather than score it
-MTEB_ENTRY_FIELDS = ("hf_subset", "languages", "mteb_version")
-
-#: How much of a text :func:`_sniff` reads at its start and at its end (in characters)
-SNIFF_CHARS = 65536
-
-#: The two whitespace-separated layouts of three fields, as the messages name them
-_LAYOUTS = {
-    "trec_eval": "trec_eval -q output (measure query value)",
-    "ir_measures": "ir_measures TSV (query measure value)",
-}
-
-
-def _label(name: str) -> str:
-    return name or "the scores input"
-
-
-def _complete_lines(text: str, tail: bool = False) -> list[str]:
-    """The whole lines of the first (or last) :data:`SNIFF_CHARS` characters of ``text``: a
-    line the cut splits is left out (the first line always counts, however long)."""
-    if len(text) <= SNIFF_CHARS:
-        return text.splitlines()
-    if tail:
-        part = text[-SNIFF_CHARS:]
-        return part.split("\n", 1)[1].splitlines() if "\n" in part else []
-    part = text[:SNIFF_CHARS]
-    cut = part.rfind("\n")
-    return part[:cut].splitlines() if cut >= 0 else [text.split("\n", 1)[0]]
-
-
-def _looks_like_measure(token: str) -> bool:
-    """Whether ``token`` names a measure: trec_eval's output names (``num_ret``, ``P_10``,
-    ``runid``), ir_measures' and pdireval's (``nDCG@10``, ``AP(rel=2)``); a number never."""
-    if token in ("runid", "num_q", *TEXT_MEASURES):
-        return True
-    if token[:1].isdigit() or token[:1] in "+-.":  # query ids such as 301 or 1.2
-        return False
-    from pdireval.errors import PdirevalError
-    from pdireval.measures import parse_measure
-
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # a deprecated spelling still names a measure
-            parse_measure(token)
-    except (PdirevalError, ValueError, TypeError):
-        return False
-    return True
-
-
-def _all_measures(tokens: set[str]) -> bool:
-    return all(_looks_like_measure(t) for t in sorted(tokens))  # stops at the first other
-
-
-def _sniff_columns(rows: list[list[str]]) -> str | None:
-    """trec_eval (``measure query value``) or ir_measures (``query measure value``) for rows
-    of three fields, when the content says which; None when it does not."""
-    second_all = any(r[1] == SUMMARY and r[0] != SUMMARY for r in rows)  # trec_eval's means
-    first_all = any(r[0] == SUMMARY and r[1] != SUMMARY for r in rows)  # ir_measures' means
-    if second_all != first_all:
-        return "trec_eval" if second_all else "ir_measures"
-    if second_all:
-        return None
-    # no summary line: the column of measure names tells (query ids are not measure names)
-    first = _all_measures({r[0] for r in rows})
-    second = _all_measures({r[1] for r in rows})
-    if first != second:
-        return "trec_eval" if first else "ir_measures"
-    return None
-
-
-def _ambiguous(name: str, candidates: list[str], why: str) -> SchemaError:
-    listed = "; ".join(f"format={c!r}: {_LAYOUTS.get(c, c)}" for c in candidates)
-    return SchemaError(
-        f"cannot tell the format of {_label(name)}: {why}. It could be {listed}. Pass format= "
-        "to say which."
-    )
-
-
-def _sniff_json(text: str, head: list[str], name: str) -> str:
-    first = head[0].strip() if head else ""
-    if first.startswith("{") and first.endswith("}") and '"measure"' in first:
-        return "ir_measures_jsonl"
-    try:
-        data = json.loads(text)
-    except ValueError:
-        raise SchemaError(
-            f"{_label(name)} starts like JSON but is not valid JSON; {_WHAT} is expected."
-        ) from None
-    if (
-        isinstance(data, list)
-        and data
-        and isinstance(data[0], dict)
-        and {"system", "query", "measure"} <= set(data[0])
-    ):
-        return "pdireval"
-    if isinstance(data, dict) and "model_names" in data and "metrics" in data:
-        return "ranx"
-    if isinstance(data, dict) and ("mteb_version" in data or "task_name" in data):
-        return "mteb"
-    if _is_beir_results(data):  # beir.util.save_results: {"ndcg": {"NDCG@10": ...}}
-        return "mteb"
-    if _is_mteb_model_meta(data):  # refused by the mteb reader
-        return "mteb"
-    if isinstance(data, dict) and data and all(isinstance(v, dict) for v in data.values()):
-        return "ranx"
-    parts = data if isinstance(data, list) else [data]
-    if parts and all(isinstance(p, dict) and p and all("@" in str(k) for k in p) for p in parts):
-        return "mteb"  # EvaluateRetrieval.evaluate()'s dicts: {"NDCG@10": ...}
-    shape = (
-        f"an object with keys {sorted(map(str, data))[:5]}"
-        if isinstance(data, dict)
-        else f"a JSON {type(data).__name__}"
-    )
-    raise SchemaError(
-        f"cannot tell the format of {_label(name)}: it is {shape}, none of the JSON layouts "
-        "read_scores knows (ir_measures JSONL records, pdireval's records, ranx's per-query "
-        "or Report JSON, MTEB result JSON, BEIR's results). Pass format= one of "
-        f"{', '.join(SCORES_FORMATS)}."
-    )
-
-
-def _sniff(text: str, name: str = "") -> str:
-    """The format of ``text`` (one of SCORES_FORMATS) when its content says which, or a
-    SchemaError that names the candidate formats and ``format=``. Only whole lines of the first
-    and the last :data:`SNIFF_CHARS` characters are read (the JSON formats: the whole text)."""
-    stripped = text.lstrip()
-    if not stripped:
-        raise SchemaError(f"{_label(name)} is empty; {_WHAT} is expected.")
-    head = _complete_lines(stripped)
-    if stripped[0] in "[{":
-        return _sniff_json(stripped, head, name)
-    first = head[0]
-    if "," in first:
-        header = {c.strip().strip('"') for c in first.split(",")}
-        if {"qid", "measure", "value"} <= header or ("name" in header and "qid" not in header):
-            return "pyterrier"
-        if {"system", "query", "measure", "value"} <= header:
-            return "pdireval"
-    rows = [line.split() for line in head[:2000] if line.strip()]
-    rows += [line.split() for line in _complete_lines(stripped, tail=True)[-2000:] if line.strip()]
-    widths = {len(r) for r in rows}
-    if widths == {2}:
-        return "ir_measures"
-    if widths == {3}:
-        found = _sniff_columns(rows)
-        if found is None:
-            raise _ambiguous(
-                name,
-                ["trec_eval", "ir_measures"],
-                "lines of three fields, and neither their summary lines (query 'all') nor "
-                "their measure names tell which column holds the measures",
-            )
-        return found
-    raise SchemaError(
-        f"cannot tell the format of {_label(name)} (first line: {first[:80]!r}); {_WHAT} "
-        f"is expected. Pass format= one of {', '.join(SCORES_FORMATS)}."
-    )
-
-
-# ------------------------------------------------------------------- values and places
-
-
-def _line_locator(text: str, skip: int = 0) -> Callable[[int], str]:
-    """``locate(pos)``: "line N" of the ``pos``-th non-blank line after ``skip`` non-blank
-    lines (a header), counted only when a message needs it."""
-
-    def locate(pos: int) -> str:
-        seen = -skip - 1
-        for number, line in enumerate(text.splitlines(), start=1):
-            if line.strip():
-                seen += 1
-                if seen == pos:
-                    return f"line {number}"
-        return f"data line {pos + 1}"
-
-    return locate
-
-
-def _not_a_number(name: str, where: str, value, count: int) -> SchemaError:
-    shown = value if isinstance(value, str) else json.dumps(value, default=str)
-    others = f" ({count - 1} more value(s) like it)" if count > 1 else ""
-    return SchemaError(
-        f"{_label(name)}, {where}: the value {shown[:80]!r} is not a finite number{others}. "
-        "A scores file holds a number per line (an undefined value written as nan or -nan, as "
-        "trec_eval and Python write it); fix or drop those lines, or pass the right format= "
-        f"(one of {', '.join(SCORES_FORMATS)})."
-    )
-
-
-def _text_values(
-    raw, pos: np.ndarray, locate: Callable[[int], str], name: str, *, empty_is_nan: bool = False
-) -> np.ndarray:
-    """float64 values of text fields: numbers, or NaN where the tool wrote ``nan`` / ``-nan``
-    (and an empty CSV field with ``empty_is_nan``); any other text (``n/a``, ``True``,
-    ``inf``, ``1,5``) is a SchemaError that names the line and the value."""
-    raw = np.asarray(raw, dtype=object)
-    parsed = pd.to_numeric(pd.Series(raw, dtype=object), errors="coerce")
-    suspect = ~np.isfinite(parsed.to_numpy(dtype=np.float64))
-    values = np.full(len(raw), np.nan)
-    # numpy's str -> float64 is correctly rounded (pandas' fast parser may be 1 ulp off)
-    values[~suspect] = raw[~suspect].astype(np.float64)
-    if suspect.any():
-        odd = np.flatnonzero(suspect)
-        text = [str(v).strip().lower() for v in raw[odd]]
-        undefined = np.array([t in NAN_TEXT or (empty_is_nan and not t) for t in text])
-        bad = odd[~undefined]
-        if len(bad):
-            raise _not_a_number(name, locate(int(pos[bad[0]])), raw[bad[0]], len(bad))
-    return values
-
-
-def _json_values(values: list, where: list[str], name: str) -> np.ndarray:
-    """float64 values of parsed JSON: numbers, or NaN for ``NaN`` and ``null`` (how Python
-    and pandas write an undefined value); text, booleans, objects, lists and infinities are a
-    SchemaError that names the place (``where``) and the value."""
-    out = np.full(len(values), np.nan)
-    bad = []
-    for i, v in enumerate(values):
-        if v is None:
-            continue
-        if isinstance(v, (int, float)) and not isinstance(v, bool):
-            try:
-                out[i] = float(v)
-            except OverflowError:  # an integer beyond float64
-                out[i] = np.inf
-            if np.isinf(out[i]):
-                bad.append(i)
-        else:
-            bad.append(i)
-    if bad:
-        raise _not_a_number(name, where[bad[0]], values[bad[0]], len(bad))
-    return out
-
-
-class _Table(NamedTuple):
-    """What a reader returns: ``frame`` (system, query, measure, value as float64, summary:
-    whether a row is a summary row, pos: the row's place for ``locate``), ``locate`` (pos ->
-    "line 12" or "key scores.test[0].ndcg_at_10") and ``left_out`` (notes on the values the
-    tool itself wrote that are not read, for the warning)."""
-
-    frame: pd.DataFrame
-    locate: Callable[[int], str]
-    left_out: list[str]
-
-
-def _table(system, query, measure, value, summary, pos=None, locate=None, left_out=None) -> _Table:
-    n = len(value)
-    frame = pd.DataFrame(
-        {
-            "system": np.asarray(system, dtype=object) if not isinstance(system, str) else system,
-            "query": np.asarray(query, dtype=object) if not isinstance(query, str) else query,
-            "measure": np.asarray(measure, dtype=object),
-            "value": np.asarray(value, dtype=np.float64),
-            "summary": np.asarray(summary, dtype=bool)
-            if not isinstance(summary, bool)
-            else summary,
-            "pos": np.arange(n) if pos is None else np.asarray(pos, dtype=np.int64),
-        },
-        index=pd.RangeIndex(n),
-    )
-    return _Table(frame, locate or (lambda p: f"record {p + 1}"), left_out or [])
-
-
-# --------------------------------------------------------------------------- the readers
-
-
-def _whitespace_table(text: str, n: int, name: str) -> pd.DataFrame:
-    """Lines of ``n`` whitespace-separated fields (as text), parsed by pandas' C parser; a
-    malformed line is then found and named."""
-    try:
-        table = pd.read_csv(
-            io.StringIO(text),
-            sep=r"\s+",
-            header=None,
-            dtype=str,
-            engine="c",
-            skip_blank_lines=True,
-            quoting=3,
-            na_filter=False,
-        )
-    except (pd.errors.ParserError, pd.errors.EmptyDataError):
-        table = None
-    if table is not None and table.shape[1] == n:
-        short = (table.isna() | (table == "")).any(axis=1).to_numpy()
-        if not short.any():
-            return table
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.strip() and len(line.split()) != n:
-            raise SchemaError(
-                f"{_label(name)}: line {number} has {len(line.split())} fields, "
-                f"expected {n}: {line[:100]!r}."
-            )
-    raise SchemaError(f"{_label(name)}: expected lines of {n} fields.")
-
-
-def _from_trec_eval(text: str, name: str) -> _Table:
-    """``trec_eval -q`` output: ``measure query value`` lines, each run's per-query lines
-    followed by its summary (``runid all TAG``, ``num_q all N``, ``measure all mean``)."""
-    table = _whitespace_table(text, 3, name)
-    measure = table[0].to_numpy(dtype=object)
-    query = table[1].to_numpy(dtype=object)
-    raw = table[2].to_numpy(dtype=object)
-    is_all = query == SUMMARY
-    # a new run's block starts where a per-query line follows a summary line
-    starts = np.r_[False, is_all[:-1] & ~is_all[1:]]
-    block = np.cumsum(starts)
-    runid = measure == "runid"
-    tags = pd.Series(raw[runid], index=block[runid])
-    tags = tags[~tags.index.duplicated()]
-    n_blocks = int(block.max()) + 1 if len(block) else 0
-    default = _stem(name)
-    names = [
-        tags.get(b, default if n_blocks == 1 else f"{default}-{b + 1}") for b in range(n_blocks)
-    ]
-    system = np.asarray(names, dtype=object)[block]
-    keep = np.flatnonzero(~runid & ~np.isin(measure, TEXT_MEASURES))  # not numbers by design
-    locate = _line_locator(text)
-    value = _text_values(raw[keep], keep, locate, name)
-    return _table(system[keep], query[keep], measure[keep], value, is_all[keep], keep, locate)
-
-
-def _from_ir_measures(text: str, name: str) -> _Table:
-    first = next(line for line in text.splitlines() if line.strip())
-    locate = _line_locator(text)
-    if len(first.split()) == 2:
-        table = _whitespace_table(text, 2, name)
-        raw, pos = table[1].to_numpy(dtype=object), np.arange(len(table))
-        value = _text_values(raw, pos, locate, name)
-        return _table(
-            _stem(name), SUMMARY, table[0].to_numpy(dtype=object), value, True, locate=locate
-        )
-    table = _whitespace_table(text, 3, name)
-    query = table[0].to_numpy(dtype=object)
-    raw, pos = table[2].to_numpy(dtype=object), np.arange(len(table))
-    value = _text_values(raw, pos, locate, name)
-    return _table(
-        _stem(name), query, table[1].to_numpy(dtype=object), value, query == SUMMARY, locate=locate
-    )
-
-
-def _from_jsonl(text: str, name: str) -> _Table:
-    systems, queries, measures, values, summary, lines = [], [], [], [], [], []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except ValueError:
-            raise SchemaError(
-                f"{_label(name)}: line {number} is not JSON: {line[:100]!r}"
-            ) from None
-        if not isinstance(record, dict) or "measure" not in record or "value" not in record:
-            raise SchemaError(
-                f"{_label(name)}, line {number}: expected a record with 'measure' and 'value' "
-                f"(and 'query_id'), as ir_measures -o jsonl writes; got {line[:100]!r}."
-            )
-        query = record.get("query_id", SUMMARY)  # ir_measures without -q writes no query_id
-        systems.append(str(record.get("system", "")) or _stem(name))
-        queries.append(str(query))
-        measures.append(str(record["measure"]))
-        values.append(record["value"])
-        summary.append("query_id" not in record or query == SUMMARY)
-        lines.append(f"line {number}")
-    return _table(
-        systems,
-        queries,
-        measures,
-        _json_values(values, lines, name),
-        summary,
-        locate=lambda p: lines[p],
-    )
-
-
-def _csv_table(text: str, name: str) -> pd.DataFrame:
-    """A CSV file's cells as text (no NaN guessing: ``n/a`` stays ``n/a``), without the saved
-    index column of ``to_csv()``."""
-    frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, na_filter=False)
-    return frame.drop(columns=[c for c in frame.columns if str(c).startswith("Unnamed")])
-
-
-def _from_pyterrier(text: str, name: str) -> _Table:
-    frame = _csv_table(text, name)
-    locate = _line_locator(text, skip=1)
-    if {"qid", "measure", "value"} <= set(frame.columns):  # pt.Experiment(perquery=True)
-        pos = np.arange(len(frame))
-        value = _text_values(
-            frame["value"].to_numpy(dtype=object), pos, locate, name, empty_is_nan=True
-        )
-        system = frame["name"].to_numpy(dtype=object) if "name" in frame else _stem(name)
-        query = frame["qid"].to_numpy(dtype=object)
-        return _table(
-            system,
-            query,
-            frame["measure"].to_numpy(dtype=object),
-            value,
-            query == SUMMARY,
-            locate=locate,
-        )
-    # aggregated: one row per system, one column per measure (means)
-    extra = [
-        c
-        for c in frame.columns
-        if c != "name"
-        and (
-            str(c).endswith((" +", " -", " p-value", " reject", " corrected", " mrt"))
-            or str(c) == "mrt"
-        )
-    ]
-    frame = frame.drop(columns=extra)
-    measures = [c for c in frame.columns if c != "name"]
-    if not measures:
-        raise SchemaError(f"{_label(name)}: PyTerrier's aggregated table has no measure column.")
-    cells = frame[measures].to_numpy(dtype=object)  # row by row, as the lines read
-
-    def cell(i: int) -> str:
-        return f"{locate(i // len(measures))}, column {measures[i % len(measures)]!r}"
-
-    value = _text_values(cells.ravel(), np.arange(cells.size), cell, name, empty_is_nan=True)
-    system = np.repeat(frame["name"].to_numpy(dtype=object), len(measures))
-    return _table(system, SUMMARY, measures * len(frame), value, True, locate=cell)
-
-
-def _from_ranx(text: str, name: str) -> _Table:
-    data = json.loads(text)
-    if isinstance(data, dict) and "model_names" in data:  # Report.save(): means per model
-        rows = []
-        for model in data["model_names"]:
-            scores = (
-                data.get(model, {}).get("scores") if isinstance(data.get(model), dict) else None
-            )
-            if not isinstance(scores, dict):
-                raise SchemaError(
-                    f"{_label(name)}: ranx's Report JSON has no 'scores' for model {model!r}."
-                )
-            for metric in data["metrics"]:
-                if metric not in scores:
-                    raise SchemaError(
-                        f"{_label(name)}: ranx's Report JSON has no value of {metric!r} for "
-                        f"model {model!r} (key {model}.scores.{metric})."
-                    )
-                rows.append((str(model), str(metric), scores[metric]))
-        where = [f"key {m}.scores.{k}" for m, k, _ in rows]
-        value = _json_values([v for *_, v in rows], where, name)
-        return _table(
-            [r[0] for r in rows],
-            SUMMARY,
-            [r[1] for r in rows],
-            value,
-            True,
-            locate=lambda p: where[p],
-        )
-    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
-        raise SchemaError(
-            f"{_label(name)} is not ranx's per-query JSON ({{measure: {{query: value}}}})."
-        )
-    rows = [(str(m), str(q), v) for m, per_query in data.items() for q, v in per_query.items()]
-    where = [f"key {m}.{q}" for m, q, _ in rows]
-    value = _json_values([v for *_, v in rows], where, name)
-    # ranx never writes a summary: a query named 'all' is a query
-    return _table(
-        _stem(name),
-        [r[1] for r in rows],
-        [r[0] for r in rows],
-        value,
-        False,
-        locate=lambda p: where[p],
-    )
-
-
-def _mteb_model(name: str) -> str | None:
-    """The model name of MTEB's ``model_meta.json`` beside the result file ``name``, if any
-    (MTEB's result files do not name the model; its cache keeps the name there)."""
-    if not name:
-        return None
-    try:
-        meta = json.loads((Path(name).parent / "model_meta.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    model = meta.get("name") if isinstance(meta, dict) else None
-    return str(model) if model else None
-
-
-def _from_mteb(text: str, name: str) -> _Table:
-    data = json.loads(text)
-    if _is_mteb_model_meta(data):
-        raise SchemaError(
-            f"{_label(name)} is MTEB's model_meta.json (the model's metadata, no score); read "
-            "the task result files beside it (or their folder)."
-        )
-    rows: list[tuple[str, str, object, str]] = []
-    nested: list[str] = []
-    if isinstance(data, dict) and ("task_name" in data or "mteb_version" in data):
-        if not isinstance(data.get("scores"), dict):
-            raise SchemaError(
-                f"{_label(name)} is an MTEB result file without its 'scores' "
-                "({split: [{metric: value, ...}]}); its other fields (evaluation_time, "
-                "kg_co2_emissions, ...) are not scores. Read a complete result file."
-            )
-    if isinstance(data, dict) and isinstance(data.get("scores"), dict):  # MTEB result file
-        system = str(data.get("model_name") or _mteb_model(name) or _stem(name))
-        task = str(data.get("task_name", ""))
-        for split, entries in data["scores"].items():
-            listed = entries if isinstance(entries, list) else [entries]
-            for i, entry in enumerate(listed):
-                if not isinstance(entry, dict):
-                    raise SchemaError(
-                        f"{_label(name)}, key scores.{split}[{i}]: expected an object of "
-                        f"metrics, got {json.dumps(entry, default=str)[:80]}."
-                    )
-                subset = entry.get("hf_subset", "default")
-                prefix = "/".join(p for p in (task, split, subset) if p and p != "default")
-                for metric, value in entry.items():
-                    where = f"key scores.{split}[{i}].{metric}"
-                    if metric in MTEB_ENTRY_FIELDS:
-                        continue
-                    if isinstance(value, (dict, list)):  # MTEB's per-experiment scores, ...
-                        nested.append(where)
-                        continue
-                    measure = f"{prefix}/{metric}" if prefix else metric
-                    rows.append((system, measure, value, where))
-    else:  # BEIR: evaluate()'s four dicts ({"NDCG@10": ...}) or save_results' dict of them
-        parts = data if isinstance(data, list) else [data]
-        if _is_beir_results(data):
-            parts = list(data.values())
-        for i, part in enumerate(parts):
-            if not isinstance(part, dict):
-                raise SchemaError(
-                    f"{_label(name)}: expected BEIR's results (objects {{'NDCG@10': value}}), "
-                    f"got {json.dumps(part, default=str)[:80]}."
-                )
-            for metric, value in part.items():
-                where = f"key [{i}].{metric}" if isinstance(data, list) else f"key {metric}"
-                if "@" not in str(metric):
-                    raise SchemaError(
-                        f"{_label(name)}, {where}: {metric!r} is not one of BEIR's measures "
-                        "(NAME@k); the file is not an MTEB result file (no task_name and "
-                        "scores) nor BEIR's results. Pass the right format=."
-                    )
-                rows.append((_stem(name), str(metric), value, where))
-    if not rows:
-        raise SchemaError(f"{_label(name)}: no result found; {_WHAT} is expected.")
-    where = [r[3] for r in rows]
-    value = _json_values([r[2] for r in rows], where, name)
-    left_out = []
-    if nested:
-        left_out.append(
-            f"{len(nested)} nested value(s) of MTEB's scores (objects or lists, not one "
-            f"number; e.g. {nested[0]})"
-        )
-    return _table(
-        [r[0] for r in rows],
-        SUMMARY,
-        [r[1] for r in rows],
-        value,
-        True,
-        locate=lambda p: where[p],
-        left_out=left_out,
-    )
-
-
-def _from_pdireval(text: str, name: str) -> _Table:
-    if text.lstrip().startswith("["):
-        records = json.loads(text)
-        if not isinstance(records, list):
-            raise SchemaError(f"{_label(name)}: expected a JSON list of records.")
-        keys = ("system", "query", "measure", "value")
-        for i, record in enumerate(records):
-            if not isinstance(record, dict) or not set(keys) <= set(record):
-                raise SchemaError(
-                    f"{_label(name)}, record {i + 1}: expected the keys {list(keys)} (the "
-                    f"records of pdireval evaluate --per-query --format json); got "
-                    f"{json.dumps(record, default=str)[:100]}."
-                )
-        where = [f"record {i + 1}" for i in range(len(records))]
-        value = _json_values([r["value"] for r in records], where, name)
-        return _table(
-            [str(r["system"]) for r in records],
-            [str(r["query"]) for r in records],
-            [str(r["measure"]) for r in records],
-            value,
-            False,
-            locate=lambda p: where[p],
-        )
-    frame = _csv_table(text, name)
-    locate = _line_locator(text, skip=1)
-    value = _text_values(
-        frame["value"].to_numpy(dtype=object),
-        np.arange(len(frame)),
-        locate,
-        name,
-        empty_is_nan=True,
-    )
-    # pdireval writes no summary rows: a query named 'all' is a query
-    return _table(
-        frame["system"].to_numpy(dtype=object),
-        frame["query"].to_numpy(dtype=object),
-        frame["measure"].to_numpy(dtype=object),
-        value,
-        False,
-        locate=locate,
-    )
-
-
-_READERS = {
-    "trec_eval": _from_trec_eval,
-    "ir_measures": _from_ir_measures,
-    "ir_measures_jsonl": _from_jsonl,
-    "pyterrier": _from_pyterrier,
-    "ranx": _from_ranx,
-    "mteb": _from_mteb,
-    "pdireval": _from_pdireval,
-}
-
-
-def _read_one(source, format, system) -> tuple[pd.DataFrame, str, _Table]:
+def _read_one(source, format, system) -> tuple[pd.DataFrame, str, ScoresTable]:
     """(frame, name, table) of one file: the frame as the reader made it (``summary`` and
     ``pos`` columns included), its name for messages."""
     text, name = _read_text(source)
-    fmt = _sniff(text, name) if format is None else format
+    fmt = sniff_format(text, name) if format is None else format
     try:
-        table = _READERS[fmt](text, name)
+        table = READERS[fmt](text, name)
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         if isinstance(exc, SchemaError):
             raise
         raise SchemaError(
-            f"{_label(name)} is not {fmt} output as expected ({exc!r}); pass the right format= "
-            f"(one of {', '.join(SCORES_FORMATS)})."
+            f"{scores_label(name)} is not {fmt} output as expected ({exc!r}); pass the right "
+            f"format= (one of {', '.join(SCORES_FORMATS)})."
         ) from None
     frame = table.frame
     if system is not None:
@@ -777,7 +110,7 @@ def _read_one(source, format, system) -> tuple[pd.DataFrame, str, _Table]:
     return frame, name, table
 
 
-def _notes(frame: pd.DataFrame, name: str, table: _Table) -> list[str]:
+def _notes(frame: pd.DataFrame, name: str, table: ScoresTable) -> list[str]:
     """What the warning says of one file: its NaN values kept, its values left out."""
     notes = [f"{note} left out" for note in table.left_out]
     undefined = np.flatnonzero(np.isnan(frame["value"].to_numpy()))
@@ -786,7 +119,7 @@ def _notes(frame: pd.DataFrame, name: str, table: _Table) -> list[str]:
             f"{len(undefined)} undefined value(s) written as NaN kept as NaN (e.g. "
             f"{table.locate(int(frame['pos'].to_numpy()[undefined[0]]))})"
         )
-    return [f"{_label(name)}: {note}" for note in notes]
+    return [f"{scores_label(name)}: {note}" for note in notes]
 
 
 #: the scores files of PyTerrier's ``pt.Experiment(save_dir=...)`` folder
