@@ -135,16 +135,20 @@ def read_scores(
 ) -> pd.DataFrame:
     """Read per-query scores written by another tool (or by pdireval) as a scores frame.
 
-    Formats (``format=``; None sniffs it from the content and says which formats it knows
-    when it cannot tell):
+    Formats (``format=``; None sniffs it from the content: whole lines of its first and last
+    64 KiB, or the whole JSON; a format is chosen only when the content says which, else a
+    SchemaError lists the candidates and asks for ``format=``):
 
     * ``"trec_eval"`` — the output of ``trec_eval -q`` (and of ``pdireval trec_eval -q``,
       :func:`write_scores`): ``measure query value`` lines; each run's block ends with its
       summary lines, whose ``runid all TAG`` names the system. Several runs' outputs may be
-      concatenated in one file. Non-numeric values (``relstring``) are left out.
+      concatenated in one file. ``relstring`` lines (text by design) are left out. Sniffed
+      as trec_eval by its summary lines (query ``all`` in the second column) or, without
+      them, by its first column of measure names (``num_ret``, ``map``, ``P_10``).
     * ``"ir_measures"`` — ir_measures' command-line TSV: ``query measure value`` (with
       ``-q``) or ``measure value`` (summaries); ``"ir_measures_jsonl"`` — its
-      ``-o jsonl`` records ``{"query_id", "measure", "value"}``.
+      ``-o jsonl`` records ``{"query_id", "measure", "value"}``. Sniffed by the summary
+      lines (``all`` first) or the second column of measure names (``nDCG@10``).
     * ``"pyterrier"`` — ``pt.Experiment(perquery=True)`` saved as CSV (``name, qid,
       measure, value``), or the aggregated table (``name`` and one column per measure;
       its significance columns are dropped); ``pt.Experiment(save_dir=folder)`` writes both
@@ -156,15 +160,26 @@ def read_scores(
       cache (``results/<model>/<revision>/<task>.json``: ``task_name``, ``scores: {split:
       [{metric: value, ..., main_score, hf_subset, languages}]}``; measures named
       ``task/split/metric``, or ``task/split/hf_subset/metric`` for a subset other than
-      ``default``; NaN scores, which MTEB writes as ``NaN``, are kept; ``evaluation_time``
-      and the other fields outside ``scores`` are not scores), or BEIR's results: the four
+      ``default``; NaN scores, which MTEB writes as ``NaN``, are kept; nested values such
+      as per-experiment scores are left out, with a warning; ``evaluation_time`` and the
+      other fields outside ``scores`` are not scores, and a file without ``scores`` is a
+      SchemaError), or BEIR's results: the four
       dicts ``EvaluateRetrieval.evaluate`` returns (``{"NDCG@10": ...}``, e.g. dumped as a
       JSON list) or ``beir.util.save_results``' JSON (``{"ndcg": {"NDCG@10": ...}, ...}``;
       measures named ``NDCG@10``) — means only. A folder of MTEB's cache (it holds
       ``model_meta.json``) is read as its task result files.
-    * ``"pdireval"`` — the CSV / JSON records of ``pdireval evaluate --per-query``.
+    * ``"pdireval"`` — the CSV / JSON records of ``pdireval evaluate --per-query`` (and of
+      ``write_scores(format="csv")``); it has no summary rows: a query named ``all`` is a
+      query.
 
     Measure names are kept as the tool wrote them (``map``, ``P_10``, ``nDCG@10``).
+
+    Every value must be a number. An undefined value as the tools write it (``nan`` /
+    ``-nan`` as text, ``NaN`` or ``null`` in JSON, an empty CSV cell) is kept as NaN, and one
+    :class:`~pdireval.errors.PdirevalWarning` counts them per file and names where one is.
+    Anything else (``n/a``, ``True``, ``inf``, ``1,5``, a JSON string, boolean, object or
+    list, a record without its value) is a SchemaError that names the file, the line (or the
+    JSON key, or the record) and the value.
 
     Parameters
     ----------
@@ -178,8 +193,8 @@ def read_scores(
         ``runid``, PyTerrier's ``name``, the ``name`` of MTEB's ``model_meta.json`` beside
         its result file) or else the file name without folders and suffixes.
     all_rows
-        ``"drop"`` (default): summary rows (query ``all``: trec_eval's and ir_measures'
-        means, and the means-only formats) are left out; ``"keep"``: kept with query
+        ``"drop"`` (default): summary rows (query ``all`` in trec_eval's, ir_measures' and
+        PyTerrier's files, and the means-only formats) are left out; ``"keep"``: kept with query
         ``"all"``. A file that holds only summaries needs ``"keep"`` (the meta-evaluation
         functions need per-query values).
 
@@ -192,8 +207,16 @@ def read_scores(
     Raises
     ------
     SchemaError
-        A missing, empty, undecodable or malformed file (the line is named), an unknown
-        format, or a file of summaries only with ``all_rows="drop"``.
+        A missing, empty, undecodable or malformed file (the line is named), a value that
+        is not a number (the file, line and value are named), a format the content does not
+        tell (the candidates are named), or a file of summaries only with
+        ``all_rows="drop"``.
+
+    Warns
+    -----
+    PdirevalWarning
+        Values the tool wrote as NaN, kept as NaN, and MTEB's nested values, left out
+        (counted per file).
     """
     if format is not None:
         check_option("format", format, SCORES_FORMATS)
@@ -341,9 +364,9 @@ def write_scores(
     Raises
     ------
     SchemaError
-        An invalid scores frame, or one with grouping columns; for the ``"trec_eval"`` and
-        ``"ir_measures"`` formats (fields separated by whitespace), a name that is empty or
-        holds whitespace.
+        An invalid scores frame, or one with grouping columns; outside ``"csv"``, a query
+        named ``all`` (the query of the summary lines, which :func:`read_scores` would take
+        for means); in the whitespace-separated formats, an empty id or one with blanks.
     OptionError
         An unknown format, a bad ``digits``, or ``excel_safe=True`` with JSON lines.
     """
