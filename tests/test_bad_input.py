@@ -1406,3 +1406,26 @@ def test_ir_datasets_diversity_qrels_iteration_is_the_subtopic():
     named = qrels.rename(columns={"iteration": "subtopic"})
     got = pdireval.evaluate(run, "alpha_nDCG@2", qrels=qrels)
     pd.testing.assert_frame_equal(got, pdireval.evaluate(run, "alpha_nDCG@2", qrels=named))
+
+
+def test_scores_files_with_values_that_are_not_numbers(tmp_path):
+    """read_scores: a value that is not a number is an error naming the file, line and value;
+    NaN as the tool writes it is kept and counted in one warning; an undecidable layout lists
+    the candidate formats (every format and value class: tests/test_io_scores.py)."""
+    path = tmp_path / "run.eval"
+    path.write_text("map\t301\t0.5\nP_10\t301\tN/A-error\nrunid\tall\tx\n")
+    expect(SchemaError, lambda: pdireval.read_scores(path), "run.eval, line 2: the value "
+           "'N/A-error' is not a finite number")
+    path.write_text("map\t301\t0.5\nP_10\t301\t-nan\nrunid\tall\tx\n")
+    with pytest.warns(PdirevalWarning, match=r"run\.eval: 1 undefined value\(s\) written as NaN"):
+        got = pdireval.read_scores(path)
+    assert got["value"].isna().tolist() == [False, True]
+    (tmp_path / "r.json").write_text('{"map": {"1": 0.5, "2": true}}')
+    expect(SchemaError, lambda: pdireval.read_scores(tmp_path / "r.json"),
+           "r.json, key map.2: the value 'true'")
+    path.write_text("foo\tq1\t0.5\nbar\tq1\t0.25\n")
+    expect(SchemaError, lambda: pdireval.read_scores(path), "format='trec_eval'",
+           "format='ir_measures'")
+    scores = pd.DataFrame({"system": "a", "query": ["all"], "measure": "AP", "value": [0.5]})
+    expect(SchemaError, lambda: pdireval.write_scores(scores, tmp_path / "s.txt"),
+           "query named 'all'")
