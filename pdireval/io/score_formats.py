@@ -210,7 +210,7 @@ def _whitespace_table(text: str, n: int, name: str) -> pd.DataFrame:
             io.StringIO(text),
             sep=r"\s+",
             header=None,
-            dtype=str,
+            dtype=object,  # Python str objects: no Arrow strings to convert back
             engine="c",
             skip_blank_lines=True,
             quoting=3,
