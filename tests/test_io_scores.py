@@ -685,3 +685,12 @@ def test_a_query_named_all_survives_a_round_trip_or_is_refused(tmp_path):
         write_scores(spaced, tmp_path / "s.txt")
     write_scores(spaced, tmp_path / "s.jsonl", format="ir_measures_jsonl", digits=None)
     assert read_scores(tmp_path / "s.jsonl")["query"].astype(str).tolist() == ["q 1", "q2"]
+
+
+def test_lines_are_counted_as_the_parser_breaks_them(tmp_path):
+    # U+0085 and form feeds are not line breaks for pandas' parser or trec_eval (str.splitlines
+    # breaks there): the line named is the file's line
+    path = tmp_path / "eval.txt"
+    path.write_text("map\tq\x851\t0.5\r\nP_10\tq\x0c1\t0.5\r\nP_10\tq\x851\tn/a\r\n", newline="")
+    with pytest.raises(SchemaError, match=r"eval\.txt, line 3: the value 'n/a'"):
+        read_scores(path, format="trec_eval")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -39,6 +40,17 @@ SCORES_WHAT = (
     "({measure: {query: value}}) or report JSON, BEIR / MTEB result JSON, or pdireval's own "
     "CSV / JSON (system, query, measure, value)"
 )
+
+
+#: A line break as pandas' parser and trec_eval see one (``str.splitlines`` also breaks at
+#: form feeds, U+0085 and U+2028, which may sit inside a field)
+_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def text_lines(text: str) -> list[str]:
+    """The lines of ``text``, broken at ``\\n``, ``\\r\\n`` and ``\\r`` only."""
+    lines = _BREAK.split(text)
+    return lines[:-1] if lines and not lines[-1] else lines
 
 
 def system_from_name(name: str) -> str:
@@ -98,7 +110,7 @@ def _line_locator(text: str, skip: int = 0) -> Callable[[int], str]:
 
     def locate(pos: int) -> str:
         seen = -skip - 1
-        for number, line in enumerate(text.splitlines(), start=1):
+        for number, line in enumerate(text_lines(text), start=1):
             if line.strip():
                 seen += 1
                 if seen == pos:
@@ -222,7 +234,7 @@ def _whitespace_table(text: str, n: int, name: str) -> pd.DataFrame:
         short = (table.isna() | (table == "")).any(axis=1).to_numpy()
         if not short.any():
             return table
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(text_lines(text), start=1):
         if line.strip() and len(line.split()) != n:
             raise SchemaError(
                 f"{scores_label(name)}: line {number} has {len(line.split())} fields, "
@@ -258,7 +270,7 @@ def _from_trec_eval(text: str, name: str) -> ScoresTable:
 
 
 def _from_ir_measures(text: str, name: str) -> ScoresTable:
-    first = next(line for line in text.splitlines() if line.strip())
+    first = next(line for line in text_lines(text) if line.strip())
     locate = _line_locator(text)
     if len(first.split()) == 2:
         table = _whitespace_table(text, 2, name)
@@ -288,7 +300,7 @@ def _from_ir_measures(text: str, name: str) -> ScoresTable:
 
 def _from_jsonl(text: str, name: str) -> ScoresTable:
     systems, queries, measures, values, summary, lines = [], [], [], [], [], []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(text_lines(text), start=1):
         if not line.strip():
             continue
         try:

@@ -16,6 +16,7 @@ from pdireval.io.score_formats import (
     is_beir_results,
     is_mteb_model_meta,
     scores_label,
+    text_lines,
 )
 
 __all__ = ["sniff_format"]
@@ -35,13 +36,13 @@ def _complete_lines(text: str, tail: bool = False) -> list[str]:
     """The whole lines of the first (or last) :data:`SNIFF_CHARS` characters of ``text``: a
     line the cut splits is left out (the first line always counts, however long)."""
     if len(text) <= SNIFF_CHARS:
-        return text.splitlines()
+        return text_lines(text)
     if tail:
         part = text[-SNIFF_CHARS:]
-        return part.split("\n", 1)[1].splitlines() if "\n" in part else []
+        return text_lines(part.split("\n", 1)[1]) if "\n" in part else []
     part = text[:SNIFF_CHARS]
     cut = part.rfind("\n")
-    return part[:cut].splitlines() if cut >= 0 else [text.split("\n", 1)[0]]
+    return text_lines(part[:cut]) if cut >= 0 else [text.split("\n", 1)[0]]
 
 
 def _looks_like_measure(token: str) -> bool:
