@@ -694,3 +694,20 @@ def test_lines_are_counted_as_the_parser_breaks_them(tmp_path):
     path.write_text("map\tq\x851\t0.5\r\nP_10\tq\x0c1\t0.5\r\nP_10\tq\x851\tn/a\r\n", newline="")
     with pytest.raises(SchemaError, match=r"eval\.txt, line 3: the value 'n/a'"):
         read_scores(path, format="trec_eval")
+
+
+def test_csv_lines_without_their_value_are_errors_not_nan(tmp_path):
+    path = tmp_path / "scores.csv"
+    path.write_text("system,query,measure,value\na,1,map,0.5\na,2,map\n")
+    with pytest.raises(SchemaError, match=r"scores\.csv, line 3: 3 fields where the header "
+                                          r"names 4 \(system, query, measure, value\)"):
+        read_scores(path)
+    path = tmp_path / "perquery.csv"
+    path.write_text(",name,qid,measure,value\n0,bm25,1,map,0.5\n1,bm25,2,map\n")
+    with pytest.raises(SchemaError, match=r"perquery\.csv, line 3: 4 fields where the header"):
+        read_scores(path)
+    path.write_text(",name,qid,measure,value\n0,bm25,1,map,0.5\n1,bm25,2,map,\n")  # pandas' NaN
+    with pytest.warns(PdirevalWarning, match=r"perquery\.csv: 1 undefined value\(s\) written as "
+                                             r"NaN kept as NaN \(e\.g\. line 3\)"):
+        got = read_scores(path)
+    assert got["value"].isna().tolist() == [False, True]

@@ -4,6 +4,7 @@ value; NaN as the tool writes it is kept) and the table they return (:class:`Sco
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import re
@@ -333,8 +334,23 @@ def _from_jsonl(text: str, name: str) -> ScoresTable:
 
 def _csv_table(text: str, name: str) -> pd.DataFrame:
     """A CSV file's cells as text (no NaN guessing: ``n/a`` stays ``n/a``), without the saved
-    index column of ``to_csv()``."""
-    frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, na_filter=False)
+    index column of ``to_csv()``. A line with fewer fields than the header is an error (pandas
+    would read its missing fields as empty cells, i.e. as NaN values)."""
+    frame = pd.read_csv(io.StringIO(text), dtype=object, keep_default_na=False, na_filter=False)
+    if frame.shape[0] and frame.shape[1]:
+        suspects = np.flatnonzero(frame.iloc[:, -1].to_numpy(dtype=object) == "")
+        if len(suspects):  # an empty last cell: written empty, or a short line?
+            lines = [(n, line) for n, line in enumerate(text_lines(text), 1) if line.strip()]
+            for row in suspects[suspects + 1 < len(lines)]:
+                number, line = lines[row + 1]
+                fields = next(csv.reader([line]))
+                if len(fields) < frame.shape[1]:
+                    raise SchemaError(
+                        f"{scores_label(name)}, line {number}: {len(fields)} fields where the "
+                        f"header names {frame.shape[1]} ({', '.join(map(str, frame.columns))})"
+                        f": {line[:100]!r}. Each line needs every field (an undefined value "
+                        "is an empty field after its comma)."
+                    )
     return frame.drop(columns=[c for c in frame.columns if str(c).startswith("Unnamed")])
 
 
