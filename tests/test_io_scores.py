@@ -711,3 +711,62 @@ def test_csv_lines_without_their_value_are_errors_not_nan(tmp_path):
                                              r"NaN kept as NaN \(e\.g\. line 3\)"):
         got = read_scores(path)
     assert got["value"].isna().tolist() == [False, True]
+
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+#: a plain decimal number as the tools print one (the oracle of what is a number)
+PLAIN_NUMBER = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
+TOKENS = st.one_of(
+    st.floats(-1e6, 1e6, allow_nan=False).map(lambda v: f"{v:.6g}"),
+    st.integers(-10**6, 10**6).map(str),
+    st.sampled_from(["nan", "-nan", "NaN", "+nan", "n/a", "N/A-error", "True", "inf", "1,5",
+                     "0x10", "1_0", "1e", ".", "-", "1.2.3", "１", "1e999", "NA", "-"]),
+    st.text(st.characters(blacklist_categories=("Z", "C")), min_size=1, max_size=6),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(tokens=st.lists(TOKENS, min_size=1, max_size=6), layout=st.sampled_from(
+    ["trec_eval", "ir_measures", "csv"]))
+def test_every_value_is_read_as_its_number_nan_or_a_named_error(tokens, layout, tmp_path_factory):
+    """Whatever text a value holds, read_scores returns float(text) for a plain number, NaN
+    (with a warning) for nan / -nan, and otherwise a SchemaError naming its line and value."""
+    import re
+    import warnings
+
+    path = tmp_path_factory.mktemp("fuzz") / {"csv": "s.csv"}.get(layout, "s.txt")
+    if layout == "csv":
+        lines = ["system,query,measure,value"] + [f'a,{i},map,"{t}"' for i, t in
+                                                   enumerate(tokens)]
+        first_line = 2
+        if any('"' in t for t in tokens):
+            return  # a quote inside a quoted cell is CSV's own escaping, not a value
+    elif layout == "trec_eval":
+        lines = [f"map\t{i}\t{t}" for i, t in enumerate(tokens)] + ["runid\tall\ta"]
+        first_line = 1
+    else:
+        lines = [f"{i}\tAP\t{t}" for i, t in enumerate(tokens)] + ["all\tAP\t0.5"]
+        first_line = 1
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    undefined = [t.strip().lower() in ("nan", "-nan", "+nan") for t in tokens]
+    numbers = [bool(re.match(PLAIN_NUMBER, t)) and (float(t) == 0 or 1e-100 <= abs(float(t))
+                                                    <= 1e100) for t in tokens]  # the range
+    bad = [i for i, (u, n) in enumerate(zip(undefined, numbers)) if not (u or n)]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if bad:
+            with pytest.raises(SchemaError) as error:
+                read_scores(path, format=None if layout != "csv" else "pdireval")
+            if re.match(PLAIN_NUMBER, tokens[bad[0]]) is None:  # not out of the range
+                assert f"line {first_line + bad[0]}: the value {tokens[bad[0]]!r}" in str(
+                    error.value)
+            return
+        got = read_scores(path, format=None if layout != "csv" else "pdireval")
+    want = [np.nan if u else float(t) for t, u in zip(tokens, undefined)]
+    np.testing.assert_array_equal(got["value"].to_numpy(), want)
+    assert len(caught) == (1 if any(undefined) else 0)
+    if any(undefined):
+        assert f"{sum(undefined)} undefined value(s)" in str(caught[0].message)
