@@ -13,6 +13,8 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import pdireval
 from pdireval.errors import OptionError, PdirevalWarning, SchemaError
@@ -712,10 +714,6 @@ def test_csv_lines_without_their_value_are_errors_not_nan(tmp_path):
         got = read_scores(path)
     assert got["value"].isna().tolist() == [False, True]
 
-
-hypothesis = pytest.importorskip("hypothesis")
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
 
 #: a plain decimal number as the tools print one (the oracle of what is a number)
 PLAIN_NUMBER = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
