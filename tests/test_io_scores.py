@@ -469,6 +469,9 @@ def test_trec_eval_output_with_num_ret_first_and_no_summary_is_not_taken_for_ir_
     assert got["measure"].astype(str).tolist() == ["num_ret", "map", "P_10"]
     assert got["query"].astype(str).tolist() == ["301"] * 3
     assert got["value"].tolist() == [1000.0, 0.25, 0.3]
+    # trec_eval's 11pt_avg opens with digits and is still a measure name
+    (tmp_path / "pt.txt").write_text("11pt_avg\t301\t0.25\nmap\t301\t0.5\n")
+    assert read_scores(tmp_path / "pt.txt")["measure"].astype(str).tolist() == ["11pt_avg", "map"]
     # ir_measures' layout, also without summaries: query ids first
     (tmp_path / "irm.tsv").write_text("q1\tnDCG@10\t0.5\nq2\tnDCG@10\t0.25\nq1\tAP\t0.1\n")
     got = read_scores(tmp_path / "irm.tsv")

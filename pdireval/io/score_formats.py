@@ -497,17 +497,20 @@ def _from_mteb(text: str, name: str) -> ScoresTable:
                     measure = f"{prefix}/{metric}" if prefix else metric
                     rows.append((system, measure, value, where))
     else:  # BEIR: evaluate()'s four dicts ({"NDCG@10": ...}) or save_results' dict of them
-        parts = data if isinstance(data, list) else [data]
-        if is_beir_results(data):
-            parts = list(data.values())
-        for i, part in enumerate(parts):
+        if is_beir_results(data):  # {"ndcg": {"NDCG@10": ...}, ...}
+            parts = [(f"key {group}.", part) for group, part in data.items()]
+        elif isinstance(data, list):  # [{"NDCG@10": ...}, {"MAP@10": ...}, ...]
+            parts = [(f"key [{i}].", part) for i, part in enumerate(data)]
+        else:
+            parts = [("key ", data)]
+        for key, part in parts:
             if not isinstance(part, dict):
                 raise SchemaError(
                     f"{scores_label(name)}: expected BEIR's results (objects "
                     f"{{'NDCG@10': value}}), got {json.dumps(part, default=str)[:80]}."
                 )
             for metric, value in part.items():
-                where = f"key [{i}].{metric}" if isinstance(data, list) else f"key {metric}"
+                where = f"{key}{metric}"
                 if "@" not in str(metric):
                     raise SchemaError(
                         f"{scores_label(name)}, {where}: {metric!r} is not one of BEIR's measures "

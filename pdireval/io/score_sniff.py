@@ -50,8 +50,11 @@ def _looks_like_measure(token: str) -> bool:
     ``runid``), ir_measures' and pdireval's (``nDCG@10``, ``AP(rel=2)``); a number never."""
     if token in ("runid", "num_q", *TEXT_MEASURES):
         return True
-    if token[:1].isdigit() or token[:1] in "+-.":  # query ids such as 301 or 1.2
+    try:
+        float(token)  # query ids such as 301 or 1.2 (but 11pt_avg is a measure)
         return False
+    except ValueError:
+        pass
     from pdireval.measures import parse_measure
 
     try:
