@@ -337,7 +337,7 @@ def test_write_scores_reads_back_every_name_or_refuses(scores, tmp_path):
     # the whitespace-separated formats cannot hold a name with whitespace: refused, not lost
     for fmt in ("trec_eval", "ir_measures"):
         one = scores[scores["system"] == SYSTEMS[0]]
-        with pytest.raises(SchemaError, match="empty or holds whitespace"):
+        with pytest.raises(SchemaError, match="empty or holds a blank"):
             pdireval.write_scores(one, tmp_path / "x.txt", format=fmt)
         assert not (tmp_path / "x.txt").exists()
     # without whitespace every name reads back, formula starters and all
