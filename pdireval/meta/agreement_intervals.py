@@ -8,10 +8,10 @@ import warnings
 import numpy as np
 
 from pdireval.errors import PdirevalWarning, check_int, check_real
+from pdireval.stats.means import exact_resampled_means
 
 __all__ = [
     "check_ci_options",
-    "replicate_means",
     "percentile_interval",
     "CorrelationBootstrap",
     "MAX_RESAMPLES",
@@ -29,16 +29,6 @@ def check_ci_options(confidence_level, n_resamples):
     return check_real(
         "confidence_level", confidence_level, low=0.0, high=1.0, inclusive=False
     ), n_res
-
-
-def replicate_means(x: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """B × m means of the columns of x (queries × systems) over the resamples of ``counts``
-    (B × n occurrence counts); NaN values are skipped in each resample, as in the mean."""
-    valid = ~np.isnan(x)
-    if valid.all():
-        return counts @ x / x.shape[0]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return (counts @ np.where(valid, x, 0.0)) / (counts @ valid.astype(np.float64))
 
 
 def percentile_interval(reps: np.ndarray, confidence_level: float, *, point: float, what: str):
@@ -104,15 +94,17 @@ class CorrelationBootstrap:
         return self._counts[key]
 
     def replicates(self, key: tuple, measure_a, measure_b, systems):
-        """(B × m, B × m) replicate means of the two sides, systems in the given order."""
+        """(B × m, B × m) replicate means of the two sides, systems in the given order: exact
+        means (:func:`pdireval.stats.means.exact_resampled_means`, NaN skipped), so replicate
+        leaderboards tie exactly where the observed ones (exact means) do."""
         ma = self.a[(measure_a,) + tuple(key)][systems]
         mb = self.b[(measure_b,) + tuple(key)][systems]
         same = ma.index.equals(mb.index)
         ca = self.counts(len(ma))
         cb = ca if same else self.counts(len(mb), other=True)
         return (
-            replicate_means(ma.to_numpy(np.float64), ca),
-            replicate_means(mb.to_numpy(np.float64), cb),
+            exact_resampled_means(ma.to_numpy(np.float64), ca),
+            exact_resampled_means(mb.to_numpy(np.float64), cb),
         )
 
     def interval(self, reps, method: str, point: float, level: float):

@@ -164,12 +164,14 @@ _BOOTSTRAPPED = {
 def _intervals(xa, xb, values, level, n_res, seed, *, p, k):
     """ci_low, ci_high of every statistic (NaN where there is no bootstrap interval)."""
     from pdireval.errors import group_generator
-    from pdireval.meta.agreement_intervals import percentile_interval, replicate_means
+    from pdireval.meta.agreement_intervals import percentile_interval
     from pdireval.stats.correlation_rows import correlation_rows
+    from pdireval.stats.means import exact_resampled_means
     from pdireval.stats.paired_tests import bootstrap_counts
 
     counts = bootstrap_counts(group_generator(seed), xa.shape[0], n_res)
-    ra, rb = replicate_means(xa, counts), replicate_means(xb, counts)
+    # exact means, as the observed leaderboards': replicates tie where equal sums do
+    ra, rb = exact_resampled_means(xa, counts), exact_resampled_means(xb, counts)
     low = np.full(len(values), np.nan)
     high = np.full(len(values), np.nan)
     for i, name in enumerate(LEADERBOARD_STATISTICS):

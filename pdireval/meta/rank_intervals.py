@@ -45,7 +45,10 @@ def rank_uncertainty(
     ``rng.integers(0, n, size=(B, n))``, every system's queries resampled together, so a
     replicate is a leaderboard on one resampled query set. In replicate b the systems are
     ranked by mean (1 = best, equal means share their average rank), giving per system
-    (:func:`pdireval.stats.rank_bootstrap.rank_distribution`):
+    (:func:`pdireval.stats.rank_bootstrap.rank_distribution`). Observed and replicate means
+    are exact (correctly rounded sums, :func:`pdireval.stats.means.exact_means` and
+    :func:`~pdireval.stats.means.exact_resampled_means`), so systems whose values have equal
+    sums tie in the observed ranking and in every replicate, whatever the query order:
 
     * the observed ``rank``; the ``rank_low``, ``rank_high`` interval (the α/2 and 1 − α/2
       order statistics of its bootstrap ranks, α = 1 − confidence_level, widened to contain
@@ -103,6 +106,7 @@ def rank_uncertainty(
     """
     from pdireval.meta.significance import canonical_method, compare
     from pdireval.stats.corrections import canonical_correction
+    from pdireval.stats.means import exact_means, exact_resampled_means
     from pdireval.stats.paired_tests import bootstrap_counts
     from pdireval.stats.rank_bootstrap import rank_distribution
 
@@ -125,8 +129,10 @@ def rank_uncertainty(
         n, m = x.shape
         systems = np.asarray(matrix.columns, dtype=object)
         counts = bootstrap_counts(group_generator(seed), n, n_res)
-        observed = x.mean(axis=0)
-        dist = rank_distribution(counts @ x / n, observed, level)
+        # one definition of a tie for the observed and the replicate leaderboards: exact
+        # (correctly rounded) means, bit for bit the same for equal sums of values
+        observed = exact_means(x)
+        dist = rank_distribution(exact_resampled_means(x, counts), observed, level)
         if n < 2:  # every replicate is the one query: no uncertainty can be read off
             for name in ("rank_low", "rank_high", "expected_rank", "p_best"):
                 dist[name] = np.full(m, np.nan)

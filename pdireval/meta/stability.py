@@ -32,6 +32,7 @@ from pdireval.errors import (
     renamed_options,
 )
 from pdireval.meta.inputs import meta_scores
+from pdireval.stats.means import exact_resampled_means
 from pdireval.stats.rank_correlation import concordance_counts
 from pdireval.types import Columns, RngLike, TiedPairs
 
@@ -229,7 +230,8 @@ def _subset_means(x, idx):
     n = x.shape[0]
     flat = idx + (np.arange(n_resamples) * n)[:, None]
     counts = np.bincount(flat.ravel(), minlength=n_resamples * n).reshape(n_resamples, n)
-    return (counts @ x) / c
+    # exact means: systems whose drawn values have equal exact sums tie (not an ulp apart)
+    return exact_resampled_means(x, counts)
 
 
 def swap_difference(

@@ -17,6 +17,7 @@ import numpy as np
 
 from pdireval.errors import check_option
 from pdireval.stats import _adapters
+from pdireval.stats.means import exact_means, exact_resampled_means
 
 __all__ = [
     "BOOTSTRAP_INTERVALS",
@@ -127,7 +128,9 @@ def bootstrap_interval(x, counts, confidence_level: float, interval: str = "perc
     ``counts`` (B × n, float64) says how often each query occurs in each resample (one index
     matrix ``rng.integers(0, n, size=(B, n))`` shared by every column, so the systems'
     queries are resampled together). Replicate b of column s is the mean of its resampled
-    non-NaN values, θ*_bs = (C @ x₀)_bs / (C @ v)_bs (v = 1 where x is not NaN). Then, as
+    non-NaN values, θ*_bs = (C @ x₀)_bs / (C @ v)_bs (v = 1 where x is not NaN), from the
+    correctly rounded sum (:func:`pdireval.stats.means.exact_resampled_means`; θ̂ from
+    :func:`~pdireval.stats.means.exact_means`). Then, as
     ``scipy.stats.bootstrap`` (Efron & Tibshirani 1993):
 
     * ``"percentile"``: [q_{α/2}, q_{1−α/2}] of the replicates;
@@ -146,17 +149,13 @@ def bootstrap_interval(x, counts, confidence_level: float, interval: str = "perc
     x = np.asarray(x, dtype=np.float64)
     counts = np.asarray(counts, dtype=np.float64)
     valid = ~np.isnan(x)
-    x0 = np.where(valid, x, 0.0)
-    sums = counts @ x0
-    if valid.all():
-        theta = sums / x.shape[0]
-    else:
-        with np.errstate(all="ignore"):
-            theta = sums / (counts @ valid.astype(np.float64))
+    # exact means for replicates and the observed mean alike: BCa's ẑ₀ counts replicates
+    # equal to θ̂, which then means equal sums (counts @ x / n can miss θ̂ by an ulp)
+    theta = exact_resampled_means(x, counts)
     n_b = (~np.isnan(theta)).sum(axis=0)
     with np.errstate(all="ignore"):
         k = valid.sum(axis=0)
-        hat = x0.sum(axis=0) / k
+        hat = exact_means(x)
         dev = np.where(np.isnan(theta), 0.0, theta - np.nanmean(theta, axis=0))
         se = np.sqrt((dev * dev).sum(axis=0) / (n_b - 1))
     tail = _tail(confidence_level)

@@ -88,3 +88,43 @@ def test_bad_options(two):
         pdireval.leaderboard_agreement(frame, frame, confidence_level=1.5)
     with pytest.raises(OptionError, match="n_resamples"):
         pdireval.correlate(frame, frame, confidence_level=0.9, n_resamples=1)
+
+
+def _tied_matrix(seed):
+    """P@10-like values with planted exact ties: s01 is s00 with two queries swapped (a tie in
+    every resample drawing both equally often), s04 is s00 in another query order."""
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, 11, size=(8, 5)) / 10
+    x[:, 1] = x[:, 0]
+    x[[0, 1], 1] = x[[1, 0], 0]
+    x[:, 4] = x[rng.permutation(8), 0]
+    return x
+
+
+def _exact_replicate_means(x, idx):
+    """Correctly rounded means (exact Fraction sums of the doubles, rounded once, / count) of
+    every replicate: the definition the observed leaderboards use."""
+    from fractions import Fraction
+
+    frac = [[Fraction(v) for v in row] for row in x]
+    return [np.array([float(sum(frac[r][j] for r in rows)) / len(rows) for j in range(x.shape[1])])
+            for rows in idx]
+
+
+def test_intervals_tie_replicate_means_as_the_observed_means_tie():
+    x, y = _tied_matrix(1), _tied_matrix(2)
+    frame = pd.concat([scores_from_matrix(x, "AP"), scores_from_matrix(y, "P@10")], ignore_index=True)
+    methods = ["kendall_b", "tau_ap_b", "spearman"]
+    out = pdireval.correlate(frame, method=methods, confidence_level=0.9, n_resamples=B, rng=4)
+    idx = np.random.default_rng(4).integers(0, 8, size=(B, 8))
+    ma, mb = _exact_replicate_means(x, idx), _exact_replicate_means(y, idx)
+    for row in out.itertuples():
+        reps = [rank_correlation(a, b, row.method)[0] for a, b in zip(ma, mb)]
+        lo, hi = np.quantile(reps, [0.05, 0.95])
+        assert (row.ci_low, row.ci_high) == pytest.approx((lo, hi), abs=1e-12), row.method
+    agree = pdireval.leaderboard_agreement(scores_from_matrix(x), scores_from_matrix(y), confidence_level=0.9,
+                                           n_resamples=B, rng=4).set_index("statistic")
+    for name, method in (("kendall_tau_b", "kendall_b"), ("tau_ap_b", "tau_ap_b")):
+        reps = [rank_correlation(a, b, method)[0] for a, b in zip(ma, mb)]
+        lo, hi = np.quantile(reps, [0.05, 0.95])
+        assert tuple(agree.loc[name, ["ci_low", "ci_high"]]) == pytest.approx((lo, hi), abs=1e-12), name

@@ -7,6 +7,8 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 import pdireval
@@ -114,3 +116,79 @@ def test_one_query_gives_nan_with_a_warning():
         out = pdireval.rank_uncertainty(one, n_resamples=50)
     assert out[["rank_low", "rank_high", "expected_rank", "p_best"]].isna().all().all()
     assert out["rank"].tolist() == [1.0, 2.0, 3.0] and out["in_top_group"].all()
+
+
+# ---------------------------------- exact ties: one definition for observed and replicate means
+
+
+def fraction_oracle(x, idx, level):
+    """rank, expected rank, P(best), rank interval from the correctly rounded means (exact
+    Fraction sums of the doubles, rounded once, divided by the count: the definition of
+    exact_means), so equal sums tie (an independent computation of rank_uncertainty's)."""
+    from fractions import Fraction
+
+    n, m = x.shape
+    b = len(idx)
+    frac = [[Fraction(v) for v in row] for row in x]
+
+    def ranks_of(rows):
+        sums = [float(sum(frac[r][j] for r in rows)) / len(rows) for j in range(m)]
+        ranks = np.array([1 + sum(s > t for s in sums) + (sum(s == t for s in sums) - 1) / 2 for t in sums])
+        top = max(sums)
+        winners = [j for j in range(m) if sums[j] == top]
+        return ranks, winners
+
+    observed, _ = ranks_of(range(n))
+    ranks = np.empty((b, m))
+    best = np.zeros(m)
+    for r, rows in enumerate(idx):
+        ranks[r], winners = ranks_of(rows)
+        best[winners] += 1.0 / len(winners)
+    tail = (1 - level) / 2
+    srt = np.sort(ranks, axis=0)
+    low = np.minimum(srt[math.floor(tail * (b - 1))], observed)
+    high = np.maximum(srt[math.ceil((1 - tail) * (b - 1))], observed)
+    return observed, ranks.mean(axis=0), best / b, low, high
+
+
+def check_against_oracle(x, b, seed, level=0.9):
+    n, m = x.shape
+    out = pdireval.rank_uncertainty(scores_from_matrix(x), n_resamples=b, rng=seed, confidence_level=level,
+                                    test="sign")
+    out = out.set_index("system").loc[[f"s{j:02d}" for j in range(m)]]
+    idx = np.random.default_rng(seed).integers(0, n, size=(b, n))
+    rank, expected, p_best, low, high = fraction_oracle(x, idx, level)
+    np.testing.assert_array_equal(out["rank"].to_numpy(), rank)
+    np.testing.assert_allclose(out["expected_rank"].to_numpy(), expected, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(out["p_best"].to_numpy(), p_best, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(out["rank_low"].to_numpy(), low)
+    np.testing.assert_array_equal(out["rank_high"].to_numpy(), high)
+    return out
+
+
+def test_systems_with_equal_sums_tie_in_the_observed_and_every_resampled_leaderboard():
+    # A and B both average exactly 0.2 (the same values in another query order); as doubles
+    # their plain means differ in the last bit, and counts @ x / n splits resampled ties
+    a, b = [0.4, 0.0, 0.2, 0.3, 0.1], [0.4, 0.2, 0.1, 0.0, 0.3]
+    x = np.array([a, b, [0.1, 0.1, 0.0, 0.1, 0.1]]).T
+    assert x[:, 0].mean() != x[:, 1].mean()  # the trap
+    out = check_against_oracle(x, 2000, 1)
+    assert out["rank"].tolist() == [1.5, 1.5, 3.0]
+    assert out["mean"].iloc[0] == out["mean"].iloc[1]
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.data(), st.integers(2, 7), st.integers(2, 5), st.integers(0, 2**32 - 1))
+def test_property_planted_ties_match_exact_arithmetic(data, n, m, seed):
+    """Random leaderboards with planted exact ties: a system holding another's values in
+    another query order (ties observed), one holding another's values with two queries
+    swapped (ties in every resample that draws both equally often)."""
+    value = st.one_of(st.integers(0, 10).map(lambda k: k / 10), st.floats(1e-6, 1))
+    x = np.array(data.draw(st.lists(value, min_size=n * m, max_size=n * m))).reshape(n, m)
+    perm = data.draw(st.permutations(range(n)))
+    x[:, m - 1] = x[perm, 0]
+    if m > 2:
+        i, j = data.draw(st.lists(st.integers(0, n - 1), min_size=2, max_size=2, unique=True))
+        x[:, 1] = x[:, 0]
+        x[[i, j], 1] = x[[j, i], 0]
+    check_against_oracle(x, 60, seed)

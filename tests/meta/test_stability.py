@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -144,7 +145,7 @@ def test_swap_rate_ties_option():
         pdireval.swap_rate(a, scores_from_matrix(np.array([[0.2, 0.1]])))
 
 
-def loop_error_rate(x, n_queries, n_resamples, f, seed, unit):
+def loop_error_rate(x, n_queries, n_resamples, f, seed, unit, mean=np.mean):
     n, m = x.shape
     out = {}
     for c in n_queries:
@@ -153,7 +154,7 @@ def loop_error_rate(x, n_queries, n_resamples, f, seed, unit):
         for _ in range(n_resamples):
             topics = rng.permutation(n)[:c]
             for i, j in acc:
-                pairs = [(x[topics, i].mean(), x[topics, j].mean())] if unit == "query_set" else [
+                pairs = [(mean(x[topics, i]), mean(x[topics, j]))] if unit == "query_set" else [
                     (x[t, i], x[t, j]) for t in topics]
                 for a, b in pairs:
                     if abs(a - b) <= f * max(abs(a), abs(b)):
@@ -177,6 +178,25 @@ def test_error_rate_equals_loop_on_same_draws(unit):
         assert row.error_rate == pytest.approx(ref[row.n_queries][0])
         assert row.tie_rate == pytest.approx(ref[row.n_queries][1])
         assert row.n_comparisons == 30 * 10 * (row.n_queries if unit == "query" else 1)
+
+
+def test_error_rate_ties_are_the_exact_ties_of_the_drawn_means():
+    # s01 is s00 with two queries swapped, s02 s00 in another order (P@10-like values): with
+    # fuzziness=0 they tie on a query set exactly when their drawn values have equal sums
+    rng = np.random.default_rng(3)
+    x = rng.integers(0, 11, size=(12, 4)) / 10
+    x[:, 1] = x[:, 0]
+    x[[0, 1], 1] = x[[1, 0], 0]
+    x[:, 2] = x[rng.permutation(12), 0]
+    res = pdireval.error_rate(scores_from_matrix(x), n_queries=[4, 8, 12], n_resamples=200, rng=11, fuzziness=0)
+
+    def rounded_mean(v):  # the correctly rounded mean: exact sum of the doubles, rounded once
+        return float(sum(map(Fraction, v))) / len(v)
+
+    ref = loop_error_rate(x, [4, 8, 12], 200, 0.0, 11, "query_set", mean=rounded_mean)
+    for row in res.itertuples():
+        assert (row.error_rate, row.tie_rate) == pytest.approx(ref[row.n_queries], abs=1e-12)
+    assert res["tie_rate"].iloc[-1] == 0.5  # all 12 queries: s00, s01, s02 tie (3 of 6 pairs)
 
 
 def test_error_rate_defaults_groups_and_reproducibility():
