@@ -96,9 +96,13 @@ class CorrelationBootstrap:
     def replicates(self, key: tuple, measure_a, measure_b, systems):
         """(B × m, B × m) replicate means of the two sides, systems in the given order: exact
         means (:func:`pdireval.stats.means.exact_resampled_means`, NaN skipped), so replicate
-        leaderboards tie exactly where the observed ones (exact means) do."""
+        leaderboards tie exactly where the observed ones (exact means) do. None when a side
+        has a single query: every replicate would be the observed leaderboard, an interval of
+        zero width that says nothing (NaN, as :func:`pdireval.aggregate`'s)."""
         ma = self.a[(measure_a,) + tuple(key)][systems]
         mb = self.b[(measure_b,) + tuple(key)][systems]
+        if min(len(ma), len(mb)) < 2:
+            return None
         same = ma.index.equals(mb.index)
         ca = self.counts(len(ma))
         cb = ca if same else self.counts(len(mb), other=True)

@@ -119,7 +119,9 @@ def correlate(
         two measures — or the two frames — have the same queries; otherwise each side
         resamples its own queries, from independent streams) and then the statistic. A
         statistic undefined on some replicate (τ_AP with tied means) gets NaN bounds and a
-        :class:`pdireval.PdirevalWarning`. None (default): no interval.
+        :class:`pdireval.PdirevalWarning`, and so does a measure pair with a single query
+        (every replicate is that query: no interval, as in :func:`pdireval.aggregate`). None
+        (default): no interval.
     n_resamples : int
         Bootstrap resamples B (at most 10**5).
     rng
@@ -178,6 +180,7 @@ def correlate(
             frame, None if other is None else frame_b, extra, n_resamples=n_res, rng=rng, p=p
         )
     rows = []
+    single = []  # (measure pair, group) cases with a single query: no interval
     for key, table in left.items():
         if right is None:
             meas = list(table.columns)
@@ -194,6 +197,11 @@ def correlate(
             xa = table[a].to_numpy(dtype=np.float64)
             xb = table_b[b].to_numpy(dtype=np.float64)
             reps = None if boot is None else boot.replicates(key, a, b, list(table.index))
+            if boot is not None and reps is None:
+                single.append(
+                    f"measures {a!r} and {b!r}"
+                    + "".join(f", {c}={v!r}" for c, v in zip(extra, key))
+                )
             # tied means make τ_AP undefined: NaN, as in leaderboard_agreement (one rule)
             tied = len(np.unique(xa)) < len(xa) or len(np.unique(xb)) < len(xb)
             for m in methods:
@@ -206,11 +214,15 @@ def correlate(
                 row.update(
                     method=m, statistic=float(stat), p_value=float(p_value), n_systems=len(xa)
                 )
-                if reps is not None and m in ("tau_ap", "tau_ap_sym") and tied:
+                if boot is not None and (reps is None or (m in ("tau_ap", "tau_ap_sym") and tied)):
                     row["ci_low"], row["ci_high"] = np.nan, np.nan
                 elif reps is not None and boot is not None:
                     row["ci_low"], row["ci_high"] = boot.interval(reps, m, float(stat), level)
                 rows.append(row)
+    if single:
+        from pdireval.meta.mean_intervals import warn_no_interval
+
+        warn_no_interval(single, "measure pair(s) with a single query", "bootstrap", stacklevel=3)
     out_columns = ["measure_a", "measure_b", *extra, "method", "statistic", "p_value", "n_systems"]
     if boot is not None:
         out_columns += ["ci_low", "ci_high"]

@@ -293,7 +293,9 @@ def leaderboard_agreement(
         statistic over B query-bootstrap replicates, each recomputing both leaderboards on the
         same resampled queries (``rng.integers(0, n, size=(B, n))`` over the shared queries).
         A statistic undefined on some replicate (``tau_ap`` with tied means) gets NaN bounds
-        and a :class:`pdireval.PdirevalWarning`. None (default): no interval.
+        and a :class:`pdireval.PdirevalWarning`, and so does a group with a single shared
+        query (every replicate is that query: no interval, as in :func:`pdireval.aggregate`).
+        None (default): no interval.
     n_resamples
         Bootstrap resamples B (at most 10**5).
     rng
@@ -392,6 +394,7 @@ def leaderboard_agreement(
 
         seed = check_rng(rng)
     blocks = []
+    single = []  # groups with a single query: no interval
     for ka, kb in combos:
         where = (
             "" if not extra else " (" + ", ".join(f"{c}={v!r}" for c, v in zip(extra, ka[1:])) + ")"
@@ -411,7 +414,11 @@ def leaderboard_agreement(
                     "n_queries": xa.shape[0],
                 }
             )
-            if level is not None:
+            if level is not None and xa.shape[0] < 2:
+                # every replicate would be the one query: NaN, as aggregate's intervals
+                block["ci_low"], block["ci_high"] = np.nan, np.nan
+                single.append(f"measures {ka[0]!r} and {kb[0]!r}{where}")
+            elif level is not None:
                 block["ci_low"], block["ci_high"] = _intervals(
                     xa, xb, values, level, n_res, seed, p=p, k=k
                 )
@@ -420,6 +427,10 @@ def leaderboard_agreement(
         block.insert(0, "measure_b", kb[0])
         block.insert(0, "measure_a", ka[0])
         blocks.append(block)
+    if single:
+        from pdireval.meta.mean_intervals import warn_no_interval
+
+        warn_no_interval(single, "group(s) with a single query", "bootstrap", stacklevel=3)
     out = pd.concat(blocks, ignore_index=True)
     if per_system:
         for c in ("rank_a", "rank_b", "rank_change"):

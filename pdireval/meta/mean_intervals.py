@@ -23,7 +23,13 @@ from pdireval.errors import (
 if TYPE_CHECKING:
     from pdireval.types import IntervalMethod
 
-__all__ = ["check_interval_options", "add_intervals", "MAX_RESAMPLES", "DEFAULT_RESAMPLES"]
+__all__ = [
+    "check_interval_options",
+    "add_intervals",
+    "warn_no_interval",
+    "MAX_RESAMPLES",
+    "DEFAULT_RESAMPLES",
+]
 
 #: ``method=`` values of the intervals
 METHODS = ("t", "bootstrap", "anova")
@@ -61,22 +67,29 @@ def check_interval_options(
     return level, cast("IntervalMethod", method)
 
 
-def _warn(cases: list[str], method: str):
+def warn_no_interval(cases: list[str], what: str, method: str, stacklevel: int = 4):
+    """The one warning for intervals that cannot be computed (aggregate, correlate,
+    leaderboard_agreement): a :class:`pdireval.PdirevalWarning` naming the cases (the first
+    five) whose ``ci_low`` and ``ci_high`` are NaN; nothing when ``cases`` is empty."""
     if not cases:
         return
-    what = (
-        "groups whose residual variance is 0"
-        if method == "anova"
-        else "(group, system) cases with fewer than two values or all values equal"
-    )
     shown = "; ".join(cases[:5]) + (f"; ... and {len(cases) - 5} more" if len(cases) > 5 else "")
     warnings.warn(
         f"{len(cases)} {what} have no {method} interval (ci_low and ci_high are NaN): "
         f"{shown}. An interval needs variation across queries; add queries or leave these "
         "cases out.",
         PdirevalWarning,
-        stacklevel=4,
+        stacklevel=stacklevel,
     )
+
+
+def _warn(cases: list[str], method: str):
+    what = (
+        "groups whose residual variance is 0"
+        if method == "anova"
+        else "(group, system) cases with fewer than two values or all values equal"
+    )
+    warn_no_interval(cases, what, method, stacklevel=5)
 
 
 def add_intervals(

@@ -128,3 +128,28 @@ def test_intervals_tie_replicate_means_as_the_observed_means_tie():
         reps = [rank_correlation(a, b, method)[0] for a, b in zip(ma, mb)]
         lo, hi = np.quantile(reps, [0.05, 0.95])
         assert tuple(agree.loc[name, ["ci_low", "ci_high"]]) == pytest.approx((lo, hi), abs=1e-12), name
+
+
+def test_one_query_gives_nan_intervals_with_aggregates_warning():
+    """One query: every replicate is the observed leaderboard, so an interval would have zero
+    width; NaN with the warning aggregate() gives (the same rule everywhere)."""
+    x = np.array([[0.1, 0.2, 0.3]])
+    y = np.array([[0.3, 0.1, 0.2]])
+    two = pd.concat([scores_from_matrix(x, "AP"), scores_from_matrix(y, "P@10")], ignore_index=True)
+    with pytest.warns(PdirevalWarning, match=r"1 measure pair\(s\) with a single query have no bootstrap "
+                      r"interval \(ci_low and ci_high are NaN\): measures 'AP' and 'P@10'"):
+        out = pdireval.correlate(two, method=["kendall_b", "rbo"], confidence_level=0.9, rng=1)
+    assert out[["ci_low", "ci_high"]].isna().all().all() and out["statistic"].notna().all()
+    with pytest.warns(PdirevalWarning, match="single query have no bootstrap interval"):
+        other = pdireval.correlate(scores_from_matrix(x), scores_from_matrix(random_matrix(n=5, m=3)),
+                                   confidence_level=0.9, rng=1)
+    assert other[["ci_low", "ci_high"]].isna().all().all()
+    with pytest.warns(PdirevalWarning, match=r"1 group\(s\) with a single query have no bootstrap interval "
+                      r"\(ci_low and ci_high are NaN\): measures 'AP' and 'AP'. An interval needs variation"):
+        agree = pdireval.leaderboard_agreement(scores_from_matrix(x), scores_from_matrix(y), confidence_level=0.9,
+                                               rng=1)
+    assert agree[["ci_low", "ci_high"]].isna().all().all()
+    # aggregate's wording, which the two share
+    with pytest.warns(PdirevalWarning, match="have no bootstrap interval .ci_low and ci_high are NaN.: .* An "
+                      "interval needs variation across queries"):
+        pdireval.aggregate(scores_from_matrix(x), confidence_level=0.9, method="bootstrap")
