@@ -6,6 +6,7 @@
   and ``te10`` of ``conftest.py``); pytrec_eval-terrier as trec_eval (:func:`pytrec_scores`, :func:`assert_same_scores`);
   the direct plug-in mutual information over enumerated ordered document pairs for RIC
   (:func:`direct_ric`, :func:`direct_joint_ric`).
+* Fusion in exact arithmetic: :func:`exact_fused` (Fractions), :func:`assert_exact_ties`.
 * Data: hypothesis strategies of TREC-like collections (:func:`collections`); scores frames from
   query x system matrices (:func:`scores_from_matrix`, :func:`random_matrix`).
 
@@ -638,3 +639,48 @@ def find_browser() -> str | None:
         if path:
             return path
     return None
+
+
+# ------------------------------------------------------------- fusion in exact arithmetic
+
+
+def exact_fused(lists, method, norm):
+    """Fused scores in exact arithmetic (Fractions) of one query's lists ``{system: [docs in
+    rank order]}``, from the documented definitions of norm="rank" and norm="borda"."""
+    from fractions import Fraction
+
+    union = sorted({d for docs in lists.values() for d in docs})
+    size = len(union)
+    values = {d: [] for d in union}
+    for docs in lists.values():
+        n = len(docs)
+        where = {d: i for i, d in enumerate(docs)}
+        for d in union:
+            if d in where:
+                values[d].append(Fraction(n - where[d], n) if norm == "rank" else Fraction(size - where[d], size))
+            elif norm == "borda":  # every system scores every document of U
+                values[d].append(Fraction(1, 2) - Fraction(n - 1, 2 * size))
+    if method == "combsum":
+        return {d: sum(v) for d, v in values.items()}
+    if method == "combmnz":
+        return {d: sum(v) * len(v) for d, v in values.items()}
+    if method == "combanz":
+        return {d: sum(v) / len(v) for d, v in values.items()}
+    if method == "combmax":
+        return {d: max(v) for d, v in values.items()}
+    return {d: (sorted(v)[(len(v) - 1) // 2] + sorted(v)[len(v) // 2]) / 2 for d, v in values.items()}
+
+
+def assert_exact_ties(fused, exact):
+    """Equal exact scores are equal fused scores, and the order is the exact one: score
+    descending, ties by doc id descending."""
+    got = dict(zip(fused["doc"], fused["score"]))
+    assert set(got) == set(exact)
+    by_value = {}
+    for d, v in exact.items():
+        by_value.setdefault(v, set()).add(got[d])
+    split = {v: s for v, s in by_value.items() if len(s) > 1}
+    assert not split, f"{len(split)} exact tie(s) split, e.g. {next(iter(split.items()))}"
+    want = sorted(exact, key=lambda d: (-exact[d], tuple(-ord(c) for c in d)))
+    assert fused["doc"].tolist() == want
+    np.testing.assert_allclose([got[d] for d in want], [float(exact[d]) for d in want], rtol=1e-13)

@@ -1429,3 +1429,45 @@ def test_scores_files_with_values_that_are_not_numbers(tmp_path):
     scores = pd.DataFrame({"system": "a", "query": ["all"], "measure": "AP", "value": [0.5]})
     expect(SchemaError, lambda: pdireval.write_scores(scores, tmp_path / "s.txt"),
            "query named 'all'")
+# ---------------------------------------------- exact ties in resamples and fusion; one query
+
+
+def test_fused_exact_ties_on_either_side_of_a_rounding_boundary_tie():
+    # norm="rank", lists of 75: d60 at (60, 73) and d59 at (59, 74) both score 2 - 133/75
+    # exactly; their doubles fall on either side of a 44-bit rounding boundary
+    docs = [f"d{i:02d}" for i in range(75)]
+    other = [d for d in docs if d not in ("d59", "d60")] + ["d60", "d59"]
+    run = pd.DataFrame([{"system": s, "query": "1", "doc": d, "rank": i + 1}
+                        for s, lst in (("A", docs), ("B", other)) for i, d in enumerate(lst)])
+    fused = pdireval.fuse(run, "combsum", norm="rank").set_index("doc")
+    assert fused.loc["d60", "score"] == fused.loc["d59", "score"]
+    assert fused.loc["d60", "rank"] + 1 == fused.loc["d59", "rank"]  # doc id descending
+
+
+def test_equal_sums_tie_in_every_bootstrap_replicate():
+    from fractions import Fraction
+
+    # A and B: the same P@10 values in another query order (plain float means differ by an ulp)
+    x = np.array([[0.4, 0.0, 0.2, 0.3, 0.1], [0.4, 0.2, 0.1, 0.0, 0.3], [0.1, 0.1, 0.0, 0.1, 0.1]]).T
+    scores = pd.DataFrame({"system": np.repeat(["A", "B", "C"], 5), "query": np.tile([f"q{i}" for i in range(5)], 3),
+                           "measure": "P@10", "value": x.T.ravel()})
+    out = pdireval.rank_uncertainty(scores, n_resamples=300, rng=2, test="sign").set_index("system")
+    assert out["rank"].tolist() == [1.5, 1.5, 3.0]
+    best = np.zeros(3)
+    for rows in np.random.default_rng(2).integers(0, 5, size=(300, 5)):  # the same draws
+        means = [float(sum(Fraction(x[r, j]) for r in rows)) / 5 for j in range(3)]
+        top = [j for j in range(3) if means[j] == max(means)]
+        best[top] += 1 / len(top)
+    np.testing.assert_allclose(out.loc[["A", "B", "C"], "p_best"], best / 300, atol=1e-12)
+
+
+def test_one_query_intervals_are_nan_with_a_warning():
+    one = pd.DataFrame({"system": ["a", "b", "c"] * 2, "query": "q1", "measure": ["AP"] * 3 + ["P@10"] * 3,
+                        "value": [0.1, 0.2, 0.3, 0.3, 0.1, 0.2]})
+    with pytest.warns(PdirevalWarning, match="single query have no bootstrap interval"):
+        out = pdireval.correlate(one, confidence_level=0.9, rng=1)
+    assert out[["ci_low", "ci_high"]].isna().all().all()
+    ap, p10 = one[one.measure == "AP"], one[one.measure == "P@10"].assign(measure="AP")
+    with pytest.warns(PdirevalWarning, match="single query have no bootstrap interval"):
+        agree = pdireval.leaderboard_agreement(ap, p10, confidence_level=0.9, rng=1)
+    assert agree[["ci_low", "ci_high"]].isna().all().all()

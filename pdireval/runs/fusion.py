@@ -52,11 +52,14 @@ document above every one it did not retrieve, and abstains on a pair it retrieve
   condition resolves "at least half", which with an even n can hold both ways), symmetric for
   d2, otherwise relevance comparison.
 
-Ranking: the fused scores are rounded to 44 significant bits (:data:`FUSED_SCORE_BITS`; a
-double has 53) and each query's documents ranked by them, score descending, equal scores by
-doc id descending (trec_eval's tie-break). The rounding is monotone, so it never reverses two
-scores; it makes scores that are equal in exact arithmetic but differ in their last bits after
-summing (``norm="rank"``: (1 − 0/5) + (1 − 4/5) and (1 − 2/5) + (1 − 2/5)) exact ties. The
+Ranking: each query's documents are ranked by fused score, descending, equal scores by doc
+id descending (trec_eval's tie-break). Scores equal in exact arithmetic can differ in their
+last bits after summing (``norm="rank"``: (1 − 0/5) + (1 − 4/5) and (1 − 2/5) + (1 − 2/5)),
+so a score within 2^-44 relative of the next higher one of its query
+(:data:`~pdireval.runs.fusion_lists.FUSED_TIE_RTOL`) is made equal to it: one tie, with the
+group's largest score, whatever rounding boundary the two fall on either side of (rounding
+each score to 44 bits, as before, split such ties). Order-preserving; only gaps below 2^-44
+relative (far below the gaps between distinct rank- and Borda-based sums) are merged. The
 weighted sums add the systems in sorted order, in :func:`fuse` and :func:`pdireval.tune_fusion`
 alike. RBC documents whose double underflows (φ^i below 1e-308: only for small φ and deep
 lists) are ranked by ln RBC, computed by log-sum-exp.
@@ -175,12 +178,12 @@ def fuse(
     -------
     DataFrame
         A run frame: ``system`` (str, ``name``), ``query``, ``doc`` (str), ``score`` (float64:
-        the fused score, rounded to 44 significant bits; ``m − position`` for the comparator
-        methods, m = |U|), ``rank`` (int64, 1 = top). One row per document of U, queries in
-        natural order, each by ``score`` descending at full precision, equal scores by doc id
-        descending. ``evaluate`` compares scores at float32 by default (trec_eval 9), which
-        can tie distinct fused scores (it warns when a tie holds a judged document); pass
-        ``order="rank"`` to evaluate the fused ranking exactly.
+        the fused score, neighbours within 2^-44 relative made one tie; ``m − position`` for
+        the comparator methods, m = |U|), ``rank`` (int64, 1 = top). One row per document of
+        U, queries in natural order, each by ``score`` descending at full precision, equal
+        scores by doc id descending. ``evaluate`` compares scores at float32 by default
+        (trec_eval 9), which can tie distinct fused scores (it warns when a tie holds a
+        judged document); pass ``order="rank"`` to evaluate the fused ranking exactly.
 
     Raises
     ------

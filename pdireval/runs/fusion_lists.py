@@ -278,23 +278,46 @@ def _check_score_magnitude(score: np.ndarray) -> None:
         )
 
 
-#: Significant bits the fused scores keep (float64 has 53). Summing a few terms leaves rounding
-#: errors in the last bits, so scores equal in exact arithmetic (norm="rank", "borda", RRF over
-#: swapped positions) can differ by an ulp; rounding to 44 bits makes them equal, and being a
-#: monotone rounding it never reverses two scores, only merges gaps below 2**-44 relative.
-FUSED_SCORE_BITS = 44
+#: Relative gap under which two neighbouring fused scores of a query are one tie. Summing a few
+#: terms leaves rounding errors in the last bits, so scores equal in exact arithmetic
+#: (norm="rank", "borda", RRF over swapped positions) can differ by a few ulps: at most about
+#: (S + 2) 2**-52 relative for S fused systems, under 2**-44 up to about 250 systems, while
+#: distinct exact values of the rank-based normalisations differ by far more.
+FUSED_TIE_RTOL = 2.0**-44
 
 
-def round_fused(score: np.ndarray) -> np.ndarray:
-    """Round fused scores to :data:`FUSED_SCORE_BITS` significant bits (round half to even).
+def tie_fused(score: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """Fused scores with near-equal neighbours made equal: one tie per run of scores.
 
-    A monotone rounding: ``a >= b`` implies ``round_fused(a) >= round_fused(b)``; zeros and
-    infinities are kept.
+    Per query (``query``: the code of each document of U) the scores are sorted descending;
+    a score within :data:`FUSED_TIE_RTOL` × max(|a|, |b|) of the one above it joins its tie
+    group, and every member of a group gets the group's largest score. Unlike any rounding
+    of each score on its own (rounding to 44 bits left equal values on either side of a
+    rounding boundary apart), this compares the scores themselves, so sums equal in exact
+    arithmetic tie wherever they fall. Order-preserving: a ≥ b stays a ≥ b. ``score`` is a
+    vector over U or a U × trials matrix (each column on its own, as
+    :func:`pdireval.tune_fusion` needs); vectorised (two stable sorts per column).
     """
-    mantissa, exponent = np.frexp(score)
+    s = np.asarray(score, dtype=np.float64)
+    mat = s if s.ndim == 2 else s[:, None]
+    if mat.shape[0] < 2:
+        return s.copy()
+    q = np.asarray(query, dtype=np.int64)
+    order = np.argsort(-mat, axis=0, kind="stable")
+    order = np.take_along_axis(order, np.argsort(q[order], axis=0, kind="stable"), axis=0)
+    srt = np.take_along_axis(mat, order, axis=0)
+    qs = q[order]
     with np.errstate(invalid="ignore"):
-        rounded = np.round(mantissa * 2.0**FUSED_SCORE_BITS) / 2.0**FUSED_SCORE_BITS
-    return np.where(np.isfinite(score), np.ldexp(rounded, exponent), score)
+        near = (srt[:-1] - srt[1:]) <= FUSED_TIE_RTOL * np.maximum(
+            np.abs(srt[:-1]), np.abs(srt[1:])
+        )
+    start = np.ones(mat.shape, dtype=bool)
+    start[1:] = ~((qs[1:] == qs[:-1]) & near)
+    rows = np.arange(mat.shape[0])[:, None]
+    first = np.maximum.accumulate(np.where(start, rows, 0), axis=0)
+    out = np.empty_like(mat)
+    np.put_along_axis(out, order, np.take_along_axis(srt, first, axis=0), axis=0)
+    return out if s.ndim == 2 else out[:, 0]
 
 
 def system_rows(lists: FusionLists):
@@ -418,14 +441,15 @@ def _take_ids(index: pd.Index, codes: np.ndarray):
 def run_frame(lists: FusionLists, score: np.ndarray, name: str, tiebreak=None) -> pd.DataFrame:
     """The fused run: per query (natural order), documents by fused score descending.
 
-    The score is rounded to :data:`FUSED_SCORE_BITS` bits and ranked at that (full double)
-    precision; equal scores go by ``tiebreak`` descending (RBC's log score, for scores that
-    underflow), then doc id descending, as trec_eval breaks ties.
+    Neighbouring scores of a query within :data:`FUSED_TIE_RTOL` are made one tie
+    (:func:`tie_fused`) and ranked at full double precision; equal scores go by ``tiebreak``
+    descending (RBC's log score, for scores that underflow), then doc id descending, as
+    trec_eval breaks ties.
     """
     q_rank = np.empty(len(lists.queries), dtype=np.int64)
     q_rank[natural_order(lists.queries)] = np.arange(len(lists.queries))
     uq = q_rank[lists.u_query]
-    score = round_fused(np.asarray(score, dtype=np.float64))
+    score = tie_fused(score, lists.u_query)
     keys = (-lists.u_doc, -score, uq) if tiebreak is None else (-lists.u_doc, -tiebreak, -score, uq)
     o = np.lexsort(keys)
     qs = uq[o]

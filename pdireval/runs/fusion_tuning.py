@@ -22,7 +22,7 @@ from pdireval.runs.fusion_lists import (
     FusionLists,
     combine,
     fusion_contributions,
-    round_fused,
+    tie_fused,
 )
 from pdireval.runs.fusion_options import (
     check_k,
@@ -215,7 +215,7 @@ def tune_fusion(
     for part in progress_bar(parts, desc="weight grid", progress=progress):
         w = grid[part]  # trials x systems
         # the scores fuse(runs, weights=w[t]) gives, bit for bit (same sums, same rounding)
-        fused = round_fused(combine(lists, how, values, dense, w))  # U x trials
+        fused = tie_fused(combine(lists, how, values, dense, w), lists.u_query)  # U x trials
         t = w.shape[0]
         run = pd.DataFrame(
             {

@@ -12,6 +12,7 @@ import pytest
 
 import pdireval
 from pdireval.errors import SchemaError
+from tests.helpers import assert_exact_ties, exact_fused
 
 
 def ranked(lists: dict, query="1"):
@@ -280,3 +281,41 @@ def test_a_query_only_the_left_out_systems_retrieve_is_absent_and_warns_nothing(
     fused = pdireval.fuse(run, method, norm=norm, systems=["a"])  # a RuntimeWarning is an error here
     assert fused["query"].tolist() == ["q1", "q3"]
     assert fused["score"].tolist() == [1.0, 1.0]
+
+
+def test_exact_ties_on_either_side_of_a_44_bit_rounding_boundary_are_ties():
+    # norm="rank", two lists of 75: d60 at positions 60 and 73, d59 at 59 and 74, both score
+    # (1 - 60/75) + (1 - 73/75) = (1 - 59/75) + (1 - 74/75) = 2 - 133/75 exactly; as doubles
+    # the two sums round to different 44-bit values (rounding each score split the tie)
+    docs = [f"d{i:02d}" for i in range(75)]
+    b = [d for d in docs if d not in ("d59", "d60")] + ["d60", "d59"]
+    fused = pdireval.fuse(ranked({"A": docs, "B": b}), "combsum", norm="rank")
+    score = dict(zip(fused["doc"], fused["score"]))
+    assert score["d60"] == score["d59"] == pytest.approx(2 - 133 / 75, rel=1e-15)
+    got = order(fused)
+    assert got.index("d60") + 1 == got.index("d59")  # a tie: doc id descending
+
+
+@pytest.mark.slow  # the 17 Robust 2003 runs
+@pytest.mark.filterwarnings("ignore:.*equal at float32 precision:pdireval.PdirevalWarning")
+def test_robust_exact_borda_and_rank_ties_are_ties(robust03):
+    """Robust 2003 query 350, CombSUM of InexpC2, MU03rob01 and Sel50 with norm="borda":
+    FT934-123 and FBIS4-21379 both score exactly 331/315 and came out one step apart. Every
+    query's fused scores are checked against exact (Fraction) arithmetic."""
+    run, _ = robust03
+    three = run[run["system"].isin(["InexpC2", "MU03rob01", "Sel50"])]
+    fused = pdireval.fuse(three, "combsum", norm="borda")
+    q350 = fused[fused["query"] == "350"].set_index("doc")
+    assert q350.loc["FT934-123", "score"] == q350.loc["FBIS4-21379", "score"]
+    assert q350.loc["FT934-123", "rank"] + 1 == q350.loc["FBIS4-21379", "rank"]
+    queries = ["350", *sorted(three["query"].unique())[:3]]
+    for norm in ("borda", "rank"):
+        for method in ("combsum", "combmnz", "combanz"):
+            got = pdireval.fuse(three[three["query"].isin(queries)], method, norm=norm)
+            for q in queries:
+                # each list in trec_eval's order: scores as C floats, ties by doc id descending
+                part = three[three["query"] == q].assign(s32=lambda f: f["score"].astype(np.float32))
+                lists = {s: list(g.sort_values(["s32", "doc"], ascending=False)["doc"])
+                         for s, g in part.groupby("system", observed=True)}
+                assert_exact_ties(got[got["query"] == q], exact_fused(lists, method, norm))
+

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pdireval
+from tests.helpers import assert_exact_ties, exact_fused
 
 METHODS = ["rrf", "isr", "log_isr", "borda", "rbc", "combsum", "combmnz", "combanz", "combmax", "combmin", "combmed"]
 LINEAR = ["rrf", "rbc", "borda", "combsum", "combmnz"]
@@ -60,3 +61,39 @@ def test_weights_scale_linearly(run, method, c):
     # unit weights are the unweighted method
     plain = pdireval.fuse(run, method)
     np.testing.assert_allclose(plain["score"].to_numpy(), ones["score"].to_numpy(), rtol=1e-12)
+
+
+@st.composite
+def tied_lists(draw):
+    """One query's lists with planted exact ties: another system's list reversed (every
+    position sum equal), rotated, or with two documents swapped, next to random lists."""
+    n_docs = draw(st.integers(2, 150))
+    n_sys = draw(st.integers(2, 5))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    pool = [f"d{i:03d}" for i in range(n_docs)]
+    lists = {"s0": list(rng.permutation(pool)[: draw(st.integers(1, n_docs))])}
+    for s in range(1, n_sys):
+        base = lists[f"s{draw(st.integers(0, s - 1))}"]
+        how = draw(st.sampled_from(["reverse", "rotate", "swap", "random"]))
+        if how == "reverse":
+            docs = base[::-1]
+        elif how == "rotate":
+            k = draw(st.integers(0, len(base)))
+            docs = base[k:] + base[:k]
+        elif how == "swap" and len(base) > 1:
+            i, j = rng.choice(len(base), 2, replace=False)
+            docs = list(base)
+            docs[i], docs[j] = docs[j], docs[i]
+        else:
+            docs = list(rng.permutation(pool)[: draw(st.integers(1, n_docs))])
+        lists[f"s{s}"] = docs
+    return lists
+
+
+@settings(max_examples=30, deadline=None)
+@given(tied_lists(), st.sampled_from(["rank", "borda"]), st.sampled_from(["combsum", "combmnz", "combanz", "combmax",
+                                                                          "combmed"]))
+def test_exact_ties_of_rank_and_borda_norms_are_ties(lists, norm, method):
+    run = pd.DataFrame([{"system": s, "query": "1", "doc": d, "rank": i + 1}
+                        for s, docs in lists.items() for i, d in enumerate(docs)])
+    assert_exact_ties(pdireval.fuse(run, method, norm=norm), exact_fused(lists, method, norm))

@@ -8,7 +8,13 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pdireval.stats.means import exact_group_means, exact_means, exact_resampled_means, mid_ranks, tie_groups
+from pdireval.stats.means import (
+    exact_group_means,
+    exact_means,
+    exact_resampled_means,
+    mid_ranks,
+    tie_groups,
+)
 from pdireval.stats.rank_overlap import rbo_ext, rbo_ext_ties, top_k_overlap, top_k_overlap_ties
 
 values = st.lists(st.floats(-1e6, 1e6, allow_nan=False, allow_subnormal=False), min_size=1, max_size=30)
