@@ -117,6 +117,8 @@ def exact_resampled_means(matrix, counts) -> np.ndarray:
     x0 = np.where(valid, x, 0.0)
     if not np.isfinite(x0).all():
         raise ValueError("exact_resampled_means needs finite values (NaN is skipped)")
+    if (c < 0).any() or (c != np.floor(c)).any():
+        raise ValueError("exact_resampled_means needs counts that are non-negative integers")
     size = c @ valid.astype(np.float64) if not valid.all() else c.sum(axis=1)[:, None]
     out = np.zeros((b, m))
     magnitude = np.abs(x0)
@@ -137,11 +139,11 @@ def exact_resampled_means(matrix, counts) -> np.ndarray:
             limbs[:, k, :] = q
             rest = rest - np.ldexp(q, e_lo + k * width)
         limbs *= np.sign(x0)[:, None, :]
-        limbs = limbs.reshape(n, n_limbs * m)
+        flat = limbs.reshape(n, n_limbs * m)
         # digits beyond the limbs that the carries may need: |limb sum| < 2**53
         n_digits = n_limbs + 53 // width + 2
         for part in chunks(b, n + 4 * n_digits * m):
-            sums = (c[part] @ limbs).reshape(-1, n_limbs, m)  # exact integers
+            sums = (c[part] @ flat).reshape(-1, n_limbs, m)  # exact integers
             out[part] = _round_exact(sums.astype(np.int64), width, n_digits, e_lo)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(size > 0, out / size, np.nan)

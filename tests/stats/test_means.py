@@ -100,3 +100,14 @@ def test_planted_ties_hold_in_every_resample(values, data):
     exact = [[float(sum(Fraction(v) * int(c) for v, c in zip(col, row))) / n for col in (x, y)]
              for row in counts]
     np.testing.assert_array_equal(got[:, :2], np.array(exact))
+
+
+def test_resampled_means_refuse_what_they_cannot_sum_exactly():
+    import pytest
+
+    with pytest.raises(ValueError, match="non-negative integers"):
+        exact_resampled_means(np.array([0.1, 0.2]), np.array([[0.5, 1.5]]))
+    with pytest.raises(ValueError, match="finite"):
+        exact_resampled_means(np.array([0.1, np.inf]), np.array([[1.0, 1.0]]))
+    # a replicate that draws nothing has no mean
+    assert np.isnan(exact_resampled_means(np.array([0.1, 0.2]), np.array([[0.0, 0.0]]))).all()
