@@ -192,3 +192,40 @@ def test_property_planted_ties_match_exact_arithmetic(data, n, m, seed):
         x[:, 1] = x[:, 0]
         x[[i, j], 1] = x[[j, i], 0]
     check_against_oracle(x, 60, seed)
+
+
+@pytest.mark.slow  # the 17 Robust 2003 runs
+def test_robust_p10_rank_intervals_and_correlation_intervals_match_exact_arithmetic(robust03):
+    """Robust 2003 P@10 (many exact ties between systems, in replicates too): expected ranks,
+    P(best) and the AP-vs-P@10 τ_b interval equal exact (Fraction) arithmetic on the same
+    draws; with counts @ x / n about half of the 34 values and most interval ends were off."""
+    from pdireval.stats.rank_correlation import rank_correlation
+
+    run, qrels = robust03
+    scores = pdireval.evaluate(run, ["P@10", "AP"], qrels=qrels)
+    p10 = scores[scores["measure"] == "P@10"]
+    x = p10.pivot(index="query", columns="system", values="value")
+    x = x[sorted(x.columns)].to_numpy()
+    n, m = x.shape
+    b = 200
+    out = pdireval.rank_uncertainty(p10, n_resamples=b, rng=3, test="sign")
+    out = out.set_index("system").sort_index()
+    idx = np.random.default_rng(3).integers(0, n, size=(b, n))
+    rank, expected, p_best, low, high = fraction_oracle(x, idx, 0.95)
+    np.testing.assert_array_equal(out["rank"].to_numpy(), rank)
+    np.testing.assert_allclose(out["expected_rank"].to_numpy(), expected, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(out["p_best"].to_numpy(), p_best, rtol=0, atol=1e-12)
+    # correlate(AP, P@10): the τ_b interval from exactly rounded replicate means
+    ap = scores[scores["measure"] == "AP"].pivot(index="query", columns="system", values="value")
+    ap = ap[sorted(ap.columns)].to_numpy()
+    got = pdireval.correlate(scores, confidence_level=0.9, n_resamples=b, rng=3)
+    from fractions import Fraction
+
+    def means(matrix, rows):
+        return np.array([float(sum(Fraction(matrix[r, j]) for r in rows)) / len(rows) for j in range(m)])
+
+    reps = [rank_correlation(means(x, rows), means(ap, rows), "kendall_b")[0] for rows in idx]
+    lo, hi = np.quantile(reps, [0.05, 0.95])
+    row = got.iloc[0]
+    assert (row["measure_a"], row["measure_b"]) == ("P@10", "AP")
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx((lo, hi), abs=1e-12)
