@@ -161,6 +161,24 @@ _BOOTSTRAPPED = {
 }
 
 
+def _statistics_block(values, systems, xa, xb, level, n_res, seed, *, p, k) -> pd.DataFrame:
+    """One group's statistics, with their bootstrap intervals at ``level`` (None: none; NaN
+    for a single query, where every replicate would be that query, as in aggregate)."""
+    block = pd.DataFrame(
+        {
+            "statistic": list(LEADERBOARD_STATISTICS),
+            "value": values,
+            "n_systems": len(systems),
+            "n_queries": xa.shape[0],
+        }
+    )
+    if level is not None and xa.shape[0] < 2:
+        block["ci_low"], block["ci_high"] = np.nan, np.nan
+    elif level is not None:
+        block["ci_low"], block["ci_high"] = _intervals(xa, xb, values, level, n_res, seed, p=p, k=k)
+    return block
+
+
 def _intervals(xa, xb, values, level, n_res, seed, *, p, k):
     """ci_low, ci_high of every statistic (NaN where there is no bootstrap interval)."""
     from pdireval.errors import group_generator
@@ -389,6 +407,7 @@ def leaderboard_agreement(
                 f"{sorted(map(str, grouped_a))[:3]} vs {sorted(map(str, grouped_b))[:3]}.\n"
                 "Evaluate both with the same measure strings."
             )
+    seed = None
     if level is not None and not per_system:
         from pdireval.errors import check_rng
 
@@ -406,22 +425,9 @@ def leaderboard_agreement(
                 drop=True
             )
         else:
-            block = pd.DataFrame(
-                {
-                    "statistic": list(LEADERBOARD_STATISTICS),
-                    "value": values,
-                    "n_systems": len(systems),
-                    "n_queries": xa.shape[0],
-                }
-            )
+            block = _statistics_block(values, systems, xa, xb, level, n_res, seed, p=p, k=k)
             if level is not None and xa.shape[0] < 2:
-                # every replicate would be the one query: NaN, as aggregate's intervals
-                block["ci_low"], block["ci_high"] = np.nan, np.nan
                 single.append(f"measures {ka[0]!r} and {kb[0]!r}{where}")
-            elif level is not None:
-                block["ci_low"], block["ci_high"] = _intervals(
-                    xa, xb, values, level, n_res, seed, p=p, k=k
-                )
         for c, v in reversed(list(zip(extra, ka[1:]))):
             block.insert(0, c, v)
         block.insert(0, "measure_b", kb[0])
