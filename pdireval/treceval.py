@@ -269,9 +269,6 @@ def command(argv: list[str], stdout=None) -> int:
         )
         return 1
     qrels, run = operands
-    if qrels == "-" and run == "-":
-        _error("QRELS and RUN cannot both be '-' (standard input): name one of them as a file.")
-        return 1
     if extra_measures and not epi.marked:
         epi.marked.add("runid")  # only pdireval measures requested: print the run id too
     try:

@@ -286,7 +286,7 @@ def test_refusals_name_the_option(small, capsys):
         ("-m", "P.5,5", q, r): (2, "-m P"),
         ("-m", "ndcg.1", q, r): (2, "-m ndcg"),
         ("-m", "P.", q, r): (1, "-m P."),
-        ("-Z", small / "none", q, r): (2, "none"),
+        ("-Z", small / "none", q, r): (255, "none"),
     }
     for argv, (status, named) in cases.items():
         assert ours(*argv) == ("", status), argv
@@ -366,6 +366,85 @@ def test_zscores(te9, te10, small, tmp_path):
     q, r = small / "qrels", small / "run"
     assert_same(te9, "-q", "-Z", tmp_path / "z", "-m", "map", "-m", "P.5", "-m", "num_ret", q, r)
     assert_same(te10, "-q", "-Z", tmp_path / "z", "-m", "all_trec", q, r, v10=True)
+
+
+def test_score_and_file_rules_as_the_binaries(te9, te10, small, tmp_path, capsys):
+    """Issue 33: hexadecimal scores read as atof reads them, scores above the float32 range
+    tied at infinity in 9.0.8 mode without a numpy warning, the -Z file's failures exit 255,
+    '-' as QRELS is a file name (exit 2 when there is none), as in both binaries."""
+    q = small / "qrels"
+    (tmp_path / "hex").write_text(
+        "1 Q0 a 0 0x1p1 r\n1 Q0 b 0 0x10 r\n1 Q0 c 0 3 r\n1 Q0 x 0 0X.8P1 r\n"
+        "2 Q0 a 0 1e39 r\n2 Q0 z 0 2e39 r\n2 Q0 y 0 3.5e38 r\n2 Q0 w 0 -1e40 r\n"
+    )
+    run = tmp_path / "hex"
+    for binary, v10 in ((te9, False), (te10, True)):
+        assert_same(binary, "-q", "-m", "relstring", "-m", "map", q, run, v10=v10)
+    assert "\trec_eval" not in capsys.readouterr().err  # (no RuntimeWarning either: -W error)
+    # hexadecimal scores 2, 16, 3 and 1: b (16), c (3), a (2), x (1)
+    assert "'021-" in ours("-q", "-m", "relstring", q, run)[0]
+    (tmp_path / "empty").write_text("")
+    (tmp_path / "short").write_text("1 map 0.5\n")
+    r = small / "run"
+    for z in (tmp_path / "none", tmp_path / "empty", tmp_path / "short"):
+        for binary, v10 in ((te9, False), (te10, True)):
+            assert assert_same(binary, "-Z", z, q, r, v10=v10) == ""
+            assert theirs(binary, "-Z", z, q, r)[1] == 255
+        assert "z-scores file" in capsys.readouterr().err
+    for binary, v10 in ((te9, False), (te10, True)):
+        assert_same(binary, "-", r, v10=v10, cwd=tmp_path)
+        assert theirs(binary, "-", r, cwd=tmp_path)[1] == 2
+    assert "the qrels file '-'" in capsys.readouterr().err
+
+
+def test_file_rules_without_the_binaries(small, tmp_path, monkeypatch, capsys):
+    """What the binaries do (test above) checked by value: '-' as QRELS is not standard
+    input, -Z failures exit 255, hexadecimal and huge scores read as atof reads them."""
+    q, r = small / "qrels", small / "run"
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(Path(q).read_bytes())))
+    assert ours("-", r) == ("", 2)
+    assert "cannot read the qrels file '-'" in capsys.readouterr().err
+    (tmp_path / "-").write_bytes(Path(q).read_bytes())  # a file named '-' is read
+    assert ours("-", r) == ours(q, r)
+    for z in ("none", "empty"):
+        (tmp_path / "empty").write_text("")
+        assert ours("-Z", tmp_path / z, q, r) == ("", 255)
+    (tmp_path / "hex").write_text("1 Q0 a 0 0x1p1 r\n1 Q0 b 0 0x10 r\n1 Q0 c 0 3 r\n"
+                                  "2 Q0 a 0 1e39 r\n2 Q0 z 0 2e39 r\n")
+    out = ours("-q", "-m", "relstring", q, tmp_path / "hex")[0]
+    assert "relstring             \t1\t'021'" in out  # b (16), c (3), a (2)
+    # 9.0.8: 1e39 and 2e39 are both infinite as C floats, tied: z before a (docno descending)
+    assert "relstring             \t2\t'10'" in out
+    assert "relstring             \t2\t'10'" in ours("--v10", "-q", "-m", "relstring", q, tmp_path / "hex")[0]
+
+
+def test_nan_scores_are_refused(small, tmp_path, capsys):
+    """A score that reads as NaN: trec_eval ranks its document wherever qsort leaves it
+    (undefined); the command refuses the line, naming the file and the line."""
+    q = small / "qrels"
+    for text, line in (("1 Q0 a 0 1 r\n1 Q0 b 0 nan r\n", 2),
+                       ("1 Q0 a 0 1 r\n\n2 Q0 z 0 -NaN r x\n", 3),  # slow reader
+                       ("1 Q0 a 0 1 r\n1 Q0 b 0 nan(0x1) r\n", 2)):
+        (tmp_path / "r").write_text(text)
+        for v10 in ((), ("--v10",)):
+            assert ours(*v10, q, tmp_path / "r") == ("", 2)
+            err = capsys.readouterr().err
+            assert f"results file '{tmp_path / 'r'}': line {line} has the score" in err
+            assert len(err.splitlines()) == 1
+
+
+def test_a_huge_label_is_a_clear_error(small, tmp_path, capsys):
+    """A qrels label of 3e9: trec_eval sizes a table of counts by the largest label (both
+    binaries run out of memory); the command names the query, the label and the limit."""
+    (tmp_path / "q").write_text("1 0 a 3000000000\n1 0 b 0\n2 0 z 1\n")
+    for v10 in ((), ("--v10",)):
+        assert ours(*v10, "-m", "map", tmp_path / "q", small / "run") == ("", 2)
+        err = capsys.readouterr().err
+        assert "query 1 has the label 3000000000" in err and "33,554,432" in err
+    (tmp_path / "q").write_text("1 0 a 99999999999999999999999\n")  # atol saturates
+    assert ours(tmp_path / "q", small / "run") == ("", 2)
+    assert "label 9223372036854775807" in capsys.readouterr().err
 
 
 def test_stdin_and_cli_entry(te9, small, monkeypatch, capsys):

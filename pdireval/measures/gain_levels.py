@@ -4,8 +4,10 @@ the ideal ranking's gains per query with cumulative sums, the R-levels, and the
 gain-bearing hits of a list.
 
 trec_eval sorts gain levels with a comparator that truncates gain differences to integers, so
-with fractional gains that differ by less than 1 its ideal ranking can be out of order;
-pdireval always sorts exactly (identical whenever distinct gains differ by at least 1).
+with fractional gains that differ by less than 1 its ideal ranking can be out of order or
+empty; :func:`pdireval.evaluate` always sorts exactly (identical whenever distinct gains differ
+by at least 1, and whenever glibc's qsort happens to leave the table in gain order), while
+``pdireval trec_eval`` reproduces the binary's order (:mod:`pdireval.trec.trec_kernels`).
 """
 
 from __future__ import annotations

@@ -26,7 +26,9 @@ import numpy as np
 from pdireval.trec import trec_columns
 from pdireval.trec import trec_kernels as K
 from pdireval.trec.trec_files import (
+    ZSCORES_STATUS,
     TrecEvalExit,
+    nan_score_error,
     parse_prefs,
     parse_qrels,
     parse_results,
@@ -118,6 +120,9 @@ def evaluate_files(epi: Epi, qrels_path: str, results_path: str) -> Output:
     files = None
     if qrels_table is not None:
         files = trec_columns.inputs(qrels_table, results_data, version)
+    if files is not None and np.isnan(files.scores).any():
+        row = int(np.flatnonzero(np.isnan(files.scores))[0])  # (one line per row there)
+        raise nan_score_error(results_path, row + 1, files.results.token(4, row))
     if files is None:
         if qrels_table is not None:
             qq, qg, qd, qr = parse_qrels(qrels_data, qrels_path, version)
@@ -126,7 +131,8 @@ def evaluate_files(epi: Epi, qrels_path: str, results_path: str) -> Output:
         qq, qr, runid = files.qrels_queries, files.labels, files.runid
     zscores = None
     if epi.zscore_file is not None:
-        zscores = parse_zscores(read_bytes(epi.zscore_file, "z-scores"), epi.zscore_file)
+        data = read_bytes(epi.zscore_file, "z-scores", ZSCORES_STATUS)
+        zscores = parse_zscores(data, epi.zscore_file)
     if not epi.marked:
         epi.marked.update(NICKNAMES[version]["official"])
     chosen = [m for m in MEASURES if version in m.versions and m.name in epi.marked]
@@ -187,29 +193,29 @@ def evaluate_files(epi: Epi, qrels_path: str, results_path: str) -> Output:
             epi, chosen, columns, params, evaluated, bogus, missing, runid, zscores, qq, prefs,
             (rq, rd, rs),
         )  # fmt: skip
-    if jg_mode:  # one virtual query per (query, judgment group), averaged per query
-        rr, dup, jg_rows = _res_rels_jg(epi, evaluated, bogus, qq, qg, qd, qr, rq, rd, rs)
-    else:
-        fast = None if files is None or bogus else files.join(evaluated)
-        if fast is not None:
-            q_of, rel_of, codes, sims, rel_file, words = fast
-            rr = _ranked(
-                epi,
-                len(evaluated),
-                q_of,
-                rel_of,
-                codes,
-                sims,
-                rel_file,
-                trec_columns.word_rank,
-                words,
-            )
-            dup = None
+    try:
+        if jg_mode:  # one virtual query per (query, judgment group), averaged per query
+            rr, dup, jg_rows = _res_rels_jg(epi, evaluated, bogus, qq, qg, qd, qr, rq, rd, rs)
         else:
-            if files is not None:  # a duplicate document: read the lists for its message
-                qq, qg, qd, qr = parse_qrels(qrels_data, qrels_path, version)
-                rq, rd, rs, runid = parse_results(results_data, results_path, version)
-            rr, dup = _res_rels(epi, evaluated, bogus, qq, qd, qr, rq, rd, rs)
+            fast = None if files is None or bogus else files.join(evaluated)
+            if fast is not None:
+                q_of, rel_of, codes, sims, rel_file, words = fast
+                try:
+                    rr = _ranked(
+                        epi, len(evaluated), q_of, rel_of, codes, sims, rel_file,
+                        trec_columns.word_rank, words,
+                    )  # fmt: skip
+                except LevelTableTooLarge as exc:
+                    exc.names = evaluated
+                    raise
+                dup = None
+            else:
+                if files is not None:  # a duplicate document: read the lists for its message
+                    qq, qg, qd, qr = parse_qrels(qrels_data, qrels_path, version)
+                    rq, rd, rs, runid = parse_results(results_data, results_path, version)
+                rr, dup = _res_rels(epi, evaluated, bogus, qq, qd, qr, rq, rd, rs)
+    except LevelTableTooLarge as exc:
+        raise exc.exit(qrels_path) from None
     # the evaluation and its printing; the early stops print the queries before the stop
     printed = partial(
         _print, epi, chosen, columns, params, rr, evaluated, bogus, runid, zscores, qq, qr, jg_rows
@@ -312,7 +318,7 @@ def _ranked_twice(chunk: list, sims: np.ndarray, epi) -> bytes | None:
     maximum = epi.max_num_docs_per_topic
     if maximum is not None and maximum < len(chunk):
         if epi.version != "10":
-            sims = sims.astype(np.float32)  # 9.0.8 stores scores as C floats
+            sims = K.c_float(sims)  # 9.0.8 stores scores as C floats
         by_doc = sorted(range(len(chunk)), key=chunk.__getitem__, reverse=True)
         ranked = sorted(by_doc, key=lambda i: -sims[i])  # stable: ties keep docno descending
         chunk = [chunk[i] for i in ranked[:maximum]]
@@ -390,12 +396,41 @@ def _res_rels(epi, evaluated, bogus, qq, qd, qr, rq, rd, rs):
     codes = np.concatenate(code_parts) if code_parts else np.zeros(0, np.int64)
     sims = np.concatenate(sim_parts) if sim_parts else np.zeros(0)
     rel_file = np.concatenate(rel_parts) if rel_parts else np.zeros(0, np.int64)
-    return _ranked(epi, n, q_of, rel_of, codes, sims, rel_file, _list_rank, docs), dup
+    try:
+        return _ranked(epi, n, q_of, rel_of, codes, sims, rel_file, _list_rank, docs), dup
+    except LevelTableTooLarge as exc:
+        exc.names = evaluated
+        raise
 
 
 def _list_rank(docs: list, rows: np.ndarray) -> np.ndarray:
     """The ``strcmp`` order of the documents ``docs[rows]`` (equal documents: equal codes)."""
     return np.unique(np.array([docs[i] for i in rows.tolist()]), return_inverse=True)[1].reshape(-1)
+
+
+#: the most entries of the per-query label-count table (n_queries x (largest label + 1))
+MAX_LEVEL_TABLE = 2**25
+
+
+class LevelTableTooLarge(Exception):
+    """A qrels label too large for trec_eval's table of counts per label (see
+    :data:`MAX_LEVEL_TABLE`): the query index, the label and the number of queries."""
+
+    def __init__(self, query: int, label: int, n_queries: int):
+        super().__init__(query, label, n_queries)
+        self.query, self.label, self.n_queries = query, label, n_queries
+        self.names: list = []  # the evaluated (or judgment groups' virtual) query ids
+
+    def exit(self, qrels_path: str) -> TrecEvalExit:
+        name = self.names[self.query].split(b"\x00")[0].decode(errors="replace")
+        return TrecEvalExit(
+            f"qrels file '{qrels_path}': query {name} has the label {self.label}; trec_eval "
+            "keeps, for each query, a table of counts for every label from 0 to the largest, "
+            f"here {self.n_queries} queries x {self.label + 1:,} labels, above pdireval's "
+            f"limit of {MAX_LEVEL_TABLE:,} entries (trec_eval itself runs out of memory or "
+            "hangs). Relabel the qrels with small grades (e.g. 0 to 4).",
+            2,
+        )
 
 
 def _ranked(epi, n, q_of, rel_of, codes, sims, rel_file, doc_rank, docs) -> K.ResRels:
@@ -405,6 +440,9 @@ def _ranked(epi, n, q_of, rel_of, codes, sims, rel_file, doc_rank, docs) -> K.Re
     judged = rel_of >= 0
     width_levels = int(rel_of[judged].max(initial=-1)) + 1
     width_levels = max(width_levels, 1)
+    if n * width_levels > MAX_LEVEL_TABLE:
+        top = int(np.argmax(np.where(judged, rel_of, -1)))
+        raise LevelTableTooLarge(int(q_of[top]), int(rel_of[top]), n)
     levels = np.bincount(
         q_of[judged] * width_levels + rel_of[judged], minlength=n * width_levels
     ).reshape(n, width_levels)
@@ -415,9 +453,17 @@ def _ranked(epi, n, q_of, rel_of, codes, sims, rel_file, doc_rank, docs) -> K.Re
     lvl = epi.relevance_level
     cols = np.arange(levels.shape[1])[None, :]
     num_rel = (levels * (cols >= lvl)).sum(axis=1)
+    empty = ~present.any(axis=1)
+    if empty[1:].any():
+        # form_res_rels.c keeps its label table and num_rel_levels in static memory and
+        # counts into a table of max_rel + 1 = 0 entries for a query whose labels are all
+        # negative: such a query keeps the table of the query evaluated before it (the gain
+        # measures read it: ideal_dcg, rbp); the first query is refused below
+        source = np.maximum.accumulate(np.where(empty, 0, np.arange(n)))
+        levels, num_rel_levels = levels[source], num_rel_levels[source]
 
     if epi.version != "10":
-        sims = sims.astype(np.float32).astype(np.float64)  # 9.0.8 stores scores as C floats
+        sims = K.c_float(sims).astype(np.float64)  # 9.0.8 stores scores as C floats
     sims = sims + 0.0
     # trec_eval's order: query, score descending, document id descending (strcmp); a run
     # file is usually in that order already (then the stable sort would keep it)

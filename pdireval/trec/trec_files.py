@@ -21,6 +21,7 @@ Errors are :class:`TrecEvalExit`: trec_eval's message and exit status.
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 
@@ -33,6 +34,8 @@ __all__ = [
     "parse_prefs",
     "atol",
     "atof",
+    "ZSCORES_STATUS",
+    "nan_score_error",
 ]
 
 
@@ -45,26 +48,33 @@ class TrecEvalExit(Exception):
         self.status = status
 
 
-def read_bytes(path: str, what: str) -> bytes:
-    """The file's bytes (``-``: standard input); an empty or unreadable file is trec_eval's
-    'Cannot read' error (status 2)."""
+#: trec_eval's exit status when it cannot read the -Z file: its main() returns UNDEF (-1)
+ZSCORES_STATUS = 255
+
+
+def read_bytes(path: str, what: str, status: int = 2) -> bytes:
+    """The file's bytes; an empty or unreadable file is trec_eval's 'Cannot read' error
+    (exit ``status``: 2, or 255 for the ``-Z`` file, whose reader returns -1 from main).
+    ``-`` is standard input for the results file only (as in trec_eval 10.0; both releases
+    open a qrels or z-scores file named ``-`` as a file)."""
+    theirs = f"trec_eval: Quit in file '{path}'"
+    if status == ZSCORES_STATUS:
+        theirs = f"trec_eval.get_zscores: Cannot read zscores file '{path}'; exit status 255"
     try:
-        if path == "-":
+        if path == "-" and what == "results":
             data = sys.stdin.buffer.read()
         else:
             with open(path, "rb") as fh:
                 data = fh.read()
     except OSError as exc:
         raise TrecEvalExit(
-            f"cannot read the {what} file '{path}': {exc.strerror or exc}. "
-            f"(trec_eval: Quit in file '{path}')",
-            2,
+            f"cannot read the {what} file '{path}': {exc.strerror or exc}. ({theirs})",
+            status,
         ) from None
     if not data:
         raise TrecEvalExit(
-            f"the {what} file '{path}' is empty; trec_eval refuses an empty file "
-            f"(trec_eval: Quit in file '{path}').",
-            2,
+            f"the {what} file '{path}' is empty; trec_eval refuses an empty file ({theirs}).",
+            status,
         )
     refuse_compressed(data, path, what)
     return data
@@ -93,16 +103,31 @@ _ATOL = rb"^[ \t\n\v\f\r]*([+-]?[0-9]+)"
 _ATOF = (
     rb"^[ \t\n\v\f\r]*([+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf(?:inity)?|nan))"
 )
+_HEX = rb"^[ \t\n\v\f\r]*([+-]?)(0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?)"
+#: strtol's range (a 64-bit long): atol saturates there
+LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
 
 
 def atol(token: bytes) -> int:
-    """C's ``atol``: the leading integer of ``token`` (``b"1.5"`` -> 1, ``b"x"`` -> 0)."""
+    """C's ``atol``: the leading integer of ``token`` (``b"1.5"`` -> 1, ``b"x"`` -> 0),
+    saturated at a 64-bit long's range as glibc's ``strtol`` saturates."""
     match = re.match(_ATOL, token)
-    return int(match.group(1)) if match else 0
+    if not match:
+        return 0
+    return min(max(int(match.group(1)), LONG_MIN), LONG_MAX)
 
 
 def atof(token: bytes) -> float:
-    """C's ``atof``: the leading number of ``token`` (``b"2.5abc"`` -> 2.5, ``b"x"`` -> 0.0)."""
+    """C's ``atof``: the leading number of ``token`` (``b"2.5abc"`` -> 2.5, ``b"x"`` -> 0.0,
+    hexadecimal as ``strtod`` reads it: ``b"0x1p1"`` -> 2.0, ``b"0x10"`` -> 16.0)."""
+    hexadecimal = re.match(_HEX, token)
+    if hexadecimal:
+        sign, digits = hexadecimal.groups()
+        try:
+            value = float.fromhex(digits.decode())
+        except OverflowError:  # strtod gives HUGE_VAL
+            value = math.inf
+        return -value if sign == b"-" else value
     match = re.match(_ATOF, token, re.IGNORECASE)
     if not match:
         return 0.0
@@ -117,10 +142,12 @@ def _ints(tokens: list, data: bytes) -> list:
     read ``1_0``, so a file holding ``_`` takes the slow path)."""
     try:
         if b"_" not in data:
-            return list(map(int, tokens))
+            out = list(map(int, tokens))
+            if max(out, default=0) <= LONG_MAX and min(out, default=0) >= LONG_MIN:
+                return out
     except ValueError:
         pass
-    return [int(t) if t.isdigit() else atol(t) for t in tokens]
+    return [atol(t) for t in tokens]
 
 
 def _floats(tokens: list, data: bytes) -> list:
@@ -257,14 +284,37 @@ def parse_prefs(data: bytes, path: str, version: str, qrels_prefs: bool = False)
     return qids, jgs, jsgs, docs, _floats(rels, data)
 
 
+def nan_score_error(path: str, line: int, token: bytes) -> TrecEvalExit:
+    """The error for a results line whose score reads as NaN (``nan``, ``-nan``, ``NaN``).
+
+    trec_eval reads it with ``atof`` and sorts with a comparator for which a NaN is neither
+    above nor below any score: the ranking it prints then depends on its C library's
+    ``qsort`` (undefined in C when the comparator is not an order), so pdireval refuses the
+    line, as :func:`pdireval.evaluate` refuses NaN scores."""
+    text = token.decode("utf-8", "replace")
+    return TrecEvalExit(
+        f"results file '{path}': line {line} has the score '{text}', which is not a number; "
+        "trec_eval would rank its document wherever its C library's qsort leaves it (a NaN "
+        "is neither above nor below any score), so pdireval refuses the line. Give the "
+        "document a score or remove the line (trec_eval: no message; undefined ranking).",
+        2,
+    )
+
+
 def parse_results(data: bytes, path: str, version: str):
-    """``(qids, docnos, sims, run_id)``: lists in file order and the last line's run id."""
+    """``(qids, docnos, sims, run_id)``: lists in file order and the last line's run id; a
+    score that reads as NaN is an error (:func:`nan_score_error`)."""
     if (version != "10" or b"#" not in data) and _uniform(data, 6):
         tokens = data.split()
-        return tokens[0::6], tokens[2::6], _floats(tokens[4::6], data), tokens[-1]
+        sims = _floats(tokens[4::6], data)
+        bad = next((i for i, x in enumerate(sims) if x != x), None)
+        if bad is not None:
+            raise nan_score_error(path, bad + 1, tokens[4::6][bad])
+        return tokens[0::6], tokens[2::6], sims, tokens[-1]
     lines = _lines(data)
     split = [line.split() for line in lines]
     qids, docs, sims = [], [], []
+    numbers = []
     run_id = None
     parsed = 0
     for i, fields in enumerate(split):
@@ -283,9 +333,14 @@ def parse_results(data: bytes, path: str, version: str):
         qids.append(fields[0])
         docs.append(fields[2])
         sims.append(fields[4])
+        numbers.append(i + 1)
         run_id = fields[5]
         parsed += 1
-    return qids, docs, _floats(sims, data), run_id
+    values = _floats(sims, data)
+    bad = next((i for i, x in enumerate(values) if x != x), None)
+    if bad is not None:
+        raise nan_score_error(path, numbers[bad], sims[bad])
+    return qids, docs, values, run_id
 
 
 def parse_zscores(data: bytes, path: str) -> dict:
@@ -297,7 +352,7 @@ def parse_zscores(data: bytes, path: str) -> dict:
             raise TrecEvalExit(
                 f"z-scores file '{path}': malformed line {i + 1}; trec_eval reads four fields "
                 f"'qid measure mean stddev' (trec_eval.get_zscores: Malformed line {i + 1}).",
-                2,
+                ZSCORES_STATUS,
             )
         out.setdefault((fields[0], fields[1]), (atof(fields[2]), atof(fields[3])))
     return out

@@ -48,6 +48,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from pdireval.trec.trec_kernels import c_float
+
 __all__ = ["PrefsResult", "prefs_result", "PREFS_MEASURES"]
 
 #: the fourteen preference measures, in trec_eval's table order
@@ -156,12 +158,12 @@ def prefs_result(epi, evaluated, bogus, pq, pg, ps, pd, pr, rq, rd, rs) -> Prefs
     r_doc = doc_codes[len(pdocs) :]
     p_code = pcode_all[pkeep]
     r_code = np.concatenate([rcode_all[rkeep], np.array(bogus_codes, dtype=np.int64)])
-    sims = np.concatenate(
-        [np.asarray(rs, dtype=np.float64)[rkeep], np.ones(len(bogus_codes))]
-    ).astype(np.float32 if f32 else np.float64)
+    sims = np.concatenate([np.asarray(rs, dtype=np.float64)[rkeep], np.ones(len(bogus_codes))])
+    if f32:
+        sims = c_float(sims)
     rel = np.asarray(pr, dtype=np.float64)[pkeep]
     if f32:
-        rel = rel.astype(np.float32).astype(np.float64)
+        rel = c_float(rel).astype(np.float64)
     p_jg = _codes([pg[i] for i in pick])
     p_jsg = _codes([ps[i] for i in pick])
 
