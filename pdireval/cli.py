@@ -190,7 +190,7 @@ def run_evaluate(args) -> int:
 
     check_excel_safe(args)
     measures = args.measures or DEFAULT_MEASURES
-    measures_for(measures, trec_eval_version(args.trec_eval))  # bad measures fail first
+    measures_for(measures, trec_eval_version(args.trec_eval), advice="cli")  # fail first
     run, qrels = load_collection(args)
     scores, changes = evaluate_with_changes(
         run,

@@ -214,8 +214,8 @@ def command(argv: list[str], stdout=None) -> int:
         elif letter == "m":
             try:
                 mark(epi, value)
-            except IllegalMeasure:
-                problem = _measure_problem(value, version, measure_names)
+            except IllegalMeasure as exc:
+                problem = _measure_problem(value, version, measure_names, str(exc))
                 if problem is None:
                     extra_measures.append(value)
                     continue
@@ -299,12 +299,30 @@ def command(argv: list[str], stdout=None) -> int:
     return result.status
 
 
-def _measure_problem(spec: str, version: str, measure_names) -> str | None:
+def _measure_problem(spec: str, version: str, measure_names, reason: str = "") -> str | None:
     """Why ``-m spec`` is refused, in pdireval's words; None when it is a pdireval measure
-    string the registry accepts (printed after trec_eval's measures)."""
-    name = spec.partition(".")[0]
+    string the registry accepts (printed after trec_eval's measures). ``reason``: what
+    :func:`~pdireval.trec.trec_measures.mark` said."""
+    from pdireval.trec.trec_measures import MEASURES, NICKNAMES
+
+    name, dot, params = spec.partition(".")
     other = "10" if version == "9" else "9"
-    if name in measure_names(other):
+    known = name in measure_names(version) or name in NICKNAMES[version]
+    if known and dot and not params:  # a measure of this release, with nothing after the dot
+        theirs = f"(trec_eval: improper measure in parameter '{name}'; illegal measure '{name}')."
+        if name in NICKNAMES[version]:
+            return f"-m {spec}: a measure set takes no parameters; write -m {name} {theirs}"
+        kind = next(m.kind for m in MEASURES if m.name == name)
+        example = {"cut_long": "5,10", "cut_double": "0.5,2", "p_pair": "1=3,2=9"}.get(kind)
+        example = example or {"utility": "1,-1,0,0", "set_F": "0.5", "relstring": "20"}.get(name)
+        example = example or ("0.25,0.5,0.75" if kind == "p_double" else None)
+        if example is None:
+            return f"-m {spec}: {name} takes no parameters; leave the dot out (-m {name}) {theirs}"
+        return (
+            f"-m {spec}: nothing after the dot; give {name}'s parameters after it "
+            f"(-m {name}.{example}) or leave the dot out (-m {name}) {theirs}"
+        )
+    if not known and name in measure_names(other):
         if version == "9":
             return (
                 f"-m {spec}: {name} is a trec_eval 10.0 measure, not a 9.0.8 one; add --v10 "

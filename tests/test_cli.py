@@ -284,7 +284,7 @@ def test_score_precision_option_orders_near_ties_by_score(tmp_path, capsys):
 def test_trec_eval_10_gives_evaluates_numbers(files, capsys):
     """--trec-eval 10 is evaluate(trec_eval="10"): 10.0's interpolated precision and the
     measures only 10.0 has, the same per-query values as the Python API; --trec-eval 9.0.8
-    refuses those with the Python API's message and exit status 1."""
+    refuses those with the Python API's message (naming --trec-eval 10) and exit status 1."""
     only_10 = ["rbp", "unj_5"]
     common = ["11pt_avg", "iprec_at_recall_0.10", "map"]
 
@@ -309,8 +309,12 @@ def test_trec_eval_10_gives_evaluates_numbers(files, capsys):
     with pytest.raises(pdireval.MeasureError) as expected_error:
         pdireval.evaluate(files["run"], common + only_10, qrels=files["qrels"], trec_eval="9.0.8")
     assert status == 1 and out == ""
-    assert err == f"pdireval: error: {expected_error.value}\n"
-    assert "'rbp'" in err and "trec_eval 9.0.8 does not have" in err
+    # the Python API's message, its advice worded with the command's option (issue 33)
+    python = str(expected_error.value)
+    assert "trec_eval='10'" in python and "leave trec_eval unset" in python
+    assert err == "pdireval: error: " + python.replace("trec_eval='10'", "--trec-eval 10").replace(
+        "leave trec_eval unset", "leave --trec-eval out") + "\n"
+    assert "'rbp'" in err and "trec_eval 9.0.8 does not have" in err and "trec_eval='" not in err
 
 
 def test_trec_eval_10_compares_doubles_unless_score_precision_says_otherwise(tmp_path, capsys):

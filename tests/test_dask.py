@@ -451,3 +451,30 @@ def test_the_same_warnings_as_pandas_with_float32_ties(layout):
     got, got_warnings = _messages(lambda: lazy.compute(scheduler="threads"))
     pd.testing.assert_frame_equal(got, expected, check_exact=True)
     assert got_warnings == expected_warnings
+
+
+def test_a_seed_column_is_refused_with_the_way_to_evaluate_seeds():
+    """Issue 33: a run with one ranking per (system, seed, query) was reported as duplicate
+    rows, advising drop_duplicates (which would keep one seed only); the Dask path says it
+    does not take seeds and how to evaluate them, at once (before reading any partition)."""
+    qrels = pd.DataFrame({"query": ["a", "a"], "doc": ["x", "z"], "label": [1, 0]})
+    run = pd.DataFrame({"system": "s", "query": "a", "doc": ["x", "z", "x", "z"],
+                        "score": [1.0, 2.0, 2.0, 1.0], "seed": [0, 0, 1, 1]})
+    assert pdireval.evaluate(run, "AP", qrels=qrels)["value"].tolist() == [0.5, 1.0]  # per seed
+    for frame, column in ((run, "seed"), (run.rename(columns={"seed": "trial"}), "trial")):
+        lazy = dd.from_pandas(frame, npartitions=2)
+        for call in (lambda: pdask.evaluate(lazy, "AP", qrels=qrels),
+                     lambda: lazy.ireval.evaluate("AP", qrels=qrels)):
+            with pytest.raises(SchemaError) as info:
+                call()
+            text = str(info.value)
+            assert f"seed column {column!r}" in text and "does not evaluate per seed" in text
+            assert "pdireval.evaluate" in text and "drop_duplicates" not in text
+            assert f".drop(columns={column!r})" in text
+    renamed = dd.from_pandas(run.rename(columns={"seed": "rep"}), npartitions=1)
+    with pytest.raises(SchemaError, match="seed column 'rep'"):
+        pdask.evaluate(renamed, "AP", qrels=qrels, columns={"seed": "rep"})
+    # the advice works: one seed at a time gives pandas' values
+    one = pdask.evaluate(dd.from_pandas(run[run["seed"] == 1].drop(columns="seed"), npartitions=1),
+                         "AP", qrels=qrels).compute()
+    assert one["value"].tolist() == [1.0]

@@ -305,6 +305,34 @@ def test_measure_errors_explain(te9, small, capsys):
     assert theirs(te9, "-m", "ndgc_cut.10", q, r)[1] == 1
 
 
+def test_empty_parameters_of_a_measure_of_this_release(small, capsys):
+    """Issue 33: ``-m P.`` and ``-m Rprec_mult.`` are 9.0.8 measures with nothing after the
+    dot (trec_eval: improper measure in parameter), not "10.0 measures"."""
+    q, r = small / "qrels", small / "run"
+    for v10 in ((), ("--v10",)):
+        for spec, example in (("P.", "P.5,10"), ("Rprec_mult.", "Rprec_mult.0.5,2"),
+                              ("ndcg.", "ndcg.1=3,2=9")):
+            assert ours(*v10, "-m", spec, q, r) == ("", 1)
+            err = capsys.readouterr().err
+            assert f"-m {spec}: nothing after the dot" in err and example in err, err
+            assert "10.0 measure" not in err and "9.0.8 measure" not in err
+            assert f"improper measure in parameter '{spec[:-1]}'" in err
+    assert ours("-m", "map.", q, r) == ("", 1)
+    assert "map takes no parameters" in capsys.readouterr().err
+    assert ours("-m", "official.", q, r) == ("", 1)
+    assert "a measure set takes no parameters" in capsys.readouterr().err
+    assert ours("-m", "rbp.", q, r) == ("", 1)  # still: a 10.0 measure in 9.0.8 mode
+    assert "rbp is a trec_eval 10.0 measure" in capsys.readouterr().err
+
+
+def test_empty_parameters_exit_as_the_binaries(te9, te10, small):
+    q, r = small / "qrels", small / "run"
+    for spec in ("P.", "Rprec_mult.", "ndcg.", "map.", "official."):
+        assert_same(te9, "-m", spec, q, r)
+        assert_same(te10, "-m", spec, q, r, v10=True)
+        assert theirs(te9, "-m", spec, q, r)[1] == 1
+
+
 def test_pdireval_measures_after_trec_eval_ones(te9, small):
     q, r = small / "qrels", small / "run"
     out, status = ours("-q", "-m", "map", "-m", "nDCG(gain=exp)@10", q, r)

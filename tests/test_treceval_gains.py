@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 import pdireval
-from pdireval.trec.trec_kernels import C_INT_MIN, c_int, comp_rel_gain, gain_order, glibc_qsort
+from pdireval.trec.trec_gains import C_INT_MIN, c_int, comp_rel_gain, gain_order, glibc_qsort
 from pdireval.treceval import command
 
 

@@ -43,6 +43,7 @@ from pdireval.evaluation import (
     MISSING,
     ORDERS,
     PRECISION_ADVICE,
+    SEED_COLUMNS,
     Prepared,
     filled_message,
     float32_changes,
@@ -296,6 +297,29 @@ def _empty_values(judgments: Judgments, parsed) -> np.ndarray:
     )
 
 
+def _refuse_seeds(run: dd.DataFrame, columns) -> None:
+    """A SchemaError for a run with a seed column (``seed``, ``trial`` or what
+    ``columns["seed"]`` names): one ranking per (system, seed, query), which the Dask path
+    does not evaluate per seed (it would see each document once per seed in one list)."""
+    seed = columns.get("seed") if isinstance(columns, Mapping) else None
+    seed = seed or next((c for c in SEED_COLUMNS if c in run.columns), None)
+    if seed is None:
+        return
+    if seed not in run.columns:
+        raise SchemaError(
+            f"columns= maps 'seed' to {seed!r}, which the run does not have (it has "
+            f"{list(run.columns)!r}); and pdireval.dask.evaluate does not evaluate per seed."
+        )
+    raise SchemaError(
+        f"the Dask run has a seed column {seed!r} (one ranking per system, seed and query): "
+        "pdireval.dask.evaluate does not evaluate per seed, and dropping duplicate rows "
+        "would keep one seed's documents only. Either evaluate each seed on its own, "
+        f"pdireval.dask.evaluate(run[run[{seed!r}] == s].drop(columns={seed!r}), ...) for "
+        "each seed s, and concatenate the results with a seed column; or compute() the run "
+        "and call pdireval.evaluate, which gives one value per (system, seed, query, measure)."
+    )
+
+
 def _split_error(scores: pd.DataFrame, dup: np.ndarray) -> SchemaError:
     pairs = scores.iloc[dup][["system", "query"]].drop_duplicates(ignore_index=True)
     return SchemaError(
@@ -479,6 +503,7 @@ def evaluate(
     True
     """
     check_dask_frame(run, "pdireval.dask.evaluate")
+    _refuse_seeds(run, columns)
     check_option("missing", missing, MISSING)
     check_option("order", order, ORDERS)
     check_option("partitioned_by", partitioned_by, PARTITIONED_BY)

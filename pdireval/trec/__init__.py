@@ -13,6 +13,8 @@ Modules: :mod:`~pdireval.trec.trec_files` (qrels, results, judgment-group qrels,
 z-score files, read as trec_eval reads them), :mod:`~pdireval.trec.trec_columns` (qrels and
 results of the common shape read as numpy columns, no Python object per field: the fast
 path), :mod:`~pdireval.trec.trec_kernels` (one function per trec_eval measure),
+:mod:`~pdireval.trec.trec_gains` (the gain tables of the nDCG family, sorted as glibc's
+``qsort`` sorts them),
 :mod:`~pdireval.trec.trec_prefs` (the preference measures of ``-R prefs`` and
 ``-R qrels_prefs``), :mod:`~pdireval.trec.trec_engine` (measure selection, the per-query
 loop, averages, printing).

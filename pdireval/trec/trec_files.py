@@ -103,7 +103,10 @@ _ATOL = rb"^[ \t\n\v\f\r]*([+-]?[0-9]+)"
 _ATOF = (
     rb"^[ \t\n\v\f\r]*([+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf(?:inity)?|nan))"
 )
-_HEX = rb"^[ \t\n\v\f\r]*([+-]?)(0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?)"
+_HEX = (
+    rb"^[ \t\n\v\f\r]*([+-]?)"
+    rb"(0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?)"
+)
 #: strtol's range (a 64-bit long): atol saturates there
 LONG_MIN, LONG_MAX = -(2**63), 2**63 - 1
 

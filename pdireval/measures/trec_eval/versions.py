@@ -66,12 +66,23 @@ def _since(m: Measure) -> str:
     return str(extra.get("trec_eval_since", ""))
 
 
-def measures_for(measures, version: int | None) -> list[tuple[str, Measure]]:
+#: how the MeasureError of a measure only 10.0 has tells the caller to choose 10.0, per
+#: entry point: the Python API's option, or the ``pdireval evaluate`` command's
+ADVICE = {
+    "python": ("trec_eval='10'", "leave trec_eval unset"),
+    "cli": ("--trec-eval 10", "leave --trec-eval out"),
+}
+
+
+def measures_for(
+    measures, version: int | None, advice: str = "python"
+) -> list[tuple[str, Measure]]:
     """(name shown, measure) of each requested measure as trec_eval ``version`` computes it.
 
     ``version=10``: ``all_trec`` also names 10.0's additions (rbp, rbp_resid, unj_5/10/20)
     and every measure with a ``trec_eval`` parameter (IPrec, 11pt_avg) gets 10;
-    ``version=9``: a measure only 10.0 has is a MeasureError; None: as given.
+    ``version=9``: a measure only 10.0 has is a MeasureError, whose advice names the option
+    of the entry point ``advice`` (a key of :data:`ADVICE`); None: as given.
     """
     if version == 10:
         items = [measures] if isinstance(measures, (str, Measure)) else measures
@@ -89,9 +100,10 @@ def measures_for(measures, version: int | None) -> list[tuple[str, Measure]]:
     out = []
     for label, m in labelled:
         if version == 9 and _since(m):
+            choose, unset = ADVICE[advice]
             raise MeasureError(
                 f"{label!r} ({m}) is a measure of trec_eval {_since(m)}, which trec_eval 9.0.8 "
-                "does not have: evaluate it with trec_eval='10' (or leave trec_eval unset)."
+                f"does not have: evaluate it with {choose} (or {unset})."
             )
         if any(p.name == "trec_eval" for p in m.definition.params):
             m = m.replace(trec_eval=version)
