@@ -21,6 +21,7 @@ from pdireval.core.schema import (
     canonical_run_keys,
     qrels_from_run,
 )
+from pdireval.core.seed_keys import join_seeds, seed_column, split_seeds
 from pdireval.core.segments import (
     MISSING,
     ORDERS,
@@ -36,7 +37,6 @@ from pdireval.errors import (
     SchemaError,
     check_option,
     options_by_name,
-    show_rows,
     warn_caller,
 )
 from pdireval.io import as_frame
@@ -592,49 +592,18 @@ def evaluate_with_changes(
     return frame, changes
 
 
-#: column names of the repetitions of a stochastic system (the first found is used)
-SEED_COLUMNS = ("seed", "trial")
-#: joins system and seed into one evaluation-time system name (never in a system name)
-_SEED_SEP = "\x1f"
-
-
 def _seed_column(run, columns) -> str | None:
     """The run's seed column (``seed`` or ``trial``, or what ``columns["seed"]`` names)."""
     if not isinstance(run, pd.DataFrame):
         return None
-    if columns is not None and isinstance(columns, Mapping) and "seed" in columns:
-        return columns["seed"]
-    return next((c for c in SEED_COLUMNS if c in run.columns), None)
+    return seed_column(run.columns, columns)
 
 
 def _evaluate_seeds(run: pd.DataFrame, seed: str, measures, *, columns, **options) -> pd.DataFrame:
     """:func:`evaluate` of a run with one ranking per (system, seed, query): each (system,
     seed) is evaluated as a system of its own, then split back into two columns."""
-    if seed not in run.columns:
-        raise SchemaError(
-            f"columns= maps 'seed' to {seed!r}, which the run does not have "
-            f"(it has {list(run.columns)!r})."
-        )
-    rest = {k: v for k, v in (columns or {}).items() if k != "seed"} or None
-    seeds = run[seed]
-    if seeds.isna().any():
-        rows = run[seeds.isna().to_numpy()]
-        raise SchemaError(
-            f"the run column {seed!r} (the seed of each ranking) has {len(rows)} missing "
-            f"value(s):{show_rows(rows)}\nEvery row needs its seed: fill or drop those rows.",
-            failure_cases=rows,
-        )
-    canonical = canonical_run(run.drop(columns=seed), rest, check_duplicates=False)
-    text = seeds.astype(str).to_numpy(dtype=object)
-    system = canonical["system"].to_numpy(dtype=object)
-    if any(_SEED_SEP in str(v) for v in pd.unique(system)):
-        raise SchemaError("system names may not contain the character \\x1f with a seed column.")
-    canonical["system"] = pd.array(system + _SEED_SEP + text, dtype=ID_DTYPE)
-    scores = evaluate(canonical, measures, **options)
-    parts = scores["system"].str.split(_SEED_SEP, n=1, expand=True)
-    scores["system"] = parts[0].astype(ID_DTYPE)
-    scores.insert(scores.columns.get_loc("system") + 1, "seed", parts[1].astype(ID_DTYPE))
-    return scores
+    canonical = join_seeds(run, seed, columns)
+    return split_seeds(evaluate(canonical, measures, **options))
 
 
 def _evaluate_judges(run, measures, qrels: pd.DataFrame, judges: str, **options) -> pd.DataFrame:

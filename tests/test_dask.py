@@ -453,28 +453,58 @@ def test_the_same_warnings_as_pandas_with_float32_ties(layout):
     assert got_warnings == expected_warnings
 
 
-def test_a_seed_column_is_refused_with_the_way_to_evaluate_seeds():
+def _seeded():
+    """Three seeds of each simulated system (scores perturbed, ties), rows shuffled, seed 2
+    missing one query."""
+    run, qrels = pdireval.datasets.simulate(n_systems=3, n_queries=6, depth=20, rng=3)
+    runs = []
+    for s in range(3):
+        noise = np.random.default_rng(s).normal(size=len(run))
+        runs.append(run.assign(score=np.round(run["score"] + noise, 1), seed=s))
+    seeded = pd.concat(runs, ignore_index=True).sample(frac=1, random_state=1)
+    seeded = seeded[~((seeded["seed"] == 2) & (seeded["query"] == seeded["query"].iloc[0]))]
+    return seeded.reset_index(drop=True), qrels
+
+
+@pytest.mark.parametrize("npartitions", [1, 3])
+def test_a_seed_column_is_evaluated_per_seed_as_pandas_does(npartitions):
     """Issue 33: a run with one ranking per (system, seed, query) was reported as duplicate
-    rows, advising drop_duplicates (which would keep one seed only); the Dask path says it
-    does not take seeds and how to evaluate them, at once (before reading any partition)."""
-    qrels = pd.DataFrame({"query": ["a", "a"], "doc": ["x", "z"], "label": [1, 0]})
-    run = pd.DataFrame({"system": "s", "query": "a", "doc": ["x", "z", "x", "z"],
-                        "score": [1.0, 2.0, 2.0, 1.0], "seed": [0, 0, 1, 1]})
-    assert pdireval.evaluate(run, "AP", qrels=qrels)["value"].tolist() == [0.5, 1.0]  # per seed
-    for frame, column in ((run, "seed"), (run.rename(columns={"seed": "trial"}), "trial")):
-        lazy = dd.from_pandas(frame, npartitions=2)
-        for call in (lambda: pdask.evaluate(lazy, "AP", qrels=qrels),
-                     lambda: lazy.ireval.evaluate("AP", qrels=qrels)):
-            with pytest.raises(SchemaError) as info:
-                call()
-            text = str(info.value)
-            assert f"seed column {column!r}" in text and "does not evaluate per seed" in text
-            assert "pdireval.evaluate" in text and "drop_duplicates" not in text
-            assert f".drop(columns={column!r})" in text
-    renamed = dd.from_pandas(run.rename(columns={"seed": "rep"}), npartitions=1)
-    with pytest.raises(SchemaError, match="seed column 'rep'"):
-        pdask.evaluate(renamed, "AP", qrels=qrels, columns={"seed": "rep"})
-    # the advice works: one seed at a time gives pandas' values
-    one = pdask.evaluate(dd.from_pandas(run[run["seed"] == 1].drop(columns="seed"), npartitions=1),
-                         "AP", qrels=qrels).compute()
-    assert one["value"].tolist() == [1.0]
+    rows, advising drop_duplicates (which would keep one seed only); it is now evaluated per
+    seed, giving pandas' frame (seed column included) and pandas' warnings."""
+    run, qrels = _seeded()
+    measures = ["AP", "nDCG@10", "NumRel"]
+    with warnings.catch_warnings(record=True) as expected_warnings:
+        warnings.simplefilter("always")
+        expected = pdireval.evaluate(run, measures, qrels=qrels)
+    assert list(expected.columns[:2]) == ["system", "seed"] and expected["seed"].nunique() == 3
+    lazy = dd.from_pandas(run, npartitions=npartitions)
+    with warnings.catch_warnings(record=True) as got_warnings:
+        warnings.simplefilter("always")
+        got = pdask.evaluate(lazy, measures, qrels=qrels).compute()
+    pd.testing.assert_frame_equal(got, expected)
+    assert [str(w.message) for w in got_warnings] == [str(w.message) for w in expected_warnings]
+    pd.testing.assert_frame_equal(lazy.ireval.evaluate(measures, qrels=qrels).compute(), expected)
+    rows = pdask.evaluate(lazy, measures, qrels=qrels, missing="drop", finalize=False).compute()
+    assert list(rows.columns[:2]) == ["system", "seed"]
+    dropped = pdireval.evaluate(run, measures, qrels=qrels, missing="drop")
+    key = ["system", "seed", "query", "measure"]
+    pd.testing.assert_frame_equal(
+        rows.sort_values(key, ignore_index=True), dropped.sort_values(key, ignore_index=True)
+    )
+
+
+def test_seed_columns_by_any_name_and_their_errors():
+    run, qrels = _seeded()
+    expected = pdireval.evaluate(run, "AP", qrels=qrels)
+    trial = dd.from_pandas(run.rename(columns={"seed": "trial"}), npartitions=2)
+    got = pdask.evaluate(trial, "AP", qrels=qrels).compute()
+    pd.testing.assert_frame_equal(got, expected)
+    rep = dd.from_pandas(run.rename(columns={"seed": "rep", "query": "qid"}), npartitions=2)
+    got = pdask.evaluate(rep, "AP", qrels=qrels, columns={"seed": "rep", "query": "qid"}).compute()
+    pd.testing.assert_frame_equal(got, expected)
+    with pytest.raises(SchemaError, match="maps 'seed' to 'nope'"):
+        pdask.evaluate(dd.from_pandas(run, npartitions=2), "AP", qrels=qrels, columns={"seed": "nope"})
+    holes = run.assign(seed=run["seed"].astype(float).where(run.index != 5))
+    lazy = pdask.evaluate(dd.from_pandas(holes, npartitions=2), "AP", qrels=qrels)
+    with pytest.raises(SchemaError, match="the seed of each ranking"):
+        lazy.compute()

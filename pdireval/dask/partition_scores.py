@@ -20,6 +20,7 @@ from pdireval.core.schema import (
     canonical_run_keys,
     qrels_from_run,
 )
+from pdireval.core.seed_keys import join_seeds, seed_column, split_seeds
 from pdireval.core.segments import (
     Judgments,
     Segments,
@@ -43,7 +44,6 @@ from pdireval.evaluation import (
     MISSING,
     ORDERS,
     PRECISION_ADVICE,
-    SEED_COLUMNS,
     Prepared,
     filled_message,
     float32_changes,
@@ -297,26 +297,29 @@ def _empty_values(judgments: Judgments, parsed) -> np.ndarray:
     )
 
 
-def _refuse_seeds(run: dd.DataFrame, columns) -> None:
-    """A SchemaError for a run with a seed column (``seed``, ``trial`` or what
-    ``columns["seed"]`` names): one ranking per (system, seed, query), which the Dask path
-    does not evaluate per seed (it would see each document once per seed in one list)."""
-    seed = columns.get("seed") if isinstance(columns, Mapping) else None
-    seed = seed or next((c for c in SEED_COLUMNS if c in run.columns), None)
-    if seed is None:
-        return
+def _joined_part(part: pd.DataFrame, seed: str, columns, meta: pd.DataFrame) -> pd.DataFrame:
+    """:func:`~pdireval.evaluation.join_seeds` of one partition (its canonical run, each
+    (system, seed) one system), an empty ``meta`` for an empty partition."""
+    return join_seeds(part, seed, columns) if len(part) else meta
+
+
+def _evaluate_seeds(run: dd.DataFrame, seed: str, measures, *, columns, **options):
+    """:func:`evaluate` of a run with a seed column, as :func:`pdireval.evaluate` does it:
+    each (system, seed) evaluated as a system of its own (its name the two joined), then
+    split back into ``system`` and ``seed`` columns."""
     if seed not in run.columns:
         raise SchemaError(
-            f"columns= maps 'seed' to {seed!r}, which the run does not have (it has "
-            f"{list(run.columns)!r}); and pdireval.dask.evaluate does not evaluate per seed."
+            f"columns= maps 'seed' to {seed!r}, which the run does not have "
+            f"(it has {list(run.columns)!r})."
         )
-    raise SchemaError(
-        f"the Dask run has a seed column {seed!r} (one ranking per system, seed and query): "
-        "pdireval.dask.evaluate does not evaluate per seed, and dropping duplicate rows "
-        "would keep one seed's documents only. Either evaluate each seed on its own, "
-        f"pdireval.dask.evaluate(run[run[{seed!r}] == s].drop(columns={seed!r}), ...) for "
-        "each seed s, and concatenate the results with a seed column; or compute() the run "
-        "and call pdireval.evaluate, which gives one value per (system, seed, query, measure)."
+    # the partitions' layout from dask's stand-in row (its first row has no missing value)
+    meta = join_seeds(run._meta_nonempty.iloc[:1], seed, columns).iloc[:0]
+    joined = run.map_partitions(
+        _joined_part, seed, columns, meta, meta=meta, enforce_metadata=False
+    )
+    scores = evaluate(joined, measures, columns=None, **options)
+    return scores.map_partitions(
+        split_seeds, meta=split_seeds(empty_frame(SCORE_DTYPES)), enforce_metadata=False
     )
 
 
@@ -441,7 +444,10 @@ def evaluate(
     ----------
     run
         Dask DataFrame with the run columns (``system, query, doc`` and ``score`` and/or
-        ``rank``), e.g. from :func:`pdireval.dask.read_run` or ``dd.read_parquet``.
+        ``rank``), e.g. from :func:`pdireval.dask.read_run` or ``dd.read_parquet``. A
+        ``seed`` or ``trial`` column (or ``columns={"seed": ...}``): one ranking per
+        (system, seed, query), each (system, seed) evaluated as a system of its own, as
+        :func:`pdireval.evaluate` does.
     measures, missing, columns, qrels_columns, order, score_precision, trec_eval
         As in :func:`pdireval.evaluate`: ``trec_eval="10"`` gives trec_eval 10.0's numbers
         (scores compared as doubles unless ``score_precision`` says otherwise, 10.0's
@@ -467,7 +473,8 @@ def evaluate(
     -------
     dask.dataframe.DataFrame
         Lazy scores frame: ``system``, ``query``, ``measure`` (str) and ``value``
-        (float64), as :func:`pdireval.evaluate` documents them. ``.compute()`` equals
+        (float64), as :func:`pdireval.evaluate` documents them (with a ``seed`` column after
+        ``system`` for a run with seeds). ``.compute()`` equals
         ``pdireval.evaluate`` on the whole run: same rows, row order, dtypes and values.
 
     Raises
@@ -503,7 +510,22 @@ def evaluate(
     True
     """
     check_dask_frame(run, "pdireval.dask.evaluate")
-    _refuse_seeds(run, columns)
+    seed = seed_column(run.columns, columns)
+    if seed is not None:  # one ranking per (system, seed, query): as pandas evaluates it
+        return _evaluate_seeds(
+            run,
+            seed,
+            measures,
+            qrels=qrels,
+            missing=missing,
+            columns=columns,
+            qrels_columns=qrels_columns,
+            order=order,
+            score_precision=score_precision,
+            trec_eval=trec_eval,
+            partitioned_by=partitioned_by,
+            finalize=finalize,
+        )
     check_option("missing", missing, MISSING)
     check_option("order", order, ORDERS)
     check_option("partitioned_by", partitioned_by, PARTITIONED_BY)
