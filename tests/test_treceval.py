@@ -522,3 +522,16 @@ def test_engine_agrees_with_evaluate(generated):
         theirs_[(row.measure, row.query)] = str(int(row.value)) if is_count else f"{row.value:6.4f}"
     assert len(mine) == len(theirs_) > 100
     assert mine == theirs_
+
+
+def test_the_label_table_limit_is_for_labels_above_255(tmp_path, monkeypatch, capsys):
+    """The label-table limit applies to labels above 255 only (however many queries): with
+    the limit lowered to 100 entries, three queries with a label 255 (768 entries) evaluate,
+    a label 256 is refused."""
+    monkeypatch.setattr("pdireval.trec.trec_engine.MAX_LEVEL_TABLE", 100)
+    (tmp_path / "r").write_text("".join(f"{i} Q0 d 0 1 r\n" for i in range(3)))
+    for top, status in ((255, 0), (256, 2)):
+        (tmp_path / "q").write_text("".join(f"{i} 0 d {top if i == 0 else 1}\n" for i in range(3)))
+        out, got = ours("-m", "num_rel", tmp_path / "q", tmp_path / "r")
+        assert got == status and out == ("num_rel               \tall\t3\n" if status == 0 else "")
+    assert "query 0 has the label 256" in capsys.readouterr().err

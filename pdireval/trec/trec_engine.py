@@ -408,7 +408,8 @@ def _list_rank(docs: list, rows: np.ndarray) -> np.ndarray:
     return np.unique(np.array([docs[i] for i in rows.tolist()]), return_inverse=True)[1].reshape(-1)
 
 
-#: the most entries of the per-query label-count table (n_queries x (largest label + 1))
+#: the most entries of the per-query label-count table (n_queries x (largest label + 1)) when
+#: a label is above 255 (smaller labels are always taken, however many queries there are)
 MAX_LEVEL_TABLE = 2**25
 
 
@@ -427,8 +428,8 @@ class LevelTableTooLarge(Exception):
             f"qrels file '{qrels_path}': query {name} has the label {self.label}; trec_eval "
             "keeps, for each query, a table of counts for every label from 0 to the largest, "
             f"here {self.n_queries} queries x {self.label + 1:,} labels, above pdireval's "
-            f"limit of {MAX_LEVEL_TABLE:,} entries (trec_eval itself runs out of memory or "
-            "hangs). Relabel the qrels with small grades (e.g. 0 to 4).",
+            f"limit of {MAX_LEVEL_TABLE:,} entries for labels above 255 (trec_eval itself runs "
+            "out of memory or hangs). Relabel the qrels with small grades (e.g. 0 to 4).",
             2,
         )
 
@@ -440,7 +441,7 @@ def _ranked(epi, n, q_of, rel_of, codes, sims, rel_file, doc_rank, docs) -> K.Re
     judged = rel_of >= 0
     width_levels = int(rel_of[judged].max(initial=-1)) + 1
     width_levels = max(width_levels, 1)
-    if n * width_levels > MAX_LEVEL_TABLE:
+    if width_levels > 256 and n * width_levels > MAX_LEVEL_TABLE:  # (labels <= 255: always)
         top = int(np.argmax(np.where(judged, rel_of, -1)))
         raise LevelTableTooLarge(int(q_of[top]), int(rel_of[top]), n)
     levels = np.bincount(
