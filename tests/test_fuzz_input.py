@@ -191,7 +191,8 @@ QRELS_LINE = st.builds("{} {} {} {}".format, st.sampled_from(["1", "2", "#1", "1
                        st.sampled_from(["d1", "d2", "D1", "d10"]), st.sampled_from(["0", "1", "2", "-1", "1.5", "x"]))
 RUN_LINE = st.builds("{} Q0 {} {} {} {}".format, st.sampled_from(["1", "2", "#1", "3"]),
                      st.sampled_from(["d1", "d2", "D1", "d10", "d3"]), st.sampled_from(["0", "1", "x"]),
-                     st.sampled_from(["1", "2", "1.5", "1.00000001", "-0", "0.1", "1e400", "x", "2abc"]),
+                     st.sampled_from(["1", "2", "1.5", "1.00000001", "-0", "0.1", "1e400", "x", "2abc",
+                                     "0x10", "0x1p1", "1e39"]),
                      st.sampled_from(["r", "tag"]))
 
 
