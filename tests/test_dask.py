@@ -503,7 +503,8 @@ def test_seed_columns_by_any_name_and_their_errors():
     got = pdask.evaluate(rep, "AP", qrels=qrels, columns={"seed": "rep", "query": "qid"}).compute()
     pd.testing.assert_frame_equal(got, expected)
     with pytest.raises(SchemaError, match="maps 'seed' to 'nope'"):
-        pdask.evaluate(dd.from_pandas(run, npartitions=2), "AP", qrels=qrels, columns={"seed": "nope"})
+        lazy = dd.from_pandas(run, npartitions=2)
+        pdask.evaluate(lazy, "AP", qrels=qrels, columns={"seed": "nope"})
     holes = run.assign(seed=run["seed"].astype(float).where(run.index != 5))
     lazy = pdask.evaluate(dd.from_pandas(holes, npartitions=2), "AP", qrels=qrels)
     with pytest.raises(SchemaError, match="the seed of each ranking"):

@@ -182,7 +182,8 @@ def test_random_gain_maps_against_the_binaries(te9, te10, tmp_path):
 def test_evaluate_against_the_binaries_where_trec_eval_sorts_exactly(te9, te10, tmp_path):
     """evaluate's trec_eval-named gain measures equal the binaries per query wherever
     trec_eval's sorted gain table is in gain order (every table the queries can have), one
-    pair per level, levels 0 and above; values trec_eval prints as NaN (0/0) are left out (evaluate gives 0)."""
+    pair per level, levels 0 and above; values trec_eval prints as NaN (0/0) are left out
+    (evaluate gives 0)."""
     rng = np.random.default_rng(7)
     checked = 0
     while checked < 25:
