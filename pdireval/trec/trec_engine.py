@@ -70,6 +70,18 @@ def _fmt_all(column: np.ndarray) -> list:
     return [f"{v:6.4f}" for v in column.tolist()]
 
 
+def _refuse_nan_scores(files, results_path: str) -> None:
+    """A NaN score is an error naming its line (trec_eval's order for it is its C library's)."""
+    if files is not None and np.isnan(files.scores).any():
+        row = int(np.flatnonzero(np.isnan(files.scores))[0])  # (one line per row there)
+        raise nan_score_error(results_path, row + 1, files.results.token(4, row))
+
+
+def _read_zscores(path: str) -> dict:
+    """The ``-Z`` file's z-score parameters (trec_eval's status for a bad one)."""
+    return parse_zscores(read_bytes(path, "z-scores", ZSCORES_STATUS), path)
+
+
 def evaluate_files(epi: Epi, qrels_path: str, results_path: str) -> Output:
     """trec_eval's main() after option parsing."""
     version = epi.version
@@ -120,19 +132,14 @@ def evaluate_files(epi: Epi, qrels_path: str, results_path: str) -> Output:
     files = None
     if qrels_table is not None:
         files = trec_columns.inputs(qrels_table, results_data, version)
-    if files is not None and np.isnan(files.scores).any():
-        row = int(np.flatnonzero(np.isnan(files.scores))[0])  # (one line per row there)
-        raise nan_score_error(results_path, row + 1, files.results.token(4, row))
+    _refuse_nan_scores(files, results_path)
     if files is None:
         if qrels_table is not None:
             qq, qg, qd, qr = parse_qrels(qrels_data, qrels_path, version)
         rq, rd, rs, runid = parse_results(results_data, results_path, version)
     else:
         qq, qr, runid = files.qrels_queries, files.labels, files.runid
-    zscores = None
-    if epi.zscore_file is not None:
-        data = read_bytes(epi.zscore_file, "z-scores", ZSCORES_STATUS)
-        zscores = parse_zscores(data, epi.zscore_file)
+    zscores = None if epi.zscore_file is None else _read_zscores(epi.zscore_file)
     if not epi.marked:
         epi.marked.update(NICKNAMES[version]["official"])
     chosen = [m for m in MEASURES if version in m.versions and m.name in epi.marked]
