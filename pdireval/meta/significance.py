@@ -39,10 +39,17 @@ from pdireval.errors import (
     check_rng,
     group_generator,
     renamed_options,
+    warn_caller,
 )
 from pdireval.meta.inputs import meta_scores
 from pdireval.stats import _adapters
-from pdireval.stats.corrections import adjust_pvalues, canonical_correction
+from pdireval.stats.corrections import (
+    RESAMPLING_CORRECTIONS,
+    adjust_pvalues,
+    canonical_correction,
+)
+from pdireval.stats.multiplicity import DEFAULT_JOINT_RESAMPLES, joint_kernel
+from pdireval.stats.multiplicity import joint_resamples as joint_draws
 from pdireval.stats.paired_tests import (
     ALTERNATIVES,
     DEFAULT_RESAMPLES,
@@ -107,6 +114,117 @@ METHOD_ALIASES = {
 #: resampling tests draw a (n_resamples x n_queries) matrix at once, so 10**6 resamples of 250
 #: queries already take 2 GiB. Checked before anything is drawn.
 MAX_RESAMPLES = 10**6
+
+
+#: compare()'s Bayesian method: posterior probabilities instead of a test.
+BAYES = "bayes"
+
+#: Above this many queries the Wilcoxon and sign tests reject almost every pair (Ihemelandu &
+#: Ekstrand 2023): compare() warns once, pointing to effect sizes and margin=.
+LARGE_N = 1000
+
+
+def _warn_large_n(method: str, n: int) -> None:
+    """The large-n advice of :func:`compare` (once per call site)."""
+    warn_caller(
+        f"method={method!r} on {n} queries (> {LARGE_N}): with thousands of queries the "
+        "Wilcoxon and sign tests declare almost every pair of systems significantly different, "
+        "however small the difference (Ihemelandu & Ekstrand, SIGIR 2023), so their p-values "
+        "say little. Read the effect sizes (mean_diff with ci_low/ci_high, effect_size) first, "
+        "and test for a difference that matters with margin=δ (equivalence / "
+        "non-inferiority) or compare(..., method='bayes', margin=δ) (the probability that the "
+        "difference lies within ±δ).",
+        once="compare-large-n",
+    )
+
+
+def _check_bayes(alternative, correction, n_resamples, required_diff_alpha, seeds) -> None:
+    """Options that compare(method='bayes') does not take, each with the fix."""
+    if alternative != "two-sided":
+        raise OptionError(
+            f"method='bayes' reports P(a > b) (prob_a_better) and a two-sided credible "
+            f"interval, so it takes no alternative= (got {alternative!r}); drop it."
+        )
+    if correction is not None and canonical_correction(correction, resampling=True) is not None:
+        raise OptionError(
+            "method='bayes' gives posterior probabilities, not p-values, so there is nothing "
+            f"to correct (got correction={correction!r}); pass correction=None."
+        )
+    if n_resamples is not None:
+        raise OptionError(
+            "method='bayes' uses the closed-form Student-t posterior and draws no resamples; "
+            f"drop n_resamples={n_resamples!r}."
+        )
+    if required_diff_alpha is not None:
+        raise OptionError(
+            "required_diff_alpha= is Sakai's bootstrap quantity; method='bayes' does not "
+            "compute it. Drop it or use method='bootstrap'."
+        )
+    if seeds == "nested":
+        raise OptionError(
+            "seeds='nested' is a two-level bootstrap; with method='bayes' pass seeds='mean'."
+        )
+
+
+def _check_joint(method, joint, margin, seeds, family, frame) -> None:
+    """Options a resampling correction (maxT, closed testing) cannot take."""
+    from pdireval.stats.multiplicity import JOINT_METHODS
+
+    if method not in JOINT_METHODS:
+        raise OptionError(
+            f"correction={joint!r} resamples one of the tests {', '.join(JOINT_METHODS)}; "
+            f"method={method!r} is not one of them."
+        )
+    if margin is not None:
+        raise OptionError(
+            f"correction={joint!r} adjusts tests of no difference; with margin= (equivalence "
+            "tests) use a p-value correction such as correction='holm'."
+        )
+    if seeds == "nested":
+        raise OptionError(
+            f"seeds='nested' draws its own two-level bootstrap; correction={joint!r} needs "
+            "seeds='mean' (or None)."
+        )
+    keys = group_columns(frame)
+    if family == "all" and keys and frame.groupby(keys, dropna=False, observed=True).ngroups > 1:
+        raise OptionError(
+            f"correction={joint!r} resamples the queries of one group at a time, so its "
+            "family is a group's pairs: use family='group' (default), or select one measure, "
+            "or a p-value correction such as 'holm' with family='all'."
+        )
+
+
+def _posterior_columns(mean, ci_low, ci_high, n, margin, confidence_level) -> dict:
+    r"""Posterior probabilities of :func:`compare`'s ``method="bayes"``.
+
+    Under the noninformative (Jeffreys) prior p(μ, σ²) ∝ 1/σ² for normal per-query
+    differences, the posterior of μ is Student's t_{n−1}(z̄, s/√n) (Gelman et al. 2013,
+    Section 3.2), so P(μ > 0) = F_{n−1}(z̄/(s/√n)) and
+    P(|μ| < δ) = F_{n−1}((δ − z̄)/(s/√n)) − F_{n−1}((−δ − z̄)/(s/√n)). The scale s/√n is read
+    back from the credible interval z̄ ± t_{n−1, (1+CL)/2}·s/√n. Constant differences (s = 0)
+    put the posterior on z̄: P(μ > 0) = 1, 0, or ½ when z̄ = 0; P(|μ| < δ) = 1 or 0.
+    """
+    mean = np.asarray(mean, dtype=np.float64)
+    if n < 2:
+        nan = np.full(len(mean), np.nan)
+        out = {"prob_a_better": nan}
+        if margin is not None:
+            out["prob_rope"] = nan.copy()
+            out["margin"] = np.full(len(mean), margin)
+        return out
+    df = n - 1
+    quantile = _adapters.t_ppf(0.5 + confidence_level / 2.0, df)
+    se = (np.asarray(ci_high) - np.asarray(ci_low)) / (2.0 * quantile)
+    flat = se <= 0
+    safe = np.where(flat, 1.0, se)
+    cdf = lambda x: 1.0 - _adapters.t_sf(x, df)  # noqa: E731
+    prob = np.where(flat, np.where(mean > 0, 1.0, np.where(mean < 0, 0.0, 0.5)), cdf(mean / safe))
+    out = {"prob_a_better": prob}
+    if margin is not None:
+        rope = cdf((margin - mean) / safe) - cdf((-margin - mean) / safe)
+        out["prob_rope"] = np.where(flat, (np.abs(mean) < margin).astype(np.float64), rope)
+        out["margin"] = np.full(len(mean), margin)
+    return out
 
 
 def _resolve_resamples(method, n_resamples):
@@ -199,8 +317,15 @@ def _test_group(
     alternative="two-sided",
     extras=False,
     margin=None,
+    joint=None,
+    joint_resamples=DEFAULT_JOINT_RESAMPLES,
 ):
     """Run one test on every pair of columns of the queries x systems matrix x.
+
+    ``joint``: a resampling correction (``"maxt"``, ``"maxt-single"``, ``"closed"``) whose
+    adjusted p-values go to ``cols["p_adjusted"]``, from the same resamples as ``p_value`` for
+    the bootstrap and the randomisation test (``joint_resamples`` sign flips drawn from
+    ``rng`` for the other tests).
 
     ``baseline``: None (all pairs), a column index, or a list of them. Returns (I, J, dict of
     per-pair arrays: mean_diff, statistic, p_value, ci_low, ci_high, effect_size, required
@@ -302,6 +427,18 @@ def _test_group(
             scale = np.abs(a).mean(axis=0) + np.abs(b).mean(axis=0)
             cols["statistic"][part] = np.abs(mean)
             cols["p_value"][part] = tukey_p(hsd, mean, scale)
+    if joint is not None:
+        cols["p_adjusted"] = np.full(n_pairs, np.nan)
+        if n >= 2:
+            if method == "bootstrap":
+                res, ex = counts, False
+            elif method == "randomization":
+                res, ex = signs, exact
+            else:
+                res, ex = joint_draws(method, n, joint_resamples, rng)
+            cols["p_adjusted"] = joint_kernel(
+                x[:, pi] - x[:, pj], method, res, ex, correction=joint, alternative=alternative
+            )
     if method == "tukey" and alpha is not None:
         # The HSD critical value: the smallest |difference| declared significant at alpha.
         k = required_position(alpha, n_res)
@@ -364,9 +501,18 @@ def iter_tests(
     alternative="two-sided",
     extras=False,
     margin=None,
+    joint=None,
 ):
-    """Yield (keys, systems, n_queries, means, I, J, cols) for every group of a scores frame."""
+    """Yield (keys, systems, n_queries, means, I, J, cols) for every group of a scores frame.
+
+    ``joint``: a resampling correction (see :func:`_test_group`); its resamples are
+    ``n_resamples`` (None: the method's default, else ``DEFAULT_JOINT_RESAMPLES``)."""
     n_res = _resolve_resamples(method, n_resamples)
+    joint_res = n_res or (
+        DEFAULT_JOINT_RESAMPLES
+        if n_resamples is None
+        else check_int("n_resamples", n_resamples, minimum=1, maximum=MAX_RESAMPLES)
+    )
     seed = check_rng(rng)
     _baseline_list(baseline)  # validate before any work
     groups = group_matrices(frame)
@@ -393,6 +539,8 @@ def iter_tests(
             alternative=alternative,
             extras=extras,
             margin=margin,
+            joint=joint,
+            joint_resamples=joint_res,
         )
         yield keys, systems, x.shape[0], x.mean(axis=0), pi, pj, cols
 
@@ -591,9 +739,19 @@ def compare(
     Pharmacokinetics and Biopharmaceutics 15(6).
     """
     frame = meta_scores(scores, columns, function="compare")
+    bayes = isinstance(method, str) and method.strip().lower() == BAYES
+    if bayes:
+        _check_bayes(alternative, correction, n_resamples, required_diff_alpha, seeds)
+        method = "t"  # the Jeffreys posterior of the mean is the t-test's pivot
     method = check_common(method, confidence_level, alternative)
-    correction = canonical_correction(correction)
-    margin = _check_margin(method, margin)
+    correction = canonical_correction(correction, resampling=True)
+    joint = correction if correction in RESAMPLING_CORRECTIONS else None
+    if bayes and margin is not None:
+        margin = check_real("margin", margin, low=0.0, inclusive=False)
+    elif not bayes:
+        margin = _check_margin(method, margin)
+    if joint is not None:
+        _check_joint(method, joint, margin, seeds, family, frame)
     if seeds is not None:
         from pdireval.meta.seeds import SEEDS, average_seeds, nested_compare, require_seed
 
@@ -606,7 +764,7 @@ def compare(
             )
         out = compare(
             average_seeds(frame),
-            method=method,
+            method=BAYES if bayes else method,
             alternative=alternative,
             n_resamples=n_resamples,
             rng=rng,
@@ -657,6 +815,7 @@ def compare(
     )
     keys_cols = group_columns(frame)
     parts = []
+    large_n_warned = False
     for keys, systems, n_q, means, pi, pj, cols in iter_tests(
         frame,
         method,
@@ -668,8 +827,12 @@ def compare(
         progress=progress,
         alternative=alternative,
         extras=True,
-        margin=margin,
+        margin=None if bayes else margin,
+        joint=joint,
     ):
+        if method in ("wilcoxon", "sign") and n_q > LARGE_N and not large_n_warned:
+            large_n_warned = True
+            _warn_large_n(method, n_q)
         names = np.array(systems, dtype=object)
         part: dict[str, object] = {k: [keys[k]] * len(pi) for k in keys_cols}
         part.update(
@@ -686,9 +849,14 @@ def compare(
             statistic=cols["statistic"].astype(np.float64),
             p_value=cols["p_value"],
         )
-        part["p_adjusted"] = (
-            adjust_pvalues(cols["p_value"], correction) if family == "group" else cols["p_value"]
-        )
+        if joint is not None:
+            part["p_adjusted"] = cols["p_adjusted"]
+        else:
+            part["p_adjusted"] = (
+                adjust_pvalues(cols["p_value"], correction)
+                if family == "group"
+                else cols["p_value"]
+            )
         part["required_diff"] = cols["required"] if required else np.full(len(pi), np.nan)
         for k in ("n_wins", "n_ties", "n_losses"):
             part[k] = cols[k].astype(np.int64)
@@ -697,13 +865,26 @@ def compare(
         part["correction"] = correction or "none"
         part["required_alpha"] = np.full(len(pi), float(alpha) if alpha is not None else np.nan)
         part["n_queries"] = np.full(len(pi), n_q, dtype=np.int64)
-        if margin is not None:
+        if bayes:
+            part["method"] = BAYES
+            part.update(
+                _posterior_columns(
+                    cols["mean_diff"],
+                    cols["ci_low"],
+                    cols["ci_high"],
+                    n_q,
+                    margin,
+                    confidence_level,
+                )
+            )
+            part["p_value"] = np.full(len(pi), np.nan)
+        elif margin is not None:
             part["margin"] = np.full(len(pi), margin)
             part["p_lower"] = cols["p_lower"]
             part["p_upper"] = cols["p_upper"]
         parts.append(pd.DataFrame(part))
     out = pd.concat(parts, ignore_index=True)
-    if family == "all":
+    if family == "all" and joint is None:
         out["p_adjusted"] = adjust_pvalues(out["p_value"].to_numpy(), correction)
     for col in ("system_a", "system_b", "method", "alternative", "correction"):
         out[col] = out[col].astype(str)

@@ -14,10 +14,32 @@ if TYPE_CHECKING:
 
     from pdireval.types import Correction
 
-__all__ = ["adjust_pvalues", "canonical_correction", "CORRECTIONS", "CORRECTION_ALIASES"]
+__all__ = [
+    "adjust_pvalues",
+    "canonical_correction",
+    "CORRECTIONS",
+    "CORRECTION_ALIASES",
+    "RESAMPLING_CORRECTIONS",
+]
 
 #: Accepted ``correction=`` values (None: no adjustment).
 CORRECTIONS = (None, "bonferroni", "sidak", "holm", "holm-sidak", "hochberg", "hommel", "bh", "by")
+
+#: Corrections that resample the per-query differences (Westfall-Young step-down and
+#: single-step maxT, closed testing; :mod:`pdireval.stats.multiplicity`): they need the data,
+#: not only the p-values, so :func:`pdireval.compare` applies them, not :func:`adjust_pvalues`.
+RESAMPLING_CORRECTIONS = ("maxt", "maxt-single", "closed")
+
+#: Other spellings of the resampling corrections.
+_RESAMPLING_ALIASES = {
+    "westfall-young": "maxt",
+    "wy": "maxt",
+    "maxt-stepdown": "maxt",
+    "maxt-step-down": "maxt",
+    "maxt-singlestep": "maxt-single",
+    "maxt-single-step": "maxt-single",
+    "closed-testing": "closed",
+}
 
 #: Other tools' spellings of the same corrections: statsmodels' ``multipletests`` method names
 #: and their short forms (PyTerrier's ``pt.Experiment(correction=...)`` passes its value to
@@ -58,8 +80,12 @@ _NOT_PROVIDED = (
 )
 
 
-def canonical_correction(correction):
+def canonical_correction(correction, *, resampling: bool = False):
     """pdireval's name of a ``correction=`` value given in any supported spelling.
+
+    ``resampling=True`` (:func:`pdireval.compare`) also accepts the corrections that resample
+    the data (``RESAMPLING_CORRECTIONS``: ``"maxt"``, ``"maxt-single"``, ``"closed"``);
+    elsewhere they raise an OptionError that says where they are available.
 
     pdireval's own names (``CORRECTIONS``) are returned as they are; statsmodels'
     ``multipletests`` names and short forms (``"fdr_bh"``, ``"hs"``, ``"simes-hochberg"``,
@@ -75,6 +101,17 @@ def canonical_correction(correction):
         return correction
     if isinstance(correction, str):
         key = correction.strip().lower()
+        key = _RESAMPLING_ALIASES.get(key, key)
+        if key in RESAMPLING_CORRECTIONS:
+            if resampling:
+                return key
+            raise OptionError(
+                f"correction={correction!r} resamples the per-query differences of every pair "
+                "at once, so it needs the scores, not only p-values: use "
+                f"pdireval.compare(scores, correction={key!r}) (or "
+                "pdireval.stats.multiplicity.resampling_adjust on a queries x pairs array of "
+                "differences), or a p-value correction here such as 'holm'."
+            )
         if key in CORRECTIONS:
             return key
         if key in CORRECTION_ALIASES:
@@ -85,7 +122,8 @@ def canonical_correction(correction):
                 "provided; use 'bh' (Benjamini-Hochberg, statsmodels' 'fdr_bh') or 'by' "
                 "(Benjamini-Yekutieli, 'fdr_by')."
             )
-    allowed = ", ".join(repr(c) for c in CORRECTIONS)
+    names = CORRECTIONS + (RESAMPLING_CORRECTIONS if resampling else ())
+    allowed = ", ".join(repr(c) for c in names)
     raise OptionError(
         f"correction= must be one of {allowed} (or statsmodels' multipletests names such as "
         f"'fdr_bh', 'hs', 'simes-hochberg'); got {correction!r}."
