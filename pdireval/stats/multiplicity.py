@@ -322,6 +322,4 @@ def resampling_adjust(
     if d.shape[0] < 2:
         return np.full(d.shape[1], np.nan)
     resamples, exact = joint_resamples(method, d.shape[0], n_res, group_generator(check_rng(rng)))
-    return joint_kernel(
-        d, method, resamples, exact, correction=correction, alternative=alternative
-    )
+    return joint_kernel(d, method, resamples, exact, correction=correction, alternative=alternative)
