@@ -170,6 +170,12 @@ def _check_joint(method, joint, margin, seeds, family, frame) -> None:
     """Options a resampling correction (maxT, closed testing) cannot take."""
     from pdireval.stats.multiplicity import JOINT_METHODS
 
+    if method == "tukey":
+        raise OptionError(
+            "the randomised Tukey HSD already controls the family-wise error over all pairs; "
+            f"pass correction=None with method='tukey', or correction={joint!r} with "
+            "method='t', 'randomization', 'wilcoxon', 'sign' or 'bootstrap'."
+        )
     if method not in JOINT_METHODS:
         raise OptionError(
             f"correction={joint!r} resamples one of the tests {', '.join(JOINT_METHODS)}; "
