@@ -128,12 +128,13 @@ def _warn_large_n(method: str, n: int) -> None:
     """The large-n advice of :func:`compare` (once per call site)."""
     warn_caller(
         f"method={method!r} on {n} queries (> {LARGE_N}): with thousands of queries the "
-        "Wilcoxon and sign tests declare almost every pair of systems significantly different, "
-        "however small the difference (Ihemelandu & Ekstrand, SIGIR 2023), so their p-values "
-        "say little. Read the effect sizes (mean_diff with ci_low/ci_high, effect_size) first, "
-        "and test for a difference that matters with margin=δ (equivalence / "
-        "non-inferiority) or compare(..., method='bayes', margin=δ) (the probability that the "
-        "difference lies within ±δ).",
+        "Wilcoxon and sign tests reject true null hypotheses more often than their level "
+        "says, and every test finds almost any difference significant (Ihemelandu & "
+        "Ekstrand, SIGIR 2023), so these p-values say little. Use method='t', "
+        "'randomization' or 'bootstrap', read the effect sizes first (mean_diff with "
+        "ci_low/ci_high, effect_size), and test for a difference that matters with "
+        "margin=δ (equivalence / non-inferiority) or method='bayes' with margin=δ (the "
+        "probability that the difference lies within ±δ).",
         once="compare-large-n",
     )
 
@@ -595,6 +596,21 @@ def compare(
     * ``"tukey"`` — randomised Tukey HSD (Carterette 2012; Sakai 2012), which already
       controls the family-wise error over all pairs of the group. Two-sided only. Default
       B = 5000.
+    * ``"bayes"`` — no test: the posterior of the mean difference μ under the noninformative
+      (Jeffreys) prior p(μ, σ²) ∝ 1/σ² for normal per-query differences, Student's
+      t_{n−1}(z̄, s_z/√n) in closed form (no sampler, no resamples; Gelman et al. 2013,
+      Section 3.2), as Sakai (2017) and Benham et al. (2020) advocate reporting:
+      ``prob_a_better`` = P(μ > 0 | data) = F_{n−1}(z̄/(s_z/√n)), the posterior mean
+      (``mean_diff``) and the equal-tailed credible interval of μ in ``ci_low, ci_high``
+      (numerically the t confidence interval); with ``margin=δ``, ``prob_rope`` =
+      P(|μ| < δ | data), the posterior mass in the region of practical equivalence.
+      ``p_value`` is NaN (there is no p-value to correct: ``correction=`` must be None);
+      two-sided only; ``bf10`` stays pingouin's JZS Bayes factor.
+
+    **Large samples.** With more than 1,000 queries ``"wilcoxon"`` and ``"sign"`` exceed
+    their nominal type I error rate and every test finds almost any difference significant
+    (Ihemelandu & Ekstrand 2023); compare warns once (a PdirevalWarning at your line) and
+    points to the t, randomisation and bootstrap tests, effect sizes and ``margin=``.
 
     **Equivalence and non-inferiority** (``margin=δ > 0``, any method but ``"tukey"``): the
     null hypothesis becomes "the systems differ by at least δ". Two one-sided tests (TOST;
@@ -645,6 +661,18 @@ def compare(
         in scipy, ranx and PyTerrier): no adjustment and no ``p_adjusted`` column — right for
         one comparison planned in advance; for all pairs, or many systems against a
         baseline, pass one (``pdireval report`` and :func:`pdireval.paper_table` use Holm).
+        Resampling corrections, which resample the per-query differences of all pairs of
+        the family at once so that correlated comparisons are not over-corrected
+        (:func:`pdireval.stats.multiplicity.resampling_adjust` states each statistic):
+        ``"maxt"`` — Westfall & Young's (1993) step-down maxT (Boytsov, Belova & Westfall
+        2013); ``"maxt-single"`` — its single-step form; ``"closed"`` — closed testing with
+        a sum-of-squares resampling test of every intersection, for families of at most 8
+        pairs. They take ``method`` ``"t"`` (sign flips, studentised), ``"randomization"``
+        (the same sign flips as its p-values), ``"wilcoxon"`` / ``"sign"`` (sign flips of
+        the standardised signed-rank / sign statistic) or ``"bootstrap"`` (the same
+        bootstrap samples as its p-values, null-centred), ``n_resamples`` (default 10000
+        for the sign-flip tests without a default of their own) and ``rng``; not
+        ``margin=``, and ``family="all"`` only with one group.
     baseline
         A system name, or a list of them: compare every other system with each baseline
         instead of all pairs (a pair of two baselines appears once, against the earlier one).
@@ -689,7 +717,8 @@ def compare(
         - ``ci_low``, ``ci_high``: confidence interval of the mean difference — the bootstrap
           percentile interval of z̄ + w̄*_b on the same resamples for ``"bootstrap"``, the
           Student-t interval z̄ ± t_{n−1}·s_z/√n otherwise (one-sided for one-sided
-          alternatives);
+          alternatives); for ``"bayes"`` the equal-tailed credible interval of μ at
+          ``confidence_level`` (the same numbers);
         - ``effect_size``: Cohen's d_z = z̄ / s_z (±inf when the differences are constant);
         - ``hedges_g``: Hedges' g as pingouin's ``compute_effsize(a, b, paired=True,
           eftype="hedges")``: (ā − b̄)/√((s_a² + s_b²)/2) · (1 − 3/(8n − 9)) (±inf when
@@ -718,6 +747,8 @@ def compare(
           a_t < b_t (PyTerrier's +/− columns);
         - ``method``; ``alternative``; ``correction`` (``"none"`` without);
           ``required_alpha`` (``required_diff_alpha``, NaN without); ``n_queries``;
+        - ``"bayes"`` only: ``prob_a_better`` (P(μ > 0 | data)); with ``margin=`` also
+          ``prob_rope`` (P(|μ| < δ | data)) and ``margin``;
         - with ``margin=`` only: ``margin`` (δ), ``p_lower`` (H0: μ ≤ −δ), ``p_upper``
           (H0: μ ≥ δ; NaN where the alternative does not use it); ``p_value`` is then the
           equivalence / non-inferiority p-value and ``statistic`` that of the deciding
@@ -740,6 +771,19 @@ def compare(
     information retrieval experiments. TOIS 30(1).
     Lakens, D. (2013). Calculating and reporting effect sizes to facilitate cumulative
     science. Frontiers in Psychology 4.
+    Westfall, P. H., Young, S. S. (1993). Resampling-Based Multiple Testing. Wiley.
+    Boytsov, L., Belova, A., Westfall, P. (2013). Deciding on an adjustment for multiplicity
+    in IR experiments. SIGIR.
+    Sakai, T. (2016). Statistical significance, power, and sample sizes: a systematic review
+    of SIGIR and TOIS, 2006-2015. SIGIR.
+    Sakai, T. (2017). The probability that your hypothesis is correct, credible intervals, and
+    effect sizes for IR evaluation. SIGIR.
+    Benham, R., Carterette, B., Culpepper, J. S., Moffat, A. (2020). Bayesian inferential risk
+    evaluation on multiple IR systems. SIGIR.
+    Gelman, A., Carlin, J. B., Stern, H. S., Dunson, D. B., Vehtari, A., Rubin, D. B. (2013).
+    Bayesian Data Analysis, 3rd ed. CRC Press.
+    Ihemelandu, N., Ekstrand, M. D. (2023). Inference at scale: significance testing for
+    large search and recommendation experiments. SIGIR.
     Schuirmann, D. J. (1987). A comparison of the two one-sided tests procedure and the power
     approach for assessing the equivalence of average bioavailability. Journal of
     Pharmacokinetics and Biopharmaceutics 15(6).
