@@ -40,6 +40,9 @@ __all__ = [
     "CorrelationMethod",
     "Correction",
     "TestMethod",
+    "CompareMethod",
+    "ResamplingCorrection",
+    "JointMethod",
     "Negatives",
     "KappaWeights",
     "AlphaLevel",
@@ -137,6 +140,24 @@ Correction = Literal[
     "fdrn",
     "fdrcorr",
 ]
+#: Corrections that resample the per-query differences
+#: (``stats.corrections.RESAMPLING_CORRECTIONS``), then their other spellings
+#: (``RESAMPLING_ALIASES``, read case-insensitively).
+ResamplingCorrection = Literal[
+    "maxt",
+    "maxt-single",
+    "closed",
+    "westfall-young",
+    "wy",
+    "maxt-stepdown",
+    "maxt-step-down",
+    "maxt-singlestep",
+    "maxt-single-step",
+    "closed-testing",
+]
+#: The tests whose statistic a resampling correction resamples
+#: (``stats.multiplicity.JOINT_METHODS``).
+JointMethod = Literal["t", "randomization", "wilcoxon", "sign", "bootstrap"]
 #: Paired tests of ``compare(method=)`` (``meta.significance.METHODS``), then other tools'
 #: names of the same tests (``METHOD_ALIASES``, read case-insensitively).
 TestMethod = Literal[
@@ -154,6 +175,8 @@ TestMethod = Literal[
     "permutation",
     "randomisation",
 ]
+#: compare()'s methods (``meta.significance.COMPARE_METHODS``): the tests, then ``"bayes"``.
+CompareMethod = Literal[TestMethod, "bayes"]
 #: ``negatives=`` of the RIC functions: how negative labels are read (``runs.joint_ric``).
 Negatives = Literal["unjudged", "nonrel", "keep"]
 #: ``fuse(method=)`` (``runs.fusion_lists.FUSION_METHODS``), then ranx's names of the same

@@ -161,6 +161,13 @@ ALIASES = [
             "METHOD_ALIASES",
         ),
     ),
+    ("CompareMethod", "pdireval.meta.significance", ("COMPARE_METHODS", "METHOD_ALIASES")),
+    (
+        "ResamplingCorrection",
+        "pdireval.stats.corrections",
+        ("RESAMPLING_CORRECTIONS", "RESAMPLING_ALIASES"),
+    ),
+    ("JointMethod", "pdireval.stats.multiplicity", ("JOINT_METHODS",)),
     ("Negatives", "pdireval.runs.joint_ric", ("NEGATIVES",)),
     ("TiedPairs", "pdireval.stats.information_theory", ("TIES",)),
     ("KappaWeights", "pdireval.stats.interrater", ("KAPPA_WEIGHTS",)),

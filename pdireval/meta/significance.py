@@ -71,7 +71,15 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Literal
 
-    from pdireval.types import Alternative, Columns, Correction, RngLike, Seeds, TestMethod
+    from pdireval.types import (
+        Alternative,
+        Columns,
+        CompareMethod,
+        Correction,
+        ResamplingCorrection,
+        RngLike,
+        Seeds,
+    )
 
 __all__ = [
     "adjust_pvalues",
@@ -83,6 +91,8 @@ __all__ = [
 ]
 
 METHODS = ("bootstrap", "t", "wilcoxon", "sign", "randomization", "tukey")
+#: compare()'s ``method=`` values: the tests and the Bayesian posterior (``"bayes"``).
+COMPARE_METHODS = METHODS + ("bayes",)
 #: Other tools' names of the same tests, read case-insensitively: ranx's ``stat_test=``
 #: (``"student"``, ``"fisher"``: Fisher's randomisation test, ``"tukey"``) and the common
 #: spellings of the paired t-test and of the permutation test.
@@ -117,7 +127,7 @@ MAX_RESAMPLES = 10**6
 
 
 #: compare()'s Bayesian method: posterior probabilities instead of a test.
-BAYES = "bayes"
+BAYES = COMPARE_METHODS[-1]
 
 #: Above this many queries the Wilcoxon and sign tests reject almost every pair (Ihemelandu &
 #: Ekstrand 2023): compare() warns once, pointing to effect sizes and margin=.
@@ -289,6 +299,18 @@ def _pairs(m: int, bases):
 
 
 _EXTRA = ("hedges_g", "bf10", "n_wins", "n_ties", "n_losses")
+#: The per-pair arrays every call of _test_group fills.
+_COLUMNS = (
+    "mean_diff",
+    "statistic",
+    "p_value",
+    "ci_low",
+    "ci_high",
+    "effect_size",
+    "required",
+    "p_lower",
+    "p_upper",
+)
 
 
 def _one_test(method, d, alternative, counts, signs, exact, a=None, b=None):
@@ -342,18 +364,7 @@ def _test_group(
     bases = [baseline] if isinstance(baseline, (int, np.integer)) else baseline
     pi, pj = _pairs(m, bases)
     n_pairs = len(pi)
-    names = (
-        "mean_diff",
-        "statistic",
-        "p_value",
-        "ci_low",
-        "ci_high",
-        "effect_size",
-        "required",
-        "p_lower",
-        "p_upper",
-    )
-    cols = {k: np.full(n_pairs, np.nan) for k in names + (_EXTRA if extras else ())}
+    cols = {k: np.full(n_pairs, np.nan) for k in _COLUMNS + (_EXTRA if extras else ())}
     if n_pairs == 0:
         return pi, pj, cols
     counts = signs = hsd = None
@@ -435,22 +446,29 @@ def _test_group(
             cols["statistic"][part] = np.abs(mean)
             cols["p_value"][part] = tukey_p(hsd, mean, scale)
     if joint is not None:
-        cols["p_adjusted"] = np.full(n_pairs, np.nan)
-        if n >= 2:
-            if method == "bootstrap":
-                res, ex = counts, False
-            elif method == "randomization":
-                res, ex = signs, exact
-            else:
-                res, ex = joint_draws(method, n, joint_resamples, rng)
-            cols["p_adjusted"] = joint_kernel(
-                x[:, pi] - x[:, pj], method, res, ex, correction=joint, alternative=alternative
-            )
+        resamples = (counts, False) if method == "bootstrap" else (signs, exact)
+        cols["p_adjusted"] = _joint_p(
+            x, pi, pj, method, joint, resamples, joint_resamples, rng, alternative
+        )
     if method == "tukey" and alpha is not None:
         # The HSD critical value: the smallest |difference| declared significant at alpha.
         k = required_position(alpha, n_res)
         cols["required"][:] = hsd[n_res - k]
     return pi, pj, cols
+
+
+def _joint_p(x, pi, pj, method, joint, resamples, n_res, rng, alternative):
+    """Adjusted p-values of a resampling correction for the pairs (pi, pj) of x: on the
+    test's own resamples (bootstrap counts, randomisation signs), else on ``n_res`` sign
+    flips drawn from ``rng``."""
+    n = x.shape[0]
+    if n < 2:
+        return np.full(len(pi), np.nan)
+    res, exact = resamples
+    if method not in ("bootstrap", "randomization"):
+        res, exact = joint_draws(method, n, n_res, rng)
+    d = x[:, pi] - x[:, pj]
+    return joint_kernel(d, method, res, exact, correction=joint, alternative=alternative)
 
 
 def canonical_method(method):
@@ -557,11 +575,11 @@ def iter_tests(
 def compare(
     scores: pd.DataFrame,
     *,
-    method: TestMethod = "bootstrap",
+    method: CompareMethod = "bootstrap",
     alternative: Alternative = "two-sided",
     n_resamples: int | None = None,
     rng: RngLike = None,
-    correction: Correction | None = None,
+    correction: Correction | ResamplingCorrection | None = None,
     baseline: str | Sequence[str] | None = None,
     family: Literal["group", "all"] = "group",
     confidence_level: float = 0.95,
@@ -803,17 +821,7 @@ def compare(
     if joint is not None:
         _check_joint(method, joint, margin, seeds, family, frame)
     if seeds is not None:
-        from pdireval.meta.seeds import SEEDS, average_seeds, nested_compare, require_seed
-
-        check_option("seeds", seeds, SEEDS)
-        require_seed(frame, "compare")
-        if seeds == "nested" and method != "bootstrap":
-            raise OptionError(
-                f"seeds='nested' is a two-level bootstrap: use it with method='bootstrap' (got "
-                f"{method!r}), or seeds='mean' to run {method!r} on the means over seeds."
-            )
-        out = compare(
-            average_seeds(frame),
+        options = dict(
             method=BAYES if bayes else method,
             alternative=alternative,
             n_resamples=n_resamples,
@@ -826,27 +834,7 @@ def compare(
             margin=margin,
             progress=progress,
         )
-        if seeds == "nested":
-            out = nested_compare(
-                out,
-                frame,
-                n_resamples=_resolve_resamples(method, n_resamples),
-                seq=check_rng(rng),
-                confidence_level=confidence_level,
-                alternative=alternative,
-            )
-            by = [c for c in group_columns(out) if c in group_columns(frame) and c != "seed"]
-            if correction is not None and family == "all":
-                out["p_adjusted"] = adjust_pvalues(out["p_value"].to_numpy(), correction)
-            elif correction is not None:
-                out["p_adjusted"] = (
-                    out.groupby(by, sort=False, observed=True, dropna=False)["p_value"].transform(
-                        lambda p: adjust_pvalues(p.to_numpy(), correction)
-                    )
-                    if by
-                    else adjust_pvalues(out["p_value"].to_numpy(), correction)
-                )
-        return out
+        return _compare_seeds(frame, seeds, options)
     check_option("family", family, ("group", "all"))
     if method == "tukey" and correction is not None:
         raise OptionError(
@@ -915,23 +903,7 @@ def compare(
         part["correction"] = correction or "none"
         part["required_alpha"] = np.full(len(pi), float(alpha) if alpha is not None else np.nan)
         part["n_queries"] = np.full(len(pi), n_q, dtype=np.int64)
-        if bayes:
-            part["method"] = BAYES
-            part.update(
-                _posterior_columns(
-                    cols["mean_diff"],
-                    cols["ci_low"],
-                    cols["ci_high"],
-                    n_q,
-                    margin,
-                    confidence_level,
-                )
-            )
-            part["p_value"] = np.full(len(pi), np.nan)
-        elif margin is not None:
-            part["margin"] = np.full(len(pi), margin)
-            part["p_lower"] = cols["p_lower"]
-            part["p_upper"] = cols["p_upper"]
+        part.update(_last_columns(cols, n_q, margin, confidence_level, bayes))
         parts.append(pd.DataFrame(part))
     out = pd.concat(parts, ignore_index=True)
     if family == "all" and joint is None:
@@ -939,6 +911,62 @@ def compare(
     for col in ("system_a", "system_b", "method", "alternative", "correction"):
         out[col] = out[col].astype(str)
     return _family_columns(out, correction, family, keys_cols)
+
+
+def _last_columns(cols, n_q, margin, confidence_level, bayes) -> dict:
+    """compare()'s columns of method='bayes' (posterior probabilities, ``method``, NaN
+    ``p_value``) or of margin= (``margin``, ``p_lower``, ``p_upper``)."""
+    n_pairs = len(cols["mean_diff"])
+    if bayes:
+        out = _posterior_columns(
+            cols["mean_diff"], cols["ci_low"], cols["ci_high"], n_q, margin, confidence_level
+        )
+        return {"method": BAYES, "p_value": np.full(n_pairs, np.nan), **out}
+    if margin is None:
+        return {}
+    return {
+        "margin": np.full(n_pairs, margin),
+        "p_lower": cols["p_lower"],
+        "p_upper": cols["p_upper"],
+    }
+
+
+def _compare_seeds(frame, seeds, options) -> pd.DataFrame:
+    """compare() of scores with a ``seed`` column: on the means over seeds (``"mean"``) or
+    by the two-level bootstrap (``"nested"``); ``options``: compare()'s other arguments."""
+    from pdireval.meta.seeds import SEEDS, average_seeds, nested_compare, require_seed
+
+    method, correction, family = options["method"], options["correction"], options["family"]
+    rng, n_resamples = options["rng"], options["n_resamples"]
+    check_option("seeds", seeds, SEEDS)
+    require_seed(frame, "compare")
+    if seeds == "nested" and method != "bootstrap":
+        raise OptionError(
+            f"seeds='nested' is a two-level bootstrap: use it with method='bootstrap' (got "
+            f"{method!r}), or seeds='mean' to run {method!r} on the means over seeds."
+        )
+    out = compare(average_seeds(frame), **options)
+    if seeds == "nested":
+        out = nested_compare(
+            out,
+            frame,
+            n_resamples=_resolve_resamples(method, n_resamples),
+            seq=check_rng(rng),
+            confidence_level=options["confidence_level"],
+            alternative=options["alternative"],
+        )
+        by = [c for c in group_columns(out) if c in group_columns(frame) and c != "seed"]
+        if correction is not None and family == "all":
+            out["p_adjusted"] = adjust_pvalues(out["p_value"].to_numpy(), correction)
+        elif correction is not None:
+            out["p_adjusted"] = (
+                out.groupby(by, sort=False, observed=True, dropna=False)["p_value"].transform(
+                    lambda p: adjust_pvalues(p.to_numpy(), correction)
+                )
+                if by
+                else adjust_pvalues(out["p_value"].to_numpy(), correction)
+            )
+    return out
 
 
 def _family_columns(out: pd.DataFrame, correction, family: str, keys: list) -> pd.DataFrame:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # what static tools (mypy, pyright, IDEs) see of the names loaded lazily
     from pdireval.stats.corrections import CORRECTIONS as CORRECTIONS
+    from pdireval.stats.corrections import RESAMPLING_CORRECTIONS as RESAMPLING_CORRECTIONS
     from pdireval.stats.corrections import adjust_pvalues as adjust_pvalues
     from pdireval.stats.gtheory import anova_table as anova_table
     from pdireval.stats.gtheory import coefficient_intervals as coefficient_intervals
@@ -33,6 +34,7 @@ if TYPE_CHECKING:  # what static tools (mypy, pyright, IDEs) see of the names lo
     from pdireval.stats.interrater import cohen_kappa as cohen_kappa
     from pdireval.stats.interrater import krippendorff_alpha as krippendorff_alpha
     from pdireval.stats.interrater import observed_agreement as observed_agreement
+    from pdireval.stats.multiplicity import resampling_adjust as resampling_adjust
     from pdireval.stats.paired_tests import SignTestResult as SignTestResult
     from pdireval.stats.paired_tests import TestResult as TestResult
     from pdireval.stats.paired_tests import bootstrap_test as bootstrap_test
@@ -68,6 +70,8 @@ _PUBLIC: dict[str, str] = {
     # multiple comparisons
     "adjust_pvalues": "corrections",
     "CORRECTIONS": "corrections",
+    "RESAMPLING_CORRECTIONS": "corrections",
+    "resampling_adjust": "multiplicity",
     # generalizability theory
     "anova_table": "gtheory",
     "variance_components": "gtheory",

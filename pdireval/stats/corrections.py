@@ -20,6 +20,7 @@ __all__ = [
     "CORRECTIONS",
     "CORRECTION_ALIASES",
     "RESAMPLING_CORRECTIONS",
+    "RESAMPLING_ALIASES",
 ]
 
 #: Accepted ``correction=`` values (None: no adjustment).
@@ -31,7 +32,7 @@ CORRECTIONS = (None, "bonferroni", "sidak", "holm", "holm-sidak", "hochberg", "h
 RESAMPLING_CORRECTIONS = ("maxt", "maxt-single", "closed")
 
 #: Other spellings of the resampling corrections.
-_RESAMPLING_ALIASES = {
+RESAMPLING_ALIASES = {
     "westfall-young": "maxt",
     "wy": "maxt",
     "maxt-stepdown": "maxt",
@@ -101,7 +102,7 @@ def canonical_correction(correction, *, resampling: bool = False):
         return correction
     if isinstance(correction, str):
         key = correction.strip().lower()
-        key = _RESAMPLING_ALIASES.get(key, key)
+        key = RESAMPLING_ALIASES.get(key, key)
         if key in RESAMPLING_CORRECTIONS:
             if resampling:
                 return key

@@ -47,7 +47,7 @@ from pdireval.stats.paired_tests import (
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-    from pdireval.types import Alternative, RngLike
+    from pdireval.types import Alternative, JointMethod, ResamplingCorrection, RngLike
 
 __all__ = [
     "RESAMPLING_CORRECTIONS",
@@ -251,8 +251,8 @@ def _count_p(count, n_res, exact, method):
 def resampling_adjust(
     differences: ArrayLike,
     *,
-    method: str = "t",
-    correction: str = "maxt",
+    method: JointMethod = "t",
+    correction: ResamplingCorrection = "maxt",
     alternative: Alternative = "two-sided",
     n_resamples: int = DEFAULT_JOINT_RESAMPLES,
     rng: RngLike = None,
