@@ -197,7 +197,9 @@ def add_compare(subparsers) -> None:
             "  pdireval compare runs/ --qrels qrels.txt -m AP --method t --correction holm\n"
             "  pdireval compare --scores bm25.perquery.txt --scores dense.perquery.txt "
             "--format csv\n"
-            "  pdireval compare runs/ --qrels qrels.txt --baseline bm25 --format json"
+            "  pdireval compare runs/ --qrels qrels.txt --baseline bm25 --format json\n"
+            "  pdireval compare runs/ --qrels qrels.txt -m AP --method t --correction maxt\n"
+            "  pdireval compare runs/ --qrels qrels.txt --method bayes --margin 0.01"
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -225,13 +227,23 @@ def add_compare(subparsers) -> None:
         "--method",
         default="bootstrap",
         help="bootstrap (default), t, wilcoxon, sign, randomization, tukey "
-        "(ranx's student / fisher work too)",
+        "(ranx's student / fisher work too), or bayes (posterior P(a > b) and credible "
+        "interval; prob_rope with --margin)",
     )
     p.add_argument(
         "--correction",
         default="none",
         help="none (default), holm, bonferroni, holm-sidak, hochberg, hommel, bh, by "
-        "(statsmodels' names such as fdr_bh work too)",
+        "(statsmodels' names such as fdr_bh work too), or maxt (Westfall-Young step-down "
+        "maxT over all pairs at once), maxt-single, closed (families of at most 8 pairs)",
+    )
+    p.add_argument(
+        "--margin",
+        type=float,
+        default=None,
+        metavar="DELTA",
+        help="equivalence margin: TOST / non-inferiority tests, or with --method bayes the "
+        "probability that the difference lies within +-DELTA",
     )
     p.add_argument(
         "--baseline",
@@ -279,6 +291,7 @@ def run_compare(args) -> int:
         n_resamples=args.resamples,
         rng=args.seed,
         confidence_level=args.confidence_level,
+        margin=args.margin,
     )
     print_frame(result, args.format, args.excel_safe)
     return 0

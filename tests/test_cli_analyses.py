@@ -54,6 +54,24 @@ def test_compare_csv_json_and_table_equal_the_python_function(files, capsys):
     assert f"{want['p_value'].iloc[0]:.4f}" in out
 
 
+def test_compare_takes_maxt_and_bayes(files, capsys):
+    scores = pdireval.evaluate(files["run"], ["AP"], qrels=files["qrels"])
+    argv = ["compare", *files["runs"], "--qrels", files["qrels_path"], "-m", "AP",
+            "--format", "csv"]
+    want = pdireval.compare(scores, method="t", correction="maxt", n_resamples=500, rng=42)
+    code, out, _ = _call([*argv, "--method", "t", "--correction", "maxt", "--resamples", "500"],
+                         capsys)
+    assert code == 0
+    got = pd.read_csv(io.StringIO(out))
+    np.testing.assert_allclose(got["p_adjusted"], want["p_adjusted"], rtol=1e-12)
+    assert (got["correction"] == "maxt").all()
+    want = pdireval.compare(scores, method="bayes", margin=0.01)
+    code, out, _ = _call([*argv, "--method", "bayes", "--margin", "0.01"], capsys)
+    got = pd.read_csv(io.StringIO(out))
+    np.testing.assert_allclose(got["prob_a_better"], want["prob_a_better"], rtol=1e-12)
+    np.testing.assert_allclose(got["prob_rope"], want["prob_rope"], rtol=1e-12)
+
+
 def test_compare_reads_scores_files(files, capsys, tmp_path):
     scores = pdireval.evaluate(files["run"], ["AP", "P@10"], qrels=files["qrels"])
     pdireval.write_scores(scores, tmp_path / "all.txt", digits=None)

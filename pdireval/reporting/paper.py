@@ -21,7 +21,14 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Literal
 
-    from pdireval.types import Columns, Correction, IntervalMethod, RngLike, TestMethod
+    from pdireval.types import (
+        Columns,
+        CompareMethod,
+        Correction,
+        IntervalMethod,
+        ResamplingCorrection,
+        RngLike,
+    )
 
 __all__ = ["paper_table"]
 
@@ -36,6 +43,7 @@ TEST_NAMES = {
     "sign": "sign test",
     "randomization": "Fisher's paired randomisation test (Smucker et al. 2007)",
     "tukey": "randomised Tukey HSD test (Carterette 2012)",
+    "bayes": "Student-t posterior of the mean difference under the Jeffreys prior (Sakai 2017)",
 }
 
 CORRECTION_NAMES = {
@@ -43,6 +51,9 @@ CORRECTION_NAMES = {
     "holm": "Holm (1979) correction",
     "bonferroni": "Bonferroni correction",
     "bh": "Benjamini–Hochberg (1995) false-discovery-rate adjustment",
+    "maxt": "Westfall–Young (1993) step-down maxT adjustment",
+    "maxt-single": "Westfall–Young (1993) single-step maxT adjustment",
+    "closed": "closed testing (Marcus, Peritz & Gabriel 1976)",
 }
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
@@ -66,8 +77,8 @@ def paper_table(
     systems: str | Sequence[str] | None = None,
     baseline: str | None = None,
     tests: pd.DataFrame | None = None,
-    method: TestMethod = "t",
-    correction: Correction | None = "holm",
+    method: CompareMethod = "t",
+    correction: Correction | ResamplingCorrection | None = "holm",
     alpha: float = 0.05,
     n_resamples: int | None = None,
     rng: RngLike = None,
@@ -88,8 +99,8 @@ def paper_table(
     systems: str | Sequence[str] | None = None,
     baseline: str | None = None,
     tests: pd.DataFrame | None = None,
-    method: TestMethod = "t",
-    correction: Correction | None = "holm",
+    method: CompareMethod = "t",
+    correction: Correction | ResamplingCorrection | None = "holm",
     alpha: float = 0.05,
     n_resamples: int | None = None,
     rng: RngLike = None,
@@ -109,8 +120,8 @@ def paper_table(
     systems: str | Sequence[str] | None = None,
     baseline: str | None = None,
     tests: pd.DataFrame | None = None,
-    method: TestMethod = "t",
-    correction: Correction | None = "holm",
+    method: CompareMethod = "t",
+    correction: Correction | ResamplingCorrection | None = "holm",
     alpha: float = 0.05,
     n_resamples: int | None = None,
     rng: RngLike = None,
@@ -155,7 +166,10 @@ def paper_table(
         ``n_resamples``, ``rng`` and ``baseline`` must not be given.
     method, correction, n_resamples, rng
         Passed to :func:`pdireval.compare` (default: paired t-test, Holm correction over
-        the pairs of each measure).
+        the pairs of each measure); ``correction="maxt"`` is Westfall & Young's (1993)
+        step-down maxT. ``method="bayes"``: a letter marks a posterior probability of being
+        better of at least 1 − ``alpha`` (Student-t posterior, Sakai 2017), with no
+        correction (the default ``"holm"`` is dropped).
     alpha
         Significance level of the markers.
     decimals
@@ -265,10 +279,11 @@ def paper_table(
                 f"baseline={baseline!r} is not one of the table's systems {systems}: "
                 "pick one of them."
             )
+        bayes = isinstance(method, str) and method.strip().lower() == "bayes"
         tests = compare(
             frame,
             method=method,
-            correction=correction,
+            correction=None if bayes and correction == "holm" else correction,
             baseline=baseline,
             n_resamples=n_resamples,
             rng=rng,
@@ -382,8 +397,13 @@ def _check_tests(tests, measures, systems):
 
 
 def _markers(out, tests, letters, alpha):
-    """Per row of ``out``, the letters of the systems it is significantly better than."""
-    sig = tests[(decision_p(tests) < alpha) & (tests["mean_diff"] != 0)]
+    """Per row of ``out``, the letters of the systems it is significantly better than (for
+    ``method="bayes"``: whose posterior probability of being better is at least 1 − α)."""
+    if "prob_a_better" in tests.columns:
+        prob = tests["prob_a_better"]
+        sig = tests[(prob >= 1 - alpha) | (prob <= alpha)]
+    else:
+        sig = tests[(decision_p(tests) < alpha) & (tests["mean_diff"] != 0)]
     a_wins = sig["mean_diff"].to_numpy() > 0
     winner = np.where(
         a_wins, sig["system_a"].to_numpy(dtype=object), sig["system_b"].to_numpy(dtype=object)
@@ -430,6 +450,12 @@ def _caption(out, tests, alpha, n_resamples, measures, systems):
         set(tests["system_b"]) if len(set(tests["system_b"])) == 1 and len(systems) > 2 else None
     )
     scope = f"each system compared with the baseline {next(iter(against))}; " if against else ""
+    if method == "bayes":
+        return (
+            f"Mean {', '.join(measures)} over {n_q} queries. Bold: the best system of each "
+            "measure. Superscript letters: better than the system with that letter with "
+            f"posterior probability at least {1 - alpha:g} ({scope}{test})."
+        )
     return (
         f"Mean {', '.join(measures)} over {n_q} queries. Bold: the best system of each measure. "
         f"Superscript letters: significantly better than the system with that letter "

@@ -148,3 +148,25 @@ def test_bad_input(scores):
         paper_table(scores, tests=tests.drop(columns="p_value"))
     with pytest.raises(OptionError, match="alpha"):
         paper_table(scores, alpha=1.5)
+
+
+def test_maxt_and_bayes_markers_equal_compare(scores):
+    """correction='maxt' marks compare()'s maxT decisions; method='bayes' marks the pairs whose
+    posterior probability of being better is at least 1 - alpha, and says so in the caption."""
+    table = paper_table(scores, correction="maxt", n_resamples=500, rng=4)
+    tests = pdireval.compare(scores, method="t", correction="maxt", n_resamples=500, rng=4)
+    assert _decisions_from_table(table) == _decisions_from_compare(tests, 0.05)
+    assert "maxT" in paper_table(scores, correction="maxt", n_resamples=500, rng=4,
+                                 format="markdown")
+    table = paper_table(scores, method="bayes", alpha=0.1)
+    tests = pdireval.compare(scores, method="bayes")
+    want = set()
+    for r in tests.itertuples(index=False):
+        if r.prob_a_better >= 0.9:
+            want.add((r.measure, r.system_a, r.system_b))
+        elif r.prob_a_better <= 0.1:
+            want.add((r.measure, r.system_b, r.system_a))
+    assert want and _decisions_from_table(table) == want
+    assert "posterior probability at least 0.9" in paper_table(
+        scores, method="bayes", alpha=0.1, format="markdown"
+    )
