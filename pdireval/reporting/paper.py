@@ -279,11 +279,10 @@ def paper_table(
                 f"baseline={baseline!r} is not one of the table's systems {systems}: "
                 "pick one of them."
             )
-        bayes = isinstance(method, str) and method.strip().lower() == "bayes"
         tests = compare(
             frame,
             method=method,
-            correction=None if bayes and correction == "holm" else correction,
+            correction=_correction_for(method, correction),
             baseline=baseline,
             n_resamples=n_resamples,
             rng=rng,
@@ -371,6 +370,13 @@ def _check_names(kind, wanted, available):
         )
     if len(set(wanted)) != len(wanted):
         raise SchemaError(f"{kind}s= lists a {kind} twice ({wanted}): list each once.")
+
+
+def _correction_for(method, correction):
+    """The correction passed to compare(): none for method='bayes' when the default 'holm'
+    is left (posterior probabilities are not corrected), else ``correction``."""
+    bayes = isinstance(method, str) and method.strip().lower() == "bayes"
+    return None if bayes and correction == "holm" else correction
 
 
 def _check_tests(tests, measures, systems):
