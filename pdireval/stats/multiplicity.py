@@ -196,7 +196,8 @@ def joint_kernel(d, method, resamples, exact, *, correction="maxt", alternative=
     n_res = resamples.shape[0]
     obs, tol = _observed(d, method, alternative)
     thr = obs - tol
-    rows_per = max(1, CHUNK_CELLS // max(1, p_count))
+    # about 8 arrays of rows_per x P cells are alive at once: a quarter of CHUNK_CELLS each
+    rows_per = max(1, CHUNK_CELLS // (4 * max(1, p_count)))
     if correction == "closed":
         if p_count > MAX_CLOSED:
             raise OptionError(

@@ -179,7 +179,7 @@ def test_chunked_equals_unchunked(monkeypatch):
 
     d = differences(n=20, m=5, seed=5)
     whole = resampling_adjust(d, method="bootstrap", n_resamples=500, rng=3)
-    monkeypatch.setattr(mult, "CHUNK_CELLS", 37)  # chunks of 3 resamples
+    monkeypatch.setattr(mult, "CHUNK_CELLS", 4 * 10 * 3)  # chunks of 3 resamples
     np.testing.assert_array_equal(
         resampling_adjust(d, method="bootstrap", n_resamples=500, rng=3), whole
     )
