@@ -320,6 +320,12 @@ def add_report(subparsers) -> None:
         "--svg", action="store_true", help="also write every figure as SVG (vector, for papers)"
     )
     add_score_precision(p)
+    p.add_argument(
+        "--correction",
+        default="holm",
+        help="correction of the pair tests over each measure's pairs: holm (default), maxt "
+        "(Westfall-Young step-down maxT on the bootstrap), bh, ... (as pdireval compare)",
+    )
     p.set_defaults(func=run_report)
 
 
@@ -360,6 +366,7 @@ def run_report(args) -> int:
         rng=args.seed,
         progress=False if args.no_progress else None,
         svg=args.svg,
+        correction=args.correction,
         other_qrels=other_qrels,
         score_precision=args.score_precision,
         nugget_scores=nugget_scores,

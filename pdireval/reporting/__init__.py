@@ -33,9 +33,18 @@ from pdireval.reporting.excel import check_cell_texts, write_workbook
 from pdireval.reporting.html import Section, write_html
 from pdireval.reporting.progress import Progress
 from pdireval.reporting.sections import SECTIONS, Context
+from pdireval.stats.corrections import canonical_correction
 
 if TYPE_CHECKING:
-    from pdireval.types import Columns, Measures, PathArg, RngLike, ScorePrecision
+    from pdireval.types import (
+        Columns,
+        Correction,
+        Measures,
+        PathArg,
+        ResamplingCorrection,
+        RngLike,
+        ScorePrecision,
+    )
 
 __all__ = ["report", "Report", "DEFAULT_MEASURES"]
 
@@ -111,6 +120,7 @@ def report(
     other_qrels: pd.DataFrame | None = None,
     score_precision: ScorePrecision | None = None,
     nugget_scores: pd.DataFrame | None = None,
+    correction: Correction | ResamplingCorrection = "holm",
 ) -> Report:
     """Evaluate a collection and write the full report (workbook, figures, HTML page).
 
@@ -161,6 +171,13 @@ def report(
         :func:`pdireval.evaluate_nuggets` or :func:`pdireval.evaluate_support` (any scores
         frame; a ``judge`` column for several judges): adds the RAG section (means with t
         intervals, Holm-corrected paired t-tests, and the judges' leaderboard agreement).
+    correction
+        Family-wise (or false-discovery-rate) correction of the bootstrap tests over the
+        pairs of each measure, as :func:`pdireval.compare` takes it: ``"holm"`` (default;
+        Holm 1979), ``"maxt"`` (Westfall & Young's 1993 step-down maxT over Sakai's
+        studentised bootstrap, resampled jointly for all pairs), ``"bh"``, ...; it sets the
+        Systems table's p-values against the best and the paper table's letters. The
+        uncertainty section's top group keeps Holm.
 
     Returns
     -------
@@ -200,6 +217,12 @@ def report(
         canonical_qrels(as_frame(other_qrels, "qrels"))
     if nugget_scores is not None:
         nugget_scores = canonical_scores(nugget_scores)
+    correction = canonical_correction(correction, resampling=True)
+    if correction is None:
+        raise OptionError(
+            "correction=None: the report tests every pair of systems, so it corrects them "
+            "(its tables read the corrected p-values); pass 'holm' (default), 'maxt', 'bh', ..."
+        )
     ctx = Context(
         run=run,
         qrels=qrels,
@@ -213,6 +236,7 @@ def report(
         svg=svg,
         score_precision=score_precision or "float32",
         warn_precision=score_precision is None,
+        correction=correction,
     )
     show = progress if progress is not None else _stderr_is_tty()
     bar = ctx.progress = Progress(show, len(SECTIONS) + 2)  # evaluation, the sections, writing

@@ -46,6 +46,7 @@ class Context:
     measure_names: list[str] = field(default_factory=list)
     systems: list[str] = field(default_factory=list)  # in the Systems table's order
     score_precision: str = "float32"  # how run scores are compared (see pdireval.evaluate)
+    correction: str = "holm"  # the family-wise correction of the pair tests (compare())
     warn_precision: bool = True  # warn when float32 ties change a value (no precision chosen)
     other_qrels: pd.DataFrame | None = None  # a second set of judgments (judgments section)
     nugget_scores: pd.DataFrame | None = None  # scores of RAG answers (RAG section)
@@ -164,13 +165,14 @@ class Context:
     def tests(self) -> pd.DataFrame:
         """Sakai's paired bootstrap test of every pair of systems per measure, run once and
         shared by the Systems table, the paper table, discriminative power, ASL curves and
-        conflicts (Holm-corrected over the pairs of each measure in ``p_adjusted``)."""
+        conflicts (corrected by ``correction``, Holm by default, over the pairs of each measure
+        in ``p_adjusted``)."""
         from pdireval.meta.significance import compare
 
         return compare(
             self.meta_scores,
             method="bootstrap",
-            correction="holm",
+            correction=self.correction,
             n_resamples=self.n_resamples,
             required_diff_alpha=ALPHA,
             rng=self.seed(),

@@ -42,6 +42,13 @@ __all__ = ["Context", "SECTIONS"]
 # --------------------------------------------------------------------------- sections
 
 
+def correction_label(ctx: Context) -> str:
+    """The report's correction of the pair tests in words ("Holm (1979) correction", ...)."""
+    from pdireval.reporting.paper import CORRECTION_NAMES
+
+    return CORRECTION_NAMES.get(ctx.correction, f"{ctx.correction} correction")
+
+
 def systems_section(ctx: Context) -> Section:
     """Per-system means, significance against the best, and the table for a paper."""
     from pdireval.meta.aggregate import aggregate
@@ -75,7 +82,7 @@ def systems_section(ctx: Context) -> Section:
                 & ((tests["system_a"] == best) | (tests["system_b"] == best))
             ]
             other = np.where(t["system_a"] == best, t["system_b"], t["system_a"])
-            # the paper table's family: Holm over every pair of the measure (one family per
+            # the paper table's family: every pair of the measure (one family per
             # report, so the two tables never mark a pair differently)
             p = pd.Series(t["p_adjusted"].to_numpy(dtype=np.float64), index=other)
             rows.append(part.assign(p_vs_best=part["system"].map(p).astype(np.float64), best=best))
@@ -92,9 +99,9 @@ def systems_section(ctx: Context) -> Section:
         n_pairs = ctx.n_systems * (ctx.n_systems - 1) // 2
         captions["summary"] = (
             "Per system and measure: mean, standard deviation, queries, rank, p-value against "
-            f"the best (Holm (1979) over all {n_pairs} system pairs of each measure: the family "
-            "of the paper table, so 'worse than best' is exactly the best system's superscript "
-            "letters)"
+            f"the best ({correction_label(ctx)} over all {n_pairs} system pairs of each measure: "
+            "the family of the paper table, so 'worse than best' is exactly the best system's "
+            "superscript letters)"
         )
         step("table for a paper")
         table = partial(
@@ -120,7 +127,7 @@ def systems_section(ctx: Context) -> Section:
             "systems in this order. The table below is ready for a paper: the best system of each "
             "measure in bold, and superscript letters naming the systems a cell is significantly "
             f"better than by Sakai's (2006) paired bootstrap test ({ctx.n_resamples} resamples, "
-            f"Holm (1979) correction over all {n_pairs} system pairs of each measure, "
+            f"{correction_label(ctx)} over all {n_pairs} system pairs of each measure, "
             f"α = {ALPHA}), as in ranx (Bassani 2022) and PyTerrier tables. The p-values against "
             "the best in the table after it belong to the same family of comparisons, so the two "
             "tables agree on every pair; the Discriminative power section counts uncorrected "
@@ -386,7 +393,7 @@ def power_section(ctx: Context) -> Section:
         "power": (
             f"Discriminative power: share of the {n_pairs} system pairs with an "
             f"uncorrected ASL < {ALPHA} (Sakai 2006; no multiple-comparison correction, "
-            "unlike the Holm family of the Systems tables); difference required: "
+            "unlike the corrected family of the Systems tables); difference required: "
             "Sakai's (2006) estimate of the smallest difference in means the test finds "
             "significant "
             "(the largest over the pairs)"

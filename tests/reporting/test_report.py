@@ -264,3 +264,24 @@ def test_the_report_object_prints_short(simulated_report):
     page = result._repr_html_()
     assert page.startswith("<div><b>pdireval Report</b>") and result.html.as_uri() in page
     assert "<script" not in page and len(page) < 2500
+
+
+@pytest.mark.slow  # a whole report: about 3 s
+def test_report_takes_a_maxt_correction(tmp_path):
+    """correction="maxt": the Systems table's p-values against the best are compare()'s
+    step-down maxT p-values of the report's one bootstrap, and the captions say so."""
+    run, qrels = pdireval.datasets.simulate(n_systems=4, n_queries=12, depth=20, rng=2)
+    r = report(run, qrels=qrels, measures=["AP"], out=tmp_path, n_resamples=50, rng=1,
+               progress=False, correction="maxt")
+    seed = int(np.random.default_rng(1).integers(0, 2**31 - 1))
+    tests = pdireval.compare(r.tables["per_query"], method="bootstrap", correction="maxt",
+                             n_resamples=50, rng=seed, required_diff_alpha=0.05)
+    summary = r.tables["summary"]
+    best = summary["best"].iloc[0]
+    for row in summary[summary["system"] != best].itertuples(index=False):
+        pair = tests[((tests.system_a == row.system) & (tests.system_b == best))
+                     | ((tests.system_b == row.system) & (tests.system_a == best))]
+        assert row.p_vs_best == pair["p_adjusted"].iloc[0]
+    assert "maxT" in r.html.read_text(encoding="utf-8")
+    with pytest.raises(pdireval.errors.OptionError, match="correction=None"):
+        report(run, qrels=qrels, out=tmp_path / "x", correction=None, progress=False)
