@@ -33,7 +33,7 @@ def test_robust03_systems_and_paper_table_mark_every_pair_alike(robust03, tmp_pa
                 assert worse == (letter[system] in marked), (measure, best, system)
                 n_marked += worse
         # every later table states its family and the number of comparisons
-        assert "Holm (1979) over all 136 system pairs" in section.captions["summary"]
+        assert "Holm (1979) correction over all 136 system pairs" in section.captions["summary"]
         assert "over the 136 comparisons of each measure" in paper.attrs["caption"]
         # and every superscript of any system is a Holm decision of the same tests
         tests = ctx.tests[ctx.tests["measure"] == measure]
