@@ -746,10 +746,12 @@ def compare(
           two-sided only: NaN for one-sided alternatives and for constant differences;
         - ``statistic``: t for ``"t"`` and ``"bootstrap"``, scipy's Wilcoxon statistic
           (min(W+, W−) two-sided, W+ one-sided), #wins of a for ``"sign"``, z̄ for
-          ``"randomization"``, |z̄| for ``"tukey"``;
-        - ``p_value`` (unadjusted; the ASL for the bootstrap); with a ``correction`` only,
-          ``p_adjusted`` (after it) and ``family_size`` (int64: how many p-values were adjusted
-          together, the pairs of the group or, with ``family="all"``, every row). Without a
+          ``"randomization"``, |z̄| for ``"tukey"``, z̄/(s_z/√n) (the posterior's
+          standardised location) for ``"bayes"``;
+        - ``p_value`` (unadjusted; the ASL for the bootstrap; NaN for ``"bayes"``); with a
+          ``correction`` only, ``p_adjusted`` (after it) and ``family_size`` (int64: how many
+          p-values were adjusted together, the pairs of the group or, with ``family="all"``,
+          every row). Without a
           correction there is no ``p_adjusted``, so an uncorrected p-value is never read as a
           corrected one;
         - ``required_diff``: with ``required_diff_alpha=``, Sakai's (2006) estimated
