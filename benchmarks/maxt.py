@@ -146,7 +146,7 @@ def main():
         "for comparison: t-tests + Holm",
         lambda: pdireval.compare(scores, method="t", correction="holm"),
     )
-    kernel = add(
+    add(
         "`stats.multiplicity.resampling_adjust`",
         "the maxT kernel alone (t, step-down)",
         lambda: resampling_adjust(d, method="t", n_resamples=B, rng=SEED),
@@ -206,7 +206,6 @@ def main():
     out = ROOT / "benchmarks" / "results" / "maxt.md"
     out.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print("\n".join(lines))
-    del kernel
 
 
 def kernel_time(rows):
