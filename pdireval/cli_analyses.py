@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from pdireval.cli_inputs import (
     add_measures,
@@ -25,6 +25,8 @@ from pdireval.cli_inputs import (
 
 if TYPE_CHECKING:  # pandas loads inside the functions: the command line starts light
     import pandas as pd
+
+    from pdireval.types import ScoresFormat
 
 __all__ = [
     "add_compare",
@@ -82,7 +84,7 @@ def read_scores_files(paths, format: str | None = None) -> pd.DataFrame:
     from pdireval.io import read_scores
 
     try:
-        parts = [read_scores(path, format) for path in paths]
+        parts = [read_scores(path, cast("ScoresFormat | None", format)) for path in paths]
     except SchemaError as exc:
         if format is None and "format=" in str(exc):
             raise SchemaError(

@@ -520,8 +520,8 @@ def _from_mteb(text: str, name: str) -> ScoresTable:
                 rows.append((system_from_name(name), str(metric), value, where))
     if not rows:
         raise SchemaError(f"{scores_label(name)}: no result found; {SCORES_WHAT} is expected.")
-    where = [r[3] for r in rows]
-    value = _json_values([r[2] for r in rows], where, name)
+    places = [r[3] for r in rows]
+    value = _json_values([r[2] for r in rows], places, name)
     left_out = []
     if nested:
         left_out.append(
@@ -534,7 +534,7 @@ def _from_mteb(text: str, name: str) -> ScoresTable:
         [r[1] for r in rows],
         value,
         True,
-        locate=lambda p: where[p],
+        locate=lambda p: places[p],
         left_out=left_out,
     )
 

@@ -371,8 +371,11 @@ def _did_you_mean(name: str, cutoff: str | None = None) -> str:
     _SUGGESTING.append(True)
     try:
         numbered = _NUMBERED.match(name) if cutoff is None else None
-        if numbered or cutoff is not None:
-            stem, k = (name, cutoff.strip()) if numbered is None else numbered.group("stem", "k")
+        if numbered is not None or cutoff is not None:
+            if numbered is not None:
+                stem, k = numbered.group("stem", "k")
+            else:
+                stem, k = name, str(cutoff).strip()
             stem = stem.rstrip("_.-@ ")
             stems = [stem, *difflib.get_close_matches(stem.lower(), list(pool), n=3, cutoff=0.6)]
             for spelled in dict.fromkeys(stems):

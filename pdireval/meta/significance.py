@@ -18,7 +18,7 @@ product of the ±1 sign matrix with the difference matrix.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import pandas as pd
@@ -893,7 +893,7 @@ def compare(
             part["p_adjusted"] = cols["p_adjusted"]
         else:
             part["p_adjusted"] = (
-                adjust_pvalues(cols["p_value"], correction)
+                adjust_pvalues(cols["p_value"], cast("Correction | None", correction))
                 if family == "group"
                 else cols["p_value"]
             )
@@ -909,7 +909,9 @@ def compare(
         parts.append(pd.DataFrame(part))
     out = pd.concat(parts, ignore_index=True)
     if family == "all" and joint is None:
-        out["p_adjusted"] = adjust_pvalues(out["p_value"].to_numpy(), correction)
+        out["p_adjusted"] = adjust_pvalues(
+            out["p_value"].to_numpy(), cast("Correction | None", correction)
+        )
     for col in ("system_a", "system_b", "method", "alternative", "correction"):
         out[col] = out[col].astype(str)
     return _family_columns(out, correction, family, keys_cols)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import pandas as pd
@@ -17,6 +17,8 @@ from pdireval.reporting.progress import Progress, Steps
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
+
+    from pdireval.types import Correction, ResamplingCorrection
 
 __all__ = [
     "ALPHA",
@@ -172,7 +174,7 @@ class Context:
         return compare(
             self.meta_scores,
             method="bootstrap",
-            correction=self.correction,
+            correction=cast("Correction | ResamplingCorrection", self.correction),
             n_resamples=self.n_resamples,
             required_diff_alpha=ALPHA,
             rng=self.seed(),

@@ -461,7 +461,7 @@ def _ranked(epi, n, q_of, rel_of, codes, sims, rel_file, doc_rank, docs) -> K.Re
     lvl = epi.relevance_level
     cols = np.arange(levels.shape[1])[None, :]
     num_rel = (levels * (cols >= lvl)).sum(axis=1)
-    empty = ~present.any(axis=1)
+    empty = ~np.asarray(present.any(axis=1))
     if empty[1:].any():
         # form_res_rels.c keeps its label table and num_rel_levels in static memory and
         # counts into a table of max_rel + 1 = 0 entries for a query whose labels are all
