@@ -411,7 +411,7 @@ def reliability(
     n_judges: float | None = None,
     n_seeds: float | None = None,
 ) -> pd.DataFrame:
-    """Generalizability-theory reliability of each measure: variance components, Φ, Eρ².
+    r"""Generalizability-theory reliability of each measure: variance components, Φ, Eρ².
 
     For every group of ``scores`` (every column other than ``system``, ``query`` and
     ``value`` is a grouping key, so ``measure`` and any extras such as ``k`` or
@@ -422,18 +422,18 @@ def reliability(
 
     .. math::
 
-        SS_s = n_t \\sum_s (\\bar x_{s\\cdot} - \\bar x)^2,\\quad
-        SS_t = n_s \\sum_t (\\bar x_{\\cdot t} - \\bar x)^2,\\quad
-        SS_{res} = \\sum_{s,t} (x_{st} - \\bar x_{s\\cdot} - \\bar x_{\\cdot t} + \\bar x)^2
+        SS_s = n_t \sum_s (\bar x_{s\cdot} - \bar x)^2,\quad
+        SS_t = n_s \sum_t (\bar x_{\cdot t} - \bar x)^2,\quad
+        SS_{res} = \sum_{s,t} (x_{st} - \bar x_{s\cdot} - \bar x_{\cdot t} + \bar x)^2
 
-        \\sigma^2_s = \\frac{MS_s - MS_{res}}{n_t},\\quad
-        \\sigma^2_t = \\frac{MS_t - MS_{res}}{n_s},\\quad
-        \\sigma^2_{st,e} = MS_{res}
+        \sigma^2_s = \frac{MS_s - MS_{res}}{n_t},\quad
+        \sigma^2_t = \frac{MS_t - MS_{res}}{n_s},\quad
+        \sigma^2_{st,e} = MS_{res}
 
-        \\Phi(n') = \\frac{\\sigma^2_s}{\\sigma^2_s + (\\sigma^2_t + \\sigma^2_{st,e})/n'},\\quad
-        E\\rho^2(n') = \\frac{\\sigma^2_s}{\\sigma^2_s + \\sigma^2_{st,e}/n'}
+        \Phi(n') = \frac{\sigma^2_s}{\sigma^2_s + (\sigma^2_t + \sigma^2_{st,e})/n'},\quad
+        E\rho^2(n') = \frac{\sigma^2_s}{\sigma^2_s + \sigma^2_{st,e}/n'}
 
-    Both coefficients *increase* with n′ and Eρ² ≥ Φ (equality iff σ²_t = 0 or σ²_s = 0);
+    Both coefficients *increase* with n′ and Eρ² ≥ Φ (equality iff σ²_t = 0 or σ²_s = 0).
     These are the published formulas; where the papers' text or code departs from them, see
     docs/reliability.md.
 
@@ -469,12 +469,12 @@ def reliability(
 
         .. math::
 
-            \\sigma^2_\\delta = \frac{\\sigma^2_{sq}}{n'_q} + \frac{\\sigma^2_{sj}}{n'_j}
-                + \frac{\\sigma^2_{res}}{n'_q n'_j},\\quad
-            \\sigma^2_\\Delta = \\sigma^2_\\delta + \frac{\\sigma^2_q}{n'_q}
-                + \frac{\\sigma^2_j}{n'_j} + \frac{\\sigma^2_{qj}}{n'_q n'_j},\\quad
-            E\rho^2 = \frac{\\sigma^2_s}{\\sigma^2_s + \\sigma^2_\\delta},\\quad
-            \\Phi = \frac{\\sigma^2_s}{\\sigma^2_s + \\sigma^2_\\Delta}.
+            \sigma^2_\delta = \frac{\sigma^2_{sq}}{n'_q} + \frac{\sigma^2_{sj}}{n'_j}
+                + \frac{\sigma^2_{res}}{n'_q n'_j},\quad
+            \sigma^2_\Delta = \sigma^2_\delta + \frac{\sigma^2_q}{n'_q}
+                + \frac{\sigma^2_j}{n'_j} + \frac{\sigma^2_{qj}}{n'_q n'_j},\quad
+            E\rho^2 = \frac{\sigma^2_s}{\sigma^2_s + \sigma^2_\delta},\quad
+            \Phi = \frac{\sigma^2_s}{\sigma^2_s + \sigma^2_\Delta}.
 
         Every group must be a complete (balanced) system × query × j table: an unbalanced
         design is a SchemaError naming the missing cells. With one level of j the study is
