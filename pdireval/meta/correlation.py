@@ -97,8 +97,10 @@ def correlate(
     (Golbus & Aslam's (2013) τ), ``"spearman"``, ``"pearson"``, ``"tau_ap"`` (τ_AP of measure_a's
     ranking against measure_b's as the truth), ``"tau_ap_sym"``, ``"tau_ap_b"`` (Urbano & Marrero's
     (2017) tie-aware symmetric τ_AP,b, see :func:`pdireval.stats.rank_correlation.tau_ap_b`)
-    and ``"rbo"`` (extrapolated
-    rank-biased overlap with persistence ``p``, systems with equal means in name order); see
+    and ``"rbo"`` (extrapolated rank-biased overlap with persistence ``p``, Webber et al.
+    2010; tie-aware: with tied means, its mean over every order of the tied systems, each
+    leaderboard's ties broken uniformly and independently, computed exactly by
+    :func:`pdireval.stats.rank_overlap.rbo_ext_ties`, so never dependent on names); see
     :func:`kendall_tau`, :func:`tau_ap`, :func:`rank_correlation`, and
     :func:`pdireval.leaderboard_agreement` for all of these (and more) in one table.
 

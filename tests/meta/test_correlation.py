@@ -169,3 +169,40 @@ def test_tied_means_give_nan_tau_ap_in_correlate_as_in_leaderboard_agreement():
     assert np.isnan(board.loc[board["statistic"] == "tau_ap", "value"].item())
     untied = pdireval.correlate(pd.concat([p10, p10.assign(measure="P@5")]), method="tau_ap")
     assert untied["statistic"].item() == pytest.approx(1.0)
+
+
+def _rbo_ext_lists(a, b, p):
+    """Webber, Moffat & Zobel's (2010) eq. 32 for two full lists of the same items."""
+    k = len(a)
+    agree = [len(set(a[:d]) & set(b[:d])) / d for d in range(1, k + 1)]
+    return agree[-1] * p**k + (1 - p) / p * sum(x * p**d for d, x in enumerate(agree, 1))
+
+
+def _orders(means):
+    """Every ranking by ``means`` descending, tied systems in every order."""
+    levels = sorted(set(means.values()), reverse=True)
+    groups = [[s for s in means if means[s] == v] for v in levels]
+    for parts in itertools.product(*(itertools.permutations(g) for g in groups)):
+        yield [s for part in parts for s in part]
+
+
+def test_correlate_rbo_averages_every_order_of_tied_systems_not_name_order():
+    """Issue 33: the docstring said tied systems go in name order; the code (rightly) takes
+    the mean over every order of the tied systems, here against enumeration."""
+    m1 = {"a": 0.5, "b": 0.5, "c": 0.2, "d": 0.1, "e": 0.1}
+    m2 = {"a": 0.2, "b": 0.2, "c": 0.4, "d": 0.2, "e": 0.3}
+    scores = pd.DataFrame(
+        [(s, "q1", m, v) for m, means in (("m1", m1), ("m2", m2)) for s, v in means.items()],
+        columns=["system", "query", "measure", "value"],
+    )
+    got = pdireval.correlate(scores, method="rbo", p=0.8)["statistic"].item()
+    values = [
+        _rbo_ext_lists(a, b, 0.8) for a in _orders(m1) for b in _orders(m2)
+    ]
+    assert len(values) == 4 * 6
+    assert got == pytest.approx(np.mean(values), abs=1e-12)
+    in_name_order = _rbo_ext_lists(["a", "b", "c", "d", "e"], ["c", "e", "a", "b", "d"], 0.8)
+    assert abs(got - in_name_order) > 1e-3
+    renamed = scores.replace({"system": {"a": "z", "e": "0"}})
+    assert pdireval.correlate(renamed, method="rbo", p=0.8)["statistic"].item() == got
+    assert "every order" in pdireval.correlate.__doc__
