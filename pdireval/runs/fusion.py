@@ -136,10 +136,14 @@ def fuse(
     weighted BordaFuse, (weighted) CombSUM / CombMNZ, CombANZ, CombMAX / CombMIN / CombMED,
     rank-biased centroids, CondorcetFuse — with ranx's score normalisations, and Montague's
     upper bounds (naive, Pareto, majoritarian), which also read the qrels. The exact
-    definitions are in the module docstring (:mod:`pdireval.runs.fusion`); for documents
-    without score ties the fused scores equal ``ranx.fuse`` on the same runs (checked in the
-    tests), except that min-max normalisation of a list whose scores are all equal gives 1.0
-    (ranx: 0). The result is a run frame, so it evaluates like any run
+    definitions are in the module docstring (:mod:`pdireval.runs.fusion`). For lists
+    without score ties the fused scores of RRF, ISR, log_ISR, (weighted) BordaFuse, RBC and
+    every Comb* method under every normalisation equal ``ranx.fuse`` on the same runs
+    (checked in the tests), except that min-max normalisation of a list whose scores are all
+    equal gives 1.0 (ranx: 0). CondorcetFuse is Montague & Aslam's (2002), not ranx's: a
+    system that retrieved neither of two documents casts no vote on their order, and a tied
+    vote leaves them equal (then doc-id order), so its ranking, unlike ranx's, does not depend
+    on the order of the input lists. The result is a run frame, so it evaluates like any run
     (``pdireval.evaluate(fused, ...)``) and can be concatenated with the inputs.
 
     Parameters

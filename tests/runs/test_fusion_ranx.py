@@ -239,3 +239,20 @@ def test_condorcet_and_constant_min_max_differ_from_ranx_as_documented(ranx):
     ours, theirs = fused_both({"S1": {"a": 1.0, "b": 1.0}, "S2": {"c": 3.0, "d": 3.0}}, "max", "min-max")
     assert (ours["score"] == 1.0).all() and len(ours) == 4
     assert set(theirs.values()) == {0.0} and len(theirs) == 4
+
+
+def test_the_docstring_names_as_equal_to_ranx_exactly_the_methods_tested_equal():
+    """Issue 33: fuse's docstring listed CondorcetFuse among the methods equal to ranx.fuse;
+    the methods CASES checks against ranx are the rank and score methods, not the comparator
+    ones (Condorcet differs by design: test_condorcet_and_constant_min_max_differ_...)."""
+    from pdireval.runs.fusion_lists import COMPARATOR_METHODS, RANK_METHODS, SCORE_METHODS
+    from pdireval.runs.fusion_options import resolve_method
+
+    tested = {resolve_method(case[0]) for case in CASES}
+    assert tested == set(RANK_METHODS) | set(SCORE_METHODS)
+    assert not tested & set(COMPARATOR_METHODS)
+    doc = " ".join(pdireval.fuse.__doc__.split())
+    claim = doc[doc.index("For lists without score ties") : doc.index("CondorcetFuse is")]
+    for label in ("RRF", "ISR", "log_ISR", "BordaFuse", "RBC", "Comb*", "equal ``ranx.fuse``"):
+        assert label in claim
+    assert "Condorcet" not in claim and "CondorcetFuse is Montague & Aslam's (2002)" in doc
