@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -158,3 +159,28 @@ def test_aggregate_carries_the_bounds(shallow):
     assert (agg["mean"] <= agg["mean_high"] + 1e-12).all()
     # the bounds are values, not grouping keys, for every meta function
     assert len(pdireval.reliability(b)) == 2
+
+
+def test_the_all_relevant_completion_can_be_the_lower_bound_of_ap_ndcg_and_recall():
+    """Issue 33: docs/several-judges.md called value_low the all-non-relevant completion; for
+    measures normalised by the judged pool it is the smaller of the two completions, and a
+    deep hole made relevant lowers AP, nDCG and R@k (R grows more than the gain)."""
+    run = pd.DataFrame({"system": "s", "query": "1", "doc": [f"d{i}" for i in range(10)],
+                        "score": np.arange(10, 0, -1.0)})
+    judged = pd.DataFrame({"query": "1", "doc": ["d0", "x"] + [f"d{i}" for i in range(1, 9)],
+                           "label": [1.0, 1.0] + [0.0] * 8})  # d9 (rank 10) is the hole
+    measures = ["AP", "nDCG", "R@5", "P@10"]
+    b = pdireval.evaluate(run, measures, qrels=judged, unjudged="bounds").set_index("measure")
+    hole = pd.DataFrame({"query": ["1"], "doc": ["d9"]})
+    v0 = pdireval.evaluate(run, measures, qrels=pd.concat([judged, hole.assign(label=0.0)]))
+    v1 = pdireval.evaluate(run, measures, qrels=pd.concat([judged, hole.assign(label=1.0)]))
+    v0, v1 = v0.set_index("measure")["value"], v1.set_index("measure")["value"]
+    assert v0["AP"] == pytest.approx(1 / 2) and v1["AP"] == pytest.approx((1 + 2 / 10) / 3)
+    for m in ("AP", "nDCG", "R@5"):
+        assert v1[m] < v0[m]
+        assert (b.loc[m, "value_low"], b.loc[m, "value_high"]) == (v1[m], v0[m])
+    assert (b.loc["P@10", "value_low"], b.loc["P@10", "value_high"]) == (v0["P@10"], v1["P@10"])
+    page = Path(__file__).parents[2] / "docs" / "several-judges.md"
+    page = " ".join(page.read_text(encoding="utf-8").split())
+    assert "`value_low` is the smaller of the two values" in page
+    assert "can score *lower*" in page
