@@ -61,7 +61,14 @@ def aggregate(
     * ``"anova"`` — Sakai's (2014) margin of error from the two-way ANOVA without
       replication of the group's system × query matrix, one width for all systems:
       MOE = t_{1−α/2; (m−1)(n−1)} · √(V_E / n), V_E the residual mean square (m systems,
-      n queries), se = √(V_E / n).
+      n queries), se = √(V_E / n). It covers the system's mean **on this query set**, not
+      its mean over queries: with x_ts = μ_s + β_t + e_ts (β_t the query's difficulty),
+      the query effects are taken out as fixed, so the interval is for μ_s + β̄ (β̄ the
+      mean of β_t over the n queries at hand; only the system × query error is resampled)
+      and, where queries vary in difficulty, covers μ_s + E[β], the mean over the
+      population of queries that ``"t"`` and ``"bootstrap"`` cover, far less often than
+      ``confidence_level``. Differences between systems are the same under both readings
+      (β̄ cancels), which is what its one width is for.
 
     A system with fewer than two values or with all values equal (for ``"t"`` and
     ``"bootstrap"``), or a group whose residual variance is 0 (``"anova"``), gets NaN bounds

@@ -75,7 +75,9 @@ def anova_interval(x, confidence_level: float):
 
     .. math:: \mathrm{MOE} = t_{1-\alpha/2;\,(m-1)(n-1)} \sqrt{V_E / n}
 
-    one width for all systems: interval x̄_·s ± MOE, se = √(V_E/n). Returns
+    one width for all systems: interval x̄_·s ± MOE, se = √(V_E/n). The query effects are
+    fixed, so with x_ts = μ_s + β_t + e_ts it covers μ_s + β̄, the mean on these n queries,
+    not the mean over the population of queries (:func:`t_interval` covers that). Returns
     ``(mean, se, low, high)`` (arrays over systems); fewer than 2 queries or 2 systems, or
     V_E = 0, give NaN bounds.
 
