@@ -12,7 +12,6 @@ import pandas as pd
 import pytest
 
 import pdireval
-
 from pdireval.docstrings import SHARED_DOCS, shared_docs
 from pdireval.public import EXPORTS, FRAME_FUNCTIONS
 

@@ -9,12 +9,20 @@ from __future__ import annotations
 
 import html as _html
 import re
+import warnings
 from typing import TYPE_CHECKING, overload
 
 import numpy as np
 import pandas as pd
 
-from pdireval.errors import OptionError, SchemaError, check_int, check_option, check_real
+from pdireval.errors import (
+    OptionError,
+    PdirevalWarning,
+    SchemaError,
+    check_int,
+    check_option,
+    check_real,
+)
 from pdireval.meta.significance import decision_p
 
 if TYPE_CHECKING:
@@ -150,7 +158,12 @@ def paper_table(
     ``baseline=`` only the comparisons with the baseline are tested, so a letter is either
     the baseline's (on a system better than it) or, on the baseline's row, the letter of a
     system it beats. The best mean of each measure is bold (every system sharing it, before
-    rounding). The caption states the test, the correction and α.
+    rounding). The caption states the test, the correction and α; the correction's family
+    (how many comparisons, of each measure or of all of them) is read off the tests used:
+    with ``tests=``, the one whose adjustment of ``p_value`` gives the frame's
+    ``p_adjusted`` (it may hold more systems than the table shows; when no family of its
+    rows gives them, the caption names the correction without a count and a
+    :class:`pdireval.PdirevalWarning` says so).
 
     Parameters
     ----------
@@ -166,7 +179,8 @@ def paper_table(
         A system: test every other system against it only (``compare(baseline=...)``).
         Default: every pair of systems.
     tests
-        A :func:`pdireval.compare` result on these scores to reuse (no test is rerun); its
+        A :func:`pdireval.compare` result on these scores to reuse (no test is rerun), whole
+        (its other systems and measures count in the caption's family); its
         ``method`` and ``correction`` are used and ``method``, ``correction``,
         ``n_resamples``, ``rng`` and ``baseline`` must not be given.
     method, correction, n_resamples, rng
@@ -294,6 +308,7 @@ def paper_table(
             progress=False,
         )
         b = n_resamples
+        family = _family(tests, measures)
     else:
         given = {
             k: v
@@ -305,6 +320,7 @@ def paper_table(
                 "tests= reuses a compare() result, so its test settings apply: do not also pass "
                 f"{', '.join(given) or 'method=/correction='} (drop them, or drop tests=)."
             )
+        family = _family(tests, measures)
         tests = _check_tests(tests, measures, systems)
         b = None
     means = frame.groupby(["system", "measure"], sort=False)["value"].agg(["mean", "count"])
@@ -344,7 +360,9 @@ def paper_table(
         shown = "± the half-width" if interval == "pm" else "with [low, high]"
         note = f" Each mean {shown} of its {confidence_level:.0%} {kind} interval."
     out.attrs["caption"] = (
-        caption if caption is not None else _caption(out, tests, alpha, b, measures, systems) + note
+        caption
+        if caption is not None
+        else _caption(out, tests, alpha, b, measures, systems, family) + note
     )
     if format == "frame":
         return out
@@ -407,6 +425,70 @@ def _check_tests(tests, measures, systems):
     return part
 
 
+#: the corrections compare() computes by resampling all pairs at once (maxT, closed testing)
+RESAMPLING_NAMES = ("maxt", "maxt-single", "closed")
+
+
+def _resampled_family(tests, measures):
+    """:func:`_family` of a maxT or closed-testing result: its ``family_size`` where every
+    pair of each measure's family is in the frame (else None: a filtered frame)."""
+    if "family_size" not in tests.columns:
+        return None
+    rows = tests.groupby("measure", sort=False)["family_size"].agg(["max", "min", "size"])
+    if not ((rows["max"] == rows["min"]) & (rows["max"] == rows["size"])).all():
+        return None
+    n_systems = len(pd.unique(pd.concat([tests["system_a"], tests["system_b"]])))
+    return "group", {m: int(rows.loc[m, "max"]) for m in measures if m in rows.index}, n_systems
+
+
+def _family(tests, measures):
+    """What the correction of ``tests`` (a whole compare() result) was applied to, read off
+    its p-values: ``("group", {measure: size}, n_systems)`` when adjusting each measure's
+    p-values gives ``p_adjusted``, ``("all", {n_measures: size}, n_systems)`` when adjusting
+    them all at once does, None when neither does (a filtered or edited frame), for no
+    correction, or for a frame without ``p_value``. A family's size counts its non-NaN
+    p-values, as :func:`~pdireval.stats.corrections.adjust_pvalues` does; ``n_systems`` is
+    the number of systems the tests compared."""
+    from pdireval.stats.corrections import adjust_pvalues
+
+    if not isinstance(tests, pd.DataFrame) or not {
+        "p_value",
+        "p_adjusted",
+        "correction",
+        "measure",
+        "system_a",
+    } <= set(tests.columns):
+        return None
+    corrections = pd.unique(tests["correction"].astype(str))
+    if len(corrections) != 1 or corrections[0] == "none":
+        return None
+    correction = corrections[0]
+    if correction in RESAMPLING_NAMES:  # joint resampling: p_adjusted is not p_value's function
+        return _resampled_family(tests, measures)
+    p = pd.to_numeric(tests["p_value"], errors="coerce").to_numpy(dtype=np.float64)
+    given = pd.to_numeric(tests["p_adjusted"], errors="coerce").to_numpy(dtype=np.float64)
+
+    def same(adjusted):
+        return np.allclose(adjusted, given, rtol=1e-9, atol=1e-12, equal_nan=True)
+
+    # grouping keys: compare() writes them before system_a
+    keys = list(tests.columns[: tests.columns.get_loc("system_a")]) or ["measure"]
+    codes = tests.groupby(keys, sort=False, dropna=False).ngroup().to_numpy()
+    by_group = np.full(len(p), np.nan)
+    for code in np.unique(codes):
+        rows = codes == code
+        by_group[rows] = adjust_pvalues(p[rows], correction)
+    n_systems = len(pd.unique(pd.concat([tests["system_a"], tests["system_b"]])))
+    if same(by_group):
+        valid = pd.Series(~np.isnan(p)).groupby(codes).transform("sum")
+        size = valid.groupby(tests["measure"].to_numpy(), sort=False).max()
+        return "group", {m: int(size[m]) for m in measures if m in size.index}, n_systems
+    if same(adjust_pvalues(p, correction)):
+        n_measures = tests["measure"].nunique()
+        return "all", {n_measures: int((~np.isnan(p)).sum())}, n_systems
+    return None
+
+
 def _markers(out, tests, letters, alpha):
     """Per row of ``out``, the letters of the systems it is significantly better than (for
     ``method="bayes"``: whose posterior probability of being better is at least 1 − α)."""
@@ -434,7 +516,7 @@ def _markers(out, tests, letters, alpha):
     ]
 
 
-def _caption(out, tests, alpha, n_resamples, measures, systems):
+def _caption(out, tests, alpha, n_resamples, measures, systems, family):
     n_q = out["n_queries"].max()
     if len(tests) == 0:  # one system: nothing to compare
         return (
@@ -449,14 +531,7 @@ def _caption(out, tests, alpha, n_resamples, measures, systems):
         test += f", {n_resamples} resamples"
     if "alternative" in tests.columns and (tests["alternative"].astype(str) != "two-sided").any():
         test += f", one-sided ({tests['alternative'].iloc[0]})"
-    pairs = tests.groupby("measure").size().max()
-    if correction == "none":
-        corr = CORRECTION_NAMES["none"]
-    else:
-        corr = (
-            f"{CORRECTION_NAMES.get(correction, correction)} over the {pairs} comparisons of "
-            "each measure"
-        )
+    corr = _correction_clause(correction, family, tests, systems)
     against = (
         set(tests["system_b"]) if len(set(tests["system_b"])) == 1 and len(systems) > 2 else None
     )
@@ -472,6 +547,36 @@ def _caption(out, tests, alpha, n_resamples, measures, systems):
         f"Superscript letters: significantly better than the system with that letter "
         f"({scope}{test}, {corr}, α = {alpha:g})."
     )
+
+
+def _correction_clause(correction, family, tests, systems):
+    """The caption's words on the correction: its name and the family it was applied to, as
+    :func:`_family` read it off the tests (no size when it could not)."""
+    name = CORRECTION_NAMES.get(correction, correction)
+    if correction == "none":
+        return name
+    if family is None:
+        warnings.warn(
+            f"paper_table: the p_adjusted of tests= are not the {correction} adjustment of "
+            "each measure's comparisons nor of all of them (a filtered or combined compare() "
+            "result?), so the caption names the correction without its number of comparisons. "
+            "Pass the whole compare() result, or write the sentence with caption=.",
+            PdirevalWarning,
+            stacklevel=3,
+        )
+        return name
+    kind, sizes, n_systems = family
+    if kind == "all":
+        ((n_measures, size),) = sizes.items()
+        words = f"{name} over all {size} comparisons of the {n_measures} measures"
+    elif len(set(sizes.values())) == 1:
+        words = f"{name} over the {next(iter(sizes.values()))} comparisons of each measure"
+    else:
+        each = ", ".join(f"{n} for {m}" for m, n in sizes.items())
+        words = f"{name} over the comparisons of each measure ({each})"
+    if n_systems > len(systems):
+        words += f" between the {n_systems} systems tested, of which {len(systems)} are shown"
+    return words
 
 
 # --------------------------------------------------------------------------- renderers

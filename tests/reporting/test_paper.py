@@ -170,3 +170,66 @@ def test_maxt_and_bayes_markers_equal_compare(scores):
     assert "posterior probability at least 0.9" in paper_table(
         scores, method="bayes", alpha=0.1, format="markdown"
     )
+@pytest.fixture(scope="module")
+def many():
+    run, qrels = pdireval.datasets.simulate(n_systems=17, n_queries=25, depth=40, rng=5)
+    return pdireval.evaluate(run, ["AP", "P@10"], qrels=qrels)
+
+
+def _caption_family(caption):
+    found = re.search(r"over (?:all )?the (\d+) comparisons|over all (\d+) comparisons", caption)
+    return int(next(g for g in found.groups() if g))
+
+
+def test_caption_states_the_family_of_the_tests_given_not_of_the_systems_shown(many):
+    """Issue 33: Holm over the 136 pairs of 17 systems passed by tests=, five systems shown:
+    the superscripts follow the 136-pair family, and so must the caption (it said 10)."""
+    five = sorted(many["system"].unique())[:5]
+    tests = pdireval.compare(many, method="t", correction="holm")
+    table = paper_table(many, tests=tests, systems=five)
+    caption = table.attrs["caption"]
+    assert _caption_family(caption) == 136 == len(tests) // 2
+    assert "Holm (1979) correction over the 136 comparisons of each measure" in caption
+    assert "between the 17 systems tested, of which 5 are shown" in caption
+    assert "10 comparisons" not in caption
+    # the markers follow the same family: compare()'s decisions on the 136 pairs, shown ones
+    shown = tests[tests["system_a"].isin(five) & tests["system_b"].isin(five)]
+    assert _decisions_from_table(table) == _decisions_from_compare(shown, 0.05)
+    tex = paper_table(many, tests=tests, systems=five, format="latex")
+    assert "correction over the 136 comparisons of each measure" in tex
+    # tests run by paper_table itself are on the shown systems: 10 pairs
+    own = paper_table(many, systems=five, method="t", correction="holm").attrs["caption"]
+    assert _caption_family(own) == 10 and "systems tested" not in own
+
+
+@pytest.mark.parametrize(
+    "kwargs, family, words",
+    [
+        ({"correction": "bh", "family": "all"}, 272,
+         "Benjamini–Hochberg (1995) false-discovery-rate adjustment over all 272 comparisons "
+         "of the 2 measures"),
+        ({"correction": "bonferroni", "baseline": "sys02"}, 16,
+         "Bonferroni correction over the 16 comparisons of each measure"),
+        ({"correction": "hommel"}, 136, "Hommel (1988) correction over the 136 comparisons"),
+        ({"correction": "maxt", "n_resamples": 200, "rng": 1}, 136,
+         "Westfall–Young (1993) step-down maxT adjustment over the 136 comparisons"),
+        ({"correction": None}, None, "no correction for multiple comparisons, α"),
+    ],
+)
+def test_caption_family_follows_the_tests_frame(many, kwargs, family, words):
+    five = sorted(many["system"].unique())[:5]
+    tests = pdireval.compare(many, method="t", **kwargs)
+    caption = paper_table(many, tests=tests, systems=five).attrs["caption"]
+    assert words in caption
+    if family is not None:
+        assert _caption_family(caption) == family
+
+
+def test_a_filtered_tests_frame_gives_no_family_size_and_a_warning(many):
+    five = sorted(many["system"].unique())[:5]
+    tests = pdireval.compare(many, method="t", correction="holm")
+    shown = tests[tests["system_a"].isin(five) & tests["system_b"].isin(five)]
+    with pytest.warns(pdireval.PdirevalWarning, match="without its number of comparisons"):
+        caption = paper_table(many, tests=shown, systems=five).attrs["caption"]
+    assert "Holm (1979) correction, α = 0.05" in caption
+    assert not re.search(r"\d+ comparisons", caption)
