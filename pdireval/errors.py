@@ -30,6 +30,7 @@ __all__ = [
     "PdirevalWarning",
     "PdirevalDeprecationWarning",
     "check_option",
+    "check_option_list",
     "renamed_options",
     "warn_renamed",
 ]
@@ -77,6 +78,23 @@ def check_option(name: str, value, choices) -> None:
     if not ok:
         allowed = ", ".join(repr(c) for c in choices)
         raise OptionError(f"{name}= must be one of {allowed}; got {value!r}.")
+
+
+def check_option_list(name: str, value, choices) -> list:
+    """``value`` as a non-empty list of ``choices``: one choice, or a list or tuple of them.
+
+    Anything else is an :class:`OptionError` naming the option and the allowed values (a
+    bool, a number or None is not iterated over)."""
+    values = [value] if isinstance(value, str) else value
+    if not isinstance(values, (list, tuple)) or not values:
+        allowed = ", ".join(repr(c) for c in choices)
+        what = "an empty list" if isinstance(values, (list, tuple)) else repr(value)
+        raise OptionError(
+            f"{name}= must be one of {allowed}, or a non-empty list of them; got {what}."
+        )
+    for v in values:
+        check_option(name, v, choices)
+    return list(values)
 
 
 class PdirevalWarning(UserWarning):

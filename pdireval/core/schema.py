@@ -38,6 +38,7 @@ __all__ = [
     "canonical_scores",
     "qrels_from_run",
     "one_judge",
+    "check_finite_labels",
 ]
 
 RUN_COLUMNS = ("system", "query", "doc")
@@ -445,7 +446,7 @@ def canonical_run_keys(
             out["rank"] = rank
     if "label" in frame.columns:
         out["label"] = as_float(frame["label"], "label", "run", original)
-        _check_finite_labels(out["label"], "run", original)
+        check_finite_labels(out["label"], "run", original)
     # copy=False: the canonical frame shares unchanged columns with the caller's frame
     # (copy-on-write keeps the caller's frame safe) instead of copying millions of rows
     canonical = pd.DataFrame(out, copy=False)
@@ -540,7 +541,7 @@ def _canonical_rank(
     return rank
 
 
-def _check_finite_labels(label: pd.Series, kind: str, frame: pd.DataFrame) -> None:
+def check_finite_labels(label: pd.Series, kind: str, frame: pd.DataFrame) -> None:
     """Labels are finite numbers or NaN (= pooled but unjudged); +-inf and magnitudes beyond
     :data:`MAX_ABS_VALUE` (their squares overflow, e.g. in interval alpha) are errors."""
     bad = np.abs(label.to_numpy()) > MAX_ABS_VALUE  # NaN compares False, without a warning
@@ -607,7 +608,7 @@ def canonical_qrels(qrels: pd.DataFrame, columns: Mapping[str, str] | None = Non
     data["label"] = as_float(frame["label"], "label", "qrels", frame)
     out = pd.DataFrame(data)
     out.index = pd.RangeIndex(len(out))
-    _check_finite_labels(out["label"], "qrels", frame)
+    check_finite_labels(out["label"], "qrels", frame)
     return in_key_order(out, key, lambda frame: _merge_duplicate_judgments(frame, "qrels", key))
 
 

@@ -10,7 +10,7 @@ import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 
-from pdireval.core.schema import ID_DTYPE, canonical_run
+from pdireval.core.schema import ID_DTYPE, canonical_run, check_frame
 from pdireval.core.segments import SCORE_PRECISIONS
 from pdireval.dask.partitions import (
     PARTITIONED_BY,
@@ -171,6 +171,7 @@ def evaluate_variants(
         )
     names = [label for label, _ in labelled_measures(measures)]  # names as given
     order = resolve_order(run, columns, order)
+    qrels_variants = check_frame(qrels_variants, "qrels variants")  # Arrow data converted
     _, key_cols = canonical_variants(qrels_variants, qrels_columns)
     out_dtypes = {
         **{k: qrels_variants[k].dtype for k in key_cols},

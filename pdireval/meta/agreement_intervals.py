@@ -40,10 +40,17 @@ def percentile_interval(reps: np.ndarray, confidence_level: float, *, point: flo
     bad = ~np.isfinite(reps)
     if bad.any():
         if np.isfinite(point):
+            why = (
+                "tied means, which τ_AP does not allow); its interval is NaN. Use tau_ap_b, "
+                "which handles ties, or kendall_b."
+                if what in ("tau_ap", "tau_ap_sym")
+                else "e.g. every system tied in a resampled leaderboard, or a statistic whose "
+                "denominator is 0 there); its interval is NaN. More queries, or systems whose "
+                "means differ more, make every replicate defined."
+            )
             warnings.warn(
                 f"{int(bad.sum())} of {len(reps)} bootstrap replicates of {what} are undefined "
-                "(e.g. tied means, which tau_ap does not allow); its interval is NaN. Use "
-                "tau_ap_b, which handles ties, or kendall_b.",
+                f"({why}",
                 PdirevalWarning,
                 stacklevel=4,
             )

@@ -10,7 +10,7 @@ import pandas as pd
 
 from pdireval.core.groups import group_columns
 from pdireval.docstrings import shared_docs
-from pdireval.errors import OptionError, SchemaError
+from pdireval.errors import SchemaError, check_option_list
 from pdireval.meta.inputs import meta_scores
 from pdireval.stats.rank_correlation import CORRELATION_METHODS, rank_correlation
 from pdireval.types import Columns, CorrelationMethod
@@ -79,12 +79,7 @@ def completeness_correlation(
     He, Macdonald & Ounis (2008). Retrieval Sensitivity Under Training Using Different Measures.
     SIGIR 2008, Section 5 and Figure 3.
     """
-    methods = [method] if isinstance(method, str) else list(method)
-    if not methods:
-        raise OptionError("method= is empty: pass e.g. 'kendall_b' or ['kendall_b', 'spearman'].")
-    for m in methods:
-        if m not in CORRELATION_METHODS:
-            raise OptionError(f"method= must be among {CORRELATION_METHODS}, got {m!r}")
+    methods = check_option_list("method", method, CORRELATION_METHODS)
     frame = meta_scores(scores, columns, function="completeness_correlation")
     ref = meta_scores(reference, columns, function="completeness_correlation")
     keys = group_columns(frame)

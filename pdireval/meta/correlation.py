@@ -20,7 +20,12 @@ from pdireval.core.groups import (
     require_complete,
 )
 from pdireval.docstrings import shared_docs
-from pdireval.errors import OptionError, SchemaError, check_option, check_real, show_rows
+from pdireval.errors import (
+    SchemaError,
+    check_option_list,
+    check_real,
+    show_rows,
+)
 from pdireval.meta.inputs import meta_scores
 from pdireval.stats.means import exact_group_means
 from pdireval.stats.rank_correlation import CORRELATION_METHODS, rank_correlation
@@ -156,11 +161,7 @@ def correlate(
 
     p = check_real("p", p, low=0.0, high=1.0, inclusive=False)
     level, n_res = check_ci_options(confidence_level, n_resamples)
-    methods = [method] if isinstance(method, str) else list(method)
-    if not methods:
-        raise OptionError("method= is an empty list; pass at least one correlation method")
-    for m in methods:
-        check_option("method", m, CORRELATION_METHODS)
+    methods = check_option_list("method", method, CORRELATION_METHODS)
     frame = meta_scores(scores, columns, function="correlate")
     require_complete(frame, "scores")
     extra = [c for c in group_columns(frame) if c != "measure"]

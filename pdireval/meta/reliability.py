@@ -24,6 +24,7 @@ from pdireval.errors import (
     show_rows,
 )
 from pdireval.meta.inputs import meta_scores
+from pdireval.meta.seeds import require_level_ids
 from pdireval.stats.gtheory import (
     EFFECTS3,
     NEGATIVE,
@@ -111,19 +112,23 @@ def _check_target(target):
 
 
 def _check_sizes(n_queries, name):
+    unit = name.rstrip("=").removeprefix("n_")  # queries, judges, seeds
     if isinstance(n_queries, (bool, np.bool_)) or (
         isinstance(n_queries, (list, tuple))
         and any(isinstance(n, (bool, np.bool_)) for n in n_queries)
     ):
         raise TypeError(
-            f"{name} must be a positive number of queries or a list of them, not a "
+            f"{name} must be a positive number of {unit} or a list of them, not a "
             f"bool ({n_queries!r})"
         )
-    arr = (
-        np.atleast_1d(np.asarray(n_queries, dtype=np.float64))
-        if not isinstance(n_queries, str)
-        else None
-    )
+    try:
+        arr = (
+            np.atleast_1d(np.asarray(n_queries, dtype=np.float64))
+            if not isinstance(n_queries, (str, bytes, dict))
+            else None
+        )
+    except (TypeError, ValueError):  # e.g. a list holding a string or a list
+        arr = None
     if (
         arr is None
         or arr.ndim != 1
@@ -132,7 +137,7 @@ def _check_sizes(n_queries, name):
         or np.any(arr <= 0)
     ):
         raise OptionError(
-            f"{name} must be a positive number of queries or a non-empty list of "
+            f"{name} must be a positive number of {unit} or a non-empty list of "
             f"them, got {n_queries!r}"
         )
     return arr
@@ -192,6 +197,7 @@ def _facet_arrays(frame: pd.DataFrame, facet: str):
             else f"facets=('query', {facet!r}) needs a {facet!r} column in the scores (it has "
             f"{list(frame.columns)!r}): one row per system, query, measure and {facet}."
         )
+    require_level_ids(frame, facet, f"reliability(facets=('query', {facet!r}))")
     keys = [c for c in group_columns(frame) if c != facet]
     s_code, s_ids = pd.factorize(frame["system"], sort=True)
     q_code, q_ids = pd.factorize(frame["query"], sort=True)

@@ -17,7 +17,14 @@ from pdireval.core.chunking import chunks
 from pdireval.core.groups import describe_group, group_columns, scores_groups
 from pdireval.errors import SchemaError, show_rows
 
-__all__ = ["SEEDS", "average_seeds", "seed_shares", "seed_arrays", "nested_bootstrap"]
+__all__ = [
+    "SEEDS",
+    "require_level_ids",
+    "average_seeds",
+    "seed_shares",
+    "seed_arrays",
+    "nested_bootstrap",
+]
 
 #: ``seeds=`` values of :func:`pdireval.aggregate` and :func:`pdireval.compare`
 SEEDS = ("mean", "nested")
@@ -29,6 +36,22 @@ def require_seed(frame: pd.DataFrame, who: str) -> None:
             f"{who}(seeds=...) needs a 'seed' column in the scores (it has "
             f"{list(frame.columns)!r}): evaluate a run with a 'seed' or 'trial' column "
             "(one ranking per system, seed and query), or drop seeds=."
+        )
+    require_level_ids(frame, "seed", f"{who}(seeds=...)")
+
+
+def require_level_ids(frame: pd.DataFrame, column: str, who: str) -> None:
+    """A facet column read as a random effect (``seed``, ``judge``) names a level on every
+    row: a missing one would count as one more seed or judge (or as none), so it is a
+    SchemaError showing the rows."""
+    missing = frame[column].isna().to_numpy()
+    if missing.any():
+        rows = frame[missing]
+        raise SchemaError(
+            f"the scores column {column!r} has {int(missing.sum())} missing value(s):"
+            f"{show_rows(rows)}\n{who} reads each row's {column} as one level of a random "
+            f"effect: give those rows their {column}, or drop them.",
+            failure_cases=rows,
         )
 
 

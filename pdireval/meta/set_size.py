@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from pdireval.core.groups import group_matrices
-from pdireval.errors import OptionError, check_int, check_option, check_real
+from pdireval.errors import OptionError, check_int, check_option, check_option_list, check_real
 from pdireval.meta.inputs import meta_scores
 from pdireval.stats import _adapters as adapters
 from pdireval.stats.gtheory import anova_table
@@ -204,13 +204,7 @@ def query_set_size(
     Sakai, T. (2014). Designing test collections for comparing many systems. CIKM 2014.
     Nagata, Y. (2003). How to Design the Sample Size. Asakura Shoten (in Japanese).
     """
-    methods = [method] if isinstance(method, str) else list(method)
-    if not methods:
-        raise OptionError(
-            "method= is an empty list; pass at least one of " + ", ".join(SET_SIZE_METHODS)
-        )
-    for m_ in methods:
-        check_option("method", m_, SET_SIZE_METHODS)
+    methods = check_option_list("method", method, SET_SIZE_METHODS)
     scalar = np.ndim(min_difference) == 0
     diffs = [min_difference] if scalar else list(min_difference)  # type: ignore[arg-type]
     if not diffs:

@@ -269,6 +269,12 @@ def paper_table(
             )
     alpha = check_real("alpha", alpha, low=0, high=1, inclusive=False)
     decimals = check_int("decimals", decimals, minimum=0, maximum=12)
+    confidence_level = check_real(
+        "confidence_level", confidence_level, low=0, high=1, inclusive=False
+    )
+    for name, text in (("caption", caption), ("label", label)):
+        if text is not None and not isinstance(text, str):
+            raise TypeError(f"{name}= must be a str (or None), got {type(text).__name__}")
     frame = meta_scores(scores, columns, function="paper_table")
     extra = [c for c in group_columns(frame) if c != "measure"]
     if extra:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from pdireval.core.schema import ID_DTYPE, canonical_qrels, one_judge
+from pdireval.core.schema import ID_DTYPE, canonical_qrels, check_frame, one_judge
 from pdireval.errors import SchemaError, check_option
 from pdireval.io import as_frame
 
@@ -70,8 +70,17 @@ def fill_holes(
     Estimation. SIGIR 2023.
     """
     check_option("prefer", prefer, PREFER)
-    a = one_judge(canonical_qrels(as_frame(qrels, "qrels"), columns), "fill_holes")
-    b = one_judge(canonical_qrels(as_frame(other, "qrels"), columns), "fill_holes")
+    frames = []
+    for name, given in (("qrels", qrels), ("other", other)):
+        frame = check_frame(as_frame(given, "qrels"), "qrels")
+        if len(frame) == 0:
+            raise SchemaError(
+                f"fill_holes: {name} is an empty frame (no judgment), so there is nothing "
+                f"to {'fill' if name == 'qrels' else 'fill the holes with'}: pass the "
+                "judgments of both judges."
+            )
+        frames.append(one_judge(canonical_qrels(frame, columns), "fill_holes"))
+    a, b = frames
     for frame in (a, b):
         if "subtopic" in frame.columns:
             raise SchemaError(

@@ -28,6 +28,7 @@ from pdireval.core.schema import (
     as_float,
     as_ids,
     canonical_run,
+    check_finite_labels,
     check_frame,
     rename_columns,
 )
@@ -126,7 +127,7 @@ def _factorize_keys(frame: pd.DataFrame, key_cols: list[str]):
 
 def canonical_variants(qrels_variants: pd.DataFrame, columns) -> tuple[pd.DataFrame, list[str]]:
     """The validated qrels-variants frame and its variant key columns."""
-    check_frame(qrels_variants, "qrels variants")
+    qrels_variants = check_frame(qrels_variants, "qrels variants")  # Arrow data converted
     frame = rename_columns(qrels_variants, columns, "qrels variants")
     needed = [c for c in ("query", "doc", "label") if c not in frame.columns]
     if needed:
@@ -145,6 +146,8 @@ def canonical_variants(qrels_variants: pd.DataFrame, columns) -> tuple[pd.DataFr
             "label": as_float(frame["label"], "label", "qrels variants", frame),
         }
     )
+    # the labels evaluate() accepts, so that every variant gives evaluate()'s numbers or error
+    check_finite_labels(out["label"], "qrels variants", frame)
     key_cols = [c for c in frame.columns if c not in ("query", "doc", "label")]
     for c in key_cols:
         if frame[c].isna().any():
