@@ -18,6 +18,7 @@ from pdireval.core.schema import (
     canonical_qrels,
     canonical_run,
     canonical_run_keys,
+    from_arrow,
     qrels_from_run,
 )
 from pdireval.core.seed_keys import join_seeds, seed_column, split_seeds
@@ -112,6 +113,7 @@ def _judgments_from_run(parts):
 def _judgments(run: dd.DataFrame, qrels, columns, qrels_columns):
     """The judgments as one graph node: built now from a pandas frame (small), or by one
     task from a Dask qrels frame or from the run's ``label`` column."""
+    qrels = from_arrow(qrels)  # a pyarrow Table, a polars or DuckDB result: a pandas frame
     if isinstance(qrels, pd.DataFrame):
         judgments = _prepared_judgments(build_judgments(canonical_qrels(qrels, qrels_columns)))
         return broadcast(judgments, "judgments"), judgments
@@ -120,7 +122,10 @@ def _judgments(run: dd.DataFrame, qrels, columns, qrels_columns):
             qrels.to_delayed(), qrels_columns
         ), None
     if qrels is not None:
-        raise TypeError(f"qrels= must be a pandas or Dask DataFrame, got {type(qrels).__name__}")
+        raise TypeError(
+            "qrels= must be a pandas or Dask DataFrame (or Arrow data: a pyarrow Table, a "
+            f"polars or DuckDB result), got {type(qrels).__module__}.{type(qrels).__name__}"
+        )
     label = (columns or {}).get("label", "label")
     if label not in run.columns:
         raise SchemaError(
@@ -455,7 +460,8 @@ def evaluate(
         refuses the measures only 10.0 has (``rbp``, ``rbp_resid``, ``unj_k``) with
         :class:`~pdireval.MeasureError` at once.
     qrels
-        A pandas frame (validated and grouped once, here, and shared by every partition), a
+        A pandas frame (validated and grouped once, here, and shared by every partition; Arrow
+        data such as a pyarrow Table or a polars or DuckDB result is converted to one), a
         Dask frame (read and grouped by one task), or None to take the judgments from the
         run's ``label`` column.
     partitioned_by
