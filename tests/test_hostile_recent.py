@@ -473,3 +473,29 @@ def test_agreement_interval_warning_advice_fits_the_statistic():
     kendall, tau_ap = (str(w.message) for w in caught)
     assert "or kendall_b" not in kendall and "every system tied" in kendall
     assert "Use tau_ap_b" in tau_ap
+
+
+@pytest.mark.parametrize("method", ["t", "wilcoxon", "sign", "randomization", "bootstrap"])
+def test_pyterrier_test_callables_on_hostile_samples(method):
+    """``pdireval.pyterrier.test`` (and the array-level tests of pdireval.stats behind it):
+    no query is NaN (or the no-difference answer), never a numpy reshape error or a
+    RuntimeWarning; text is a TypeError; infinite or huge values an OptionError, except in
+    the sign test, which only compares them."""
+    import pdireval.pyterrier
+
+    test = pdireval.pyterrier.test(method, n_resamples=200, rng=1) if method in (
+        "randomization", "bootstrap") else pdireval.pyterrier.test(method)
+    a, b = np.array([0.5, 0.3, 0.8, 0.1]), np.array([0.4, 0.2, 0.9, 0.1])
+    empty = _contract(lambda: test(a[:0], b[:0]))
+    assert not isinstance(empty, Exception)
+    assert np.isnan(empty[1]) or empty[1] == 1.0
+    assert isinstance(_contract(lambda: test(["a", "b"], ["c", "d"])), TypeError)
+    # the same order with finite values (the sign test reads the order only)
+    for hostile, same_order in ((np.r_[np.inf, a[1:]], np.r_[9.0, a[1:]]), (a * 1e200, b + 1)):
+        result = _contract(lambda h=hostile: test(h, b))
+        if method == "sign":
+            assert result == test(same_order, b)
+        else:
+            assert isinstance(result, OptionError) and "beyond ±1e+100" in str(result)
+    arrow = pd.array(a, dtype="double[pyarrow]"), pd.array(b, dtype="double[pyarrow]")
+    assert _contract(lambda: test(*arrow)) == test(a, b)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from pdireval.core.chunking import chunks, progress_bar
+from pdireval.core.schema import MAX_ABS_VALUE
 from pdireval.errors import OptionError, check_option, check_rng, group_generator
 from pdireval.stats import _adapters
 
@@ -73,21 +74,39 @@ class SignTestResult(NamedTuple):
     n_less: int | np.ndarray
 
 
-def _paired(a: ArrayLike, b: ArrayLike) -> tuple[np.ndarray, np.ndarray, bool]:
-    """(a, b) as float64 arrays of the same shape, 1-D or 2-D (columns = pairs).
+def _paired(
+    a: ArrayLike, b: ArrayLike, *, finite: bool = True
+) -> tuple[np.ndarray, np.ndarray, bool]:
+    """(a, b) as 2-D float64 arrays of the same shape (queries × pairs) and whether the input
+    was 1-D (one pair: a single column).
 
-    For 1-D input, positions where either value is NaN are dropped (the
-    queries where both are defined are kept). 2-D input must be complete.
+    For 1-D input, positions where either value is NaN are dropped (the queries where both
+    are defined are kept). 2-D input must be complete. Values that are not numbers are a
+    TypeError; with ``finite``, infinite values and magnitudes beyond 1e100 (whose squares
+    overflow float64 in the variances) an OptionError, as in a scores frame (the sign test,
+    which only compares, takes them).
     """
-    a = np.asarray(a, dtype=np.float64)
-    b = np.asarray(b, dtype=np.float64)
+    try:
+        a = np.asarray(a, dtype=np.float64)
+        b = np.asarray(b, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"paired samples must be arrays of numbers ({exc})") from None
     if a.shape != b.shape:
         raise OptionError(f"paired samples must have the same shape, got {a.shape} and {b.shape}")
+    if a.ndim not in (1, 2):
+        raise OptionError("paired samples must be 1-D arrays (or 2-D: queries x pairs)")
+    with np.errstate(invalid="ignore"):  # NaN compares False
+        big = (np.abs(a) > MAX_ABS_VALUE) | (np.abs(b) > MAX_ABS_VALUE)
+    if finite and big.any():
+        first = np.flatnonzero(big.ravel())[0]
+        raise OptionError(
+            f"paired samples hold {int(big.sum())} infinite value(s) or value(s) beyond "
+            f"±{MAX_ABS_VALUE:g} (e.g. the pair {a.ravel()[first]:g}, {b.ravel()[first]:g}): "
+            "per-query scores are finite (their squares must not overflow); rescale them."
+        )
     if a.ndim == 1:
         keep = ~(np.isnan(a) | np.isnan(b))
-        return a[keep], b[keep], True
-    if a.ndim != 2:
-        raise OptionError("paired samples must be 1-D arrays (or 2-D: queries x pairs)")
+        return a[keep][:, None], b[keep][:, None], True
     if np.isnan(a).any() or np.isnan(b).any():
         raise OptionError("2-D paired samples must not hold NaN; drop the incomplete queries first")
     return a, b, False
@@ -126,10 +145,10 @@ def constant(d):
 def t_kernel(d, alternative="two-sided"):
     """Paired t statistic and p-value of every column of the differences d (n × P)."""
     n = d.shape[0]
-    mean = d.mean(axis=0)
     if n < 2:
         nan = np.full(d.shape[1], np.nan)
         return nan, nan.copy()
+    mean = d.mean(axis=0)
     sd = d.std(axis=0, ddof=1)
     const = constant(d)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -327,7 +346,7 @@ def paired_t(a: ArrayLike, b: ArrayLike, *, alternative: Alternative = "two-side
     """
     check_alternative(alternative)
     a, b, scalar = _paired(a, b)
-    d = (a - b).reshape(len(a), -1)
+    d = a - b
     t, p = t_kernel(d, alternative)
     return TestResult(
         _out(t if not scalar else t[0], scalar), _out(p if not scalar else p[0], scalar)
@@ -356,7 +375,7 @@ def wilcoxon(a: ArrayLike, b: ArrayLike, *, alternative: Alternative = "two-side
     """
     check_alternative(alternative)
     a, b, scalar = _paired(a, b)
-    d = (a - b).reshape(len(a), -1)
+    d = a - b
     stat, p = _adapters.wilcoxon_columns(d, alternative)
     return TestResult(
         _out(stat[0] if scalar else stat, scalar), _out(p[0] if scalar else p, scalar)
@@ -387,10 +406,8 @@ def sign_test(
         ``statistic`` (= ``n_greater``), ``p_value``, ``n_greater``, ``n_less``.
     """
     check_alternative(alternative)
-    a, b, scalar = _paired(a, b)
-    a2 = a.reshape(len(a), -1)
-    b2 = b.reshape(len(b), -1)
-    gt, lt, p = sign_kernel(a2, b2, alternative)
+    a, b, scalar = _paired(a, b, finite=False)
+    gt, lt, p = sign_kernel(a, b, alternative)
     if scalar:
         return SignTestResult(int(gt[0]), float(p[0]), int(gt[0]), int(lt[0]))
     return SignTestResult(gt, p, gt, lt)
@@ -422,7 +439,12 @@ def randomization_test(
     """
     check_alternative(alternative)
     a, b, scalar = _paired(a, b)
-    d = (a - b).reshape(len(a), -1)
+    d = a - b
+    if d.shape[0] == 0:  # no query: no mean difference to test
+        nan = np.full(d.shape[1], np.nan)
+        return TestResult(
+            _out(nan[0] if scalar else nan, scalar), _out(nan[0] if scalar else nan, scalar)
+        )
     signs, exact = randomization_signs(
         group_generator(check_rng(rng)), d.shape[0], int(n_resamples)
     )
@@ -456,7 +478,7 @@ def bootstrap_test(
     """
     check_alternative(alternative)
     a, b, scalar = _paired(a, b)
-    d = (a - b).reshape(len(a), -1)
+    d = a - b
     n_res = int(n_resamples)
     if d.shape[0] < 2:
         nan = np.full(d.shape[1], np.nan)
