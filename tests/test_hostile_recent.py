@@ -310,6 +310,21 @@ def test_dask_evaluate_trec_eval_equals_pandas_on_every_kind_of_qrels(collection
     _same(got, ref)
 
 
+def test_dask_evaluate_reads_qrels_as_the_pandas_path_does(collection, tmp_path):
+    """A qrels path or a pytrec_eval dict of dicts: pdireval.evaluate reads them, so does the
+    Dask path (it was a TypeError); anything else is a TypeError naming what it takes."""
+    run, qrels, _ = collection
+    pdireval.write_qrels(qrels, tmp_path / "qrels.txt")
+    nested = {}
+    for q, d, label in zip(qrels["query"], qrels["doc"], qrels["label"]):
+        nested.setdefault(str(q), {})[str(d)] = int(label)
+    for given in (tmp_path / "qrels.txt", nested):
+        _same(_dask_evaluate(run, given, measures=["AP", "P@5"]),
+              pdireval.evaluate(run, ["AP", "P@5"], qrels=given))
+    with pytest.raises(TypeError, match="qrels= must be a pandas or Dask DataFrame"):
+        _dask_evaluate(run, 3, measures="AP")
+
+
 @pytest.mark.slow  # dask
 @pytest.mark.parametrize("hostile", ["nan", "inf", "huge", "duplicate_key_other_value"])
 def test_dask_evaluate_refuses_what_pandas_refuses(collection, hostile):

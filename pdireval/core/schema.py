@@ -38,7 +38,6 @@ __all__ = [
     "canonical_scores",
     "qrels_from_run",
     "one_judge",
-    "check_finite_labels",
 ]
 
 RUN_COLUMNS = ("system", "query", "doc")

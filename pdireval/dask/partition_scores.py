@@ -18,7 +18,6 @@ from pdireval.core.schema import (
     canonical_qrels,
     canonical_run,
     canonical_run_keys,
-    from_arrow,
     qrels_from_run,
 )
 from pdireval.core.seed_keys import join_seeds, seed_column, split_seeds
@@ -55,6 +54,7 @@ from pdireval.evaluation import (
     scores_frame,
     unjudged_message,
 )
+from pdireval.io import as_frame
 from pdireval.measures import compute
 from pdireval.measures.trec_eval.versions import (
     measures_for,
@@ -113,7 +113,10 @@ def _judgments_from_run(parts):
 def _judgments(run: dd.DataFrame, qrels, columns, qrels_columns):
     """The judgments as one graph node: built now from a pandas frame (small), or by one
     task from a Dask qrels frame or from the run's ``label`` column."""
-    qrels = from_arrow(qrels)  # a pyarrow Table, a polars or DuckDB result: a pandas frame
+    if not isinstance(qrels, dd.DataFrame):
+        # as pdireval.evaluate reads them: Arrow data (pyarrow, polars, DuckDB), a path, a
+        # pytrec_eval dict of dicts or records become a pandas frame
+        qrels = as_frame(qrels, "qrels")
     if isinstance(qrels, pd.DataFrame):
         judgments = _prepared_judgments(build_judgments(canonical_qrels(qrels, qrels_columns)))
         return broadcast(judgments, "judgments"), judgments
@@ -123,8 +126,9 @@ def _judgments(run: dd.DataFrame, qrels, columns, qrels_columns):
         ), None
     if qrels is not None:
         raise TypeError(
-            "qrels= must be a pandas or Dask DataFrame (or Arrow data: a pyarrow Table, a "
-            f"polars or DuckDB result), got {type(qrels).__module__}.{type(qrels).__name__}"
+            "qrels= must be a pandas or Dask DataFrame (or what pdireval.evaluate reads as "
+            "qrels: Arrow data such as a polars or DuckDB result, a path, a dict of dicts), got "
+            f"{type(qrels).__module__}.{type(qrels).__name__}"
         )
     label = (columns or {}).get("label", "label")
     if label not in run.columns:
@@ -460,10 +464,11 @@ def evaluate(
         refuses the measures only 10.0 has (``rbp``, ``rbp_resid``, ``unj_k``) with
         :class:`~pdireval.MeasureError` at once.
     qrels
-        A pandas frame (validated and grouped once, here, and shared by every partition; Arrow
-        data such as a pyarrow Table or a polars or DuckDB result is converted to one), a
-        Dask frame (read and grouped by one task), or None to take the judgments from the
-        run's ``label`` column.
+        A pandas frame (validated and grouped once, here, and shared by every partition;
+        what :func:`pdireval.evaluate` reads as qrels — Arrow data such as a polars or
+        DuckDB result, a path, a pytrec_eval dict — is read into one), a Dask frame (read
+        and grouped by one task), or None to take the judgments from the run's ``label``
+        column.
     partitioned_by
         ``None`` (default): the run is shuffled by query so that every (system, query)
         list is whole in one partition. ``"system"``: the partitions already hold whole
