@@ -626,10 +626,12 @@ def test_a_folder_where_a_file_is_expected(tmp_path, capsys):
     assert "this is a folder" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("writer", ["write_run", "write_qrels"])
+@pytest.mark.parametrize("writer", ["write_run", "write_qrels", "write_scores"])
 @pytest.mark.parametrize("suffix", ["", ".parquet"])
 def test_writing_to_a_folder_path_is_an_option_error(tmp_path, writer, suffix):
-    frame = RUN if writer == "write_run" else QRELS
+    frame = {"write_run": RUN, "write_qrels": QRELS}.get(writer)
+    if frame is None:  # write_scores: a file in a missing folder was a FileNotFoundError
+        frame = pdireval.evaluate(RUN, "AP", qrels=QRELS)
     write = getattr(pdireval, writer)
     folder = tmp_path / f"out{suffix}"
     folder.mkdir()

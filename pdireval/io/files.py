@@ -31,6 +31,8 @@ def as_path(path, what: str) -> Path:
         raise TypeError(
             f"the {what} path must be a str or os.PathLike, got {type(path).__name__}"
         ) from None
+    if isinstance(text, bytes):
+        raise TypeError(f"the {what} path must be a str or os.PathLike, got bytes ({text!r})")
     if not str(text).strip():
         # Path("") is the current folder: reading it would read every file there
         raise SchemaError(f"the {what} path is empty ({text!r}); pass the path of a {what} file.")

@@ -30,6 +30,7 @@ from pdireval.io.score_formats import (
 from pdireval.io.score_sniff import sniff_format
 from pdireval.io.spreadsheets import FORMULA_STARTS, excel_safe_texts
 from pdireval.io.spreadsheets import excel_safe as excel_safe_frame
+from pdireval.io.writers import output_path
 
 if TYPE_CHECKING:
     from typing import Literal
@@ -447,9 +448,7 @@ def write_scores(
         text = lines[order].to_csv(
             sep="\t", header=False, index=False, quoting=3, lineterminator="\n"
         )
-    target = Path(os.fspath(path))
-    if target.is_dir():
-        raise OptionError(f"write_scores() path {str(target)!r} is a folder; give a file name.")
+    target = output_path(path, "scores")  # a file in a folder that exists, else an error
     if str(target).endswith(".gz"):
         with gzip.open(target, "wt", encoding="utf-8") as handle:
             handle.write(text)

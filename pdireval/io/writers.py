@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 __all__ = ["write_run", "write_qrels"]
 
 
-def _output_path(path, kind: str) -> Path:
+def output_path(path, kind: str) -> Path:
     """The path a writer writes to, checked before anything is written: not empty, not a
     folder, and in a folder that exists (pdireval does not create folders for a file)."""
     if isinstance(path, (str, os.PathLike)) and not os.fspath(path).strip():
@@ -104,7 +104,7 @@ def write_run(run: pd.DataFrame, path: PathArg, *, columns: Columns = None) -> N
         writing).
     """
     canonical = canonical_run(as_frame(run, "run"), columns)
-    target = _output_path(path, "run")
+    target = output_path(path, "run")
     if is_parquet(path):
         canonical.to_parquet(target, index=False)
         return
@@ -189,7 +189,7 @@ def write_qrels(qrels: pd.DataFrame, path: PathArg, *, columns: Columns = None) 
         writing).
     """
     canonical = canonical_qrels(as_frame(qrels, "qrels"), columns)
-    target = _output_path(path, "qrels")
+    target = output_path(path, "qrels")
     if is_parquet(path):
         canonical.to_parquet(target, index=False)
         return
