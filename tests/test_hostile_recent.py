@@ -514,3 +514,22 @@ def test_pyterrier_test_callables_on_hostile_samples(method):
             assert isinstance(result, OptionError) and "beyond ±1e+100" in str(result)
     arrow = pd.array(a, dtype="double[pyarrow]"), pd.array(b, dtype="double[pyarrow]")
     assert _contract(lambda: test(*arrow)) == test(a, b)
+
+
+def test_write_scores_of_bounded_scores_says_what_to_do(collection, tmp_path):
+    """value_low / value_high of evaluate(unjudged="bounds") are not grouping columns (the
+    message said so); a per-query file holds one value: csv keeps them, or drop them."""
+    run, qrels, _ = collection
+    bounded = pdireval.evaluate(run, ["AP", "P@5"], qrels=qrels, unjudged="bounds")
+    for fmt in ("trec_eval", "ir_measures"):
+        with pytest.raises(SchemaError, match=r"holds the bounds \['value_low', 'value_high'\]"):
+            pdireval.write_scores(bounded, tmp_path / f"b.{fmt}", format=fmt)
+    assert not list(tmp_path.iterdir())
+    pdireval.write_scores(bounded, tmp_path / "b.csv", format="csv", digits=None)
+    written = pd.read_csv(tmp_path / "b.csv", dtype={"query": str})
+    np.testing.assert_array_equal(written[["value", "value_low", "value_high"]].to_numpy(),
+                                  bounded[["value", "value_low", "value_high"]].to_numpy())
+    plain = bounded.drop(columns=["value_low", "value_high"])
+    pdireval.write_scores(plain, tmp_path / "b.txt")
+    back = pdireval.read_scores(tmp_path / "b.txt")
+    assert len(back) == len(plain)

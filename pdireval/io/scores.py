@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from pdireval.core.schema import ID_DTYPE, canonical_scores
+from pdireval.core.schema import BOUND_COLUMNS, ID_DTYPE, canonical_scores
 from pdireval.errors import OptionError, PdirevalWarning, SchemaError, check_bool, check_option
 from pdireval.io.score_formats import (
     READERS,
@@ -384,11 +384,18 @@ def write_scores(
     ):
         raise OptionError(f"digits= must be None or an int from 0 to 17; got {digits!r}.")
     frame = canonical_scores(scores, columns)
-    extra = [c for c in frame.columns if c not in ("system", "query", "measure", "value")]
+    bounds = [c for c in BOUND_COLUMNS if c in frame.columns]
+    extra = [c for c in frame.columns if c not in ("system", "query", "measure", "value", *bounds)]
     if extra:
         raise SchemaError(
             f"the scores frame has grouping columns {extra}: a per-query scores file holds one "
             "value per (system, query, measure). Write one group at a time."
+        )
+    if bounds and format != "csv":
+        raise SchemaError(
+            f"the scores frame holds the bounds {bounds} of evaluate(..., unjudged='bounds'), "
+            f"and a {format} file holds one value per (system, query, measure): write "
+            f"format='csv' to keep them, or scores.drop(columns={bounds}) to write 'value' alone."
         )
 
     if format != "csv":
