@@ -533,3 +533,19 @@ def test_write_scores_of_bounded_scores_says_what_to_do(collection, tmp_path):
     pdireval.write_scores(plain, tmp_path / "b.txt")
     back = pdireval.read_scores(tmp_path / "b.txt")
     assert len(back) == len(plain)
+
+
+def test_equivalence_tests_are_refused_not_marked_as_better():
+    """compare(margin=) p-values say "equivalent within δ"; as paper_table(tests=) they gave
+    letters ("significantly better") to the equivalent pairs."""
+    run, qrels = pdireval.datasets.simulate(n_systems=4, n_queries=30, depth=20, rng=1)
+    scores = pdireval.evaluate(run, "AP", qrels=qrels)
+    tests = pdireval.compare(scores, method="t", margin=0.5, correction="holm")
+    assert (tests["p_adjusted"] < 0.05).all()
+    with pytest.raises(SchemaError, match="equivalence tests"):
+        pdireval.paper_table(scores, tests=tests)
+    both = pd.concat([pdireval.compare(scores, method="t", correction="holm"),
+                      pdireval.compare(scores, method="t", correction="holm",
+                                       alternative="greater")])
+    with pytest.raises(SchemaError, match="alternatives"):
+        pdireval.paper_table(scores, tests=both)

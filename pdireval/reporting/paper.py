@@ -426,8 +426,18 @@ def _check_tests(tests, measures, systems):
             "tests= holds no comparison of the table's systems and measures: run compare() on the "
             "same scores."
         )
-    if part["method"].nunique() != 1 or part["correction"].nunique() != 1:
-        raise SchemaError("tests= mixes several methods or corrections: pass one compare() result.")
+    mixed = ["method", "correction"] + (["alternative"] if "alternative" in part else [])
+    if any(part[c].nunique() != 1 for c in mixed):
+        raise SchemaError(
+            "tests= mixes several methods, corrections or alternatives: pass one compare() result."
+        )
+    if "margin" in part.columns and part["margin"].notna().any():
+        raise SchemaError(
+            "tests= holds equivalence tests (compare(margin=...)): there a small p means "
+            "'equivalent within the margin', and paper_table's letters mean 'significantly "
+            "better'. Pass a compare() result without margin= (equivalence belongs in its own "
+            "table: compare(..., margin=) itself)."
+        )
     return part
 
 
