@@ -52,6 +52,7 @@ TEST_NAMES = {
     "randomization": "Fisher's paired randomisation test (Smucker et al. 2007)",
     "tukey": "randomised Tukey HSD test (Carterette 2012)",
     "bayes": "Student-t posterior of the mean difference under the Jeffreys prior (Sakai 2017)",
+    "nested_bootstrap": "two-level bootstrap of queries and seeds (Davison & Hinkley 1997)",
 }
 
 CORRECTION_NAMES = {
@@ -459,7 +460,9 @@ def _resampled_family(tests, measures):
 
 def _family(tests, measures):
     """What the correction of ``tests`` (a whole compare() result) was applied to, read off
-    its p-values: ``("group", {measure: size}, n_systems)`` when adjusting each measure's
+    its p-values: ``("tukey", {measure: pairs}, n_systems)`` for the randomised Tukey HSD
+    (its own family: every pair of each measure's systems), ``("group", {measure: size},
+    n_systems)`` when adjusting each measure's
     p-values gives ``p_adjusted``, ``("all", {n_measures: size}, n_systems)`` when adjusting
     them all at once does, None when neither does (a filtered or edited frame), for no
     correction, or for a frame without ``p_value``. A family's size counts its non-NaN
@@ -475,6 +478,17 @@ def _family(tests, measures):
         "system_a",
     } <= set(tests.columns):
         return None
+    n_systems = len(pd.unique(pd.concat([tests["system_a"], tests["system_b"]])))
+    if "method" in tests.columns and set(tests["method"].astype(str)) == {"tukey"}:
+        # the HSD's own family: every pair of the systems of each measure
+        per = pd.concat(
+            [
+                tests[["measure", "system_a"]],
+                tests[["measure", "system_b"]].rename(columns={"system_b": "system_a"}),
+            ]
+        ).groupby("measure", sort=False)["system_a"]
+        m = per.nunique()
+        return "tukey", {k: int(m[k] * (m[k] - 1) // 2) for k in measures if k in m}, n_systems
     corrections = pd.unique(tests["correction"].astype(str))
     if len(corrections) != 1 or corrections[0] == "none":
         return None
@@ -494,7 +508,6 @@ def _family(tests, measures):
     for code in np.unique(codes):
         rows = codes == code
         by_group[rows] = adjust_pvalues(p[rows], correction)
-    n_systems = len(pd.unique(pd.concat([tests["system_a"], tests["system_b"]])))
     if same(by_group):
         valid = pd.Series(~np.isnan(p)).groupby(codes).transform("sum")
         size = valid.groupby(tests["measure"].to_numpy(), sort=False).max()
@@ -569,7 +582,9 @@ def _correction_clause(correction, family, tests, systems):
     """The caption's words on the correction: its name and the family it was applied to, as
     :func:`_family` read it off the tests (no size when it could not)."""
     name = CORRECTION_NAMES.get(correction, correction)
-    if correction == "none":
+    if family is not None and family[0] == "tukey":
+        name = "the HSD test controlling the family-wise error"
+    elif correction == "none":
         return name
     if family is None:
         warnings.warn(

@@ -233,3 +233,18 @@ def test_a_filtered_tests_frame_gives_no_family_size_and_a_warning(many):
         caption = paper_table(many, tests=shown, systems=five).attrs["caption"]
     assert "Holm (1979) correction, α = 0.05" in caption
     assert not re.search(r"\d+ comparisons", caption)
+
+
+def test_tukey_caption_says_the_hsd_controls_the_family_not_no_correction(many):
+    """The randomised Tukey HSD runs with correction=None because it controls the family-wise
+    error over all pairs itself: the caption said "no correction for multiple comparisons"."""
+    five = sorted(many["system"].unique())[:5]
+    own = paper_table(many, systems=five, method="tukey", correction=None, n_resamples=200,
+                      rng=1).attrs["caption"]
+    assert "no correction" not in own
+    assert "HSD test controlling the family-wise error over the 10 comparisons" in own
+    tests = pdireval.compare(many, method="tukey", n_resamples=200, rng=1)
+    given = paper_table(many, tests=tests, systems=five).attrs["caption"]
+    assert "over the 136 comparisons of each measure between the 17 systems tested" in given
+    plain = paper_table(many, systems=five, method="t", correction=None).attrs["caption"]
+    assert "paired t-test, no correction for multiple comparisons" in plain
