@@ -365,7 +365,9 @@ def paper_table(
             "bootstrap": "query-bootstrap percentile",
         }[interval_method]
         shown = "± the half-width" if interval == "pm" else "with [low, high]"
-        note = f" Each mean {shown} of its {confidence_level:.0%} {kind} interval."
+        # the ANOVA interval holds the query effects fixed: it is about these queries
+        scope = " (of the mean on these queries)" if interval_method == "anova" else ""
+        note = f" Each mean {shown} of its {confidence_level:.0%} {kind} interval{scope}."
     out.attrs["caption"] = (
         caption
         if caption is not None

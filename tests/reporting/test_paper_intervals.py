@@ -33,6 +33,9 @@ def test_range_and_renderers(scores):
     np.testing.assert_allclose(widths, widths.iloc[0], rtol=1e-12)  # one ANOVA width
     row = table.iloc[0]
     assert row.text == f"{row['mean']:.2f} [{row.ci_low:.2f}, {row.ci_high:.2f}]"
+    # the ANOVA interval holds the query effects fixed (issue 33): the caption says so
+    assert "two-way ANOVA (Sakai 2014) interval (of the mean on these queries)." in (
+        table.attrs["caption"])
     latex = pdireval.paper_table(scores, interval="pm", format="latex")
     assert r"$\pm$" in latex
     markdown = pdireval.paper_table(scores, interval="range", format="markdown")
