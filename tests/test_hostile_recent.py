@@ -549,3 +549,13 @@ def test_equivalence_tests_are_refused_not_marked_as_better():
                                        alternative="greater")])
     with pytest.raises(SchemaError, match="alternatives"):
         pdireval.paper_table(scores, tests=both)
+
+
+def test_a_qrels_jg_file_read_without_judges_says_judges_true(tmp_path):
+    """trec_eval 10.0's qrels_jg files (the judge in the second field) read as plain qrels
+    conflict; the message named only subtopics=True."""
+    path = tmp_path / "qrels_jg"
+    path.write_text("1 j1 d1 1\n1 j2 d1 0\n2 j1 d2 2\n")
+    with pytest.raises(SchemaError, match=r"read_qrels\(path, judges=True\) a qrels_jg file"):
+        pdireval.read_qrels(path)
+    assert len(pdireval.read_qrels(path, judges=True)) == 3

@@ -655,9 +655,9 @@ def _merge_duplicate_judgments(
             + (
                 ""
                 if "subtopic" in key or "judge" in key
-                else " (or, if they are judgments per subtopic of a diversity collection, give "
-                "them a 'subtopic' column: read_qrels(path, subtopics=True) reads a TREC "
-                "diversity qrels file so)"
+                else " (or, if they are the labels of several subtopics or judges, give them a "
+                "'subtopic' or 'judge' column: read_qrels(path, subtopics=True) reads a TREC "
+                "diversity qrels file so, read_qrels(path, judges=True) a qrels_jg file)"
             )
             + ".",
             failure_cases=rows,
