@@ -464,10 +464,10 @@ def _family(tests, measures):
     """What the correction of ``tests`` (a whole compare() result) was applied to, read off
     its p-values: ``("tukey", {measure: pairs}, n_systems)`` for the randomised Tukey HSD
     (its own family: every pair of each measure's systems), ``("group", {measure: size},
-    n_systems)`` when adjusting each measure's
-    p-values gives ``p_adjusted``, ``("all", {n_measures: size}, n_systems)`` when adjusting
-    them all at once does, None when neither does (a filtered or edited frame), for no
-    correction, or for a frame without ``p_value``. A family's size counts its non-NaN
+    n_systems)`` when adjusting each measure's p-values gives ``p_adjusted``, ``("all",
+    {n_measures: size}, n_systems)`` when adjusting them all at once does, None when neither
+    does (a filtered or edited frame), for no correction, or for a frame without
+    ``p_value``. A family's size counts its non-NaN
     p-values, as :func:`~pdireval.stats.corrections.adjust_pvalues` does; ``n_systems`` is
     the number of systems the tests compared."""
     from pdireval.stats.corrections import adjust_pvalues
@@ -562,7 +562,7 @@ def _caption(out, tests, alpha, n_resamples, measures, systems, family):
         test += f", {n_resamples} resamples"
     if "alternative" in tests.columns and (tests["alternative"].astype(str) != "two-sided").any():
         test += f", one-sided ({tests['alternative'].iloc[0]})"
-    corr = _correction_clause(correction, family, tests, systems)
+    corr = _correction_clause(correction, family, systems)
     against = (
         set(tests["system_b"]) if len(set(tests["system_b"])) == 1 and len(systems) > 2 else None
     )
@@ -580,7 +580,7 @@ def _caption(out, tests, alpha, n_resamples, measures, systems, family):
     )
 
 
-def _correction_clause(correction, family, tests, systems):
+def _correction_clause(correction, family, systems):
     """The caption's words on the correction: its name and the family it was applied to, as
     :func:`_family` read it off the tests (no size when it could not)."""
     name = CORRECTION_NAMES.get(correction, correction)
@@ -595,7 +595,7 @@ def _correction_clause(correction, family, tests, systems):
             "result?), so the caption names the correction without its number of comparisons. "
             "Pass the whole compare() result, or write the sentence with caption=.",
             PdirevalWarning,
-            stacklevel=3,
+            stacklevel=4,  # the caller of paper_table
         )
         return name
     kind, sizes, n_systems = family
