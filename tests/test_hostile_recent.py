@@ -577,3 +577,28 @@ def test_bootstrap_counts_are_the_documented_draw_in_bounded_memory(monkeypatch,
     counts = bootstrap_counts(ours, n, n_resamples)
     assert counts.dtype == np.float64 and np.array_equal(counts, expected)
     assert documented.random() == ours.random()
+
+
+def test_evaluate_variants_qrels_columns_maps_the_variants_columns(collection):
+    """qrels_columns= of evaluate_variants refused every key ("Keys are pdireval's names ()")."""
+    run, qrels, _ = collection
+    variants = _variants(qrels)
+    theirs = variants.rename(columns={"query": "qid", "doc": "docno", "label": "rel"})
+    mapping = {"query": "qid", "doc": "docno", "label": "rel"}
+    _same(pdireval.evaluate_variants(run, "AP", theirs, qrels_columns=mapping),
+          pdireval.evaluate_variants(run, "AP", variants))
+    _same(_dask_variants_columns(run, theirs, mapping), _dask_variants(run, variants))
+    with pytest.raises(SchemaError, match="not qrels variants column names"):
+        pdireval.evaluate_variants(run, "AP", variants, qrels_columns={"qid": "query"})
+
+
+def _dask_variants_columns(run, variants, mapping):
+    dd = pytest.importorskip("dask.dataframe", reason="dask is a test dependency")
+    import dask
+
+    import pdireval.dask as pdask
+
+    with dask.config.set(scheduler="synchronous"):
+        return pdask.evaluate_variants(
+            dd.from_pandas(run, npartitions=2), "AP", variants, qrels_columns=mapping
+        ).compute()

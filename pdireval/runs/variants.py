@@ -25,6 +25,7 @@ import pandas as pd
 
 from pdireval.core.schema import (
     ID_DTYPE,
+    QRELS_COLUMNS,
     as_float,
     as_ids,
     canonical_run,
@@ -128,7 +129,7 @@ def _factorize_keys(frame: pd.DataFrame, key_cols: list[str]):
 def canonical_variants(qrels_variants: pd.DataFrame, columns) -> tuple[pd.DataFrame, list[str]]:
     """The validated qrels-variants frame and its variant key columns."""
     qrels_variants = check_frame(qrels_variants, "qrels variants")  # Arrow data converted
-    frame = rename_columns(qrels_variants, columns, "qrels variants")
+    frame = rename_columns(qrels_variants, columns, "qrels variants", QRELS_COLUMNS)
     needed = [c for c in ("query", "doc", "label") if c not in frame.columns]
     if needed:
         raise SchemaError(
