@@ -434,8 +434,9 @@ def evaluate(
         nDCG, R, Rprec), they are the two completions, not an exhaustive range. RBP takes
         Moffat & Zobel's (2008) bounds instead: RBP and RBP + RBPResidual (the residual
         also counts the ranks past the end of the ranking). ``value`` is unchanged, so for
-        measures that skip unjudged documents (Bpref, infAP, ``judged_only=True``) it may
-        lie outside the bounds. Not with several judges.
+        measures that skip unjudged documents (Bpref, infAP, ``judged_only=True``) or count
+        them (``Judged@k``, ``Unjudged@k``: 1 and 0 once the holes are judged) it may lie
+        outside the bounds. Not with several judges.
     trec_eval
         None (default): trec_eval 9.0.8's formulas where they differ; ``"9.0.8"``: the same,
         refusing measures only 10.0 has; ``"10"``: trec_eval 10.0's numbers (scores as

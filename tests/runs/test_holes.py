@@ -184,3 +184,17 @@ def test_the_all_relevant_completion_can_be_the_lower_bound_of_ap_ndcg_and_recal
     page = " ".join(page.read_text(encoding="utf-8").split())
     assert "`value_low` is the smaller of the two values" in page
     assert "can score *lower*" in page
+
+
+def test_measures_that_count_the_holes_are_named_where_value_leaves_the_bounds():
+    """Judged@k and Unjudged@k count the unjudged documents: once the holes are judged they
+    are 1 and 0, so the observed value lies outside the bounds, as evaluate's docstring says."""
+    run = pd.DataFrame({"system": "s", "query": "1", "doc": [f"d{i}" for i in range(6)],
+                        "score": np.arange(6, 0, -1.0)})
+    qrels = pd.DataFrame({"query": "1", "doc": ["d0", "d2", "d4"], "label": [1.0, 0.0, 1.0]})
+    b = pdireval.evaluate(run, ["Judged@5", "Unjudged@5"], qrels=qrels, unjudged="bounds")
+    b = b.set_index("measure")
+    assert b.loc["Judged@5", "value"] == 0.6 and b.loc["Judged@5", "value_low"] == 1.0
+    assert b.loc["Unjudged@5", "value"] == pytest.approx(0.4)
+    assert b.loc["Unjudged@5", "value_high"] == 0.0
+    assert "``Judged@k``, ``Unjudged@k``" in pdireval.evaluate.__doc__
