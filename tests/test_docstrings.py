@@ -127,7 +127,9 @@ def _documented(module):
         if inspect.isclass(obj):
             for attr, member in vars(obj).items():
                 doc = getattr(member, "__doc__", None)
-                if inspect.isfunction(member) or isinstance(member, (property, classmethod)):
+                if inspect.isfunction(member) or isinstance(
+                    member, (property, classmethod, staticmethod)
+                ):
                     yield f"{module.__name__}.{name}.{attr}", doc
 
 
