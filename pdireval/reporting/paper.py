@@ -258,24 +258,9 @@ def paper_table(
     from pdireval.meta.inputs import meta_scores
     from pdireval.meta.significance import compare
 
-    check_option("format", format, FORMATS)
-    if interval is not None:
-        check_option("interval", interval, INTERVALS)
-        check_option("interval_method", interval_method, ("t", "anova", "bootstrap"))
-        if interval == "pm" and interval_method == "bootstrap":
-            raise OptionError(
-                "interval='pm' shows mean ± one half-width, but bootstrap intervals are not "
-                "symmetric; use interval='range' with interval_method='bootstrap', or "
-                "interval_method='t' / 'anova' with 'pm'."
-            )
-    alpha = check_real("alpha", alpha, low=0, high=1, inclusive=False)
-    decimals = check_int("decimals", decimals, minimum=0, maximum=12)
-    confidence_level = check_real(
-        "confidence_level", confidence_level, low=0, high=1, inclusive=False
+    alpha, decimals, confidence_level = _checked_options(
+        format, interval, interval_method, alpha, decimals, confidence_level, caption, label
     )
-    for name, text in (("caption", caption), ("label", label)):
-        if text is not None and not isinstance(text, str):
-            raise TypeError(f"{name}= must be a str (or None), got {type(text).__name__}")
     frame = meta_scores(scores, columns, function="paper_table")
     extra = [c for c in group_columns(frame) if c != "measure"]
     if extra:
@@ -387,6 +372,30 @@ def _with_interval(text, mean, low, high, interval, decimals):
     return f"{text} [{low:.{decimals}f}, {high:.{decimals}f}]"
 
 
+def _checked_options(
+    format, interval, interval_method, alpha, decimals, confidence_level, caption, label
+):
+    """paper_table's presentation options checked: ``(alpha, decimals, confidence_level)``."""
+    check_option("format", format, FORMATS)
+    if interval is not None:
+        check_option("interval", interval, INTERVALS)
+        check_option("interval_method", interval_method, ("t", "anova", "bootstrap"))
+        if interval == "pm" and interval_method == "bootstrap":
+            raise OptionError(
+                "interval='pm' shows mean ± one half-width, but bootstrap intervals are not "
+                "symmetric; use interval='range' with interval_method='bootstrap', or "
+                "interval_method='t' / 'anova' with 'pm'."
+            )
+    for name, text in (("caption", caption), ("label", label)):
+        if text is not None and not isinstance(text, str):
+            raise TypeError(f"{name}= must be a str (or None), got {type(text).__name__}")
+    return (
+        check_real("alpha", alpha, low=0, high=1, inclusive=False),
+        check_int("decimals", decimals, minimum=0, maximum=12),
+        check_real("confidence_level", confidence_level, low=0, high=1, inclusive=False),
+    )
+
+
 def _check_names(kind, wanted, available):
     unknown = [w for w in wanted if w not in available]
     if unknown or not wanted:
@@ -474,7 +483,6 @@ def _family(tests, measures):
 
     if not isinstance(tests, pd.DataFrame) or not {
         "p_value",
-        "p_adjusted",
         "correction",
         "measure",
         "system_a",
@@ -495,6 +503,8 @@ def _family(tests, measures):
     if len(corrections) != 1 or corrections[0] == "none":
         return None
     correction = corrections[0]
+    if "p_adjusted" not in tests.columns:  # compare() writes it with every correction
+        return None
     if correction in RESAMPLING_NAMES:  # joint resampling: p_adjusted is not p_value's function
         return _resampled_family(tests, measures)
     p = pd.to_numeric(tests["p_value"], errors="coerce").to_numpy(dtype=np.float64)
