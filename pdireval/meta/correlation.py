@@ -225,7 +225,7 @@ def correlate(
     if single:
         from pdireval.meta.mean_intervals import warn_no_interval
 
-        warn_no_interval(single, "measure pair(s) with a single query", "bootstrap", stacklevel=3)
+        warn_no_interval(single, "measure pair(s) with a single query", "bootstrap")
     out_columns = ["measure_a", "measure_b", *extra, "method", "statistic", "p_value", "n_systems"]
     if boot is not None:
         out_columns += ["ci_low", "ci_high"]

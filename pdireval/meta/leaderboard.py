@@ -436,7 +436,7 @@ def leaderboard_agreement(
     if single:
         from pdireval.meta.mean_intervals import warn_no_interval
 
-        warn_no_interval(single, "group(s) with a single query", "bootstrap", stacklevel=3)
+        warn_no_interval(single, "group(s) with a single query", "bootstrap")
     out = pd.concat(blocks, ignore_index=True)
     if per_system:
         for c in ("rank_a", "rank_b", "rank_change"):

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import warnings
 from typing import TYPE_CHECKING, cast
 
 import numpy as np
@@ -12,12 +11,12 @@ import pandas as pd
 from pdireval.core.groups import describe_group, group_matrices
 from pdireval.errors import (
     OptionError,
-    PdirevalWarning,
     check_int,
     check_option,
     check_real,
     check_rng,
     group_generator,
+    warn_caller,
 )
 
 if TYPE_CHECKING:
@@ -67,19 +66,18 @@ def check_interval_options(
     return level, cast("IntervalMethod", method)
 
 
-def warn_no_interval(cases: list[str], what: str, method: str, stacklevel: int = 4):
-    """The one warning for intervals that cannot be computed (aggregate, correlate,
-    leaderboard_agreement): a :class:`pdireval.PdirevalWarning` naming the cases (the first
-    five) whose ``ci_low`` and ``ci_high`` are NaN; nothing when ``cases`` is empty."""
+def warn_no_interval(cases: list[str], what: str, method: str):
+    """The one warning for intervals that cannot be computed (aggregate, compare, correlate,
+    leaderboard_agreement): a :class:`pdireval.PdirevalWarning` at the user's line naming the
+    cases (the first five) whose ``ci_low`` and ``ci_high`` are NaN; nothing when ``cases``
+    is empty."""
     if not cases:
         return
     shown = "; ".join(cases[:5]) + (f"; ... and {len(cases) - 5} more" if len(cases) > 5 else "")
-    warnings.warn(
+    warn_caller(
         f"{len(cases)} {what} have no {method} interval (ci_low and ci_high are NaN): "
         f"{shown}. An interval needs variation across queries; add queries or leave these "
-        "cases out.",
-        PdirevalWarning,
-        stacklevel=stacklevel,
+        "cases out."
     )
 
 
@@ -89,7 +87,7 @@ def _warn(cases: list[str], method: str):
         if method == "anova"
         else "(group, system) cases with fewer than two values or all values equal"
     )
-    warn_no_interval(cases, what, method, stacklevel=5)
+    warn_no_interval(cases, what, method)
 
 
 def add_intervals(

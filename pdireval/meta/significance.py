@@ -914,7 +914,22 @@ def compare(
         )
     for col in ("system_a", "system_b", "method", "alternative", "correction"):
         out[col] = out[col].astype(str)
+    _warn_single_query(out, keys_cols)
     return _family_columns(out, correction, family, keys_cols)
+
+
+def _warn_single_query(out: pd.DataFrame, keys: list) -> None:
+    """aggregate's warning for pairs compared on fewer than two queries (NaN intervals)."""
+    from pdireval.meta.mean_intervals import warn_no_interval
+
+    few = out[out["n_queries"].to_numpy() < 2]
+    cases = [
+        ", ".join(f"{k}={row[k]!r}" for k in keys) + f": {row['system_a']} vs {row['system_b']}"
+        for _, row in few.iterrows()
+    ]
+    if cases:
+        method = str(few["method"].iloc[0])
+        warn_no_interval(cases, "pair(s) compared on fewer than two queries", method)
 
 
 def _last_columns(cols, n_q, margin, confidence_level, bayes) -> dict:

@@ -437,7 +437,8 @@ def test_compare_edge_cases_and_progress(capsys):
         res = pdireval.compare(one_system, method=method, n_resamples=20, rng=1)
         assert len(res) == 0 and "p_value" in res.columns
     one_query = scores_from_matrix(random_matrix(n=1, m=3))
-    res = pdireval.compare(one_query, method="t")
+    with pytest.warns(pdireval.PdirevalWarning, match="3 pair.s. compared on fewer than two"):
+        res = pdireval.compare(one_query, method="t")
     assert res.p_value.isna().all() and (res.n_queries == 1).all()
     # progress bars: shown on request, no warnings, same numbers
     scores = scores_from_matrix(random_matrix(n=8, m=4))
@@ -463,3 +464,12 @@ def test_family_size_counts_what_was_adjusted_together():
     np.testing.assert_allclose(every["p_adjusted"], np.minimum(1, every["p_value"] * 20))
     against = pdireval.compare(scores, method="t", correction="holm", baseline="s0" if "s0" in set(a["system"]) else sorted(set(a["system"]))[0])
     assert (against["family_size"] == 4).all()
+
+
+def test_one_query_gives_nan_intervals_with_aggregates_warning():
+    """Issue 33 item 5: the same rule everywhere: a pair compared on one query has a NaN
+    interval and the warning aggregate gives, naming the pair."""
+    scores = pd.DataFrame({"system": ["a", "b"], "query": "1", "measure": "AP", "value": [0.5, 0.2]})
+    with pytest.warns(pdireval.PdirevalWarning, match=r"1 pair\(s\) compared on fewer than two queries have no t interval .*a vs b"):
+        out = pdireval.compare(scores, method="t")
+    assert out[["ci_low", "ci_high"]].isna().all().all()
