@@ -436,7 +436,11 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 
     name = "warning" if issubclass(category, PdirevalWarning) else category.__name__
     # advice worded for the Python API becomes the command's option
-    text = re.sub(r"score_precision='(\w+)'", r"--score-precision \1", one_line(message))
+    text = re.sub(
+        r"\b(score_precision|missing|trec_eval)='([\w.]+)'",
+        lambda m: f"--{m.group(1).replace('_', '-')} {m.group(2)}",
+        one_line(message),
+    )
     print(f"pdireval: {name}: {text}", file=sys.stderr)
 
 

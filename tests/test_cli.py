@@ -223,7 +223,7 @@ def test_evaluate_sums_counts_and_says_how_many_pairs_it_filled(capsys, tmp_path
     pdireval.write_qrels(qrels, tmp_path / "qrels.txt")
     status, out, err = call(capsys, "evaluate", tmp_path / "run.txt", "--qrels", tmp_path / "qrels.txt", "-m", "NumRet", "-m", "AP")
     assert status == 0
-    assert err.count("\n") == 1 and "missing='zero': 1 (system, query) pair" in err  # one line
+    assert err.count("\n") == 1 and "--missing zero: 1 (system, query) pair" in err  # one line
     numret = [line for line in out.splitlines() if line.startswith("NumRet") and "\tall\t" in line]
     assert numret[0].endswith(f"\t{len(run)}")  # trec_eval sums counts (as an integer)
 
@@ -333,3 +333,13 @@ def test_trec_eval_10_compares_doubles_unless_score_precision_says_otherwise(tmp
         main([str(a) for a in [*base, "--trec-eval", "11"]])
     assert info.value.code == 2
     capsys.readouterr()
+
+
+def test_warnings_name_the_commands_options(tmp_path, capsys):
+    """Advice worded for the Python API (missing='drop') reaches the command line as its
+    option (--missing drop)."""
+    (tmp_path / "q").write_text("a 0 x 1\nb 0 y 1\n")
+    (tmp_path / "r").write_text("a Q0 x 1 1 t\n")
+    assert main(["evaluate", str(tmp_path / "r"), "--qrels", str(tmp_path / "q"), "-m", "AP"]) == 0
+    err = capsys.readouterr().err
+    assert "Pass --missing drop to leave them out" in err and "missing='drop'" not in err
