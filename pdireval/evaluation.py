@@ -290,9 +290,9 @@ def float32_message(changes: pd.DataFrame, n_values: int, advice: str, what: str
     digits = next((d for d in range(6, 18) if f"{a:.{d}g}" != f"{b:.{d}g}"), 17)  # enough to differ
     return (
         f"{len(changes)} of {n_values} {what} ({counts}) differ between trec_eval 9.0.8 and "
-        "10.0 because some run scores are distinct as doubles but equal at float32 precision: "
-        "9.0.8 (pdireval's default) compares scores as float32 and orders such ties by doc id, "
-        f"10.0 compares doubles. E.g. {where}: {first['measure']} {a:.{digits}g} "
+        "10.0 because some run scores, distinct as doubles, are equal at float32 precision: "
+        "9.0.8 (pdireval's default) orders such ties by doc id. "
+        f"E.g. {where}: {first['measure']} {a:.{digits}g} "
         f"({b:.{digits}g} as doubles). Choose one to silence this warning: "
         f"{advice.format('float32')} keeps 9.0.8's numbers, {advice.format('float64')} gives "
         "10.0's."

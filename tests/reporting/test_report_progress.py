@@ -7,6 +7,7 @@ import pytest
 
 import pdireval
 from pdireval.reporting import report
+from pdireval.reporting.sections import SECTIONS
 
 
 class Recorder:
@@ -59,7 +60,8 @@ def test_progress_advances_inside_every_long_section(recorder, tmp_path):
     run, qrels = _collection()
     r = report(run, qrels=qrels, out=tmp_path, n_resamples=50, progress=True)
     outer = recorder.bars[0]
-    assert outer.desc == "pdireval report" and outer.total == outer.n == 12  # evaluation, 10 sections, writing
+    # evaluation, the sections (RAG's and the judgments' included, empty here), writing
+    assert outer.desc == "pdireval report" and outer.total == outer.n == len(SECTIONS) + 2 == 13
     inner = [(bar, section) for bar, section in recorder.events if bar is not outer]
     for section in ("evaluation", "systems", "uncertainty", "bounds", "power", "correlation", "reliability", "stability", "information"):
         advances = sum(1 for _, s in inner if s == section)
