@@ -629,6 +629,53 @@ def _residual_of(m):
     return build_measure("RBPResidual", params, m.cutoff)
 
 
+def _pair_qrels(qrels: pd.DataFrame, pair_query, n_pairs: int) -> pd.DataFrame:
+    """The qrels of each pair's query, the pair's code (0..n_pairs-1, as a string) for query."""
+    # every pair's query qrels (vectorised repeat of each query's row range)
+    q_codes, q_ids = pd.factorize(qrels["query"])
+    order_rows = np.argsort(q_codes, kind="stable")
+    counts = np.bincount(q_codes, minlength=len(q_ids))
+    starts = np.concatenate([[0], np.cumsum(counts)])
+    pq = pd.Index(q_ids).get_indexer(pair_query)
+    n_rows = counts[pq]
+    offsets = np.repeat(starts[pq] - np.concatenate([[0], np.cumsum(n_rows)[:-1]]), n_rows)
+    take = order_rows[np.arange(int(n_rows.sum())) + offsets]
+    return pd.DataFrame(
+        {
+            "query": np.repeat(np.arange(n_pairs), n_rows).astype(str),
+            "doc": qrels["doc"].to_numpy(dtype=object)[take],
+            "label": qrels["label"].to_numpy(dtype=np.float64)[take],
+        }
+    )
+
+
+def _add_rbp_residuals(out, rbp, run, qrels, missing, columns, order, score_precision) -> None:
+    """Set the RBP rows' bounds in ``out`` to RBP and RBP + residual (Moffat & Zobel 2008)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PdirevalWarning)
+        resid = evaluate(
+            run,
+            [_residual_of(m) for m in rbp],
+            qrels=qrels,
+            missing=missing,
+            columns=columns,
+            order=order,
+            score_precision=score_precision,
+        )
+    for m, r in zip(rbp, [_residual_of(m) for m in rbp]):
+        rows = (out["measure"] == str(m)).to_numpy()
+        part = resid[resid["measure"] == str(r)]
+        where = pd.MultiIndex.from_arrays([part["system"], part["query"]])
+        pos = where.get_indexer(
+            pd.MultiIndex.from_arrays([out["system"][rows], out["query"][rows]])
+        )
+        value = out["value"].to_numpy()[rows]
+        out.loc[rows, "value_low"] = value
+        out.loc[rows, "value_high"] = value + np.where(
+            pos >= 0, part["value"].to_numpy()[np.maximum(pos, 0)], 0.0
+        )
+
+
 def unjudged_bounds(
     run,
     parsed,
@@ -678,22 +725,7 @@ def unjudged_bounds(
         for c in ("score", "rank"):
             if c in run.columns:
                 sub_run[c] = run[c].to_numpy()[rows]
-        # every pair's query qrels (vectorised repeat of each query's row range)
-        q_codes, q_ids = pd.factorize(qrels["query"])
-        order_rows = np.argsort(q_codes, kind="stable")
-        counts = np.bincount(q_codes, minlength=len(q_ids))
-        starts = np.concatenate([[0], np.cumsum(counts)])
-        pq = pd.Index(q_ids).get_indexer(pair_query)
-        n_rows = counts[pq]
-        offsets = np.repeat(starts[pq] - np.concatenate([[0], np.cumsum(n_rows)[:-1]]), n_rows)
-        take = order_rows[np.arange(int(n_rows.sum())) + offsets]
-        base = pd.DataFrame(
-            {
-                "query": np.repeat(np.arange(len(pairs)), n_rows).astype(str),
-                "doc": qrels["doc"].to_numpy(dtype=object)[take],
-                "label": qrels["label"].to_numpy(dtype=np.float64)[take],
-            }
-        )
+        base = _pair_qrels(qrels, pair_query, len(pairs))
         hole_rows = np.flatnonzero(holes & has_hole[seg_code])
         filled = pd.DataFrame(
             {
@@ -749,27 +781,5 @@ def unjudged_bounds(
     # Named, not declared: Moffat & Zobel (2008) define the residual for RBP alone.
     rbp = [m for m in parsed if m.name == "RBP"]
     if rbp:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", PdirevalWarning)
-            resid = evaluate(
-                run,
-                [_residual_of(m) for m in rbp],
-                qrels=qrels,
-                missing=missing,
-                columns=columns,
-                order=order,
-                score_precision=score_precision,
-            )
-        for m, r in zip(rbp, [_residual_of(m) for m in rbp]):
-            rows = (out["measure"] == str(m)).to_numpy()
-            part = resid[resid["measure"] == str(r)]
-            where = pd.MultiIndex.from_arrays([part["system"], part["query"]])
-            pos = where.get_indexer(
-                pd.MultiIndex.from_arrays([out["system"][rows], out["query"][rows]])
-            )
-            value = out["value"].to_numpy()[rows]
-            out.loc[rows, "value_low"] = value
-            out.loc[rows, "value_high"] = value + np.where(
-                pos >= 0, part["value"].to_numpy()[np.maximum(pos, 0)], 0.0
-            )
+        _add_rbp_residuals(out, rbp, run, qrels, missing, columns, order, score_precision)
     return out

@@ -242,15 +242,9 @@ LONG_FUNCTIONS = {
     "pdireval.trec.trec_engine.evaluate_files": 175,
     "pdireval.runs.reproduction.reproducibility": 147,
     "pdireval.io.svmlight.read_svmlight": 130,
-    "pdireval.measures.ties.maximum.iprec_sum": 124,
     "pdireval.runs.optimize._result": 119,
     "pdireval.meta.training.train_by_measure": 119,
-    "pdireval.evaluation.unjudged_bounds": 117,
-    "pdireval.meta.significance.compare": 116,
     "pdireval.treceval.command": 110,
-    "pdireval.reporting.paper.paper_table": 108,
-    "pdireval.measures.cwl.ties._stopping_measure": 104,
-    "pdireval.reporting.sections.systems_section": 102,
 }
 
 

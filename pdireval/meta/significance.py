@@ -570,6 +570,84 @@ def iter_tests(
         yield keys, systems, x.shape[0], x.mean(axis=0), pi, pj, cols
 
 
+def _wants_required_diff(method, correction, alternative, margin, alpha) -> bool:
+    """Check the Tukey HSD's correction and required_diff_alpha; whether compare() reports
+    Sakai's required difference."""
+    if method == "tukey" and correction is not None:
+        raise OptionError(
+            "the randomised Tukey HSD already controls the family-wise error over all pairs; "
+            "pass correction=None with method='tukey'"
+        )
+    if alpha is not None:
+        check_real("required_diff_alpha", alpha, low=0, high=1, inclusive=False)
+    # Sakai's required difference: two-sided bootstrap and Tukey HSD only
+    return (
+        alpha is not None
+        and method in ("bootstrap", "tukey")
+        and alternative == "two-sided"
+        and margin is None
+    )
+
+
+def _group_rows(
+    keys,
+    keys_cols,
+    systems,
+    n_q,
+    means,
+    pi,
+    pj,
+    cols,
+    *,
+    method,
+    alternative,
+    correction,
+    family,
+    joint,
+    required,
+    alpha,
+    margin,
+    confidence_level,
+    bayes,
+) -> pd.DataFrame:
+    """compare()'s rows for the pairs (pi, pj) of one group's systems, from iter_tests'
+    columns (p_adjusted corrected within the group when family='group')."""
+    names = np.array(systems, dtype=object)
+    part: dict[str, object] = {k: [keys[k]] * len(pi) for k in keys_cols}
+    part.update(
+        system_a=names[pi],
+        system_b=names[pj],
+        mean_a=means[pi],
+        mean_b=means[pj],
+        mean_diff=cols["mean_diff"],
+        ci_low=cols["ci_low"],
+        ci_high=cols["ci_high"],
+        effect_size=cols["effect_size"],
+        hedges_g=cols["hedges_g"],
+        bf10=cols["bf10"],
+        statistic=cols["statistic"].astype(np.float64),
+        p_value=cols["p_value"],
+    )
+    if joint is not None:
+        part["p_adjusted"] = cols["p_adjusted"]
+    else:
+        part["p_adjusted"] = (
+            adjust_pvalues(cols["p_value"], cast("Correction | None", correction))
+            if family == "group"
+            else cols["p_value"]
+        )
+    part["required_diff"] = cols["required"] if required else np.full(len(pi), np.nan)
+    for k in ("n_wins", "n_ties", "n_losses"):
+        part[k] = cols[k].astype(np.int64)
+    part["method"] = method
+    part["alternative"] = alternative
+    part["correction"] = correction or "none"
+    part["required_alpha"] = np.full(len(pi), float(alpha) if alpha is not None else np.nan)
+    part["n_queries"] = np.full(len(pi), n_q, dtype=np.int64)
+    part.update(_last_columns(cols, n_q, margin, confidence_level, bayes))
+    return pd.DataFrame(part)
+
+
 @renamed_options(alpha="required_diff_alpha")
 @shared_docs
 def compare(
@@ -838,21 +916,8 @@ def compare(
         )
         return _compare_seeds(frame, seeds, options)
     check_option("family", family, ("group", "all"))
-    if method == "tukey" and correction is not None:
-        raise OptionError(
-            "the randomised Tukey HSD already controls the family-wise error over all pairs; "
-            "pass correction=None with method='tukey'"
-        )
     alpha = required_diff_alpha
-    if alpha is not None:
-        check_real("required_diff_alpha", alpha, low=0, high=1, inclusive=False)
-    # Sakai's required difference: two-sided bootstrap and Tukey HSD only
-    required = (
-        alpha is not None
-        and method in ("bootstrap", "tukey")
-        and alternative == "two-sided"
-        and margin is None
-    )
+    required = _wants_required_diff(method, correction, alternative, margin, alpha)
     keys_cols = group_columns(frame)
     parts = []
     large_n_warned = False
@@ -873,40 +938,27 @@ def compare(
         if method in ("wilcoxon", "sign") and n_q > LARGE_N and not large_n_warned:
             large_n_warned = True
             _warn_large_n(method, n_q)
-        names = np.array(systems, dtype=object)
-        part: dict[str, object] = {k: [keys[k]] * len(pi) for k in keys_cols}
-        part.update(
-            system_a=names[pi],
-            system_b=names[pj],
-            mean_a=means[pi],
-            mean_b=means[pj],
-            mean_diff=cols["mean_diff"],
-            ci_low=cols["ci_low"],
-            ci_high=cols["ci_high"],
-            effect_size=cols["effect_size"],
-            hedges_g=cols["hedges_g"],
-            bf10=cols["bf10"],
-            statistic=cols["statistic"].astype(np.float64),
-            p_value=cols["p_value"],
+        part = _group_rows(
+            keys,
+            keys_cols,
+            systems,
+            n_q,
+            means,
+            pi,
+            pj,
+            cols,
+            method=method,
+            alternative=alternative,
+            correction=correction,
+            family=family,
+            joint=joint,
+            required=required,
+            alpha=alpha,
+            margin=margin,
+            confidence_level=confidence_level,
+            bayes=bayes,
         )
-        if joint is not None:
-            part["p_adjusted"] = cols["p_adjusted"]
-        else:
-            part["p_adjusted"] = (
-                adjust_pvalues(cols["p_value"], cast("Correction | None", correction))
-                if family == "group"
-                else cols["p_value"]
-            )
-        part["required_diff"] = cols["required"] if required else np.full(len(pi), np.nan)
-        for k in ("n_wins", "n_ties", "n_losses"):
-            part[k] = cols[k].astype(np.int64)
-        part["method"] = method
-        part["alternative"] = alternative
-        part["correction"] = correction or "none"
-        part["required_alpha"] = np.full(len(pi), float(alpha) if alpha is not None else np.nan)
-        part["n_queries"] = np.full(len(pi), n_q, dtype=np.int64)
-        part.update(_last_columns(cols, n_q, margin, confidence_level, bayes))
-        parts.append(pd.DataFrame(part))
+        parts.append(part)
     out = pd.concat(parts, ignore_index=True)
     if family == "all" and joint is None:
         out["p_adjusted"] = adjust_pvalues(

@@ -83,6 +83,72 @@ def _letter(i: int) -> str:
     return out
 
 
+def _tests_and_family(
+    frame, tests, measures, systems, method, correction, baseline, n_resamples, rng
+):
+    """The table's significance tests (run by compare(), or a given compare() result checked),
+    their number of resamples (None for given tests) and the family of the correction."""
+    from pdireval.meta.significance import compare
+
+    if tests is None:
+        if baseline is not None and baseline not in systems:
+            raise SchemaError(
+                f"baseline={baseline!r} is not one of the table's systems {systems}: "
+                "pick one of them."
+            )
+        tests = compare(
+            frame,
+            method=method,
+            correction=_correction_for(method, correction),
+            baseline=baseline,
+            n_resamples=n_resamples,
+            rng=rng,
+            progress=False,
+        )
+        b = n_resamples
+        family = _family(tests, measures)
+    else:
+        given = {
+            k: v
+            for k, v in (("baseline", baseline), ("n_resamples", n_resamples), ("rng", rng))
+            if v is not None
+        }
+        if given or method != "t" or correction != "holm":
+            raise OptionError(
+                "tests= reuses a compare() result, so its test settings apply: do not also pass "
+                f"{', '.join(given) or 'method=/correction='} (drop them, or drop tests=)."
+            )
+        family = _family(tests, measures)
+        tests = _check_tests(tests, measures, systems)
+        b = None
+    return tests, b, family
+
+
+def _add_intervals(out, frame, rows, interval, interval_method, confidence_level, decimals, rng):
+    """Add each mean's confidence interval to the table (ci_low, ci_high and its text); return
+    the caption's sentence on it."""
+    from pdireval.meta.aggregate import aggregate
+
+    ci = aggregate(frame, method=interval_method, confidence_level=confidence_level, rng=rng)
+    ci = ci.set_index(["system", "measure"]).reindex(rows)
+    out.insert(4, "ci_low", ci["ci_low"].to_numpy(dtype=np.float64))
+    out.insert(5, "ci_high", ci["ci_high"].to_numpy(dtype=np.float64))
+    out["text"] = [
+        _with_interval(t, m, lo, hi, interval, decimals)
+        for t, m, lo, hi in zip(out["text"], out["mean"], out["ci_low"], out["ci_high"])
+    ]
+    kind = {
+        "t": "Student t",
+        "anova": "two-way ANOVA (Sakai 2014)",
+        "bootstrap": "query-bootstrap percentile",
+    }[interval_method]
+    shown = "± the half-width" if interval == "pm" else "with [low, high]"
+    # the ANOVA interval holds the query effects fixed: it is about these queries
+    scope = " (of the mean on these queries)" if interval_method == "anova" else ""
+    note = f" Each mean {shown} of its {confidence_level:.0%} {kind} interval{scope}."
+    return note
+
+
 @overload
 def paper_table(
     scores: pd.DataFrame,
@@ -256,7 +322,6 @@ def paper_table(
     """
     from pdireval.core.groups import group_columns
     from pdireval.meta.inputs import meta_scores
-    from pdireval.meta.significance import compare
 
     alpha, decimals, confidence_level = _checked_options(
         format, interval, interval_method, alpha, decimals, confidence_level, caption, label
@@ -284,37 +349,9 @@ def paper_table(
     )
     _check_names("system", systems, all_systems)
     frame = frame[frame["measure"].isin(measures) & frame["system"].isin(systems)]
-    if tests is None:
-        if baseline is not None and baseline not in systems:
-            raise SchemaError(
-                f"baseline={baseline!r} is not one of the table's systems {systems}: "
-                "pick one of them."
-            )
-        tests = compare(
-            frame,
-            method=method,
-            correction=_correction_for(method, correction),
-            baseline=baseline,
-            n_resamples=n_resamples,
-            rng=rng,
-            progress=False,
-        )
-        b = n_resamples
-        family = _family(tests, measures)
-    else:
-        given = {
-            k: v
-            for k, v in (("baseline", baseline), ("n_resamples", n_resamples), ("rng", rng))
-            if v is not None
-        }
-        if given or method != "t" or correction != "holm":
-            raise OptionError(
-                "tests= reuses a compare() result, so its test settings apply: do not also pass "
-                f"{', '.join(given) or 'method=/correction='} (drop them, or drop tests=)."
-            )
-        family = _family(tests, measures)
-        tests = _check_tests(tests, measures, systems)
-        b = None
+    tests, b, family = _tests_and_family(
+        frame, tests, measures, systems, method, correction, baseline, n_resamples, rng
+    )
     means = frame.groupby(["system", "measure"], sort=False)["value"].agg(["mean", "count"])
     letters = {s: _letter(i) for i, s in enumerate(systems)}
     rows = pd.MultiIndex.from_product([systems, measures], names=["system", "measure"])
@@ -334,25 +371,9 @@ def paper_table(
     out["text"] = [("–" if np.isnan(v) else f"{v:.{decimals}f}") for v in out["mean"]]
     note = ""
     if interval is not None:
-        from pdireval.meta.aggregate import aggregate
-
-        ci = aggregate(frame, method=interval_method, confidence_level=confidence_level, rng=rng)
-        ci = ci.set_index(["system", "measure"]).reindex(rows)
-        out.insert(4, "ci_low", ci["ci_low"].to_numpy(dtype=np.float64))
-        out.insert(5, "ci_high", ci["ci_high"].to_numpy(dtype=np.float64))
-        out["text"] = [
-            _with_interval(t, m, lo, hi, interval, decimals)
-            for t, m, lo, hi in zip(out["text"], out["mean"], out["ci_low"], out["ci_high"])
-        ]
-        kind = {
-            "t": "Student t",
-            "anova": "two-way ANOVA (Sakai 2014)",
-            "bootstrap": "query-bootstrap percentile",
-        }[interval_method]
-        shown = "± the half-width" if interval == "pm" else "with [low, high]"
-        # the ANOVA interval holds the query effects fixed: it is about these queries
-        scope = " (of the mean on these queries)" if interval_method == "anova" else ""
-        note = f" Each mean {shown} of its {confidence_level:.0%} {kind} interval{scope}."
+        note = _add_intervals(
+            out, frame, rows, interval, interval_method, confidence_level, decimals, rng
+        )
     out.attrs["caption"] = (
         caption
         if caption is not None

@@ -49,10 +49,61 @@ def correction_label(ctx: Context) -> str:
     return CORRECTION_NAMES.get(ctx.correction, f"{ctx.correction} correction")
 
 
+def _against_best(ctx: Context, summary: pd.DataFrame) -> pd.DataFrame:
+    """The summary with each system's p-value against the measure's best system and rank."""
+    tests = ctx.tests
+    rows = []
+    for measure in ctx.meta_measures:
+        part = summary[summary["measure"] == measure]
+        best = part.sort_values(["mean", "system"], ascending=[False, True])["system"].iloc[0]
+        t = tests[
+            (tests["measure"] == measure)
+            & ((tests["system_a"] == best) | (tests["system_b"] == best))
+        ]
+        other = np.where(t["system_a"] == best, t["system_b"], t["system_a"])
+        # the paper table's family: every pair of the measure (one family per
+        # report, so the two tables never mark a pair differently)
+        p = pd.Series(t["p_adjusted"].to_numpy(dtype=np.float64), index=other)
+        rows.append(part.assign(p_vs_best=part["system"].map(p).astype(np.float64), best=best))
+    for measure in ctx.constant_measures:
+        rows.append(summary[summary["measure"] == measure].assign(p_vs_best=np.nan, best=""))
+    summary = ctx.in_order(pd.concat(rows, ignore_index=True))
+    summary["rank"] = (
+        summary.groupby("measure", sort=False)["mean"]
+        .rank(ascending=False, method="min")
+        .astype(np.int64)
+    )
+    summary["worse_than_best"] = summary["p_vs_best"].lt(ALPHA)
+    return summary
+
+
+def _paper_tables(ctx: Context, tables: dict[str, pd.DataFrame], captions: dict[str, str]) -> str:
+    """Add the table for a paper to tables, write its .tex and .md files; return its HTML."""
+    from pdireval.reporting.paper import paper_table
+
+    table = partial(
+        paper_table, ctx.scores, tests=ctx.tests, systems=ctx.systems, measures=ctx.measure_names
+    )
+    frame = table(decimals=3)
+    tables["paper_table"] = frame
+    captions["paper_table"] = (
+        "The table for a paper (tidy form; paper_table.tex / .md beside the report)"
+    )
+    extra_html = table(format="html")
+    text_formats: tuple[tuple[Literal["latex", "markdown"], str], ...] = (
+        ("latex", "tex"),
+        ("markdown", "md"),
+    )
+    for fmt, suffix in text_formats:
+        (ctx.figures_dir.parent / f"paper_table.{suffix}").write_text(
+            table(format=fmt), encoding="utf-8"
+        )
+    return extra_html
+
+
 def systems_section(ctx: Context) -> Section:
     """Per-system means, significance against the best, and the table for a paper."""
     from pdireval.meta.aggregate import aggregate
-    from pdireval.reporting.paper import paper_table
 
     step = ctx.steps("systems", ["means", "bootstrap tests", "table for a paper"])
     step("means")
@@ -72,29 +123,7 @@ def systems_section(ctx: Context) -> Section:
     extra_html = ""
     if ctx.n_systems >= 2 and ctx.n_queries >= 2 and ctx.meta_measures:
         step("bootstrap tests")
-        tests = ctx.tests
-        rows = []
-        for measure in ctx.meta_measures:
-            part = summary[summary["measure"] == measure]
-            best = part.sort_values(["mean", "system"], ascending=[False, True])["system"].iloc[0]
-            t = tests[
-                (tests["measure"] == measure)
-                & ((tests["system_a"] == best) | (tests["system_b"] == best))
-            ]
-            other = np.where(t["system_a"] == best, t["system_b"], t["system_a"])
-            # the paper table's family: every pair of the measure (one family per
-            # report, so the two tables never mark a pair differently)
-            p = pd.Series(t["p_adjusted"].to_numpy(dtype=np.float64), index=other)
-            rows.append(part.assign(p_vs_best=part["system"].map(p).astype(np.float64), best=best))
-        for measure in ctx.constant_measures:
-            rows.append(summary[summary["measure"] == measure].assign(p_vs_best=np.nan, best=""))
-        summary = ctx.in_order(pd.concat(rows, ignore_index=True))
-        summary["rank"] = (
-            summary.groupby("measure", sort=False)["mean"]
-            .rank(ascending=False, method="min")
-            .astype(np.int64)
-        )
-        summary["worse_than_best"] = summary["p_vs_best"].lt(ALPHA)
+        summary = _against_best(ctx, summary)
         tables["summary"] = summary
         n_pairs = ctx.n_systems * (ctx.n_systems - 1) // 2
         captions["summary"] = (
@@ -104,23 +133,7 @@ def systems_section(ctx: Context) -> Section:
             "superscript letters)"
         )
         step("table for a paper")
-        table = partial(
-            paper_table, ctx.scores, tests=tests, systems=ctx.systems, measures=ctx.measure_names
-        )
-        frame = table(decimals=3)
-        tables["paper_table"] = frame
-        captions["paper_table"] = (
-            "The table for a paper (tidy form; paper_table.tex / .md beside the report)"
-        )
-        extra_html = table(format="html")
-        text_formats: tuple[tuple[Literal["latex", "markdown"], str], ...] = (
-            ("latex", "tex"),
-            ("markdown", "md"),
-        )
-        for fmt, suffix in text_formats:
-            (ctx.figures_dir.parent / f"paper_table.{suffix}").write_text(
-                table(format=fmt), encoding="utf-8"
-            )
+        extra_html = _paper_tables(ctx, tables, captions)
         text = (
             "Mean of each measure over the queries (a query a system did not answer scores 0), "
             "the systems ordered by their mean on the first measure; every later table lists the "

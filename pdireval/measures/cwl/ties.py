@@ -154,6 +154,67 @@ def sdcg(segments, m):
 # --------------------------------------------------------------------------- NERR8-11
 
 
+def _first_full_values(groups, first_full, r, N_above, D_above, Q, base, cum, depth: int):
+    """E[EU] of the lists whose first full gain lies in a tie group (``first_full``: the
+    groups, ``r``: their full gains), averaged over the slot of that first full gain."""
+    # lists with a first full-gain group at slots s..s+n−1 holding r full gains (the rest 0):
+    # its first full gain is at slot t with probability C(n−1−t, r−1)/C(n, r)
+    fs = groups.seg[first_full]
+    s, n = groups.start[first_full], groups.size[first_full]
+    inside = np.minimum(n, depth - s)
+    total = np.zeros(len(first_full))
+    # one full gain and nothing above it (the usual case): the value at rank a is
+    # base[a]/cum[a], its mean over the slots a difference of one cumulative sum
+    lone = (r == 1) & (N_above[fs] == 0) & (Q[fs] == 1.0)
+    if lone.any():
+        ratio = np.zeros(depth + 1)
+        ratio[1:] = base[1 : depth + 1] / cum[1:]
+        ratio_cum = np.cumsum(ratio)
+        sl, nl, ml = s[lone], n[lone], inside[lone]
+        total[lone] = (ratio_cum[sl + ml] - ratio_cum[sl]) / nl
+        single = nl == 1
+        total[np.flatnonzero(lone)[single]] = ratio[sl[single] + 1]  # exact for an untied one
+        inside = np.where(lone, 0, inside)  # the rest of the expansion skips them
+    if not lone.all():  # the other lists: every slot of the group, with its probability
+        from pdireval.measures.ties.orderings import log_factorials
+
+        lf = log_factorials(int(n.max()) + 1)
+        owner_t = np.repeat(np.arange(len(first_full)), inside)
+        t = np.arange(len(owner_t)) - np.repeat(np.cumsum(inside) - inside, inside)
+        nn, rr = n[owner_t], r[owner_t]
+        ok = nn - 1 - t >= rr - 1
+        a = np.where(ok, nn - 1 - t, 0)
+        b = np.where(ok, nn - t - rr, 0)
+        prob = np.where(
+            ok, np.exp(lf[a] - lf[rr - 1] - lf[b] - (lf[nn] - lf[rr] - lf[nn - rr])), 0.0
+        )
+        prob[rr == 1] = 1.0 / nn[rr == 1]
+        at = s[owner_t] + t + 1  # the rank of the first full gain
+        q, fseg = Q[fs][owner_t], fs[owner_t]
+        value = (N_above[fseg] + q * base[at]) / (D_above[fseg] + q * (cum[at] - cum[s[owner_t]]))
+        total += np.bincount(owner_t, weights=prob * value, minlength=len(first_full))
+        # no full gain inside the depth: C(n − m, r)/C(n, r), the value of ranks 1..depth
+        inside = np.minimum(n, depth - s)
+        short = np.flatnonzero((inside < n) & ~lone)
+        if len(short):
+            ns, rs, ms = n[short], r[short], inside[short]
+            possible = ns - ms >= rs
+            miss = np.where(
+                possible,
+                np.exp(
+                    lf[np.maximum(ns - ms, 0)]
+                    - lf[np.maximum(ns - ms - rs, 0)]
+                    - lf[ns]
+                    + lf[ns - rs]
+                ),
+                0.0,
+            )
+            sh = fs[short]
+            rest = safe_div(N_above[sh], D_above[sh] + Q[sh] * (cum[depth] - cum[s[short]]))
+            total[short] += miss * rest
+    return fs, total
+
+
 def _stopping_measure(segments, m, base: np.ndarray, depth: int):
     """E[EU] for C_i = base[i+1]/base[i]·(1 − g_i) over ranks 1..depth (NERR8-11) when every
     list's value is fixed but for the slot of its first full gain; None otherwise (the
@@ -215,61 +276,7 @@ def _stopping_measure(segments, m, base: np.ndarray, depth: int):
     out = safe_div(N_above, D_above)
     if len(F) == 0:
         return out
-    # lists with a first full-gain group at slots s..s+n−1 holding r full gains (the rest 0):
-    # its first full gain is at slot t with probability C(n−1−t, r−1)/C(n, r)
-    fs = groups.seg[grp[F]]
-    s, n, r = groups.start[grp[F]], groups.size[grp[F]], nfull[F]
-    inside = np.minimum(n, depth - s)
-    total = np.zeros(len(F))
-    # one full gain and nothing above it (the usual case): the value at rank a is
-    # base[a]/cum[a], its mean over the slots a difference of one cumulative sum
-    lone = (r == 1) & (N_above[fs] == 0) & (Q[fs] == 1.0)
-    if lone.any():
-        ratio = np.zeros(depth + 1)
-        ratio[1:] = base[1 : depth + 1] / cum[1:]
-        ratio_cum = np.cumsum(ratio)
-        sl, nl, ml = s[lone], n[lone], inside[lone]
-        total[lone] = (ratio_cum[sl + ml] - ratio_cum[sl]) / nl
-        single = nl == 1
-        total[np.flatnonzero(lone)[single]] = ratio[sl[single] + 1]  # exact for an untied one
-        inside = np.where(lone, 0, inside)  # the rest of the expansion skips them
-    if not lone.all():  # the other lists: every slot of the group, with its probability
-        from pdireval.measures.ties.orderings import log_factorials
-
-        lf = log_factorials(int(n.max()) + 1)
-        owner_t = np.repeat(np.arange(len(F)), inside)
-        t = np.arange(len(owner_t)) - np.repeat(np.cumsum(inside) - inside, inside)
-        nn, rr = n[owner_t], r[owner_t]
-        ok = nn - 1 - t >= rr - 1
-        a = np.where(ok, nn - 1 - t, 0)
-        b = np.where(ok, nn - t - rr, 0)
-        prob = np.where(
-            ok, np.exp(lf[a] - lf[rr - 1] - lf[b] - (lf[nn] - lf[rr] - lf[nn - rr])), 0.0
-        )
-        prob[rr == 1] = 1.0 / nn[rr == 1]
-        at = s[owner_t] + t + 1  # the rank of the first full gain
-        q, fseg = Q[fs][owner_t], fs[owner_t]
-        value = (N_above[fseg] + q * base[at]) / (D_above[fseg] + q * (cum[at] - cum[s[owner_t]]))
-        total += np.bincount(owner_t, weights=prob * value, minlength=len(F))
-        # no full gain inside the depth: C(n − m, r)/C(n, r), the value of ranks 1..depth
-        inside = np.minimum(n, depth - s)
-        short = np.flatnonzero((inside < n) & ~lone)
-        if len(short):
-            ns, rs, ms = n[short], r[short], inside[short]
-            possible = ns - ms >= rs
-            miss = np.where(
-                possible,
-                np.exp(
-                    lf[np.maximum(ns - ms, 0)]
-                    - lf[np.maximum(ns - ms - rs, 0)]
-                    - lf[ns]
-                    + lf[ns - rs]
-                ),
-                0.0,
-            )
-            sh = fs[short]
-            rest = safe_div(N_above[sh], D_above[sh] + Q[sh] * (cum[depth] - cum[s[short]]))
-            total[short] += miss * rest
+    fs, total = _first_full_values(groups, grp[F], nfull[F], N_above, D_above, Q, base, cum, depth)
     out[fs] = total
     return out
 

@@ -237,6 +237,55 @@ def _overwrite(out: np.ndarray, seg, value) -> np.ndarray:
     return out
 
 
+def _placement_maxima(
+    segments, groups, want_h, g_h, unit_key, floor_h, *, exact_limit: int, samples: int
+):
+    """E[max over the kept groups of Φ_G(j0) floored at L] per (list, level) unit, over the
+    groups' placements: ``(units, values)``. ``groups``: (seg, s, n, r, c) per group; one item
+    per (list, level, group): its group ``g_h``, level's rank ``want_h``, unit and floor."""
+    seg, s, n, r, c = groups
+    need, item_group = np.unique(g_h, return_inverse=True)
+    item_group = item_group.reshape(-1)
+    owner, prob, slots = _placements(
+        segments, seg[need], s[need], n[need], r[need], exact_limit=exact_limit, samples=samples
+    )
+    k = r[need][owner]
+    elem_first = np.cumsum(k) - k
+    draw_of = np.repeat(np.arange(len(owner)), k)
+    j = np.arange(len(draw_of)) - np.repeat(elem_first, k)
+    g_of = need[owner][draw_of]
+    precision = (c[g_of] + j + 1.0) / (s[g_of] + slots + 1.0)
+    suffix = within_segment_suffix_max(draw_of, precision)  # max over j' >= j in the placement
+    n_draws = np.bincount(owner, minlength=len(need))
+    draw_first = np.zeros(len(need), dtype=np.int64)
+    block = np.flatnonzero(
+        np.r_[True, owner[1:] != owner[:-1]]
+    )  # a group's placements are consecutive
+    draw_first[owner[block]] = block
+    # items: one (list, level, group) each, units (list, level) consecutive (already sorted)
+    units, unit = np.unique(unit_key, return_inverse=True)
+    unit = unit.reshape(-1)
+    j0 = np.maximum(want_h - c[g_h] - 1.0, 0.0).astype(np.int64)
+    per_item = n_draws[item_group]
+    atom_item = np.repeat(np.arange(len(g_h)), per_item)
+    draw = np.arange(len(atom_item)) + np.repeat(
+        draw_first[item_group] - (np.cumsum(per_item) - per_item), per_item
+    )
+    value = np.maximum(suffix[elem_first[draw] + j0[atom_item]], floor_h[atom_item])
+    p = prob[draw]
+    items_of_unit = np.bincount(unit, minlength=len(units))
+    lone = items_of_unit[unit[atom_item]] == 1
+    result = np.bincount(
+        unit[atom_item[lone]], weights=value[lone] * p[lone], minlength=len(units)
+    ).astype(np.float64)
+    if not lone.all():
+        several = ~lone
+        result += _expected_max(
+            unit[atom_item[several]], atom_item[several], value[several], p[several], len(units)
+        )
+    return units, result
+
+
 def iprec_sum(
     segments, m, fractions, *, exact_limit: int = EXACT_LIMIT, samples: int = SAMPLES
 ) -> np.ndarray | None:
@@ -336,46 +385,16 @@ def iprec_sum(
     if not hard.any():
         return _overwrite(out, sparse_seg, sparse_value)
     # the rest: the groups' placements, Φ_G for its j0 floored at L, then the maximum
-    g_h, l_h, unit_key, floor_h = g_k[hard], l_k[hard], unit_k[hard], floor_k[hard]
-    need, item_group = np.unique(g_h, return_inverse=True)
-    item_group = item_group.reshape(-1)
-    owner, prob, slots = _placements(
-        segments, seg[need], s[need], n[need], r[need], exact_limit=exact_limit, samples=samples
+    units, result = _placement_maxima(
+        segments,
+        (seg, s, n, r, c),
+        want[list_of[g_k[hard]], l_k[hard]],
+        g_k[hard],
+        unit_k[hard],
+        floor_k[hard],
+        exact_limit=exact_limit,
+        samples=samples,
     )
-    k = r[need][owner]
-    elem_first = np.cumsum(k) - k
-    draw_of = np.repeat(np.arange(len(owner)), k)
-    j = np.arange(len(draw_of)) - np.repeat(elem_first, k)
-    g_of = need[owner][draw_of]
-    precision = (c[g_of] + j + 1.0) / (s[g_of] + slots + 1.0)
-    suffix = within_segment_suffix_max(draw_of, precision)  # max over j' >= j in the placement
-    n_draws = np.bincount(owner, minlength=len(need))
-    draw_first = np.zeros(len(need), dtype=np.int64)
-    block = np.flatnonzero(
-        np.r_[True, owner[1:] != owner[:-1]]
-    )  # a group's placements are consecutive
-    draw_first[owner[block]] = block
-    # items: one (list, level, group) each, units (list, level) consecutive (already sorted)
-    units, unit = np.unique(unit_key, return_inverse=True)
-    unit = unit.reshape(-1)
-    j0 = np.maximum(want[list_of[g_h], l_h] - c[g_h] - 1.0, 0.0).astype(np.int64)
-    per_item = n_draws[item_group]
-    atom_item = np.repeat(np.arange(len(g_h)), per_item)
-    draw = np.arange(len(atom_item)) + np.repeat(
-        draw_first[item_group] - (np.cumsum(per_item) - per_item), per_item
-    )
-    value = np.maximum(suffix[elem_first[draw] + j0[atom_item]], floor_h[atom_item])
-    p = prob[draw]
-    items_of_unit = np.bincount(unit, minlength=len(units))
-    lone = items_of_unit[unit[atom_item]] == 1
-    result = np.bincount(
-        unit[atom_item[lone]], weights=value[lone] * p[lone], minlength=len(units)
-    ).astype(np.float64)
-    if not lone.all():
-        several = ~lone
-        result += _expected_max(
-            unit[atom_item[several]], atom_item[several], value[several], p[several], len(units)
-        )
     out += np.bincount(seg[first][units // n_levels], weights=result, minlength=v.n_seg)
     return _overwrite(out, sparse_seg, sparse_value)
 
