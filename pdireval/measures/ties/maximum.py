@@ -237,6 +237,42 @@ def _overwrite(out: np.ndarray, seg, value) -> np.ndarray:
     return out
 
 
+def _kept_groups(want, last, lo, s, n, r, first, lengths, list_of, n_levels: int):
+    """Per (list, level): the floor L (the largest lo over the qualifying groups, 0 when none
+    qualifies) and the groups kept above it, as items ``(g_k, l_k, list_k, unit_k)`` in
+    (list, level) order, with ``n_kept`` per (list, level)."""
+    n_lists, n_groups = len(first), len(last)
+    # a: the first group qualifying (c + r >= w) per (list, level), when the list has one
+    valid = want <= last[first + lengths - 1][:, None]
+    stride = int(last.max()) + 2
+    a = np.searchsorted(
+        list_of * stride + last, (np.arange(n_lists) * stride)[:, None] + want.astype(np.int64)
+    )
+    a = np.where(valid, a, 0)
+    # L: the largest lo over the qualifying groups (a suffix of the list)
+    marked = np.zeros(n_groups, dtype=bool)
+    marked[a[valid]] = True
+    points = np.flatnonzero(marked)
+    suffix_lo = np.zeros(n_groups)
+    suffix_lo[points] = _suffix_max_at(lo, np.repeat(first + lengths, lengths), points)
+    floor = np.where(valid, suffix_lo[a], 0.0)
+    # a group is kept at a level when it qualifies and hi > L; the floor L only falls as a
+    # moves down the list, so the deepest a at or above a group decides whether it is ever kept
+    deepest = np.maximum.accumulate(np.where(marked, np.arange(n_groups), -1))
+    tied = np.flatnonzero(n > r)  # only a group with hi > lo can rise above its floor
+    hi = last[tied] / (s[tied] + r[tied] + 0.0)
+    deepest = deepest[tied]
+    ok = (deepest >= first[list_of[tied]]) & (hi > suffix_lo[np.maximum(deepest, 0)])
+    cand, hi = tied[ok], hi[ok]
+    lc = list_of[cand]
+    kept = valid[lc] & (a[lc] <= cand[:, None]) & (hi[:, None] > floor[lc])  # (candidates, levels)
+    ci, l_k = np.nonzero(kept)
+    g_k = cand[ci]
+    unit_k = lc[ci] * n_levels + l_k  # (list, level), in that order
+    n_kept = np.bincount(unit_k, minlength=n_lists * n_levels).reshape(n_lists, n_levels)
+    return floor, g_k, l_k, lc[ci], unit_k, n_kept
+
+
 def _placement_maxima(
     segments, groups, want_h, g_h, unit_key, floor_h, *, exact_limit: int, samples: int
 ):
@@ -337,42 +373,16 @@ def iprec_sum(
     last = c + r
     lo = last / (s + n + 0.0)
     want = table[row]  # (lists, levels)
-    n_lists, n_groups = len(first), len(seg)
-    list_of = np.repeat(np.arange(n_lists), lengths)
-    # a: the first group qualifying (c + r >= w) per (list, level), when the list has one
-    valid = want <= last[first + lengths - 1][:, None]
-    stride = int(last.max()) + 2
-    a = np.searchsorted(
-        list_of * stride + last, (np.arange(n_lists) * stride)[:, None] + want.astype(np.int64)
+    list_of = np.repeat(np.arange(len(first)), lengths)
+    floor, g_k, l_k, list_k, unit_k, n_kept = _kept_groups(
+        want, last, lo, s, n, r, first, lengths, list_of, n_levels
     )
-    a = np.where(valid, a, 0)
-    # L: the largest lo over the qualifying groups (a suffix of the list)
-    marked = np.zeros(n_groups, dtype=bool)
-    marked[a[valid]] = True
-    points = np.flatnonzero(marked)
-    suffix_lo = np.zeros(n_groups)
-    suffix_lo[points] = _suffix_max_at(lo, np.repeat(first + lengths, lengths), points)
-    floor = np.where(valid, suffix_lo[a], 0.0)
-    # a group is kept at a level when it qualifies and hi > L; the floor L only falls as a
-    # moves down the list, so the deepest a at or above a group decides whether it is ever kept
-    deepest = np.maximum.accumulate(np.where(marked, np.arange(n_groups), -1))
-    tied = np.flatnonzero(n > r)  # only a group with hi > lo can rise above its floor
-    hi = last[tied] / (s[tied] + r[tied] + 0.0)
-    deepest = deepest[tied]
-    ok = (deepest >= first[list_of[tied]]) & (hi > suffix_lo[np.maximum(deepest, 0)])
-    cand, hi = tied[ok], hi[ok]
-    lc = list_of[cand]
-    kept = valid[lc] & (a[lc] <= cand[:, None]) & (hi[:, None] > floor[lc])  # (candidates, levels)
-    ci, l_k = np.nonzero(kept)
-    g_k = cand[ci]
-    unit_k = lc[ci] * n_levels + l_k  # (list, level), in that order
-    n_kept = np.bincount(unit_k, minlength=n_lists * n_levels).reshape(n_lists, n_levels)
     # no group left: the floor (0 when none qualifies)
     out[seg[first]] = np.where(n_kept == 0, floor, 0.0).sum(axis=1)
     if len(g_k) == 0:
         return _overwrite(out, sparse_seg, sparse_value)
-    floor_k = floor[lc[ci], l_k]
-    alone = n_kept[lc[ci], l_k] == 1
+    floor_k = floor[list_k, l_k]
+    alone = n_kept[list_k, l_k] == 1
     # one group left holding one relevant document: the closed form over its slots
     easy = alone & (r[g_k] == 1)
     if easy.any():
