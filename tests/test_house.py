@@ -240,10 +240,6 @@ def test_no_line_over_100_characters():
 LONG_FUNCTIONS = {
     "pdireval.trec.trec_prefs.prefs_result": 245,
     "pdireval.trec.trec_engine.evaluate_files": 175,
-    "pdireval.runs.reproduction.reproducibility": 147,
-    "pdireval.io.svmlight.read_svmlight": 130,
-    "pdireval.runs.optimize._result": 119,
-    "pdireval.meta.training.train_by_measure": 119,
     "pdireval.treceval.command": 110,
 }
 

@@ -115,6 +115,45 @@ def read_svmlight(path: PathArg, *, query_file: PathArg | None = None) -> pd.Dat
     """
     file = as_path(path, "SVMlight")
     require_file(file, "SVMlight")
+    body, raw = _data_lines(file)
+    line_no = body.index.to_numpy() + 1
+    flat, lengths, starts = _tokens(body)
+    first, second = _leading_tokens(flat, lengths, starts)
+    label = pd.to_numeric(first, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    bad = ~np.isfinite(label)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise _svm_error(
+            file, line_no[i], f"the label {first.iloc[i]!r} is not a finite number", raw.iloc[i]
+        )
+    has_qid = second.str.startswith("qid:").to_numpy(dtype=bool)
+    if has_qid.all():
+        query = _qid_queries(file, second, body, raw, query_file)
+    elif not has_qid.any():
+        query = _group_queries(file, body, query_file)
+    else:
+        i = int(np.flatnonzero(~has_qid)[0])
+        raise _svm_error(
+            file, line_no[i], "no 'qid:' field, while other lines have one", raw.iloc[i]
+        )
+    skip = 2 if has_qid.all() else 1
+    position, fid, fval = _features(file, flat, lengths, starts, skip, raw)
+    query = query.astype(str)
+    docid = raw.str.extract(r"#.*?\bdocid\s*=\s*(\S+)", expand=False)
+    if docid.notna().all():
+        doc = docid
+    else:
+        doc = query + "-" + query.groupby(query, sort=False).cumcount().astype(str)
+    low, matrix = _feature_matrix(file, position, fid, fval, raw)
+    out = pd.DataFrame({"query": query.to_numpy(), "doc": doc.to_numpy(), "label": label}).astype(
+        {"query": ID_DTYPE, "doc": ID_DTYPE}
+    )
+    features = pd.DataFrame(matrix, columns=[f"f{i + low}" for i in range(matrix.shape[1])])
+    return pd.concat([out, features], axis=1)
+
+
+def _data_lines(file: Path) -> tuple[pd.Series, pd.Series]:
+    """The data lines' text before any ``#`` (stripped) and their whole text, blank ones out."""
     lines = _read_lines(file)
     split = lines.str.split("#", n=1)
     body = split.str[0].str.strip()
@@ -124,67 +163,72 @@ def read_svmlight(path: PathArg, *, query_file: PathArg | None = None) -> pd.Dat
         raise SchemaError(
             f"{file}: the SVMlight file has no data line. Lines look like {_SVM_EXAMPLE}."
         )
-    line_no = body.index.to_numpy() + 1
+    return body, raw
+
+
+def _tokens(body: pd.Series) -> tuple[pa.Array, np.ndarray, np.ndarray]:
+    """Every line's whitespace-separated tokens, flat, with each line's count and first index."""
     lists = pa_compute.utf8_split_whitespace(
         pa.array(body.to_numpy(dtype=object), type=pa.string())
     )
     lengths = pa_compute.list_value_length(lists).to_numpy(zero_copy_only=False).astype(np.int64)
     flat = pa_compute.list_flatten(lists)
     starts = np.cumsum(lengths) - lengths
+    return flat, lengths, starts
+
+
+def _leading_tokens(flat, lengths: np.ndarray, starts: np.ndarray) -> tuple[pd.Series, pd.Series]:
+    """Each line's first token (the label) and second one (``""`` where a line has one)."""
     first = pd.Series(flat.take(pa.array(starts)).to_numpy(zero_copy_only=False), dtype=object)
     second_at = np.minimum(starts + 1, len(flat) - 1)
     second = pd.Series(flat.take(pa.array(second_at)).to_numpy(zero_copy_only=False), dtype=object)
     second[lengths < 2] = ""
-    label = pd.to_numeric(first, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
-    bad = ~np.isfinite(label)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise _svm_error(
-            file, line_no[i], f"the label {first.iloc[i]!r} is not a finite number", raw.iloc[i]
-        )
+    return first, second
 
-    has_qid = second.str.startswith("qid:").to_numpy(dtype=bool)
-    if has_qid.all():
-        if query_file is not None:
-            raise SchemaError(
-                f"{file}: the lines have 'qid:' fields, so query_file= is not used; drop it."
-            )
-        query = pd.Series(second.str.slice(4).to_numpy(), index=body.index)
-        empty = (query == "").to_numpy(dtype=bool)
-        if empty.any():
-            i = int(np.flatnonzero(empty)[0])
-            raise _svm_error(file, line_no[i], "the qid: field is empty", raw.iloc[i])
-    elif not has_qid.any():
-        qfile = (
-            as_path(query_file, "query") if query_file is not None else Path(str(file) + ".query")
-        )
-        if qfile.is_dir():
-            raise folder_error(qfile, "group (query_file=)")
-        if not qfile.is_file():
-            raise SchemaError(
-                f"{file}: the lines have no 'qid:' field and there is no group file {qfile}. "
-                "Pass query_file= (one group size per line, as LightGBM's .query files), or "
-                "write 'qid:Q' after each label."
-            )
-        sizes = _group_sizes(qfile)
-        if sizes.sum() != len(body):
-            raise SchemaError(
-                f"{qfile}: the group sizes add up to {int(sizes.sum())} lines, but {file} has "
-                f"{len(body)} data lines. The group file must list, in order, how many lines "
-                "each query has."
-            )
-        query = pd.Series(
-            np.repeat(np.arange(1, len(sizes) + 1), sizes).astype(str), index=body.index
-        )
-    else:
-        i = int(np.flatnonzero(~has_qid)[0])
-        raise _svm_error(
-            file, line_no[i], "no 'qid:' field, while other lines have one", raw.iloc[i]
-        )
 
-    # id:value tokens, parsed by pyarrow's compute kernels (no Python loop per token)
-    skip = 2 if has_qid.all() else 1
-    line_of = np.repeat(np.arange(len(body)), lengths)
+def _qid_queries(file: Path, second: pd.Series, body: pd.Series, raw: pd.Series, query_file):
+    """The queries of lines that all carry ``qid:Q`` (then no group file is allowed)."""
+    if query_file is not None:
+        raise SchemaError(
+            f"{file}: the lines have 'qid:' fields, so query_file= is not used; drop it."
+        )
+    query = pd.Series(second.str.slice(4).to_numpy(), index=body.index)
+    empty = (query == "").to_numpy(dtype=bool)
+    if empty.any():
+        i = int(np.flatnonzero(empty)[0])
+        line = int(body.index[i]) + 1
+        raise _svm_error(file, line, "the qid: field is empty", raw.iloc[i])
+    return query
+
+
+def _group_queries(file: Path, body: pd.Series, query_file) -> pd.Series:
+    """The queries of lines without ``qid:``: group numbers from the group file's sizes."""
+    qfile = as_path(query_file, "query") if query_file is not None else Path(str(file) + ".query")
+    if qfile.is_dir():
+        raise folder_error(qfile, "group (query_file=)")
+    if not qfile.is_file():
+        raise SchemaError(
+            f"{file}: the lines have no 'qid:' field and there is no group file {qfile}. "
+            "Pass query_file= (one group size per line, as LightGBM's .query files), or "
+            "write 'qid:Q' after each label."
+        )
+    sizes = _group_sizes(qfile)
+    if sizes.sum() != len(body):
+        raise SchemaError(
+            f"{qfile}: the group sizes add up to {int(sizes.sum())} lines, but {file} has "
+            f"{len(body)} data lines. The group file must list, in order, how many lines "
+            "each query has."
+        )
+    return pd.Series(np.repeat(np.arange(1, len(sizes) + 1), sizes).astype(str), index=body.index)
+
+
+def _features(file: Path, flat, lengths, starts, skip: int, raw: pd.Series):
+    """The ``id:value`` tokens after the first ``skip`` of each line: (line, id, value) arrays.
+
+    Parsed by pyarrow's compute kernels (no Python loop per token).
+    """
+    line_no = raw.index.to_numpy() + 1
+    line_of = np.repeat(np.arange(len(lengths)), lengths)
     within = np.arange(len(flat)) - np.repeat(starts, lengths)
     take = np.flatnonzero(within >= skip)
     tokens_f = flat.take(pa.array(take))
@@ -219,31 +263,26 @@ def read_svmlight(path: PathArg, *, query_file: PathArg | None = None) -> pd.Dat
             f"feature {fid[j]} is given twice",
             raw.iloc[position[j]],
         )
+    return position, fid, fval
 
-    query = query.astype(str)
-    docid = raw.str.extract(r"#.*?\bdocid\s*=\s*(\S+)", expand=False)
-    if docid.notna().all():
-        doc = docid
-    else:
-        doc = query + "-" + query.groupby(query, sort=False).cumcount().astype(str)
+
+def _feature_matrix(file: Path, position, fid, fval, raw: pd.Series) -> tuple[int, np.ndarray]:
+    """The lowest feature id (0 or 1) and the dense lines x features matrix, 0 where omitted."""
+    n_rows = len(raw)
     low = 0 if len(fid) and fid.min() == 0 else 1
     width = int(fid.max()) - low + 1 if len(fid) else 0
-    if len(body) * width > MAX_FEATURE_CELLS:
+    if n_rows * width > MAX_FEATURE_CELLS:
         j = int(np.argmax(fid))
         raise _svm_error(
             file,
-            int(line_no[position[j]]),
-            f"feature id {int(fid[j])} would make a dense matrix of {len(body)} rows x {width} "
-            f"feature columns ({len(body) * width} cells, "
-            f"{len(body) * width * 8 / 2**30:.1f} GiB), more than "
+            int(raw.index[position[j]]) + 1,
+            f"feature id {int(fid[j])} would make a dense matrix of {n_rows} rows x {width} "
+            f"feature columns ({n_rows * width} cells, "
+            f"{n_rows * width * 8 / 2**30:.1f} GiB), more than "
             f"pdireval.io.svmlight.MAX_FEATURE_CELLS = {MAX_FEATURE_CELLS}. Renumber the features "
             "densely (1..number of features), or raise that limit",
             raw.iloc[position[j]],
         )
-    matrix = np.zeros((len(body), width), dtype=np.float64)
+    matrix = np.zeros((n_rows, width), dtype=np.float64)
     matrix[position, fid - low] = fval
-    out = pd.DataFrame({"query": query.to_numpy(), "doc": doc.to_numpy(), "label": label}).astype(
-        {"query": ID_DTYPE, "doc": ID_DTYPE}
-    )
-    features = pd.DataFrame(matrix, columns=[f"f{i + low}" for i in range(width)])
-    return pd.concat([out, features], axis=1)
+    return low, matrix

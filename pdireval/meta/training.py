@@ -178,22 +178,8 @@ def train_by_measure(
     """
     full = meta_scores(scores, columns, function=(name := "train_by_measure"))
     tr = full if train_scores is None else meta_scores(train_scores, columns, function=name)
-    exp_keys = [k for k in group_columns(full) if k != "measure"]
-    lacking = [k for k in exp_keys if k not in tr.columns]
-    if lacking:
-        raise SchemaError(
-            f"train_scores lack the grouping column(s) {lacking} of scores; add them."
-        )
-    var_keys = [k for k in group_columns(tr) if k not in exp_keys and k != "measure"]
-    known = set(pd.unique(full["query"]))
-    train_q = _query_set(train, "train", known)
-    test_q = _query_set(test, "test", known)
-    overlap = sorted(set(train_q) & set(test_q))
-    if overlap:
-        raise SchemaError(
-            f"train and test share {len(overlap)} quer{'y' if len(overlap) == 1 else 'ies'} "
-            f"(e.g. {overlap[:5]}); the query sets must be disjoint."
-        )
+    exp_keys, var_keys = _grouping_keys(full, tr)
+    train_q, test_q = _query_sets(full, train, test)
     if reference not in set(pd.unique(tr["measure"])):
         raise SchemaError(
             f"the training scores lack the reference measure {reference!r}; they hold "
@@ -207,68 +193,11 @@ def train_by_measure(
     folds = [(0, train_q, test_q)] + ([(1, test_q, train_q)] if swap else [])
     pieces = []
     for fold, t_train, t_test in folds:
-        # ---- training: best system per (experiment, variant, measure)
-        part = tr[tr["query"].isin(t_train).to_numpy()]
-        keys = exp_keys + var_keys + ["measure"]
-        means = (
-            part.groupby(keys + ["system"], sort=False, observed=True, dropna=False)["value"]
-            .mean()
-            .reset_index()
+        chosen = _trained_choices(
+            tr[tr["query"].isin(t_train).to_numpy()], exp_keys, var_keys, reference
         )
-        means = means.sort_values(
-            keys + ["value", "system"],
-            ascending=[True] * len(keys) + [False, True],
-            kind="stable",
-            na_position="last",
-        )
-        best = means.drop_duplicates(keys).rename(columns={"measure": "train_measure"})[
-            exp_keys + var_keys + ["train_measure", "system"]
-        ]
-        base = best[best["train_measure"] == reference][exp_keys + var_keys + ["system"]].rename(
-            columns={"system": "reference_system"}
-        )
-        chosen = (
-            best.merge(base, on=exp_keys + var_keys, how="left")
-            if exp_keys + var_keys
-            else best.assign(reference_system=base["reference_system"].iloc[0])
-        )
-        # ---- test: per (experiment, eval measure) a query x system matrix on the test queries
         test_part = full[full["query"].isin(t_test).to_numpy()]
-        rows = []
-        for gd, matrix in group_matrices(test_part, by=exp_keys + ["measure"], what="test scores"):
-            sel = chosen
-            for k in exp_keys:
-                sel = sel[sel[k] == gd[k]]
-            if len(sel) == 0:
-                continue
-            col = matrix.columns.get_indexer(sel["system"])
-            bcol = matrix.columns.get_indexer(sel["reference_system"])
-            if (col < 0).any() or (bcol < 0).any():
-                absent = sorted(
-                    set(sel["system"][col < 0]) | set(sel["reference_system"][bcol < 0])
-                )
-                raise SchemaError(
-                    f"the test scores of {gd} lack system(s) {absent[:5]} chosen in training."
-                )
-            values = matrix.to_numpy(dtype=np.float64)
-            a, b = values[:, col], values[:, bcol]
-            stat = np.zeros(len(col))
-            pval = np.ones(len(col))
-            differ = col != bcol
-            if differ.any():
-                res = wilcoxon(a[:, differ], b[:, differ])
-                stat[differ] = res.statistic
-                pval[differ] = res.p_value
-            out = sel.copy()
-            out.insert(0, "fold", fold)
-            out["eval_measure"] = gd["measure"]
-            out["value"] = a.mean(axis=0)
-            out["reference_value"] = b.mean(axis=0)
-            out["statistic"] = stat
-            out["p_value"] = pval
-            out["n_test_queries"] = values.shape[0]
-            rows.append(out)
-        pieces.append(pd.concat(rows, ignore_index=True))
+        pieces.append(_tested_choices(test_part, chosen, exp_keys, fold))
     res = pd.concat(pieces, ignore_index=True)
     if pframe is not None:
         res = res.merge(pframe, on="system", how="left")
@@ -298,6 +227,103 @@ def train_by_measure(
     for c in ("value", "reference_value", "statistic", "p_value"):
         res[c] = res[c].astype(np.float64)
     return res
+
+
+def _grouping_keys(full: pd.DataFrame, tr: pd.DataFrame) -> tuple[list, list]:
+    """The experiment keys (of ``scores``) and the variant keys (only the training scores')."""
+    exp_keys = [k for k in group_columns(full) if k != "measure"]
+    lacking = [k for k in exp_keys if k not in tr.columns]
+    if lacking:
+        raise SchemaError(
+            f"train_scores lack the grouping column(s) {lacking} of scores; add them."
+        )
+    var_keys = [k for k in group_columns(tr) if k not in exp_keys and k != "measure"]
+    return exp_keys, var_keys
+
+
+def _query_sets(full: pd.DataFrame, train, test) -> tuple[list[str], list[str]]:
+    """The training and test query ids, checked known and disjoint."""
+    known = set(pd.unique(full["query"]))
+    train_q = _query_set(train, "train", known)
+    test_q = _query_set(test, "test", known)
+    overlap = sorted(set(train_q) & set(test_q))
+    if overlap:
+        raise SchemaError(
+            f"train and test share {len(overlap)} quer{'y' if len(overlap) == 1 else 'ies'} "
+            f"(e.g. {overlap[:5]}); the query sets must be disjoint."
+        )
+    return train_q, test_q
+
+
+def _trained_choices(part: pd.DataFrame, exp_keys, var_keys, reference: str) -> pd.DataFrame:
+    """The best system per (experiment, variant, training measure) on the training queries,
+    beside the one the reference measure chose."""
+    keys = exp_keys + var_keys + ["measure"]
+    means = (
+        part.groupby(keys + ["system"], sort=False, observed=True, dropna=False)["value"]
+        .mean()
+        .reset_index()
+    )
+    means = means.sort_values(
+        keys + ["value", "system"],
+        ascending=[True] * len(keys) + [False, True],
+        kind="stable",
+        na_position="last",
+    )
+    best = means.drop_duplicates(keys).rename(columns={"measure": "train_measure"})[
+        exp_keys + var_keys + ["train_measure", "system"]
+    ]
+    base = best[best["train_measure"] == reference][exp_keys + var_keys + ["system"]].rename(
+        columns={"system": "reference_system"}
+    )
+    return (
+        best.merge(base, on=exp_keys + var_keys, how="left")
+        if exp_keys + var_keys
+        else best.assign(reference_system=base["reference_system"].iloc[0])
+    )
+
+
+def _tested_choices(test_part: pd.DataFrame, chosen: pd.DataFrame, exp_keys, fold: int):
+    """The chosen systems' test values against the reference's, per (experiment, eval
+    measure): a query x system matrix on the test queries each."""
+    rows = []
+    for gd, matrix in group_matrices(test_part, by=exp_keys + ["measure"], what="test scores"):
+        sel = chosen
+        for k in exp_keys:
+            sel = sel[sel[k] == gd[k]]
+        if len(sel) == 0:
+            continue
+        rows.append(_tested_group(gd, matrix, sel, fold))
+    return pd.concat(rows, ignore_index=True)
+
+
+def _tested_group(gd, matrix: pd.DataFrame, sel: pd.DataFrame, fold: int) -> pd.DataFrame:
+    """One test group's rows: means of the chosen and reference systems, Wilcoxon between."""
+    col = matrix.columns.get_indexer(sel["system"])
+    bcol = matrix.columns.get_indexer(sel["reference_system"])
+    if (col < 0).any() or (bcol < 0).any():
+        absent = sorted(set(sel["system"][col < 0]) | set(sel["reference_system"][bcol < 0]))
+        raise SchemaError(
+            f"the test scores of {gd} lack system(s) {absent[:5]} chosen in training."
+        )
+    values = matrix.to_numpy(dtype=np.float64)
+    a, b = values[:, col], values[:, bcol]
+    stat = np.zeros(len(col))
+    pval = np.ones(len(col))
+    differ = col != bcol
+    if differ.any():
+        res = wilcoxon(a[:, differ], b[:, differ])
+        stat[differ] = res.statistic
+        pval[differ] = res.p_value
+    out = sel.copy()
+    out.insert(0, "fold", fold)
+    out["eval_measure"] = gd["measure"]
+    out["value"] = a.mean(axis=0)
+    out["reference_value"] = b.mean(axis=0)
+    out["statistic"] = stat
+    out["p_value"] = pval
+    out["n_test_queries"] = values.shape[0]
+    return out
 
 
 def _inv_sd(frame: pd.DataFrame, keys: list[str], column: str, ddof: int) -> pd.Series:

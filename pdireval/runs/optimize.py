@@ -623,8 +623,17 @@ def _gain_ratio(g):
 
 
 def _result(model: _Model, what, grades, g0, d0, g, d, success, message, timing, target, by, names):
-    n_eval, seconds, per_eval = timing
-    K = model.K
+    gains, discounts = _vector_tables(model.K, grades, g0, d0, g, d)
+    n_primes = model._n_primes()
+    summary = _summary(model, n_primes, g0, d0, g, d, success, message, timing, target, by)
+    # comparison against the standard functions (Kanoulas & Aslam 2009, Tables 1, 3, 4)
+    combos = _compared_functions(what, grades, g, d, names)
+    comparison, means = _comparison(model, n_primes, combos, target, by)
+    return OptimizeResult(what, gains, discounts, summary, comparison, means, grades)
+
+
+def _vector_tables(K: int, grades, g0, d0, g, d) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The gains per grade and discounts per rank, beside the start and the standard ones."""
     gains = pd.DataFrame(
         {
             "grade": grades.astype(np.float64),
@@ -639,11 +648,17 @@ def _result(model: _Model, what, grades, g0, d0, g, d, success, message, timing,
     )
     for name in STANDARD_DISCOUNTS:
         discounts[name] = standard_discount(name, K)
+    return gains, discounts
 
-    def keys(c, k):
-        return ({"collection": c.name} if by is not None else {}) | {"k": k}
 
-    n_primes = model._n_primes()
+def _keys(c: _Collection, k: int, by) -> dict:
+    """The key columns of an objective's rows: ``collection`` (with ``by=``) and ``k``."""
+    return ({"collection": c.name} if by is not None else {}) | {"k": k}
+
+
+def _summary(model: _Model, n_primes, g0, d0, g, d, success, message, timing, target, by):
+    """One row per objective: Φ, E ρ² and queries needed at the start and at the optimum."""
+    n_eval, seconds, per_eval = timing
     start_comp = model.components(g0, d0)
     opt_comp = model.components(g, d)
     rows = []
@@ -652,7 +667,7 @@ def _result(model: _Model, what, grades, g0, d0, g, d, success, message, timing,
         vs, vt, vr, _, _ = opt_comp[j]
         npr = n_primes[j]
         rows.append(
-            keys(c, k)
+            _keys(c, k, by)
             | {
                 "n_systems": n_s,
                 "n_queries_observed": n_t,
@@ -672,39 +687,50 @@ def _result(model: _Model, what, grades, g0, d0, g, d, success, message, timing,
                 "seconds_per_evaluation": per_eval,
             }
         )
-    summary = pd.DataFrame(rows)
+    return pd.DataFrame(rows)
 
-    # comparison against the standard functions (Kanoulas & Aslam 2009, Tables 1, 3, 4)
+
+def _compared_functions(what, grades, g, d, names) -> list[tuple]:
+    """(gain name, discount name, gain vector, discount: vector or a standard name), the
+    optimum first."""
     gname0, dname0 = names
-    # (gain name, discount name, gain vector, discount: vector or a standard name)
     if what == "discount":
-        combos = [(gname0, "optimal", g, d)] + [(gname0, n, g, n) for n in STANDARD_DISCOUNTS]
-    elif what == "gain":
-        combos = [("optimal", dname0, g, d)] + [
+        return [(gname0, "optimal", g, d)] + [(gname0, n, g, n) for n in STANDARD_DISCOUNTS]
+    if what == "gain":
+        return [("optimal", dname0, g, d)] + [
             (n, dname0, standard_gain(n, grades), d) for n in STANDARD_GAINS
         ]
-    else:
-        combos = [("optimal", "optimal", g, d)] + [
-            (gn, dn, standard_gain(gn, grades), dn)
-            for gn, dn in (
-                ("linear", "log2"),
-                ("exp", "log2"),
-                ("linear", "zipf"),
-                ("linear", "linear"),
-            )
-        ]
+    return [("optimal", "optimal", g, d)] + [
+        (gn, dn, standard_gain(gn, grades), dn)
+        for gn, dn in (
+            ("linear", "log2"),
+            ("exp", "log2"),
+            ("linear", "zipf"),
+            ("linear", "linear"),
+        )
+    ]
+
+
+def _objective_matrices(model: _Model, gv, dv) -> list[np.ndarray]:
+    """Per objective the nDCG matrix of gains ``gv`` and discounts ``dv``."""
+    if not isinstance(dv, str):
+        return model.matrices(gv, dv)
+    # a standard discount is defined per cut-off (linear depends on k)
+    per_obj = []
+    for j, (_, k) in enumerate(model.objectives):
+        dk = np.zeros(model.K)
+        dk[:k] = standard_discount(dv, k)
+        per_obj.append(model.matrices(gv, dk)[j])
+    return per_obj
+
+
+def _comparison(model: _Model, n_primes, combos, target, by) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The comparison table (each function against the optimum) and the system means."""
+    from pdireval.stats.rank_correlation import kendall_tau
+
     comp_rows, mean_rows = [], []
-    opt_means = None
     for gname, dname, gv, dv in combos:
-        if isinstance(dv, str):
-            # a standard discount is defined per cut-off (linear depends on k)
-            per_obj = []
-            for j, (_, k) in enumerate(model.objectives):
-                dk = np.zeros(K)
-                dk[:k] = standard_discount(dv, k)
-                per_obj.append(model.matrices(gv, dk)[j])
-        else:
-            per_obj = model.matrices(gv, dv)
+        per_obj = _objective_matrices(model, gv, dv)
         for j, (c, k) in enumerate(model.objectives):
             X = per_obj[j]
             tab = anova_table(X)
@@ -718,7 +744,7 @@ def _result(model: _Model, what, grades, g0, d0, g, d, success, message, timing,
             npr = n_primes[j]
             means = X.mean(axis=0)
             comp_rows.append(
-                keys(c, k)
+                _keys(c, k, by)
                 | {
                     "gain": gname,
                     "discount": dname,
@@ -735,10 +761,9 @@ def _result(model: _Model, what, grades, g0, d0, g, d, success, message, timing,
             )
             for s, m in zip(c.systems, means):
                 mean_rows.append(
-                    keys(c, k) | {"gain": gname, "discount": dname, "system": s, "mean": float(m)}
+                    _keys(c, k, by)
+                    | {"gain": gname, "discount": dname, "system": s, "mean": float(m)}
                 )
-    from pdireval.stats.rank_correlation import kendall_tau
-
     opt_means = {r["_obj"]: r["_means"] for r in comp_rows[: len(model.objectives)]}
     for r in comp_rows:
         ref = opt_means[r["_obj"]]
@@ -746,6 +771,6 @@ def _result(model: _Model, what, grades, g0, d0, g, d, success, message, timing,
         r["rmse"] = float(np.sqrt(np.mean(np.square(r["_means"] - ref))))
         del r["_means"], r["_obj"]
     comparison = pd.DataFrame(comp_rows)
-    means = pd.DataFrame(mean_rows)
-    means["system"] = means["system"].astype("string[pyarrow]")
-    return OptimizeResult(what, gains, discounts, summary, comparison, means, grades)
+    means_frame = pd.DataFrame(mean_rows)
+    means_frame["system"] = means_frame["system"].astype("string[pyarrow]")
+    return comparison, means_frame

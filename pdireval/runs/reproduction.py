@@ -279,54 +279,17 @@ def reproducibility(
     per_query = check_bool("per_query", per_query)
     orig = canonical_run(as_frame(original, "run"), columns)
     rep = canonical_run(as_frame(reproduced, "run"), columns)
-    systems_o = sorted(pd.unique(orig["system"]))
-    systems_r = sorted(pd.unique(rep["system"]))
-    if systems_o != systems_r:
-        only = sorted(set(systems_o) ^ set(systems_r))
-        raise SchemaError(
-            f"original and reproduced hold different systems: {len(only)} system(s) in only one "
-            f"of them, e.g. {only[:3]}.\nName each reproduced run like its original (the "
-            "'system' column), so the two can be paired."
-        )
-    if baseline is not None:
-        check_option("baseline", str(baseline), systems_o)
-        baseline = str(baseline)
-        systems = [baseline] + [s for s in systems_o if s != baseline]
-    else:
-        systems = systems_o
+    baseline, systems = _paired_systems(orig, rep, baseline)
     same_collection = reproduced_qrels is None
     if same_collection:
-        queries_o = set(orig["query"].astype(str))
-        queries_r = set(rep["query"].astype(str))
-        if not queries_o & queries_r:
-            raise SchemaError(
-                f"original and reproduced share no query (original: {len(queries_o)} queries, "
-                f"e.g. {sorted(queries_o)[:3]}; reproduced: {len(queries_r)}, e.g. "
-                f"{sorted(queries_r)[:3]}), so no query can be compared. Check that the query ids "
-                "are spelled alike; for a replication on another collection, pass "
-                "reproduced_qrels= (its own judgments)."
-            )
+        _check_shared_queries(orig, rep)
     if per_query:
         if not same_collection:
             raise OptionError(
                 "per_query=True gives the per-query KTU and RBO, which compare lists for the "
                 "same queries; a replication on another collection (reproduced_qrels=) has none."
             )
-        segs = _document_order(orig, rep, depth=depth, p=p)
-        long = segs.melt(
-            id_vars=["system", "query"],
-            value_vars=["ktu", "rbo"],
-            var_name="statistic",
-            value_name="value",
-        )
-        queries = pd.unique(long["query"].to_numpy(dtype=object))
-        q_rank = dict(zip(queries[natural_order(queries)], range(len(queries))))
-        long["_s"] = long["system"].map({s: i for i, s in enumerate(systems)})
-        long["_q"] = long["query"].map(q_rank)
-        long = long.sort_values(["_s", "statistic", "_q"], kind="stable")
-        out = long.drop(columns=["_s", "_q"]).reset_index(drop=True)
-        out["value"] = out["value"].astype(np.float64)
-        return out
+        return _per_query_orders(orig, rep, systems, depth=depth, p=p)
     scores_o = evaluate(orig, measures, qrels=qrels, missing="drop", qrels_columns=qrels_columns)
     scores_r = evaluate(
         rep,
@@ -343,80 +306,138 @@ def reproducibility(
         ktu = by_sys["ktu"].mean()
         rbo = by_sys["rbo"].mean()
         n_lists = by_sys.size()
-
-    def vectors(frame, system, measure):
-        sel = frame[
-            (frame["system"] == system).to_numpy() & (frame["measure"] == measure).to_numpy()
-        ]
-        return pd.Series(
-            sel["value"].to_numpy(np.float64), index=sel["query"].to_numpy(dtype=object)
-        )
-
     for system in systems:
         if same_collection:
             n_l = int(n_lists.get(system, 0))
             rows.append((system, None, "ktu", float(ktu.get(system, np.nan)), n_l))
             rows.append((system, None, "rbo", float(rbo.get(system, np.nan)), n_l))
         for measure in measure_names:
-            xo = vectors(scores_o, system, measure)
-            xr = vectors(scores_r, system, measure)
-            rows.append((system, measure, "mean_original", float(xo.mean()), len(xo)))
-            rows.append((system, measure, "mean_reproduced", float(xr.mean()), len(xr)))
-            if same_collection:
-                shared = xo.index.intersection(xr.index)
-                d = xo.loc[shared].to_numpy() - xr.loc[shared].to_numpy()
-                rmse = float(np.sqrt(np.mean(d**2))) if len(d) else np.nan
-                rows.append((system, measure, "rmse", rmse, len(shared)))
-                rows.append(
-                    (
-                        system,
-                        measure,
-                        "p_value_paired",
-                        _t_paired(xo.loc[shared].to_numpy(), xr.loc[shared].to_numpy()),
-                        len(shared),
-                    )
-                )
-            rows.append(
-                (
-                    system,
-                    measure,
-                    "p_value_unpaired",
-                    _t_unpaired(xo.to_numpy(), xr.to_numpy()),
-                    len(xo) + len(xr),
-                )
-            )
+            xo = _scores(scores_o, system, measure)
+            xr = _scores(scores_r, system, measure)
+            rows += _score_rows(system, measure, xo, xr, same_collection=same_collection)
             if baseline is not None and system != baseline:
-                bo = vectors(scores_o, baseline, measure)
-                br = vectors(scores_r, baseline, measure)
-                qo = xo.index.intersection(bo.index)
-                qr = xr.index.intersection(br.index)
-                imp_o = (
-                    float(np.mean(xo.loc[qo].to_numpy() - bo.loc[qo].to_numpy()))
-                    if len(qo)
-                    else np.nan
-                )
-                imp_r = (
-                    float(np.mean(xr.loc[qr].to_numpy() - br.loc[qr].to_numpy()))
-                    if len(qr)
-                    else np.nan
-                )
-                rows.append((system, measure, "effect_ratio", _ratio(imp_r, imp_o), len(qr)))
-                ri_o = _ratio(xo.mean() - bo.mean(), bo.mean())
-                ri_r = _ratio(xr.mean() - br.mean(), br.mean())
-                rows.append((system, measure, "delta_ri", ri_o - ri_r, len(xr)))
+                bo = _scores(scores_o, baseline, measure)
+                br = _scores(scores_r, baseline, measure)
+                rows += _effect_rows(system, measure, xo, xr, bo, br)
             if margin is not None:
-                if same_collection:
-                    p_eq = _tost_paired(
-                        xo.loc[shared].to_numpy(), xr.loc[shared].to_numpy(), margin
-                    )
-                    n_eq = len(shared)
-                else:
-                    p_eq = _tost_unpaired(xo.to_numpy(), xr.to_numpy(), margin)
-                    n_eq = len(xo) + len(xr)
-                rows.append((system, measure, "p_equivalence", p_eq, n_eq))
-                verdict = np.nan if np.isnan(p_eq) else float(p_eq < alpha)
-                rows.append((system, measure, "equivalent", verdict, n_eq))
+                rows += _equivalence_rows(
+                    system, measure, xo, xr, margin=margin, alpha=alpha, paired=same_collection
+                )
     out = pd.DataFrame(rows, columns=["system", "measure", "statistic", "value", "n_queries"])
     out["value"] = out["value"].astype(np.float64)
     out["n_queries"] = out["n_queries"].astype(np.int64)
     return out
+
+
+def _paired_systems(orig: pd.DataFrame, rep: pd.DataFrame, baseline: str | None):
+    """The checked baseline and the systems in output order (the baseline first)."""
+    systems_o = sorted(pd.unique(orig["system"]))
+    systems_r = sorted(pd.unique(rep["system"]))
+    if systems_o != systems_r:
+        only = sorted(set(systems_o) ^ set(systems_r))
+        raise SchemaError(
+            f"original and reproduced hold different systems: {len(only)} system(s) in only one "
+            f"of them, e.g. {only[:3]}.\nName each reproduced run like its original (the "
+            "'system' column), so the two can be paired."
+        )
+    if baseline is not None:
+        check_option("baseline", str(baseline), systems_o)
+        baseline = str(baseline)
+        systems = [baseline] + [s for s in systems_o if s != baseline]
+    else:
+        systems = systems_o
+    return baseline, systems
+
+
+def _check_shared_queries(orig: pd.DataFrame, rep: pd.DataFrame) -> None:
+    """Raise unless the two runs share a query (a reproduction on the same collection)."""
+    queries_o = set(orig["query"].astype(str))
+    queries_r = set(rep["query"].astype(str))
+    if not queries_o & queries_r:
+        raise SchemaError(
+            f"original and reproduced share no query (original: {len(queries_o)} queries, "
+            f"e.g. {sorted(queries_o)[:3]}; reproduced: {len(queries_r)}, e.g. "
+            f"{sorted(queries_r)[:3]}), so no query can be compared. Check that the query ids "
+            "are spelled alike; for a replication on another collection, pass "
+            "reproduced_qrels= (its own judgments)."
+        )
+
+
+def _per_query_orders(orig, rep, systems, *, depth: int, p: float) -> pd.DataFrame:
+    """The per-query KTU and RBO, long: ``system, query, statistic, value``."""
+    segs = _document_order(orig, rep, depth=depth, p=p)
+    long = segs.melt(
+        id_vars=["system", "query"],
+        value_vars=["ktu", "rbo"],
+        var_name="statistic",
+        value_name="value",
+    )
+    queries = pd.unique(long["query"].to_numpy(dtype=object))
+    q_rank = dict(zip(queries[natural_order(queries)], range(len(queries))))
+    long["_s"] = long["system"].map({s: i for i, s in enumerate(systems)})
+    long["_q"] = long["query"].map(q_rank)
+    long = long.sort_values(["_s", "statistic", "_q"], kind="stable")
+    out = long.drop(columns=["_s", "_q"]).reset_index(drop=True)
+    out["value"] = out["value"].astype(np.float64)
+    return out
+
+
+def _scores(frame: pd.DataFrame, system, measure) -> pd.Series:
+    """One system's per-query values of one measure, indexed by query."""
+    sel = frame[(frame["system"] == system).to_numpy() & (frame["measure"] == measure).to_numpy()]
+    return pd.Series(sel["value"].to_numpy(np.float64), index=sel["query"].to_numpy(dtype=object))
+
+
+def _score_rows(system, measure, xo: pd.Series, xr: pd.Series, *, same_collection: bool):
+    """Means, RMSE and t-test rows of one system and measure."""
+    rows = [
+        (system, measure, "mean_original", float(xo.mean()), len(xo)),
+        (system, measure, "mean_reproduced", float(xr.mean()), len(xr)),
+    ]
+    if same_collection:
+        shared = xo.index.intersection(xr.index)
+        d = xo.loc[shared].to_numpy() - xr.loc[shared].to_numpy()
+        rmse = float(np.sqrt(np.mean(d**2))) if len(d) else np.nan
+        rows.append((system, measure, "rmse", rmse, len(shared)))
+        p_paired = _t_paired(xo.loc[shared].to_numpy(), xr.loc[shared].to_numpy())
+        rows.append((system, measure, "p_value_paired", p_paired, len(shared)))
+    p_unpaired = _t_unpaired(xo.to_numpy(), xr.to_numpy())
+    rows.append((system, measure, "p_value_unpaired", p_unpaired, len(xo) + len(xr)))
+    return rows
+
+
+def _mean_improvement(x: pd.Series, base: pd.Series) -> float:
+    """Mean over the queries both hold of x − base (NaN when they share none)."""
+    shared = x.index.intersection(base.index)
+    if not len(shared):
+        return np.nan
+    return float(np.mean(x.loc[shared].to_numpy() - base.loc[shared].to_numpy()))
+
+
+def _effect_rows(system, measure, xo, xr, bo, br):
+    """Effect Ratio and ΔRI rows of one system over the baseline."""
+    imp_o = _mean_improvement(xo, bo)
+    imp_r = _mean_improvement(xr, br)
+    n_r = len(xr.index.intersection(br.index))
+    ri_o = _ratio(xo.mean() - bo.mean(), bo.mean())
+    ri_r = _ratio(xr.mean() - br.mean(), br.mean())
+    return [
+        (system, measure, "effect_ratio", _ratio(imp_r, imp_o), n_r),
+        (system, measure, "delta_ri", ri_o - ri_r, len(xr)),
+    ]
+
+
+def _equivalence_rows(system, measure, xo, xr, *, margin: float, alpha: float, paired: bool):
+    """TOST p-value and equivalence verdict rows (paired on the shared queries or not)."""
+    if paired:
+        shared = xo.index.intersection(xr.index)
+        p_eq = _tost_paired(xo.loc[shared].to_numpy(), xr.loc[shared].to_numpy(), margin)
+        n_eq = len(shared)
+    else:
+        p_eq = _tost_unpaired(xo.to_numpy(), xr.to_numpy(), margin)
+        n_eq = len(xo) + len(xr)
+    verdict = np.nan if np.isnan(p_eq) else float(p_eq < alpha)
+    return [
+        (system, measure, "p_equivalence", p_eq, n_eq),
+        (system, measure, "equivalent", verdict, n_eq),
+    ]
