@@ -18,7 +18,6 @@ import re
 import sys
 import warnings
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
 
 from pdireval import __version__
 from pdireval.cli_analyses import (
@@ -30,18 +29,22 @@ from pdireval.cli_analyses import (
     print_frame,
 )
 from pdireval.cli_inputs import (
+    add_ci,
     add_measures,
     add_qrels,
     add_runs,
     add_system_naming,
+    add_table_options,
     load_collection,
     note,
+    summarise,
+    system_table,
 )
 from pdireval.cli_rag import add_nuggets, add_support
 from pdireval.treceval import add_trec_eval
 
-if TYPE_CHECKING:  # pandas, the datasets and the errors load inside the functions, so that
-    import pandas as pd  # `pdireval trec_eval` starts without them (its engine is numpy only)
+# pandas, the datasets and the errors load inside the functions, so that `pdireval trec_eval`
+# starts without them (its engine is numpy only)
 
 __all__ = ["main", "build_parser", "SUBCOMMANDS"]
 
@@ -96,14 +99,7 @@ def add_evaluate(subparsers) -> None:
         help="the qrels' second field is a subtopic (a TREC diversity qrels file), for the "
         "intent-aware measures (alpha_nDCG@10, ERR_IA@20, ...)",
     )
-    p.add_argument("--per-query", action="store_true", help="also print one value per query")
-    p.add_argument(
-        "--format",
-        choices=("table", "csv", "json"),
-        default="table",
-        help="table: trec_eval-like lines, 4 decimals (default); csv / json: tidy rows, full "
-        "precision",
-    )
+    add_table_options(p, "trec_eval-like lines")
     add_excel_safe(p)
     p.add_argument(
         "--missing",
@@ -113,20 +109,7 @@ def add_evaluate(subparsers) -> None:
         "trec_eval's default)",
     )
     add_system_naming(p)
-    p.add_argument(
-        "--ci",
-        choices=("t", "bootstrap", "anova"),
-        default=None,
-        help="add a confidence interval to every mean (pdireval.aggregate's method=): the "
-        "table prints it after the mean, csv / json get se, ci_low, ci_high columns",
-    )
-    p.add_argument(
-        "--confidence-level",
-        type=float,
-        default=0.95,
-        metavar="LEVEL",
-        help="confidence level of --ci (default 0.95)",
-    )
+    add_ci(p, ": the table prints it after the mean, csv / json get se, ci_low, ci_high columns")
     add_score_precision(p, trec_eval=True)
     p.add_argument(
         "--trec-eval",
@@ -154,29 +137,6 @@ def add_score_precision(p, trec_eval: bool = False) -> None:
     )
 
 
-def _table(scores: pd.DataFrame, summary: pd.DataFrame, per_query: bool) -> str:
-    """trec_eval's layout: ``measure <tab> query|all <tab> value``, one block per system."""
-    width = max([len("runid"), len("num_q")] + [len(m) for m in summary["measure"]]) + 1
-    lines = []
-    for system, block in summary.groupby("system", sort=False):
-        lines.append(f"{'runid':<{width}}\tall\t{system}")
-        n_q = int(block["n_queries"].max())
-        lines.append(f"{'num_q':<{width}}\tall\t{n_q}")
-        if per_query:
-            rows = scores[scores["system"] == system]
-            for measure, query, value in zip(rows["measure"], rows["query"], rows["value"]):
-                lines.append(f"{measure:<{width}}\t{query}\t{value:.4f}")
-        lows = block["ci_low"] if "ci_low" in block else [None] * len(block)
-        highs = block["ci_high"] if "ci_high" in block else [None] * len(block)
-        for measure, value, low, high in zip(block["measure"], block["summary"], lows, highs):
-            # trec_eval's summary rules: sums of counts (as integers), means otherwise
-            text = f"{int(value)}" if _is_count(measure) and value == value else f"{value:.4f}"
-            if low is not None:
-                text += f"\t[{low:.4f}, {high:.4f}]"
-            lines.append(f"{measure:<{width}}\tall\t{text}")
-    return "\n".join(lines) + "\n"
-
-
 def _is_count(measure: str) -> bool:
     from pdireval.measures.registry import parse_measure
 
@@ -186,7 +146,6 @@ def _is_count(measure: str) -> bool:
 def run_evaluate(args) -> int:
     from pdireval.evaluation import evaluate_with_changes
     from pdireval.measures.trec_eval.versions import measures_for, trec_eval_version
-    from pdireval.meta.aggregate import aggregate
 
     check_excel_safe(args)
     measures = args.measures or DEFAULT_MEASURES
@@ -200,14 +159,11 @@ def run_evaluate(args) -> int:
         score_precision=args.score_precision,
         trec_eval=args.trec_eval,
     )
-    options = {}
-    if args.ci is not None:
-        options = {"method": args.ci, "confidence_level": args.confidence_level}
-    summary = aggregate(scores, **options).sort_values("system", kind="stable", ignore_index=True)
+    summary = summarise(scores, args)
     if changes is not None and len(changes) and args.score_precision is None:
         _warn_printed_changes(scores, summary, changes, args)
     if args.format == "table":  # scores come by system, query (natural order), measure
-        sys.stdout.write(_table(scores, summary, args.per_query))
+        sys.stdout.write(system_table(scores, summary, args.per_query, "summary", _is_count))
         return 0
     print_frame(scores if args.per_query else summary, args.format, args.excel_safe)
     return 0

@@ -1,11 +1,12 @@
 """What the ``pdireval`` subcommands share: the arguments that name runs, qrels, measures and
-how systems are named, reading the files they name, and notes on stderr. Imports nothing
+how systems are named, reading the files they name, the per-system table of ``evaluate`` and
+the RAG commands, and notes on stderr. Imports nothing
 heavy at module level (``pdireval trec_eval`` starts without pandas)."""
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -14,14 +15,18 @@ if TYPE_CHECKING:
     from pdireval.types import SystemFrom
 
 __all__ = [
+    "add_ci",
     "add_measures",
     "add_qrels",
     "add_runs",
     "add_system_naming",
+    "add_table_options",
     "check_each_file_once",
     "load_collection",
     "load_runs",
     "note",
+    "summarise",
+    "system_table",
 ]
 
 
@@ -63,6 +68,93 @@ def add_system_naming(p) -> None:
         default="tag",
         help="name systems by the run tag in the file (default) or by the file name",
     )
+
+
+def add_table_options(p, table: str) -> None:
+    """``--per-query`` and ``--format table|csv|json`` (into ``args.per_query``,
+    ``args.format``); ``table`` describes the table's layout in the help."""
+    p.add_argument("--per-query", action="store_true", help="also print one value per query")
+    p.add_argument(
+        "--format",
+        choices=("table", "csv", "json"),
+        default="table",
+        help=f"table: {table}, 4 decimals (default); csv / json: tidy rows, full precision",
+    )
+
+
+def add_ci(p, more: str = "") -> None:
+    """``--ci t|bootstrap|anova`` and ``--confidence-level`` (into ``args.ci``,
+    ``args.confidence_level``): an interval on every mean; ``more`` ends --ci's help."""
+    p.add_argument(
+        "--ci",
+        choices=("t", "bootstrap", "anova"),
+        default=None,
+        help=f"add a confidence interval to every mean (pdireval.aggregate's method=){more}",
+    )
+    p.add_argument(
+        "--confidence-level",
+        type=float,
+        default=0.95,
+        metavar="LEVEL",
+        help="confidence level of --ci (default 0.95)",
+    )
+
+
+def summarise(scores: pd.DataFrame, args) -> pd.DataFrame:
+    """:func:`pdireval.aggregate` of ``scores``, with ``args.ci``'s interval when given,
+    sorted by (judge and) system."""
+    from pdireval.meta.aggregate import aggregate
+
+    options = {}
+    if args.ci is not None:
+        options = {"method": args.ci, "confidence_level": args.confidence_level}
+    summary = aggregate(scores, **options)
+    keys = ["judge", "system"] if "judge" in summary.columns else ["system"]
+    return summary.sort_values(keys, kind="stable", ignore_index=True)
+
+
+def system_table(
+    scores: pd.DataFrame,
+    summary: pd.DataFrame,
+    per_query: bool,
+    column: str = "mean",
+    is_count: Callable[[str], bool] | None = None,
+) -> str:
+    """trec_eval's layout: one block per system (and judge), ``measure <tab> query|all <tab>
+    value`` with 4 decimals, the summary's ``column`` after ``all`` (as an integer for a
+    measure ``is_count`` says is a count), then the interval when computed."""
+    keys = ["judge", "system"] if "judge" in summary.columns else ["system"]
+    width = max([len("runid"), len("num_q")] + [len(m) for m in summary["measure"]]) + 1
+    lines = []
+    for key, block in summary.groupby(keys, sort=False):
+        judge, system = key if len(keys) == 2 else (None, key[0])
+        lines.append(f"{'runid':<{width}}\tall\t{system}")
+        if judge is not None:
+            lines.append(f"{'judge':<{width}}\tall\t{judge}")
+        lines.append(f"{'num_q':<{width}}\tall\t{int(block['n_queries'].max())}")
+        if per_query:
+            rows = scores[scores["system"] == system]
+            if judge is not None:
+                rows = rows[rows["judge"] == judge]
+            for measure, query, value in zip(rows["measure"], rows["query"], rows["value"]):
+                lines.append(f"{measure:<{width}}\t{query}\t{value:.4f}")
+        lines += _summary_lines(block, column, width, is_count)
+    return "\n".join(lines) + "\n"
+
+
+def _summary_lines(block, column: str, width: int, is_count) -> list[str]:
+    """The ``measure <tab> all <tab> value[ <tab> [low, high]]`` lines of one block."""
+    lows = block["ci_low"] if "ci_low" in block else [None] * len(block)
+    highs = block["ci_high"] if "ci_high" in block else [None] * len(block)
+    lines = []
+    for measure, value, low, high in zip(block["measure"], block[column], lows, highs):
+        # trec_eval's summary rules: sums of counts (as integers), means otherwise
+        count = is_count is not None and is_count(measure) and value == value
+        text = f"{int(value)}" if count else f"{value:.4f}"
+        if low is not None:
+            text += f"\t[{low:.4f}, {high:.4f}]"
+        lines.append(f"{measure:<{width}}\tall\t{text}")
+    return lines
 
 
 def note(message: str) -> None:

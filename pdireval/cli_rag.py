@@ -13,10 +13,13 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pdireval.cli_analyses import print_frame
+from pdireval.cli_inputs import add_ci, add_measures, add_table_options, summarise, system_table
+
 if TYPE_CHECKING:  # pandas loads inside the functions: the command line starts light
     import pandas as pd
 
-__all__ = ["add_nuggets", "add_support", "read_table", "system_table"]
+__all__ = ["add_nuggets", "add_support", "read_table"]
 
 
 def read_table(path: str) -> pd.DataFrame:
@@ -45,51 +48,9 @@ def read_table(path: str) -> pd.DataFrame:
     )
 
 
-def system_table(scores: pd.DataFrame, summary: pd.DataFrame, per_query: bool) -> str:
-    """``pdireval evaluate``'s layout: one block per system (and judge), ``measure <tab>
-    query|all <tab> value`` with 4 decimals, the interval after the mean when computed."""
-    keys = ["judge", "system"] if "judge" in summary.columns else ["system"]
-    width = max([len("runid"), len("num_q")] + [len(m) for m in summary["measure"]]) + 1
-    lines = []
-    for key, block in summary.groupby(keys, sort=False):
-        judge, system = key if len(keys) == 2 else (None, key[0])
-        lines.append(f"{'runid':<{width}}\tall\t{system}")
-        if judge is not None:
-            lines.append(f"{'judge':<{width}}\tall\t{judge}")
-        lines.append(f"{'num_q':<{width}}\tall\t{int(block['n_queries'].max())}")
-        if per_query:
-            rows = scores[scores["system"] == system]
-            if judge is not None:
-                rows = rows[rows["judge"] == judge]
-            for measure, query, value in zip(rows["measure"], rows["query"], rows["value"]):
-                lines.append(f"{measure:<{width}}\t{query}\t{value:.4f}")
-        lows = block["ci_low"] if "ci_low" in block else [None] * len(block)
-        highs = block["ci_high"] if "ci_high" in block else [None] * len(block)
-        for measure, value, low, high in zip(block["measure"], block["mean"], lows, highs):
-            text = f"{value:.4f}"
-            if low is not None:
-                text += f"\t[{low:.4f}, {high:.4f}]"
-            lines.append(f"{measure:<{width}}\tall\t{text}")
-    return "\n".join(lines) + "\n"
-
-
 def _common(p, default: str) -> None:
-    p.add_argument(
-        "-m",
-        "--measure",
-        action="append",
-        dest="measures",
-        metavar="MEASURE",
-        help=f"a score; repeat for more (default: {default})",
-    )
-    p.add_argument("--per-query", action="store_true", help="also print one value per query")
-    p.add_argument(
-        "--format",
-        choices=("table", "csv", "json"),
-        default="table",
-        help="table: one block per system, 4 decimals (default); csv / json: tidy rows, full "
-        "precision",
-    )
+    add_measures(p, default, "a score")
+    add_table_options(p, "one block per system")
     p.add_argument(
         "--empty",
         choices=("zero", "nan"),
@@ -103,19 +64,7 @@ def _common(p, default: str) -> None:
         help="a (system, query) with no row while other systems have one: scored as an empty "
         "answer (zero, default) or left out (drop)",
     )
-    p.add_argument(
-        "--ci",
-        choices=("t", "bootstrap", "anova"),
-        default=None,
-        help="add a confidence interval to every mean (pdireval.aggregate's method=)",
-    )
-    p.add_argument(
-        "--confidence-level",
-        type=float,
-        default=0.95,
-        metavar="LEVEL",
-        help="confidence level of --ci (default 0.95)",
-    )
+    add_ci(p)
 
 
 def add_nuggets(subparsers) -> None:
@@ -179,22 +128,11 @@ def add_support(subparsers) -> None:
 
 
 def _print(scores: pd.DataFrame, args) -> int:
-    from pdireval.meta.aggregate import aggregate
-
-    options = {}
-    if args.ci is not None:
-        options = {"method": args.ci, "confidence_level": args.confidence_level}
-    summary = aggregate(scores, **options)
-    keys = ["judge", "system"] if "judge" in summary.columns else ["system"]
-    summary = summary.sort_values(keys, kind="stable", ignore_index=True)
+    summary = summarise(scores, args)
     if args.format == "table":
         sys.stdout.write(system_table(scores, summary, args.per_query))
-        return 0
-    frame = scores if args.per_query else summary
-    if args.format == "csv":
-        sys.stdout.write(frame.to_csv(index=False))
     else:
-        sys.stdout.write(frame.to_json(orient="records", double_precision=15) + "\n")
+        print_frame(scores if args.per_query else summary, args.format)
     return 0
 
 
