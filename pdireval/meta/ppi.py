@@ -209,6 +209,35 @@ def _method(lam, strata) -> str:
     return f"stratified {name}" if strata is not None else name
 
 
+def _part(
+    keys: dict, names: dict, method: str, res, tests: dict, means: dict, counts
+) -> pd.DataFrame:
+    """One group's rows: its ``keys``, the system ``names`` columns, ``method``, the estimate
+    and its interval of ``res``, the ``tests`` columns (p-values), λ, the LLM-only and
+    human-only ``means`` and the (labelled, unlabelled) ``counts``."""
+    interval = {
+        "estimate": res.estimate,
+        "se": res.se,
+        "ci_low": res.ci_low,
+        "ci_high": res.ci_high,
+    }
+    part = pd.DataFrame(
+        {
+            **names,
+            "method": method,
+            **interval,
+            **tests,
+            "lam": res.lam,
+            **means,
+            "n_labelled": counts[0],
+            "n_unlabelled": counts[1],
+        }
+    )
+    for k, (name, value) in enumerate(keys.items()):
+        part.insert(k, name, value)
+    return part
+
+
 @shared_docs
 def ppi_means(
     llm: pd.DataFrame,
@@ -300,24 +329,9 @@ def ppi_means(
             else:
                 res = ppi_mean_stratified(y, yhat, u, s_l, s_u, lam=lam, confidence_level=level)
         llm_mean = np.concatenate([yhat, u]).mean(axis=0)
-        part = pd.DataFrame(
-            {
-                "system": systems.to_numpy(dtype=object),
-                "method": _method(lam, strata),
-                "estimate": res.estimate,
-                "se": res.se,
-                "ci_low": res.ci_low,
-                "ci_high": res.ci_high,
-                "lam": res.lam,
-                "llm_mean": llm_mean,
-                "human_mean": y.mean(axis=0),
-                "n_labelled": len(y),
-                "n_unlabelled": len(u),
-            }
-        )
-        for i, (name, value) in enumerate(keys.items()):
-            part.insert(i, name, value)
-        parts.append(part)
+        names = {"system": systems.to_numpy(dtype=object)}
+        means = {"llm_mean": llm_mean, "human_mean": y.mean(axis=0)}
+        parts.append(_part(keys, names, _method(lam, strata), res, {}, means, (len(y), len(u))))
     notes.emit()
     return pd.concat(parts, ignore_index=True)
 
@@ -400,25 +414,10 @@ def ppi_differences(
         all_hat = np.concatenate([yhat, u])
         llm_mean, human_mean = all_hat.mean(axis=0), y.mean(axis=0)
         names = systems.to_numpy(dtype=object)
-        part = pd.DataFrame(
-            {
-                "system_a": names[i],
-                "system_b": names[j],
-                "method": _method(lam, strata),
-                "estimate": res.estimate,
-                "se": res.se,
-                "ci_low": res.ci_low,
-                "ci_high": res.ci_high,
-                "p_value": p_value,
-                "lam": res.lam,
-                "llm_mean": llm_mean[i] - llm_mean[j],
-                "human_mean": human_mean[i] - human_mean[j],
-                "n_labelled": len(y),
-                "n_unlabelled": len(u),
-            }
-        )
-        for k, (name, value) in enumerate(keys.items()):
-            part.insert(k, name, value)
-        parts.append(part)
+        pair = {"system_a": names[i], "system_b": names[j]}
+        means = {"llm_mean": llm_mean[i] - llm_mean[j], "human_mean": human_mean[i] - human_mean[j]}
+        method = _method(lam, strata)
+        counts = (len(y), len(u))
+        parts.append(_part(keys, pair, method, res, {"p_value": p_value}, means, counts))
     notes.emit()
     return pd.concat(parts, ignore_index=True)

@@ -214,6 +214,13 @@ def _result(estimate, variance, level: float, lam) -> PPIResult:
     return PPIResult(estimate, se, low, high, lam)
 
 
+def _inference(m: _Moments, lam, level: float) -> PPIResult:
+    """PPI from the moments ``m``: λ (power-tuned when None), the estimate and its interval."""
+    weights = _lambda(m, lam)
+    estimate, variance = _combine(m, weights)
+    return _result(estimate, variance, level, weights)
+
+
 def _level(confidence_level) -> float:
     return check_real("confidence_level", confidence_level, low=0.0, high=1.0, inclusive=False)
 
@@ -262,9 +269,7 @@ def ppi_mean(
     level = _level(confidence_level)
     ya, ha, ua = _check_shapes(y, yhat, yhat_unlabelled)
     m = _moments(ya, ha, ua)
-    weights = _lambda(m, lam)
-    estimate, variance = _combine(m, weights)
-    return _result(estimate, variance, level, weights)
+    return _inference(m, lam, level)
 
 
 def ppi_mean_differences(
@@ -309,9 +314,7 @@ def ppi_mean_differences(
     ya, ha, ua = _check_shapes(y, yhat, yhat_unlabelled)
     ia, ja = np.asarray(i, dtype=np.int64), np.asarray(j, dtype=np.int64)
     m = _pair_moments(ya, ha, ua, ia, ja)
-    weights = _lambda(m, lam)
-    estimate, variance = _combine(m, weights)
-    return _result(estimate, variance, level, weights)
+    return _inference(m, lam, level)
 
 
 def ppi_mean_stratified(
