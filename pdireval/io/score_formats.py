@@ -271,32 +271,17 @@ def _from_trec_eval(text: str, name: str) -> ScoresTable:
 
 
 def _from_ir_measures(text: str, name: str) -> ScoresTable:
+    """ir_measures' TSV: ``query measure value`` lines, or ``measure value`` (summaries)."""
     first = next(line for line in text_lines(text) if line.strip())
     locate = _line_locator(text)
-    if len(first.split()) == 2:
-        table = _whitespace_table(text, 2, name)
-        raw, pos = table[1].to_numpy(dtype=object), np.arange(len(table))
-        value = _text_values(raw, pos, locate, name)
-        return _table(
-            system_from_name(name),
-            SUMMARY,
-            table[0].to_numpy(dtype=object),
-            value,
-            True,
-            locate=locate,
-        )
-    table = _whitespace_table(text, 3, name)
-    query = table[0].to_numpy(dtype=object)
-    raw, pos = table[2].to_numpy(dtype=object), np.arange(len(table))
+    n_fields = 2 if len(first.split()) == 2 else 3
+    table = _whitespace_table(text, n_fields, name)
+    raw, pos = table[n_fields - 1].to_numpy(dtype=object), np.arange(len(table))
     value = _text_values(raw, pos, locate, name)
-    return _table(
-        system_from_name(name),
-        query,
-        table[1].to_numpy(dtype=object),
-        value,
-        query == SUMMARY,
-        locate=locate,
-    )
+    measure = table[n_fields - 2].to_numpy(dtype=object)
+    query = SUMMARY if n_fields == 2 else table[0].to_numpy(dtype=object)
+    is_all = True if n_fields == 2 else query == SUMMARY
+    return _table(system_from_name(name), query, measure, value, is_all, locate=locate)
 
 
 def _from_jsonl(text: str, name: str) -> ScoresTable:
