@@ -409,16 +409,25 @@ def _judge_columns(frame: pd.DataFrame, name: str) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
-def _assignments_from_table(text: str, name: str, system: str | None) -> pd.DataFrame:
+def _judged_table(text: str, name: str, system, required: tuple, not_blank: tuple, kind: str):
+    """The ``_line`` and ``required`` columns of a table of judgments (one label column per
+    judge read in long form, with its ``judge`` column), ``system`` on every row when given;
+    a missing column, or a blank in a ``not_blank`` one, is an error."""
     frame = _judge_columns(read_table(text, name), name)
     if system is not None:
         frame["system"] = system
-    require_table_columns(frame, ("system", "query", "nugget", "label"), name, "assignments")
-    refuse_blank(frame, ("system", "query", "nugget", "label"), name, "assignments")
-    out = frame[["_line", "system", "query", "nugget", "label"]].copy()
-    out["label"] = out["label"].mask(out["label"] == "")  # read by the frame's validation
+    require_table_columns(frame, required, name, kind)
+    refuse_blank(frame, not_blank, name, kind)
+    out = frame[["_line", *required]].copy()
     if "judge" in frame.columns:
         out["judge"] = frame["judge"]
+    return out
+
+
+def _assignments_from_table(text: str, name: str, system: str | None) -> pd.DataFrame:
+    required = ("system", "query", "nugget", "label")
+    out = _judged_table(text, name, system, required, required, "assignments")
+    out["label"] = out["label"].mask(out["label"] == "")  # read by the frame's validation
     return out
 
 
@@ -473,22 +482,33 @@ def read_assignments(
         A missing, undecodable or malformed file (its line named), a record without run id
         (and no ``system=``), a format that cannot be told, or an invalid assignments frame.
     """
+    readers = {"nuggetizer": _assignments_from_nuggetizer, "table": _assignments_from_table}
+    sniffers = {"nuggetizer": is_nuggetizer, "table": is_table}
+    kind = ("assignments", ASSIGNMENTS_FORMATS)
+    frame, name = _judged_rows(path, format, kind, readers, sniffers, system, judge)
+    return _judged_frame("assignments", frame, ["system", "query", "nugget", "label"], name)
+
+
+def _judged_rows(path, format, kind: tuple, readers: dict, sniffers: dict, system, judge):
+    """(rows, file name) of an assignments or support file, ``kind`` = (what it holds, its
+    formats): the format given or sniffed by ``sniffers``, read by its reader in ``readers``,
+    ``judge`` on every row when given; not yet validated."""
+    what, formats = kind
     if format is not None:
-        check_option("format", format, ASSIGNMENTS_FORMATS)
-    text, name = read_text(path, "assignments")
-    fmt = format or sniff_format(
-        text,
-        name,
-        {"nuggetizer": is_nuggetizer, "table": is_table},
-        "assignments",
-        ASSIGNMENTS_FORMATS,
-    )
-    reader = _assignments_from_nuggetizer if fmt == "nuggetizer" else _assignments_from_table
-    frame = reader(text, name, system)
+        check_option("format", format, formats)
+    text, name = read_text(path, what)
+    fmt = format or sniff_format(text, name, sniffers, what, formats)
+    frame = readers[fmt](text, name, system)
     if judge is not None:
         frame["judge"] = str(judge)
-    columns = ["system", "query", "nugget", "label"] + (["judge"] if "judge" in frame else [])
-    return _validated("assignments", frame[columns].reset_index(drop=True), name)
+    return frame, name
+
+
+def _judged_frame(kind: str, frame: pd.DataFrame, columns: list, name: str) -> pd.DataFrame:
+    """The frame's ``columns`` (and ``judge`` when it has one), validated as ``kind``."""
+    if "judge" in frame.columns:
+        columns = [*columns, "judge"]
+    return _validated(kind, frame[columns].reset_index(drop=True), name)
 
 
 def _support_label(value, name: str, number: int):
@@ -557,12 +577,8 @@ def _support_from_trec_rag(text: str, name: str, system: str | None) -> pd.DataF
 def _support_from_table(text: str, name: str, system: str | None) -> pd.DataFrame:
     header = table_header(text)
     grades = "support" in header and "label" not in header  # NIST's grades 0 / 1 / 2
-    frame = _judge_columns(read_table(text, name), name)
-    if system is not None:
-        frame["system"] = system
-    require_table_columns(frame, ("system", "query", "sentence", "doc", "label"), name, "support")
-    refuse_blank(frame, ("system", "query", "sentence"), name, "support")
-    out = frame[["_line", "system", "query", "sentence", "doc", "label"]].copy()
+    required = ("system", "query", "sentence", "doc", "label")
+    out = _judged_table(text, name, system, required, required[:3], "support")
     # each distinct label is read once (the first line holding it names a bad one)
     codes, uniques = pd.factorize(out["label"].astype(object), use_na_sentinel=True)
     first = pd.Series(out["_line"].to_numpy()).groupby(codes).first()
@@ -577,8 +593,6 @@ def _support_from_table(text: str, name: str, system: str | None) -> pd.DataFram
         ]
     table = np.array(words + [None], dtype=object)
     out["label"] = table[np.where(codes < 0, len(words), codes)]
-    if "judge" in frame.columns:
-        out["judge"] = frame["judge"]
     return out
 
 
@@ -638,22 +652,9 @@ def read_support(
     Lin, J. (2025). Support evaluation for the TREC 2024 RAG Track: comparing human versus
     LLM judges. SIGIR 2025.
     """
-    if format is not None:
-        check_option("format", format, SUPPORT_FORMATS)
-    text, name = read_text(path, "support")
-    fmt = format or sniff_format(
-        text,
-        name,
-        {"trec_rag": is_trec_rag_support, "table": is_table},
-        "support",
-        SUPPORT_FORMATS,
-    )
-    reader = _support_from_trec_rag if fmt == "trec_rag" else _support_from_table
-    frame = reader(text, name, system)
+    readers = {"trec_rag": _support_from_trec_rag, "table": _support_from_table}
+    sniffers = {"trec_rag": is_trec_rag_support, "table": is_table}
+    kind = ("support", SUPPORT_FORMATS)
+    frame, name = _judged_rows(path, format, kind, readers, sniffers, system, judge)
     frame["doc"] = frame["doc"].mask(frame["doc"].isna() | (frame["doc"].astype(str) == ""))
-    if judge is not None:
-        frame["judge"] = str(judge)
-    columns = ["system", "query", "sentence", "doc", "label"]
-    if "judge" in frame.columns:
-        columns.append("judge")
-    return _validated("support", frame[columns].reset_index(drop=True), name)
+    return _judged_frame("support", frame, ["system", "query", "sentence", "doc", "label"], name)
