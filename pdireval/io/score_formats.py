@@ -212,6 +212,15 @@ def _table(
     return ScoresTable(frame, locate or (lambda p: f"record {p + 1}"), left_out or [])
 
 
+def _summary_table(rows, value, places, left_out=None) -> ScoresTable:
+    """A :class:`ScoresTable` of summary values only: ``rows`` start with (system, measure),
+    ``places[p]`` says where value ``p`` stands in the file."""
+    system, measure = [r[0] for r in rows], [r[1] for r in rows]
+    return _table(
+        system, SUMMARY, measure, value, True, locate=lambda p: places[p], left_out=left_out
+    )
+
+
 # --------------------------------------------------------------------------- the readers
 
 
@@ -404,14 +413,7 @@ def _from_ranx(text: str, name: str) -> ScoresTable:
                 rows.append((str(model), str(metric), scores[metric]))
         where = [f"key {m}.scores.{k}" for m, k, _ in rows]
         value = _json_values([v for *_, v in rows], where, name)
-        return _table(
-            [r[0] for r in rows],
-            SUMMARY,
-            [r[1] for r in rows],
-            value,
-            True,
-            locate=lambda p: where[p],
-        )
+        return _summary_table(rows, value, where)
     if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
         raise SchemaError(
             f"{scores_label(name)} is not ranx's per-query JSON ({{measure: {{query: value}}}})."
@@ -513,15 +515,7 @@ def _from_mteb(text: str, name: str) -> ScoresTable:
             f"{len(nested)} nested value(s) of MTEB's scores (objects or lists, not one "
             f"number; e.g. {nested[0]})"
         )
-    return _table(
-        [r[0] for r in rows],
-        SUMMARY,
-        [r[1] for r in rows],
-        value,
-        True,
-        locate=lambda p: places[p],
-        left_out=left_out,
-    )
+    return _summary_table(rows, value, places, left_out)
 
 
 def _from_pdireval(text: str, name: str) -> ScoresTable:
