@@ -236,8 +236,7 @@ def _merge_duplicates(
     idx = np.flatnonzero(dup)
     sub = pd.DataFrame({i: c[idx] for i, c in enumerate(codes)})
     sub["label"] = np.nan_to_num(label[idx], nan=-1.0)
-    n_labels = sub.groupby(list(range(len(codes))), sort=False)["label"].transform("nunique")
-    conflict = idx[n_labels.to_numpy() > 1]
+    conflict = idx[_varies(sub, list(range(len(codes))), ["label"])]
     if len(conflict):
         rows = frame.iloc[conflict]
         what = ", ".join(key_names)
@@ -405,14 +404,20 @@ def _natural_rank(values: pd.Series) -> np.ndarray:
     return rank[codes]
 
 
+def _varies(frame: pd.DataFrame, keys: list, columns: list) -> np.ndarray:
+    """Whether each row's group (rows sharing ``keys``) holds more than one value (NaN aside)
+    in one of ``columns``."""
+    n_values = frame.groupby(keys, sort=False)[columns].transform("nunique")
+    return (n_values > 1).any(axis=1).to_numpy()
+
+
 def _merge_nugget_duplicates(out: pd.DataFrame, body: pd.DataFrame) -> np.ndarray | None:
     dup = out.duplicated(["query", "nugget"], keep=False).to_numpy()
     if not dup.any():
         return None
     described = [c for c in ("importance", "group", "rule") if c in out.columns]
     sub = out[dup].astype({c: object for c in described}).fillna({c: "" for c in described})
-    varies = sub.groupby(["query", "nugget"], sort=False)[described].transform("nunique")
-    conflict = (varies > 1).any(axis=1).to_numpy()
+    conflict = _varies(sub, ["query", "nugget"], described)
     if conflict.any():
         rows = body[dup][conflict]
         raise SchemaError(
@@ -460,8 +465,7 @@ def _groups(frame, body, declared, q_codes, queries, importance):
                 "importance": importance[in_group],
             }
         )
-        varies = members.groupby(["q", "g"])[["rule", "importance"]].transform("nunique")
-        mixed = (varies > 1).any(axis=1).to_numpy()
+        mixed = _varies(members, ["q", "g"], ["rule", "importance"])
         if mixed.any():
             rows = body[in_group][mixed]
             raise SchemaError(
