@@ -187,7 +187,6 @@ def _error(message: str) -> None:
 def command(argv: list[str], stdout=None) -> int:
     """Run ``pdireval trec_eval`` with ``argv`` (the arguments after ``trec_eval``); returns
     trec_eval's exit status."""
-    from pdireval.trec.trec_files import TrecEvalExit
     from pdireval.trec.trec_measures import Epi, IllegalMeasure, mark, measure_names
 
     out = stdout if stdout is not None else sys.stdout
@@ -209,8 +208,6 @@ def command(argv: list[str], stdout=None) -> int:
         elif letter == "v":
             sys.stderr.write(f"trec_eval version {VERSION_ID[version]}\n")
             return 0
-        elif letter == "q":
-            epi.query_flag = True
         elif letter == "m":
             try:
                 mark(epi, value)
@@ -221,56 +218,79 @@ def command(argv: list[str], stdout=None) -> int:
                     continue
                 _error(problem)
                 return 1
-        elif letter == "c":
-            epi.average_complete_flag = True
-        elif letter == "l":
-            epi.relevance_level = _atol(value)
-        elif letter == "n":
-            epi.summary_flag = False
-        elif letter == "D":
-            level, dot, query = value.partition(".")
-            epi.debug_level = _atol(level)
-            if dot:
-                epi.debug_query = query.encode()
-        elif letter == "J":
-            epi.judged_docs_only_flag = True
-        elif letter == "N":
-            epi.num_docs_in_coll = _atol(value)
-        elif letter == "M":
-            epi.max_num_docs_per_topic = _atol(value)
-        elif letter == "R":
-            epi.rel_info_format = value
-        elif letter == "T":
-            epi.results_format = value
-        elif letter == "o":
-            pass  # obsolete in trec_eval, a no-op
-        elif letter == "Z":
-            epi.zscore_file = value
+        else:
+            _set_option(epi, letter, value)
     if help_wanted:
         out.write(HELP)
         return 0
-    if len(operands) != 2:
-        _error(
-            f"needs exactly two files, QRELS then RUN; got {len(operands)} "
-            f"({' '.join(operands) or 'none'})."
-        )
-        sys.stderr.write(USAGE)
-        return 1
-    if epi.debug_level > 0:
-        _error(
-            f"-D {epi.debug_level}: trec_eval's debugging printout (level > 0) is not "
-            "supported; -D 0.QID evaluates query QID alone."
-        )
-        return 1
-    if epi.max_num_docs_per_topic is not None and epi.max_num_docs_per_topic < 0:
-        _error(
-            f"-M {epi.max_num_docs_per_topic}: a negative maximum is not supported (trec_eval "
-            "would evaluate a negative number of documents); use -M 0 for empty rankings."
-        )
+    problem = _operands_problem(operands, epi)
+    if problem is not None:
+        _error(problem)
+        if len(operands) != 2:
+            sys.stderr.write(USAGE)
         return 1
     qrels, run = operands
     if extra_measures and not epi.marked:
         epi.marked.add("runid")  # only pdireval measures requested: print the run id too
+    return _evaluate(epi, qrels, run, extra_measures, out)
+
+
+def _set_option(epi, letter: str, value: str) -> None:
+    """Set the run options of the single-letter flag ``letter`` (all but -h, -v and -m)."""
+    if letter == "q":
+        epi.query_flag = True
+    elif letter == "c":
+        epi.average_complete_flag = True
+    elif letter == "l":
+        epi.relevance_level = _atol(value)
+    elif letter == "n":
+        epi.summary_flag = False
+    elif letter == "D":
+        level, dot, query = value.partition(".")
+        epi.debug_level = _atol(level)
+        if dot:
+            epi.debug_query = query.encode()
+    elif letter == "J":
+        epi.judged_docs_only_flag = True
+    elif letter == "N":
+        epi.num_docs_in_coll = _atol(value)
+    elif letter == "M":
+        epi.max_num_docs_per_topic = _atol(value)
+    elif letter == "R":
+        epi.rel_info_format = value
+    elif letter == "T":
+        epi.results_format = value
+    elif letter == "o":
+        pass  # obsolete in trec_eval, a no-op
+    elif letter == "Z":
+        epi.zscore_file = value
+
+
+def _operands_problem(operands: list[str], epi) -> str | None:
+    """Why the command cannot run with these file operands and options; None when it can."""
+    if len(operands) != 2:
+        return (
+            f"needs exactly two files, QRELS then RUN; got {len(operands)} "
+            f"({' '.join(operands) or 'none'})."
+        )
+    if epi.debug_level > 0:
+        return (
+            f"-D {epi.debug_level}: trec_eval's debugging printout (level > 0) is not "
+            "supported; -D 0.QID evaluates query QID alone."
+        )
+    if epi.max_num_docs_per_topic is not None and epi.max_num_docs_per_topic < 0:
+        return (
+            f"-M {epi.max_num_docs_per_topic}: a negative maximum is not supported (trec_eval "
+            "would evaluate a negative number of documents); use -M 0 for empty rankings."
+        )
+    return None
+
+
+def _evaluate(epi, qrels: str, run: str, extra_measures: list[str], out) -> int:
+    """Evaluate the run ``run`` against ``qrels``, write the table to ``out`` (with the
+    pdireval measures ``extra_measures`` after trec_eval's) and return the exit status."""
+    from pdireval.trec.trec_files import TrecEvalExit
+
     try:
         from pdireval.trec.trec_engine import evaluate_files
 

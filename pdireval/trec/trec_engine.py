@@ -20,6 +20,7 @@ import math
 from functools import partial
 from itertools import repeat
 from operator import ne
+from typing import Any
 
 import numpy as np
 
@@ -84,62 +85,128 @@ def _read_zscores(path: str) -> dict:
 
 def evaluate_files(epi: Epi, qrels_path: str, results_path: str) -> Output:
     """trec_eval's main() after option parsing."""
-    version = epi.version
-    if epi.rel_info_format not in REL_FORMATS:
-        raise TrecEvalExit(
-            f"-R {epi.rel_info_format}: not a rel_info format; trec_eval reads "
-            f"{', '.join(REL_FORMATS)} (trec_eval: Illegal rel_format "
-            f"'{epi.rel_info_format}').",
-            2,
-        )
     jg_mode = epi.rel_info_format == "qrels_jg"
-    prefs_mode = epi.rel_info_format in ("prefs", "qrels_prefs")
-    qrels_table = None
-    qq: list | np.ndarray  # lists parsed from the files, or trec_columns' arrays
-    qr: list | np.ndarray
-    if prefs_mode:
-        what = "prefs" if epi.rel_info_format == "prefs" else "qrels"
-        prefs = parse_prefs(
-            read_bytes(qrels_path, what),
-            qrels_path,
-            version,
-            qrels_prefs=epi.rel_info_format == "qrels_prefs",
-        )
-        qq, qg, qd, qr = prefs[0], prefs[1], prefs[3], []
-    else:
-        qrels_data = read_bytes(qrels_path, "qrels")
-        # the common case is read as numpy columns (trec_columns); the lists below are read
-        # when it does not apply (before the results file when the qrels are malformed)
-        if not jg_mode and (version != "10" or b"#" not in qrels_data):
-            qrels_table = trec_columns.table(qrels_data, 4)
-        if qrels_table is None:
-            qq, qg, qd, qr = parse_qrels(qrels_data, qrels_path, version)
-    if jg_mode and len(set(zip(qq, qg, qd))) != len(qq):
-        raise TrecEvalExit(
-            f"qrels file '{qrels_path}': a document is listed twice for the same "
-            "query and judgment group (trec_eval.get_qrels: duplicate docs; "
-            f"trec_eval: Quit in file '{qrels_path}').",
-            2,
-        )
-    if epi.results_format not in RESULTS_FORMATS:
-        raise TrecEvalExit(
-            f"-T {epi.results_format}: trec_eval reads trec_results only "
-            f"(trec_eval: Illegal retrieval results format "
-            f"'{epi.results_format}').",
-            2,
-        )
-    results_data = read_bytes(results_path, "results")
-    files = None
-    if qrels_table is not None:
-        files = trec_columns.inputs(qrels_table, results_data, version)
-    _refuse_nan_scores(files, results_path)
-    if files is None:
-        if qrels_table is not None:
-            qq, qg, qd, qr = parse_qrels(qrels_data, qrels_path, version)
-        rq, rd, rs, runid = parse_results(results_data, results_path, version)
-    else:
-        qq, qr, runid = files.qrels_queries, files.labels, files.runid
+    data = _Inputs(epi, qrels_path, results_path)
     zscores = None if epi.zscore_file is None else _read_zscores(epi.zscore_file)
+    chosen, unreadable, columns, params = _chosen_measures(epi)
+    evaluated, bogus, missing = _which_queries(epi, data.qq, data.result_queries())
+    if unreadable is not None:
+        _refuse_unreadable(epi, unreadable, evaluated, missing)
+    if data.prefs is not None:
+        return _print_prefs(
+            epi, chosen, columns, params, evaluated, bogus, missing, data.runid, zscores,
+            data.qq, data.prefs, (data.rq, data.rd, data.rs),
+        )  # fmt: skip
+    rr, dup, jg_rows = _form_res_rels(epi, data, evaluated, bogus)
+    # the evaluation and its printing; the early stops print the queries before the stop
+    printed = partial(
+        _print, epi, chosen, columns, params, rr, evaluated, bogus, data.runid, zscores,
+        data.qq, data.qr, jg_rows,
+    )  # fmt: skip
+    return _print_until_stop(printed, chosen, rr, dup, evaluated, missing, jg_mode)
+
+
+class _Inputs:
+    """The qrels (or preferences) and results files as trec_eval reads them, refusing what it
+    refuses in its order: the qrels lines ``qq, qg, qd, qr`` (lists, or trec_columns'
+    arrays), the run's lines ``rq, rd, rs`` and ``runid``, ``prefs`` (``-R prefs`` /
+    ``qrels_prefs``: the preference lines, else None) and ``files`` (trec_columns' inputs
+    when the common case applies, else None)."""
+
+    def __init__(self, epi: Epi, qrels_path: str, results_path: str) -> None:
+        self.version, self.qrels_path, self.results_path = epi.version, qrels_path, results_path
+        self.prefs: tuple | None = None
+        self.qrels_data = b""
+        self.files: Any = None
+        self.qq: Any = None  # lists parsed from the files, or trec_columns' arrays
+        self.qg: Any = None
+        self.qd: Any = None
+        self.qr: Any = None
+        self.rq: Any = None
+        self.rd: Any = None
+        self.rs: Any = None
+        self.runid: Any = None
+        qrels_table = self._read_qrels(epi)
+        if epi.results_format not in RESULTS_FORMATS:
+            raise TrecEvalExit(
+                f"-T {epi.results_format}: trec_eval reads trec_results only "
+                f"(trec_eval: Illegal retrieval results format "
+                f"'{epi.results_format}').",
+                2,
+            )
+        self.results_data = read_bytes(results_path, "results")
+        if qrels_table is not None:
+            self.files = trec_columns.inputs(qrels_table, self.results_data, self.version)
+        _refuse_nan_scores(self.files, results_path)
+        if self.files is None:
+            if qrels_table is not None:
+                self.parse_qrels()
+            self.parse_results()
+        else:
+            files = self.files
+            self.qq, self.qr, self.runid = files.qrels_queries, files.labels, files.runid
+
+    def _read_qrels(self, epi: Epi):
+        """Read the qrels (or preference) file; trec_columns' table of it when the common case
+        applies (the lines are read later when it does not), else None."""
+        if epi.rel_info_format not in REL_FORMATS:
+            raise TrecEvalExit(
+                f"-R {epi.rel_info_format}: not a rel_info format; trec_eval reads "
+                f"{', '.join(REL_FORMATS)} (trec_eval: Illegal rel_format "
+                f"'{epi.rel_info_format}').",
+                2,
+            )
+        jg_mode = epi.rel_info_format == "qrels_jg"
+        qrels_table = None
+        if epi.rel_info_format in ("prefs", "qrels_prefs"):
+            what = "prefs" if epi.rel_info_format == "prefs" else "qrels"
+            self.prefs = parse_prefs(
+                read_bytes(self.qrels_path, what),
+                self.qrels_path,
+                self.version,
+                qrels_prefs=epi.rel_info_format == "qrels_prefs",
+            )
+            prefs = self.prefs
+            self.qq, self.qg, self.qd, self.qr = prefs[0], prefs[1], prefs[3], []
+        else:
+            self.qrels_data = read_bytes(self.qrels_path, "qrels")
+            # the common case is read as numpy columns (trec_columns); the lists below are read
+            # when it does not apply (before the results file when the qrels are malformed)
+            if not jg_mode and (self.version != "10" or b"#" not in self.qrels_data):
+                qrels_table = trec_columns.table(self.qrels_data, 4)
+            if qrels_table is None:
+                self.parse_qrels()
+        if jg_mode and len(set(zip(self.qq, self.qg, self.qd))) != len(self.qq):
+            raise TrecEvalExit(
+                f"qrels file '{self.qrels_path}': a document is listed twice for the same "
+                "query and judgment group (trec_eval.get_qrels: duplicate docs; "
+                f"trec_eval: Quit in file '{self.qrels_path}').",
+                2,
+            )
+        return qrels_table
+
+    def parse_qrels(self) -> None:
+        """The qrels file's lines as lists."""
+        self.qq, self.qg, self.qd, self.qr = parse_qrels(
+            self.qrels_data, self.qrels_path, self.version
+        )
+
+    def parse_results(self) -> None:
+        """The results file's lines as lists."""
+        self.rq, self.rd, self.rs, self.runid = parse_results(
+            self.results_data, self.results_path, self.version
+        )
+
+    def result_queries(self) -> set:
+        """The queries of the run."""
+        return set(self.rq) if self.files is None else self.files.result_queries
+
+
+def _chosen_measures(epi: Epi):
+    """``(chosen, unreadable, columns, params)``: the marked measures in trec_eval's order
+    (its official set when none is marked), the first that cannot read ``-R``'s input (or
+    None), the printed columns and each measure's parameters."""
+    version = epi.version
     if not epi.marked:
         epi.marked.update(NICKNAMES[version]["official"])
     chosen = [m for m in MEASURES if version in m.versions and m.name in epi.marked]
@@ -157,14 +224,19 @@ def evaluate_files(epi: Epi, qrels_path: str, results_path: str) -> Output:
         columns += [
             Column(n, meas, i if meas.kind.startswith("cut") else -1) for i, n in enumerate(names)
         ]
+    return chosen, unreadable, columns, params
 
-    # ----- which queries
+
+def _which_queries(epi: Epi, qq, result_queries: set):
+    """``(evaluated, bogus, missing)``: the queries trec_eval evaluates, in its order (9.0.8:
+    the run's judged queries; 10.0: the qrels' queries up to the first one missing from the
+    run, ``-c``: all of them, the missing ones empty rankings, ``bogus``), and 10.0's first
+    judged query missing from the run without ``-c`` (else None)."""
     qrels_queries = sorted(set(qq))
-    result_queries = set(rq) if files is None else files.result_queries
     missing = None
-    if version == "10":
+    bogus = set()
+    if epi.version == "10":
         evaluated = []
-        bogus = set()
         for q in qrels_queries:
             if epi.debug_query is not None and q != epi.debug_query:
                 continue
@@ -183,50 +255,62 @@ def evaluate_files(epi: Epi, qrels_path: str, results_path: str) -> Output:
             for q in sorted(result_queries)
             if q in judged and (epi.debug_query is None or q == epi.debug_query)
         ]
-        bogus = set()
-    if unreadable is not None:
-        if not evaluated and missing is None:
-            raise TrecEvalExit(NO_QUERIES, 7)
-        # trec_eval fails at the first query it evaluates, before printing anything
-        needs = "prefs or -R qrels_prefs" if unreadable.needs == "prefs" else unreadable.needs
-        raise TrecEvalExit(
-            f"-m {unreadable.name}: needs -R {needs} input, not -R {epi.rel_info_format} "
-            f"(trec_eval: Can't calculate measure '{unreadable.name}').",
-            4,
-        )
-    jg_rows = None
-    if prefs_mode:
-        return _print_prefs(
-            epi, chosen, columns, params, evaluated, bogus, missing, runid, zscores, qq, prefs,
-            (rq, rd, rs),
-        )  # fmt: skip
-    try:
-        if jg_mode:  # one virtual query per (query, judgment group), averaged per query
-            rr, dup, jg_rows = _res_rels_jg(epi, evaluated, bogus, qq, qg, qd, qr, rq, rd, rs)
-        else:
-            fast = None if files is None or bogus else files.join(evaluated)
-            if fast is not None:
-                q_of, rel_of, codes, sims, rel_file, words = fast
-                try:
-                    rr = _ranked(
-                        epi, len(evaluated), q_of, rel_of, codes, sims, rel_file,
-                        trec_columns.word_rank, words,
-                    )  # fmt: skip
-                except LevelTableTooLarge as exc:
-                    exc.names = evaluated
-                    raise
-                dup = None
-            else:
-                if files is not None:  # a duplicate document: read the lists for its message
-                    qq, qg, qd, qr = parse_qrels(qrels_data, qrels_path, version)
-                    rq, rd, rs, runid = parse_results(results_data, results_path, version)
-                rr, dup = _res_rels(epi, evaluated, bogus, qq, qd, qr, rq, rd, rs)
-    except LevelTableTooLarge as exc:
-        raise exc.exit(qrels_path) from None
-    # the evaluation and its printing; the early stops print the queries before the stop
-    printed = partial(
-        _print, epi, chosen, columns, params, rr, evaluated, bogus, runid, zscores, qq, qr, jg_rows
+    return evaluated, bogus, missing
+
+
+def _refuse_unreadable(epi: Epi, unreadable, evaluated: list, missing) -> None:
+    """A marked measure that cannot read ``-R``'s input: trec_eval fails at the first query
+    it evaluates, before printing anything."""
+    if not evaluated and missing is None:
+        raise TrecEvalExit(NO_QUERIES, 7)
+    needs = "prefs or -R qrels_prefs" if unreadable.needs == "prefs" else unreadable.needs
+    raise TrecEvalExit(
+        f"-m {unreadable.name}: needs -R {needs} input, not -R {epi.rel_info_format} "
+        f"(trec_eval: Can't calculate measure '{unreadable.name}').",
+        4,
     )
+
+
+def _form_res_rels(epi: Epi, data: _Inputs, evaluated: list, bogus: set):
+    """``(rr, dup, jg_rows)``: every evaluated query's ranking and judgments (``-R
+    qrels_jg``: one virtual query per (query, judgment group), ``jg_rows`` grouping them per
+    query, else None) and the first document listed twice (else None)."""
+    jg_rows = None
+    try:
+        if epi.rel_info_format == "qrels_jg":  # averaged per query
+            rr, dup, jg_rows = _res_rels_jg(
+                epi, evaluated, bogus, data.qq, data.qg, data.qd, data.qr, data.rq, data.rd,
+                data.rs,
+            )  # fmt: skip
+            return rr, dup, jg_rows
+        files = data.files
+        fast = None if files is None or bogus else files.join(evaluated)
+        if fast is not None:
+            q_of, rel_of, codes, sims, rel_file, words = fast
+            try:
+                rr = _ranked(
+                    epi, len(evaluated), q_of, rel_of, codes, sims, rel_file,
+                    trec_columns.word_rank, words,
+                )  # fmt: skip
+            except LevelTableTooLarge as exc:
+                exc.names = evaluated
+                raise
+            return rr, None, jg_rows
+        if files is not None:  # a duplicate document: read the lists for its message
+            data.parse_qrels()
+            data.parse_results()
+        rr, dup = _res_rels(
+            epi, evaluated, bogus, data.qq, data.qd, data.qr, data.rq, data.rd, data.rs
+        )
+        return rr, dup, jg_rows
+    except LevelTableTooLarge as exc:
+        raise exc.exit(data.qrels_path) from None
+
+
+def _print_until_stop(printed, chosen, rr, dup, evaluated, missing, jg_mode) -> Output:
+    """The printed evaluation (``printed``: :func:`_print` but for where it stops), stopping
+    where trec_eval stops: a first query whose labels are all negative, a document listed
+    twice, 10.0's judged query missing from the run."""
     if dup is None and not jg_mode and evaluated and not rr.levels[0].any():
         # form_res_rels.c sizes its label table by the query's largest label: for a first
         # query whose labels are all negative that is 0 entries, and the allocation fails
@@ -242,7 +326,6 @@ def evaluate_files(epi: Epi, qrels_path: str, results_path: str) -> Output:
         q_index, docno, where = dup
         evaluated_before = evaluated[:q_index]
         first = next((m.name for m in chosen if m.needs), chosen[0].name)
-        missing = None
         twice = (
             f"query {evaluated[q_index].decode(errors='replace')}: document "
             f"{docno.decode(errors='replace')} is listed twice in the {where} "
