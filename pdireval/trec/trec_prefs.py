@@ -139,9 +139,62 @@ def prefs_result(epi, evaluated, bogus, pq, pg, ps, pd, pr, rq, rd, rs) -> Prefs
     if n == 0:
         return PrefsResult(0, {name: np.zeros(0) for name in PREFS_MEASURES}, None)
     index = {q: i for i, q in enumerate(evaluated)}
-    f32 = epi.version != "10"  # 9.0.8 stores scores and levels as C floats
+    vocab, prefs, run = _coded_lines(epi, index, bogus, (pq, pg, ps, pd, pr), (rq, rd, rs))
+    p_code, p_jg, p_jsg, p_doc, rel = prefs
+    v = max(len(vocab), 1)
+    errors: dict[int, str] = {}  # query code -> message (duplicates in the run)
+    jg_errors: dict[int, str] = {}  # judgment group -> message
+    r_code, r_key = _run_keys(epi, run, v, vocab, errors)
+    p_rank, njr, num_judged = _docid_ranks(n, v, p_code, p_doc, r_code, r_key)
+    lines = _Lines(p_code, p_jg, p_jsg, rel, p_rank, p_doc, njr)
+    judged = _ec_judged(lines)
+    num_rel, num_rel_ret, num_nonrel, num_nonrel_ret = judged
+    pa_docs = _pa_documents(lines, njr, vocab, judged, jg_errors)
+    pa_pairs = _closure(
+        jg_errors, pa_docs[0], pa_docs[1], pa_docs[3], lines.g_of, lines.e_end_of,
+        lines.s_end_of, lines.line_pa,
+    )  # fmt: skip
+    counter = _PairCounter(n, lines, njr, num_judged, judged, pa_docs, pa_pairs)
+    for lo, hi in counter.bounds:
+        counter.count(lo, hi)
+    for g, line in counter.same_doc.items():
+        jg_errors.setdefault(
+            g,
+            f"document {vocab[int(lines.doc[line])].decode(errors='replace')} has two "
+            "rel_levels in one judgment sub-group; give it one level there (trec_eval."
+            "form_prefs_counts: Internal docid occurs with different rel_level in same jsg)",
+        )
+    counter.add_simple()
+    g_code = lines.g_code
+    for g, message in sorted(jg_errors.items()):
+        errors.setdefault(int(g_code[g]), message)
+    values = _measures(
+        n,
+        g_code,
+        counter.cnt,
+        counter.rec,
+        num_rel,
+        num_rel_ret,
+        num_nonrel,
+        num_nonrel_ret,
+        counter.pair_sum,
+        counter.pair_num,
+    )
+    error = None
+    if errors:
+        first = min(errors)
+        error = (first, f"query {evaluated[first].decode(errors='replace')}: {errors[first]}", 4)
+    return PrefsResult(n, values, error)
 
-    # ----- preference lines and run lines of the evaluated queries, documents as codes
+
+def _coded_lines(epi, index: dict, bogus, prefs: tuple, run: tuple):
+    """``(vocab, (p_code, p_jg, p_jsg, p_doc, rel), (r_code, r_doc, sims))``: the preference
+    lines and run lines of the evaluated queries (``index``: query -> code), documents as
+    codes into ``vocab`` (their ids in strcmp order), the bogus queries as one bogus document
+    each; 9.0.8's levels and scores as C floats."""
+    pq, pg, ps, pd, pr = prefs
+    rq, rd, rs = run
+    f32 = epi.version != "10"  # 9.0.8 stores scores and levels as C floats
     pcode_all = np.fromiter((index.get(q, -1) for q in pq), dtype=np.int64, count=len(pq))
     pkeep = np.flatnonzero(pcode_all >= 0)
     rcode_all = np.fromiter((index.get(q, -1) for q in rq), dtype=np.int64, count=len(rq))
@@ -153,7 +206,6 @@ def prefs_result(epi, evaluated, bogus, pq, pg, ps, pd, pr, rq, rd, rs) -> Prefs
     rdocs = [rd[i] for i in rpick] + [BOGUS_DOCNO] * len(bogus_codes)
     vocab, doc_codes = np.unique(np.array(pdocs + rdocs, dtype=object), return_inverse=True)
     doc_codes = doc_codes.reshape(-1).astype(np.int64)
-    v = max(len(vocab), 1)
     p_doc = doc_codes[: len(pdocs)]
     r_doc = doc_codes[len(pdocs) :]
     p_code = pcode_all[pkeep]
@@ -166,20 +218,24 @@ def prefs_result(epi, evaluated, bogus, pq, pg, ps, pd, pr, rq, rd, rs) -> Prefs
         rel = c_float(rel).astype(np.float64)
     p_jg = _codes([pg[i] for i in pick])
     p_jsg = _codes([ps[i] for i in pick])
+    return vocab, (p_code, p_jg, p_jsg, p_doc, rel), (r_code, r_doc, sims)
 
-    # ----- the run: score descending, docno ascending; -M; duplicates
+
+def _run_keys(epi, run: tuple, v: int, vocab, errors: dict):
+    """``(r_code, r_key)``: the run's lines in rank order (score descending, docno
+    ascending), cut to ``-M``, with keys ``query * v + document``; a document ranked twice
+    is left out, the first query with one recorded in ``errors`` (trec_eval stops there)."""
+    r_code, r_doc, sims = run
     order = np.lexsort((r_doc, -sims.astype(np.float64), r_code))
     r_code, r_doc = r_code[order], r_doc[order]
     pos = _cumcount(r_code)
     if epi.max_num_docs_per_topic is not None:
         cut = pos < epi.max_num_docs_per_topic
-        r_code, r_doc, pos = r_code[cut], r_doc[cut], pos[cut]
+        r_code, r_doc = r_code[cut], r_doc[cut]
     r_key = r_code * v + r_doc
     by_key = np.argsort(r_key, kind="stable")
     dup_rows = np.zeros(len(r_key), dtype=bool)
     dup_rows[by_key[1:]] = r_key[by_key[1:]] == r_key[by_key[:-1]]
-    errors: dict[int, str] = {}  # query code -> message (duplicates in the run)
-    jg_errors: dict[int, str] = {}  # judgment group -> message
     if dup_rows.any():
         stop = int(r_code[dup_rows].min())  # the first such query: trec_eval stops there
         name = vocab[int(r_doc[dup_rows & (r_code == stop)].min())]
@@ -188,9 +244,14 @@ def prefs_result(epi, evaluated, bogus, pq, pg, ps, pd, pr, rq, rd, rs) -> Prefs
             "one line per document (trec_eval.form_prefs_counts: duplicate docs)"
         )
         keep = ~dup_rows
-        r_code, r_doc, pos, r_key = r_code[keep], r_doc[keep], pos[keep], r_key[keep]
+        r_code, r_key = r_code[keep], r_key[keep]
+    return r_code, r_key
 
-    # ----- docid ranks: judged retrieved docs in rank order, then the others by docno
+
+def _docid_ranks(n: int, v: int, p_code, p_doc, r_code, r_key):
+    """``(p_rank, njr, num_judged)``: the docid rank of each preference line (the judged
+    retrieved documents in rank order, then the others by docno), and per query the number
+    of judged retrieved documents and of judged documents."""
     p_key = p_code * v + p_doc
     judged_keys = np.unique(p_key)
     retrieved = np.isin(r_key, judged_keys)
@@ -206,156 +267,213 @@ def prefs_result(epi, evaluated, bogus, pq, pg, ps, pd, pr, rq, rd, rs) -> Prefs
     by = np.argsort(table_keys)
     table_keys, table_rank = table_keys[by], table_rank[by]
     p_rank = table_rank[np.searchsorted(table_keys, p_key)]
+    return p_rank, njr, num_judged
 
-    # ----- lines sorted by query, JG, JSG, rel_level descending, docid rank
-    order = np.lexsort((p_rank, -rel, p_jsg, p_jg, p_code))
-    code, jg, jsg = p_code[order], p_jg[order], p_jsg[order]
-    lvl, rank, doc = rel[order], p_rank[order], p_doc[order]
-    njr_l = njr[code]
-    g_of = _segments(code, jg)  # judgment group of each line
-    s_of = _segments(code, jg, jsg)  # sub-group
-    e_of = _segments(code, jg, jsg, lvl)  # class (run of one level within a sub-group)
-    n_g = int(g_of[-1]) + 1 if len(g_of) else 0
-    g_start = np.searchsorted(g_of, np.arange(n_g))
-    g_end = np.append(g_start[1:], len(g_of))
-    g_code = code[g_start] if n_g else np.zeros(0, dtype=np.int64)
-    s_end_of = np.searchsorted(s_of, s_of, side="right")
-    e_start_of = np.searchsorted(e_of, e_of, side="left")
-    e_end_of = np.searchsorted(e_of, e_of, side="right")
-    n_sub = np.bincount(g_of[np.append(True, s_of[1:] != s_of[:-1])], minlength=n_g)
-    is_pa = n_sub > 1
-    line_pa = is_pa[g_of]
-    line_ret = rank < njr_l
 
-    # ----- EC groups: classes, relevant / nonrelevant lines, the last class
-    ec_line = ~line_pa
-    pos_in_e = np.arange(len(e_of)) - e_start_of
-    last_e = np.zeros(n_g, dtype=np.int64)
-    if n_g:
-        last_e[:] = e_of[g_end - 1]
-    in_last = e_of == last_e[g_of]
+class _Lines:
+    """The preference lines sorted by query, JG, JSG, rel_level descending and docid rank,
+    with their judgment groups (``g_of``; ``g_code``: each JG's query), the ends of their
+    sub-groups and classes (a run of one level within a sub-group), which lines belong to a
+    preference array (a JG of several sub-groups) and which are retrieved."""
+
+    def __init__(self, p_code, p_jg, p_jsg, rel, p_rank, p_doc, njr) -> None:
+        order = np.lexsort((p_rank, -rel, p_jsg, p_jg, p_code))
+        code, jg, jsg = p_code[order], p_jg[order], p_jsg[order]
+        lvl, rank = rel[order], p_rank[order]
+        self.code, self.lvl, self.rank, self.doc = code, lvl, rank, p_doc[order]
+        g_of = _segments(code, jg)  # judgment group of each line
+        s_of = _segments(code, jg, jsg)  # sub-group
+        e_of = _segments(code, jg, jsg, lvl)  # class (run of one level within a sub-group)
+        n_g = int(g_of[-1]) + 1 if len(g_of) else 0
+        g_start = np.searchsorted(g_of, np.arange(n_g))
+        g_end = np.append(g_start[1:], len(g_of))
+        self.g_of, self.n_g = g_of, n_g
+        self.g_code = code[g_start] if n_g else np.zeros(0, dtype=np.int64)
+        self.s_end_of = np.searchsorted(s_of, s_of, side="right")
+        self.e_start_of = np.searchsorted(e_of, e_of, side="left")
+        self.e_end_of = np.searchsorted(e_of, e_of, side="right")
+        n_sub = np.bincount(g_of[np.append(True, s_of[1:] != s_of[:-1])], minlength=n_g)
+        self.is_pa = n_sub > 1
+        self.line_pa = self.is_pa[g_of]
+        self.line_ret = rank < njr[code]
+        # EC groups: each line's position in its class, and whether it is in its JG's last
+        self.ec_line = ~self.line_pa
+        self.pos_in_e = np.arange(len(e_of)) - self.e_start_of
+        last_e = np.zeros(n_g, dtype=np.int64)
+        if n_g:
+            last_e[:] = e_of[g_end - 1]
+        self.in_last = e_of == last_e[g_of]
+
+
+def _ec_judged(lines: _Lines) -> tuple:
+    """``(num_rel, num_rel_ret, num_nonrel, num_nonrel_ret)`` per JG: the relevant (level >
+    0) and nonrelevant lines of the EC groups, all and retrieved (0 for preference arrays,
+    counted by :func:`_pa_documents`)."""
+    n_g, g_of, ec_line, line_ret = lines.n_g, lines.g_of, lines.ec_line, lines.line_ret
     num_rel = np.zeros(n_g, dtype=np.int64)
     num_rel_ret = np.zeros(n_g, dtype=np.int64)
     num_nonrel = np.zeros(n_g, dtype=np.int64)
     num_nonrel_ret = np.zeros(n_g, dtype=np.int64)
-    positive = lvl > 0.0
+    positive = lines.lvl > 0.0
     _add(num_rel, g_of[ec_line & positive])
     _add(num_rel_ret, g_of[ec_line & positive & line_ret])
     _add(num_nonrel, g_of[ec_line & ~positive])
     _add(num_nonrel_ret, g_of[ec_line & ~positive & line_ret])
+    return num_rel, num_rel_ret, num_nonrel, num_nonrel_ret
 
-    # ----- preference-array groups: each document's level (the last one set), consistency
-    pa_idx = np.flatnonzero(line_pa)
-    pa_doc_g = pa_doc_rank = pa_doc_level = np.zeros(0, dtype=np.int64)
-    discard_doc = np.zeros(0, dtype=bool)
+
+def _pa_documents(lines: _Lines, njr, vocab, judged: tuple, jg_errors: dict) -> tuple:
+    """``(doc_g, doc_rank, discard, local_of_line)``: the documents of the preference-array
+    JGs (each with the level last set for it), the ones beyond the first R nonrelevant ones
+    of their JG (``prefs_avgjg_Rnonrel``) and each line's document within its JG; adds the
+    documents to the ``judged`` counts and records a document at both 0 and a non-0 level
+    in ``jg_errors``."""
+    g_of, rank, lvl, doc = lines.g_of, lines.rank, lines.lvl, lines.doc
+    num_rel, num_rel_ret, num_nonrel, num_nonrel_ret = judged
+    pa_idx = np.flatnonzero(lines.line_pa)
     local_of_line = np.full(len(g_of), -1, dtype=np.int64)
-    if len(pa_idx):
-        gk = g_of[pa_idx]
-        rk = rank[pa_idx]
-        seq = np.lexsort((pa_idx, rk, gk))
-        gs, rs_, ls = gk[seq], rk[seq], lvl[pa_idx][seq]
-        same = np.zeros(len(seq), dtype=bool)
-        same[1:] = (gs[1:] == gs[:-1]) & (rs_[1:] == rs_[:-1])
-        prev = np.append(-1.0, ls[:-1])
-        bad = same & (((prev > 0.0) & (ls == 0.0)) | ((prev == 0.0) & (ls > 0.0)))
-        for g in np.unique(gs[bad]).tolist():
-            first = pa_idx[seq][bad & (gs == g)].min()
-            jg_errors.setdefault(
-                g,
-                f"document {vocab[int(doc[first])].decode(errors='replace')} has both a 0 "
-                "and a non-0 rel_level in one judgment group; a document judged nonrelevant "
-                "in one sub-group cannot be relevant in another: put those judgments in "
-                "separate judgment groups (trec_eval.form_prefs_counts: doc has both 0 and "
-                "non-0 rel_level assigned)",
-            )
-        last = np.append(~same[1:], True)
-        pa_doc_g, pa_doc_rank, pa_doc_level = gs[last], rs_[last], ls[last]
-        local = _cumcount(pa_doc_g)
-        local_of_line[pa_idx[seq]] = local[_segments(gs, rs_)]
-        doc_ret = pa_doc_rank < njr[g_code[pa_doc_g]]
-        rel_doc = pa_doc_level > 0.0
-        zero_doc = pa_doc_level == 0.0
-        _add(num_rel, pa_doc_g[rel_doc])
-        _add(num_rel_ret, pa_doc_g[rel_doc & doc_ret])
-        _add(num_nonrel, pa_doc_g[zero_doc])
-        _add(num_nonrel_ret, pa_doc_g[zero_doc & doc_ret])
-        zero_count = np.zeros(len(pa_doc_g), dtype=np.int64)
-        zero_count[zero_doc] = _cumcount(pa_doc_g[zero_doc])
-        discard_doc = zero_doc & (zero_count >= num_rel[pa_doc_g])
-    pa_pairs = _closure(
-        jg_errors, pa_doc_g, pa_doc_rank, local_of_line, g_of, e_end_of, s_end_of, line_pa
-    )
+    if not len(pa_idx):
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, np.zeros(0, dtype=bool), local_of_line
+    gk = g_of[pa_idx]
+    rk = rank[pa_idx]
+    seq = np.lexsort((pa_idx, rk, gk))
+    gs, rs_, ls = gk[seq], rk[seq], lvl[pa_idx][seq]
+    same = np.zeros(len(seq), dtype=bool)
+    same[1:] = (gs[1:] == gs[:-1]) & (rs_[1:] == rs_[:-1])
+    prev = np.append(-1.0, ls[:-1])
+    bad = same & (((prev > 0.0) & (ls == 0.0)) | ((prev == 0.0) & (ls > 0.0)))
+    for g in np.unique(gs[bad]).tolist():
+        first = pa_idx[seq][bad & (gs == g)].min()
+        jg_errors.setdefault(
+            g,
+            f"document {vocab[int(doc[first])].decode(errors='replace')} has both a 0 "
+            "and a non-0 rel_level in one judgment group; a document judged nonrelevant "
+            "in one sub-group cannot be relevant in another: put those judgments in "
+            "separate judgment groups (trec_eval.form_prefs_counts: doc has both 0 and "
+            "non-0 rel_level assigned)",
+        )
+    last = np.append(~same[1:], True)
+    pa_doc_g, pa_doc_rank, pa_doc_level = gs[last], rs_[last], ls[last]
+    local = _cumcount(pa_doc_g)
+    local_of_line[pa_idx[seq]] = local[_segments(gs, rs_)]
+    doc_ret = pa_doc_rank < njr[lines.g_code[pa_doc_g]]
+    rel_doc = pa_doc_level > 0.0
+    zero_doc = pa_doc_level == 0.0
+    _add(num_rel, pa_doc_g[rel_doc])
+    _add(num_rel_ret, pa_doc_g[rel_doc & doc_ret])
+    _add(num_nonrel, pa_doc_g[zero_doc])
+    _add(num_nonrel_ret, pa_doc_g[zero_doc & doc_ret])
+    zero_count = np.zeros(len(pa_doc_g), dtype=np.int64)
+    zero_count[zero_doc] = _cumcount(pa_doc_g[zero_doc])
+    discard_doc = zero_doc & (zero_count >= num_rel[pa_doc_g])
+    return pa_doc_g, pa_doc_rank, discard_doc, local_of_line
 
-    # ----- counts per JG and per query pair sums, chunk by chunk of whole queries
-    cnt = {k: np.zeros(n_g, dtype=np.int64) for k in ("fr", "pr", "fi", "pi", "no")}
-    rec = {k: np.zeros(n_g, dtype=np.int64) for k in ("f", "p", "fret", "pret")}
-    same_doc: dict[int, int] = {}  # judgment group -> a line of a document at two levels
-    pair_sum = {k: np.zeros(n) for k in ("ret", "imp")}
-    pair_num = {k: np.zeros(n, dtype=np.int64) for k in ("ret", "imp", "all")}
-    one_jg = np.bincount(g_code, minlength=n) == 1
-    by_doc = np.lexsort((rank, g_of))
-    repeated = np.zeros(n, dtype=bool)
-    twice = (g_of[by_doc][1:] == g_of[by_doc][:-1]) & (rank[by_doc][1:] == rank[by_doc][:-1])
-    repeated[code[by_doc][1:][twice & ~line_pa[by_doc][1:]]] = True
-    simple = one_jg & ~repeated
-    recalc = num_rel < num_nonrel
-    recalc_ret = num_rel_ret < num_nonrel_ret
-    ec_lengths = np.where(ec_line, s_end_of - e_end_of, 0)
-    line_code_start = np.searchsorted(code, np.arange(n + 1))
-    per_query = np.bincount(code, weights=ec_lengths, minlength=n)
-    pa_g, pa_a, pa_b = pa_pairs
-    pa_code = g_code[pa_g] if len(pa_g) else np.zeros(0, dtype=np.int64)
-    per_query += np.bincount(pa_code, minlength=n)
-    bounds = _chunks(per_query, CHUNK_PAIRS)
-    for lo, hi in bounds:
-        a0, a1 = line_code_start[lo], line_code_start[hi]
-        rows = np.arange(a0, a1)
-        # EC pairs: each line against the lines of the lower classes of its JG
-        owner, other = _ranges(e_end_of[rows], ec_lengths[rows])
+
+class _PairCounter:
+    """The counts per JG (``cnt``: fulfilled and possible retrieved / implied pairs and the
+    pairs not occurring; ``rec``: ``prefs_avgjg_Rnonrel``'s recalculated ones) and per query
+    the pair sums and counts of ``c[i][j]``, chunk by chunk of whole queries (``bounds``)."""
+
+    def __init__(self, n, lines: _Lines, njr, num_judged, judged: tuple, pa_docs, pa_pairs):
+        n_g, g_code, code = lines.n_g, lines.g_code, lines.code
+        self.n, self.lines, self.njr, self.num_judged = n, lines, njr, num_judged
+        self.num_rel, self.num_rel_ret = judged[0], judged[1]
+        self.pa_doc_g, self.pa_doc_rank, self.discard_doc = pa_docs[:3]
+        self.cnt = {k: np.zeros(n_g, dtype=np.int64) for k in ("fr", "pr", "fi", "pi", "no")}
+        self.rec = {k: np.zeros(n_g, dtype=np.int64) for k in ("f", "p", "fret", "pret")}
+        self.same_doc: dict[int, int] = {}  # judgment group -> a line of a doc at two levels
+        self.pair_sum = {k: np.zeros(n) for k in ("ret", "imp")}
+        self.pair_num = {k: np.zeros(n, dtype=np.int64) for k in ("ret", "imp", "all")}
+        one_jg = np.bincount(g_code, minlength=n) == 1
+        g_of, rank, line_pa = lines.g_of, lines.rank, lines.line_pa
+        by_doc = np.lexsort((rank, g_of))
+        repeated = np.zeros(n, dtype=bool)
+        twice = (g_of[by_doc][1:] == g_of[by_doc][:-1]) & (rank[by_doc][1:] == rank[by_doc][:-1])
+        repeated[code[by_doc][1:][twice & ~line_pa[by_doc][1:]]] = True
+        self.simple = one_jg & ~repeated
+        self.recalc = judged[0] < judged[2]
+        self.recalc_ret = judged[1] < judged[3]
+        self.ec_lengths = np.where(lines.ec_line, lines.s_end_of - lines.e_end_of, 0)
+        self.line_code_start = np.searchsorted(code, np.arange(n + 1))
+        per_query = np.bincount(code, weights=self.ec_lengths, minlength=n)
+        self.pa_g, self.pa_a, self.pa_b = pa_pairs
+        pa_g = self.pa_g
+        self.pa_code = g_code[pa_g] if len(pa_g) else np.zeros(0, dtype=np.int64)
+        per_query += np.bincount(self.pa_code, minlength=n)
+        self.bounds = _chunks(per_query, CHUNK_PAIRS)
+
+    def count(self, lo: int, hi: int) -> None:
+        """Count the pairs of the queries ``lo .. hi - 1``: each EC line against the lines of
+        the lower classes of its JG, then the preference-array pairs."""
+        lines = self.lines
+        rows = np.arange(self.line_code_start[lo], self.line_code_start[hi])
+        owner, other = _ranges(lines.e_end_of[rows], self.ec_lengths[rows])
         x, y = rows[owner], other
-        g, a, b = g_of[x], rank[x], rank[y]
-        # preference-array pairs of these queries
-        k0, k1 = np.searchsorted(pa_code, [lo, hi])
-        pg_, pa_, pb_ = pa_g[k0:k1], pa_a[k0:k1], pa_b[k0:k1]
+        g, a, b = lines.g_of[x], lines.rank[x], lines.rank[y]
+        k0, k1 = np.searchsorted(self.pa_code, [lo, hi])
+        pg_, pa_, pb_ = self.pa_g[k0:k1], self.pa_a[k0:k1], self.pa_b[k0:k1]
         for where in np.flatnonzero(a == b)[:1].tolist():  # the first only: an error stops
-            same_doc.setdefault(int(g[where]), int(x[where]))
+            self.same_doc.setdefault(int(g[where]), int(x[where]))
         ga = np.concatenate([g, pg_])
         aa = np.concatenate([a, pa_])
         bb = np.concatenate([b, pb_])
-        nj = njr[g_code[ga]] if len(ga) else np.zeros(0, dtype=np.int64)
+        nj = self.njr[lines.g_code[ga]] if len(ga) else np.zeros(0, dtype=np.int64)
         a_ret, b_ret = aa < nj, bb < nj
         both = a_ret & b_ret
         one = a_ret ^ b_ret
+        cnt = self.cnt
         _add(cnt["pr"], ga[both])
         _add(cnt["fr"], ga[both & (aa < bb)])
         _add(cnt["pi"], ga[one])
         _add(cnt["fi"], ga[one & a_ret])
         _add(cnt["no"], ga[~a_ret & ~b_ret])
-        # Rnonrel recalculation: kept pairs (EC: the lower class's first R lines; preference
-        # arrays: the first R nonrelevant documents), and the EC's last class against itself
+        self._recalculated(g, y, (pg_, pa_, pb_), (ga, aa, bb), a_ret, both)
+        self._last_class(rows)
+        # the counts array c[i][j] of each query, and its pairs (queries of one judgment
+        # group without repeated documents: every pair once, one way, from add_simple)
+        hard = ~self.simple[lines.g_code[ga]]
+        _pairs(
+            ga[hard], aa[hard], bb[hard], lines.g_code, self.njr, self.num_judged,
+            self.pair_sum, self.pair_num,
+        )  # fmt: skip
+
+    def _recalculated(self, g, y, pa_part, pairs, a_ret, both) -> None:
+        """``prefs_avgjg_Rnonrel``'s recalculation: the kept pairs (EC: the lower class's
+        first R lines; preference arrays: the first R nonrelevant documents)."""
+        lines, rec = self.lines, self.rec
+        pg_, pa_, pb_ = pa_part
+        ga, aa, bb = pairs
         m = len(g)
         kept = np.ones(len(ga), dtype=bool)
         kept_ret = both.copy()
-        y_last = in_last[y]
-        kept[:m] = ~y_last | (pos_in_e[y] < num_rel[g])
-        kept_ret[:m] &= ~y_last | (pos_in_e[y] < num_rel_ret[g])
+        y_last = lines.in_last[y]
+        kept[:m] = ~y_last | (lines.pos_in_e[y] < self.num_rel[g])
+        kept_ret[:m] &= ~y_last | (lines.pos_in_e[y] < self.num_rel_ret[g])
         if len(pg_):
-            da = _doc_index(pa_doc_g, pa_doc_rank, pg_, pa_)
-            db = _doc_index(pa_doc_g, pa_doc_rank, pg_, pb_)
-            keep_pa = ~discard_doc[da] & ~discard_doc[db]
+            da = _doc_index(self.pa_doc_g, self.pa_doc_rank, pg_, pa_)
+            db = _doc_index(self.pa_doc_g, self.pa_doc_rank, pg_, pb_)
+            keep_pa = ~self.discard_doc[da] & ~self.discard_doc[db]
             kept[m:] = keep_pa
             kept_ret[m:] &= keep_pa
         ful_rule = a_ret & (aa < bb)
-        sel = kept & recalc[ga]
+        sel = kept & self.recalc[ga]
         _add(rec["p"], ga[sel])
         _add(rec["f"], ga[sel & ful_rule])
-        sel = kept_ret & recalc_ret[ga]
+        sel = kept_ret & self.recalc_ret[ga]
         _add(rec["pret"], ga[sel])
         _add(rec["fret"], ga[sel & (aa < bb)])
-        last_rows = rows[ec_line[rows] & in_last[rows]]
+
+    def _last_class(self, rows) -> None:
+        """``prefs_avgjg_Rnonrel``'s recalculation: the EC's last class against itself (its
+        first R lines), as trec_eval writes it."""
+        lines, rec = self.lines, self.rec
+        g_of, rank, line_ret = lines.g_of, lines.rank, lines.line_ret
+        e_start_of, e_end_of = lines.e_start_of, lines.e_end_of
+        last_rows = rows[lines.ec_line[rows] & lines.in_last[rows]]
         for variant, limit, flag in (
-            ("", num_rel, recalc),
-            ("ret", num_rel_ret, recalc_ret),
+            ("", self.num_rel, self.recalc),
+            ("ret", self.num_rel_ret, self.recalc_ret),
         ):
             xs = last_rows[flag[g_of[last_rows]]]
             if variant:
@@ -372,38 +490,19 @@ def prefs_result(epi, evaluated, bogus, pq, pg, ps, pd, pr, rq, rd, rs) -> Prefs
             else:
                 _add(rec["p"], qg)
                 _add(rec["f"], qg[line_ret[xq] & (rank[xq] < rank[ys])])
-        # the counts array c[i][j] of each query, and its pairs (queries of one judgment
-        # group without repeated documents: every pair once, one way, from the counts below)
-        hard = ~simple[g_code[ga]]
-        _pairs(ga[hard], aa[hard], bb[hard], g_code, njr, num_judged, pair_sum, pair_num)
 
-    for g, line in same_doc.items():
-        jg_errors.setdefault(
-            g,
-            f"document {vocab[int(doc[line])].decode(errors='replace')} has two rel_levels "
-            "in one judgment sub-group; give it one level there (trec_eval."
-            "form_prefs_counts: Internal docid occurs with different rel_level in same jsg)",
-        )
-
-    # simple queries: c[i][j] is 0 or 1 and never both ways, so each pair's ratio is 1 when
-    # the preferred document ranks first: the pair sums are the fulfilled counts
-    ful_q = np.bincount(g_code, weights=cnt["fr"], minlength=n)
-    imp_q = np.bincount(g_code, weights=cnt["fi"], minlength=n)
-    pair_sum["ret"] += np.where(simple, ful_q, 0.0)
-    pair_sum["imp"] += np.where(simple, ful_q + imp_q, 0.0)
-    for key, parts in (("ret", ("pr",)), ("imp", ("pr", "pi")), ("all", ("pr", "pi", "no"))):
-        total = sum(np.bincount(g_code, weights=cnt[k], minlength=n) for k in parts)
-        pair_num[key] += np.where(simple, total, 0.0).astype(np.int64)
-    for g, message in sorted(jg_errors.items()):
-        errors.setdefault(int(g_code[g]), message)
-    values = _measures(
-        n, g_code, cnt, rec, num_rel, num_rel_ret, num_nonrel, num_nonrel_ret, pair_sum, pair_num
-    )
-    error = None
-    if errors:
-        first = min(errors)
-        error = (first, f"query {evaluated[first].decode(errors='replace')}: {errors[first]}", 4)
-    return PrefsResult(n, values, error)
+    def add_simple(self) -> None:
+        """The pairs of the simple queries: ``c[i][j]`` is 0 or 1 and never both ways, so each
+        pair's ratio is 1 when the preferred document ranks first: the pair sums are the
+        fulfilled counts."""
+        n, g_code, cnt, simple = self.n, self.lines.g_code, self.cnt, self.simple
+        ful_q = np.bincount(g_code, weights=cnt["fr"], minlength=n)
+        imp_q = np.bincount(g_code, weights=cnt["fi"], minlength=n)
+        self.pair_sum["ret"] += np.where(simple, ful_q, 0.0)
+        self.pair_sum["imp"] += np.where(simple, ful_q + imp_q, 0.0)
+        for key, parts in (("ret", ("pr",)), ("imp", ("pr", "pi")), ("all", ("pr", "pi", "no"))):
+            total = sum(np.bincount(g_code, weights=cnt[k], minlength=n) for k in parts)
+            self.pair_num[key] += np.where(simple, total, 0.0).astype(np.int64)
 
 
 def _add(counts: np.ndarray, groups: np.ndarray) -> None:
